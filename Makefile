@@ -1,0 +1,134 @@
+# rocelab: `make demo` and `make test` are all a new user needs.
+# Variables: PREFIX, DESTDIR (install), CRC=isal|zlib (CRC-32 library), CC.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CRC ?= isal
+CC ?= cc
+FUZZ_SECONDS ?= 60
+
+B := build
+WARN := -std=c11 -Wall -Wextra -Werror
+CPPFLAGS += -D_DEFAULT_SOURCE -Icore/include
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = $(WARN) $(CFLAGS)
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+ifeq ($(CRC),isal)
+CRC_DEF := -DRL_CRC_ISAL
+CRC_LIBS := -lisal
+else
+CRC_DEF :=
+CRC_LIBS := -lz
+endif
+
+PCAP_LIBS := $(shell pkg-config --libs libpcap 2>/dev/null || echo -lpcap)
+CUNIT_LIBS := -lcunit
+
+CORE_SRC := $(wildcard core/src/*.c)
+CLI_SRC := $(wildcard cli/*.c) $(wildcard pcapgen/*.c)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+
+# One object tree per flavour: normal, sanitized (isa-l), sanitized (zlib).
+core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
+
+.PHONY: all lib bootstrap demo test unit cli-test oracle fuzz bench install uninstall clean help
+.DEFAULT_GOAL := all
+
+all: $(B)/librocelab.a $(B)/rocelab $(B)/rocelab.pc
+
+help:
+	@echo "make demo      install what is missing, build, write and explain a small RoCEv2 capture"
+	@echo "make test      install what is missing, build, run every test"
+	@echo "make bench     speed benchmarks (bench/)"
+	@echo "make fuzz      run the libFuzzer decoder target for FUZZ_SECONDS (default 60)"
+	@echo "make install   install rocelab, librocelab.a, headers and rocelab.pc under PREFIX"
+
+bootstrap:
+	@sh scripts/bootstrap.sh
+
+lib: $(B)/librocelab.a
+
+# ---- normal build ---------------------------------------------------------
+$(B)/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h) | $(B)/core
+	$(CC) $(CPPFLAGS) $(CRC_DEF) $(ALL_CFLAGS) -Icore/src -c $< -o $@
+
+$(B)/librocelab.a: $(call core_objs,$(B))
+	$(AR) rcs $@ $^
+
+$(B)/rocelab: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/librocelab.a
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS)
+
+$(B)/rocelab.pc: core/rocelab.pc.in Makefile | $(B)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CRC_LIBS@|$(CRC_LIBS)|g' $< > $@
+
+# ---- sanitized builds for the unit tests ---------------------------------
+$(B)/asan-isal/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h) | $(B)/asan-isal/core
+	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g $(SAN) -c $< -o $@
+$(B)/asan-zlib/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h) | $(B)/asan-zlib/core
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
+
+$(B)/unit-asan-isal: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(call core_objs,$(B)/asan-isal)
+	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g $(SAN) -Itests/unit $(UNIT_SRC) $(call core_objs,$(B)/asan-isal) -o $@ $(CUNIT_LIBS) -lisal -lz
+$(B)/unit-asan-zlib: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(call core_objs,$(B)/asan-zlib)
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Itests/unit $(UNIT_SRC) $(call core_objs,$(B)/asan-zlib) -o $@ $(CUNIT_LIBS) -lz
+$(B)/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(B)/librocelab.a
+	$(CC) $(CPPFLAGS) $(CRC_DEF) $(ALL_CFLAGS) -Itests/unit $(UNIT_SRC) $(B)/librocelab.a -o $@ $(CUNIT_LIBS) $(CRC_LIBS) -lz
+
+# The CLI under the sanitizers, for the bad-input tests.
+$(B)/rocelab-asan: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(call core_objs,$(B)/asan-isal)
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Icli -Ipcapgen $(CLI_SRC) $(call core_objs,$(B)/asan-isal) -o $@ $(PCAP_LIBS) -lisal
+
+$(B) $(B)/core $(B)/asan-isal/core $(B)/asan-zlib/core $(B)/fuzz:
+	mkdir -p $@
+
+# ---- user-facing targets --------------------------------------------------
+demo: bootstrap all
+	@sh scripts/demo.sh $(B)/rocelab
+
+unit: $(B)/unit $(B)/unit-asan-isal $(B)/unit-asan-zlib
+	$(B)/unit
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/unit-asan-isal
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/unit-asan-zlib
+
+cli-test: all $(B)/rocelab-asan
+	sh tests/cli/run.sh $(B)/rocelab $(B)/rocelab-asan
+
+oracle: all
+	sh tests/oracle/run.sh $(B)/rocelab
+
+test: bootstrap
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) cli-test
+	$(MAKE) oracle
+	@echo "make test: all suites passed"
+
+# libFuzzer needs clang.
+$(B)/fuzz/decode: tests/fuzz/fuzz_decode.c $(CORE_SRC) | $(B)/fuzz
+	clang $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Icore/src tests/fuzz/fuzz_decode.c $(CORE_SRC) -o $@ -lisal
+
+fuzz: bootstrap all $(B)/fuzz/decode
+	sh tests/fuzz/run.sh $(B)/rocelab $(B)/fuzz/decode $(FUZZ_SECONDS)
+
+$(B)/bench/decode: bench/bench_decode.c $(B)/librocelab.a | $(B)
+	mkdir -p $(B)/bench
+	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(ALL_CFLAGS) bench/bench_decode.c $(B)/librocelab.a -o $@ -lisal -lz
+
+bench: bootstrap all $(B)/bench/decode
+	sh bench/run.sh $(B)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/rocelab
+	install -m 755 $(B)/rocelab $(DESTDIR)$(PREFIX)/bin/rocelab
+	install -m 644 $(B)/librocelab.a $(DESTDIR)$(PREFIX)/lib/librocelab.a
+	install -m 644 core/include/rocelab/*.h $(DESTDIR)$(PREFIX)/include/rocelab/
+	install -m 644 $(B)/rocelab.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/rocelab $(DESTDIR)$(PREFIX)/lib/librocelab.a \
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/rocelab
+
+clean:
+	rm -rf $(B) labs/out

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Field accessors for the InfiniBand transport headers carried by RoCE, in
+ * the manner of the Linux rxe driver's rxe_hdr.h: each takes a pointer to the
+ * first byte of its header and hides byte order and bit packing. Callers
+ * never shift or mask by hand. Field layouts: IBA 9.2 (BTH), 9.3 (ETHs).
+ */
+#ifndef ROCELAB_HDR_H
+#define ROCELAB_HDR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Big-endian loads and stores. */
+static inline uint16_t rl_get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t rl_get24(const uint8_t *p) { return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2]; }
+static inline uint32_t rl_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static inline uint64_t rl_get64(const uint8_t *p) { return (uint64_t)rl_get32(p) << 32 | rl_get32(p + 4); }
+static inline void rl_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static inline void rl_put24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16); p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)v;
+}
+static inline void rl_put32(uint8_t *p, uint32_t v) { rl_put16(p, (uint16_t)(v >> 16)); rl_put16(p + 2, (uint16_t)v); }
+static inline void rl_put64(uint8_t *p, uint64_t v) { rl_put32(p, (uint32_t)(v >> 32)); rl_put32(p + 4, (uint32_t)v); }
+
+static inline void rl_setbits8(uint8_t *p, uint8_t mask, unsigned shift, unsigned v)
+{
+	*p = (uint8_t)((*p & ~mask) | ((v << shift) & mask));
+}
+
+/*
+ * BTH, IBA 9.2:
+ *   byte 0      OpCode
+ *   byte 1      SE(1) M(1) PadCnt(2) TVer(4)
+ *   bytes 2-3   P_Key
+ *   byte 4      FECN(1) BECN(1) Resv6(6)     (RoCEv2: IBA A17.4.2)
+ *   bytes 5-7   DestQP
+ *   byte 8      AckReq(1) Resv7(7)
+ *   bytes 9-11  PSN
+ */
+static inline uint8_t rl_bth_opcode(const uint8_t *b) { return b[0]; }
+static inline bool rl_bth_se(const uint8_t *b) { return b[1] & 0x80; }
+static inline bool rl_bth_migreq(const uint8_t *b) { return b[1] & 0x40; }
+static inline uint8_t rl_bth_padcnt(const uint8_t *b) { return (b[1] >> 4) & 3; }
+static inline uint8_t rl_bth_tver(const uint8_t *b) { return b[1] & 0x0f; }
+static inline uint16_t rl_bth_pkey(const uint8_t *b) { return rl_get16(b + 2); }
+static inline bool rl_bth_fecn(const uint8_t *b) { return b[4] & 0x80; }
+static inline bool rl_bth_becn(const uint8_t *b) { return b[4] & 0x40; }
+static inline uint8_t rl_bth_resv6(const uint8_t *b) { return b[4] & 0x3f; }
+static inline uint32_t rl_bth_dqpn(const uint8_t *b) { return rl_get24(b + 5); }
+static inline bool rl_bth_ackreq(const uint8_t *b) { return b[8] & 0x80; }
+static inline uint8_t rl_bth_resv7(const uint8_t *b) { return b[8] & 0x7f; }
+static inline uint32_t rl_bth_psn(const uint8_t *b) { return rl_get24(b + 9); }
+
+static inline void rl_bth_set_opcode(uint8_t *b, uint8_t v) { b[0] = v; }
+static inline void rl_bth_set_se(uint8_t *b, bool v) { rl_setbits8(b + 1, 0x80, 7, v); }
+static inline void rl_bth_set_migreq(uint8_t *b, bool v) { rl_setbits8(b + 1, 0x40, 6, v); }
+static inline void rl_bth_set_padcnt(uint8_t *b, uint8_t v) { rl_setbits8(b + 1, 0x30, 4, v); }
+static inline void rl_bth_set_tver(uint8_t *b, uint8_t v) { rl_setbits8(b + 1, 0x0f, 0, v); }
+static inline void rl_bth_set_pkey(uint8_t *b, uint16_t v) { rl_put16(b + 2, v); }
+static inline void rl_bth_set_fecn(uint8_t *b, bool v) { rl_setbits8(b + 4, 0x80, 7, v); }
+static inline void rl_bth_set_becn(uint8_t *b, bool v) { rl_setbits8(b + 4, 0x40, 6, v); }
+static inline void rl_bth_set_resv6(uint8_t *b, uint8_t v) { rl_setbits8(b + 4, 0x3f, 0, v); }
+static inline void rl_bth_set_dqpn(uint8_t *b, uint32_t v) { rl_put24(b + 5, v); }
+static inline void rl_bth_set_ackreq(uint8_t *b, bool v) { rl_setbits8(b + 8, 0x80, 7, v); }
+static inline void rl_bth_set_resv7(uint8_t *b, uint8_t v) { rl_setbits8(b + 8, 0x7f, 0, v); }
+static inline void rl_bth_set_psn(uint8_t *b, uint32_t v) { rl_put24(b + 9, v); }
+
+/* RDETH, IBA 9.3.1: reserved byte, EE context (24 bits). */
+static inline uint32_t rl_rdeth_eecnxt(const uint8_t *h) { return rl_get24(h + 1); }
+static inline void rl_rdeth_set_eecnxt(uint8_t *h, uint32_t v) { h[0] = 0; rl_put24(h + 1, v); }
+
+/* DETH, IBA 9.3.2: Q_Key, reserved byte, source QP (24 bits). */
+static inline uint32_t rl_deth_qkey(const uint8_t *h) { return rl_get32(h); }
+static inline uint32_t rl_deth_srcqp(const uint8_t *h) { return rl_get24(h + 5); }
+static inline void rl_deth_set_qkey(uint8_t *h, uint32_t v) { rl_put32(h, v); }
+static inline void rl_deth_set_srcqp(uint8_t *h, uint32_t v) { h[4] = 0; rl_put24(h + 5, v); }
+
+/* XRCETH, IBA A14.6.3.1: reserved byte, XRC SRQ number (24 bits). */
+static inline uint32_t rl_xrceth_srq(const uint8_t *h) { return rl_get24(h + 1); }
+static inline void rl_xrceth_set_srq(uint8_t *h, uint32_t v) { h[0] = 0; rl_put24(h + 1, v); }
+
+/* FETH (IBA 1.5, 9.3.7): selectivity level bits 5-4, placement type bits 3-0. */
+static inline uint8_t rl_feth_sel(const uint8_t *h) { return (h[3] >> 4) & 3; }
+static inline uint8_t rl_feth_plt(const uint8_t *h) { return h[3] & 0x0f; }
+static inline void rl_feth_set(uint8_t *h, uint8_t sel, uint8_t plt)
+{
+	h[0] = h[1] = h[2] = 0;
+	h[3] = (uint8_t)((sel & 3) << 4 | (plt & 0x0f));
+}
+
+/* RETH, IBA 9.3.3: virtual address, R_Key, DMA length. */
+static inline uint64_t rl_reth_va(const uint8_t *h) { return rl_get64(h); }
+static inline uint32_t rl_reth_rkey(const uint8_t *h) { return rl_get32(h + 8); }
+static inline uint32_t rl_reth_len(const uint8_t *h) { return rl_get32(h + 12); }
+static inline void rl_reth_set_va(uint8_t *h, uint64_t v) { rl_put64(h, v); }
+static inline void rl_reth_set_rkey(uint8_t *h, uint32_t v) { rl_put32(h + 8, v); }
+static inline void rl_reth_set_len(uint8_t *h, uint32_t v) { rl_put32(h + 12, v); }
+
+/* AtomicETH, IBA 9.3.4: VA, R_Key, swap (or add) data, compare data. */
+static inline uint64_t rl_atmeth_va(const uint8_t *h) { return rl_get64(h); }
+static inline uint32_t rl_atmeth_rkey(const uint8_t *h) { return rl_get32(h + 8); }
+static inline uint64_t rl_atmeth_swap_add(const uint8_t *h) { return rl_get64(h + 12); }
+static inline uint64_t rl_atmeth_compare(const uint8_t *h) { return rl_get64(h + 20); }
+static inline void rl_atmeth_set_va(uint8_t *h, uint64_t v) { rl_put64(h, v); }
+static inline void rl_atmeth_set_rkey(uint8_t *h, uint32_t v) { rl_put32(h + 8, v); }
+static inline void rl_atmeth_set_swap_add(uint8_t *h, uint64_t v) { rl_put64(h + 12, v); }
+static inline void rl_atmeth_set_compare(uint8_t *h, uint64_t v) { rl_put64(h + 20, v); }
+
+/* AETH, IBA 9.3.5: syndrome (8 bits), MSN (24 bits). */
+static inline uint8_t rl_aeth_syndrome(const uint8_t *h) { return h[0]; }
+static inline uint32_t rl_aeth_msn(const uint8_t *h) { return rl_get24(h + 1); }
+static inline void rl_aeth_set_syndrome(uint8_t *h, uint8_t v) { h[0] = v; }
+static inline void rl_aeth_set_msn(uint8_t *h, uint32_t v) { rl_put24(h + 1, v); }
+
+/* AtomicAckETH, IBA 9.3.6: original remote data. */
+static inline uint64_t rl_atmack_orig(const uint8_t *h) { return rl_get64(h); }
+static inline void rl_atmack_set_orig(uint8_t *h, uint64_t v) { rl_put64(h, v); }
+
+/* ImmDt (IBA 9.3.7) and IETH (IBA 9.3.8): one 32-bit word each. */
+static inline uint32_t rl_immdt(const uint8_t *h) { return rl_get32(h); }
+static inline void rl_immdt_set(uint8_t *h, uint32_t v) { rl_put32(h, v); }
+static inline uint32_t rl_ieth_rkey(const uint8_t *h) { return rl_get32(h); }
+static inline void rl_ieth_set_rkey(uint8_t *h, uint32_t v) { rl_put32(h, v); }
+
+/*
+ * The AETH syndrome, IBA 9.7.5.1 Table 43:
+ *   bit 7      reserved (0)
+ *   bits 6-5   00 ACK, 01 RNR NAK, 10 reserved, 11 NAK
+ *   bits 4-0   ACK: credit count; RNR NAK: RNR timer; NAK: NAK code
+ */
+enum rl_aeth_type { RL_AETH_ACK = 0, RL_AETH_RNR_NAK = 1, RL_AETH_RESERVED = 2, RL_AETH_NAK = 3 };
+
+/* NAK codes, IBA 9.7.5.2.4 Table 44. */
+enum rl_nak_code {
+	RL_NAK_PSN_SEQ_ERR = 0,
+	RL_NAK_INVALID_REQ = 1,
+	RL_NAK_REM_ACCESS_ERR = 2,
+	RL_NAK_REM_OP_ERR = 3,
+	RL_NAK_INVALID_RD_REQ = 4,
+};
+
+/* Credit count 31 means "no credits advertised", IBA 9.7.5.1 Table 45. */
+#define RL_AETH_CREDITS_INVALID 0x1f
+
+static inline enum rl_aeth_type rl_syndrome_type(uint8_t s) { return (enum rl_aeth_type)((s >> 5) & 3); }
+static inline uint8_t rl_syndrome_value(uint8_t s) { return s & 0x1f; }
+static inline uint8_t rl_syndrome_make(enum rl_aeth_type t, uint8_t value)
+{
+	return (uint8_t)(((unsigned)t & 3) << 5 | (value & 0x1f));
+}
+
+const char *rl_aeth_type_name(enum rl_aeth_type t);
+const char *rl_nak_code_name(uint8_t code);
+/* What a NAK code means, one sentence for a learner. */
+const char *rl_nak_code_meaning(uint8_t code);
+/* Minimum RNR NAK delay for an RNR timer value, in microseconds (IBA 9.7.5.2.8 Table 46). */
+uint32_t rl_rnr_timer_us(uint8_t timer);
+/* Number of credits meant by an ACK's credit count field (IBA 9.7.7.2 Table 45); -1 if invalid. */
+int rl_credit_count(uint8_t value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

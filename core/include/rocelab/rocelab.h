@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* rocelab: RoCE encode/decode, ICRC and opcode table. Include this one header. */
+#ifndef ROCELAB_ROCELAB_H
+#define ROCELAB_ROCELAB_H
+
+#include "rocelab/hdr.h"
+#include "rocelab/icrc.h"
+#include "rocelab/opcode.h"
+#include "rocelab/packet.h"
+#include "rocelab/status.h"
+
+#define ROCELAB_VERSION "0.1.0"
+
+#endif

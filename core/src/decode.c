@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Frame -> struct rl_pkt. Each layer checks its length before it reads, and
+ * each malformation returns its own status with the offset where it was
+ * found. The transport headers after the BTH are located by the opcode table.
+ */
+#include <string.h>
+
+#include "rocelab/icrc.h"
+#include "rocelab/packet.h"
+
+static enum rl_status rl_fail(struct rl_pkt *pkt, enum rl_status st, size_t off, size_t need,
+			      size_t have)
+{
+	pkt->err_off = off;
+	pkt->err_need = need;
+	pkt->err_have = have;
+	return st;
+}
+
+/* Walk the extended headers the opcode table lists, in wire order. */
+static void rl_decode_ext(struct rl_pkt *pkt, const uint8_t *h)
+{
+	uint32_t m = pkt->hdrs;
+
+	if (m & RL_HDR_RDETH) {
+		pkt->rdeth_eecnxt = rl_rdeth_eecnxt(h);
+		h += RL_RDETH_LEN;
+	}
+	if (m & RL_HDR_DETH) {
+		pkt->deth.qkey = rl_deth_qkey(h);
+		pkt->deth.src_qp = rl_deth_srcqp(h);
+		h += RL_DETH_LEN;
+	}
+	if (m & RL_HDR_XRCETH) {
+		pkt->xrc_srq = rl_xrceth_srq(h);
+		h += RL_XRCETH_LEN;
+	}
+	if (m & RL_HDR_FETH) {
+		pkt->feth.sel = rl_feth_sel(h);
+		pkt->feth.plt = rl_feth_plt(h);
+		h += RL_FETH_LEN;
+	}
+	if (m & RL_HDR_RETH) {
+		pkt->reth.va = rl_reth_va(h);
+		pkt->reth.rkey = rl_reth_rkey(h);
+		pkt->reth.dma_len = rl_reth_len(h);
+		h += RL_RETH_LEN;
+	}
+	if (m & RL_HDR_ATOMICETH) {
+		pkt->atomiceth.va = rl_atmeth_va(h);
+		pkt->atomiceth.rkey = rl_atmeth_rkey(h);
+		pkt->atomiceth.swap_add = rl_atmeth_swap_add(h);
+		pkt->atomiceth.compare = rl_atmeth_compare(h);
+		h += RL_ATOMICETH_LEN;
+	}
+	if (m & RL_HDR_AETH) {
+		pkt->aeth.syndrome = rl_aeth_syndrome(h);
+		pkt->aeth.msn = rl_aeth_msn(h);
+		h += RL_AETH_LEN;
+	}
+	if (m & RL_HDR_ATOMICACKETH) {
+		pkt->atomicack_orig = rl_atmack_orig(h);
+		h += RL_ATOMICACKETH_LEN;
+	}
+	if (m & RL_HDR_IMMDT) {
+		pkt->immdt = rl_immdt(h);
+		h += RL_IMMDT_LEN;
+	}
+	if (m & RL_HDR_IETH)
+		pkt->ieth_rkey = rl_ieth_rkey(h);
+}
+
+static void rl_decode_bth(struct rl_pkt *pkt, const uint8_t *b)
+{
+	struct rl_bth *bth = &pkt->bth;
+
+	bth->opcode = rl_bth_opcode(b);
+	bth->se = rl_bth_se(b);
+	bth->migreq = rl_bth_migreq(b);
+	bth->padcnt = rl_bth_padcnt(b);
+	bth->tver = rl_bth_tver(b);
+	bth->pkey = rl_bth_pkey(b);
+	bth->fecn = rl_bth_fecn(b);
+	bth->becn = rl_bth_becn(b);
+	bth->resv6 = rl_bth_resv6(b);
+	bth->dqpn = rl_bth_dqpn(b);
+	bth->ackreq = rl_bth_ackreq(b);
+	bth->resv7 = rl_bth_resv7(b);
+	bth->psn = rl_bth_psn(b);
+}
+
+/*
+ * Pad and payload rules (IBA 9.2 PadCnt; 9.7.4): pad bytes are part of the
+ * payload area; only the last or only packet of a message may carry pad;
+ * opcodes without payload carry neither.
+ */
+static enum rl_status rl_check_payload(struct rl_pkt *pkt, size_t area)
+{
+	const struct rl_opcode_info *op = pkt->op;
+	uint8_t pad = pkt->bth.padcnt;
+	size_t off = pkt->payload_off;
+
+	if (!(op->flags & RL_OPF_PAYLOAD)) {
+		if (area)
+			return rl_fail(pkt, RL_E_PAYLOAD_LEN, off, 0, area);
+		if (pad)
+			return rl_fail(pkt, RL_E_PAD, off, pad, 0);
+		return RL_OK;
+	}
+	if (pad > area)
+		return rl_fail(pkt, RL_E_PAD, off, pad, area);
+	if (pad && !(op->flags & RL_OPF_LAST))
+		return rl_fail(pkt, RL_E_PAD, off, 0, pad);
+	if (op->fixed_payload && area - pad != op->fixed_payload)
+		return rl_fail(pkt, RL_E_PAYLOAD_LEN, off, op->fixed_payload, area - pad);
+	return RL_OK;
+}
+
+/* From the BTH at pkt->bth_off to pkt->end_off, which the caller has checked. */
+static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pkt)
+{
+	size_t off = pkt->bth_off, end = pkt->end_off, avail;
+	enum rl_status st;
+
+	if (end - off < RL_BTH_LEN)
+		return rl_fail(pkt, RL_E_TRUNC_BTH, off, RL_BTH_LEN, end - off);
+	rl_decode_bth(pkt, data + off);
+	/* IBA 9.2: TVer is 0; other values mean a layout this decoder cannot know. */
+	if (pkt->bth.tver != 0)
+		return rl_fail(pkt, RL_E_TVER, off + 1, 0, pkt->bth.tver);
+
+	pkt->op = rl_opcode_info(pkt->bth.opcode);
+	pkt->hdrs = pkt->op->hdrs;
+	off += RL_BTH_LEN;
+	avail = end - off;
+	if (avail < pkt->op->hdr_len)
+		return rl_fail(pkt, RL_E_MISSING_HDR, off, pkt->op->hdr_len, avail);
+	if (avail < (size_t)pkt->op->hdr_len + RL_ICRC_LEN)
+		return rl_fail(pkt, RL_E_TRUNC_ICRC, end, pkt->op->hdr_len + RL_ICRC_LEN, avail);
+	rl_decode_ext(pkt, data + off);
+
+	pkt->payload_off = off + pkt->op->hdr_len;
+	pkt->icrc_off = end - RL_ICRC_LEN;
+	pkt->payload = data + pkt->payload_off;
+	avail = pkt->icrc_off - pkt->payload_off;
+
+	if (pkt->op->flags & RL_OPF_VALID)
+		st = rl_check_payload(pkt, avail);
+	else /* unknown opcode: no rules but that pad fits in what follows the BTH */
+		st = pkt->bth.padcnt > avail ? rl_fail(pkt, RL_E_PAD, pkt->payload_off, pkt->bth.padcnt, avail) : RL_OK;
+	if (st != RL_OK)
+		return st;
+	pkt->payload_len = avail - pkt->bth.padcnt;
+
+	pkt->icrc = (uint32_t)data[pkt->icrc_off] | (uint32_t)data[pkt->icrc_off + 1] << 8 |
+		    (uint32_t)data[pkt->icrc_off + 2] << 16 | (uint32_t)data[pkt->icrc_off + 3] << 24;
+	pkt->icrc_expected = rl_icrc_compute(pkt, data);
+	pkt->icrc_ok = pkt->icrc == pkt->icrc_expected;
+
+	if (!(pkt->op->flags & RL_OPF_VALID))
+		return rl_fail(pkt, RL_E_UNKNOWN_OPCODE, pkt->bth_off, 0, 0);
+	if (!pkt->icrc_ok)
+		return rl_fail(pkt, RL_E_ICRC, pkt->icrc_off, 0, 0);
+	return RL_OK;
+}
+
+static enum rl_status rl_decode_udp(const uint8_t *data, struct rl_pkt *pkt, size_t ip_payload)
+{
+	const uint8_t *u = data + pkt->l4_off;
+
+	pkt->udp.sport = rl_get16(u);
+	pkt->udp.dport = rl_get16(u + 2);
+	pkt->udp.len = rl_get16(u + 4);
+	pkt->udp.checksum = rl_get16(u + 6);
+	if (pkt->udp.len != ip_payload)
+		return rl_fail(pkt, RL_E_UDP_LEN, pkt->l4_off + 4, ip_payload, pkt->udp.len);
+	pkt->bth_off = pkt->l4_off + 8;
+	pkt->roce = RL_ROCE_V2;
+	return rl_decode_transport(data, pkt);
+}
+
+static enum rl_status rl_decode_ipv4(const uint8_t *data, size_t len, struct rl_pkt *pkt)
+{
+	size_t off = pkt->l3_off, hlen;
+	const uint8_t *h = data + off;
+	struct rl_ipv4 *ip = &pkt->ip4;
+
+	pkt->l3 = RL_L3_IPV4;
+	if (len - off < 20)
+		return rl_fail(pkt, RL_E_TRUNC_IP, off, 20, len - off);
+	if (h[0] >> 4 != 4)
+		return rl_fail(pkt, RL_E_IP_VERSION, off, 4, h[0] >> 4);
+	ip->ihl = h[0] & 0x0f;
+	hlen = (size_t)ip->ihl * 4;
+	if (ip->ihl < 5)
+		return rl_fail(pkt, RL_E_IP_HDR_LEN, off, 20, hlen);
+	if (len - off < hlen)
+		return rl_fail(pkt, RL_E_TRUNC_IP, off, hlen, len - off);
+	ip->dscp = h[1] >> 2;
+	ip->ecn = h[1] & 3;
+	ip->total_len = rl_get16(h + 2);
+	ip->id = rl_get16(h + 4);
+	ip->df = h[6] & 0x40;
+	ip->mf = h[6] & 0x20;
+	ip->frag_off = rl_get16(h + 6) & 0x1fff;
+	ip->ttl = h[8];
+	ip->proto = h[9];
+	ip->checksum = rl_get16(h + 10);
+	memcpy(ip->src, h + 12, 4);
+	memcpy(ip->dst, h + 16, 4);
+
+	if (ip->proto != RL_IPPROTO_UDP || ip->frag_off)
+		return RL_NOT_ROCE;
+	pkt->l4_off = off + hlen;
+	if (len - pkt->l4_off < 8)
+		return rl_fail(pkt, RL_E_TRUNC_UDP, pkt->l4_off, 8, len - pkt->l4_off);
+	if (rl_get16(data + pkt->l4_off + 2) != RL_ROCEV2_UDP_PORT)
+		return RL_NOT_ROCE;
+	if (ip->mf)
+		return rl_fail(pkt, RL_E_IP_FRAGMENT, off + 6, 0, 0);
+	if (ip->total_len < hlen + 8)
+		return rl_fail(pkt, RL_E_IP_LEN, off + 2, hlen + 8, ip->total_len);
+	if (ip->total_len > len - off)
+		return rl_fail(pkt, RL_E_TRUNC_IP, off, ip->total_len, len - off);
+	pkt->end_off = off + ip->total_len;
+	return rl_decode_udp(data, pkt, ip->total_len - hlen);
+}
+
+static void rl_decode_ip6hdr(const uint8_t *h, struct rl_ipv6 *ip)
+{
+	uint32_t w = rl_get32(h);
+
+	ip->tclass = (uint8_t)(w >> 20);
+	ip->flow_label = w & 0xfffff;
+	ip->payload_len = rl_get16(h + 4);
+	ip->next_header = h[6];
+	ip->hop_limit = h[7];
+	memcpy(ip->src, h + 8, 16);
+	memcpy(ip->dst, h + 24, 16);
+}
+
+static enum rl_status rl_decode_ipv6(const uint8_t *data, size_t len, struct rl_pkt *pkt)
+{
+	size_t off = pkt->l3_off;
+	struct rl_ipv6 *ip = &pkt->ip6;
+
+	pkt->l3 = RL_L3_IPV6;
+	if (len - off < 40)
+		return rl_fail(pkt, RL_E_TRUNC_IP, off, 40, len - off);
+	if (data[off] >> 4 != 6)
+		return rl_fail(pkt, RL_E_IP_VERSION, off, 6, data[off] >> 4);
+	rl_decode_ip6hdr(data + off, ip);
+	if (ip->next_header != RL_IPPROTO_UDP)
+		return RL_NOT_ROCE;
+	pkt->l4_off = off + 40;
+	if (len - pkt->l4_off < 8)
+		return rl_fail(pkt, RL_E_TRUNC_UDP, pkt->l4_off, 8, len - pkt->l4_off);
+	if (rl_get16(data + pkt->l4_off + 2) != RL_ROCEV2_UDP_PORT)
+		return RL_NOT_ROCE;
+	if (ip->payload_len < 8)
+		return rl_fail(pkt, RL_E_IP_LEN, off + 4, 8, ip->payload_len);
+	if (ip->payload_len > len - pkt->l4_off)
+		return rl_fail(pkt, RL_E_TRUNC_IP, off, 40 + (size_t)ip->payload_len, len - off);
+	pkt->end_off = pkt->l4_off + ip->payload_len;
+	return rl_decode_udp(data, pkt, ip->payload_len);
+}
+
+/* RoCEv1 (IBA Annex A16): the IB GRH directly after the Ethernet header. */
+static enum rl_status rl_decode_grh(const uint8_t *data, size_t len, struct rl_pkt *pkt)
+{
+	size_t off = pkt->l3_off;
+	struct rl_ipv6 *grh = &pkt->ip6;
+
+	pkt->l3 = RL_L3_GRH;
+	pkt->roce = RL_ROCE_V1;
+	if (len - off < 40)
+		return rl_fail(pkt, RL_E_TRUNC_IP, off, 40, len - off);
+	if (data[off] >> 4 != 6)
+		return rl_fail(pkt, RL_E_IP_VERSION, off, 6, data[off] >> 4);
+	rl_decode_ip6hdr(data + off, grh);
+	if (grh->next_header != RL_GRH_NXTHDR_IBA)
+		return rl_fail(pkt, RL_E_GRH, off + 6, RL_GRH_NXTHDR_IBA, grh->next_header);
+	if (grh->payload_len > len - off - 40)
+		return rl_fail(pkt, RL_E_TRUNC_IP, off, 40 + (size_t)grh->payload_len, len - off);
+	pkt->l4_off = pkt->bth_off = off + 40;
+	pkt->end_off = pkt->bth_off + grh->payload_len;
+	return rl_decode_transport(data, pkt);
+}
+
+static enum rl_status rl_decode_ethertype(const uint8_t *data, size_t len, struct rl_pkt *pkt,
+					  uint16_t type)
+{
+	switch (type) {
+	case RL_ETHERTYPE_IPV4: return rl_decode_ipv4(data, len, pkt);
+	case RL_ETHERTYPE_IPV6: return rl_decode_ipv6(data, len, pkt);
+	case RL_ETHERTYPE_ROCEV1: return rl_decode_grh(data, len, pkt);
+	default: return RL_NOT_ROCE;
+	}
+}
+
+static enum rl_status rl_decode_eth(const uint8_t *data, size_t len, struct rl_pkt *pkt)
+{
+	struct rl_eth *eth = &pkt->eth;
+	size_t off = 14;
+
+	if (len < 14)
+		return rl_fail(pkt, RL_E_TRUNC_L2, 0, 14, len);
+	memcpy(eth->dst, data, 6);
+	memcpy(eth->src, data + 6, 6);
+	eth->ethertype = rl_get16(data + 12);
+	eth->has_vlan = eth->ethertype == RL_ETHERTYPE_VLAN;
+	if (eth->has_vlan) {
+		uint16_t tci;
+
+		if (len < 18)
+			return rl_fail(pkt, RL_E_TRUNC_L2, 14, 18, len);
+		tci = rl_get16(data + 14);
+		eth->vlan_pcp = (uint8_t)(tci >> 13);
+		eth->vlan_dei = tci & 0x1000;
+		eth->vlan_id = tci & 0x0fff;
+		eth->ethertype = rl_get16(data + 16);
+		off = 18;
+	}
+	pkt->l3_off = off;
+	return rl_decode_ethertype(data, len, pkt, eth->ethertype);
+}
+
+/* Linux cooked headers, as written by tcpdump -i any (pcap-linktype(7)). */
+static enum rl_status rl_decode_sll(const uint8_t *data, size_t len, struct rl_pkt *pkt, bool v2)
+{
+	struct rl_sll *s = &pkt->sll;
+	size_t hlen = v2 ? 20 : 16;
+
+	if (len < hlen)
+		return rl_fail(pkt, RL_E_TRUNC_L2, 0, hlen, len);
+	if (v2) {
+		s->protocol = rl_get16(data);
+		s->ifindex = rl_get32(data + 4);
+		s->hatype = rl_get16(data + 8);
+		s->pkttype = data[10];
+		s->addr_len = data[11];
+		memcpy(s->addr, data + 12, 8);
+	} else {
+		s->pkttype = rl_get16(data);
+		s->hatype = rl_get16(data + 2);
+		s->addr_len = (uint8_t)rl_get16(data + 4);
+		memcpy(s->addr, data + 6, 8);
+		s->protocol = rl_get16(data + 14);
+		s->ifindex = 0;
+	}
+	pkt->l3_off = hlen;
+	return rl_decode_ethertype(data, len, pkt, s->protocol);
+}
+
+static void rl_decode_reset(enum rl_link link, size_t len, struct rl_pkt *pkt)
+{
+	pkt->link = link;
+	pkt->roce = RL_ROCE_NONE;
+	pkt->l3 = RL_L3_NONE;
+	pkt->op = NULL;
+	pkt->hdrs = 0;
+	pkt->payload = NULL;
+	pkt->payload_len = 0;
+	pkt->icrc = pkt->icrc_expected = 0;
+	pkt->icrc_ok = false;
+	pkt->frame_len = len;
+	pkt->l3_off = pkt->l4_off = pkt->bth_off = pkt->payload_off = pkt->icrc_off = 0;
+	pkt->end_off = pkt->err_off = pkt->err_need = pkt->err_have = 0;
+	pkt->eth.has_vlan = false;
+}
+
+static enum rl_status rl_decode_raw_ip(const uint8_t *data, size_t len, struct rl_pkt *pkt)
+{
+	if (len < 1)
+		return rl_fail(pkt, RL_E_TRUNC_IP, 0, 20, 0);
+	switch (data[0] >> 4) {
+	case 4: return rl_decode_ipv4(data, len, pkt);
+	case 6: return rl_decode_ipv6(data, len, pkt);
+	default: return RL_NOT_ROCE;
+	}
+}
+
+enum rl_status rl_decode(enum rl_link link, const uint8_t *data, size_t len, struct rl_pkt *pkt)
+{
+	if (!data || !pkt)
+		return RL_E_ARG;
+	rl_decode_reset(link, len, pkt);
+	switch ((int)link) {
+	case RL_LINK_ETHERNET: return rl_decode_eth(data, len, pkt);
+	case RL_LINK_LINUX_SLL: return rl_decode_sll(data, len, pkt, false);
+	case RL_LINK_LINUX_SLL2: return rl_decode_sll(data, len, pkt, true);
+	case RL_LINK_RAW:
+	case 12: /* DLT_RAW on most systems */
+	case 14: /* DLT_RAW on OpenBSD */
+		pkt->link = RL_LINK_RAW;
+		return rl_decode_raw_ip(data, len, pkt);
+	case RL_LINK_IPV4: return rl_decode_ipv4(data, len, pkt);
+	case RL_LINK_IPV6: return rl_decode_ipv6(data, len, pkt);
+	default: return RL_E_ARG;
+	}
+}
+
+enum rl_status rl_decode_l3(const uint8_t *data, size_t len, bool grh, struct rl_pkt *pkt)
+{
+	if (!data || !pkt)
+		return RL_E_ARG;
+	rl_decode_reset(RL_LINK_RAW, len, pkt);
+	return grh ? rl_decode_grh(data, len, pkt) : rl_decode_raw_ip(data, len, pkt);
+}
+
+bool rl_link_supported(int linktype)
+{
+	switch (linktype) {
+	case RL_LINK_ETHERNET: case RL_LINK_RAW: case 12: case 14: case RL_LINK_LINUX_SLL:
+	case RL_LINK_IPV4: case RL_LINK_IPV6: case RL_LINK_LINUX_SLL2:
+		return true;
+	default:
+		return false;
+	}
+}
+
+const char *rl_link_name(enum rl_link link)
+{
+	switch (link) {
+	case RL_LINK_ETHERNET: return "Ethernet";
+	case RL_LINK_RAW: return "raw IP";
+	case RL_LINK_LINUX_SLL: return "Linux cooked (SLL)";
+	case RL_LINK_IPV4: return "raw IPv4";
+	case RL_LINK_IPV6: return "raw IPv6";
+	case RL_LINK_LINUX_SLL2: return "Linux cooked v2 (SLL2)";
+	}
+	return "unknown";
+}

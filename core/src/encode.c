@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * struct rl_pkt -> frame. The caller says what the packet is; everything
+ * derived from that (lengths, pad, checksums, ICRC) is computed here, so a
+ * frame that leaves rl_encode() is always well formed.
+ */
+#include <string.h>
+
+#include "rocelab/icrc.h"
+#include "rocelab/packet.h"
+
+static size_t rl_l2_len(const struct rl_pkt *pkt)
+{
+	switch ((int)pkt->link) {
+	case RL_LINK_ETHERNET: return pkt->eth.has_vlan ? 18 : 14;
+	case RL_LINK_LINUX_SLL: return 16;
+	case RL_LINK_LINUX_SLL2: return 20;
+	default: return 0;
+	}
+}
+
+static uint8_t rl_padcnt(size_t payload_len)
+{
+	return (uint8_t)((4 - (payload_len & 3)) & 3);
+}
+
+/* BTH to ICRC inclusive. */
+static size_t rl_transport_len(const struct rl_pkt *pkt)
+{
+	const struct rl_opcode_info *op = rl_opcode_info(pkt->bth.opcode);
+
+	return RL_BTH_LEN + op->hdr_len + pkt->payload_len + rl_padcnt(pkt->payload_len) +
+	       RL_ICRC_LEN;
+}
+
+static size_t rl_l3_len(const struct rl_pkt *pkt)
+{
+	return pkt->l3 == RL_L3_IPV4 ? 20 : 40;
+}
+
+size_t rl_encoded_len(const struct rl_pkt *pkt)
+{
+	size_t udp = pkt->l3 == RL_L3_GRH ? 0 : 8;
+
+	return rl_l2_len(pkt) + rl_l3_len(pkt) + udp + rl_transport_len(pkt);
+}
+
+static uint16_t rl_l3_ethertype(const struct rl_pkt *pkt)
+{
+	switch (pkt->l3) {
+	case RL_L3_IPV6: return RL_ETHERTYPE_IPV6;
+	case RL_L3_GRH: return RL_ETHERTYPE_ROCEV1;
+	default: return RL_ETHERTYPE_IPV4;
+	}
+}
+
+static uint8_t *rl_encode_l2(const struct rl_pkt *pkt, uint8_t *p)
+{
+	uint16_t type = rl_l3_ethertype(pkt);
+	const struct rl_sll *s = &pkt->sll;
+
+	switch ((int)pkt->link) {
+	case RL_LINK_ETHERNET:
+		memcpy(p, pkt->eth.dst, 6);
+		memcpy(p + 6, pkt->eth.src, 6);
+		p += 12;
+		if (pkt->eth.has_vlan) {
+			rl_put16(p, RL_ETHERTYPE_VLAN);
+			rl_put16(p + 2, (uint16_t)((pkt->eth.vlan_pcp & 7) << 13 |
+						   (pkt->eth.vlan_dei ? 0x1000 : 0) |
+						   (pkt->eth.vlan_id & 0x0fff)));
+			p += 4;
+		}
+		rl_put16(p, type);
+		return p + 2;
+	case RL_LINK_LINUX_SLL:
+		rl_put16(p, s->pkttype);
+		rl_put16(p + 2, s->hatype);
+		rl_put16(p + 4, s->addr_len);
+		memcpy(p + 6, s->addr, 8);
+		rl_put16(p + 14, type);
+		return p + 16;
+	case RL_LINK_LINUX_SLL2:
+		rl_put16(p, type);
+		rl_put16(p + 2, 0);
+		rl_put32(p + 4, s->ifindex);
+		rl_put16(p + 8, s->hatype);
+		p[10] = (uint8_t)s->pkttype;
+		p[11] = s->addr_len;
+		memcpy(p + 12, s->addr, 8);
+		return p + 20;
+	default:
+		return p;
+	}
+}
+
+uint16_t rl_ipv4_checksum(const uint8_t *hdr, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += rl_get16(hdr + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void rl_encode_ipv4(const struct rl_pkt *pkt, uint8_t *h, size_t l4_len)
+{
+	const struct rl_ipv4 *ip = &pkt->ip4;
+
+	h[0] = 0x45;
+	h[1] = (uint8_t)(ip->dscp << 2 | (ip->ecn & 3));
+	rl_put16(h + 2, (uint16_t)(20 + l4_len));
+	rl_put16(h + 4, ip->id);
+	rl_put16(h + 6, (uint16_t)((ip->df ? 0x4000 : 0) | (ip->mf ? 0x2000 : 0) |
+				   (ip->frag_off & 0x1fff)));
+	h[8] = ip->ttl;
+	h[9] = RL_IPPROTO_UDP;
+	rl_put16(h + 10, 0);
+	memcpy(h + 12, ip->src, 4);
+	memcpy(h + 16, ip->dst, 4);
+	rl_put16(h + 10, rl_ipv4_checksum(h, 20));
+}
+
+/* IPv6 header, or the GRH of RoCEv1 (next header 0x1B). */
+static void rl_encode_ipv6(const struct rl_pkt *pkt, uint8_t *h, size_t payload_len)
+{
+	const struct rl_ipv6 *ip = &pkt->ip6;
+
+	rl_put32(h, 6u << 28 | (uint32_t)ip->tclass << 20 | (ip->flow_label & 0xfffff));
+	rl_put16(h + 4, (uint16_t)payload_len);
+	h[6] = pkt->l3 == RL_L3_GRH ? RL_GRH_NXTHDR_IBA : RL_IPPROTO_UDP;
+	h[7] = ip->hop_limit;
+	memcpy(h + 8, ip->src, 16);
+	memcpy(h + 24, ip->dst, 16);
+}
+
+static void rl_encode_bth(const struct rl_bth *bth, uint8_t padcnt, uint8_t *b)
+{
+	memset(b, 0, RL_BTH_LEN);
+	rl_bth_set_opcode(b, bth->opcode);
+	rl_bth_set_se(b, bth->se);
+	rl_bth_set_migreq(b, bth->migreq);
+	rl_bth_set_padcnt(b, padcnt);
+	rl_bth_set_tver(b, bth->tver);
+	rl_bth_set_pkey(b, bth->pkey);
+	rl_bth_set_fecn(b, bth->fecn);
+	rl_bth_set_becn(b, bth->becn);
+	rl_bth_set_resv6(b, bth->resv6);
+	rl_bth_set_dqpn(b, bth->dqpn);
+	rl_bth_set_ackreq(b, bth->ackreq);
+	rl_bth_set_resv7(b, bth->resv7);
+	rl_bth_set_psn(b, bth->psn);
+}
+
+/* The extended headers the opcode table lists for this opcode, in wire order. */
+static uint8_t *rl_encode_ext(const struct rl_pkt *pkt, uint32_t m, uint8_t *h)
+{
+	if (m & RL_HDR_RDETH) {
+		rl_rdeth_set_eecnxt(h, pkt->rdeth_eecnxt);
+		h += RL_RDETH_LEN;
+	}
+	if (m & RL_HDR_DETH) {
+		rl_deth_set_qkey(h, pkt->deth.qkey);
+		rl_deth_set_srcqp(h, pkt->deth.src_qp);
+		h += RL_DETH_LEN;
+	}
+	if (m & RL_HDR_XRCETH) {
+		rl_xrceth_set_srq(h, pkt->xrc_srq);
+		h += RL_XRCETH_LEN;
+	}
+	if (m & RL_HDR_FETH) {
+		rl_feth_set(h, pkt->feth.sel, pkt->feth.plt);
+		h += RL_FETH_LEN;
+	}
+	if (m & RL_HDR_RETH) {
+		rl_reth_set_va(h, pkt->reth.va);
+		rl_reth_set_rkey(h, pkt->reth.rkey);
+		rl_reth_set_len(h, pkt->reth.dma_len);
+		h += RL_RETH_LEN;
+	}
+	if (m & RL_HDR_ATOMICETH) {
+		rl_atmeth_set_va(h, pkt->atomiceth.va);
+		rl_atmeth_set_rkey(h, pkt->atomiceth.rkey);
+		rl_atmeth_set_swap_add(h, pkt->atomiceth.swap_add);
+		rl_atmeth_set_compare(h, pkt->atomiceth.compare);
+		h += RL_ATOMICETH_LEN;
+	}
+	if (m & RL_HDR_AETH) {
+		rl_aeth_set_syndrome(h, pkt->aeth.syndrome);
+		rl_aeth_set_msn(h, pkt->aeth.msn);
+		h += RL_AETH_LEN;
+	}
+	if (m & RL_HDR_ATOMICACKETH) {
+		rl_atmack_set_orig(h, pkt->atomicack_orig);
+		h += RL_ATOMICACKETH_LEN;
+	}
+	if (m & RL_HDR_IMMDT) {
+		rl_immdt_set(h, pkt->immdt);
+		h += RL_IMMDT_LEN;
+	}
+	if (m & RL_HDR_IETH) {
+		rl_ieth_set_rkey(h, pkt->ieth_rkey);
+		h += RL_IETH_LEN;
+	}
+	if (m & RL_HDR_CNP) {
+		memset(h, 0, RL_CNP_LEN);
+		h += RL_CNP_LEN;
+	}
+	return h;
+}
+
+enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, size_t *out_len)
+{
+	const struct rl_opcode_info *op;
+	size_t total, tlen, l3_len;
+	uint8_t *p, *l3, *bth;
+	uint8_t pad;
+	uint32_t icrc;
+
+	if (!pkt || !buf || !out_len || (pkt->payload_len && !pkt->payload) ||
+	    pkt->l3 == RL_L3_NONE || (pkt->l3 == RL_L3_GRH && pkt->link != RL_LINK_ETHERNET &&
+				      pkt->link != RL_LINK_LINUX_SLL && pkt->link != RL_LINK_LINUX_SLL2))
+		return RL_E_ARG;
+	op = rl_opcode_info(pkt->bth.opcode);
+	total = rl_encoded_len(pkt);
+	if (total > cap)
+		return RL_E_NOSPACE;
+	tlen = rl_transport_len(pkt);
+	l3_len = rl_l3_len(pkt);
+	if (tlen + l3_len + 8 > 0xffff)
+		return RL_E_ARG;
+	pad = rl_padcnt(pkt->payload_len);
+
+	l3 = rl_encode_l2(pkt, buf);
+	if (pkt->l3 == RL_L3_IPV4)
+		rl_encode_ipv4(pkt, l3, tlen + 8);
+	else
+		rl_encode_ipv6(pkt, l3, tlen + (pkt->l3 == RL_L3_GRH ? 0 : 8));
+	bth = l3 + l3_len;
+	if (pkt->l3 != RL_L3_GRH) {
+		rl_put16(bth, pkt->udp.sport);
+		rl_put16(bth + 2, pkt->udp.dport);
+		rl_put16(bth + 4, (uint16_t)(tlen + 8));
+		rl_put16(bth + 6, pkt->udp.checksum);
+		bth += 8;
+	}
+	rl_encode_bth(&pkt->bth, pad, bth);
+	p = rl_encode_ext(pkt, op->hdrs, bth + RL_BTH_LEN);
+	if (pkt->payload_len)
+		memcpy(p, pkt->payload, pkt->payload_len);
+	p += pkt->payload_len;
+	memset(p, 0, pad);
+	p += pad;
+
+	icrc = rl_icrc_calc(pkt->l3, l3, l3_len, (size_t)(p - l3));
+	p[0] = (uint8_t)icrc;
+	p[1] = (uint8_t)(icrc >> 8);
+	p[2] = (uint8_t)(icrc >> 16);
+	p[3] = (uint8_t)(icrc >> 24);
+	*out_len = total;
+	return RL_OK;
+}
+
+void rl_pkt_init(struct rl_pkt *pkt, uint8_t opcode)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->link = RL_LINK_ETHERNET;
+	pkt->roce = RL_ROCE_V2;
+	pkt->l3 = RL_L3_IPV4;
+	pkt->ip4.ihl = 5;
+	pkt->ip4.df = true;
+	pkt->ip4.ttl = 64;
+	pkt->ip4.proto = RL_IPPROTO_UDP;
+	pkt->ip6.hop_limit = 64;
+	pkt->ip6.next_header = RL_IPPROTO_UDP;
+	pkt->udp.sport = 0xc000;
+	pkt->udp.dport = RL_ROCEV2_UDP_PORT;
+	pkt->sll.hatype = 1;
+	pkt->sll.addr_len = 6;
+	pkt->bth.opcode = opcode;
+	pkt->bth.pkey = 0xffff;
+	pkt->op = rl_opcode_info(opcode);
+	pkt->hdrs = pkt->op->hdrs;
+}

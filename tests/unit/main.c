@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* CUnit runner for the core library's unit tests. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+
+#include "testlib.h"
+
+int main(void)
+{
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	if (tl_suite_opcode() || tl_suite_codec() || tl_suite_icrc() || tl_suite_malformed()) {
+		fprintf(stderr, "unit: cannot register suites: %s\n", CU_get_error_msg());
+		CU_cleanup_registry();
+		return 2;
+	}
+	printf("CRC-32 backend: %s\n", rl_crc32_backend());
+	CU_basic_set_mode(CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}

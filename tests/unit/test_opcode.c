@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* The opcode table against IBA 9.2 Table 38, written out independently here. */
+#include <string.h>
+
+#include "testlib.h"
+
+/* Spot checks typed from the spec, not from opcode.c. */
+static const struct {
+	uint8_t op;
+	const char *name;
+	uint32_t hdrs;
+	const char *pos;
+} spec[] = {
+	{ 0x00, "RC SEND First", 0, "First" },
+	{ 0x03, "RC SEND Last with Immediate", RL_HDR_IMMDT, "Last" },
+	{ 0x06, "RC RDMA WRITE First", RL_HDR_RETH, "First" },
+	{ 0x0b, "RC RDMA WRITE Only with Immediate", RL_HDR_RETH | RL_HDR_IMMDT, "Only" },
+	{ 0x0c, "RC RDMA READ Request", RL_HDR_RETH, "" },
+	{ 0x0d, "RC RDMA READ response First", RL_HDR_AETH, "First" },
+	{ 0x0e, "RC RDMA READ response Middle", 0, "Middle" },
+	{ 0x11, "RC Acknowledge", RL_HDR_AETH, "" },
+	{ 0x12, "RC ATOMIC Acknowledge", RL_HDR_AETH | RL_HDR_ATOMICACKETH, "" },
+	{ 0x13, "RC CmpSwap", RL_HDR_ATOMICETH, "" },
+	{ 0x14, "RC FetchAdd", RL_HDR_ATOMICETH, "" },
+	{ 0x17, "RC SEND Only with Invalidate", RL_HDR_IETH, "Only" },
+	{ 0x24, "UC SEND Only", 0, "Only" },
+	{ 0x2b, "UC RDMA WRITE Only with Immediate", RL_HDR_RETH | RL_HDR_IMMDT, "Only" },
+	{ 0x4b, "RD RDMA WRITE Only with Immediate", RL_HDR_RDETH | RL_HDR_DETH | RL_HDR_RETH | RL_HDR_IMMDT, "Only" },
+	{ 0x51, "RD Acknowledge", RL_HDR_RDETH | RL_HDR_AETH, "" },
+	{ 0x55, "RD RESYNC", RL_HDR_RDETH | RL_HDR_DETH, "" },
+	{ 0x64, "UD SEND Only", RL_HDR_DETH, "Only" },
+	{ 0x65, "UD SEND Only with Immediate", RL_HDR_DETH | RL_HDR_IMMDT, "Only" },
+	{ 0x81, "CNP", RL_HDR_CNP, "" },
+	{ 0xa6, "XRC RDMA WRITE First", RL_HDR_XRCETH | RL_HDR_RETH, "First" },
+	{ 0xb1, "XRC Acknowledge", RL_HDR_AETH, "" },
+	{ 0xb7, "XRC SEND Only with Invalidate", RL_HDR_XRCETH | RL_HDR_IETH, "Only" },
+};
+
+/* Reserved values (IBA 9.2 Table 38) that must decode as unknown. */
+static const uint8_t reserved[] = { 0x15, 0x18, 0x1b, 0x1e, 0x1f, 0x2c, 0x2d, 0x30, 0x56, 0x60,
+				    0x63, 0x66, 0x80, 0x82, 0xb5, 0xc0, 0xff };
+
+static void test_spec_rows(void)
+{
+	for (size_t i = 0; i < sizeof(spec) / sizeof(spec[0]); i++) {
+		const struct rl_opcode_info *info = rl_opcode_info(spec[i].op);
+
+		CU_ASSERT_STRING_EQUAL(info->name, spec[i].name);
+		CU_ASSERT_EQUAL(info->hdrs, spec[i].hdrs);
+		CU_ASSERT_STRING_EQUAL(rl_opcode_position(spec[i].op), spec[i].pos);
+		CU_ASSERT_TRUE(info->flags & RL_OPF_VALID);
+		CU_ASSERT_EQUAL(rl_opcode_by_name(spec[i].name), spec[i].op);
+	}
+}
+
+static void test_reserved_rows(void)
+{
+	for (size_t i = 0; i < sizeof(reserved); i++) {
+		const struct rl_opcode_info *info = rl_opcode_info(reserved[i]);
+
+		CU_ASSERT_FALSE(info->flags & RL_OPF_VALID);
+		CU_ASSERT_EQUAL(info->hdrs, 0);
+	}
+}
+
+/* Every row: name prefix = transport, header length = sum of its headers. */
+static void test_table_consistency(void)
+{
+	int valid = 0;
+
+	for (int op = 0; op < 256; op++) {
+		const struct rl_opcode_info *info = rl_opcode_info((uint8_t)op);
+		const char *tr = rl_transport_name(rl_opcode_transport((uint8_t)op));
+		size_t sum = 0;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(info->name);
+		for (int b = 0; b < RL_HDR_COUNT; b++)
+			if (info->hdrs & (1u << b))
+				sum += rl_hdr_len((enum rl_hdr)(1u << b));
+		CU_ASSERT_EQUAL(info->hdr_len, sum);
+		if (!(info->flags & RL_OPF_VALID))
+			continue;
+		valid++;
+		CU_ASSERT_EQUAL(strncmp(info->name, tr, strlen(tr)), 0);
+		/* A packet is a request or a response, never both (CNP is neither). */
+		CU_ASSERT_FALSE((info->flags & RL_OPF_REQ) && (info->flags & RL_OPF_RESP));
+		/* Immediate data only on last/only packets (IBA 9.4.1). */
+		if (info->hdrs & RL_HDR_IMMDT)
+			CU_ASSERT_TRUE(info->flags & RL_OPF_LAST);
+		/* RETH on first/only WRITE packets and READ requests only (IBA 9.4.3). */
+		if ((info->hdrs & RL_HDR_RETH) && (info->flags & RL_OPF_WRITE))
+			CU_ASSERT_TRUE(info->flags & RL_OPF_FIRST);
+	}
+	/* RC 25 (incl. FLUSH, ATOMIC WRITE), UC 12, RD 22, UD 2, CNP 1, XRC 23. */
+	CU_ASSERT_EQUAL(valid, 25 + 12 + 22 + 2 + 1 + 23);
+}
+
+static void test_hdr_offsets(void)
+{
+	CU_ASSERT_EQUAL(rl_opcode_hdr_offset(0x4b, RL_HDR_RDETH), 0);
+	CU_ASSERT_EQUAL(rl_opcode_hdr_offset(0x4b, RL_HDR_DETH), 4);
+	CU_ASSERT_EQUAL(rl_opcode_hdr_offset(0x4b, RL_HDR_RETH), 12);
+	CU_ASSERT_EQUAL(rl_opcode_hdr_offset(0x4b, RL_HDR_IMMDT), 28);
+	CU_ASSERT_EQUAL(rl_opcode_hdr_offset(0x12, RL_HDR_ATOMICACKETH), 4);
+	CU_ASSERT_EQUAL(rl_opcode_hdr_offset(0x04, RL_HDR_RETH), -1);
+	CU_ASSERT_EQUAL(rl_opcode_hdr_offset(0x15, RL_HDR_AETH), -1);
+}
+
+static void test_aeth_tables(void)
+{
+	CU_ASSERT_EQUAL(rl_syndrome_type(0x00), RL_AETH_ACK);
+	CU_ASSERT_EQUAL(rl_syndrome_type(0x3f), RL_AETH_RNR_NAK);
+	CU_ASSERT_EQUAL(rl_syndrome_type(0x60), RL_AETH_NAK);
+	CU_ASSERT_EQUAL(rl_syndrome_value(0x62), RL_NAK_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL(rl_syndrome_make(RL_AETH_NAK, RL_NAK_PSN_SEQ_ERR), 0x60);
+	CU_ASSERT_EQUAL(rl_syndrome_make(RL_AETH_ACK, RL_AETH_CREDITS_INVALID), 0x1f);
+	/* IBA Table 46: 0 is the longest delay, 655.36 ms; 1 is 0.01 ms; 31 is 491.52 ms. */
+	CU_ASSERT_EQUAL(rl_rnr_timer_us(0), 655360);
+	CU_ASSERT_EQUAL(rl_rnr_timer_us(1), 10);
+	CU_ASSERT_EQUAL(rl_rnr_timer_us(14), 1280);
+	CU_ASSERT_EQUAL(rl_rnr_timer_us(31), 491520);
+	/* IBA Table 45: credits grow by sqrt(2)-ish steps; 31 means "invalid". */
+	CU_ASSERT_EQUAL(rl_credit_count(5), 6);
+	CU_ASSERT_EQUAL(rl_credit_count(30), 32768);
+	CU_ASSERT_EQUAL(rl_credit_count(31), -1);
+	CU_ASSERT_STRING_EQUAL(rl_nak_code_name(RL_NAK_PSN_SEQ_ERR), "PSN sequence error");
+}
+
+int tl_suite_opcode(void)
+{
+	CU_pSuite s = CU_add_suite("opcode", NULL, NULL);
+
+	return !s || !CU_add_test(s, "rows typed from IBA Table 38", test_spec_rows) ||
+	       !CU_add_test(s, "reserved opcodes are unknown", test_reserved_rows) ||
+	       !CU_add_test(s, "table is self-consistent", test_table_consistency) ||
+	       !CU_add_test(s, "extended header offsets", test_hdr_offsets) ||
+	       !CU_add_test(s, "AETH syndrome, RNR timer, credits", test_aeth_tables);
+}

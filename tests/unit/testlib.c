@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <string.h>
+
+#include "testlib.h"
+
+const char *const tl_shape_names[TL_SHAPE_COUNT] = {
+	"eth-ipv4", "eth-ipv6", "vlan-ipv4", "vlan-ipv6", "sll-ipv4", "sll2-ipv6", "raw-ipv4",
+	"raw-ipv6", "eth-grh (RoCEv1)",
+};
+
+uint64_t tl_rand(struct tl_rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545f4914f6cdd1dull;
+}
+
+uint32_t tl_rand_below(struct tl_rng *r, uint32_t n)
+{
+	return (uint32_t)(tl_rand(r) % n);
+}
+
+static void tl_fill(struct tl_rng *r, uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)tl_rand(r);
+}
+
+static void tl_frame(struct tl_rng *r, enum tl_shape shape, struct rl_pkt *p)
+{
+	bool v6 = shape == TL_ETH_V6 || shape == TL_VLAN_V6 || shape == TL_SLL2_V6 || shape == TL_RAW_V6;
+
+	p->l3 = shape == TL_ETH_GRH ? RL_L3_GRH : v6 ? RL_L3_IPV6 : RL_L3_IPV4;
+	p->roce = shape == TL_ETH_GRH ? RL_ROCE_V1 : RL_ROCE_V2;
+	switch (shape) {
+	case TL_SLL_V4: p->link = RL_LINK_LINUX_SLL; break;
+	case TL_SLL2_V6: p->link = RL_LINK_LINUX_SLL2; break;
+	case TL_RAW_V4: case TL_RAW_V6: p->link = RL_LINK_RAW; break;
+	default: p->link = RL_LINK_ETHERNET; break;
+	}
+	tl_fill(r, p->eth.dst, 6);
+	tl_fill(r, p->eth.src, 6);
+	p->eth.has_vlan = shape == TL_VLAN_V4 || shape == TL_VLAN_V6;
+	p->eth.vlan_pcp = (uint8_t)tl_rand_below(r, 8);
+	p->eth.vlan_dei = tl_rand_below(r, 2);
+	p->eth.vlan_id = (uint16_t)tl_rand_below(r, 4096);
+	p->sll.pkttype = (uint16_t)tl_rand_below(r, 5);
+	p->sll.ifindex = (uint32_t)tl_rand(r);
+	tl_fill(r, p->sll.addr, 6);
+	p->ip4.dscp = (uint8_t)tl_rand_below(r, 64);
+	p->ip4.ecn = (uint8_t)tl_rand_below(r, 4);
+	p->ip4.id = (uint16_t)tl_rand(r);
+	p->ip4.df = tl_rand_below(r, 2);
+	p->ip4.ttl = (uint8_t)tl_rand(r);
+	tl_fill(r, p->ip4.src, 4);
+	tl_fill(r, p->ip4.dst, 4);
+	p->ip6.tclass = (uint8_t)tl_rand(r);
+	p->ip6.flow_label = tl_rand_below(r, 1u << 20);
+	p->ip6.hop_limit = (uint8_t)tl_rand(r);
+	tl_fill(r, p->ip6.src, 16);
+	tl_fill(r, p->ip6.dst, 16);
+	p->udp.sport = (uint16_t)(0xc000 + tl_rand_below(r, 0x4000));
+	p->udp.checksum = tl_rand_below(r, 2) ? 0 : (uint16_t)tl_rand(r);
+}
+
+void tl_random_pkt(struct tl_rng *r, uint8_t opcode, enum tl_shape shape, struct rl_pkt *p,
+		   uint8_t *payload)
+{
+	const struct rl_opcode_info *op;
+	size_t len = 0;
+
+	rl_pkt_init(p, opcode);
+	op = p->op;
+	tl_frame(r, shape, p);
+	p->bth.se = tl_rand_below(r, 2);
+	p->bth.migreq = tl_rand_below(r, 2);
+	p->bth.pkey = (uint16_t)tl_rand(r);
+	p->bth.fecn = tl_rand_below(r, 2);
+	p->bth.becn = tl_rand_below(r, 2);
+	p->bth.dqpn = tl_rand_below(r, 1u << 24);
+	p->bth.ackreq = tl_rand_below(r, 2);
+	p->bth.psn = tl_rand_below(r, 1u << 24);
+	p->rdeth_eecnxt = tl_rand_below(r, 1u << 24);
+	p->deth.qkey = (uint32_t)tl_rand(r);
+	p->deth.src_qp = tl_rand_below(r, 1u << 24);
+	p->xrc_srq = tl_rand_below(r, 1u << 24);
+	p->feth.sel = (uint8_t)tl_rand_below(r, 4);
+	p->feth.plt = (uint8_t)tl_rand_below(r, 16);
+	p->reth.va = tl_rand(r);
+	p->reth.rkey = (uint32_t)tl_rand(r);
+	p->reth.dma_len = (uint32_t)tl_rand(r);
+	p->atomiceth.va = tl_rand(r);
+	p->atomiceth.rkey = (uint32_t)tl_rand(r);
+	p->atomiceth.swap_add = tl_rand(r);
+	p->atomiceth.compare = tl_rand(r);
+	p->aeth.syndrome = (uint8_t)tl_rand_below(r, 128);
+	p->aeth.msn = tl_rand_below(r, 1u << 24);
+	p->atomicack_orig = tl_rand(r);
+	p->immdt = (uint32_t)tl_rand(r);
+	p->ieth_rkey = (uint32_t)tl_rand(r);
+
+	/* Payload rules (IBA 9.2): only the last/only packet may need pad. */
+	if (op->fixed_payload)
+		len = op->fixed_payload;
+	else if (op->flags & RL_OPF_PAYLOAD)
+		len = (op->flags & RL_OPF_LAST) || !(op->flags & RL_OPF_VALID)
+			      ? tl_rand_below(r, 300)
+			      : 4 * tl_rand_below(r, 75);
+	tl_fill(r, payload, len);
+	p->payload = payload;
+	p->payload_len = len;
+}
+
+size_t tl_hex(const char *text, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+	int hi = -1;
+
+	for (; *text && n < cap; text++) {
+		int v;
+
+		if (!isxdigit((unsigned char)*text))
+			continue;
+		v = isdigit((unsigned char)*text) ? *text - '0' : (tolower((unsigned char)*text) - 'a' + 10);
+		if (hi < 0) {
+			hi = v;
+		} else {
+			out[n++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	return n;
+}
