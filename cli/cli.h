@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* The rocelab command: shared declarations of its subcommands. */
+#ifndef ROCELAB_CLI_H
+#define ROCELAB_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Each subcommand: argv[0] is its own name; returns the process exit status. */
+int cli_explain(int argc, char **argv);
+int cli_gen(int argc, char **argv);
+
+/* Exit statuses: 0 success, 1 the input had problems, 2 usage or I/O error. */
+enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_ERR = 2 };
+
+/* Print "rocelab CMD: message" to stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse an unsigned number (decimal or 0x hex) bounded by @max; false if not one. */
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+/* A minimal JSON writer: one object per line. */
+struct json {
+	FILE *f;
+	int depth;
+	bool need_comma[16];
+};
+void json_begin(struct json *j, FILE *f);
+void json_obj(struct json *j, const char *key);   /* key NULL at top level */
+void json_end(struct json *j);                    /* closes the innermost object */
+void json_u64(struct json *j, const char *key, uint64_t v);
+void json_bool(struct json *j, const char *key, bool v);
+void json_str(struct json *j, const char *key, const char *v);
+void json_double(struct json *j, const char *key, double v, int decimals);
+void json_newline(struct json *j);
+
+#endif

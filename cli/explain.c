@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab explain FILE: read a capture with libpcap and print each RoCE
+ * packet in RDMA terms, one line (default), field by field (-v) or as JSON.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rocelab/rocelab.h"
+
+enum ex_mode { EX_LINE, EX_VERBOSE, EX_JSON };
+
+struct ex_state {
+	enum ex_mode mode;
+	enum rl_link link;
+	uint64_t max_packets;
+	bool summary;
+	/* Counters for the summary. */
+	uint64_t frames, roce, other, malformed, icrc_bad, unknown, snapped;
+	uint64_t per_opcode[256];
+	/* Time of the first frame, to print relative times as Wireshark does. */
+	bool have_t0;
+	int64_t t0_ns;
+	struct json json;
+};
+
+static void ex_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rocelab explain [options] FILE\n\n"
+		"Print every RoCE packet of a capture (pcap or pcapng; '-' reads standard input)\n"
+		"in RDMA terms: opcode, queue pair, PSN, the extended headers, and whether the\n"
+		"ICRC is right. Other packets are counted and skipped.\n\n"
+		"options:\n"
+		"  -v, --verbose   every header, field by field, with what each field means\n"
+		"      --json      one JSON object per packet per line (for scripts and graders);\n"
+		"                  the summary goes to standard error\n"
+		"  -c, --count N   stop after N frames\n"
+		"  -q, --quiet     no summary at the end\n"
+		"  -h, --help      this text\n\n"
+		"Reads Ethernet, Linux cooked (tcpdump -i any: SLL and SLL2) and raw IP captures;\n"
+		"RoCEv2 (UDP port 4791, IPv4 or IPv6) and RoCEv1 (ethertype 0x8915).\n"
+		"Exit status: 0 the file was read to its end, 2 it could not be read or was cut short.\n\n"
+		"example:\n"
+		"  rocelab gen demo -o demo.pcap && rocelab explain demo.pcap\n");
+}
+
+static double ex_reltime(struct ex_state *s, const struct pcap_pkthdr *h)
+{
+	int64_t ns = (int64_t)h->ts.tv_sec * 1000000000 + (int64_t)h->ts.tv_usec;
+
+	if (!s->have_t0) {
+		s->t0_ns = ns;
+		s->have_t0 = true;
+	}
+	return (double)(ns - s->t0_ns) / 1e9;
+}
+
+static const char *ex_mac(const uint8_t *m, char *buf, size_t n)
+{
+	snprintf(buf, n, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+	return buf;
+}
+
+static void ex_hex32(char *buf, size_t n, uint32_t v)
+{
+	snprintf(buf, n, "0x%08x", v);
+}
+
+/* Did decoding get past the IP header (or GRH), so that its addresses are valid? */
+static bool ex_l3_decoded(enum rl_status st)
+{
+	switch (st) {
+	case RL_E_TRUNC_UDP: case RL_E_UDP_LEN: case RL_E_TRUNC_BTH: case RL_E_TVER:
+	case RL_E_MISSING_HDR: case RL_E_TRUNC_ICRC: case RL_E_PAD: case RL_E_PAYLOAD_LEN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- one line per packet ------------------------------------------------ */
+
+static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, double t)
+{
+	char src[64], dst[64], body[512], msg[256];
+
+	printf("%" PRIu64 " %.6f ", s->frames, t);
+	if (rl_status_fatal(st)) {
+		rl_decode_error_str(st, p, msg, sizeof(msg));
+		if (ex_l3_decoded(st))
+			printf("%s > %s ", rl_addr_str(p, true, src, sizeof(src)),
+			       rl_addr_str(p, false, dst, sizeof(dst)));
+		printf("MALFORMED %s: %s\n", rl_status_name(st), msg);
+		return;
+	}
+	rl_describe_pkt(p, body, sizeof(body));
+	printf("%s > %s %s%s ", rl_addr_str(p, true, src, sizeof(src)),
+	       rl_addr_str(p, false, dst, sizeof(dst)), p->roce == RL_ROCE_V1 ? "RoCEv1 " : "", body);
+	if (p->icrc_ok)
+		printf("ICRC ok\n");
+	else
+		printf("ICRC BAD (expected 0x%08x, got 0x%08x)\n", rl_icrc_display(p->icrc_expected),
+		       rl_icrc_display(p->icrc));
+}
+
+/* ---- field by field ----------------------------------------------------- */
+
+static const char *ex_ecn_meaning(uint8_t ecn)
+{
+	static const char *const m[] = { "not ECN-capable", "ECN-capable (ECT1)", "ECN-capable (ECT0)",
+					 "congestion experienced: the receiver will send a CNP" };
+	return m[ecn & 3];
+}
+
+static void ex_verbose_l2(const struct rl_pkt *p)
+{
+	char a[32], b[32];
+
+	if (p->link == RL_LINK_ETHERNET) {
+		printf("  Ethernet  %s > %s", ex_mac(p->eth.src, a, sizeof(a)), ex_mac(p->eth.dst, b, sizeof(b)));
+		if (p->eth.has_vlan)
+			printf("  802.1Q VLAN %u priority %u%s", p->eth.vlan_id, p->eth.vlan_pcp,
+			       p->eth.vlan_dei ? " DEI" : "");
+		printf("\n");
+	} else if (p->link == RL_LINK_LINUX_SLL || p->link == RL_LINK_LINUX_SLL2) {
+		printf("  Linux cooked capture (tcpdump -i any): packet type %u%s, address %s\n",
+		       p->sll.pkttype, p->sll.pkttype == 4 ? " (sent by this host)" : "",
+		       ex_mac(p->sll.addr, a, sizeof(a)));
+	}
+}
+
+static void ex_verbose_l3(const struct rl_pkt *p)
+{
+	char a[64], b[64];
+
+	rl_addr_str(p, true, a, sizeof(a));
+	rl_addr_str(p, false, b, sizeof(b));
+	if (p->l3 == RL_L3_IPV4) {
+		printf("  IPv4      %s > %s  TTL %u  ID %u%s  length %u\n", a, b, p->ip4.ttl, p->ip4.id,
+		       p->ip4.df ? " DF" : "", p->ip4.total_len);
+		printf("              DSCP %u (traffic class for PFC/ETS)  ECN %u (%s)\n", p->ip4.dscp,
+		       p->ip4.ecn, ex_ecn_meaning(p->ip4.ecn));
+	} else {
+		printf("  %s %s > %s  hop limit %u  flow label 0x%05x  payload %u\n",
+		       p->l3 == RL_L3_GRH ? "GRH       " : "IPv6      ", a, b, p->ip6.hop_limit,
+		       p->ip6.flow_label, p->ip6.payload_len);
+		printf("              traffic class %u: DSCP %u, ECN %u (%s)\n", p->ip6.tclass,
+		       p->ip6.tclass >> 2, p->ip6.tclass & 3, ex_ecn_meaning(p->ip6.tclass & 3));
+		if (p->l3 == RL_L3_GRH)
+			printf("              RoCEv1: the IB Global Route Header sits directly on Ethernet (ethertype 0x8915); not routable over IP\n");
+	}
+	if (p->roce == RL_ROCE_V2)
+		printf("  UDP       %u > %u (RoCEv2)  length %u  checksum 0x%04x%s\n", p->udp.sport, p->udp.dport,
+		       p->udp.len, p->udp.checksum,
+		       p->udp.checksum ? "" : " (0: not used, the ICRC protects the packet)");
+	if (p->roce == RL_ROCE_V2)
+		printf("              the source port spreads QPs over ECMP paths; 4791 marks RoCEv2\n");
+}
+
+static void ex_verbose_bth(const struct rl_pkt *p)
+{
+	const struct rl_bth *b = &p->bth;
+
+	printf("  BTH       opcode 0x%02x %s\n", b->opcode, p->op->name);
+	printf("              %s\n", rl_describe_opcode(b->opcode));
+	printf("              SE %u (%s)  MigReq %u  PadCnt %u (pad bytes to a 4-byte multiple)  TVer %u\n",
+	       b->se, b->se ? "wake the receiver's completion handler" : "no solicited event",
+	       b->migreq, b->padcnt, b->tver);
+	printf("              P_Key 0x%04x (partition%s)  FECN %u  BECN %u%s\n", b->pkey,
+	       b->pkey == 0xffff ? ", the default one" : "", b->fecn, b->becn,
+	       b->becn ? " (CNP: congestion seen on the path back)" : "");
+	printf("              DestQP 0x%06x (the queue pair this packet is for)  AckReq %u%s\n", b->dqpn,
+	       b->ackreq, b->ackreq ? " (the responder must acknowledge)" : "");
+	printf("              PSN %u (packet sequence number, 24 bits, counts packets not bytes)\n", b->psn);
+}
+
+static void ex_verbose_ext(const struct rl_pkt *p)
+{
+	uint32_t m = p->hdrs;
+	char syn[80];
+
+	if (m & RL_HDR_RDETH)
+		printf("  RDETH     EE context 0x%06x (the reliable datagram end-to-end context)\n", p->rdeth_eecnxt);
+	if (m & RL_HDR_DETH)
+		printf("  DETH      Q_Key 0x%08x (must match the receiving QP's Q_Key)  SrcQP 0x%06x (the sender's QP)\n",
+		       p->deth.qkey, p->deth.src_qp);
+	if (m & RL_HDR_XRCETH)
+		printf("  XRCETH    XRC SRQ 0x%06x (the shared receive queue to use)\n", p->xrc_srq);
+	if (m & RL_HDR_FETH)
+		printf("  FETH      selectivity %u  placement type %u\n", p->feth.sel, p->feth.plt);
+	if (m & RL_HDR_RETH)
+		printf("  RETH      va 0x%016" PRIx64 " (remote virtual address)  rkey 0x%08x (remote key granting access)\n"
+		       "              DMA length %u (bytes of the whole RDMA operation)\n",
+		       p->reth.va, p->reth.rkey, p->reth.dma_len);
+	if (m & RL_HDR_ATOMICETH)
+		printf("  AtomicETH va 0x%016" PRIx64 "  rkey 0x%08x\n"
+		       "              swap/add 0x%016" PRIx64 "  compare 0x%016" PRIx64 "\n",
+		       p->atomiceth.va, p->atomiceth.rkey, p->atomiceth.swap_add, p->atomiceth.compare);
+	if (m & RL_HDR_AETH) {
+		rl_describe_syndrome(p->aeth.syndrome, syn, sizeof(syn));
+		printf("  AETH      syndrome 0x%02x: %s  MSN %u (messages completed so far)\n", p->aeth.syndrome, syn,
+		       p->aeth.msn);
+		if (rl_syndrome_type(p->aeth.syndrome) == RL_AETH_NAK)
+			printf("              %s\n", rl_nak_code_meaning(rl_syndrome_value(p->aeth.syndrome)));
+		else if (rl_syndrome_type(p->aeth.syndrome) == RL_AETH_RNR_NAK)
+			printf("              no receive buffer was posted: the requester waits, then retries from PSN %u\n",
+			       p->bth.psn);
+	}
+	if (m & RL_HDR_ATOMICACKETH)
+		printf("  AtomicAckETH original remote data 0x%016" PRIx64 " (memory before the atomic)\n",
+		       p->atomicack_orig);
+	if (m & RL_HDR_IMMDT)
+		printf("  ImmDt     0x%08x (delivered to the receiver's completion)\n", p->immdt);
+	if (m & RL_HDR_IETH)
+		printf("  IETH      rkey 0x%08x (invalidated at the receiver)\n", p->ieth_rkey);
+	if (m & RL_HDR_CNP)
+		printf("  CNP       16 reserved bytes\n");
+}
+
+static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, double t,
+		       uint32_t wire_len)
+{
+	char msg[256];
+
+	printf("Frame %" PRIu64 ": %u bytes at %.6f s\n", s->frames, wire_len, t);
+	if (rl_status_fatal(st)) {
+		rl_decode_error_str(st, p, msg, sizeof(msg));
+		printf("  MALFORMED %s: %s\n\n", rl_status_name(st), msg);
+		return;
+	}
+	ex_verbose_l2(p);
+	ex_verbose_l3(p);
+	ex_verbose_bth(p);
+	ex_verbose_ext(p);
+	if (p->payload_len || (p->op->flags & RL_OPF_PAYLOAD))
+		printf("  Payload   %zu bytes%s\n", p->payload_len, p->bth.padcnt ? " (+ pad)" : "");
+	if (p->icrc_ok)
+		printf("  ICRC      0x%08x ok (CRC-32 over the fields no router changes)\n\n", rl_icrc_display(p->icrc));
+	else
+		printf("  ICRC      0x%08x BAD, expected 0x%08x: a RoCE receiver silently drops this packet\n\n",
+		       rl_icrc_display(p->icrc), rl_icrc_display(p->icrc_expected));
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void ex_json_l2l3(struct json *j, const struct rl_pkt *p)
+{
+	char a[64];
+
+	json_str(j, "link", rl_link_name(p->link));
+	if (p->link == RL_LINK_ETHERNET) {
+		json_obj(j, "eth");
+		json_str(j, "src", ex_mac(p->eth.src, a, sizeof(a)));
+		json_str(j, "dst", ex_mac(p->eth.dst, a, sizeof(a)));
+		if (p->eth.has_vlan) {
+			json_obj(j, "vlan");
+			json_u64(j, "id", p->eth.vlan_id);
+			json_u64(j, "pcp", p->eth.vlan_pcp);
+			json_bool(j, "dei", p->eth.vlan_dei);
+			json_end(j);
+		}
+		json_end(j);
+	} else if (p->link == RL_LINK_LINUX_SLL || p->link == RL_LINK_LINUX_SLL2) {
+		json_obj(j, "sll");
+		json_u64(j, "pkttype", p->sll.pkttype);
+		json_u64(j, "ifindex", p->sll.ifindex);
+		json_str(j, "addr", ex_mac(p->sll.addr, a, sizeof(a)));
+		json_end(j);
+	}
+	json_u64(j, "roce", p->roce);
+	if (p->l3 == RL_L3_IPV4) {
+		json_obj(j, "ip");
+		json_u64(j, "version", 4);
+		json_str(j, "src", rl_addr_str(p, true, a, sizeof(a)));
+		json_str(j, "dst", rl_addr_str(p, false, a, sizeof(a)));
+		json_u64(j, "dscp", p->ip4.dscp);
+		json_u64(j, "ecn", p->ip4.ecn);
+		json_u64(j, "id", p->ip4.id);
+		json_bool(j, "df", p->ip4.df);
+		json_u64(j, "ttl", p->ip4.ttl);
+		json_u64(j, "len", p->ip4.total_len);
+		json_u64(j, "checksum", p->ip4.checksum);
+		json_end(j);
+	} else {
+		json_obj(j, p->l3 == RL_L3_GRH ? "grh" : "ip");
+		json_u64(j, "version", 6);
+		json_str(j, "src", rl_addr_str(p, true, a, sizeof(a)));
+		json_str(j, "dst", rl_addr_str(p, false, a, sizeof(a)));
+		json_u64(j, "tclass", p->ip6.tclass);
+		json_u64(j, "flow_label", p->ip6.flow_label);
+		json_u64(j, "payload_len", p->ip6.payload_len);
+		json_u64(j, "hop_limit", p->ip6.hop_limit);
+		json_u64(j, "next_header", p->ip6.next_header);
+		json_end(j);
+	}
+	if (p->roce == RL_ROCE_V2) {
+		json_obj(j, "udp");
+		json_u64(j, "sport", p->udp.sport);
+		json_u64(j, "dport", p->udp.dport);
+		json_u64(j, "len", p->udp.len);
+		json_u64(j, "checksum", p->udp.checksum);
+		json_end(j);
+	}
+}
+
+static void ex_json_bth(struct json *j, const struct rl_pkt *p)
+{
+	const struct rl_bth *b = &p->bth;
+
+	json_obj(j, "bth");
+	json_u64(j, "opcode", b->opcode);
+	json_str(j, "opcode_name", p->op->name);
+	json_str(j, "transport", rl_transport_name(rl_opcode_transport(b->opcode)));
+	json_bool(j, "se", b->se);
+	json_bool(j, "migreq", b->migreq);
+	json_u64(j, "padcnt", b->padcnt);
+	json_u64(j, "tver", b->tver);
+	json_u64(j, "pkey", b->pkey);
+	json_bool(j, "fecn", b->fecn);
+	json_bool(j, "becn", b->becn);
+	json_u64(j, "dqpn", b->dqpn);
+	json_bool(j, "ackreq", b->ackreq);
+	json_u64(j, "psn", b->psn);
+	json_end(j);
+}
+
+static void ex_json_aeth(struct json *j, const struct rl_pkt *p)
+{
+	uint8_t s = p->aeth.syndrome, v = rl_syndrome_value(s);
+
+	json_obj(j, "aeth");
+	json_u64(j, "syndrome", s);
+	json_str(j, "type", rl_aeth_type_name(rl_syndrome_type(s)));
+	switch (rl_syndrome_type(s)) {
+	case RL_AETH_ACK:
+		json_u64(j, "credit_code", v);
+		break;
+	case RL_AETH_RNR_NAK:
+		json_u64(j, "rnr_timer", v);
+		json_u64(j, "rnr_delay_us", rl_rnr_timer_us(v));
+		break;
+	case RL_AETH_NAK:
+		json_u64(j, "nak_code", v);
+		json_str(j, "nak", rl_nak_code_name(v));
+		break;
+	default:
+		break;
+	}
+	json_u64(j, "msn", p->aeth.msn);
+	json_end(j);
+}
+
+static void ex_json_ext(struct json *j, const struct rl_pkt *p)
+{
+	uint32_t m = p->hdrs;
+
+	if (m & RL_HDR_RDETH) {
+		json_obj(j, "rdeth");
+		json_u64(j, "eecnxt", p->rdeth_eecnxt);
+		json_end(j);
+	}
+	if (m & RL_HDR_DETH) {
+		json_obj(j, "deth");
+		json_u64(j, "qkey", p->deth.qkey);
+		json_u64(j, "src_qp", p->deth.src_qp);
+		json_end(j);
+	}
+	if (m & RL_HDR_XRCETH) {
+		json_obj(j, "xrceth");
+		json_u64(j, "srq", p->xrc_srq);
+		json_end(j);
+	}
+	if (m & RL_HDR_FETH) {
+		json_obj(j, "feth");
+		json_u64(j, "sel", p->feth.sel);
+		json_u64(j, "plt", p->feth.plt);
+		json_end(j);
+	}
+	if (m & RL_HDR_RETH) {
+		json_obj(j, "reth");
+		json_u64(j, "va", p->reth.va);
+		json_u64(j, "rkey", p->reth.rkey);
+		json_u64(j, "dma_len", p->reth.dma_len);
+		json_end(j);
+	}
+	if (m & RL_HDR_ATOMICETH) {
+		json_obj(j, "atomiceth");
+		json_u64(j, "va", p->atomiceth.va);
+		json_u64(j, "rkey", p->atomiceth.rkey);
+		json_u64(j, "swap_add", p->atomiceth.swap_add);
+		json_u64(j, "compare", p->atomiceth.compare);
+		json_end(j);
+	}
+	if (m & RL_HDR_AETH)
+		ex_json_aeth(j, p);
+	if (m & RL_HDR_ATOMICACKETH) {
+		json_obj(j, "atomicacketh");
+		json_u64(j, "orig", p->atomicack_orig);
+		json_end(j);
+	}
+	if (m & RL_HDR_IMMDT)
+		json_u64(j, "immdt", p->immdt);
+	if (m & RL_HDR_IETH) {
+		json_obj(j, "ieth");
+		json_u64(j, "rkey", p->ieth_rkey);
+		json_end(j);
+	}
+}
+
+static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, double t,
+		    const struct pcap_pkthdr *h)
+{
+	struct json *j = &s->json;
+	char msg[256], hex[16];
+
+	json_obj(j, NULL);
+	json_u64(j, "frame", s->frames);
+	json_double(j, "time", t, 9);
+	json_u64(j, "caplen", h->caplen);
+	json_u64(j, "len", h->len);
+	json_str(j, "status", rl_status_name(st));
+	if (st != RL_OK) {
+		rl_decode_error_str(st, p, msg, sizeof(msg));
+		json_str(j, "error", msg);
+	}
+	if (!rl_status_fatal(st)) {
+		ex_json_l2l3(j, p);
+		ex_json_bth(j, p);
+		ex_json_ext(j, p);
+		json_u64(j, "payload_len", p->payload_len);
+		json_obj(j, "icrc");
+		ex_hex32(hex, sizeof(hex), rl_icrc_display(p->icrc));
+		json_str(j, "value", hex);
+		ex_hex32(hex, sizeof(hex), rl_icrc_display(p->icrc_expected));
+		json_str(j, "expected", hex);
+		json_bool(j, "ok", p->icrc_ok);
+		json_end(j);
+	}
+	json_end(j);
+	json_newline(j);
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+static void ex_count(struct ex_state *s, const struct rl_pkt *p, enum rl_status st)
+{
+	s->roce++;
+	if (rl_status_fatal(st)) {
+		s->malformed++;
+		return;
+	}
+	s->per_opcode[p->bth.opcode]++;
+	if (!p->icrc_ok)
+		s->icrc_bad++;
+	if (st == RL_E_UNKNOWN_OPCODE)
+		s->unknown++;
+}
+
+static void ex_packet(struct ex_state *s, const struct pcap_pkthdr *h, const uint8_t *data)
+{
+	struct rl_pkt p;
+	enum rl_status st;
+	double t;
+
+	s->frames++;
+	t = ex_reltime(s, h);
+	st = rl_decode(s->link, data, h->caplen, &p);
+	if (st == RL_NOT_ROCE) {
+		s->other++;
+		return;
+	}
+	if (h->caplen < h->len && rl_status_fatal(st))
+		s->snapped++;
+	ex_count(s, &p, st);
+	switch (s->mode) {
+	case EX_LINE: ex_line(s, &p, st, t); break;
+	case EX_VERBOSE: ex_verbose(s, &p, st, t, h->len); break;
+	case EX_JSON: ex_json(s, &p, st, t, h); break;
+	}
+}
+
+static void ex_summary(const struct ex_state *s, FILE *f)
+{
+	fprintf(f, "--- %" PRIu64 " frames: %" PRIu64 " RoCE, %" PRIu64 " other (skipped); "
+		   "%" PRIu64 " malformed, %" PRIu64 " ICRC failures, %" PRIu64 " unknown opcodes\n",
+		s->frames, s->roce, s->other, s->malformed, s->icrc_bad, s->unknown);
+	if (s->snapped)
+		fprintf(f, "    %" PRIu64 " packets were cut by the capture's snap length: "
+			   "capture with a larger -s to decode them\n", s->snapped);
+	for (int op = 0; op < 256; op++) {
+		const struct rl_opcode_info *info = rl_opcode_info((uint8_t)op);
+		char name[40];
+
+		if (!s->per_opcode[op])
+			continue;
+		if (info->flags & RL_OPF_VALID)
+			snprintf(name, sizeof(name), "%s", info->name);
+		else
+			snprintf(name, sizeof(name), "Unknown opcode 0x%02x", op);
+		fprintf(f, "    %-36s %" PRIu64 "\n", name, s->per_opcode[op]);
+	}
+}
+
+static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file)
+{
+	static const struct option opts[] = {
+		{ "verbose", no_argument, NULL, 'v' }, { "json", no_argument, NULL, 'j' },
+		{ "count", required_argument, NULL, 'c' }, { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":vc:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v': s->mode = EX_VERBOSE; break;
+		case 'j': s->mode = EX_JSON; break;
+		case 'q': s->summary = false; break;
+		case 'c':
+			if (!cli_parse_u64(optarg, UINT64_MAX, &s->max_packets) || !s->max_packets) {
+				cli_error("explain", "--count needs a positive number, not '%s'", optarg);
+				return CLI_ERR;
+			}
+			break;
+		case 'h': ex_usage(stdout); return -1;
+		case ':':
+			cli_error("explain", "option %s needs a value", argv[optind - 1]);
+			return CLI_ERR;
+		default:
+			cli_error("explain", "unknown option '%s' (see rocelab explain --help)", argv[optind - 1]);
+			return CLI_ERR;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("explain", optind >= argc ? "which capture file? (see rocelab explain --help)"
+						    : "one capture file at a time");
+		return CLI_ERR;
+	}
+	*file = argv[optind];
+	return CLI_OK;
+}
+
+int cli_explain(int argc, char **argv)
+{
+	static struct ex_state s;
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const uint8_t *data;
+	const char *file;
+	pcap_t *pc;
+	int r, dlt, rc = CLI_OK;
+
+	memset(&s, 0, sizeof(s));
+	s.summary = true;
+	r = ex_parse(argc, argv, &s, &file);
+	if (r)
+		return r < 0 ? CLI_OK : r;
+
+	pc = pcap_open_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!pc) {
+		cli_error("explain", "cannot read %s: %s", file, errbuf);
+		return CLI_ERR;
+	}
+	dlt = pcap_datalink(pc);
+	if (!rl_link_supported(dlt)) {
+		cli_error("explain", "%s: link type %s (%d) is not supported; rocelab reads Ethernet, "
+				     "Linux cooked (tcpdump -i any) and raw IP captures",
+			  file, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?", dlt);
+		pcap_close(pc);
+		return CLI_ERR;
+	}
+	s.link = (enum rl_link)dlt;
+	json_begin(&s.json, stdout);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+
+	while ((!s.max_packets || s.frames < s.max_packets) && (r = pcap_next_ex(pc, &h, &data)) == 1)
+		ex_packet(&s, h, data);
+	if (r == PCAP_ERROR) {
+		fflush(stdout);
+		cli_error("explain", "%s: the file is damaged after frame %" PRIu64 ": %s", file, s.frames,
+			  pcap_geterr(pc));
+		rc = CLI_ERR;
+	}
+	fflush(stdout);
+	if (s.summary)
+		ex_summary(&s, s.mode == EX_JSON ? stderr : stdout);
+	pcap_close(pc);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("explain", "cannot write the output");
+		rc = CLI_ERR;
+	}
+	return rc;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* rocelab: one command, several subcommands, like git or ip. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rocelab/rocelab.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} cli_commands[] = {
+	{ "explain", cli_explain, "print a RoCE capture packet by packet, in RDMA terms" },
+	{ "gen", cli_gen, "write a capture of RoCEv2 packets (see rocelab gen --list)" },
+};
+
+#define CLI_NCOMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rocelab %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static void cli_usage(FILE *f)
+{
+	fprintf(f, "usage: rocelab COMMAND [options]\n\n"
+		   "rocelab shows RoCEv2 (RDMA over Converged Ethernet) on the wire, without RDMA hardware.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < CLI_NCOMMANDS; i++)
+		fprintf(f, "  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
+	fprintf(f, "\n'rocelab COMMAND --help' describes a command. 'rocelab --version' prints the version.\n"
+		   "Try:  rocelab gen demo -o demo.pcap && rocelab explain demo.pcap\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		cli_usage(stderr);
+		return CLI_ERR;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		cli_usage(stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("rocelab %s (CRC-32: %s)\n", ROCELAB_VERSION, rl_crc32_backend());
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < CLI_NCOMMANDS; i++)
+		if (!strcmp(argv[1], cli_commands[i].name))
+			return cli_commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "rocelab: unknown command '%s'\n\n", argv[1]);
+	cli_usage(stderr);
+	return CLI_ERR;
+}

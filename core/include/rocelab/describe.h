@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Words for packets: the plain-language text that `rocelab explain` prints
+ * and that the Wireshark plugin shows, written once here.
+ */
+#ifndef ROCELAB_DESCRIBE_H
+#define ROCELAB_DESCRIBE_H
+
+#include <stddef.h>
+
+#include "rocelab/packet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "ACK credits=6", "RNR NAK timer=14 (1.28 ms)", "NAK PSN sequence error"; returns snprintf's count. */
+int rl_describe_syndrome(uint8_t syndrome, char *buf, size_t n);
+
+/*
+ * The key fields of a decoded packet on one line, tcpdump style:
+ * "RC RDMA WRITE First QP=0x000011 PSN=42 AckReq va=0x... rkey=0x... len=4096 payload=1024".
+ */
+int rl_describe_pkt(const struct rl_pkt *pkt, char *buf, size_t n);
+
+/* One sentence saying what an opcode does, for a learner. */
+const char *rl_describe_opcode(uint8_t opcode);
+
+/* Format an IPv4/IPv6 address (or GID) into @buf (at least 46 bytes). */
+const char *rl_addr_str(const struct rl_pkt *pkt, bool src, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,122 @@
+#!/bin/sh
+# The rocelab command on good and bad input. Usage: run.sh ROCELAB [ROCELAB_ASAN]
+# Every bad input must give a clear message and a non-zero exit, never a crash.
+set -u
+R=${1:?usage: run.sh ROCELAB [ROCELAB_ASAN]}
+RA=${2:-$R}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -s "$T/err" ] && sed 's/^/     | /' "$T/err" | head -n 8; }
+
+# expect NAME STATUS PATTERN CMD...: exit status STATUS and PATTERN (grep -E) in stdout+stderr.
+expect() {
+	name=$1 want=$2 pat=$3
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	cat "$T/out" "$T/err" >"$T/all"
+	if [ "$got" -ne "$want" ]; then
+		echo "     exit status $got, expected $want" >>"$T/err"
+		bad "$name"
+	elif [ "$got" -ge 128 ] || grep -q -E 'AddressSanitizer|runtime error' "$T/all"; then
+		bad "$name (crashed or sanitizer report)"
+	elif ! grep -q -E -- "$pat" "$T/all"; then
+		echo "     output lacks /$pat/" >>"$T/err"
+		bad "$name"
+	else
+		ok "$name"
+	fi
+}
+
+# ---- help and usage -------------------------------------------------------
+expect "rocelab --help" 0 "explain" "$R" --help
+expect "rocelab --version" 0 "rocelab [0-9]" "$R" --version
+expect "rocelab without a command" 2 "usage: rocelab" "$RA"
+expect "unknown command" 2 "unknown command 'frobnicate'" "$RA" frobnicate
+expect "explain --help" 0 "usage: rocelab explain" "$R" explain --help
+expect "gen --help" 0 "usage: rocelab gen" "$R" gen --help
+expect "gen --list" 0 "all-opcodes" "$R" gen --list
+expect "explain without a file" 2 "which capture file" "$RA" explain
+expect "explain unknown option" 2 "unknown option '--frob'" "$RA" explain --frob x.pcap
+expect "explain -c 0" 2 "positive number" "$RA" explain -c 0 x.pcap
+expect "explain -c without value" 2 "needs a value" "$RA" explain x.pcap -c
+expect "gen without -o" 2 "add -o FILE" "$RA" gen demo
+expect "gen unknown scenario" 2 "no scenario 'nope'" "$RA" gen nope -o "$T/x.pcap"
+expect "gen bad --vlan" 2 "VLAN ID from 1 to 4094" "$RA" gen demo --vlan 4095 -o "$T/x.pcap"
+expect "gen bad --seed" 2 "--seed needs a number" "$RA" gen all-opcodes --seed -3 -o "$T/x.pcap"
+expect "gen into a missing directory" 2 "cannot write" "$RA" gen demo -o "$T/no/such/dir.pcap"
+
+# ---- bad files --------------------------------------------------------------
+expect "explain a missing file" 2 "cannot read $T/missing.pcap" "$RA" explain "$T/missing.pcap"
+: >"$T/empty.pcap"
+expect "explain an empty file" 2 "cannot read" "$RA" explain "$T/empty.pcap"
+echo "this is not a capture file at all, just text" >"$T/text.pcap"
+expect "explain a text file" 2 "cannot read" "$RA" explain "$T/text.pcap"
+"$R" gen demo -o "$T/demo.pcap" 2>/dev/null
+size=$(wc -c <"$T/demo.pcap")
+head -c $((size - 100)) "$T/demo.pcap" >"$T/cut.pcap"
+expect "explain a pcap cut mid-record" 2 "damaged after frame 16" "$RA" explain "$T/cut.pcap"
+grep -q "^16 " "$T/out" && ok "frames before the damage are still printed" || bad "frames before the damage are still printed"
+# An 802.11 capture (link type 105): a valid pcap rocelab cannot read.
+printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000\377\377\000\000\151\000\000\000' >"$T/wifi.pcap"
+expect "explain an unsupported link type" 2 "link type .*105.* not supported" "$RA" explain "$T/wifi.pcap"
+
+# ---- the demo capture ---------------------------------------------------------
+expect "explain demo" 0 "17 frames: 17 RoCE, 0 other" "$RA" explain "$T/demo.pcap"
+expect "explain demo: RDMA WRITE First with its RETH" 0 \
+	"RC RDMA WRITE First QP=0x000012 PSN=[0-9]+ va=0x7f3a2c001000 rkey=0x1234 len=1500 payload=1024 ICRC ok" \
+	"$R" explain "$T/demo.pcap"
+expect "explain -v: fields with meanings" 0 "DMA length 1500 \\(bytes of the whole RDMA operation\\)" \
+	"$RA" explain -v "$T/demo.pcap"
+expect "explain -c 3 stops after 3 frames" 0 "^--- 3 frames" "$R" explain -c 3 "$T/demo.pcap"
+expect "explain reads standard input" 0 "17 frames" sh -c "\"$R\" explain - < \"$T/demo.pcap\""
+"$R" gen demo -o "$T/demo2.pcap" 2>/dev/null
+cmp -s "$T/demo.pcap" "$T/demo2.pcap" && ok "gen is byte-identical for the same arguments" ||
+	bad "gen is byte-identical for the same arguments"
+"$R" gen all-opcodes --seed 1 -o "$T/a1.pcap" 2>/dev/null
+"$R" gen all-opcodes --seed 2 -o "$T/a2.pcap" 2>/dev/null
+cmp -s "$T/a1.pcap" "$T/a2.pcap" && bad "a different seed gives different values" ||
+	ok "a different seed gives different values"
+expect "gen --ipv6 --vlan" 0 "fd00::1 > fd00::2 RC SEND Only" sh -c \
+	"\"$R\" gen demo --ipv6 --vlan 7 -o \"$T/v6.pcap\" && \"$R\" explain \"$T/v6.pcap\""
+expect "explain -v shows the VLAN" 0 "802.1Q VLAN 7 priority 3" "$R" explain -v "$T/v6.pcap"
+
+# ---- every malformation gets its own name --------------------------------------
+"$R" gen malformed -o "$T/bad.pcap" 2>/dev/null
+"$RA" explain --json "$T/bad.pcap" >"$T/bad.json" 2>"$T/bad.sum"
+for st in ok truncated-bth udp-length bad-tver bad-pad missing-header icrc-mismatch unknown-opcode; do
+	grep -q "\"status\":\"$st\"" "$T/bad.json" && ok "malformed: status $st reported" ||
+		bad "malformed: status $st reported"
+done
+grep -q "9 frames: 8 RoCE, 1 other (skipped); 5 malformed, 1 ICRC failures, 1 unknown opcodes" "$T/bad.sum" &&
+	ok "malformed: summary counts" || { cp "$T/bad.sum" "$T/err"; bad "malformed: summary counts"; }
+expect "malformed: one line each, with a reason" 0 \
+	"MALFORMED udp-length: the UDP length disagrees with the IP length: UDP says [0-9]+ bytes, IP says [0-9]+" \
+	"$RA" explain "$T/bad.pcap"
+expect "malformed: ICRC failure names the expected value" 0 "ICRC BAD \\(expected 0x[0-9a-f]{8}, got 0x[0-9a-f]{8}\\)" \
+	"$RA" explain "$T/bad.pcap"
+
+# ---- other framings: tcpdump -i any (SLL, SLL2), raw IP, pcapng ------------------
+"$R" explain --json "$T/demo.pcap" 2>/dev/null | sed 's/.*"bth"://' >"$T/eth.bth"
+for k in raw sll sll2; do
+	python3 "$(dirname "$0")/relink.py" "$T/demo.pcap" "$T/$k.pcap" "$k"
+	"$RA" explain --json "$T/$k.pcap" 2>/dev/null | sed 's/.*"bth"://' >"$T/$k.bth"
+	if [ -s "$T/$k.bth" ] && [ "$(wc -l <"$T/$k.bth")" -eq 17 ] && cmp -s "$T/eth.bth" "$T/$k.bth"; then
+		ok "link type $k decodes like Ethernet"
+	else
+		bad "link type $k decodes like Ethernet"
+	fi
+done
+if command -v editcap >/dev/null 2>&1; then
+	editcap -F pcapng "$T/demo.pcap" "$T/demo.pcapng"
+	"$R" explain "$T/demo.pcap" | sed 's/^[0-9]* [0-9.]* //' >"$T/a.txt"
+	"$RA" explain "$T/demo.pcapng" | sed 's/^[0-9]* [0-9.]* //' >"$T/b.txt"
+	cmp -s "$T/a.txt" "$T/b.txt" && ok "pcapng reads like pcap" || bad "pcapng reads like pcap"
+fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
