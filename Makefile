@@ -35,7 +35,7 @@ core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
 .PHONY: all lib bootstrap demo test unit cli-test oracle fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
-all: $(B)/librocelab.a $(B)/rocelab $(B)/rocelab.pc
+all: $(B)/librocelab.a $(B)/rocelab
 
 help:
 	@echo "make demo      install what is missing, build, write and explain a small RoCEv2 capture"
@@ -58,9 +58,6 @@ $(B)/librocelab.a: $(call core_objs,$(B))
 
 $(B)/rocelab: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/librocelab.a
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS)
-
-$(B)/rocelab.pc: core/rocelab.pc.in Makefile | $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CRC_LIBS@|$(CRC_LIBS)|g' $< > $@
 
 # ---- sanitized builds for the unit tests ---------------------------------
 $(B)/asan-isal/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h) | $(B)/asan-isal/core
@@ -102,6 +99,7 @@ test: bootstrap
 	$(MAKE) unit
 	$(MAKE) cli-test
 	$(MAKE) oracle
+	sh tests/install/run.sh
 	@echo "make test: all suites passed"
 
 # libFuzzer needs clang.
@@ -123,7 +121,8 @@ install: all
 	install -m 755 $(B)/rocelab $(DESTDIR)$(PREFIX)/bin/rocelab
 	install -m 644 $(B)/librocelab.a $(DESTDIR)$(PREFIX)/lib/librocelab.a
 	install -m 644 core/include/rocelab/*.h $(DESTDIR)$(PREFIX)/include/rocelab/
-	install -m 644 $(B)/rocelab.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CRC_LIBS@|$(CRC_LIBS)|g' core/rocelab.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocelab $(DESTDIR)$(PREFIX)/lib/librocelab.a \

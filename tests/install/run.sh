@@ -1,0 +1,37 @@
+#!/bin/sh
+# `make install` into a scratch DESTDIR, then build and run a program against the
+# installed headers and library through pkg-config, as a user of the library would.
+set -eu
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+make -s install DESTDIR="$T" PREFIX=/opt/rocelab >/dev/null
+pass=0
+fail=0
+check() { if "$@"; then pass=$((pass + 1)); echo "ok   $desc"; else fail=$((fail + 1)); echo "FAIL $desc"; fi; }
+
+desc="rocelab installed in PREFIX/bin"; check test -x "$T/opt/rocelab/bin/rocelab"
+desc="librocelab.a and headers installed"; check test -f "$T/opt/rocelab/lib/librocelab.a" -a -f "$T/opt/rocelab/include/rocelab/rocelab.h"
+
+cat >"$T/t.c" <<'C'
+#include <rocelab/rocelab.h>
+int main(void)
+{
+	uint8_t frame[128];
+	struct rl_pkt p, d;
+	size_t n;
+
+	rl_pkt_init(&p, (uint8_t)rl_opcode_by_name("RC Acknowledge"));
+	p.aeth.msn = 42;
+	if (rl_encode(&p, frame, sizeof(frame), &n) != RL_OK)
+		return 1;
+	return rl_decode(RL_LINK_ETHERNET, frame, n, &d) != RL_OK || d.aeth.msn != 42;
+}
+C
+flags=$(PKG_CONFIG_SYSROOT_DIR="$T" PKG_CONFIG_LIBDIR="$T/opt/rocelab/lib/pkgconfig" pkg-config --cflags --libs rocelab)
+desc="a program builds with pkg-config --cflags --libs rocelab"
+check ${CC:-cc} -std=c11 -Wall -Wextra -Werror "$T/t.c" $flags -o "$T/t"
+desc="and encodes and decodes a packet"; check "$T/t"
+make -s uninstall DESTDIR="$T" PREFIX=/opt/rocelab >/dev/null
+desc="make uninstall removes it"; check test ! -e "$T/opt/rocelab/bin/rocelab" -a ! -e "$T/opt/rocelab/include/rocelab"
+echo "install: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
