@@ -103,8 +103,8 @@ test: bootstrap
 	@echo "make test: all suites passed"
 
 # libFuzzer needs clang.
-$(B)/fuzz/decode: tests/fuzz/fuzz_decode.c $(CORE_SRC) | $(B)/fuzz
-	clang $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Icore/src tests/fuzz/fuzz_decode.c $(CORE_SRC) -o $@ -lisal
+$(B)/fuzz/decode: tests/fuzz/fuzz_decode.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) | $(B)/fuzz
+	clang $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Icore/src -Itests/fuzz tests/fuzz/fuzz_decode.c $(CORE_SRC) -o $@ -lisal
 
 fuzz: bootstrap all $(B)/fuzz/decode
 	sh tests/fuzz/run.sh $(B)/rocelab $(B)/fuzz/decode $(FUZZ_SECONDS)

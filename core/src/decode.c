@@ -91,9 +91,9 @@ static void rl_decode_bth(struct rl_pkt *pkt, const uint8_t *b)
 }
 
 /*
- * Pad and payload rules (IBA 9.2 PadCnt; 9.7.4): pad bytes are part of the
- * payload area; only the last or only packet of a message may carry pad;
- * opcodes without payload carry neither.
+ * Pad (IBA 9.2 PadCnt): pad bytes are part of what follows the headers, and
+ * only the last or only packet of a message may carry them. The payload
+ * itself must fit the opcode (rl_opcode_payload_ok).
  */
 static enum rl_status rl_check_payload(struct rl_pkt *pkt, size_t area)
 {
@@ -101,18 +101,12 @@ static enum rl_status rl_check_payload(struct rl_pkt *pkt, size_t area)
 	uint8_t pad = pkt->bth.padcnt;
 	size_t off = pkt->payload_off;
 
-	if (!(op->flags & RL_OPF_PAYLOAD)) {
-		if (area)
-			return rl_fail(pkt, RL_E_PAYLOAD_LEN, off, 0, area);
-		if (pad)
-			return rl_fail(pkt, RL_E_PAD, off, pad, 0);
-		return RL_OK;
-	}
 	if (pad > area)
 		return rl_fail(pkt, RL_E_PAD, off, pad, area);
-	if (pad && !(op->flags & RL_OPF_LAST))
+	if (pad && (op->flags & RL_OPF_VALID) &&
+	    (op->flags & (RL_OPF_PAYLOAD | RL_OPF_LAST)) != (RL_OPF_PAYLOAD | RL_OPF_LAST))
 		return rl_fail(pkt, RL_E_PAD, off, 0, pad);
-	if (op->fixed_payload && area - pad != op->fixed_payload)
+	if (!rl_opcode_payload_ok(pkt->bth.opcode, area - pad))
 		return rl_fail(pkt, RL_E_PAYLOAD_LEN, off, op->fixed_payload, area - pad);
 	return RL_OK;
 }
@@ -145,10 +139,7 @@ static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pk
 	pkt->payload = data + pkt->payload_off;
 	avail = pkt->icrc_off - pkt->payload_off;
 
-	if (pkt->op->flags & RL_OPF_VALID)
-		st = rl_check_payload(pkt, avail);
-	else /* unknown opcode: no rules but that pad fits in what follows the BTH */
-		st = pkt->bth.padcnt > avail ? rl_fail(pkt, RL_E_PAD, pkt->payload_off, pkt->bth.padcnt, avail) : RL_OK;
+	st = rl_check_payload(pkt, avail);
 	if (st != RL_OK)
 		return st;
 	pkt->payload_len = avail - pkt->bth.padcnt;
@@ -353,6 +344,24 @@ static enum rl_status rl_decode_sll(const uint8_t *data, size_t len, struct rl_p
 	return rl_decode_ethertype(data, len, pkt, s->protocol);
 }
 
+/*
+ * Ask for the frame's cache lines now: the decoder reads the headers, then
+ * the ICRC at the end, then the CRC streams over everything; fetching early
+ * overlaps the memory latency with the header work.
+ */
+static void rl_prefetch_frame(const uint8_t *data, size_t len)
+{
+#if defined(__GNUC__)
+	for (size_t off = 64; off < len && off < 512; off += 64)
+		__builtin_prefetch(data + off);
+	if (len)
+		__builtin_prefetch(data + len - 1);
+#else
+	(void)data;
+	(void)len;
+#endif
+}
+
 static void rl_decode_reset(enum rl_link link, size_t len, struct rl_pkt *pkt)
 {
 	pkt->link = link;
@@ -385,6 +394,7 @@ enum rl_status rl_decode(enum rl_link link, const uint8_t *data, size_t len, str
 {
 	if (!data || !pkt)
 		return RL_E_ARG;
+	rl_prefetch_frame(data, len);
 	rl_decode_reset(link, len, pkt);
 	switch ((int)link) {
 	case RL_LINK_ETHERNET: return rl_decode_eth(data, len, pkt);

@@ -224,6 +224,8 @@ enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, siz
 				      pkt->link != RL_LINK_LINUX_SLL && pkt->link != RL_LINK_LINUX_SLL2))
 		return RL_E_ARG;
 	op = rl_opcode_info(pkt->bth.opcode);
+	if (!rl_opcode_payload_ok(pkt->bth.opcode, pkt->payload_len))
+		return RL_E_PAYLOAD_LEN;
 	total = rl_encoded_len(pkt);
 	if (total > cap)
 		return RL_E_NOSPACE;

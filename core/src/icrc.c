@@ -11,39 +11,105 @@
  */
 #define RL_ICRC_LRH_SEED 0x2144df1cu
 
-/* Largest masked prefix: IPv4 with options (60) + UDP (8) + BTH (12). */
-#define RL_ICRC_PREFIX_MAX (60 + 8 + RL_BTH_LEN)
+/*
+ * The variant fields, as masks over the first bytes of the packet from the
+ * network header on: a byte is ORed with its mask before the CRC runs, so
+ * 0xff marks a field that counts as all ones.
+ */
+static const uint8_t rl_icrc_mask_ipv4[48] = {
+	[1] = 0xff,                  /* IPv4 TOS: DSCP and ECN */
+	[8] = 0xff,                  /* IPv4 TTL */
+	[10] = 0xff, [11] = 0xff,    /* IPv4 header checksum */
+	[26] = 0xff, [27] = 0xff,    /* UDP checksum */
+	[32] = 0xff,                 /* BTH byte 4: FECN, BECN, Resv6 */
+};
+static const uint8_t rl_icrc_mask_ipv6[64] = {
+	[0] = 0x0f, [1] = 0xff,      /* IPv6 traffic class */
+	[2] = 0xff, [3] = 0xff,      /* IPv6 flow label */
+	[7] = 0xff,                  /* IPv6 hop limit */
+	[46] = 0xff, [47] = 0xff,    /* UDP checksum */
+	[52] = 0xff,                 /* BTH byte 4 */
+};
+static const uint8_t rl_icrc_mask_grh[64] = {
+	[0] = 0x0f, [1] = 0xff,      /* GRH traffic class */
+	[2] = 0xff, [3] = 0xff,      /* GRH flow label */
+	[7] = 0xff,                  /* GRH hop limit */
+	[44] = 0xff,                 /* BTH byte 4 (RoCEv1 has no UDP) */
+};
 
-static void rl_icrc_mask_l3(enum rl_l3 l3, uint8_t *h)
+/*
+ * dst = src | mask for 16 bytes. Done as one 16-byte store where the
+ * compiler allows it: the CRC code then reads back whole 16-byte words, and
+ * a wide read of narrow recent stores stalls the CPU (store forwarding).
+ */
+#if defined(__GNUC__)
+typedef uint8_t rl_v16 __attribute__((vector_size(16)));
+
+static inline void rl_or16(uint8_t *dst, const uint8_t *src, const uint8_t *mask)
 {
-	if (l3 == RL_L3_IPV4) {
-		h[1] = 0xff;                    /* TOS (DSCP and ECN) */
-		h[8] = 0xff;                    /* TTL */
-		h[10] = h[11] = 0xff;           /* header checksum */
-	} else {                                /* IPv6 header or GRH */
-		h[0] |= 0x0f;                   /* traffic class, high nibble */
-		h[1] = h[2] = h[3] = 0xff;      /* traffic class, flow label */
-		h[7] = 0xff;                    /* hop limit */
-	}
+	rl_v16 a, m;
+
+	memcpy(&a, src, 16);
+	memcpy(&m, mask, 16);
+	a |= m;
+	memcpy(dst, &a, 16);
 }
-
-uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t len)
+#else
+static inline void rl_or16(uint8_t *dst, const uint8_t *src, const uint8_t *mask)
 {
-	uint8_t prefix[RL_ICRC_PREFIX_MAX];
+	for (int i = 0; i < 16; i++)
+		dst[i] = src[i] | mask[i];
+}
+#endif
+
+/* Any layout, including IPv4 options and packets shorter than a mask table. */
+static uint32_t rl_icrc_slow(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t len)
+{
+	uint8_t prefix[60 + 8 + RL_BTH_LEN];
 	size_t udp = l3 == RL_L3_GRH ? 0 : 8;
 	size_t n = l3_len + udp + RL_BTH_LEN;
-	uint32_t crc;
+	const uint8_t *mask = l3 == RL_L3_IPV4 ? rl_icrc_mask_ipv4 : l3 == RL_L3_IPV6 ? rl_icrc_mask_ipv6
+										: rl_icrc_mask_grh;
+	size_t base = l3 == RL_L3_IPV4 ? 20 : 40;
 
 	if (n > sizeof(prefix) || n > len)
 		return 0;
 	memcpy(prefix, l3hdr, n);
-	rl_icrc_mask_l3(l3, prefix);
-	if (udp)
-		prefix[l3_len + 6] = prefix[l3_len + 7] = 0xff;  /* UDP checksum */
-	prefix[l3_len + udp + 4] = 0xff;                     /* FECN, BECN, Resv6 */
+	for (size_t i = 0; i < base; i++)
+		prefix[i] |= mask[i];
+	/* UDP and BTH masks sit after the fixed header, shifted by any IPv4 options. */
+	for (size_t i = base; i < base + udp + RL_BTH_LEN; i++)
+		prefix[i - base + l3_len] |= mask[i];
+	return rl_crc32(rl_crc32(RL_ICRC_LRH_SEED, prefix, n), l3hdr + n, len - n);
+}
 
-	crc = rl_crc32(RL_ICRC_LRH_SEED, prefix, n);
-	return rl_crc32(crc, l3hdr + n, len - n);
+uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t len)
+{
+	_Alignas(16) uint8_t buf[64];
+	const uint8_t *mask;
+	size_t mlen;
+
+	switch (l3) {
+	case RL_L3_IPV4:
+		mask = rl_icrc_mask_ipv4;
+		mlen = l3_len == 20 ? sizeof(rl_icrc_mask_ipv4) : 0;
+		break;
+	case RL_L3_IPV6:
+		mask = rl_icrc_mask_ipv6;
+		mlen = sizeof(rl_icrc_mask_ipv6);
+		break;
+	case RL_L3_GRH:
+		mask = rl_icrc_mask_grh;
+		mlen = sizeof(rl_icrc_mask_grh);
+		break;
+	default:
+		return 0;
+	}
+	if (!mlen || len < mlen)
+		return rl_icrc_slow(l3, l3hdr, l3_len, len);
+	for (size_t i = 0; i < mlen; i += 16)
+		rl_or16(buf + i, l3hdr + i, mask + i);
+	return rl_crc32(rl_crc32(RL_ICRC_LRH_SEED, buf, mlen), l3hdr + mlen, len - mlen);
 }
 
 uint32_t rl_icrc_compute(const struct rl_pkt *pkt, const uint8_t *frame)

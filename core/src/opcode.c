@@ -199,6 +199,24 @@ const char *rl_opcode_position(uint8_t opcode)
 	}
 }
 
+/*
+ * Payload rules (IBA 9.2 PadCnt, 9.7.2): none for opcodes without payload,
+ * the mandated size where the opcode has one, a multiple of 4 on First and
+ * Middle packets (they carry a whole path MTU). Reserved opcodes: anything.
+ */
+bool rl_opcode_payload_ok(uint8_t opcode, size_t len)
+{
+	const struct rl_opcode_info *info = rl_opcode_info(opcode);
+
+	if (!(info->flags & RL_OPF_VALID))
+		return true;
+	if (!(info->flags & RL_OPF_PAYLOAD))
+		return len == 0;
+	if (info->fixed_payload)
+		return len == info->fixed_payload;
+	return (info->flags & RL_OPF_LAST) || !(len & 3);
+}
+
 int rl_opcode_by_name(const char *name)
 {
 	for (int op = 0; op < 256; op++) {

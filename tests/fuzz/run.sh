@@ -50,12 +50,12 @@ set +e
 set -e
 rc=$(cat "$out/fuzz.rc")
 
-stat() {
+fz_stat() {
 	sed -n "s/^stat::$1: *//p" "$log" | tail -n 1
 }
-execs=$(stat number_of_executed_units)
-rate=$(stat average_exec_per_sec)
-new=$(stat new_units_added)
+execs=$(fz_stat number_of_executed_units)
+rate=$(fz_stat average_exec_per_sec)
+new=$(fz_stat new_units_added)
 files=$(find "$out/corpus" -type f | wc -l | tr -d ' ')
 
 if [ "$rc" -ne 0 ]; then

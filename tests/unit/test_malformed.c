@@ -156,6 +156,35 @@ static void test_pad(void)
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_PAD);
 }
 
+/* First and Middle packets carry a whole path MTU, a multiple of 4 (IBA 9.7.2). */
+static void test_first_middle_payload_multiple_of_4(void)
+{
+	uint8_t f[512];
+	struct rl_pkt p, d;
+	size_t n = good_frame(0x00, 8, f, &p);   /* SEND First, 8 bytes */
+	static const uint8_t five[5];
+
+	/* Grow the payload to 10 bytes, pad still 0: not allowed on a First packet. */
+	memmove(f + n - 2, f + n - 4, 4);
+	n += 2;
+	rl_put16(f + IP + 2, (uint16_t)(rl_get16(f + IP + 2) + 2));
+	rl_put16(f + UDP + 4, (uint16_t)(rl_get16(f + UDP + 4) + 2));
+	fix_ip_checksum(f);
+	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_PAYLOAD_LEN);
+
+	/* And the encoder refuses to write one. */
+	rl_pkt_init(&p, 0x01);
+	p.payload = five;
+	p.payload_len = sizeof(five);
+	CU_ASSERT_EQUAL(rl_encode(&p, f, sizeof(f), &n), RL_E_PAYLOAD_LEN);
+	p.payload_len = 4;
+	CU_ASSERT_EQUAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
+	CU_ASSERT_FALSE(rl_opcode_payload_ok(0x11, 4));    /* ACK: no payload */
+	CU_ASSERT_FALSE(rl_opcode_payload_ok(0x1d, 4));    /* ATOMIC WRITE: exactly 8 */
+	CU_ASSERT_TRUE(rl_opcode_payload_ok(0x1d, 8));
+	CU_ASSERT_TRUE(rl_opcode_payload_ok(0x02, 5));     /* SEND Last: any */
+}
+
 static void test_payload_where_none_allowed(void)
 {
 	uint8_t f[512];
@@ -256,6 +285,7 @@ int tl_suite_malformed(void)
 	       !CU_add_test(s, "header required by opcode missing", test_missing_header) ||
 	       !CU_add_test(s, "pad count inconsistent", test_pad) ||
 	       !CU_add_test(s, "payload where the opcode has none", test_payload_where_none_allowed) ||
+	       !CU_add_test(s, "First/Middle payload is a multiple of 4", test_first_middle_payload_multiple_of_4) ||
 	       !CU_add_test(s, "ICRC mismatch reported, fields decoded", test_icrc_mismatch_is_reported_not_fatal) ||
 	       !CU_add_test(s, "unknown opcode decodes as unknown", test_unknown_opcode) ||
 	       !CU_add_test(s, "RoCEv1 GRH next header", test_grh_next_header) ||

@@ -7,6 +7,7 @@
 #ifndef ROCELAB_OPCODE_H
 #define ROCELAB_OPCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,6 +107,9 @@ const char *rl_opcode_position(uint8_t opcode);
 
 /* Offset of header @h from the end of the BTH, or -1 if the opcode has none. */
 int rl_opcode_hdr_offset(uint8_t opcode, enum rl_hdr h);
+
+/* May a packet with this opcode carry @len bytes of payload (pad excluded)? */
+bool rl_opcode_payload_ok(uint8_t opcode, size_t len);
 
 /* Look an opcode up by its spec name (case-insensitive); -1 if none. */
 int rl_opcode_by_name(const char *name);
