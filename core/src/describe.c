@@ -1,104 +1,138 @@
 /* SPDX-License-Identifier: MIT */
 /* Plain-language text for packets and header fields. */
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "rocelab/describe.h"
 
-int rl_describe_syndrome(uint8_t s, char *buf, size_t n)
+void rl_sb_describe_syndrome(struct rl_sb *sb, uint8_t s)
 {
 	uint8_t v = rl_syndrome_value(s);
 	uint32_t us;
 
 	switch (rl_syndrome_type(s)) {
 	case RL_AETH_ACK:
+		rl_sb_puts(sb, "ACK credits=");
 		if (v == RL_AETH_CREDITS_INVALID)
-			return snprintf(buf, n, "ACK credits=none");
-		return snprintf(buf, n, "ACK credits=%d", rl_credit_count(v));
+			rl_sb_puts(sb, "none");
+		else
+			rl_sb_u64(sb, (uint64_t)rl_credit_count(v));
+		break;
 	case RL_AETH_RNR_NAK:
 		us = rl_rnr_timer_us(v);
-		return snprintf(buf, n, "RNR NAK timer=%u (%u.%02u ms)", v, us / 1000, us % 1000 / 10);
+		rl_sb_puts(sb, "RNR NAK timer=");
+		rl_sb_u64(sb, v);
+		rl_sb_puts(sb, " (");
+		rl_sb_u64(sb, us / 1000);
+		rl_sb_putc(sb, '.');
+		rl_sb_u64w(sb, us % 1000 / 10, 2);
+		rl_sb_puts(sb, " ms)");
+		break;
 	case RL_AETH_NAK:
-		return snprintf(buf, n, "NAK %s", rl_nak_code_name(v));
+		rl_sb_puts(sb, "NAK ");
+		rl_sb_puts(sb, rl_nak_code_name(v));
+		break;
 	default:
-		return snprintf(buf, n, "reserved syndrome 0x%02x", s);
+		rl_sb_puts(sb, "reserved syndrome ");
+		rl_sb_hex(sb, s, 2);
+		break;
 	}
 }
 
-/* Append to buf at *len, never past n. */
-__attribute__((format(printf, 4, 5)))
-static void rl_append(char *buf, size_t n, size_t *len, const char *fmt, ...)
+int rl_describe_syndrome(uint8_t s, char *buf, size_t n)
 {
-	va_list ap;
-	int r;
+	struct rl_sb sb;
 
-	if (*len + 1 >= n)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(buf + *len, n - *len, fmt, ap);
-	va_end(ap);
-	if (r > 0)
-		*len += (size_t)r < n - *len ? (size_t)r : n - *len - 1;
+	rl_sb_init(&sb, buf, n);
+	rl_sb_describe_syndrome(&sb, s);
+	return (int)sb.len;
 }
 
-static void rl_describe_ext(const struct rl_pkt *p, char *buf, size_t n, size_t *len)
+/* " name=0x..." */
+static void rl_sb_field_hex(struct rl_sb *sb, const char *name, uint64_t v, unsigned width)
+{
+	rl_sb_putc(sb, ' ');
+	rl_sb_puts(sb, name);
+	rl_sb_putc(sb, '=');
+	rl_sb_hex(sb, v, width);
+}
+
+static void rl_sb_field_u64(struct rl_sb *sb, const char *name, uint64_t v)
+{
+	rl_sb_putc(sb, ' ');
+	rl_sb_puts(sb, name);
+	rl_sb_putc(sb, '=');
+	rl_sb_u64(sb, v);
+}
+
+static void rl_describe_ext(struct rl_sb *sb, const struct rl_pkt *p)
 {
 	uint32_t m = p->hdrs;
-	char syn[64];
 
 	if (m & RL_HDR_RDETH)
-		rl_append(buf, n, len, " EEC=0x%06x", p->rdeth_eecnxt);
-	if (m & RL_HDR_DETH)
-		rl_append(buf, n, len, " Q_Key=0x%08x SrcQP=0x%06x", p->deth.qkey, p->deth.src_qp);
+		rl_sb_field_hex(sb, "EEC", p->rdeth_eecnxt, 6);
+	if (m & RL_HDR_DETH) {
+		rl_sb_field_hex(sb, "Q_Key", p->deth.qkey, 8);
+		rl_sb_field_hex(sb, "SrcQP", p->deth.src_qp, 6);
+	}
 	if (m & RL_HDR_XRCETH)
-		rl_append(buf, n, len, " XRCSRQ=0x%06x", p->xrc_srq);
-	if (m & RL_HDR_FETH)
-		rl_append(buf, n, len, " sel=%u plt=%u", p->feth.sel, p->feth.plt);
-	if (m & RL_HDR_RETH)
-		rl_append(buf, n, len, " va=0x%" PRIx64 " rkey=0x%x len=%u", p->reth.va,
-			  p->reth.rkey, p->reth.dma_len);
-	if (m & RL_HDR_ATOMICETH)
-		rl_append(buf, n, len, " va=0x%" PRIx64 " rkey=0x%x swap/add=0x%" PRIx64
-			  " compare=0x%" PRIx64, p->atomiceth.va, p->atomiceth.rkey,
-			  p->atomiceth.swap_add, p->atomiceth.compare);
+		rl_sb_field_hex(sb, "XRCSRQ", p->xrc_srq, 6);
+	if (m & RL_HDR_FETH) {
+		rl_sb_field_u64(sb, "sel", p->feth.sel);
+		rl_sb_field_u64(sb, "plt", p->feth.plt);
+	}
+	if (m & RL_HDR_RETH) {
+		rl_sb_field_hex(sb, "va", p->reth.va, 1);
+		rl_sb_field_hex(sb, "rkey", p->reth.rkey, 1);
+		rl_sb_field_u64(sb, "len", p->reth.dma_len);
+	}
+	if (m & RL_HDR_ATOMICETH) {
+		rl_sb_field_hex(sb, "va", p->atomiceth.va, 1);
+		rl_sb_field_hex(sb, "rkey", p->atomiceth.rkey, 1);
+		rl_sb_field_hex(sb, "swap/add", p->atomiceth.swap_add, 1);
+		rl_sb_field_hex(sb, "compare", p->atomiceth.compare, 1);
+	}
 	if (m & RL_HDR_AETH) {
-		rl_describe_syndrome(p->aeth.syndrome, syn, sizeof(syn));
-		rl_append(buf, n, len, " %s MSN=%u", syn, p->aeth.msn);
+		rl_sb_putc(sb, ' ');
+		rl_sb_describe_syndrome(sb, p->aeth.syndrome);
+		rl_sb_field_u64(sb, "MSN", p->aeth.msn);
 	}
 	if (m & RL_HDR_ATOMICACKETH)
-		rl_append(buf, n, len, " orig=0x%" PRIx64, p->atomicack_orig);
+		rl_sb_field_hex(sb, "orig", p->atomicack_orig, 1);
 	if (m & RL_HDR_IMMDT)
-		rl_append(buf, n, len, " imm=0x%08x", p->immdt);
+		rl_sb_field_hex(sb, "imm", p->immdt, 8);
 	if (m & RL_HDR_IETH)
-		rl_append(buf, n, len, " inv_rkey=0x%x", p->ieth_rkey);
+		rl_sb_field_hex(sb, "inv_rkey", p->ieth_rkey, 1);
+}
+
+void rl_sb_describe_pkt(struct rl_sb *sb, const struct rl_pkt *p)
+{
+	if (p->op && (p->op->flags & RL_OPF_VALID)) {
+		rl_sb_puts(sb, p->op->name);
+	} else {
+		rl_sb_puts(sb, "Unknown opcode ");
+		rl_sb_hex(sb, p->bth.opcode, 2);
+	}
+	rl_sb_field_hex(sb, "QP", p->bth.dqpn, 6);
+	rl_sb_field_u64(sb, "PSN", p->bth.psn);
+	if (p->bth.ackreq)
+		rl_sb_puts(sb, " AckReq");
+	if (p->bth.se)
+		rl_sb_puts(sb, " SE");
+	if (p->bth.fecn)
+		rl_sb_puts(sb, " FECN");
+	if (p->bth.becn)
+		rl_sb_puts(sb, " BECN");
+	rl_describe_ext(sb, p);
+	if (p->op && (p->op->flags & RL_OPF_PAYLOAD))
+		rl_sb_field_u64(sb, "payload", p->payload_len);
 }
 
 int rl_describe_pkt(const struct rl_pkt *p, char *buf, size_t n)
 {
-	size_t len = 0;
+	struct rl_sb sb;
 
-	if (!n)
-		return 0;
-	buf[0] = 0;
-	if (p->op && (p->op->flags & RL_OPF_VALID))
-		rl_append(buf, n, &len, "%s", p->op->name);
-	else
-		rl_append(buf, n, &len, "Unknown opcode 0x%02x", p->bth.opcode);
-	rl_append(buf, n, &len, " QP=0x%06x PSN=%u", p->bth.dqpn, p->bth.psn);
-	if (p->bth.ackreq)
-		rl_append(buf, n, &len, " AckReq");
-	if (p->bth.se)
-		rl_append(buf, n, &len, " SE");
-	if (p->bth.fecn)
-		rl_append(buf, n, &len, " FECN");
-	if (p->bth.becn)
-		rl_append(buf, n, &len, " BECN");
-	rl_describe_ext(p, buf, n, &len);
-	if (p->op && (p->op->flags & RL_OPF_PAYLOAD))
-		rl_append(buf, n, &len, " payload=%zu", p->payload_len);
-	return (int)len;
+	rl_sb_init(&sb, buf, n);
+	rl_sb_describe_pkt(&sb, p);
+	return (int)sb.len;
 }
 
 const char *rl_describe_opcode(uint8_t opcode)
@@ -129,48 +163,72 @@ const char *rl_describe_opcode(uint8_t opcode)
 	return "";
 }
 
+/* RFC 5952 text form of an IPv6 address: the longest run of zero groups becomes "::". */
+static void rl_sb_ipv6(struct rl_sb *sb, const uint8_t *a)
+{
+	int best = -1, best_len = 0, i, j;
+
+	for (i = 0; i < 8; i = j + 1) {
+		for (j = i; j < 8 && !a[2 * j] && !a[2 * j + 1]; j++)
+			;
+		if (j - i > best_len && j - i > 1) {
+			best = i;
+			best_len = j - i;
+		}
+	}
+	/*
+	 * IPv4-mapped (::ffff:a.b.c.d, as RoCE GIDs of IPv4 addresses look)
+	 * and IPv4-compatible (::a.b.c.d) addresses end in dotted form, as
+	 * inet_ntop() writes them for tcpdump and Wireshark.
+	 */
+	if (best == 0 && (best_len == 6 || (best_len == 5 && a[10] == 0xff && a[11] == 0xff))) {
+		rl_sb_puts(sb, best_len == 6 ? "::" : "::ffff:");
+		rl_sb_ipv4(sb, a + 12);
+		return;
+	}
+	for (i = 0; i < 8; i++) {
+		static const char digits[] = "0123456789abcdef";
+		unsigned g = (unsigned)(a[2 * i] << 8 | a[2 * i + 1]);
+		int shift = 12;
+
+		if (i == best) {
+			rl_sb_puts(sb, "::");
+			i += best_len - 1;
+			continue;
+		}
+		if (i && i != best + best_len)
+			rl_sb_putc(sb, ':');
+		while (shift > 0 && !(g >> shift))
+			shift -= 4;
+		for (; shift >= 0; shift -= 4)
+			rl_sb_putc(sb, digits[(g >> shift) & 15]);
+	}
+}
+
+void rl_sb_ipv4(struct rl_sb *sb, const uint8_t *a)
+{
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			rl_sb_putc(sb, '.');
+		rl_sb_u64(sb, a[i]);
+	}
+}
+
+void rl_sb_addr(struct rl_sb *sb, const struct rl_pkt *p, bool src)
+{
+	if (p->l3 == RL_L3_IPV4)
+		rl_sb_ipv4(sb, src ? p->ip4.src : p->ip4.dst);
+	else if (p->l3 == RL_L3_NONE)
+		rl_sb_putc(sb, '?');
+	else
+		rl_sb_ipv6(sb, src ? p->ip6.src : p->ip6.dst);
+}
+
 const char *rl_addr_str(const struct rl_pkt *p, bool src, char *buf, size_t n)
 {
-	const uint8_t *a;
+	struct rl_sb sb;
 
-	if (p->l3 == RL_L3_IPV4) {
-		a = src ? p->ip4.src : p->ip4.dst;
-		snprintf(buf, n, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
-		return buf;
-	}
-	if (p->l3 == RL_L3_NONE) {
-		snprintf(buf, n, "?");
-		return buf;
-	}
-	a = src ? p->ip6.src : p->ip6.dst;
-	/* RFC 5952 text form: the longest run of zero groups becomes "::". */
-	{
-		int best = -1, best_len = 0, i, j;
-		size_t len = 0;
-
-		for (i = 0; i < 8; i = j + 1) {
-			for (j = i; j < 8 && !a[2 * j] && !a[2 * j + 1]; j++)
-				;
-			if (j - i > best_len && j - i > 1) {
-				best = i;
-				best_len = j - i;
-			}
-		}
-		/* IPv4-mapped (::ffff:a.b.c.d), as RoCE GIDs for IPv4 addresses look. */
-		if (best == 0 && best_len == 5 && a[10] == 0xff && a[11] == 0xff) {
-			snprintf(buf, n, "::ffff:%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
-			return buf;
-		}
-		buf[0] = 0;
-		for (i = 0; i < 8; i++) {
-			if (i == best) {
-				rl_append(buf, n, &len, "::");
-				i += best_len - 1;
-				continue;
-			}
-			rl_append(buf, n, &len, "%s%x", (i && i != best + best_len) ? ":" : "",
-				  (unsigned)(a[2 * i] << 8 | a[2 * i + 1]));
-		}
-	}
+	rl_sb_init(&sb, buf, n);
+	rl_sb_addr(&sb, p, src);
 	return buf;
 }

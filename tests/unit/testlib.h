@@ -36,5 +36,6 @@ int tl_suite_opcode(void);
 int tl_suite_codec(void);
 int tl_suite_icrc(void);
 int tl_suite_malformed(void);
+int tl_suite_describe(void);
 
 #endif

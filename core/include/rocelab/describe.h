@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "rocelab/packet.h"
+#include "rocelab/strbuf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,12 @@ const char *rl_describe_opcode(uint8_t opcode);
 
 /* Format an IPv4/IPv6 address (or GID) into @buf (at least 46 bytes). */
 const char *rl_addr_str(const struct rl_pkt *pkt, bool src, char *buf, size_t n);
+
+/* The same, appending to a string builder. */
+void rl_sb_describe_syndrome(struct rl_sb *sb, uint8_t syndrome);
+void rl_sb_describe_pkt(struct rl_sb *sb, const struct rl_pkt *pkt);
+void rl_sb_addr(struct rl_sb *sb, const struct rl_pkt *pkt, bool src);
+void rl_sb_ipv4(struct rl_sb *sb, const uint8_t *addr);
 
 #ifdef __cplusplus
 }

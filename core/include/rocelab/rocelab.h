@@ -9,6 +9,7 @@
 #include "rocelab/opcode.h"
 #include "rocelab/packet.h"
 #include "rocelab/status.h"
+#include "rocelab/strbuf.h"
 
 #define ROCELAB_VERSION "0.1.0"
 
