@@ -88,7 +88,7 @@ bn_tshark_time() {
 		echo "$est"
 		return 0
 	fi
-	bn_time bn_tshark "$PCAP"
+	bn_best3 bn_tshark "$PCAP"
 }
 
 bn_part1() {
@@ -112,7 +112,7 @@ bn_part2() {
 	echo "  rocelab explain FILE > /dev/null: ${te}s (best of 3)"
 	if command -v tshark > /dev/null 2>&1; then
 		if ts=$(bn_tshark_time); then
-			echo "  tshark -r FILE > /dev/null:       ${ts}s"
+			echo "  tshark -r FILE > /dev/null:       ${ts}s (best of 3)"
 			echo "  rocelab explain is $(bn_ratio "$ts" "$te") times faster than tshark -r (target >= 20x)"
 		else
 			echo "  tshark -r: failed, see above"
