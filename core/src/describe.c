@@ -207,11 +207,20 @@ static void rl_sb_ipv6(struct rl_sb *sb, const uint8_t *a)
 
 void rl_sb_ipv4(struct rl_sb *sb, const uint8_t *a)
 {
+	char tmp[16], *p = tmp;
+
 	for (int i = 0; i < 4; i++) {
+		unsigned v = a[i];
+
 		if (i)
-			rl_sb_putc(sb, '.');
-		rl_sb_u64(sb, a[i]);
+			*p++ = '.';
+		if (v >= 100)
+			*p++ = (char)('0' + v / 100);
+		if (v >= 10)
+			*p++ = (char)('0' + v / 10 % 10);
+		*p++ = (char)('0' + v % 10);
 	}
+	rl_sb_putn(sb, tmp, (size_t)(p - tmp));
 }
 
 void rl_sb_addr(struct rl_sb *sb, const struct rl_pkt *p, bool src)

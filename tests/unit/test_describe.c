@@ -81,6 +81,22 @@ static void test_ipv6_matches_inet_ntop(void)
 	}
 }
 
+static void test_ipv4_matches_inet_ntop(void)
+{
+	struct tl_rng r = { 11 };
+	struct rl_pkt p;
+	char got[32], want[32];
+
+	memset(&p, 0, sizeof(p));
+	p.l3 = RL_L3_IPV4;
+	for (int i = 0; i < 5000; i++) {
+		for (int k = 0; k < 4; k++)
+			p.ip4.dst[k] = (uint8_t)(tl_rand_below(&r, 4) ? tl_rand(&r) : tl_rand_below(&r, 10));
+		inet_ntop(AF_INET, p.ip4.dst, want, sizeof(want));
+		CU_ASSERT_STRING_EQUAL(rl_addr_str(&p, false, got, sizeof(got)), want);
+	}
+}
+
 static void test_describe_packets(void)
 {
 	struct rl_pkt p;
@@ -116,5 +132,6 @@ int tl_suite_describe(void)
 	return !s || !CU_add_test(s, "numbers format as snprintf does", test_numbers_match_snprintf) ||
 	       !CU_add_test(s, "string builder truncates safely", test_truncates_safely) ||
 	       !CU_add_test(s, "IPv6 text form matches inet_ntop", test_ipv6_matches_inet_ntop) ||
+	       !CU_add_test(s, "IPv4 text form matches inet_ntop", test_ipv4_matches_inet_ntop) ||
 	       !CU_add_test(s, "packet and AETH descriptions", test_describe_packets);
 }
