@@ -100,6 +100,7 @@ test: bootstrap
 	$(MAKE) cli-test
 	$(MAKE) oracle
 	sh tests/install/run.sh
+	sh tests/bootstrap/run.sh
 	@echo "make test: all suites passed"
 
 # libFuzzer needs clang.

@@ -9,6 +9,8 @@
 #include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rocelab/rocelab.h"
@@ -27,6 +29,9 @@ struct ex_state {
 	bool have_t0;
 	int64_t t0_ns;
 	struct json json;
+	/* Progress on a terminal while a big capture is read to a pipe or file. */
+	FILE *in;
+	off_t in_size;
 	/* Line mode builds its text here and writes it in large blocks. */
 	size_t out_len;
 	char out[1 << 16];
@@ -486,6 +491,38 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 
 /* ---- driver --------------------------------------------------------------- */
 
+/* Show progress only if stderr is a terminal that the output does not go to. */
+#define EX_PROGRESS_MIN_BYTES (32 << 20)
+#define EX_PROGRESS_EVERY 65536
+
+static void ex_progress_init(struct ex_state *s, pcap_t *pc)
+{
+	struct stat st;
+
+	s->in = pcap_file(pc);
+	s->in_size = 0;
+	if (!s->in || !isatty(STDERR_FILENO) || isatty(STDOUT_FILENO))
+		return;
+	if (fstat(fileno(s->in), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= EX_PROGRESS_MIN_BYTES)
+		s->in_size = st.st_size;
+}
+
+static void ex_progress(const struct ex_state *s, bool done)
+{
+	off_t pos;
+
+	if (!s->in_size)
+		return;
+	if (done) {
+		fprintf(stderr, "\r%60s\r", "");
+		return;
+	}
+	pos = ftello(s->in);
+	fprintf(stderr, "\rrocelab explain: %3d%%  %" PRIu64 " frames",
+		(int)(pos > 0 ? pos * 100 / s->in_size : 0), s->frames);
+}
+
+
 static void ex_count(struct ex_state *s, const struct rl_pkt *p, enum rl_status st)
 {
 	s->roce++;
@@ -635,8 +672,13 @@ int cli_explain(int argc, char **argv)
 	json_begin(&s.json, stdout);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 
-	while ((!s.max_packets || s.frames < s.max_packets) && (r = pcap_next_ex(pc, &h, &data)) == 1)
+	ex_progress_init(&s, pc);
+	while ((!s.max_packets || s.frames < s.max_packets) && (r = pcap_next_ex(pc, &h, &data)) == 1) {
 		ex_packet(&s, h, data);
+		if (s.frames % EX_PROGRESS_EVERY == 0)
+			ex_progress(&s, false);
+	}
+	ex_progress(&s, true);
 	ex_flush(&s);
 	if (r == PCAP_ERROR) {
 		fflush(stdout);

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Install what rocelab needs to build and test, with apt-get (Debian 12 /
 # Ubuntu 22.04+). Idempotent: silent when everything is present.
-# Set ROCELAB_NO_BOOTSTRAP=1 to skip (e.g. on other distributions).
+# Set ROCELAB_NO_BOOTSTRAP=1 to skip (e.g. on other distributions);
+# ROCELAB_BOOTSTRAP_EXTRA adds package names (the tests use it).
 set -eu
 
 PKGS="build-essential pkg-config libpcap-dev libisal-dev zlib1g-dev libcunit1-dev \
 libglib2.0-dev wireshark-dev libwireshark-dev tshark tcpdump iproute2 python3-scapy \
-clang libclang-rt-dev util-linux"
+clang libclang-rt-dev util-linux ${ROCELAB_BOOTSTRAP_EXTRA:-}"
 
 [ "${ROCELAB_NO_BOOTSTRAP:-0}" = 1 ] && exit 0
 
