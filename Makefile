@@ -53,6 +53,12 @@ lib: $(B)/librocelab.a
 $(B)/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h) | $(B)/core
 	$(CC) $(CPPFLAGS) $(CRC_DEF) $(ALL_CFLAGS) -Icore/src -c $< -o $@
 
+# Switching CRC= rebuilds the one object that depends on it.
+$(B)/crc-$(CRC).stamp: | $(B)/core
+	rm -f $(B)/crc-*.stamp
+	touch $@
+$(B)/core/crc32.o: $(B)/crc-$(CRC).stamp
+
 $(B)/librocelab.a: $(call core_objs,$(B))
 	$(AR) rcs $@ $^
 
