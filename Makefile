@@ -50,7 +50,7 @@ bootstrap:
 lib: $(B)/librocelab.a
 
 # ---- normal build ---------------------------------------------------------
-$(B)/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h) | $(B)/core
+$(B)/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h core/src/*.h) | $(B)/core
 	$(CC) $(CPPFLAGS) $(CRC_DEF) $(ALL_CFLAGS) -Icore/src -c $< -o $@
 
 # Switching CRC= rebuilds the one object that depends on it.
@@ -66,9 +66,9 @@ $(B)/rocelab: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/librocelab.a
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS)
 
 # ---- sanitized builds for the unit tests ---------------------------------
-$(B)/asan-isal/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h) | $(B)/asan-isal/core
+$(B)/asan-isal/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h core/src/*.h) | $(B)/asan-isal/core
 	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g $(SAN) -c $< -o $@
-$(B)/asan-zlib/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h) | $(B)/asan-zlib/core
+$(B)/asan-zlib/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h core/src/*.h) | $(B)/asan-zlib/core
 	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
 
 $(B)/unit-asan-isal: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(call core_objs,$(B)/asan-isal)

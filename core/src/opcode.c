@@ -80,7 +80,7 @@
 	OP(base + 0x10, tr " RDMA READ response Only", READRS | O, rex | AE),  \
 	OP(base + 0x11, tr " Acknowledge", ACK, rex | AE),                     \
 	OP(base + 0x12, tr " ATOMIC Acknowledge", ACK | RL_OPF_ATOMIC, rex | AE | AA), \
-	OP(base + 0x13, tr " CmpSwap", ATOMIC, ex | AT),                       \
+	OP(base + 0x13, tr " CmpSwap", ATOMIC | RL_OPF_CMPSWAP, ex | AT),      \
 	OP(base + 0x14, tr " FetchAdd", ATOMIC, ex | AT)
 
 #define INV_ROWS(base, tr, ex)                                                 \
@@ -215,6 +215,18 @@ bool rl_opcode_payload_ok(uint8_t opcode, size_t len)
 	if (info->fixed_payload)
 		return len == info->fixed_payload;
 	return (info->flags & RL_OPF_LAST) || !(len & 3);
+}
+
+int rl_opcode_find(enum rl_transport tr, uint32_t flags)
+{
+	unsigned base = (unsigned)tr << 5;
+
+	if (tr > RL_TR_XRC)
+		return -1;
+	for (unsigned op = base; op < base + 32; op++)
+		if ((rl_opcodes[op].flags & RL_OPF_VALID) && (rl_opcodes[op].flags & ~RL_OPF_VALID) == flags)
+			return (int)op;
+	return -1;
 }
 
 int rl_opcode_by_name(const char *name)

@@ -37,5 +37,8 @@ int tl_suite_codec(void);
 int tl_suite_icrc(void);
 int tl_suite_malformed(void);
 int tl_suite_describe(void);
+int tl_suite_simwire(void);
+int tl_suite_rc(void);
+int tl_suite_rc_faults(void);
 
 #endif

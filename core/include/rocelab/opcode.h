@@ -83,6 +83,7 @@ enum rl_opflag {
 	RL_OPF_CNP = 1u << 14,
 	RL_OPF_FLUSH = 1u << 15,
 	RL_OPF_RESYNC = 1u << 16,
+	RL_OPF_CMPSWAP = 1u << 17, /* Compare&Swap, to tell it from Fetch&Add */
 };
 
 struct rl_opcode_info {
@@ -110,6 +111,14 @@ int rl_opcode_hdr_offset(uint8_t opcode, enum rl_hdr h);
 
 /* May a packet with this opcode carry @len bytes of payload (pad excluded)? */
 bool rl_opcode_payload_ok(uint8_t opcode, size_t len);
+
+/*
+ * The opcode of transport @tr whose flags are exactly @flags (without
+ * RL_OPF_VALID): how a requester or responder picks what to send, e.g.
+ * rl_opcode_find(RL_TR_RC, RL_OPF_REQ | RL_OPF_SEND | RL_OPF_PAYLOAD | RL_OPF_FIRST)
+ * is RC SEND First. Returns -1 if there is none.
+ */
+int rl_opcode_find(enum rl_transport tr, uint32_t flags);
 
 /* Look an opcode up by its spec name (case-insensitive); -1 if none. */
 int rl_opcode_by_name(const char *name);

@@ -10,6 +10,8 @@
 #include "rocelab/packet.h"
 #include "rocelab/status.h"
 #include "rocelab/strbuf.h"
+#include "rocelab/simwire.h"
+#include "rocelab/verbs.h"
 
 #define ROCELAB_VERSION "0.1.0"
 

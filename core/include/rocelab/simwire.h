@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A simulated Ethernet link between two ports, in simulated time, for
+ * running two simulated RoCE hosts against each other (tests, pcapgen).
+ *
+ * Sans-IO, like the rest of core: no sockets, threads, clocks or globals.
+ * The caller passes the time (nanoseconds) and asks when the next frame
+ * arrives. A driver loop looks like:
+ *
+ *	while ((t = rl_simwire_next_time(w)) != UINT64_MAX) {
+ *		while (rl_simwire_deliver(w, t, &d))
+ *			host_receive(host[d.to_port], d.frame, d.len, t);  (may send at t)
+ *	}
+ *
+ * Each direction (port 0 -> 1, port 1 -> 0) has a transmit queue, a
+ * serializer (rate_bps) and a propagation delay (latency_ns):
+ *
+ *	start   = max(now, the direction's busy_until)
+ *	busy    = start + ceil(len * 8e9 / rate_bps)
+ *	arrival = busy + latency_ns
+ *
+ * Faults (drop, duplicate, reorder, corrupt, ECN mark) are decided when a
+ * frame is sent, by a PRNG seeded from the config: the same seed and the
+ * same sends give the same frames at the same times, byte for byte.
+ */
+#ifndef ROCELAB_SIMWIRE_H
+#define ROCELAB_SIMWIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Longest frame the wire carries: jumbo frames, with room to spare. */
+#define RL_SIMWIRE_MAX_FRAME 10000
+
+#define RL_SIMWIRE_DEFAULT_LATENCY_NS 1000
+#define RL_SIMWIRE_DEFAULT_QUEUE_FRAMES 1024
+
+/* Return statuses of rl_simwire_send(). */
+enum rl_simwire_err {
+	RL_SIMWIRE_OK = 0,
+	RL_SIMWIRE_E_ARG = -1,    /* no wire */
+	RL_SIMWIRE_E_PORT = -2,   /* the port is not 0 or 1 */
+	RL_SIMWIRE_E_FRAME = -3,  /* frame NULL, empty or longer than RL_SIMWIRE_MAX_FRAME */
+	RL_SIMWIRE_E_TIME = -4,   /* now is earlier than the previous send's now */
+	RL_SIMWIRE_E_NOMEM = -5,  /* out of memory: the frame was not sent (nor numbered) */
+};
+/* One sentence for a status, e.g. for a CLI or a test log. */
+const char *rl_simwire_strerror(int status);
+
+/*
+ * What became of a frame. One fate per frame: when several fault draws
+ * fire for the same frame, the first in this list wins (so the rate of a
+ * later fault is slightly below its nominal value when several are set).
+ * A fault that does not apply is skipped: corruption only hits RoCE frames,
+ * ECN marking only frames whose IP header says ECT(0) or ECT(1).
+ */
+enum rl_simwire_fate {
+	RL_SIMWIRE_DELIVERED = 0,        /* arrives once, unchanged */
+	RL_SIMWIRE_QUEUE_FULL,           /* tail-dropped by the sender's full transmit queue */
+	RL_SIMWIRE_DROPPED_BY_NUMBER,    /* its number is in drop_frames: lost on the wire */
+	RL_SIMWIRE_DROPPED,              /* lost on the wire at random (drop_rate) */
+	RL_SIMWIRE_DUPLICATED,           /* arrives twice, the copy right behind the original */
+	RL_SIMWIRE_REORDERED,            /* delayed by reorder_delay_ns: later frames overtake it */
+	RL_SIMWIRE_CORRUPTED,            /* arrives with one bit flipped that only the ICRC catches */
+	RL_SIMWIRE_ECN_MARKED,           /* arrives with IP ECN = CE (11) */
+	RL_SIMWIRE_FATE_COUNT
+};
+/* Short stable tag: "delivered", "queue-full", "dropped-by-number", ... */
+const char *rl_simwire_fate_name(enum rl_simwire_fate fate);
+
+/* A frame as it enters the wire, for the optional record callback. */
+struct rl_simwire_record {
+	uint64_t number;             /* 1-based, in send order, both directions together */
+	int from_port;
+	uint64_t time_ns;            /* when the port handed it over: the send's now */
+	const uint8_t *frame;        /* as it travels: after corruption or ECN marking */
+	size_t len;
+	enum rl_simwire_fate fate;
+};
+
+/* Every field's zero value is a sensible default: {0} is a perfect wire. */
+struct rl_simwire_config {
+	uint64_t latency_ns;         /* one-way propagation delay; 0: 1000 ns */
+	uint64_t rate_bps;           /* serialization rate; 0: infinitely fast */
+	size_t queue_frames;         /* frames waiting to be serialized, per direction; 0: 1024 */
+	uint64_t seed;               /* every random fault comes from a PRNG seeded here */
+	/* Per-frame probabilities, 0..1. */
+	double drop_rate, dup_rate, reorder_rate, corrupt_rate, ecn_rate;
+	/* Exact frame numbers to drop (1-based, as in struct rl_simwire_record); copied. */
+	const uint64_t *drop_frames;
+	size_t n_drop_frames;
+	uint64_t reorder_delay_ns;   /* extra delay of a reordered frame; 0: 3 x latency */
+	/* Optional: called from rl_simwire_send() for every frame, whatever its fate. */
+	void (*record)(void *ctx, const struct rl_simwire_record *r);
+	void *ctx;
+};
+
+/* A frame handed to a port by rl_simwire_deliver(). */
+struct rl_simwire_delivery {
+	int to_port;
+	uint64_t time_ns;            /* its arrival time (<= the now asked about) */
+	const uint8_t *frame;        /* valid until the next rl_simwire_deliver() or _free() */
+	size_t len;
+	uint64_t number;             /* the frame's number, as in the record */
+};
+
+/* Counters of one direction: frames sent by a port and what became of them. */
+struct rl_simwire_stats {
+	uint64_t sent;               /* accepted by rl_simwire_send(), whatever their fate */
+	uint64_t delivered;          /* copies handed out (a duplicated frame counts twice) */
+	uint64_t dropped;            /* lost on the wire: at random and by number */
+	uint64_t duplicated, reordered, corrupted, ecn_marked;
+	uint64_t queue_full;         /* tail-dropped before the wire */
+};
+
+struct rl_simwire;
+
+/* NULL on a bad config (a rate outside 0..1, frame number 0) or no memory; NULL cfg: defaults. */
+struct rl_simwire *rl_simwire_new(const struct rl_simwire_config *cfg);
+/* Frees the wire and every frame still in flight. */
+void rl_simwire_free(struct rl_simwire *w);
+
+/*
+ * Port 0 or 1 hands a frame to the wire at time @now; the wire copies it.
+ * Returns RL_SIMWIRE_OK or a negative enum rl_simwire_err. A lost frame
+ * still returns OK (a sender cannot tell) and is counted in the stats.
+ * @now must not go back in time from one send to the next (both ports
+ * share one clock): the transmit queues are reckoned against it.
+ */
+int rl_simwire_send(struct rl_simwire *w, int port, const uint8_t *frame, size_t len, uint64_t now);
+
+/* Earliest arrival time of a frame in flight; UINT64_MAX when the wire is empty. */
+uint64_t rl_simwire_next_time(const struct rl_simwire *w);
+
+/*
+ * Take the next frame that has arrived by @now: earliest arrival first,
+ * frames arriving at the same time in send order. Returns false if none.
+ */
+bool rl_simwire_deliver(struct rl_simwire *w, uint64_t now, struct rl_simwire_delivery *out);
+
+/* Counters of the direction from @port (all zero for a bad port). */
+void rl_simwire_stats(const struct rl_simwire *w, int port, struct rl_simwire_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reference RoCEv2 transport, with an API shaped like libibverbs so that
+ * what a learner writes here reads like an ibv_* program: protection domain,
+ * memory region, completion queue, queue pair; post_send, post_recv,
+ * poll_cq; modify_qp through RESET -> INIT -> RTR -> RTS.
+ *
+ * Sans-IO, in the manner of ngtcp2: a host never reads a clock or a socket.
+ * Frames come in through rl_host_recv() with the current time; frames go out
+ * through the emit callback; rl_host_run() lets queued work and due timers
+ * make progress; rl_host_next_timer() says when to call it again. Posting a
+ * work request only queues it: nothing is sent until the host runs.
+ *
+ * Memory is the application's: a registered region is its buffer, named on
+ * the wire by an I/O virtual address (iova) that the application chooses, so
+ * that simulated runs are reproducible byte for byte.
+ */
+#ifndef ROCELAB_VERBS_H
+#define ROCELAB_VERBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rl_host;
+struct rl_pd;
+struct rl_mr;
+struct rl_cq;
+struct rl_qp;
+
+/* Path MTU, as ibv_mtu: 1 = 256 ... 5 = 4096 bytes (IBA 9.2: PMTU). */
+enum rl_mtu { RL_MTU_256 = 1, RL_MTU_512, RL_MTU_1024, RL_MTU_2048, RL_MTU_4096 };
+static inline uint32_t rl_mtu_bytes(enum rl_mtu m) { return m >= RL_MTU_256 && m <= RL_MTU_4096 ? 128u << m : 0; }
+
+enum rl_qp_type { RL_QPT_RC = 2, RL_QPT_UC = 3, RL_QPT_UD = 4 };   /* ibv_qp_type values */
+
+/* QP states, IBA 10.3.1 (ibv_qp_state order). */
+enum rl_qp_state {
+	RL_QPS_RESET, RL_QPS_INIT, RL_QPS_RTR, RL_QPS_RTS, RL_QPS_SQD, RL_QPS_SQE, RL_QPS_ERR,
+};
+const char *rl_qp_state_name(enum rl_qp_state s);
+
+/* Access flags of a memory region or a QP (ibv_access_flags values). */
+enum rl_access {
+	RL_ACCESS_LOCAL_WRITE = 1,
+	RL_ACCESS_REMOTE_WRITE = 2,
+	RL_ACCESS_REMOTE_READ = 4,
+	RL_ACCESS_REMOTE_ATOMIC = 8,
+};
+
+/* Send work request opcodes (ibv_wr_opcode values). */
+enum rl_wr_opcode {
+	RL_WR_RDMA_WRITE = 0,
+	RL_WR_RDMA_WRITE_WITH_IMM = 1,
+	RL_WR_SEND = 2,
+	RL_WR_SEND_WITH_IMM = 3,
+	RL_WR_RDMA_READ = 4,
+	RL_WR_ATOMIC_CMP_AND_SWP = 5,
+	RL_WR_ATOMIC_FETCH_AND_ADD = 6,
+	RL_WR_SEND_WITH_INV = 9,
+};
+const char *rl_wr_opcode_name(enum rl_wr_opcode op);
+
+enum rl_send_flags { RL_SEND_SIGNALED = 2, RL_SEND_SOLICITED = 4 };
+
+/* Completion statuses, ibv_wc_status values. */
+enum rl_wc_status {
+	RL_WC_SUCCESS = 0,
+	RL_WC_LOC_LEN_ERR = 1,
+	RL_WC_LOC_QP_OP_ERR = 2,
+	RL_WC_LOC_PROT_ERR = 4,
+	RL_WC_WR_FLUSH_ERR = 5,
+	RL_WC_BAD_RESP_ERR = 7,
+	RL_WC_LOC_ACCESS_ERR = 8,
+	RL_WC_REM_INV_REQ_ERR = 9,
+	RL_WC_REM_ACCESS_ERR = 10,
+	RL_WC_REM_OP_ERR = 11,
+	RL_WC_RETRY_EXC_ERR = 12,
+	RL_WC_RNR_RETRY_EXC_ERR = 13,
+};
+/* As ibv_wc_status_str(): "success", "remote access error", ... */
+const char *rl_wc_status_str(enum rl_wc_status s);
+
+enum rl_wc_opcode {
+	RL_WC_SEND = 0, RL_WC_RDMA_WRITE = 1, RL_WC_RDMA_READ = 2, RL_WC_COMP_SWAP = 3,
+	RL_WC_FETCH_ADD = 4, RL_WC_RECV = 128, RL_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+enum rl_wc_flags { RL_WC_WITH_IMM = 2, RL_WC_WITH_INV = 8, RL_WC_GRH = 1 };
+
+struct rl_sge {
+	uint64_t addr;      /* in the MR's iova space */
+	uint32_t length;
+	uint32_t lkey;
+};
+
+#define RL_MAX_SGE 4
+
+struct rl_send_wr {
+	uint64_t wr_id;
+	struct rl_sge sg_list[RL_MAX_SGE];
+	int num_sge;
+	enum rl_wr_opcode opcode;
+	unsigned send_flags;        /* enum rl_send_flags */
+	uint32_t imm_data;          /* host order; big-endian on the wire */
+	uint32_t invalidate_rkey;   /* SEND with invalidate */
+	struct {
+		uint64_t remote_addr;
+		uint32_t rkey;
+	} rdma;
+	struct {
+		uint64_t remote_addr;
+		uint32_t rkey;
+		uint64_t compare_add;   /* compare (CmpSwap) or add (FetchAdd) */
+		uint64_t swap;
+	} atomic;
+	struct {                    /* UD only: where the datagram goes */
+		uint8_t dgid[16];
+		uint8_t dmac[6];
+		uint32_t remote_qpn;
+		uint32_t remote_qkey;
+	} ud;
+};
+
+struct rl_recv_wr {
+	uint64_t wr_id;
+	struct rl_sge sg_list[RL_MAX_SGE];
+	int num_sge;
+};
+
+struct rl_wc {
+	uint64_t wr_id;
+	enum rl_wc_status status;
+	enum rl_wc_opcode opcode;
+	uint32_t byte_len;
+	uint32_t imm_data;          /* host order, valid with RL_WC_WITH_IMM */
+	uint32_t invalidated_rkey;  /* valid with RL_WC_WITH_INV */
+	uint32_t qp_num;
+	uint32_t src_qp;            /* UD */
+	unsigned wc_flags;          /* enum rl_wc_flags */
+};
+
+/* Address vector: RoCE routes by GID (an IP address), never by LID. */
+struct rl_ah_attr {
+	uint8_t dgid[16];           /* IPv4-mapped ::ffff:a.b.c.d for IPv4 */
+	uint8_t dmac[6];
+	uint16_t udp_sport;         /* 0: derived from the QP numbers, in 0xC000-0xFFFF */
+	uint8_t traffic_class;      /* DSCP << 2 | ECN */
+	uint8_t hop_limit;          /* 0: 64 */
+};
+
+struct rl_qp_attr {
+	enum rl_qp_state qp_state;
+	unsigned qp_access_flags;   /* what the remote side may do: enum rl_access */
+	uint16_t pkey_index;
+	uint8_t port_num;
+	uint32_t qkey;
+	struct rl_ah_attr ah_attr;
+	enum rl_mtu path_mtu;
+	uint32_t dest_qp_num;
+	uint32_t rq_psn;            /* first PSN the responder expects */
+	uint32_t sq_psn;            /* first PSN the requester sends */
+	uint8_t max_rd_atomic;      /* READ/atomic requests this QP may have outstanding */
+	uint8_t max_dest_rd_atomic; /* ... that it accepts from the remote side */
+	uint8_t min_rnr_timer;      /* RNR NAK timer value it advertises (IBA Table 46) */
+	uint8_t timeout;            /* ACK timeout: 4.096 us * 2^timeout; 0 = infinite */
+	uint8_t retry_cnt;          /* retries after timeout or NAK, 0..7 */
+	uint8_t rnr_retry;          /* retries after RNR NAK, 0..7; 7 = infinite */
+};
+
+/* ibv_qp_attr_mask values. */
+enum rl_qp_attr_mask {
+	RL_QP_STATE = 1 << 0,
+	RL_QP_ACCESS_FLAGS = 1 << 3,
+	RL_QP_PKEY_INDEX = 1 << 4,
+	RL_QP_PORT = 1 << 5,
+	RL_QP_QKEY = 1 << 6,
+	RL_QP_AV = 1 << 7,
+	RL_QP_PATH_MTU = 1 << 8,
+	RL_QP_TIMEOUT = 1 << 9,
+	RL_QP_RETRY_CNT = 1 << 10,
+	RL_QP_RNR_RETRY = 1 << 11,
+	RL_QP_RQ_PSN = 1 << 12,
+	RL_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	RL_QP_MIN_RNR_TIMER = 1 << 15,
+	RL_QP_SQ_PSN = 1 << 16,
+	RL_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	RL_QP_DEST_QPN = 1 << 20,
+};
+
+struct rl_qp_init_attr {
+	enum rl_qp_type qp_type;
+	struct rl_cq *send_cq, *recv_cq;
+	uint32_t max_send_wr, max_recv_wr;   /* 0: 128 */
+	bool sq_sig_all;
+};
+
+/* ---- events: what the transport did, for pcapgen, labs and annotations ---- */
+
+enum rl_event_type {
+	RL_EV_QP_STATE,      /* a QP changed state: value = new state */
+	RL_EV_PSN_CHECK,     /* responder's PSN check: verdict in value (enum rl_psn_verdict) */
+	RL_EV_NAK_SENT,      /* responder sent a NAK: value = AETH syndrome */
+	RL_EV_ACK_SENT,      /* responder acknowledged psn */
+	RL_EV_TIMER_ARMED,   /* value = deadline (ns) */
+	RL_EV_TIMER_FIRED,   /* retransmit timeout */
+	RL_EV_RNR_WAIT,      /* requester waits the RNR timer: value = deadline (ns) */
+	RL_EV_RETRY,         /* requester goes back to psn: value = retries left */
+	RL_EV_COMPLETION,    /* a work completion: value = enum rl_wc_status */
+	RL_EV_DROP,          /* a received frame was dropped: text says why */
+};
+const char *rl_event_name(enum rl_event_type t);
+
+enum rl_psn_verdict { RL_PSN_IN_ORDER, RL_PSN_DUPLICATE, RL_PSN_OUT_OF_ORDER };
+const char *rl_psn_verdict_name(enum rl_psn_verdict v);
+
+struct rl_event {
+	enum rl_event_type type;
+	uint64_t now;
+	uint32_t qpn;
+	uint32_t psn;
+	uint64_t value;
+	const char *text;    /* a short reason, for people */
+};
+
+typedef void (*rl_emit_fn)(void *ctx, const uint8_t *frame, size_t len);
+typedef void (*rl_event_fn)(void *ctx, const struct rl_event *ev);
+
+struct rl_host_config {
+	uint8_t mac[6];
+	uint8_t gid[16];          /* IPv4-mapped for RoCEv2 over IPv4, else IPv6 */
+	enum rl_mtu active_mtu;   /* the port's MTU; 0: 1024, as rxe on a 1500-byte netdev */
+	rl_emit_fn emit;
+	rl_event_fn event;        /* optional */
+	void *ctx;
+};
+
+/* ---- the API -------------------------------------------------------------- */
+
+struct rl_host *rl_host_new(const struct rl_host_config *cfg);
+void rl_host_free(struct rl_host *h);
+/* Why the last call on this host failed, in words a learner can act on. */
+const char *rl_host_error(const struct rl_host *h);
+
+/* A frame from the wire. Returns 0, or a negative errno-style code if malformed/not for us. */
+int rl_host_recv(struct rl_host *h, const uint8_t *frame, size_t len, uint64_t now);
+/* Send what queued work and the windows allow, and fire timers due by now. */
+void rl_host_run(struct rl_host *h, uint64_t now);
+/* When the host next needs rl_host_run(); UINT64_MAX if never. */
+uint64_t rl_host_next_timer(const struct rl_host *h);
+
+struct rl_pd *rl_alloc_pd(struct rl_host *h);
+int rl_dealloc_pd(struct rl_pd *pd);
+/* Register @length bytes at @addr, addressed remotely as @iova. */
+struct rl_mr *rl_reg_mr_iova(struct rl_pd *pd, void *addr, size_t length, uint64_t iova, unsigned access);
+int rl_dereg_mr(struct rl_mr *mr);
+uint32_t rl_mr_lkey(const struct rl_mr *mr);
+uint32_t rl_mr_rkey(const struct rl_mr *mr);
+uint64_t rl_mr_iova(const struct rl_mr *mr);
+
+struct rl_cq *rl_create_cq(struct rl_host *h, int cqe);
+int rl_destroy_cq(struct rl_cq *cq);
+/* Up to @n completions, oldest first; returns how many. */
+int rl_poll_cq(struct rl_cq *cq, int n, struct rl_wc *wc);
+
+struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *attr);
+int rl_destroy_qp(struct rl_qp *qp);
+uint32_t rl_qp_num(const struct rl_qp *qp);
+enum rl_qp_state rl_qp_state(const struct rl_qp *qp);
+int rl_modify_qp(struct rl_qp *qp, const struct rl_qp_attr *attr, int attr_mask);
+int rl_query_qp(const struct rl_qp *qp, struct rl_qp_attr *attr);
+int rl_post_send(struct rl_qp *qp, const struct rl_send_wr *wr);
+int rl_post_recv(struct rl_qp *qp, const struct rl_recv_wr *wr);
+
+/* Counters a learner or a test may look at. */
+struct rl_qp_stats {
+	uint64_t pkts_sent, pkts_recv, retransmits, timeouts, rnr_naks_recv, seq_naks_recv;
+	uint64_t naks_sent, dup_requests, out_of_order_drops, qkey_violations, icrc_drops;
+};
+void rl_qp_stats(const struct rl_qp *qp, struct rl_qp_stats *st);
+
+/* Helpers for addresses: IPv4 a.b.c.d as an IPv4-mapped GID. */
+void rl_gid_from_ipv4(uint8_t gid[16], const uint8_t ip4[4]);
+bool rl_gid_is_ipv4(const uint8_t gid[16]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

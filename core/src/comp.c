@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The completer (IBA 9.7.5.1.x, 9.7.6): reads what the responder sends back
+ * -- ACKs, NAKs, READ responses, atomic ACKs -- retires work requests in
+ * order with completions, and decides when to go back and resend: after a
+ * PSN sequence NAK, an RNR NAK (after waiting), a timeout, or a response
+ * that shows another response was lost. As in rxe_comp.c.
+ */
+#include <string.h>
+
+#include "transport.h"
+
+enum rl_ack_result { ACK_OK, ACK_LOST_RESPONSE };
+
+static uint64_t rl_comp_timeout_ns(const struct rl_qp *qp)
+{
+	return qp->attr.timeout ? 4096ull << qp->attr.timeout : RL_NEVER;
+}
+
+static uint32_t rl_wqe_last_psn(const struct rl_send_wqe *w)
+{
+	return rl_psn_add(w->first_psn, w->npkts - 1);
+}
+
+static bool rl_comp_outstanding(const struct rl_qp *qp)
+{
+	return rl_psn_diff(qp->req.psn, qp->comp.psn) > 0;
+}
+
+static enum rl_wc_opcode rl_wc_opcode_of(enum rl_wr_opcode op)
+{
+	switch (op) {
+	case RL_WR_RDMA_WRITE: case RL_WR_RDMA_WRITE_WITH_IMM: return RL_WC_RDMA_WRITE;
+	case RL_WR_RDMA_READ: return RL_WC_RDMA_READ;
+	case RL_WR_ATOMIC_CMP_AND_SWP: return RL_WC_COMP_SWAP;
+	case RL_WR_ATOMIC_FETCH_AND_ADD: return RL_WC_FETCH_ADD;
+	default: return RL_WC_SEND;
+	}
+}
+
+/* Retire the oldest work request. Errors are always reported (IBA 10.8.3.1). */
+static void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st)
+{
+	struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+	struct rl_wc wc = { .wr_id = w->wr.wr_id, .status = st, .opcode = rl_wc_opcode_of(w->wr.opcode),
+			    .byte_len = w->length, .qp_num = qp->qpn };
+
+	if (st != RL_WC_SUCCESS || qp->sq_sig_all || (w->wr.send_flags & RL_SEND_SIGNALED))
+		rl_cq_push(qp->scq, &wc);
+	rl_event(qp, RL_EV_COMPLETION, w->first_psn, st, rl_wc_status_str(st));
+	qp->sq_head++;
+	if (st != RL_WC_SUCCESS)
+		rl_qp_to_error(qp, rl_wc_status_str(st));
+}
+
+void rl_comp_flush(struct rl_qp *qp)
+{
+	while (qp->sq_head != qp->sq_tail) {
+		struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+		struct rl_wc wc = { .wr_id = w->wr.wr_id, .opcode = rl_wc_opcode_of(w->wr.opcode),
+				    .status = w->error ? w->error : RL_WC_WR_FLUSH_ERR, .qp_num = qp->qpn };
+
+		rl_cq_push(qp->scq, &wc);
+		rl_event(qp, RL_EV_COMPLETION, w->first_psn, wc.status, rl_wc_status_str(wc.status));
+		qp->sq_head++;
+	}
+	qp->req.wqe = qp->sq_tail;
+	qp->req.offset = 0;
+	qp->comp.timer = qp->comp.rnr_until = RL_NEVER;
+}
+
+/* After progress: fresh retry budgets (IBA 9.7.6.1.3) and a fresh timer. */
+static void rl_comp_progress(struct rl_qp *qp)
+{
+	qp->comp.retrying = false;
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->comp.timer = rl_comp_outstanding(qp) && qp->attr.timeout ? qp->host->now + rl_comp_timeout_ns(qp)
+								     : RL_NEVER;
+}
+
+/*
+ * Everything up to and including @psn is acknowledged: retire the work
+ * requests it covers. A READ or atomic covered by an ACK but still without
+ * its response means that response was lost (IBA 9.7.5.1.5).
+ */
+static enum rl_ack_result rl_comp_ack_upto(struct rl_qp *qp, uint32_t psn)
+{
+	while (qp->sq_head != qp->req.wqe || (qp->sq_head != qp->sq_tail && qp->req.offset)) {
+		struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+
+		if (!w->started || rl_psn_diff(psn, w->first_psn) < 0)
+			break;
+		if (rl_psn_diff(psn, rl_wqe_last_psn(w)) < 0) {
+			/* Part of a multi-packet SEND/WRITE is acknowledged. */
+			if (!rl_wr_is_rd_atomic(w->wr.opcode) && rl_psn_diff(rl_psn_add(psn, 1), qp->comp.psn) > 0)
+				qp->comp.psn = rl_psn_add(psn, 1);
+			break;
+		}
+		if (rl_wr_is_rd_atomic(w->wr.opcode))
+			return ACK_LOST_RESPONSE;
+		qp->comp.psn = rl_psn_add(rl_wqe_last_psn(w), 1);
+		rl_comp_complete(qp, RL_WC_SUCCESS);
+		if (qp->state == RL_QPS_ERR)
+			break;
+	}
+	return ACK_OK;
+}
+
+/*
+ * Go back to comp.psn and send again from there (go-back-N, IBA 9.7.6.2):
+ * the requester resumes at the work request and byte that PSN stands for.
+ */
+static void rl_comp_retry(struct rl_qp *qp, bool rnr, uint8_t rnr_timer, const char *why)
+{
+	struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+	int *left = rnr ? &qp->comp.rnr_left : &qp->comp.retry_left;
+
+	if (qp->sq_head == qp->sq_tail)
+		return;
+	if (*left == 0) {
+		rl_comp_complete(qp, rnr ? RL_WC_RNR_RETRY_EXC_ERR : RL_WC_RETRY_EXC_ERR);
+		return;
+	}
+	if (!rnr || *left != 7)   /* rnr_retry 7 means retry forever (IBA 9.7.5.2.8) */
+		(*left)--;
+	qp->req.wqe = qp->sq_head;
+	qp->req.psn = qp->comp.psn;
+	qp->req.noack_pkts = 0;
+	if (w->wr.opcode == RL_WR_RDMA_READ)
+		qp->req.offset = w->resp_bytes;
+	else if (rl_wr_is_atomic(w->wr.opcode) || !w->started)
+		qp->req.offset = 0;
+	else
+		qp->req.offset = (uint32_t)rl_psn_diff(qp->comp.psn, w->first_psn) * qp->mtu;
+	qp->comp.timer = RL_NEVER;
+	qp->comp.retrying = true;
+	qp->stats.retransmits++;
+	if (rnr) {
+		qp->comp.rnr_until = qp->host->now + (uint64_t)rl_rnr_timer_us(rnr_timer) * 1000;
+		rl_event(qp, RL_EV_RNR_WAIT, qp->comp.psn, qp->comp.rnr_until, why);
+	}
+	rl_event(qp, RL_EV_RETRY, qp->comp.psn, (uint64_t)*left, why);
+}
+
+static void rl_comp_nak(struct rl_qp *qp, const struct rl_pkt *p)
+{
+	uint8_t syn = p->aeth.syndrome, code = rl_syndrome_value(syn);
+	uint32_t psn = p->bth.psn;
+
+	/* A NAK acknowledges everything before its PSN (IBA 9.7.5.1.5, C9-120). */
+	if (rl_comp_ack_upto(qp, rl_psn_add(psn, 0xffffff)) == ACK_LOST_RESPONSE) {
+		rl_comp_retry(qp, false, 0, "a READ/atomic response before the NAK was lost");
+		return;
+	}
+	if (qp->state == RL_QPS_ERR || qp->sq_head == qp->req.wqe)
+		return;
+	qp->comp.psn = psn;
+	if (rl_syndrome_type(syn) == RL_AETH_RNR_NAK) {
+		qp->stats.rnr_naks_recv++;
+		rl_comp_retry(qp, true, code, "RNR NAK: the responder had no receive buffer");
+	} else if (code == RL_NAK_PSN_SEQ_ERR) {
+		qp->stats.seq_naks_recv++;
+		rl_comp_retry(qp, false, 0, "PSN sequence error NAK: resend from the PSN it names");
+	} else {
+		rl_comp_complete(qp, code == RL_NAK_INVALID_REQ      ? RL_WC_REM_INV_REQ_ERR
+				     : code == RL_NAK_REM_ACCESS_ERR ? RL_WC_REM_ACCESS_ERR
+								     : RL_WC_REM_OP_ERR);
+	}
+}
+
+/* READ response: data for the READ at the head, in PSN order (IBA 9.7.5.1.4). */
+static void rl_comp_read_resp(struct rl_qp *qp, const struct rl_pkt *p)
+{
+	struct rl_send_wqe *w;
+	uint32_t off;
+
+	if (p->op->flags & RL_OPF_FIRST || rl_psn_diff(p->bth.psn, qp->comp.psn) > 0) {
+		/* Responses acknowledge the requests before this READ (IBA 9.7.5.1.1). */
+		if (rl_comp_ack_upto(qp, rl_psn_add(p->bth.psn, 0xffffff)) == ACK_LOST_RESPONSE) {
+			rl_comp_retry(qp, false, 0, "a response before this READ response was lost");
+			return;
+		}
+	}
+	if (qp->sq_head == qp->req.wqe && !qp->req.offset)
+		return;
+	w = &qp->sq[qp->sq_head % qp->sq_size];
+	if (w->wr.opcode != RL_WR_RDMA_READ || rl_psn_diff(p->bth.psn, qp->comp.psn) < 0)
+		return;   /* a duplicate or stray response */
+	if (rl_psn_diff(p->bth.psn, qp->comp.psn) > 0) {
+		/* Once asked again, later responses of the old round mean nothing new. */
+		if (!qp->comp.retrying)
+			rl_comp_retry(qp, false, 0, "a READ response packet was lost: ask again for the rest");
+		return;
+	}
+	off = (uint32_t)rl_psn_diff(p->bth.psn, w->first_psn) * qp->mtu;
+	if (off + p->payload_len > w->length ||
+	    rl_sge_copy(qp->host, w->wr.sg_list, w->wr.num_sge, off, (void *)p->payload,
+			(uint32_t)p->payload_len, true) != RL_WC_SUCCESS) {
+		rl_comp_complete(qp, off + p->payload_len > w->length ? RL_WC_BAD_RESP_ERR : RL_WC_LOC_PROT_ERR);
+		return;
+	}
+	w->resp_bytes = off + (uint32_t)p->payload_len;
+	qp->comp.psn = rl_psn_add(p->bth.psn, 1);
+	if (p->op->flags & RL_OPF_LAST) {
+		if (w->resp_bytes != w->length) {
+			rl_comp_complete(qp, RL_WC_BAD_RESP_ERR);
+			return;
+		}
+		rl_comp_complete(qp, RL_WC_SUCCESS);
+	}
+	rl_comp_progress(qp);
+}
+
+/* ATOMIC Acknowledge: the value memory held before, into the local 8-byte buffer. */
+static void rl_comp_atomic_ack(struct rl_qp *qp, const struct rl_pkt *p)
+{
+	struct rl_send_wqe *w;
+
+	if (rl_comp_ack_upto(qp, rl_psn_add(p->bth.psn, 0xffffff)) == ACK_LOST_RESPONSE) {
+		rl_comp_retry(qp, false, 0, "a response before this atomic ACK was lost");
+		return;
+	}
+	if (qp->sq_head == qp->req.wqe)
+		return;
+	w = &qp->sq[qp->sq_head % qp->sq_size];
+	if (!rl_wr_is_atomic(w->wr.opcode) || w->first_psn != p->bth.psn)
+		return;
+	if (rl_sge_copy(qp->host, w->wr.sg_list, w->wr.num_sge, 0, (void *)&p->atomicack_orig, 8, true) !=
+	    RL_WC_SUCCESS) {
+		rl_comp_complete(qp, RL_WC_LOC_PROT_ERR);
+		return;
+	}
+	qp->comp.psn = rl_psn_add(p->bth.psn, 1);
+	rl_comp_complete(qp, RL_WC_SUCCESS);
+	rl_comp_progress(qp);
+}
+
+void rl_comp_recv(struct rl_qp *qp, const struct rl_pkt *p)
+{
+	uint32_t psn = p->bth.psn;
+	uint32_t before = qp->comp.psn;
+
+	/* Only PSNs we sent and that are not acknowledged yet mean anything. */
+	if (!rl_comp_outstanding(qp) || rl_psn_diff(psn, qp->comp.psn) < -1 || rl_psn_diff(qp->req.psn, psn) <= 0)
+		return;
+	if ((p->hdrs & RL_HDR_AETH) && rl_syndrome_type(p->aeth.syndrome) != RL_AETH_ACK) {
+		rl_comp_nak(qp, p);
+		return;
+	}
+	if (p->op->flags & RL_OPF_READ) {
+		rl_comp_read_resp(qp, p);
+		return;
+	}
+	if (p->hdrs & RL_HDR_ATOMICACKETH) {
+		rl_comp_atomic_ack(qp, p);
+		return;
+	}
+	if (rl_comp_ack_upto(qp, psn) == ACK_LOST_RESPONSE) {
+		rl_comp_retry(qp, false, 0, "the ACK covers a READ/atomic whose response was lost");
+		return;
+	}
+	if (qp->comp.psn != before)
+		rl_comp_progress(qp);
+}
+
+void rl_comp_timers(struct rl_qp *qp)
+{
+	uint64_t now = qp->host->now;
+
+	if (qp->comp.rnr_until <= now)
+		qp->comp.rnr_until = RL_NEVER;
+	if (qp->comp.timer > now)
+		return;
+	qp->comp.timer = RL_NEVER;
+	if (qp->state != RL_QPS_RTS || !rl_comp_outstanding(qp))
+		return;
+	qp->stats.timeouts++;
+	rl_event(qp, RL_EV_TIMER_FIRED, qp->comp.psn, 0, "no ACK before the retransmit timer ran out");
+	rl_comp_retry(qp, false, 0, "retransmit timeout");
+}

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Frames in and out of a host. A received frame is decoded, checked the way
+ * rxe_rcv() checks it (ICRC, destination, QP), and handed to the QP's
+ * responder (requests) or completer (responses). Outgoing packets are framed
+ * from the QP's address vector and leave through the emit callback.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "transport.h"
+
+/* UDP source port of a QP: stable per connection, in 0xC000-0xFFFF as Linux picks them. */
+static uint16_t rl_qp_sport(const struct rl_qp *qp)
+{
+	uint32_t x = (qp->qpn * 0x9e3779b1u) ^ (qp->attr.dest_qp_num * 0x85ebca6bu);
+
+	if (qp->attr.ah_attr.udp_sport)
+		return qp->attr.ah_attr.udp_sport;
+	x ^= x >> 15;
+	return (uint16_t)(0xc000 | (x & 0x3fff));
+}
+
+void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
+{
+	struct rl_host *h = qp->host;
+	const struct rl_ah_attr *ah = &qp->attr.ah_attr;
+	bool v4 = rl_gid_is_ipv4(h->cfg.gid);
+
+	rl_pkt_init(p, opcode);
+	memcpy(p->eth.src, h->cfg.mac, 6);
+	memcpy(p->eth.dst, ah->dmac, 6);
+	p->l3 = v4 ? RL_L3_IPV4 : RL_L3_IPV6;
+	if (v4) {
+		memcpy(p->ip4.src, h->cfg.gid + 12, 4);
+		memcpy(p->ip4.dst, ah->dgid + 12, 4);
+		p->ip4.dscp = ah->traffic_class >> 2;
+		p->ip4.ecn = ah->traffic_class & 3;
+		p->ip4.ttl = ah->hop_limit ? ah->hop_limit : 64;
+	} else {
+		memcpy(p->ip6.src, h->cfg.gid, 16);
+		memcpy(p->ip6.dst, ah->dgid, 16);
+		p->ip6.tclass = ah->traffic_class;
+		p->ip6.hop_limit = ah->hop_limit ? ah->hop_limit : 64;
+	}
+	p->udp.sport = rl_qp_sport(qp);
+	p->bth.dqpn = qp->attr.dest_qp_num;
+}
+
+void rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p)
+{
+	struct rl_host *h = qp->host;
+	size_t n;
+
+	if (rl_encode(p, h->frame, sizeof(h->frame), &n) != RL_OK) {
+		rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "could not encode an outgoing packet");
+		return;
+	}
+	qp->stats.pkts_sent++;
+	h->cfg.emit(h->cfg.ctx, h->frame, n);
+}
+
+static struct rl_qp *rl_find_qp(struct rl_host *h, uint32_t qpn)
+{
+	for (struct rl_qp *qp = h->qps; qp; qp = qp->next)
+		if (qp->qpn == qpn)
+			return qp;
+	return NULL;
+}
+
+/* Is the packet addressed to this host (IP or GID)? */
+static bool rl_for_us(const struct rl_host *h, const struct rl_pkt *p)
+{
+	if (p->l3 == RL_L3_IPV4)
+		return rl_gid_is_ipv4(h->cfg.gid) && !memcmp(p->ip4.dst, h->cfg.gid + 12, 4);
+	return !memcmp(p->ip6.dst, h->cfg.gid, 16);
+}
+
+/* rxe_rcv(): which checks a packet passes before a QP sees it. */
+static int rl_host_check(struct rl_host *h, const struct rl_pkt *p, enum rl_status st, struct rl_qp **out)
+{
+	struct rl_qp *qp;
+
+	if (st == RL_NOT_ROCE || rl_status_fatal(st) || st == RL_E_UNKNOWN_OPCODE)
+		return -EBADMSG;
+	if (!rl_for_us(h, p))
+		return -EADDRNOTAVAIL;
+	qp = rl_find_qp(h, p->bth.dqpn);
+	if (!qp)
+		return -ENOENT;
+	*out = qp;
+	qp->stats.pkts_recv++;
+	/* IBA A17.3.3 / rxe_icrc_check(): a bad ICRC means drop, silently. */
+	if (!p->icrc_ok) {
+		qp->stats.icrc_drops++;
+		rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "ICRC mismatch: the packet was damaged on the way");
+		return -EBADMSG;
+	}
+	if (rl_opcode_transport(p->bth.opcode) != (qp->type == RL_QPT_RC   ? RL_TR_RC
+						    : qp->type == RL_QPT_UC ? RL_TR_UC
+									    : RL_TR_UD)) {
+		rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "the opcode's transport does not match the QP type");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int rl_host_recv(struct rl_host *h, const uint8_t *frame, size_t len, uint64_t now)
+{
+	struct rl_qp *qp = NULL;
+	struct rl_pkt p;
+	enum rl_status st;
+	int r;
+
+	if (now > h->now)
+		h->now = now;
+	st = rl_decode(RL_LINK_ETHERNET, frame, len, &p);
+	if (st != RL_NOT_ROCE && !rl_status_fatal(st) && p.bth.opcode == 0x81)
+		return 0;                 /* a CNP: this transport has no rate control to slow down */
+	r = rl_host_check(h, &p, st, &qp);
+	if (r)
+		return r;
+	if (p.op->flags & RL_OPF_REQ) {
+		if (qp->state >= RL_QPS_RTR && qp->state != RL_QPS_ERR)
+			rl_resp_recv(qp, &p);
+	} else if (p.op->flags & RL_OPF_RESP) {
+		if (qp->state == RL_QPS_RTS || qp->state == RL_QPS_SQD || qp->state == RL_QPS_SQE)
+			rl_comp_recv(qp, &p);
+	}
+	rl_host_run(h, now);
+	return 0;
+}
+
+void rl_host_run(struct rl_host *h, uint64_t now)
+{
+	if (now > h->now)
+		h->now = now;
+	for (struct rl_qp *qp = h->qps; qp; qp = qp->next) {
+		rl_comp_timers(qp);
+		if (qp->state == RL_QPS_RTS)
+			rl_req_run(qp);
+		else if (qp->state == RL_QPS_ERR)
+			rl_comp_flush(qp);
+	}
+}
+
+uint64_t rl_host_next_timer(const struct rl_host *h)
+{
+	uint64_t t = RL_NEVER;
+
+	for (const struct rl_qp *qp = h->qps; qp; qp = qp->next) {
+		if (qp->comp.timer < t)
+			t = qp->comp.timer;
+		if (qp->comp.rnr_until < t)
+			t = qp->comp.rnr_until;
+	}
+	return t;
+}

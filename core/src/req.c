@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The requester (IBA 9.7.1-9.7.3): turns send work requests into request
+ * packets. It segments a message by the path MTU into First/Middle/Last or
+ * Only (IBA 9.7.2.1), numbers packets with 24-bit PSNs, asks for an ACK on a
+ * message's last packet and at least every RL_MAX_PKT_PER_ACK packets, and
+ * stops when too much is unacknowledged. Retransmission rewinds its position
+ * (comp.c decides when); like rxe_req.c, it then simply runs again.
+ */
+#include <string.h>
+
+#include "transport.h"
+
+enum rl_req_state {
+	REQ_NEXT_WQE,      /* pick the work request to send from */
+	REQ_WAIT,          /* a window or the RNR timer says wait */
+	REQ_SEND,          /* send one packet of it */
+	REQ_DONE,
+};
+
+/* ACK timeout, IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means wait forever. */
+static uint64_t rl_req_timeout_ns(const struct rl_qp *qp)
+{
+	return qp->attr.timeout ? 4096ull << qp->attr.timeout : RL_NEVER;
+}
+
+static uint32_t rl_read_npkts(const struct rl_qp *qp, uint32_t len)
+{
+	return len ? (len + qp->mtu - 1) / qp->mtu : 1;
+}
+
+static uint32_t rl_wqe_npkts(const struct rl_qp *qp, const struct rl_send_wqe *w)
+{
+	return rl_wr_is_atomic(w->wr.opcode) ? 1 : rl_read_npkts(qp, w->length);
+}
+
+/* READ and atomic requests already outstanding, between the completer and us. */
+static unsigned rl_req_rd_atomic_outstanding(const struct rl_qp *qp)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = qp->sq_head; i != qp->req.wqe; i++)
+		n += rl_wr_is_rd_atomic(qp->sq[i % qp->sq_size].wr.opcode);
+	return n;
+}
+
+/* The opcode for this packet of @w: what it is and where it sits in the message (IBA 9.2). */
+static uint8_t rl_req_opcode(const struct rl_qp *qp, const struct rl_send_wqe *w, bool first, bool last)
+{
+	enum rl_transport tr = qp->type == RL_QPT_RC ? RL_TR_RC : qp->type == RL_QPT_UC ? RL_TR_UC : RL_TR_UD;
+	uint32_t pos = (first ? RL_OPF_FIRST : 0) | (last ? RL_OPF_LAST : 0);
+	uint32_t f = RL_OPF_REQ;
+
+	switch (w->wr.opcode) {
+	case RL_WR_RDMA_READ:
+		f |= RL_OPF_READ | RL_OPF_FIRST | RL_OPF_LAST;
+		break;
+	case RL_WR_ATOMIC_CMP_AND_SWP:
+		f |= RL_OPF_ATOMIC | RL_OPF_CMPSWAP | RL_OPF_FIRST | RL_OPF_LAST;
+		break;
+	case RL_WR_ATOMIC_FETCH_AND_ADD:
+		f |= RL_OPF_ATOMIC | RL_OPF_FIRST | RL_OPF_LAST;
+		break;
+	case RL_WR_RDMA_WRITE:
+	case RL_WR_RDMA_WRITE_WITH_IMM:
+		f |= RL_OPF_WRITE | RL_OPF_PAYLOAD | (pos ? pos : RL_OPF_MIDDLE);
+		if (last && w->wr.opcode == RL_WR_RDMA_WRITE_WITH_IMM)
+			f |= RL_OPF_IMM;
+		break;
+	default:
+		f |= RL_OPF_SEND | RL_OPF_PAYLOAD | (pos ? pos : RL_OPF_MIDDLE);
+		if (last && w->wr.opcode == RL_WR_SEND_WITH_IMM)
+			f |= RL_OPF_IMM;
+		if (last && w->wr.opcode == RL_WR_SEND_WITH_INV)
+			f |= RL_OPF_INV;
+		break;
+	}
+	return (uint8_t)rl_opcode_find(tr, f);
+}
+
+/* UC and UD work requests are done once sent; RC ones when the completer says so. */
+static void rl_req_complete_now(struct rl_qp *qp, struct rl_send_wqe *w, enum rl_wc_status st)
+{
+	struct rl_wc wc = { .wr_id = w->wr.wr_id, .status = st, .byte_len = w->length, .qp_num = qp->qpn,
+			    .opcode = w->wr.opcode == RL_WR_RDMA_WRITE || w->wr.opcode == RL_WR_RDMA_WRITE_WITH_IMM
+					      ? RL_WC_RDMA_WRITE : RL_WC_SEND };
+
+	if (st != RL_WC_SUCCESS || qp->sq_sig_all || (w->wr.send_flags & RL_SEND_SIGNALED))
+		rl_cq_push(qp->scq, &wc);
+	rl_event(qp, RL_EV_COMPLETION, w->first_psn, st, rl_wc_status_str(st));
+	qp->sq_head++;
+}
+
+static enum rl_req_state rl_req_next_wqe(struct rl_qp *qp)
+{
+	struct rl_send_wqe *w;
+
+	if (qp->req.wqe == qp->sq_tail)
+		return REQ_DONE;
+	if (qp->comp.rnr_until != RL_NEVER)
+		return REQ_WAIT;
+	w = &qp->sq[qp->req.wqe % qp->sq_size];
+	if (qp->type != RL_QPT_RC)
+		return REQ_SEND;
+	/* IBA 9.7.7.1: never more unacknowledged PSNs than the window. */
+	if (rl_psn_diff(qp->req.psn, qp->comp.psn) >= RL_MAX_UNACKED_PSNS)
+		return REQ_WAIT;
+	/* IBA 9.4.4, C9-37: at most max_rd_atomic READ/atomic requests outstanding. */
+	if (rl_wr_is_rd_atomic(w->wr.opcode) && qp->req.offset == 0 &&
+	    rl_req_rd_atomic_outstanding(qp) >= qp->attr.max_rd_atomic)
+		return REQ_WAIT;
+	return REQ_SEND;
+}
+
+/* Gather @len bytes of @w from byte @off into @buf; a bad SGE is a local protection error. */
+static enum rl_wc_status rl_req_gather(struct rl_qp *qp, struct rl_send_wqe *w, uint32_t off, uint8_t *buf,
+				       uint32_t len)
+{
+	return rl_sge_copy(qp->host, w->wr.sg_list, w->wr.num_sge, off, buf, len, false);
+}
+
+static void rl_req_arm_timer(struct rl_qp *qp)
+{
+	if (qp->type != RL_QPT_RC || qp->comp.timer != RL_NEVER || qp->attr.timeout == 0)
+		return;
+	qp->comp.timer = qp->host->now + rl_req_timeout_ns(qp);
+	rl_event(qp, RL_EV_TIMER_ARMED, qp->comp.psn, qp->comp.timer, "retransmit timer");
+}
+
+static void rl_req_fill_ud(struct rl_qp *qp, struct rl_send_wqe *w, struct rl_pkt *p)
+{
+	memcpy(p->eth.dst, w->wr.ud.dmac, 6);
+	if (p->l3 == RL_L3_IPV4)
+		memcpy(p->ip4.dst, w->wr.ud.dgid + 12, 4);
+	else
+		memcpy(p->ip6.dst, w->wr.ud.dgid, 16);
+	p->bth.dqpn = w->wr.ud.remote_qpn;
+	/* IBA 10.2.5: a Q_Key with the high bit set means "use the QP's own". */
+	p->deth.qkey = (w->wr.ud.remote_qkey & 0x80000000u) ? qp->attr.qkey : w->wr.ud.remote_qkey;
+	p->deth.src_qp = qp->qpn;
+}
+
+/* One packet: the next up-to-MTU piece of the message, or the whole READ/atomic request. */
+static enum rl_req_state rl_req_send(struct rl_qp *qp)
+{
+	struct rl_send_wqe *w = &qp->sq[qp->req.wqe % qp->sq_size];
+	uint8_t payload[4096];
+	uint32_t off = qp->req.offset, chunk = 0;
+	bool first = off == 0, last;
+	enum rl_wc_status st;
+	struct rl_pkt p;
+
+	if (first && !w->started) {
+		w->started = true;
+		w->first_psn = qp->req.psn;
+		w->npkts = rl_wqe_npkts(qp, w);
+	}
+	rl_qp_pkt_init(qp, &p, 0);
+	p.bth.psn = qp->req.psn;
+
+	if (w->wr.opcode == RL_WR_RDMA_READ) {
+		/* A retried READ asks only for what is still missing (IBA 9.7.6.2.2). */
+		p.bth.opcode = rl_req_opcode(qp, w, true, true);
+		p.reth.va = w->wr.rdma.remote_addr + off;
+		p.reth.rkey = w->wr.rdma.rkey;
+		p.reth.dma_len = w->length - off;
+		last = true;
+	} else if (rl_wr_is_atomic(w->wr.opcode)) {
+		p.bth.opcode = rl_req_opcode(qp, w, true, true);
+		p.atomiceth.va = w->wr.atomic.remote_addr;
+		p.atomiceth.rkey = w->wr.atomic.rkey;
+		p.atomiceth.swap_add = w->wr.opcode == RL_WR_ATOMIC_CMP_AND_SWP ? w->wr.atomic.swap : w->wr.atomic.compare_add;
+		p.atomiceth.compare = w->wr.opcode == RL_WR_ATOMIC_CMP_AND_SWP ? w->wr.atomic.compare_add : 0;
+		last = true;
+	} else {
+		chunk = w->length - off < qp->mtu ? w->length - off : qp->mtu;
+		last = off + chunk == w->length;
+		p.bth.opcode = rl_req_opcode(qp, w, first, last);
+		p.reth.va = w->wr.rdma.remote_addr;
+		p.reth.rkey = w->wr.rdma.rkey;
+		p.reth.dma_len = w->length;
+		p.immdt = w->wr.imm_data;
+		p.ieth_rkey = w->wr.invalidate_rkey;
+		p.bth.se = last && (w->wr.send_flags & RL_SEND_SOLICITED);
+		st = rl_req_gather(qp, w, off, payload, chunk);
+		if (st != RL_WC_SUCCESS) {
+			/* IBA 10.8.3: a local protection error fails the WR and moves the QP to ERR. */
+			w->error = st;
+			rl_qp_to_error(qp, "a send SGE is outside its memory region or has a bad lkey");
+			return REQ_DONE;
+		}
+		p.payload = payload;
+		p.payload_len = chunk;
+	}
+	if (qp->type == RL_QPT_UD)
+		rl_req_fill_ud(qp, w, &p);
+	p.op = rl_opcode_info(p.bth.opcode);
+	p.hdrs = p.op->hdrs;
+
+	/* AckReq on the last packet, and at least every RL_MAX_PKT_PER_ACK (IBA 9.7.6.1.1). */
+	if (qp->type == RL_QPT_RC && (last || ++qp->req.noack_pkts >= RL_MAX_PKT_PER_ACK)) {
+		p.bth.ackreq = true;
+		qp->req.noack_pkts = 0;
+	}
+	rl_qp_emit(qp, &p);
+	rl_req_arm_timer(qp);
+
+	/* A READ request takes one PSN per response packet it asks for (IBA 9.7.2.2). */
+	qp->req.psn = rl_psn_add(qp->req.psn, w->wr.opcode == RL_WR_RDMA_READ ? rl_read_npkts(qp, w->length - off) : 1);
+	qp->req.offset = off + chunk;
+	if (last) {
+		qp->req.wqe++;
+		qp->req.offset = 0;
+		if (qp->type != RL_QPT_RC)
+			rl_req_complete_now(qp, w, RL_WC_SUCCESS);
+	}
+	return REQ_NEXT_WQE;
+}
+
+void rl_req_run(struct rl_qp *qp)
+{
+	enum rl_req_state s = REQ_NEXT_WQE;
+
+	while (s != REQ_DONE && s != REQ_WAIT && qp->state == RL_QPS_RTS) {
+		switch (s) {
+		case REQ_NEXT_WQE: s = rl_req_next_wqe(qp); break;
+		case REQ_SEND: s = rl_req_send(qp); break;
+		default: s = REQ_DONE; break;
+		}
+	}
+}

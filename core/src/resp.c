@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The responder (IBA 9.7.4, 9.7.5): what a QP does with each request packet.
+ * As in the Linux rxe driver's rxe_resp.c, one packet walks through a chain
+ * of states, each a short function that returns the next one:
+ *
+ *   CHECK_PSN -> CHECK_OP_SEQ -> CHECK_OP_VALID -> CHECK_RESOURCE
+ *     -> CHECK_LENGTH -> CHECK_RKEY -> EXECUTE -> ACKNOWLEDGE -> DONE
+ *
+ * with side exits to DUPLICATE (a PSN seen before), to a NAK, or to DROP.
+ */
+#include <string.h>
+
+#include "transport.h"
+
+enum rl_resp_state {
+	RESP_CHECK_PSN,
+	RESP_CHECK_OP_SEQ,
+	RESP_CHECK_OP_VALID,
+	RESP_CHECK_RESOURCE,
+	RESP_CHECK_LENGTH,
+	RESP_CHECK_RKEY,
+	RESP_EXECUTE,
+	RESP_ACKNOWLEDGE,
+	RESP_DUPLICATE,
+	RESP_NAK_INVALID,         /* NAK invalid request (IBA 9.7.5.2.4) */
+	RESP_NAK_ACCESS,          /* NAK remote access error */
+	RESP_NAK_OP_ERROR,        /* NAK remote operational error */
+	RESP_RNR,                 /* RNR NAK: no receive buffer posted */
+	RESP_DROP,
+	RESP_DONE,
+};
+
+/* What the states learn about the packet on the way. */
+struct rl_resp_ctx {
+	const struct rl_pkt *pkt;
+	uint32_t flags;            /* pkt->op->flags */
+	struct rl_mr *mr;          /* RDMA/atomic target */
+	const char *why;           /* reason for a NAK or a drop */
+};
+
+/* ---- sending ACKs and NAKs ------------------------------------------------------------ */
+
+/* Credits: the receive WQEs posted, in the AETH's logarithmic code (IBA 9.7.7.2.4). */
+static uint8_t rl_resp_credits(const struct rl_qp *qp)
+{
+	uint32_t n = qp->rq_tail - qp->rq_head;
+	uint8_t code = 0;
+
+	while (code < 30 && (uint32_t)rl_credit_count((uint8_t)(code + 1)) <= n)
+		code++;
+	return code;
+}
+
+static void rl_resp_send_aeth(struct rl_qp *qp, uint32_t psn, uint8_t syndrome)
+{
+	struct rl_pkt p;
+
+	rl_qp_pkt_init(qp, &p, 0x11);   /* RC Acknowledge */
+	p.bth.psn = psn;
+	p.aeth.syndrome = syndrome;
+	p.aeth.msn = qp->resp.msn;
+	rl_qp_emit(qp, &p);
+}
+
+static void rl_resp_ack(struct rl_qp *qp, uint32_t psn)
+{
+	rl_resp_send_aeth(qp, psn, rl_syndrome_make(RL_AETH_ACK, rl_resp_credits(qp)));
+	rl_event(qp, RL_EV_ACK_SENT, psn, qp->resp.msn, "ACK");
+}
+
+static void rl_resp_nak(struct rl_qp *qp, uint32_t psn, enum rl_aeth_type type, uint8_t value, const char *why)
+{
+	uint8_t syn = rl_syndrome_make(type, value);
+
+	rl_resp_send_aeth(qp, psn, syn);
+	qp->stats.naks_sent++;
+	rl_event(qp, RL_EV_NAK_SENT, psn, syn, why);
+}
+
+/* ---- receive WQEs ------------------------------------------------------------------------ */
+
+static bool rl_resp_take_recv(struct rl_qp *qp)
+{
+	if (qp->resp.have_recv)
+		return true;
+	if (qp->rq_head == qp->rq_tail)
+		return false;
+	qp->resp.recv = qp->rq[qp->rq_head % qp->rq_size];
+	qp->rq_head++;
+	qp->resp.have_recv = true;
+	qp->resp.recv_off = 0;
+	return true;
+}
+
+static uint32_t rl_recv_capacity(const struct rl_recv_wr *wr)
+{
+	uint64_t t = 0;
+
+	for (int i = 0; i < wr->num_sge; i++)
+		t += wr->sg_list[i].length;
+	return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+}
+
+static void rl_resp_complete_recv(struct rl_qp *qp, enum rl_wc_status st, enum rl_wc_opcode op,
+				  const struct rl_pkt *pkt)
+{
+	struct rl_wc wc = { .wr_id = qp->resp.recv.wr_id, .status = st, .opcode = op,
+			    .byte_len = qp->resp.recv_off, .qp_num = qp->qpn };
+
+	if (pkt && (pkt->hdrs & RL_HDR_IMMDT)) {
+		wc.imm_data = pkt->immdt;
+		wc.wc_flags |= RL_WC_WITH_IMM;
+	}
+	if (pkt && (pkt->hdrs & RL_HDR_IETH)) {
+		wc.invalidated_rkey = pkt->ieth_rkey;
+		wc.wc_flags |= RL_WC_WITH_INV;
+	}
+	if (pkt && (pkt->hdrs & RL_HDR_DETH)) {
+		wc.src_qp = pkt->deth.src_qp;
+		wc.wc_flags |= RL_WC_GRH;
+	}
+	qp->resp.have_recv = false;
+	rl_cq_push(qp->rcq, &wc);
+	rl_event(qp, RL_EV_COMPLETION, pkt ? pkt->bth.psn : 0, st, "receive completion");
+}
+
+void rl_resp_flush(struct rl_qp *qp)
+{
+	if (qp->resp.have_recv)
+		rl_resp_complete_recv(qp, RL_WC_WR_FLUSH_ERR, RL_WC_RECV, NULL);
+	while (rl_resp_take_recv(qp))
+		rl_resp_complete_recv(qp, RL_WC_WR_FLUSH_ERR, RL_WC_RECV, NULL);
+}
+
+/* ---- the states ------------------------------------------------------------------------------ */
+
+/*
+ * IBA 9.7.5.1.1 (C9-101..C9-106): the PSN decides everything. Expected: go
+ * on. Earlier: a duplicate, answered again but not executed again. Later:
+ * packets were lost; NAK once per gap with the PSN expected, drop the rest.
+ */
+static enum rl_resp_state rl_resp_check_psn(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	int32_t diff = rl_psn_diff(c->pkt->bth.psn, qp->resp.psn);
+
+	if (qp->type == RL_QPT_UD)
+		return RESP_CHECK_OP_SEQ;
+	if (qp->type == RL_QPT_UC) {
+		/* IBA 9.8.3: UC never NAKs; a gap loses the message in progress. */
+		if (diff != 0) {
+			qp->stats.out_of_order_drops++;
+			rl_event(qp, RL_EV_PSN_CHECK, c->pkt->bth.psn, RL_PSN_OUT_OF_ORDER,
+				 "UC: a packet was lost; the message in progress is discarded");
+			qp->resp.in_msg = false;
+			qp->resp.recv_off = 0;
+			qp->resp.drop_msg = true;
+		}
+		qp->resp.psn = rl_psn_add(c->pkt->bth.psn, 1);
+		if (qp->resp.drop_msg && !(c->flags & RL_OPF_FIRST)) {
+			c->why = "UC: rest of a message whose beginning was lost";
+			return RESP_DROP;
+		}
+		qp->resp.drop_msg = false;
+		return RESP_CHECK_OP_SEQ;
+	}
+	if (diff > 0) {
+		qp->stats.out_of_order_drops++;
+		rl_event(qp, RL_EV_PSN_CHECK, c->pkt->bth.psn, RL_PSN_OUT_OF_ORDER, "PSN later than expected");
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			rl_resp_nak(qp, qp->resp.psn, RL_AETH_NAK, RL_NAK_PSN_SEQ_ERR,
+				    "PSN sequence error: a packet before this one is missing");
+		}
+		return RESP_DONE;
+	}
+	if (diff < 0) {
+		qp->stats.dup_requests++;
+		rl_event(qp, RL_EV_PSN_CHECK, c->pkt->bth.psn, RL_PSN_DUPLICATE, "PSN already seen");
+		return RESP_DUPLICATE;
+	}
+	qp->resp.nak_sent = false;
+	rl_event(qp, RL_EV_PSN_CHECK, c->pkt->bth.psn, RL_PSN_IN_ORDER, "expected PSN");
+	return RESP_CHECK_OP_SEQ;
+}
+
+/* IBA 9.7.5.1.3 (C9-112): a multi-packet message is First, Middle..., Last of one kind. */
+static enum rl_resp_state rl_resp_check_op_seq(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	uint32_t f = c->flags, prev = rl_opcode_info(qp->resp.last_opcode)->flags;
+	bool first = f & RL_OPF_FIRST, kind_ok;
+
+	if (qp->type == RL_QPT_UD)
+		return RESP_CHECK_OP_VALID;
+	if (!qp->resp.in_msg) {
+		if (first)
+			return RESP_CHECK_OP_VALID;
+		c->why = "Middle or Last packet without a First: opcode out of sequence";
+	} else {
+		kind_ok = (f & (RL_OPF_SEND | RL_OPF_WRITE)) == (prev & (RL_OPF_SEND | RL_OPF_WRITE));
+		if (!first && kind_ok)
+			return RESP_CHECK_OP_VALID;
+		c->why = "a new message began before the last one ended: opcode out of sequence";
+	}
+	if (qp->type == RL_QPT_UC) {
+		qp->resp.drop_msg = true;
+		qp->resp.in_msg = false;
+		qp->resp.psn = rl_psn_add(c->pkt->bth.psn, 1);
+		return RESP_DROP;
+	}
+	return RESP_NAK_INVALID;
+}
+
+/* IBA 10.2.4 / C10-4: the QP's access flags say which remote operations it accepts. */
+static enum rl_resp_state rl_resp_check_op_valid(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	unsigned acc = qp->attr.qp_access_flags;
+	uint32_t f = c->flags;
+
+	if (((f & RL_OPF_WRITE) && !(acc & RL_ACCESS_REMOTE_WRITE)) ||
+	    ((f & RL_OPF_READ) && !(acc & RL_ACCESS_REMOTE_READ)) ||
+	    ((f & RL_OPF_ATOMIC) && !(acc & RL_ACCESS_REMOTE_ATOMIC))) {
+		c->why = "the QP's access flags do not allow this remote operation";
+		return qp->type == RL_QPT_UC ? RESP_DROP : RESP_NAK_INVALID;
+	}
+	if ((f & RL_OPF_FLUSH) || (f & RL_OPF_RESYNC) || c->pkt->op->fixed_payload) {
+		c->why = "rocelab's responder does not implement this opcode";
+		return qp->type == RL_QPT_RC ? RESP_NAK_INVALID : RESP_DROP;
+	}
+	return RESP_CHECK_RESOURCE;
+}
+
+/* A SEND (and a WRITE with immediate, at its end) needs a receive WQE (IBA 9.7.5.2.8). */
+static enum rl_resp_state rl_resp_check_resource(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	uint32_t f = c->flags;
+	bool needs_recv = (f & RL_OPF_SEND) || ((f & RL_OPF_WRITE) && (f & RL_OPF_IMM));
+
+	if (!needs_recv || rl_resp_take_recv(qp))
+		return RESP_CHECK_LENGTH;
+	if (qp->type == RL_QPT_RC)
+		return RESP_RNR;
+	c->why = "no receive buffer posted";
+	if (qp->type == RL_QPT_UC)
+		qp->resp.drop_msg = !(f & RL_OPF_LAST);
+	return RESP_DROP;
+}
+
+static enum rl_resp_state rl_resp_check_length(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	const struct rl_pkt *p = c->pkt;
+	uint32_t f = c->flags;
+
+	/* IBA 9.7.5.1.4 (C9-114): First and Middle packets carry exactly one path MTU. */
+	if ((f & RL_OPF_PAYLOAD) && !(f & RL_OPF_LAST) && p->payload_len != qp->mtu) {
+		c->why = "a First/Middle packet whose payload is not the path MTU";
+		return qp->type == RL_QPT_RC ? RESP_NAK_INVALID : RESP_DROP;
+	}
+	if (f & RL_OPF_SEND) {
+		uint32_t room = rl_recv_capacity(&qp->resp.recv);
+		uint32_t need = qp->resp.recv_off + (uint32_t)p->payload_len +
+				(qp->type == RL_QPT_UD ? RL_UD_GRH_LEN : 0);
+
+		if (need > room) {
+			c->why = "the message is longer than the receive buffer";
+			qp->resp.recv_off = need;
+			rl_resp_complete_recv(qp, RL_WC_LOC_LEN_ERR, RL_WC_RECV, p);
+			return qp->type == RL_QPT_RC ? RESP_NAK_INVALID : RESP_DROP;
+		}
+	}
+	if ((f & RL_OPF_WRITE) && !(f & RL_OPF_FIRST) && p->payload_len > qp->resp.wleft) {
+		c->why = "more WRITE data than the RETH's DMA length";
+		return qp->type == RL_QPT_RC ? RESP_NAK_INVALID : RESP_DROP;
+	}
+	return RESP_CHECK_RKEY;
+}
+
+/*
+ * IBA 9.7.5.2.4 / 10.6: the R_Key must name a region of this QP's PD that
+ * grants the access, and va..va+len must lie inside it; atomics need an
+ * 8-byte aligned address (IBA 9.4.5).
+ */
+static enum rl_resp_state rl_resp_check_rkey(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	const struct rl_pkt *p = c->pkt;
+	uint32_t f = c->flags, rkey, len, need;
+	uint64_t va;
+
+	if ((f & RL_OPF_ATOMIC) && (p->hdrs & RL_HDR_ATOMICETH)) {
+		va = p->atomiceth.va;
+		rkey = p->atomiceth.rkey;
+		len = 8;
+		need = RL_ACCESS_REMOTE_ATOMIC;
+		if (va & 7) {
+			c->why = "atomic on an address that is not 8-byte aligned";
+			return RESP_NAK_INVALID;
+		}
+	} else if (p->hdrs & RL_HDR_RETH) {
+		va = p->reth.va;
+		rkey = p->reth.rkey;
+		len = p->reth.dma_len;
+		need = (f & RL_OPF_READ) ? RL_ACCESS_REMOTE_READ : RL_ACCESS_REMOTE_WRITE;
+	} else {
+		return RESP_EXECUTE;
+	}
+	c->mr = rl_mr_find_rkey(qp->host, rkey);
+	if (!c->mr || c->mr->pd != qp->pd)
+		c->why = "R_Key not valid: no such memory region in this protection domain";
+	else if (!(c->mr->access & need))
+		c->why = "the memory region does not grant this access";
+	else if (len && !rl_mr_ptr(c->mr, va, len))
+		c->why = "address range outside the memory region";
+	else
+		return RESP_EXECUTE;
+	return qp->type == RL_QPT_RC ? RESP_NAK_ACCESS : RESP_DROP;
+}
+
+/* ---- execute: SEND, WRITE, READ, atomic ------------------------------------------------------ */
+
+/* UD: the first 40 bytes of the buffer get the GRH (RoCEv2 over IPv4: the IPv4 header at offset 20). */
+static void rl_resp_ud_grh(const struct rl_pkt *p, uint8_t grh[RL_UD_GRH_LEN])
+{
+	memset(grh, 0, RL_UD_GRH_LEN);
+	if (p->l3 == RL_L3_IPV4) {
+		grh[20] = 0x45;
+		grh[21] = (uint8_t)(p->ip4.dscp << 2 | p->ip4.ecn);
+		rl_put16(grh + 22, p->ip4.total_len);
+		grh[28] = p->ip4.ttl;
+		grh[29] = RL_IPPROTO_UDP;
+		memcpy(grh + 32, p->ip4.src, 4);
+		memcpy(grh + 36, p->ip4.dst, 4);
+	} else {
+		rl_put32(grh, 6u << 28 | (uint32_t)p->ip6.tclass << 20 | p->ip6.flow_label);
+		rl_put16(grh + 4, p->ip6.payload_len);
+		grh[6] = p->ip6.next_header;
+		grh[7] = p->ip6.hop_limit;
+		memcpy(grh + 8, p->ip6.src, 16);
+		memcpy(grh + 24, p->ip6.dst, 16);
+	}
+}
+
+static enum rl_resp_state rl_resp_exec_send(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	const struct rl_pkt *p = c->pkt;
+	const struct rl_recv_wr *r = &qp->resp.recv;
+	enum rl_wc_status st;
+
+	if (qp->type == RL_QPT_UD) {
+		uint8_t grh[RL_UD_GRH_LEN];
+
+		rl_resp_ud_grh(p, grh);
+		st = rl_sge_copy(qp->host, r->sg_list, r->num_sge, 0, grh, RL_UD_GRH_LEN, true);
+		qp->resp.recv_off = RL_UD_GRH_LEN;
+	} else {
+		st = RL_WC_SUCCESS;
+	}
+	if (st == RL_WC_SUCCESS)
+		st = rl_sge_copy(qp->host, r->sg_list, r->num_sge, qp->resp.recv_off, (void *)p->payload,
+				 (uint32_t)p->payload_len, true);
+	if (st != RL_WC_SUCCESS) {
+		/* IBA 9.9.3: a local error at the responder is a remote operational error for the requester. */
+		rl_resp_complete_recv(qp, RL_WC_LOC_PROT_ERR, RL_WC_RECV, p);
+		c->why = "the receive buffer's SGE is not valid (local protection error at the responder)";
+		return qp->type == RL_QPT_RC ? RESP_NAK_OP_ERROR : RESP_DROP;
+	}
+	qp->resp.recv_off += (uint32_t)p->payload_len;
+	if (c->flags & RL_OPF_LAST) {
+		if (p->hdrs & RL_HDR_IETH) {
+			struct rl_mr *mr = rl_mr_find_rkey(qp->host, p->ieth_rkey);
+
+			if (mr)   /* IBA 10.6.7.2: SEND with Invalidate retires the R_Key */
+				mr->rkey = 0;
+		}
+		rl_resp_complete_recv(qp, RL_WC_SUCCESS, RL_WC_RECV, p);
+	}
+	return RESP_ACKNOWLEDGE;
+}
+
+static enum rl_resp_state rl_resp_exec_write(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	const struct rl_pkt *p = c->pkt;
+
+	if (c->flags & RL_OPF_FIRST) {
+		qp->resp.wmr = c->mr;
+		qp->resp.wva = p->reth.va;
+		qp->resp.wleft = qp->resp.wlen = p->reth.dma_len;
+		if (p->payload_len > qp->resp.wleft) {
+			c->why = "more WRITE data than the RETH's DMA length";
+			return qp->type == RL_QPT_RC ? RESP_NAK_INVALID : RESP_DROP;
+		}
+	}
+	if (p->payload_len)
+		memcpy(rl_mr_ptr(qp->resp.wmr, qp->resp.wva, p->payload_len), p->payload, p->payload_len);
+	qp->resp.wva += p->payload_len;
+	qp->resp.wleft -= (uint32_t)p->payload_len;
+	if ((c->flags & RL_OPF_LAST) && qp->resp.wleft) {
+		c->why = "the WRITE ended before the RETH's DMA length";
+		return qp->type == RL_QPT_RC ? RESP_NAK_INVALID : RESP_DROP;
+	}
+	if ((c->flags & RL_OPF_LAST) && (c->flags & RL_OPF_IMM)) {
+		qp->resp.recv_off = qp->resp.wlen;   /* byte_len: the length of the whole WRITE */
+		rl_resp_complete_recv(qp, RL_WC_SUCCESS, RL_WC_RECV_RDMA_WITH_IMM, p);
+	}
+	return RESP_ACKNOWLEDGE;
+}
+
+static struct rl_resp_res *rl_resp_new_res(struct rl_qp *qp)
+{
+	struct rl_resp_res *r = &qp->resp.res[qp->resp.res_next];
+
+	/* A ring of max_dest_rd_atomic slots: the oldest answer is forgotten first. */
+	qp->resp.res_next = (qp->resp.res_next + 1) % qp->resp.nres;
+	memset(r, 0, sizeof(*r));
+	r->valid = true;
+	return r;
+}
+
+/*
+ * Send READ response packets for @len bytes at @va, starting with PSN @psn.
+ * First and Last (and Only) carry an AETH (IBA 9.7.5.1.4); PSNs count up.
+ */
+static void rl_resp_read_reply(struct rl_qp *qp, struct rl_mr *mr, uint64_t va, uint32_t len, uint32_t psn,
+			       bool whole)
+{
+	uint32_t npkts = len ? (len + qp->mtu - 1) / qp->mtu : 1, off = 0;
+
+	for (uint32_t i = 0; i < npkts; i++) {
+		uint32_t chunk = len - off < qp->mtu ? len - off : qp->mtu;
+		bool first = i == 0 && whole, last = i == npkts - 1;
+		uint32_t pos = (first ? RL_OPF_FIRST : 0) | (last ? RL_OPF_LAST : 0);
+		struct rl_pkt p;
+
+		/* A replay from the middle starts with a Middle packet (or Last, if one is left). */
+		rl_qp_pkt_init(qp, &p, (uint8_t)rl_opcode_find(RL_TR_RC, RL_OPF_RESP | RL_OPF_READ | RL_OPF_PAYLOAD |
+								  (pos ? pos : RL_OPF_MIDDLE)));
+		p.bth.psn = rl_psn_add(psn, i);
+		p.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, rl_resp_credits(qp));
+		p.aeth.msn = qp->resp.msn;
+		p.payload = rl_mr_ptr(mr, va + off, chunk);
+		p.payload_len = chunk;
+		rl_qp_emit(qp, &p);
+		off += chunk;
+	}
+}
+
+static enum rl_resp_state rl_resp_exec_read(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	const struct rl_pkt *p = c->pkt;
+	uint32_t len = p->reth.dma_len, npkts = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	struct rl_resp_res *r = rl_resp_new_res(qp);
+
+	r->first_psn = p->bth.psn;
+	r->last_psn = rl_psn_add(p->bth.psn, npkts - 1);
+	r->va = p->reth.va;
+	r->rkey = p->reth.rkey;
+	r->length = len;
+	qp->resp.msn++;
+	r->msn = qp->resp.msn;
+	rl_resp_read_reply(qp, c->mr, r->va, len, p->bth.psn, true);
+	qp->resp.psn = rl_psn_add(r->last_psn, 1);
+	return RESP_DONE;
+}
+
+/* IBA 9.4.5: Compare&Swap and Fetch&Add on 8 bytes, executed exactly once. */
+static enum rl_resp_state rl_resp_exec_atomic(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	const struct rl_pkt *p = c->pkt;
+	uint8_t *mem = rl_mr_ptr(c->mr, p->atomiceth.va, 8);
+	struct rl_resp_res *r = rl_resp_new_res(qp);
+	uint64_t orig, val;
+	struct rl_pkt a;
+
+	memcpy(&orig, mem, 8);    /* host order in memory, as a NIC sees it on this host */
+	if (c->flags & RL_OPF_CMPSWAP)
+		val = orig == p->atomiceth.compare ? p->atomiceth.swap_add : orig;
+	else
+		val = orig + p->atomiceth.swap_add;
+	memcpy(mem, &val, 8);
+	r->atomic = true;
+	r->first_psn = r->last_psn = p->bth.psn;
+	r->orig = orig;
+	qp->resp.msn++;
+	r->msn = qp->resp.msn;
+
+	rl_qp_pkt_init(qp, &a, 0x12);   /* RC ATOMIC Acknowledge */
+	a.bth.psn = p->bth.psn;
+	a.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, rl_resp_credits(qp));
+	a.aeth.msn = qp->resp.msn;
+	a.atomicack_orig = orig;
+	rl_qp_emit(qp, &a);
+	qp->resp.psn = rl_psn_add(p->bth.psn, 1);
+	return RESP_DONE;
+}
+
+static enum rl_resp_state rl_resp_execute(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	uint32_t f = c->flags;
+
+	if (f & RL_OPF_READ)
+		return rl_resp_exec_read(qp, c);
+	if (f & RL_OPF_ATOMIC)
+		return rl_resp_exec_atomic(qp, c);
+	if (f & RL_OPF_WRITE)
+		return rl_resp_exec_write(qp, c);
+	return rl_resp_exec_send(qp, c);
+}
+
+/* SEND/WRITE done: count the message, ACK if asked (IBA 9.7.5.1.2: coalescing is allowed). */
+static enum rl_resp_state rl_resp_acknowledge(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	const struct rl_pkt *p = c->pkt;
+
+	qp->resp.in_msg = !(c->flags & RL_OPF_LAST);
+	qp->resp.last_opcode = p->bth.opcode;
+	if (qp->type == RL_QPT_UD)
+		return RESP_DONE;
+	if (c->flags & RL_OPF_LAST)
+		qp->resp.msn++;
+	qp->resp.psn = rl_psn_add(p->bth.psn, 1);
+	if (qp->type == RL_QPT_RC && p->bth.ackreq)
+		rl_resp_ack(qp, p->bth.psn);
+	return RESP_DONE;
+}
+
+/* ---- duplicates (IBA 9.7.5.1.1, C9-105..C9-107) --------------------------------------------- */
+
+static struct rl_resp_res *rl_resp_find_res(struct rl_qp *qp, uint32_t psn)
+{
+	for (unsigned i = 0; i < qp->resp.nres; i++) {
+		struct rl_resp_res *r = &qp->resp.res[i];
+
+		if (r->valid && rl_psn_diff(psn, r->first_psn) >= 0 && rl_psn_diff(r->last_psn, psn) >= 0)
+			return r;
+	}
+	return NULL;
+}
+
+static enum rl_resp_state rl_resp_duplicate(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	const struct rl_pkt *p = c->pkt;
+	struct rl_resp_res *r;
+
+	if (qp->type != RL_QPT_RC)
+		return RESP_DROP;
+	if (c->flags & (RL_OPF_SEND | RL_OPF_WRITE)) {
+		/* Executed already: say again how far we got. */
+		rl_resp_ack(qp, rl_psn_add(qp->resp.psn, 0xffffff));
+		return RESP_DONE;
+	}
+	r = rl_resp_find_res(qp, p->bth.psn);
+	if (!r || r->atomic != !!(c->flags & RL_OPF_ATOMIC)) {
+		c->why = "duplicate READ/atomic older than the responder remembers";
+		return RESP_DROP;
+	}
+	if (r->atomic) {
+		struct rl_pkt a;
+
+		/* Answer from the replay cache: executing twice would add twice. */
+		rl_qp_pkt_init(qp, &a, 0x12);
+		a.bth.psn = r->first_psn;
+		a.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, rl_resp_credits(qp));
+		a.aeth.msn = r->msn;
+		a.atomicack_orig = r->orig;
+		rl_qp_emit(qp, &a);
+		return RESP_DONE;
+	}
+	/* A retried READ may ask for the rest only: it must be a subset of the original. */
+	if (!(p->hdrs & RL_HDR_RETH) || p->reth.va < r->va ||
+	    p->reth.va + p->reth.dma_len > r->va + r->length ||
+	    p->reth.va - r->va != (uint64_t)rl_psn_diff(p->bth.psn, r->first_psn) * qp->mtu) {
+		c->why = "a retried READ that is not a part of the original request";
+		return RESP_DROP;
+	}
+	c->mr = rl_mr_find_rkey(qp->host, r->rkey);
+	if (!c->mr || !rl_mr_ptr(c->mr, p->reth.va, p->reth.dma_len))
+		return RESP_DROP;
+	rl_resp_read_reply(qp, c->mr, p->reth.va, p->reth.dma_len, p->bth.psn, p->bth.psn == r->first_psn);
+	return RESP_DONE;
+}
+
+/* ---- errors ------------------------------------------------------------------------------------ */
+
+/* IBA 9.9.3.1: after an invalid request, access or operational error NAK the responder QP is in error. */
+static enum rl_resp_state rl_resp_nak_fatal(struct rl_qp *qp, struct rl_resp_ctx *c, uint8_t code)
+{
+	rl_resp_nak(qp, c->pkt->bth.psn, RL_AETH_NAK, code, c->why ? c->why : rl_nak_code_name(code));
+	rl_qp_to_error(qp, c->why ? c->why : rl_nak_code_name(code));
+	return RESP_DONE;
+}
+
+static enum rl_resp_state rl_resp_step(struct rl_qp *qp, enum rl_resp_state s, struct rl_resp_ctx *c)
+{
+	switch (s) {
+	case RESP_CHECK_PSN: return rl_resp_check_psn(qp, c);
+	case RESP_CHECK_OP_SEQ: return rl_resp_check_op_seq(qp, c);
+	case RESP_CHECK_OP_VALID: return rl_resp_check_op_valid(qp, c);
+	case RESP_CHECK_RESOURCE: return rl_resp_check_resource(qp, c);
+	case RESP_CHECK_LENGTH: return rl_resp_check_length(qp, c);
+	case RESP_CHECK_RKEY: return rl_resp_check_rkey(qp, c);
+	case RESP_EXECUTE: return rl_resp_execute(qp, c);
+	case RESP_ACKNOWLEDGE: return rl_resp_acknowledge(qp, c);
+	case RESP_DUPLICATE: return rl_resp_duplicate(qp, c);
+	case RESP_NAK_INVALID: return rl_resp_nak_fatal(qp, c, RL_NAK_INVALID_REQ);
+	case RESP_NAK_ACCESS: return rl_resp_nak_fatal(qp, c, RL_NAK_REM_ACCESS_ERR);
+	case RESP_NAK_OP_ERROR: return rl_resp_nak_fatal(qp, c, RL_NAK_REM_OP_ERR);
+	case RESP_RNR:
+		rl_resp_nak(qp, c->pkt->bth.psn, RL_AETH_RNR_NAK, qp->attr.min_rnr_timer,
+			    "receiver not ready: no receive buffer posted");
+		return RESP_DONE;
+	case RESP_DROP:
+		rl_event(qp, RL_EV_DROP, c->pkt->bth.psn, 0, c->why ? c->why : "dropped");
+		return RESP_DONE;
+	case RESP_DONE:
+		break;
+	}
+	return RESP_DONE;
+}
+
+/* UD (IBA 9.8.4): the Q_Key must match, or the packet is dropped and counted (C10-15). */
+static bool rl_resp_ud_qkey_ok(struct rl_qp *qp, const struct rl_pkt *p)
+{
+	if (p->deth.qkey == qp->attr.qkey)
+		return true;
+	qp->stats.qkey_violations++;
+	rl_event(qp, RL_EV_DROP, p->bth.psn, p->deth.qkey, "Q_Key violation");
+	return false;
+}
+
+void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt)
+{
+	struct rl_resp_ctx c = { pkt, pkt->op->flags, NULL, NULL };
+	enum rl_resp_state s = RESP_CHECK_PSN;
+
+	if (qp->type == RL_QPT_UD && !rl_resp_ud_qkey_ok(qp, pkt))
+		return;
+	while (s != RESP_DONE && qp->state != RL_QPS_ERR)
+		s = rl_resp_step(qp, s, &c);
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the reference transport: the objects behind the verbs handles and
+ * the functions the requester (req.c), responder (resp.c) and completer
+ * (comp.c) share. A QP's send side is the requester plus the completer; its
+ * receive side is the responder (IBA 9.7: "requester" and "responder").
+ */
+#ifndef ROCELAB_TRANSPORT_H
+#define ROCELAB_TRANSPORT_H
+
+#include "rocelab/rocelab.h"
+#include "rocelab/verbs.h"
+
+#define RL_NEVER UINT64_MAX
+/* Largest frame: Ethernet + VLAN + IPv6 + UDP + BTH + headers + 4096 + ICRC. */
+#define RL_FRAME_MAX (18 + 40 + 8 + 12 + 64 + 4096 + 4)
+/* At most this many PSNs unacknowledged (IBA 9.7.7.1: half the PSN space is the limit; rxe uses 128). */
+#define RL_MAX_UNACKED_PSNS 128
+/* The requester asks for an ACK at least this often (rxe: RXE_MAX_PKT_PER_ACK). */
+#define RL_MAX_PKT_PER_ACK 64
+#define RL_UD_GRH_LEN 40
+
+struct rl_host {
+	struct rl_host_config cfg;
+	uint32_t port_mtu;
+	uint64_t now;
+	uint32_t next_qpn;
+	uint32_t next_key;
+	struct rl_pd *pds;
+	struct rl_mr *mrs;
+	struct rl_cq *cqs;
+	struct rl_qp *qps;
+	char err[200];
+	uint8_t frame[RL_FRAME_MAX];
+};
+
+struct rl_pd {
+	struct rl_host *host;
+	unsigned users;
+	struct rl_pd *next;
+};
+
+struct rl_mr {
+	struct rl_pd *pd;
+	uint8_t *addr;
+	size_t length;
+	uint64_t iova;
+	unsigned access;
+	uint32_t lkey, rkey;
+	struct rl_mr *next;
+};
+
+struct rl_cq {
+	struct rl_host *host;
+	struct rl_wc *ring;
+	int cap, head, count;
+	unsigned users;
+	bool overflow;
+	struct rl_cq *next;
+};
+
+/* A send work request on its way through requester and completer. */
+struct rl_send_wqe {
+	struct rl_send_wr wr;
+	uint32_t length;          /* bytes in the SGE list */
+	uint32_t first_psn;       /* PSNs this message occupies, assigned when first sent */
+	uint32_t npkts;
+	bool started;             /* the requester has given it PSNs */
+	uint32_t resp_bytes;      /* READ: bytes of response placed so far */
+	enum rl_wc_status error;  /* a local error found while sending, reported when flushed */
+};
+
+/* A READ or atomic the responder executed, kept to answer duplicates (IBA 9.7.5.1.x). */
+struct rl_resp_res {
+	bool valid;
+	bool atomic;
+	uint32_t first_psn, last_psn;
+	uint64_t va;
+	uint32_t rkey, length;
+	uint64_t orig;            /* atomic: what memory held before */
+	uint32_t msn;
+};
+
+struct rl_qp {
+	struct rl_host *host;
+	struct rl_pd *pd;
+	struct rl_cq *scq, *rcq;
+	enum rl_qp_type type;
+	enum rl_qp_state state;
+	uint32_t qpn;
+	struct rl_qp_attr attr;
+	uint32_t mtu;
+	bool sq_sig_all;
+
+	/* Send queue: wqe counters run freely, index = counter % size. */
+	struct rl_send_wqe *sq;
+	uint32_t sq_size, sq_head, sq_tail;
+	/* Receive queue. */
+	struct rl_recv_wr *rq;
+	uint32_t rq_size, rq_head, rq_tail;
+
+	/* Requester: the next packet to send is byte @offset of wqe @wqe, with PSN @psn. */
+	struct {
+		uint32_t wqe;
+		uint32_t psn;
+		uint32_t offset;
+		uint32_t noack_pkts;
+	} req;
+
+	/* Completer: the oldest wqe not yet completed and the next PSN it waits for. */
+	struct {
+		uint32_t psn;
+		uint64_t timer;         /* retransmit deadline, RL_NEVER if not armed */
+		uint64_t rnr_until;     /* RNR wait, RL_NEVER if not waiting */
+		int retry_left, rnr_left;
+		bool retrying;          /* went back; ignore stale responses until progress */
+	} comp;
+
+	/* Responder. */
+	struct {
+		uint32_t psn;           /* next PSN expected */
+		uint32_t msn;           /* messages completed */
+		bool nak_sent;          /* a PSN sequence NAK went out for the current gap */
+		bool drop_msg;          /* UC: discard until the next First/Only */
+		uint8_t last_opcode;    /* previous accepted opcode, for the sequence check */
+		bool in_msg;            /* inside a multi-packet message */
+		bool have_recv;         /* SEND: the receive wqe being filled */
+		struct rl_recv_wr recv;
+		uint32_t recv_off;
+		struct rl_mr *wmr;      /* WRITE: target region and position */
+		uint64_t wva;
+		uint32_t wleft, wlen;
+		struct rl_resp_res *res;
+		unsigned nres, res_next;
+	} resp;
+
+	struct rl_qp_stats stats;
+	struct rl_qp *next;
+};
+
+/* ---- helpers shared by the modules ------------------------------------------ */
+
+/* 24-bit PSN arithmetic (IBA 9.7.2): a - b as a signed distance. */
+static inline int32_t rl_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+static inline uint32_t rl_psn_add(uint32_t psn, uint32_t n) { return (psn + n) & 0xffffff; }
+
+void rl_host_set_error(struct rl_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text);
+
+/* Fill @p with the QP's addressing for a packet of @opcode; send it. */
+void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode);
+void rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p);
+
+struct rl_mr *rl_mr_find_lkey(struct rl_host *h, uint32_t lkey);
+struct rl_mr *rl_mr_find_rkey(struct rl_host *h, uint32_t rkey);
+/* Pointer to @len bytes at iova @va of @mr, or NULL if out of range. */
+uint8_t *rl_mr_ptr(struct rl_mr *mr, uint64_t va, uint64_t len);
+/* Copy between an SGE list and a flat buffer, from byte @off of the list. */
+enum rl_wc_status rl_sge_copy(struct rl_host *h, const struct rl_sge *sg, int n, uint32_t off,
+			      void *buf, uint32_t len, bool to_sge);
+
+void rl_cq_push(struct rl_cq *cq, const struct rl_wc *wc);
+void rl_qp_to_error(struct rl_qp *qp, const char *why);
+void rl_qp_set_state(struct rl_qp *qp, enum rl_qp_state s, const char *why);
+
+/* The three roles. */
+void rl_req_run(struct rl_qp *qp);
+void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt);
+void rl_comp_recv(struct rl_qp *qp, const struct rl_pkt *pkt);
+void rl_comp_timers(struct rl_qp *qp);
+void rl_comp_flush(struct rl_qp *qp);
+void rl_resp_flush(struct rl_qp *qp);
+
+/* Work request kind helpers. */
+static inline bool rl_wr_is_rd_atomic(enum rl_wr_opcode op)
+{
+	return op == RL_WR_RDMA_READ || op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD;
+}
+static inline bool rl_wr_is_atomic(enum rl_wr_opcode op)
+{
+	return op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+#endif
