@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QP state machine and attribute checks (IBA 10.3, 11.2.4.2), UD and UC
+ * transports, and the event stream.
+ */
+#include <string.h>
+
+#include "tp.h"
+
+static struct tp_pair T;
+
+static void emit_nothing(void *ctx, const uint8_t *frame, size_t len)
+{
+	(void)ctx; (void)frame; (void)len;
+	CU_FAIL("these tests send nothing");
+}
+
+static struct rl_host *new_host(void)
+{
+	struct rl_host_config cfg = { .mac = { 2, 0, 0, 0, 0, 1 }, .emit = emit_nothing };
+	uint8_t ip[4] = { 10, 0, 0, 1 };
+
+	rl_gid_from_ipv4(cfg.gid, ip);
+	return rl_host_new(&cfg);
+}
+
+/* Transitions and attributes a learner gets wrong, each with a reason. */
+static void test_modify_qp_errors(void)
+{
+	struct rl_host *h = new_host();
+	struct rl_pd *pd = rl_alloc_pd(h);
+	struct rl_cq *cq = rl_create_cq(h, 16);
+	struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC, .send_cq = cq, .recv_cq = cq };
+	struct rl_qp *qp = rl_create_qp(pd, &ia);
+	struct rl_qp_attr a;
+	int rtr = RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN |
+		  RL_QP_MAX_DEST_RD_ATOMIC | RL_QP_MIN_RNR_TIMER;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
+	CU_ASSERT_EQUAL(rl_qp_num(qp), 0x11);
+	memset(&a, 0, sizeof(a));
+
+	a.qp_state = RL_QPS_RTS;
+	CU_ASSERT_NOT_EQUAL(rl_modify_qp(qp, &a, RL_QP_STATE), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(h), "RESET -> RTS is not a QP state transition"));
+
+	a.qp_state = RL_QPS_INIT;
+	CU_ASSERT_NOT_EQUAL(rl_modify_qp(qp, &a, RL_QP_STATE | RL_QP_PORT | RL_QP_ACCESS_FLAGS), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(h), "pkey index is required"));
+	CU_ASSERT_EQUAL(rl_modify_qp(qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS), 0);
+	CU_ASSERT_EQUAL(rl_qp_state(qp), RL_QPS_INIT);
+
+	a.qp_state = RL_QPS_RTR;
+	a.path_mtu = RL_MTU_1024;
+	a.max_dest_rd_atomic = 1;
+	CU_ASSERT_NOT_EQUAL(rl_modify_qp(qp, &a, rtr), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(h), "RTR needs a destination GID: RoCE has no LIDs"));
+
+	a.ah_attr.dgid[10] = a.ah_attr.dgid[11] = 0xff;
+	a.ah_attr.dgid[15] = 2;
+	a.path_mtu = RL_MTU_2048;   /* the port is 1024 (rxe on a 1500-byte netdev) */
+	CU_ASSERT_NOT_EQUAL(rl_modify_qp(qp, &a, rtr), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(h), "larger than the port's active MTU 1024"));
+
+	a.path_mtu = RL_MTU_1024;
+	a.rq_psn = 0x1000000;
+	CU_ASSERT_NOT_EQUAL(rl_modify_qp(qp, &a, rtr), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(h), "a PSN has 24 bits"));
+	a.rq_psn = 5;
+	CU_ASSERT_NOT_EQUAL(rl_modify_qp(qp, &a, rtr | RL_QP_SQ_PSN), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(h), "SQ PSN is not allowed in this transition"));
+	CU_ASSERT_EQUAL(rl_modify_qp(qp, &a, rtr), 0);
+
+	a.qp_state = RL_QPS_RTS;
+	a.retry_cnt = 8;
+	CU_ASSERT_NOT_EQUAL(rl_modify_qp(qp, &a, RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT |
+					     RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(h), "3-bit fields"));
+	a.retry_cnt = 7;
+	CU_ASSERT_EQUAL(rl_modify_qp(qp, &a, RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT |
+					 RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC), 0);
+	CU_ASSERT_EQUAL(rl_qp_state(qp), RL_QPS_RTS);
+
+	/* max_rd_atomic 0: READ refused at post time, with the reason. */
+	{
+		struct rl_send_wr wr;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.opcode = RL_WR_RDMA_READ;
+		CU_ASSERT_NOT_EQUAL(rl_post_send(qp, &wr), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(h), "max_rd_atomic is 0"));
+	}
+	/* Any state may go to ERR, and from there to RESET. */
+	a.qp_state = RL_QPS_ERR;
+	CU_ASSERT_EQUAL(rl_modify_qp(qp, &a, RL_QP_STATE), 0);
+	a.qp_state = RL_QPS_RESET;
+	CU_ASSERT_EQUAL(rl_modify_qp(qp, &a, RL_QP_STATE), 0);
+	CU_ASSERT_EQUAL(rl_qp_state(qp), RL_QPS_RESET);
+	CU_ASSERT_NOT_EQUAL(rl_dealloc_pd(pd), 0);     /* still in use */
+	rl_host_free(h);
+}
+
+static void test_post_errors(void)
+{
+	struct rl_recv_wr rwr = { .num_sge = 5 };
+	struct rl_send_wr wr;
+	struct tp_opts o;
+
+	tp_default_opts(&o, RL_QPT_UD);
+	tp_setup(&T, &o);
+	CU_ASSERT_NOT_EQUAL(rl_post_recv(T.end[1].qp, &rwr), 0);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = RL_WR_RDMA_WRITE;
+	CU_ASSERT_NOT_EQUAL(rl_post_send(T.end[0].qp, &wr), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(T.end[0].host), "a UD QP only SENDs"));
+	/* A UD message is one packet: larger than the MTU is refused at post time. */
+	CU_ASSERT_NOT_EQUAL(tp_post_send(&T, 0, RL_WR_SEND, 0, 5000, 0, 1), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(T.end[0].host), "more than the path MTU"));
+	tp_teardown(&T);
+}
+
+/* UD: DETH carries Q_Key and source QP; the receive buffer starts with 40 bytes of GRH. */
+static void test_ud_send(void)
+{
+	struct tp_opts o;
+	struct rl_wc wc;
+
+	tp_default_opts(&o, RL_QPT_UD);
+	tp_setup(&T, &o);
+	tp_fill(&T, 0, 0, 512, 5);
+	tp_post_recv(&T, 1, 0, 40 + 512, 7);
+	CU_ASSERT_EQUAL(tp_post_send(&T, 0, RL_WR_SEND_WITH_IMM, 0, 512, 0, 1), 0);
+	tp_run(&T, 1000000000);
+	CU_ASSERT_TRUE(tp_poll(&T, 0, &wc));
+	CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.byte_len, 40 + 512);
+	CU_ASSERT_EQUAL(wc.src_qp, rl_qp_num(T.end[0].qp));
+	CU_ASSERT_TRUE(wc.wc_flags & RL_WC_GRH);
+	CU_ASSERT_TRUE(wc.wc_flags & RL_WC_WITH_IMM);
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 40, T.end[0].mem, 512), 0);
+	/* RoCEv2 over IPv4: the IPv4 header sits in the last 20 bytes of the GRH area. */
+	CU_ASSERT_EQUAL(T.end[1].mem[20], 0x45);
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 32, (uint8_t[4]){ 10, 0, 0, 1 }, 4), 0);
+	CU_ASSERT_EQUAL(T.frames, 1);   /* no ACK in UD */
+	CU_ASSERT_EQUAL(T.opcodes[0], rl_opcode_by_name("UD SEND Only with Immediate"));
+	tp_teardown(&T);
+}
+
+static void test_ud_qkey_violation(void)
+{
+	struct tp_opts o;
+	struct rl_send_wr wr;
+	struct rl_qp_stats st;
+	struct rl_wc wc;
+
+	tp_default_opts(&o, RL_QPT_UD);
+	tp_setup(&T, &o);
+	tp_post_recv(&T, 1, 0, 1000, 7);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = RL_WR_SEND;
+	wr.send_flags = RL_SEND_SIGNALED;
+	wr.ud.remote_qpn = rl_qp_num(T.end[1].qp);
+	wr.ud.remote_qkey = 0x22222222;                  /* B's is 0x11111111 */
+	memcpy(wr.ud.dgid, T.end[1].gid, 16);
+	CU_ASSERT_EQUAL(rl_post_send(T.end[0].qp, &wr), 0);
+	tp_run(&T, 1000000000);
+	CU_ASSERT_TRUE(tp_poll(&T, 0, &wc));             /* the sender cannot tell */
+	CU_ASSERT_FALSE(tp_poll(&T, 1, &wc));
+	rl_qp_stats(T.end[1].qp, &st);
+	CU_ASSERT_EQUAL(st.qkey_violations, 1);
+	tp_teardown(&T);
+}
+
+static uint64_t uc_drop;
+
+static bool uc_filter(struct tp_pair *t, int from, uint8_t *frame, size_t len, uint64_t n)
+{
+	(void)t; (void)from; (void)frame; (void)len;
+	return n != uc_drop;
+}
+
+/* UC: no ACKs; a lost packet loses its message, the next message arrives whole. */
+static void test_uc_loss_loses_message(void)
+{
+	struct tp_opts o;
+	struct rl_wc wc;
+
+	tp_default_opts(&o, RL_QPT_UC);
+	tp_setup(&T, &o);
+	uc_drop = 2;
+	T.filter = uc_filter;
+	tp_fill(&T, 0, 0, 8192, 6);
+	tp_post_recv(&T, 1, 0, 4096, 7);
+	tp_post_recv(&T, 1, 4096, 4096, 8);
+	tp_post_send(&T, 0, RL_WR_SEND, 0, 3000, 0, 1);      /* 3 packets, the 2nd lost */
+	tp_post_send(&T, 0, RL_WR_SEND, 4096, 3000, 0, 2);
+	tp_run(&T, 1000000000);
+	CU_ASSERT_TRUE(tp_poll(&T, 0, &wc));
+	CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);            /* UC completes when sent */
+	CU_ASSERT_TRUE(tp_poll(&T, 0, &wc));
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.wr_id, 7);                         /* the buffer is reused */
+	CU_ASSERT_EQUAL(wc.byte_len, 3000);
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem, T.end[0].mem + 4096, 3000), 0);   /* message 2 */
+	CU_ASSERT_FALSE(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(tp_count_opcode(&T, 1, rl_opcode_by_name("RC Acknowledge")), 0);
+	tp_teardown(&T);
+}
+
+static void test_uc_write(void)
+{
+	struct tp_opts o;
+	struct rl_wc wc;
+
+	tp_default_opts(&o, RL_QPT_UC);
+	tp_setup(&T, &o);
+	tp_fill(&T, 0, 0, 5000, 8);
+	tp_post_recv(&T, 1, 0, 16, 7);
+	tp_post_send(&T, 0, RL_WR_RDMA_WRITE_WITH_IMM, 0, 5000, 10000, 1);
+	tp_run(&T, 1000000000);
+	CU_ASSERT_TRUE(tp_poll(&T, 0, &wc));
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.opcode, RL_WC_RECV_RDMA_WITH_IMM);
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 10000, T.end[0].mem, 5000), 0);
+	CU_ASSERT_EQUAL(tp_count_opcode(&T, 0, rl_opcode_by_name("UC RDMA WRITE Last with Immediate")), 1);
+	tp_teardown(&T);
+}
+
+/* RoCEv2 over IPv6, and the events a learner can follow. */
+static void test_ipv6_and_events(void)
+{
+	struct tp_opts o;
+	struct rl_wc wc;
+
+	tp_default_opts(&o, RL_QPT_RC);
+	o.ipv6 = true;
+	tp_setup(&T, &o);
+	CU_ASSERT_EQUAL(T.ev_count[RL_EV_QP_STATE], 6);     /* INIT, RTR, RTS on each side */
+	tp_post_recv(&T, 1, 0, 100, 7);
+	tp_post_send(&T, 0, RL_WR_SEND, 0, 100, 0, 1);
+	tp_run(&T, 1000000000);
+	CU_ASSERT_TRUE(tp_poll(&T, 0, &wc));
+	CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+	CU_ASSERT_EQUAL(T.ev_count[RL_EV_PSN_CHECK], 1);
+	CU_ASSERT_EQUAL(T.last_ev[RL_EV_PSN_CHECK].value, RL_PSN_IN_ORDER);
+	CU_ASSERT_EQUAL(T.ev_count[RL_EV_ACK_SENT], 1);
+	CU_ASSERT_EQUAL(T.ev_count[RL_EV_COMPLETION], 2);
+	CU_ASSERT_EQUAL(T.ev_count[RL_EV_TIMER_ARMED], 1);
+	CU_ASSERT_STRING_EQUAL(rl_event_name(RL_EV_NAK_SENT), "nak-sent");
+	CU_ASSERT_STRING_EQUAL(rl_wc_status_str(RL_WC_REM_ACCESS_ERR), "remote access error");
+	CU_ASSERT_STRING_EQUAL(rl_qp_state_name(RL_QPS_RTS), "RTS");
+	tp_teardown(&T);
+}
+
+int tl_suite_qp(void)
+{
+	CU_pSuite s = CU_add_suite("qp-ud-uc", NULL, NULL);
+
+	return !s || !CU_add_test(s, "modify_qp refuses with a reason", test_modify_qp_errors) ||
+	       !CU_add_test(s, "post_send/post_recv refuse with a reason", test_post_errors) ||
+	       !CU_add_test(s, "UD SEND with immediate, GRH area", test_ud_send) ||
+	       !CU_add_test(s, "UD Q_Key violation dropped and counted", test_ud_qkey_violation) ||
+	       !CU_add_test(s, "UC loss loses the message, the next arrives", test_uc_loss_loses_message) ||
+	       !CU_add_test(s, "UC RDMA WRITE with immediate", test_uc_write) ||
+	       !CU_add_test(s, "RoCEv2 over IPv6, events", test_ipv6_and_events);
+}
