@@ -165,6 +165,41 @@ static void test_atomics(void)
 	tp_teardown(&T);
 }
 
+/* SEND with Invalidate: the responder retires the named R_Key; using it afterwards fails. */
+static void test_send_with_invalidate(void)
+{
+	struct rl_send_wr wr;
+	struct rl_wc wc;
+	uint32_t rkey;
+
+	rc_setup(NULL);
+	rkey = rl_mr_rkey(T.end[1].mr);
+	tp_post_recv(&T, 1, 0, 100, 7);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.opcode = RL_WR_SEND_WITH_INV;
+	wr.send_flags = RL_SEND_SIGNALED;
+	wr.invalidate_rkey = rkey;
+	wr.num_sge = 1;
+	wr.sg_list[0] = (struct rl_sge){ rl_mr_iova(T.end[0].mr), 32, rl_mr_lkey(T.end[0].mr) };
+	CU_ASSERT_EQUAL(rl_post_send(T.end[0].qp, &wr), 0);
+	tp_run(&T, 1000000000);
+	expect_wc(0, RL_WC_SUCCESS, RL_WC_SEND, 1);
+	wc = expect_wc(1, RL_WC_SUCCESS, RL_WC_RECV, 7);
+	CU_ASSERT_TRUE(wc.wc_flags & RL_WC_WITH_INV);
+	CU_ASSERT_EQUAL(wc.invalidated_rkey, rkey);
+	CU_ASSERT_EQUAL(tp_count_opcode(&T, 0, rl_opcode_by_name("RC SEND Only with Invalidate")), 1);
+
+	wr.wr_id = 2;
+	wr.opcode = RL_WR_RDMA_WRITE;
+	wr.rdma.remote_addr = rl_mr_iova(T.end[1].mr);
+	wr.rdma.rkey = rkey;
+	CU_ASSERT_EQUAL(rl_post_send(T.end[0].qp, &wr), 0);
+	tp_run(&T, 1000000000);
+	expect_wc(0, RL_WC_REM_ACCESS_ERR, RL_WC_RDMA_WRITE, 2);
+	tp_teardown(&T);
+}
+
 int tl_suite_rc(void)
 {
 	CU_pSuite s = CU_add_suite("rc", NULL, NULL);
@@ -173,5 +208,6 @@ int tl_suite_rc(void)
 	       !CU_add_test(s, "SEND with immediate segmented by the path MTU", test_send_segmented_by_mtu) ||
 	       !CU_add_test(s, "RDMA WRITE and WRITE with immediate", test_write_and_write_imm) ||
 	       !CU_add_test(s, "RDMA READ with a segmented response", test_read) ||
-	       !CU_add_test(s, "Fetch&Add and Compare&Swap", test_atomics);
+	       !CU_add_test(s, "Fetch&Add and Compare&Swap", test_atomics) ||
+	       !CU_add_test(s, "SEND with invalidate retires the R_Key", test_send_with_invalidate);
 }

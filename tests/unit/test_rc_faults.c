@@ -356,6 +356,22 @@ static void test_local_protection_error(void)
 	tp_teardown(&T);
 }
 
+/* The responder cannot write into its own receive buffer: NAK remote operational error. */
+static void test_remote_operational_error(void)
+{
+	struct rl_recv_wr rwr = { .wr_id = 7, .num_sge = 1 };
+
+	setup(NULL);
+	rwr.sg_list[0] = (struct rl_sge){ rl_mr_iova(T.end[1].mr), 100, 0xbad };
+	CU_ASSERT_EQUAL(rl_post_recv(T.end[1].qp, &rwr), 0);
+	tp_post_send(&T, 0, RL_WR_SEND, 0, 64, 0, 1);
+	tp_run(&T, 1000000000);
+	CU_ASSERT_EQUAL(wc_of(0).status, RL_WC_REM_OP_ERR);
+	CU_ASSERT_EQUAL(wc_of(1).status, RL_WC_LOC_PROT_ERR);
+	CU_ASSERT_EQUAL(rl_syndrome_value(T.syndromes[1]), RL_NAK_REM_OP_ERR);
+	tp_teardown(&T);
+}
+
 int tl_suite_rc_faults(void);
 int tl_suite_rc_faults(void)
 {
@@ -375,5 +391,6 @@ int tl_suite_rc_faults(void)
 	       !CU_add_test(s, "SEND longer than the receive buffer", test_send_too_long) ||
 	       !CU_add_test(s, "transport retry counter exceeded", test_retry_exceeded) ||
 	       !CU_add_test(s, "PSN wrap-around with a loss", test_psn_wraparound) ||
-	       !CU_add_test(s, "local protection error", test_local_protection_error);
+	       !CU_add_test(s, "local protection error", test_local_protection_error) ||
+	       !CU_add_test(s, "remote operational error", test_remote_operational_error);
 }
