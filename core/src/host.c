@@ -96,13 +96,37 @@ static int rl_host_check(struct rl_host *h, const struct rl_pkt *p, enum rl_stat
 		rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "ICRC mismatch: the packet was damaged on the way");
 		return -EBADMSG;
 	}
-	if (rl_opcode_transport(p->bth.opcode) != (qp->type == RL_QPT_RC   ? RL_TR_RC
+	if (!(p->op->flags & RL_OPF_CNP) &&
+	    rl_opcode_transport(p->bth.opcode) != (qp->type == RL_QPT_RC   ? RL_TR_RC
 						    : qp->type == RL_QPT_UC ? RL_TR_UC
 									    : RL_TR_UD)) {
 		rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "the opcode's transport does not match the QP type");
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/*
+ * ECN (IBA Annex A17.9): a packet marked Congestion Experienced makes the
+ * receiving QP send a CNP to the QP it came from, at most one per interval.
+ */
+static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
+{
+	uint8_t ecn = p->l3 == RL_L3_IPV4 ? p->ip4.ecn : (p->ip6.tclass & 3);
+	struct rl_pkt cnp;
+
+	if (ecn != 3 || qp->type == RL_QPT_UD)
+		return;
+	qp->stats.ecn_ce_recv++;
+	if (qp->stats.cnps_sent && qp->host->now - qp->last_cnp < RL_CNP_INTERVAL_NS)
+		return;
+	qp->last_cnp = qp->host->now;
+	rl_qp_pkt_init(qp, &cnp, 0x81);
+	cnp.bth.becn = true;
+	cnp.bth.psn = 0;
+	qp->stats.cnps_sent++;
+	rl_qp_emit(qp, &cnp);
+	rl_event(qp, RL_EV_CNP_SENT, p->bth.psn, 0, "ECN congestion experienced: CNP to the sender");
 }
 
 int rl_host_recv(struct rl_host *h, const uint8_t *frame, size_t len, uint64_t now)
@@ -115,11 +139,16 @@ int rl_host_recv(struct rl_host *h, const uint8_t *frame, size_t len, uint64_t n
 	if (now > h->now)
 		h->now = now;
 	st = rl_decode(RL_LINK_ETHERNET, frame, len, &p);
-	if (st != RL_NOT_ROCE && !rl_status_fatal(st) && p.bth.opcode == 0x81)
-		return 0;                 /* a CNP: this transport has no rate control to slow down */
 	r = rl_host_check(h, &p, st, &qp);
 	if (r)
 		return r;
+	if (p.op->flags & RL_OPF_CNP) {
+		/* The notification point saw congestion; rocelab has no reaction point to slow down. */
+		qp->stats.cnps_recv++;
+		rl_event(qp, RL_EV_CNP_RECV, 0, 0, "CNP: the receiver saw ECN congestion marks");
+		return 0;
+	}
+	rl_ecn_check(qp, &p);
 	if (p.op->flags & RL_OPF_REQ) {
 		if (qp->state >= RL_QPS_RTR && qp->state != RL_QPS_ERR)
 			rl_resp_recv(qp, &p);

@@ -19,6 +19,8 @@
 /* The requester asks for an ACK at least this often (rxe: RXE_MAX_PKT_PER_ACK). */
 #define RL_MAX_PKT_PER_ACK 64
 #define RL_UD_GRH_LEN 40
+/* At most one CNP per QP in this interval (DCQCN's min_time_between_cnps default, 50 us). */
+#define RL_CNP_INTERVAL_NS 50000
 
 struct rl_host {
 	struct rl_host_config cfg;
@@ -134,6 +136,7 @@ struct rl_qp {
 		unsigned nres, res_next;
 	} resp;
 
+	uint64_t last_cnp;          /* when this QP last sent a CNP */
 	struct rl_qp_stats stats;
 	struct rl_qp *next;
 };

@@ -63,6 +63,7 @@ const char *rl_event_name(enum rl_event_type t)
 		[RL_EV_TIMER_ARMED] = "timer-armed", [RL_EV_TIMER_FIRED] = "timer-fired",
 		[RL_EV_RNR_WAIT] = "rnr-wait", [RL_EV_RETRY] = "retry",
 		[RL_EV_COMPLETION] = "completion", [RL_EV_DROP] = "drop",
+		[RL_EV_CNP_SENT] = "cnp-sent", [RL_EV_CNP_RECV] = "cnp-recv",
 	};
 
 	return (unsigned)t < sizeof(n) / sizeof(n[0]) && n[t] ? n[t] : "?";

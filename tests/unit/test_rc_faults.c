@@ -372,6 +372,38 @@ static void test_remote_operational_error(void)
 	tp_teardown(&T);
 }
 
+static bool ecn_filter(struct tp_pair *t, int from, uint8_t *frame, size_t len, uint64_t n)
+{
+	(void)t; (void)len; (void)n;
+	if (from == 0) {            /* a switch on the way to B marks Congestion Experienced */
+		frame[14 + 1] |= 3;
+		rl_put16(frame + 14 + 10, 0);
+		rl_put16(frame + 14 + 10, rl_ipv4_checksum(frame + 14, 20));
+	}
+	return true;
+}
+
+/* ECN CE on the requests: B answers with CNPs (BECN set), at most one per 50 us. */
+static void test_ecn_marks_make_cnps(void)
+{
+	struct rl_qp_stats a, b;
+
+	setup(NULL);
+	T.filter = ecn_filter;
+	tp_fill(&T, 0, 0, 8192, 2);
+	tp_post_send(&T, 0, RL_WR_RDMA_WRITE, 0, 8192, 0, 1);
+	tp_run(&T, 1000000000);
+	CU_ASSERT_EQUAL(wc_of(0).status, RL_WC_SUCCESS);   /* the ICRC masks the TOS byte */
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem, T.end[0].mem, 8192), 0);
+	rl_qp_stats(T.end[0].qp, &a);
+	rl_qp_stats(T.end[1].qp, &b);
+	CU_ASSERT_EQUAL(b.ecn_ce_recv, 8);
+	CU_ASSERT_TRUE(b.cnps_sent >= 1 && b.cnps_sent < 8);
+	CU_ASSERT_EQUAL(a.cnps_recv, b.cnps_sent);
+	CU_ASSERT_EQUAL(tp_count_opcode(&T, 1, 0x81), b.cnps_sent);
+	tp_teardown(&T);
+}
+
 int tl_suite_rc_faults(void);
 int tl_suite_rc_faults(void)
 {
@@ -392,5 +424,6 @@ int tl_suite_rc_faults(void)
 	       !CU_add_test(s, "transport retry counter exceeded", test_retry_exceeded) ||
 	       !CU_add_test(s, "PSN wrap-around with a loss", test_psn_wraparound) ||
 	       !CU_add_test(s, "local protection error", test_local_protection_error) ||
-	       !CU_add_test(s, "remote operational error", test_remote_operational_error);
+	       !CU_add_test(s, "remote operational error", test_remote_operational_error) ||
+	       !CU_add_test(s, "ECN marks make CNPs", test_ecn_marks_make_cnps);
 }

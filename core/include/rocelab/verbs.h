@@ -212,6 +212,8 @@ enum rl_event_type {
 	RL_EV_RETRY,         /* requester goes back to psn: value = retries left */
 	RL_EV_COMPLETION,    /* a work completion: value = enum rl_wc_status */
 	RL_EV_DROP,          /* a received frame was dropped: text says why */
+	RL_EV_CNP_SENT,      /* saw ECN Congestion Experienced, told the sender (IBA A17.9) */
+	RL_EV_CNP_RECV,      /* the peer saw congestion on this QP's packets */
 };
 const char *rl_event_name(enum rl_event_type t);
 
@@ -280,6 +282,7 @@ int rl_post_recv(struct rl_qp *qp, const struct rl_recv_wr *wr);
 struct rl_qp_stats {
 	uint64_t pkts_sent, pkts_recv, retransmits, timeouts, rnr_naks_recv, seq_naks_recv;
 	uint64_t naks_sent, dup_requests, out_of_order_drops, qkey_violations, icrc_drops;
+	uint64_t ecn_ce_recv, cnps_sent, cnps_recv;
 };
 void rl_qp_stats(const struct rl_qp *qp, struct rl_qp_stats *st);
 
