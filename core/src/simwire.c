@@ -322,9 +322,21 @@ static void sw_decide(const struct rl_simwire *w, int port, const uint8_t *frame
 	const struct rl_simwire_config *c = &w->cfg;
 	size_t lo, hi;
 
+	enum rl_simwire_fate chosen = RL_SIMWIRE_DELIVERED;
+
 	*p = (struct sw_plan){ .fate = RL_SIMWIRE_DELIVERED };
+	if (c->choose && sw_fifo_len(&w->dir[port].waiting) < c->queue_frames)
+		chosen = c->choose(c->ctx, number, port, frame, len);
 	if (sw_fifo_len(&w->dir[port].waiting) >= c->queue_frames)
 		p->fate = RL_SIMWIRE_QUEUE_FULL;
+	else if (chosen == RL_SIMWIRE_DROPPED || chosen == RL_SIMWIRE_DUPLICATED || chosen == RL_SIMWIRE_REORDERED)
+		p->fate = chosen;
+	else if (chosen == RL_SIMWIRE_CORRUPTED && sw_corrupt_range(frame, len, &lo, &hi)) {
+		p->fate = RL_SIMWIRE_CORRUPTED;
+		p->byte = lo + (size_t)(sw_draw(w, number, SW_DRAW_BIT) % (hi - lo));
+		p->bit = (unsigned)(sw_draw(w, number, SW_DRAW_BIT) >> 32) % 8;
+	} else if (chosen == RL_SIMWIRE_ECN_MARKED && sw_ect(frame, len, &p->byte, &p->bit))
+		p->fate = RL_SIMWIRE_ECN_MARKED;
 	else if (sw_drop_listed(w, number))
 		p->fate = RL_SIMWIRE_DROPPED_BY_NUMBER;
 	else if (sw_chance(w, number, SW_DRAW_DROP, c->drop_rate))

@@ -10,6 +10,7 @@
 #include "rocelab/packet.h"
 #include "rocelab/status.h"
 #include "rocelab/strbuf.h"
+#include "rocelab/sim.h"
 #include "rocelab/simwire.h"
 #include "rocelab/verbs.h"
 

@@ -95,6 +95,14 @@ struct rl_simwire_config {
 	const uint64_t *drop_frames;
 	size_t n_drop_frames;
 	uint64_t reorder_delay_ns;   /* extra delay of a reordered frame; 0: 3 x latency */
+	/*
+	 * Optional: choose a frame's fate yourself (e.g. "lose the second
+	 * packet A sends"). Return RL_SIMWIRE_DELIVERED to leave it to the
+	 * rates above. Corrupt and ECN-mark apply only where they can (a RoCE
+	 * frame; an ECN-capable one). Called once per frame, in send order.
+	 */
+	enum rl_simwire_fate (*choose)(void *ctx, uint64_t number, int from_port, const uint8_t *frame,
+				       size_t len);
 	/* Optional: called from rl_simwire_send() for every frame, whatever its fate. */
 	void (*record)(void *ctx, const struct rl_simwire_record *r);
 	void *ctx;

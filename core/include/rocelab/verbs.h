@@ -236,9 +236,11 @@ struct rl_host_config {
 	uint8_t mac[6];
 	uint8_t gid[16];          /* IPv4-mapped for RoCEv2 over IPv4, else IPv6 */
 	enum rl_mtu active_mtu;   /* the port's MTU; 0: 1024, as rxe on a 1500-byte netdev */
+	uint32_t first_qpn;       /* number of the first QP created; 0: 0x11, as rxe */
 	rl_emit_fn emit;
 	rl_event_fn event;        /* optional */
-	void *ctx;
+	void *ctx;                /* passed to emit (and to event, unless event_ctx is set) */
+	void *event_ctx;
 };
 
 /* ---- the API -------------------------------------------------------------- */
