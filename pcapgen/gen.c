@@ -1,537 +1,432 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rocelab gen SCENARIO -o FILE: write a capture of RoCEv2 packets.
- *
- * The scenarios here are crafted packet by packet with the core codec (no
- * transport yet): a short RC conversation for the demo, every opcode for the
- * oracle tests, and a gallery of malformed packets. Output goes through
- * libpcap; the same arguments always produce the same bytes.
+ * rocelab gen SCENARIO -o FILE: run a scenario and write every frame that
+ * crossed the simulated wire, with its simulated time, through libpcap.
+ * The same arguments always produce the same bytes.
  */
+#include <arpa/inet.h>
 #include <getopt.h>
-#include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
-#include "rocelab/rocelab.h"
+#include "gen.h"
 
-/* A simulated start time (2023-11-14 22:13:20 UTC), so files are reproducible. */
-#define GEN_EPOCH_NS 1700000000000000000ull
+/* ---- output ------------------------------------------------------------------------------ */
 
-struct gen_opts {
-	uint64_t seed;
-	bool ipv6;
-	bool vlan;
-	uint16_t vlan_id;
-	const char *out;
-};
-
-struct gen_out {
-	pcap_t *dead;
-	pcap_dumper_t *dump;
-	uint64_t t_ns;        /* simulated time of the next frame */
-	uint64_t frames;
-	int err;
-};
-
-/* Two endpoints, perftest-like: QPNs and PSNs in the ranges rxe hands out. */
-struct gen_host {
-	uint8_t mac[6];
-	uint8_t ip4[4];
-	uint8_t ip6[16];
-	uint32_t qpn;
-	uint16_t sport;
-};
-
-static const struct gen_host gen_a = {
-	{ 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }, { 192, 168, 100, 1 },
-	{ 0xfd, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01 }, 0x000011, 0xc0a1,
-};
-static const struct gen_host gen_b = {
-	{ 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 }, { 192, 168, 100, 2 },
-	{ 0xfd, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02 }, 0x000012, 0xd5c2,
-};
-
-/* ---- output ----------------------------------------------------------------- */
-
-static int gen_open(struct gen_out *o, const char *path, int linktype)
+int gen_out_open(struct gen_out *out, const struct gen_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->t_ns = GEN_EPOCH_NS;
-	o->dead = pcap_open_dead_with_tstamp_precision(linktype, 65535, PCAP_TSTAMP_PRECISION_MICRO);
-	if (!o->dead)
+	memset(out, 0, sizeof(*out));
+	out->o = o;
+	out->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
+	if (!out->dead)
 		return -1;
-	o->dump = pcap_dump_open(o->dead, path);
-	if (!o->dump) {
-		cli_error("gen", "cannot write %s: %s", path, pcap_geterr(o->dead));
-		pcap_close(o->dead);
+	out->dump = pcap_dump_open(out->dead, o->out);
+	if (!out->dump) {
+		cli_error("gen", "cannot write %s: %s", o->out, pcap_geterr(out->dead));
+		pcap_close(out->dead);
 		return -1;
 	}
+	out->progress = strcmp(o->out, "-") && isatty(STDERR_FILENO);
+	out->next_progress = 100000;
 	return 0;
 }
 
-static void gen_write(struct gen_out *o, const uint8_t *frame, size_t len)
+/* A frame as a capture on the link shows it; with --vlan, as on a trunk port. */
+static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *frame, size_t len)
 {
+	uint8_t tagged[RL_SIMWIRE_MAX_FRAME + 4];
 	struct pcap_pkthdr h;
 
-	h.ts.tv_sec = (time_t)(o->t_ns / 1000000000u);
-	h.ts.tv_usec = (suseconds_t)(o->t_ns % 1000000000u / 1000u);
+	if (out->o->vlan && len >= 14 && len + 4 <= sizeof(tagged)) {
+		memcpy(tagged, frame, 12);
+		rl_put16(tagged + 12, RL_ETHERTYPE_VLAN);
+		rl_put16(tagged + 14, (uint16_t)(3u << 13 | out->o->vlan_id));   /* priority 3, as RoCE usually gets */
+		memcpy(tagged + 16, frame + 12, len - 12);
+		frame = tagged;
+		len += 4;
+	}
+	h.ts.tv_sec = (time_t)(t_ns / 1000000000u);
+	h.ts.tv_usec = (suseconds_t)(t_ns % 1000000000u);   /* nanoseconds: a nanosecond pcap */
 	h.caplen = h.len = (bpf_u_int32)len;
-	pcap_dump((u_char *)o->dump, &h, frame);
-	o->frames++;
-	/* Next frame 1 us later, plus the time a 25 Gb/s link takes to send this one. */
-	o->t_ns += 1000 + len * 8 / 25;
+	pcap_dump((u_char *)out->dump, &h, frame);
+	out->frames++;
+	if (out->progress && out->frames >= out->next_progress) {
+		fprintf(stderr, "\rrocelab gen: %llu frames", (unsigned long long)out->frames);
+		out->next_progress += 100000;
+	}
 }
 
-static void gen_emit(struct gen_out *o, const struct rl_pkt *p)
+static bool gen_held_before(const struct gen_held *a, const struct gen_held *b)
 {
-	uint8_t frame[9100];
-	size_t n;
+	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+}
 
-	if (rl_encode(p, frame, sizeof(frame), &n) != RL_OK) {
-		o->err = 1;
+static void gen_held_swap(struct gen_out *out, size_t i, size_t j)
+{
+	struct gen_held t = out->held[i];
+
+	out->held[i] = out->held[j];
+	out->held[j] = t;
+}
+
+static void gen_held_push(struct gen_out *out, struct gen_held h)
+{
+	size_t i = out->nheld++;
+
+	out->held[i] = h;
+	while (i && gen_held_before(&out->held[i], &out->held[(i - 1) / 2])) {
+		gen_held_swap(out, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static struct gen_held gen_held_pop(struct gen_out *out)
+{
+	struct gen_held top = out->held[0];
+	size_t i = 0;
+
+	out->held[0] = out->held[--out->nheld];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < out->nheld && gen_held_before(&out->held[l], &out->held[m]))
+			m = l;
+		if (r < out->nheld && gen_held_before(&out->held[r], &out->held[m]))
+			m = r;
+		if (m == i)
+			return top;
+		gen_held_swap(out, i, m);
+		i = m;
+	}
+}
+
+/* Write out every held frame stamped at or before @horizon_ns. */
+static void gen_out_release(struct gen_out *out, uint64_t horizon_ns)
+{
+	while (out->nheld && out->held[0].t_ns <= horizon_ns) {
+		struct gen_held h = gen_held_pop(out);
+
+		gen_out_write(out, h.t_ns, h.frame, h.len);
+		free(h.frame);
+	}
+}
+
+void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len)
+{
+	struct gen_held h = { t_ns, out->seq++, len, malloc(len ? len : 1) };
+
+	if (out->nheld == out->capheld) {
+		size_t cap = out->capheld ? out->capheld * 2 : 256;
+		struct gen_held *n = realloc(out->held, cap * sizeof(*n));
+
+		if (!n) {
+			free(h.frame);
+			out->err = 1;
+			return;
+		}
+		out->held = n;
+		out->capheld = cap;
+	}
+	if (!h.frame) {
+		out->err = 1;
 		return;
 	}
-	gen_write(o, frame, n);
+	memcpy(h.frame, frame, len);
+	gen_held_push(out, h);
+	gen_out_release(out, horizon_ns);
 }
 
-static int gen_close(struct gen_out *o, const char *path)
+int gen_out_close(struct gen_out *out)
 {
 	int rc = 0;
 
-	if (pcap_dump_flush(o->dump) != 0 || o->err) {
-		cli_error("gen", "writing %s failed", path);
+	gen_out_release(out, UINT64_MAX);
+	free(out->held);
+	if (out->progress && out->frames >= 100000)
+		fprintf(stderr, "\r%40s\r", "");
+	if (pcap_dump_flush(out->dump) != 0 || out->err) {
+		cli_error("gen", "writing %s failed", out->o->out);
 		rc = -1;
 	}
-	pcap_dump_close(o->dump);
-	pcap_close(o->dead);
+	pcap_dump_close(out->dump);
+	pcap_close(out->dead);
 	return rc;
 }
 
-/* ---- packet helpers --------------------------------------------------------- */
-
-/* A packet from @src to @dst's QP, framed as the options say. */
-static void gen_pkt(struct rl_pkt *p, const struct gen_opts *opt, uint8_t opcode,
-		    const struct gen_host *src, const struct gen_host *dst)
-{
-	rl_pkt_init(p, opcode);
-	memcpy(p->eth.src, src->mac, 6);
-	memcpy(p->eth.dst, dst->mac, 6);
-	p->eth.has_vlan = opt->vlan;
-	p->eth.vlan_id = opt->vlan_id;
-	p->eth.vlan_pcp = 3;              /* the priority RoCE traffic usually gets (PFC) */
-	if (opt->ipv6) {
-		p->l3 = RL_L3_IPV6;
-		memcpy(p->ip6.src, src->ip6, 16);
-		memcpy(p->ip6.dst, dst->ip6, 16);
-		p->ip6.tclass = 26 << 2 | 2;  /* DSCP 26, ECT(0), as RoCE deployments mark */
-	} else {
-		memcpy(p->ip4.src, src->ip4, 4);
-		memcpy(p->ip4.dst, dst->ip4, 4);
-		p->ip4.dscp = 26;
-		p->ip4.ecn = 2;
-	}
-	p->udp.sport = src->sport;
-	p->bth.dqpn = dst->qpn;
-}
-
-static void gen_ack(struct gen_out *o, const struct gen_opts *opt, uint32_t psn, uint32_t msn)
-{
-	struct rl_pkt p;
-
-	gen_pkt(&p, opt, rl_opcode_by_name("RC Acknowledge"), &gen_b, &gen_a);
-	p.bth.psn = psn;
-	p.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, RL_AETH_CREDITS_INVALID);
-	p.aeth.msn = msn;
-	gen_emit(o, &p);
-}
-
-/* Segment a message by the path MTU into First/Middle/Last or Only (IBA 9.7.2). */
-static uint32_t gen_message(struct gen_out *o, const struct gen_opts *opt, const char *kind,
-			    const uint8_t *data, size_t len, uint32_t psn, const struct rl_reth *reth)
-{
-	const size_t mtu = 1024;
-	size_t off = 0;
-	char name[64];
-
-	do {
-		size_t chunk = len - off > mtu ? mtu : len - off;
-		bool first = off == 0, last = off + chunk == len;
-		struct rl_pkt p;
-
-		snprintf(name, sizeof(name), "RC %s %s", kind,
-			 first && last ? "Only" : first ? "First" : last ? "Last" : "Middle");
-		gen_pkt(&p, opt, (uint8_t)rl_opcode_by_name(name), &gen_a, &gen_b);
-		p.bth.psn = psn++ & 0xffffff;
-		p.bth.ackreq = last;
-		if (reth)
-			p.reth = *reth;
-		p.payload = data + off;
-		p.payload_len = chunk;
-		gen_emit(o, &p);
-		off += chunk;
-	} while (off < len);
-	return psn & 0xffffff;
-}
-
-/* ---- scenarios -------------------------------------------------------------- */
-
-/*
- * A short RC conversation from A (QP 0x11) to B (QP 0x12): the SEND, WRITE,
- * READ and atomic a learner meets first, each answered as a responder would.
- */
-static int gen_demo(struct gen_out *o, const struct gen_opts *opt)
-{
-	static uint8_t buf[4096];
-	struct rl_reth reth = { 0x00007f3a2c001000ull, 0x00001234, 1500 };
-	uint32_t psn = 0x4b2c10, msn = 0;
-	struct rl_pkt p;
-
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)('a' + i % 26);
-	memcpy(buf, "Hello, RDMA!", 12);
-
-	/* 1. A single-packet SEND, acknowledged. */
-	psn = gen_message(o, opt, "SEND", buf, 12, psn, NULL);
-	gen_ack(o, opt, (psn - 1) & 0xffffff, ++msn);
-
-	/* 2. A 2500-byte SEND over MTU 1024: First, Middle, Last; one ACK covers all three. */
-	psn = gen_message(o, opt, "SEND", buf, 2500, psn, NULL);
-	gen_ack(o, opt, (psn - 1) & 0xffffff, ++msn);
-
-	/* 3. An RDMA WRITE of 1500 bytes: RETH only on the first packet. */
-	psn = gen_message(o, opt, "RDMA WRITE", buf, 1500, psn, &reth);
-	gen_ack(o, opt, (psn - 1) & 0xffffff, ++msn);
-
-	/* 4. An RDMA READ of 2048 bytes: one request, two response packets, two PSNs. */
-	gen_pkt(&p, opt, (uint8_t)rl_opcode_by_name("RC RDMA READ Request"), &gen_a, &gen_b);
-	p.bth.psn = psn;
-	p.bth.ackreq = true;
-	p.reth = (struct rl_reth){ 0x00007f3a2c008000ull, 0x00005678, 2048 };
-	gen_emit(o, &p);
-	msn++;
-	for (int i = 0; i < 2; i++) {
-		gen_pkt(&p, opt, (uint8_t)rl_opcode_by_name(i ? "RC RDMA READ response Last"
-							   : "RC RDMA READ response First"),
-			&gen_b, &gen_a);
-		p.bth.psn = (psn + (uint32_t)i) & 0xffffff;
-		p.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, RL_AETH_CREDITS_INVALID);
-		p.aeth.msn = msn;
-		p.payload = buf + 1024 * i;
-		p.payload_len = 1024;
-		gen_emit(o, &p);
-	}
-	psn = (psn + 2) & 0xffffff;
-
-	/* 5. A Fetch&Add of 1 on a counter that held 41. */
-	gen_pkt(&p, opt, (uint8_t)rl_opcode_by_name("RC FetchAdd"), &gen_a, &gen_b);
-	p.bth.psn = psn;
-	p.bth.ackreq = true;
-	p.atomiceth = (struct rl_atomiceth){ 0x00007f3a2c00a000ull, 0x00009abc, 1, 0 };
-	gen_emit(o, &p);
-	gen_pkt(&p, opt, (uint8_t)rl_opcode_by_name("RC ATOMIC Acknowledge"), &gen_b, &gen_a);
-	p.bth.psn = psn;
-	p.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, RL_AETH_CREDITS_INVALID);
-	p.aeth.msn = ++msn;
-	p.atomicack_orig = 41;
-	gen_emit(o, &p);
-	psn = (psn + 1) & 0xffffff;
-
-	/* 6. A SEND with immediate data, then a UD datagram (DETH carries Q_Key and source QP). */
-	gen_pkt(&p, opt, (uint8_t)rl_opcode_by_name("RC SEND Only with Immediate"), &gen_a, &gen_b);
-	p.bth.psn = psn;
-	p.bth.ackreq = true;
-	p.bth.se = true;
-	p.immdt = 0xcafe0001;
-	p.payload = buf;
-	p.payload_len = 32;
-	gen_emit(o, &p);
-	gen_ack(o, opt, psn, ++msn);
-
-	gen_pkt(&p, opt, (uint8_t)rl_opcode_by_name("UD SEND Only"), &gen_a, &gen_b);
-	p.bth.dqpn = 0x000014;
-	p.bth.psn = 0x000100;
-	p.deth.qkey = 0x11111111;      /* ibv_ud_pingpong's Q_Key */
-	p.deth.src_qp = 0x000013;
-	p.payload = buf;
-	p.payload_len = 64;
-	gen_emit(o, &p);
-	return 0;
-}
-
-/* Random field values for @p's opcode, from a seeded generator. */
-static uint64_t gen_rand(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
-
-static void gen_randomize(struct rl_pkt *p, uint64_t *s, uint8_t *payload)
-{
-	const struct rl_opcode_info *op = p->op;
-
-	p->bth.se = gen_rand(s) & 1;
-	p->bth.migreq = gen_rand(s) & 1;
-	p->bth.pkey = (uint16_t)gen_rand(s);
-	p->bth.becn = p->bth.opcode == 0x81 || (gen_rand(s) & 1);
-	p->bth.dqpn = (uint32_t)gen_rand(s) & 0xffffff;
-	p->bth.ackreq = gen_rand(s) & 1;
-	p->bth.psn = (uint32_t)gen_rand(s) & 0xffffff;
-	p->rdeth_eecnxt = (uint32_t)gen_rand(s) & 0xffffff;
-	p->deth.qkey = (uint32_t)gen_rand(s);
-	p->deth.src_qp = (uint32_t)gen_rand(s) & 0xffffff;
-	p->xrc_srq = (uint32_t)gen_rand(s) & 0xffffff;
-	p->feth.sel = (uint8_t)(gen_rand(s) & 3);
-	p->feth.plt = (uint8_t)(gen_rand(s) & 15);
-	p->reth = (struct rl_reth){ gen_rand(s), (uint32_t)gen_rand(s), (uint32_t)gen_rand(s) };
-	p->atomiceth = (struct rl_atomiceth){ gen_rand(s), (uint32_t)gen_rand(s), gen_rand(s), gen_rand(s) };
-	p->aeth.syndrome = (uint8_t)(gen_rand(s) & 0x7f);
-	p->aeth.msn = (uint32_t)gen_rand(s) & 0xffffff;
-	p->atomicack_orig = gen_rand(s);
-	p->immdt = (uint32_t)gen_rand(s);
-	p->ieth_rkey = (uint32_t)gen_rand(s);
-	p->udp.sport = (uint16_t)(0xc000 | (gen_rand(s) & 0x3fff));
-	p->payload = payload;
-	if (op->fixed_payload)
-		p->payload_len = op->fixed_payload;
-	else if (!(op->flags & RL_OPF_PAYLOAD))
-		p->payload_len = 0;
-	else if (op->flags & RL_OPF_LAST)
-		p->payload_len = gen_rand(s) % 257;
-	else
-		p->payload_len = 4 * (gen_rand(s) % 65);
-	for (size_t i = 0; i < p->payload_len; i++)
-		payload[i] = (uint8_t)gen_rand(s);
-}
-
-/*
- * Every opcode the IB spec defines, each as Ethernet/IPv4, Ethernet/IPv6,
- * VLAN/IPv4, VLAN/IPv6 and RoCEv1, with random field values: the input of
- * the oracle tests that compare our decoder with Wireshark's and scapy's.
- */
-static int gen_all_opcodes(struct gen_out *o, const struct gen_opts *opt)
-{
-	uint64_t s = opt->seed * 0x9e3779b97f4a7c15ull + 1;
-	uint8_t payload[512];
-
-	for (int op = 0; op < 256; op++) {
-		if (!(rl_opcode_info((uint8_t)op)->flags & RL_OPF_VALID))
-			continue;
-		for (int shape = 0; shape < 5; shape++) {
-			struct gen_opts f = *opt;
-			struct rl_pkt p;
-
-			f.ipv6 = shape == 1 || shape == 3;
-			f.vlan = shape == 2 || shape == 3;
-			f.vlan_id = (uint16_t)(1 + gen_rand(&s) % 4094);
-			gen_pkt(&p, &f, (uint8_t)op, &gen_a, &gen_b);
-			if (shape == 4) {
-				p.l3 = RL_L3_GRH;
-				p.roce = RL_ROCE_V1;
-				memcpy(p.ip6.src, gen_a.ip6, 16);
-				memcpy(p.ip6.dst, gen_b.ip6, 16);
-			}
-			gen_randomize(&p, &s, payload);
-			gen_emit(o, &p);
-		}
-	}
-	return 0;
-}
-
-/* Damage a well-formed frame in one way; each gives a distinct decode error. */
-static void gen_damaged(struct gen_out *o, const struct gen_opts *opt, const char *opname,
-			size_t payload_len, void (*damage)(uint8_t *f, size_t *n))
-{
-	static const uint8_t zeros[2048];
-	uint8_t frame[4096];
-	struct rl_pkt p;
-	size_t n;
-
-	gen_pkt(&p, opt, (uint8_t)rl_opcode_by_name(opname), &gen_a, &gen_b);
-	p.bth.psn = 1000 + (uint32_t)o->frames;
-	p.payload = zeros;
-	p.payload_len = payload_len;
-	if (rl_encode(&p, frame, sizeof(frame), &n) != RL_OK) {
-		o->err = 1;
-		return;
-	}
-	if (damage)
-		damage(frame, &n);
-	gen_write(o, frame, n);
-}
-
-/* Offsets in an Ethernet/IPv4 frame. */
-#define G_IP 14
-#define G_UDP 34
-#define G_BTH 42
-
-/* Re-seal an IPv4 frame after damage: IP checksum and ICRC match the new bytes. */
-static void dmg_reseal(uint8_t *f, size_t n)
-{
-	uint32_t icrc;
-
-	rl_put16(f + G_IP + 10, 0);
-	rl_put16(f + G_IP + 10, rl_ipv4_checksum(f + G_IP, 20));
-	icrc = rl_icrc_calc(RL_L3_IPV4, f + G_IP, 20, n - 4 - G_IP);
-	for (int i = 0; i < 4; i++)
-		f[n - 4 + (size_t)i] = (uint8_t)(icrc >> (8 * i));
-}
-
-static void dmg_truncate_bth(uint8_t *f, size_t *n)
-{
-	*n = G_BTH + 6;                   /* lengths agree, but only half a BTH */
-	rl_put16(f + G_IP + 2, 20 + 8 + 6);
-	rl_put16(f + G_UDP + 4, 8 + 6);
-	rl_put16(f + G_IP + 10, 0);
-	rl_put16(f + G_IP + 10, rl_ipv4_checksum(f + G_IP, 20));
-}
-static void dmg_udp_len(uint8_t *f, size_t *n) { (void)n; rl_put16(f + G_UDP + 4, (uint16_t)(rl_get16(f + G_UDP + 4) + 8)); }
-static void dmg_tver(uint8_t *f, size_t *n) { (void)n; rl_bth_set_tver(f + G_BTH, 1); }
-static void dmg_pad(uint8_t *f, size_t *n) { (void)n; rl_bth_set_padcnt(f + G_BTH, 3); }
-static void dmg_icrc(uint8_t *f, size_t *n) { f[*n - 20] ^= 0x40; }
-static void dmg_opcode_reserved(uint8_t *f, size_t *n) { rl_bth_set_opcode(f + G_BTH, 0x1e); dmg_reseal(f, *n); }
-static void dmg_missing_reth(uint8_t *f, size_t *n) { (void)n; rl_bth_set_opcode(f + G_BTH, 0x0a); }
-static void dmg_not_roce(uint8_t *f, size_t *n)
-{
-	rl_put16(f + G_UDP + 2, 53);      /* an ordinary UDP packet: counted, skipped */
-	(void)n;
-}
-
-static int gen_malformed(struct gen_out *o, const struct gen_opts *opt)
-{
-	struct gen_opts v4 = *opt;
-
-	v4.ipv6 = false;                  /* the damage offsets assume IPv4 */
-	v4.vlan = false;
-	gen_damaged(o, &v4, "RC SEND Only", 64, NULL);
-	gen_damaged(o, &v4, "RC SEND Only", 64, dmg_truncate_bth);
-	gen_damaged(o, &v4, "RC SEND Only", 64, dmg_udp_len);
-	gen_damaged(o, &v4, "RC SEND Only", 64, dmg_tver);
-	gen_damaged(o, &v4, "RC SEND First", 64, dmg_pad);
-	gen_damaged(o, &v4, "RC SEND Only", 4, dmg_missing_reth);
-	gen_damaged(o, &v4, "RC RDMA WRITE Only", 256, dmg_icrc);
-	gen_damaged(o, &v4, "RC SEND Only", 16, dmg_opcode_reserved);
-	gen_damaged(o, &v4, "RC SEND Only", 16, dmg_not_roce);
-	return 0;
-}
-
-static const struct {
-	const char *name;
-	int (*run)(struct gen_out *o, const struct gen_opts *opt);
-	const char *teaches;
-} gen_scenarios[] = {
-	{ "demo", gen_demo, "SEND (one and three packets), RDMA WRITE, RDMA READ, Fetch&Add, SEND with immediate, UD SEND, with ACKs" },
-	{ "all-opcodes", gen_all_opcodes, "every opcode of the IB spec over IPv4, IPv6, VLAN and RoCEv1, random field values" },
-	{ "malformed", gen_malformed, "a gallery of broken packets: each one a different decode error, and one ICRC failure" },
-};
-
-#define GEN_NSCENARIOS (sizeof(gen_scenarios) / sizeof(gen_scenarios[0]))
+/* ---- options --------------------------------------------------------------------------- */
 
 static void gen_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rocelab gen SCENARIO -o FILE [options]\n"
 		"       rocelab gen --list\n\n"
-		"Write a pcap of RoCEv2 packets between two simulated hosts (A 192.168.100.1 QP 0x11,\n"
-		"B 192.168.100.2 QP 0x12). The same arguments always write the same bytes.\n\n"
+		"Run the reference RoCEv2 transport between two simulated hosts, A (requester) and\n"
+		"B (responder), and write every frame that crossed the wire to a pcap. Frames the wire\n"
+		"loses are in the capture too: it is taken where they enter the link.\n"
+		"The same arguments always write the same bytes.\n\n"
 		"options:\n"
-		"  -o, --output FILE  where to write ('-' for standard output)\n"
-		"  -l, --list         the scenarios and what each teaches\n"
-		"      --seed N       random seed for scenarios that use random values (default 1)\n"
-		"      --ipv6         RoCEv2 over IPv6 (fd00::1, fd00::2) instead of IPv4\n"
-		"      --vlan ID      put an 802.1Q tag with this VLAN ID (1-4094) on every frame\n"
-		"  -h, --help         this text\n\n"
-		"example:\n"
-		"  rocelab gen demo -o demo.pcap && rocelab explain demo.pcap\n");
+		"  -o, --output FILE    where to write ('-' for standard output)\n"
+		"  -l, --list           the scenarios and what each teaches\n"
+		"      --mtu N          path MTU: 256, 512, 1024 (default, as Soft-RoCE), 2048, 4096\n"
+		"      --size BYTES     message size (each scenario has its own default)\n"
+		"      --count N        messages or iterations\n"
+		"      --window N       outstanding work requests in the -bw scenarios (default 128)\n"
+		"      --seed N         seed for PSNs and random faults (default 1)\n"
+		"      --loss RATE      lose this share of frames at random (0 .. 0.5)\n"
+		"      --drop N,M,...   lose exactly these frames (1-based, as Wireshark numbers them)\n"
+		"      --ipv6           RoCEv2 over IPv6\n"
+		"      --vlan ID        802.1Q tag on every frame (1-4094)\n"
+		"      --ip-a, --ip-b ADDR     addresses (default 192.168.100.1 and .2, fd00::1 and ::2)\n"
+		"      --mac-a, --mac-b MAC    MAC addresses (default 02:00:00:00:00:01 and :02)\n"
+		"      --qpn-a, --qpn-b N      QP numbers (default 0x11 and 0x12, as rxe hands them out)\n"
+		"      --psn-a, --psn-b N      starting PSNs (default: random from the seed, as perftest)\n"
+		"      --rate GBPS      link rate in Gbit/s (default 25)\n"
+		"      --latency NS     one-way latency in nanoseconds (default 1000)\n"
+		"  -h, --help           this text\n\n"
+		"examples:\n"
+		"  rocelab gen write -o write.pcap && rocelab explain write.pcap\n"
+		"  rocelab gen request-loss --mtu 256 --size 1024 -o loss.pcap\n"
+		"  rocelab gen send-bw --count 10000000 --size 64 -o big.pcap\n");
 }
 
 static void gen_list(void)
 {
-	for (size_t i = 0; i < GEN_NSCENARIOS; i++)
-		printf("  %-12s %s\n", gen_scenarios[i].name, gen_scenarios[i].teaches);
+	printf("scenarios driven by the reference transport (A requests, B responds):\n");
+	for (size_t i = 0; i < gen_ntransport; i++)
+		printf("  %-18s %s\n", gen_transport[i].name, gen_transport[i].teaches);
+	printf("\npackets crafted one by one with the codec:\n");
+	for (size_t i = 0; i < gen_ncrafted; i++)
+		printf("  %-18s %s\n", gen_crafted[i].name, gen_crafted[i].teaches);
 }
 
-static int gen_parse(int argc, char **argv, struct gen_opts *opt, const char **scenario)
+static bool gen_parse_mac(const char *s, uint8_t mac[6])
 {
-	enum { O_SEED = 256, O_IPV6, O_VLAN };
+	unsigned v[6];
+	char tail;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6)
+		return false;
+	for (int i = 0; i < 6; i++) {
+		if (v[i] > 255)
+			return false;
+		mac[i] = (uint8_t)v[i];
+	}
+	return true;
+}
+
+static bool gen_parse_drops(const char *s, struct gen_opts *o)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t n;
+
+		if (o->ndrops == GEN_MAX_DROPS || !cli_parse_u64(tok, UINT64_MAX, &n) || !n)
+			return false;
+		o->drops[o->ndrops++] = n;
+	}
+	return o->ndrops > 0;
+}
+
+static bool gen_parse_ip(const char *s, struct gen_opts *o, int i)
+{
+	if (inet_pton(AF_INET, s, o->ip4[i]) == 1)
+		return true;
+	return inet_pton(AF_INET6, s, o->ip6[i]) == 1 && (o->ipv6 = true);
+}
+
+static void gen_defaults(struct gen_opts *o)
+{
+	static const uint8_t ip6[16] = { 0xfd, 0 };
+
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	o->mtu = RL_MTU_1024;
+	for (int i = 0; i < 2; i++) {
+		uint8_t mac[6] = { 0x02, 0, 0, 0, 0, (uint8_t)(i + 1) }, ip4[4] = { 192, 168, 100, (uint8_t)(i + 1) };
+
+		memcpy(o->mac[i], mac, 6);
+		memcpy(o->ip4[i], ip4, 4);
+		memcpy(o->ip6[i], ip6, 16);
+		o->ip6[i][15] = (uint8_t)(i + 1);
+		o->qpn[i] = 0x11 + (uint32_t)i;
+	}
+	o->rate_bps = 25000000000ull;
+	o->latency_ns = 1000;
+}
+
+enum {
+	O_MTU = 256, O_SIZE, O_COUNT, O_WINDOW, O_SEED, O_LOSS, O_DROP, O_IPV6, O_VLAN, O_IPA, O_IPB,
+	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY,
+};
+
+static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
+{
+	uint64_t v;
+
+	switch (c) {
+	case O_MTU:
+		for (int m = RL_MTU_256; m <= RL_MTU_4096; m++)
+			if (cli_parse_u64(arg, 4096, &v) && v == rl_mtu_bytes((enum rl_mtu)m)) {
+				o->mtu = (enum rl_mtu)m;
+				return 0;
+			}
+		cli_error("gen", "--mtu is one of 256, 512, 1024, 2048, 4096 (IB path MTUs), not '%s'", arg);
+		return CLI_ERR;
+	case O_SIZE:
+		if (cli_parse_u64(arg, 1u << 30, &v)) { o->size = (uint32_t)v; return 0; }
+		cli_error("gen", "--size needs a byte count up to 1 GiB, not '%s'", arg);
+		return CLI_ERR;
+	case O_COUNT:
+		if (cli_parse_u64(arg, 1000000000000ull, &v) && v) { o->count = v; return 0; }
+		cli_error("gen", "--count needs a positive number, not '%s'", arg);
+		return CLI_ERR;
+	case O_WINDOW:
+		if (cli_parse_u64(arg, 4096, &v) && v) { o->window = (uint32_t)v; return 0; }
+		cli_error("gen", "--window needs 1 .. 4096, not '%s'", arg);
+		return CLI_ERR;
+	case O_SEED:
+		if (cli_parse_u64(arg, UINT64_MAX, &o->seed)) return 0;
+		cli_error("gen", "--seed needs a number, not '%s'", arg);
+		return CLI_ERR;
+	case O_LOSS: {
+		char *end;
+
+		o->loss = strtod(arg, &end);
+		if (*arg && !*end && o->loss >= 0 && o->loss <= 0.5) return 0;
+		cli_error("gen", "--loss needs a rate from 0 to 0.5 (e.g. 0.01), not '%s'", arg);
+		return CLI_ERR;
+	}
+	case O_DROP:
+		if (gen_parse_drops(arg, o)) return 0;
+		cli_error("gen", "--drop needs frame numbers like 3 or 3,7,12 (at most %d), not '%s'", GEN_MAX_DROPS, arg);
+		return CLI_ERR;
+	case O_VLAN:
+		if (cli_parse_u64(arg, 4094, &v) && v) { o->vlan = true; o->vlan_id = (uint16_t)v; return 0; }
+		cli_error("gen", "--vlan needs a VLAN ID from 1 to 4094, not '%s'", arg);
+		return CLI_ERR;
+	case O_IPA: case O_IPB:
+		if (gen_parse_ip(arg, o, c == O_IPB)) return 0;
+		cli_error("gen", "'%s' is not an IPv4 or IPv6 address", arg);
+		return CLI_ERR;
+	case O_MACA: case O_MACB:
+		if (gen_parse_mac(arg, o->mac[c == O_MACB])) return 0;
+		cli_error("gen", "'%s' is not a MAC address like 02:00:00:00:00:01", arg);
+		return CLI_ERR;
+	case O_QPNA: case O_QPNB:
+		if (cli_parse_u64(arg, 0xffffff, &v) && v >= 2) { o->qpn[c == O_QPNB] = (uint32_t)v; return 0; }
+		cli_error("gen", "a QPN is 2 .. 0xffffff (0 and 1 are special QPs), not '%s'", arg);
+		return CLI_ERR;
+	case O_PSNA: case O_PSNB:
+		if (cli_parse_u64(arg, 0xffffff, &v)) {
+			o->psn[c == O_PSNB] = (uint32_t)v;
+			o->psn_set[c == O_PSNB] = true;
+			return 0;
+		}
+		cli_error("gen", "a PSN has 24 bits: 0 .. 0xffffff, not '%s'", arg);
+		return CLI_ERR;
+	case O_RATE:
+		if (cli_parse_u64(arg, 1000, &v) && v) { o->rate_bps = v * 1000000000ull; return 0; }
+		cli_error("gen", "--rate needs Gbit/s from 1 to 1000, not '%s'", arg);
+		return CLI_ERR;
+	case O_LATENCY:
+		if (cli_parse_u64(arg, 1000000000ull, &v)) { o->latency_ns = v; return 0; }
+		cli_error("gen", "--latency needs nanoseconds up to 1 s, not '%s'", arg);
+		return CLI_ERR;
+	}
+	return CLI_ERR;
+}
+
+static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **scenario)
+{
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "list", no_argument, NULL, 'l' },
-		{ "seed", required_argument, NULL, O_SEED }, { "ipv6", no_argument, NULL, O_IPV6 },
-		{ "vlan", required_argument, NULL, O_VLAN }, { "help", no_argument, NULL, 'h' },
+		{ "help", no_argument, NULL, 'h' }, { "mtu", required_argument, NULL, O_MTU },
+		{ "size", required_argument, NULL, O_SIZE }, { "count", required_argument, NULL, O_COUNT },
+		{ "window", required_argument, NULL, O_WINDOW }, { "seed", required_argument, NULL, O_SEED },
+		{ "loss", required_argument, NULL, O_LOSS }, { "drop", required_argument, NULL, O_DROP },
+		{ "ipv6", no_argument, NULL, O_IPV6 }, { "vlan", required_argument, NULL, O_VLAN },
+		{ "ip-a", required_argument, NULL, O_IPA }, { "ip-b", required_argument, NULL, O_IPB },
+		{ "mac-a", required_argument, NULL, O_MACA }, { "mac-b", required_argument, NULL, O_MACB },
+		{ "qpn-a", required_argument, NULL, O_QPNA }, { "qpn-b", required_argument, NULL, O_QPNB },
+		{ "psn-a", required_argument, NULL, O_PSNA }, { "psn-b", required_argument, NULL, O_PSNB },
+		{ "rate", required_argument, NULL, O_RATE }, { "latency", required_argument, NULL, O_LATENCY },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	int c;
+	int c, r;
 
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:lh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': opt->out = optarg; break;
+		case 'o': o->out = optarg; break;
 		case 'l': gen_list(); return -1;
 		case 'h': gen_usage(stdout); return -1;
-		case O_IPV6: opt->ipv6 = true; break;
-		case O_SEED:
-			if (!cli_parse_u64(optarg, UINT64_MAX, &opt->seed)) {
-				cli_error("gen", "--seed needs a number, not '%s'", optarg);
-				return CLI_ERR;
-			}
-			break;
-		case O_VLAN:
-			if (!cli_parse_u64(optarg, 4094, &v) || v == 0) {
-				cli_error("gen", "--vlan needs a VLAN ID from 1 to 4094, not '%s'", optarg);
-				return CLI_ERR;
-			}
-			opt->vlan = true;
-			opt->vlan_id = (uint16_t)v;
-			break;
+		case O_IPV6: o->ipv6 = true; break;
 		case ':':
 			cli_error("gen", "option %s needs a value", argv[optind - 1]);
 			return CLI_ERR;
-		default:
+		case '?':
 			cli_error("gen", "unknown option '%s' (see rocelab gen --help)", argv[optind - 1]);
 			return CLI_ERR;
+		default:
+			if ((r = gen_opt_value(c, optarg, o)))
+				return r;
 		}
 	}
 	if (optind != argc - 1) {
-		cli_error("gen", optind >= argc ? "which scenario? one of:" : "one scenario at a time; one of:");
-		for (size_t i = 0; i < GEN_NSCENARIOS; i++)
-			fprintf(stderr, "  %s\n", gen_scenarios[i].name);
+		cli_error("gen", optind >= argc ? "which scenario? 'rocelab gen --list' shows them"
+						: "one scenario at a time");
 		return CLI_ERR;
 	}
 	*scenario = argv[optind];
-	if (!opt->out) {
+	if (!o->out) {
 		cli_error("gen", "where to? add -o FILE.pcap");
 		return CLI_ERR;
 	}
 	return CLI_OK;
 }
 
+static const struct gen_scenario *gen_find(const char *name)
+{
+	for (size_t i = 0; i < gen_ntransport; i++)
+		if (!strcmp(name, gen_transport[i].name))
+			return &gen_transport[i];
+	for (size_t i = 0; i < gen_ncrafted; i++)
+		if (!strcmp(name, gen_crafted[i].name))
+			return &gen_crafted[i];
+	return NULL;
+}
+
 int cli_gen(int argc, char **argv)
 {
-	struct gen_opts opt = { .seed = 1 };
+	const struct gen_scenario *sc;
 	const char *scenario = NULL;
-	struct gen_out o;
+	struct gen_opts o;
+	struct gen_out out;
 	int r;
 
-	r = gen_parse(argc, argv, &opt, &scenario);
+	gen_defaults(&o);
+	r = gen_parse(argc, argv, &o, &scenario);
 	if (r)
 		return r < 0 ? CLI_OK : r;
-	for (size_t i = 0; i < GEN_NSCENARIOS; i++) {
-		if (strcmp(scenario, gen_scenarios[i].name))
-			continue;
-		if (gen_open(&o, opt.out, DLT_EN10MB))
-			return CLI_ERR;
-		gen_scenarios[i].run(&o, &opt);
-		if (gen_close(&o, opt.out))
-			return CLI_ERR;
-		if (strcmp(opt.out, "-"))
-			fprintf(stderr, "rocelab gen: wrote %llu frames of '%s' to %s\n",
-				(unsigned long long)o.frames, scenario, opt.out);
-		return CLI_OK;
+	sc = gen_find(scenario);
+	if (!sc) {
+		cli_error("gen", "no scenario '%s'; rocelab gen --list shows them", scenario);
+		return CLI_ERR;
 	}
-	cli_error("gen", "no scenario '%s'; rocelab gen --list shows them", scenario);
-	return CLI_ERR;
+	if (gen_out_open(&out, &o))
+		return CLI_ERR;
+	r = sc->run(&o, &out);
+	if (gen_out_close(&out) || r)
+		return CLI_ERR;
+	if (strcmp(o.out, "-"))
+		fprintf(stderr, "rocelab gen: wrote %llu frames of '%s' to %s\n", (unsigned long long)out.frames,
+			scenario, o.out);
+	return CLI_OK;
 }

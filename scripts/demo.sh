@@ -5,7 +5,7 @@ ROCELAB=${1:-build/rocelab}
 OUT=build/demo
 mkdir -p "$OUT"
 
-echo "== rocelab gen demo: SEND, RDMA WRITE, RDMA READ, Fetch&Add and UD SEND between two simulated hosts"
+echo "== rocelab gen demo: SEND, RDMA WRITE, RDMA READ, Fetch&Add, SEND with immediate, run by the reference transport between two simulated hosts"
 "$ROCELAB" gen demo -o "$OUT/demo.pcap"
 echo
 echo "== rocelab explain $OUT/demo.pcap"

@@ -560,9 +560,11 @@ static int sw_reserve(struct rl_simwire *w, int port, size_t len, int copies, ui
 static void sw_record(const struct rl_simwire *w, uint64_t number, int port, uint64_t now,
 		      const uint8_t *frame, size_t len, enum rl_simwire_fate fate)
 {
+	/* A tap at the sender's port stamps a frame when its last bit has gone out. */
 	struct rl_simwire_record r = {
-		.number = number, .from_port = port, .time_ns = now,
-		.frame = frame, .len = len, .fate = fate,
+		.number = number, .from_port = port,
+		.time_ns = fate == RL_SIMWIRE_QUEUE_FULL ? now : w->dir[port].busy_until,
+		.sent_ns = now, .frame = frame, .len = len, .fate = fate,
 	};
 
 	if (w->cfg.record)

@@ -7,11 +7,15 @@ import sys
 LINK = {"raw": 101, "sll": 113, "sll2": 276}
 
 
-def frames(path):
+def read(path):
     with open(path, "rb") as f:
         data = f.read()
     magic = struct.unpack("<I", data[:4])[0]
     assert magic in (0xA1B2C3D4, 0xA1B23C4D), "expected a little-endian pcap"
+    return magic, data
+
+
+def frames(data):
     off = 24
     while off < len(data):
         sec, frac, caplen, length = struct.unpack("<IIII", data[off:off + 16])
@@ -34,8 +38,9 @@ def relink(frame, kind):
 
 def main():
     src, dst, kind = sys.argv[1], sys.argv[2], sys.argv[3]
-    out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, LINK[kind])]
-    for sec, frac, frame in frames(src):
+    magic, data = read(src)
+    out = [struct.pack("<IHHiIII", magic, 2, 4, 0, 0, 65535, LINK[kind])]
+    for sec, frac, frame in frames(data):
         f = relink(frame, kind)
         out.append(struct.pack("<IIII", sec, frac, len(f), len(f)) + f)
     with open(dst, "wb") as f:

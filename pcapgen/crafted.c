@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenarios crafted packet by packet with the codec, no transport: every
+ * opcode of the IB spec (the input of the oracle tests) and a gallery of
+ * malformed packets, each a different decode error.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gen.h"
+
+/* Crafted frames are 1 us apart, plus the time a 25 Gb/s link takes to send each. */
+struct gen_clock {
+	struct gen_out *out;
+	uint64_t t_ns;
+};
+
+static void gen_write(struct gen_clock *c, const uint8_t *frame, size_t len)
+{
+	gen_out_frame(c->out, c->t_ns, c->t_ns, frame, len);
+	c->t_ns += 1000 + len * 8 / 25;
+}
+
+static void gen_emit(struct gen_clock *c, const struct rl_pkt *p)
+{
+	uint8_t frame[9100];
+	size_t n;
+
+	if (rl_encode(p, frame, sizeof(frame), &n) != RL_OK) {
+		c->out->err = 1;
+		return;
+	}
+	gen_write(c, frame, n);
+}
+
+/* A packet from side @from to the other side's QP (any VLAN tag is added on output). */
+static void gen_pkt(struct rl_pkt *p, const struct gen_opts *o, bool ipv6, uint8_t opcode, int from)
+{
+	int to = !from;
+
+	rl_pkt_init(p, opcode);
+	memcpy(p->eth.src, o->mac[from], 6);
+	memcpy(p->eth.dst, o->mac[to], 6);
+	if (ipv6) {
+		p->l3 = RL_L3_IPV6;
+		memcpy(p->ip6.src, o->ip6[from], 16);
+		memcpy(p->ip6.dst, o->ip6[to], 16);
+		p->ip6.tclass = 26 << 2 | 2;  /* DSCP 26, ECT(0), as RoCE deployments mark */
+	} else {
+		memcpy(p->ip4.src, o->ip4[from], 4);
+		memcpy(p->ip4.dst, o->ip4[to], 4);
+		p->ip4.dscp = 26;
+		p->ip4.ecn = 2;
+	}
+	p->udp.sport = (uint16_t)(0xc000 | ((o->qpn[from] * 0x9e37u) & 0x3fff));
+	p->bth.dqpn = o->qpn[to];
+}
+
+/* Random field values for @p's opcode, from a seeded generator. */
+static uint64_t gen_rand(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+static void gen_randomize(struct rl_pkt *p, uint64_t *s, uint8_t *payload)
+{
+	const struct rl_opcode_info *op = p->op;
+
+	p->bth.se = gen_rand(s) & 1;
+	p->bth.migreq = gen_rand(s) & 1;
+	p->bth.pkey = (uint16_t)gen_rand(s);
+	p->bth.becn = p->bth.opcode == 0x81 || (gen_rand(s) & 1);
+	p->bth.dqpn = (uint32_t)gen_rand(s) & 0xffffff;
+	p->bth.ackreq = gen_rand(s) & 1;
+	p->bth.psn = (uint32_t)gen_rand(s) & 0xffffff;
+	p->rdeth_eecnxt = (uint32_t)gen_rand(s) & 0xffffff;
+	p->deth.qkey = (uint32_t)gen_rand(s);
+	p->deth.src_qp = (uint32_t)gen_rand(s) & 0xffffff;
+	p->xrc_srq = (uint32_t)gen_rand(s) & 0xffffff;
+	p->feth.sel = (uint8_t)(gen_rand(s) & 3);
+	p->feth.plt = (uint8_t)(gen_rand(s) & 15);
+	p->reth = (struct rl_reth){ gen_rand(s), (uint32_t)gen_rand(s), (uint32_t)gen_rand(s) };
+	p->atomiceth = (struct rl_atomiceth){ gen_rand(s), (uint32_t)gen_rand(s), gen_rand(s), gen_rand(s) };
+	p->aeth.syndrome = (uint8_t)(gen_rand(s) & 0x7f);
+	p->aeth.msn = (uint32_t)gen_rand(s) & 0xffffff;
+	p->atomicack_orig = gen_rand(s);
+	p->immdt = (uint32_t)gen_rand(s);
+	p->ieth_rkey = (uint32_t)gen_rand(s);
+	p->udp.sport = (uint16_t)(0xc000 | (gen_rand(s) & 0x3fff));
+	p->payload = payload;
+	if (op->fixed_payload)
+		p->payload_len = op->fixed_payload;
+	else if (!(op->flags & RL_OPF_PAYLOAD))
+		p->payload_len = 0;
+	else if (op->flags & RL_OPF_LAST)
+		p->payload_len = gen_rand(s) % 257;
+	else
+		p->payload_len = 4 * (gen_rand(s) % 65);
+	for (size_t i = 0; i < p->payload_len; i++)
+		payload[i] = (uint8_t)gen_rand(s);
+}
+
+/*
+ * Every opcode the IB spec defines, each as Ethernet/IPv4, Ethernet/IPv6,
+ * VLAN/IPv4, VLAN/IPv6 and RoCEv1, with random field values: the input of
+ * the oracle tests that compare our decoder with Wireshark's and scapy's.
+ */
+static int gen_all_opcodes(const struct gen_opts *opt, struct gen_out *out)
+{
+	struct gen_clock c = { out, GEN_EPOCH_NS };
+	uint64_t s = opt->seed * 0x9e3779b97f4a7c15ull + 1;
+	uint8_t payload[512];
+
+	for (int op = 0; op < 256; op++) {
+		if (!(rl_opcode_info((uint8_t)op)->flags & RL_OPF_VALID))
+			continue;
+		for (int shape = 0; shape < 5; shape++) {
+			struct rl_pkt p;
+
+			gen_pkt(&p, opt, shape == 1 || shape == 3, (uint8_t)op, 0);
+			p.eth.has_vlan = shape == 2 || shape == 3;
+			p.eth.vlan_pcp = 3;
+			p.eth.vlan_id = (uint16_t)(1 + gen_rand(&s) % 4094);
+			if (shape == 4) {
+				p.l3 = RL_L3_GRH;
+				p.roce = RL_ROCE_V1;
+				memcpy(p.ip6.src, opt->ip6[0], 16);
+				memcpy(p.ip6.dst, opt->ip6[1], 16);
+			}
+			gen_randomize(&p, &s, payload);
+			gen_emit(&c, &p);
+		}
+	}
+	return out->err;
+}
+
+/* Damage a well-formed frame in one way; each gives a distinct decode error. */
+static void gen_damaged(struct gen_clock *c, const struct gen_opts *opt, const char *opname,
+			size_t payload_len, void (*damage)(uint8_t *f, size_t *n))
+{
+	static const uint8_t zeros[2048];
+	uint8_t frame[4096];
+	struct rl_pkt p;
+	size_t n;
+
+	gen_pkt(&p, opt, false, (uint8_t)rl_opcode_by_name(opname), 0);
+	p.bth.psn = 1000 + (uint32_t)c->out->frames;
+	p.payload = zeros;
+	p.payload_len = payload_len;
+	if (rl_encode(&p, frame, sizeof(frame), &n) != RL_OK) {
+		c->out->err = 1;
+		return;
+	}
+	if (damage)
+		damage(frame, &n);
+	gen_write(c, frame, n);
+}
+
+/* Offsets in an Ethernet/IPv4 frame. */
+#define G_IP 14
+#define G_UDP 34
+#define G_BTH 42
+
+/* Re-seal an IPv4 frame after damage: IP checksum and ICRC match the new bytes. */
+static void dmg_reseal(uint8_t *f, size_t n)
+{
+	uint32_t icrc;
+
+	rl_put16(f + G_IP + 10, 0);
+	rl_put16(f + G_IP + 10, rl_ipv4_checksum(f + G_IP, 20));
+	icrc = rl_icrc_calc(RL_L3_IPV4, f + G_IP, 20, n - 4 - G_IP);
+	for (int i = 0; i < 4; i++)
+		f[n - 4 + (size_t)i] = (uint8_t)(icrc >> (8 * i));
+}
+
+static void dmg_truncate_bth(uint8_t *f, size_t *n)
+{
+	*n = G_BTH + 6;                   /* lengths agree, but only half a BTH */
+	rl_put16(f + G_IP + 2, 20 + 8 + 6);
+	rl_put16(f + G_UDP + 4, 8 + 6);
+	rl_put16(f + G_IP + 10, 0);
+	rl_put16(f + G_IP + 10, rl_ipv4_checksum(f + G_IP, 20));
+}
+static void dmg_udp_len(uint8_t *f, size_t *n) { (void)n; rl_put16(f + G_UDP + 4, (uint16_t)(rl_get16(f + G_UDP + 4) + 8)); }
+static void dmg_tver(uint8_t *f, size_t *n) { (void)n; rl_bth_set_tver(f + G_BTH, 1); }
+static void dmg_pad(uint8_t *f, size_t *n) { (void)n; rl_bth_set_padcnt(f + G_BTH, 3); }
+static void dmg_icrc(uint8_t *f, size_t *n) { f[*n - 20] ^= 0x40; }
+static void dmg_opcode_reserved(uint8_t *f, size_t *n) { rl_bth_set_opcode(f + G_BTH, 0x1e); dmg_reseal(f, *n); }
+static void dmg_missing_reth(uint8_t *f, size_t *n) { (void)n; rl_bth_set_opcode(f + G_BTH, 0x0a); }
+static void dmg_not_roce(uint8_t *f, size_t *n)
+{
+	rl_put16(f + G_UDP + 2, 53);      /* an ordinary UDP packet: counted, skipped */
+	(void)n;
+}
+
+static int gen_malformed(const struct gen_opts *opt, struct gen_out *out)
+{
+	struct gen_clock c = { out, GEN_EPOCH_NS };
+
+	/* IPv4 only: the damage offsets assume it (a VLAN tag, if any, is added on output). */
+	gen_damaged(&c, opt, "RC SEND Only", 64, NULL);
+	gen_damaged(&c, opt, "RC SEND Only", 64, dmg_truncate_bth);
+	gen_damaged(&c, opt, "RC SEND Only", 64, dmg_udp_len);
+	gen_damaged(&c, opt, "RC SEND Only", 64, dmg_tver);
+	gen_damaged(&c, opt, "RC SEND First", 64, dmg_pad);
+	gen_damaged(&c, opt, "RC SEND Only", 4, dmg_missing_reth);
+	gen_damaged(&c, opt, "RC RDMA WRITE Only", 256, dmg_icrc);
+	gen_damaged(&c, opt, "RC SEND Only", 16, dmg_opcode_reserved);
+	gen_damaged(&c, opt, "RC SEND Only", 16, dmg_not_roce);
+	return out->err;
+}
+
+const struct gen_scenario gen_crafted[] = {
+	{ "all-opcodes", gen_all_opcodes, "every opcode of the IB spec over IPv4, IPv6, VLAN and RoCEv1, random field values" },
+	{ "malformed", gen_malformed, "a gallery of broken packets: each one a different decode error, and one ICRC failure" },
+};
+const size_t gen_ncrafted = sizeof(gen_crafted) / sizeof(gen_crafted[0]);

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* rocelab gen: options, the pcap writer, and the two-host session scenarios run in. */
+#ifndef ROCELAB_GEN_H
+#define ROCELAB_GEN_H
+
+#include <pcap/pcap.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rocelab/rocelab.h"
+
+/* A simulated start time (2023-11-14 22:13:20 UTC), so files are reproducible. */
+#define GEN_EPOCH_NS 1700000000000000000ull
+#define GEN_MAX_DROPS 64
+
+struct gen_opts {
+	const char *out;
+	uint64_t seed;
+	bool ipv6;
+	bool vlan;
+	uint16_t vlan_id;
+	enum rl_mtu mtu;
+	uint32_t size;               /* 0: the scenario's default */
+	uint64_t count;              /* 0: the scenario's default */
+	uint32_t window;             /* 0: the scenario's default */
+	double loss;
+	uint64_t drops[GEN_MAX_DROPS];
+	size_t ndrops;
+	uint8_t mac[2][6];
+	uint8_t ip4[2][4];
+	uint8_t ip6[2][16];
+	uint32_t qpn[2];
+	uint32_t psn[2];
+	bool psn_set[2];
+	uint64_t rate_bps;
+	uint64_t latency_ns;
+};
+
+/*
+ * Frames go to a pcap through libpcap, optionally with an 802.1Q tag added,
+ * in timestamp order: frames whose time may still be overtaken wait in a
+ * small heap (as many as are in flight), so memory stays constant.
+ */
+struct gen_held {
+	uint64_t t_ns, seq;
+	size_t len;
+	uint8_t *frame;
+};
+
+struct gen_out {
+	pcap_t *dead;
+	pcap_dumper_t *dump;
+	const struct gen_opts *o;
+	uint64_t frames;
+	uint64_t next_progress;
+	bool progress;
+	int err;
+	struct gen_held *held;
+	size_t nheld, capheld;
+	uint64_t seq;
+};
+
+int gen_out_open(struct gen_out *out, const struct gen_opts *o);
+/* Write a frame stamped @t_ns; no later call will carry a time before @horizon_ns. */
+void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len);
+int gen_out_close(struct gen_out *out);
+
+/* ---- scenarios driven by the reference transport ------------------------------------- */
+
+struct gen_end {
+	struct rl_host *host;
+	struct rl_pd *pd;
+	struct rl_cq *cq;
+	struct rl_qp *qp;
+	struct rl_mr *mr;
+	uint8_t *mem;
+	size_t len;
+	uint64_t iova;
+};
+
+struct gen_sess;
+/* Choose the fate of the @n-th frame on the wire (sent by @from); NULL-safe default: deliver. */
+typedef enum rl_simwire_fate (*gen_fault_fn)(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p);
+
+struct gen_sess {
+	const struct gen_opts *o;
+	struct gen_out *out;
+	struct rl_sim *sim;
+	struct gen_end e[2];
+	enum rl_qp_type type;
+	gen_fault_fn fault;
+	uint64_t sent_by[2];         /* frames each side has put on the wire */
+	/* Scenario state, used by the application callbacks. */
+	uint64_t posted, done, target;
+	int step;
+	uint64_t mark;
+};
+
+/* What a scenario may change before the QPs are connected. */
+struct gen_qp_cfg {
+	enum rl_qp_type type;
+	size_t mem;                  /* bytes of registered memory per side */
+	unsigned access;             /* QP access flags; 0: all remote operations */
+	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic;
+	uint32_t psn_a;              /* overrides the PSNs (e.g. for wrap-around) when set */
+	bool psn_a_set;
+};
+
+static inline bool gen_is_atomic(enum rl_wr_opcode op)
+{
+	return op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem);
+int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c);
+void gen_sess_free(struct gen_sess *s);
+/* Run until the wire is quiet and @app (may be NULL) says it is done. 0, or -1 on a livelock. */
+int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app);
+int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
+		  uint64_t remote_off, uint64_t wr_id);
+int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id);
+
+struct gen_scenario {
+	const char *name;
+	int (*run)(const struct gen_opts *o, struct gen_out *out);
+	const char *teaches;
+};
+
+extern const struct gen_scenario gen_crafted[];
+extern const size_t gen_ncrafted;
+extern const struct gen_scenario gen_transport[];
+extern const size_t gen_ntransport;
+
+#endif

@@ -1,0 +1,785 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenarios run by the reference transport between host A (requester) and
+ * host B (responder) on the simulated wire: single operations, perftest- and
+ * rping-like workloads, and the faults a learner should see once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gen.h"
+
+/* ---- the session ------------------------------------------------------------------------- */
+
+static uint64_t gen_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static void gen_record(void *ctx, const struct rl_simwire_record *r)
+{
+	struct gen_sess *s = ctx;
+
+	gen_out_frame(s->out, r->time_ns, r->sent_ns, r->frame, r->len);
+}
+
+static enum rl_simwire_fate gen_choose(void *ctx, uint64_t n, int from, const uint8_t *frame, size_t len)
+{
+	struct gen_sess *s = ctx;
+	struct rl_pkt p;
+
+	s->sent_by[from]++;
+	if (!s->fault || rl_decode(RL_LINK_ETHERNET, frame, len, &p) != RL_OK)
+		return RL_SIMWIRE_DELIVERED;
+	return s->fault(s, n, from, &p);
+}
+
+void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = type;
+	c->mem = mem;
+	/* perftest's defaults: timeout 14 (67 ms), retry 7, rnr_retry 7, min_rnr_timer 12 (0.64 ms). */
+	c->timeout = 14;
+	c->retry_cnt = 7;
+	c->rnr_retry = 7;
+	c->min_rnr_timer = 12;
+	c->max_rd_atomic = 16;
+}
+
+static int gen_make_end(struct gen_sess *s, int i, const struct gen_qp_cfg *c)
+{
+	struct gen_end *e = &s->e[i];
+	struct rl_qp_init_attr ia = { .qp_type = c->type, .max_send_wr = 4096, .max_recv_wr = 4096 };
+	unsigned access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ |
+			  RL_ACCESS_REMOTE_ATOMIC;
+
+	e->host = rl_sim_host(s->sim, i);
+	e->len = c->mem;
+	e->mem = calloc(1, e->len);
+	e->iova = 0x00007f0000000000ull + ((uint64_t)i << 32);   /* like a heap address, but reproducible */
+	e->pd = rl_alloc_pd(e->host);
+	e->cq = rl_create_cq(e->host, 8192);
+	if (!e->mem || !e->pd || !e->cq)
+		return -1;
+	e->mr = rl_reg_mr_iova(e->pd, e->mem, e->len, e->iova, access);
+	ia.send_cq = ia.recv_cq = e->cq;
+	e->qp = e->mr ? rl_create_qp(e->pd, &ia) : NULL;
+	return e->qp ? 0 : -1;
+}
+
+static int gen_connect(struct gen_sess *s, int i, const struct gen_qp_cfg *c)
+{
+	const struct gen_opts *o = s->o;
+	struct gen_end *e = &s->e[i];
+	struct rl_qp_attr a;
+	bool rc = c->type == RL_QPT_RC, ud = c->type == RL_QPT_UD;
+	uint32_t psn[2];
+
+	for (int k = 0; k < 2; k++)
+		psn[k] = o->psn_set[k] ? o->psn[k] : (uint32_t)gen_mix(o->seed * 2 + (uint64_t)k) & 0xffffff;
+	if (c->psn_a_set)
+		psn[0] = c->psn_a;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RL_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = c->access ? c->access : RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE |
+							 RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_ATOMIC;
+	a.qkey = 0x11111111;
+	if (rl_modify_qp(e->qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | (ud ? RL_QP_QKEY : RL_QP_ACCESS_FLAGS)))
+		return -1;
+	a.qp_state = RL_QPS_RTR;
+	if (o->ipv6)
+		memcpy(a.ah_attr.dgid, o->ip6[!i], 16);
+	else
+		rl_gid_from_ipv4(a.ah_attr.dgid, o->ip4[!i]);
+	memcpy(a.ah_attr.dmac, o->mac[!i], 6);
+	a.ah_attr.traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
+	a.path_mtu = o->mtu;
+	a.dest_qp_num = rl_qp_num(s->e[!i].qp);
+	a.rq_psn = psn[!i];
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = c->min_rnr_timer;
+	if (rl_modify_qp(e->qp, &a, ud ? RL_QP_STATE
+				 : RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN |
+					   (rc ? RL_QP_MAX_DEST_RD_ATOMIC | RL_QP_MIN_RNR_TIMER : 0)))
+		return -1;
+	a.qp_state = RL_QPS_RTS;
+	a.sq_psn = psn[i];
+	a.timeout = c->timeout;
+	a.retry_cnt = c->retry_cnt;
+	a.rnr_retry = c->rnr_retry;
+	a.max_rd_atomic = c->max_rd_atomic;
+	return rl_modify_qp(e->qp, &a, rc ? RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT |
+						 RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC
+					   : RL_QP_STATE | RL_QP_SQ_PSN);
+}
+
+int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c)
+{
+	struct rl_sim_config sc;
+
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	s->out = out;
+	s->type = c->type;
+	memset(&sc, 0, sizeof(sc));
+	sc.start_ns = GEN_EPOCH_NS;
+	sc.wire.latency_ns = o->latency_ns;
+	sc.wire.rate_bps = o->rate_bps;
+	sc.wire.seed = o->seed;
+	sc.wire.drop_rate = o->loss;
+	sc.wire.drop_frames = o->ndrops ? o->drops : NULL;
+	sc.wire.n_drop_frames = o->ndrops;
+	sc.wire.queue_frames = 1 << 20;
+	sc.wire.choose = gen_choose;
+	sc.wire.record = gen_record;
+	sc.wire.ctx = s;
+	for (int i = 0; i < 2; i++) {
+		memcpy(sc.host[i].mac, o->mac[i], 6);
+		if (o->ipv6)
+			memcpy(sc.host[i].gid, o->ip6[i], 16);
+		else
+			rl_gid_from_ipv4(sc.host[i].gid, o->ip4[i]);
+		sc.host[i].active_mtu = RL_MTU_4096;
+		sc.host[i].first_qpn = o->qpn[i];
+	}
+	s->sim = rl_sim_new(&sc);
+	if (!s->sim || gen_make_end(s, 0, c) || gen_make_end(s, 1, c) || gen_connect(s, 0, c) || gen_connect(s, 1, c)) {
+		cli_error("gen", "cannot set up the two hosts: %s",
+			  s->sim ? rl_host_error(rl_sim_host(s->sim, 0)) : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void gen_sess_free(struct gen_sess *s)
+{
+	rl_sim_free(s->sim);   /* frees hosts and everything they own */
+	free(s->e[0].mem);
+	free(s->e[1].mem);
+}
+
+int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
+{
+	/* Bounded: at most a simulated hour, and a step budget that no scenario should reach. */
+	long r = rl_sim_run(s->sim, GEN_EPOCH_NS + 3600000000000ull, 1L << 40, app, s);
+
+	if (r < 0) {
+		cli_error("gen", "the simulation did not settle (a livelock in the transport?)");
+		return -1;
+	}
+	return 0;
+}
+
+int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
+		  uint64_t remote_off, uint64_t wr_id)
+{
+	struct gen_end *me = &s->e[from], *peer = &s->e[!from];
+	struct rl_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = op;
+	wr.send_flags = RL_SEND_SIGNALED;
+	wr.num_sge = 1;
+	wr.sg_list[0] = (struct rl_sge){ me->iova + local_off, len, rl_mr_lkey(me->mr) };
+	wr.rdma.remote_addr = wr.atomic.remote_addr = peer->iova + remote_off;
+	wr.rdma.rkey = wr.atomic.rkey = rl_mr_rkey(peer->mr);
+	wr.imm_data = 0x1234 + (uint32_t)wr_id;
+	wr.invalidate_rkey = rl_mr_rkey(peer->mr);
+	wr.atomic.compare_add = 1;
+	wr.atomic.swap = 0x5a5a;
+	wr.ud.remote_qpn = rl_qp_num(peer->qp);
+	wr.ud.remote_qkey = 0x11111111;
+	memcpy(wr.ud.dmac, s->o->mac[!from], 6);
+	if (s->o->ipv6)
+		memcpy(wr.ud.dgid, s->o->ip6[!from], 16);
+	else
+		rl_gid_from_ipv4(wr.ud.dgid, s->o->ip4[!from]);
+	if (rl_post_send(me->qp, &wr)) {
+		cli_error("gen", "post_send: %s", rl_host_error(me->host));
+		return -1;
+	}
+	return 0;
+}
+
+int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id)
+{
+	struct rl_recv_wr wr = { .wr_id = wr_id, .num_sge = 1 };
+
+	wr.sg_list[0] = (struct rl_sge){ s->e[e].iova + off, len, rl_mr_lkey(s->e[e].mr) };
+	if (rl_post_recv(s->e[e].qp, &wr)) {
+		cli_error("gen", "post_recv: %s", rl_host_error(s->e[e].host));
+		return -1;
+	}
+	return 0;
+}
+
+static void gen_fill(struct gen_sess *s, int e, uint64_t off, size_t len)
+{
+	static const char text[] = "RoCE teaches itself: ";
+
+	for (size_t i = 0; i < len && off + i < s->e[e].len; i++)
+		s->e[e].mem[off + i] = (uint8_t)text[(off + i) % (sizeof(text) - 1)];
+}
+
+static uint32_t gen_size(const struct gen_opts *o, uint32_t def)
+{
+	return o->size ? o->size : def;
+}
+
+static uint64_t gen_count(const struct gen_opts *o, uint64_t def)
+{
+	return o->count ? o->count : def;
+}
+
+/* Operations that A posts one after another, each once the previous one completed. */
+struct gen_seq {
+	const enum rl_wr_opcode *ops;
+	const uint32_t *sizes;
+	size_t n;
+};
+
+static bool gen_seq_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct gen_sess *s = ctx;
+	const struct gen_seq *q = (const struct gen_seq *)(uintptr_t)s->mark;
+	struct rl_wc wc;
+
+	(void)sim; (void)now;
+	while (rl_poll_cq(s->e[0].cq, 1, &wc) == 1)
+		s->done += wc.opcode < RL_WC_RECV;
+	while (rl_poll_cq(s->e[1].cq, 1, &wc) == 1)
+		;
+	/* One at a time, so that each exchange reads as its own little story. */
+	if (s->posted == s->done && s->posted < q->n) {
+		uint64_t i = s->posted++;
+		uint32_t len = gen_is_atomic(q->ops[i]) ? 8 : q->sizes[i];
+
+		/* Each operation gets its own region at B: 8-byte aligned for atomics. */
+		if (gen_post_send(s, 0, q->ops[i], 0, len, 65536 * (i + 1), i + 1))
+			return false;
+	}
+	return s->done < q->n && rl_qp_state(s->e[0].qp) != RL_QPS_ERR;
+}
+
+static int gen_seq_run(const struct gen_opts *o, struct gen_out *out, enum rl_qp_type type, const struct gen_seq *q,
+		       gen_fault_fn fault, const struct gen_qp_cfg *cfg)
+{
+	struct gen_qp_cfg def;
+	struct gen_sess s;
+	uint32_t max = 8;
+	int r;
+
+	for (size_t i = 0; i < q->n; i++)
+		if (q->sizes[i] > max)
+			max = q->sizes[i];
+	if (!cfg) {
+		gen_qp_cfg_default(&def, type, 65536 * (q->n + 1) + max);
+		cfg = &def;
+	}
+	r = gen_sess_init(&s, o, out, cfg);
+	if (!r) {
+		s.fault = fault;
+		s.mark = (uint64_t)(uintptr_t)q;
+		memcpy(s.e[0].mem, "Hello, RDMA!", 12);
+		gen_fill(&s, 0, 12, max);
+		gen_fill(&s, 1, 0, s.e[1].len);
+		/* Receive buffers for every SEND and WRITE with immediate, 40 bytes more for a UD GRH. */
+		for (size_t i = 0; i < q->n && !r; i++)
+			if (q->ops[i] == RL_WR_SEND || q->ops[i] == RL_WR_SEND_WITH_IMM ||
+			    q->ops[i] == RL_WR_SEND_WITH_INV || q->ops[i] == RL_WR_RDMA_WRITE_WITH_IMM)
+				r = gen_post_recv(&s, 1, 65536 * (i + 1), q->sizes[i] + 40, 100 + i);
+		if (!r)
+			r = gen_sess_run(&s, gen_seq_app);
+	}
+	gen_sess_free(&s);
+	return r;
+}
+
+static int gen_one(const struct gen_opts *o, struct gen_out *out, enum rl_qp_type type, enum rl_wr_opcode op,
+		   uint32_t size, gen_fault_fn fault, const struct gen_qp_cfg *cfg)
+{
+	struct gen_seq q = { &op, &size, 1 };
+
+	return gen_seq_run(o, out, type, &q, fault, cfg);
+}
+
+/* ---- single operations ------------------------------------------------------------------- */
+
+static int sc_send(const struct gen_opts *o, struct gen_out *out)
+{
+	/* One packet, then one that the path MTU cuts into First/Middle/Last. */
+	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_SEND };
+	uint32_t sizes[] = { 64, gen_size(o, 2500) };
+	struct gen_seq q = { ops, sizes, 2 };
+
+	return gen_seq_run(o, out, RL_QPT_RC, &q, NULL, NULL);
+}
+
+static int sc_send_imm(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND_WITH_IMM, gen_size(o, 64), NULL, NULL);
+}
+
+static int sc_send_inv(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND_WITH_INV, gen_size(o, 64), NULL, NULL);
+}
+
+static int sc_write(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_WRITE, gen_size(o, 2500), NULL, NULL);
+}
+
+static int sc_write_imm(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_WRITE_WITH_IMM, gen_size(o, 2500), NULL, NULL);
+}
+
+static int sc_read(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_READ, gen_size(o, 4096), NULL, NULL);
+}
+
+static int sc_cmp_swap(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_ATOMIC_CMP_AND_SWP, 8, NULL, NULL);
+}
+
+static int sc_fetch_add(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_ATOMIC_FETCH_AND_ADD, 8, NULL, NULL);
+}
+
+static int sc_ud_send(const struct gen_opts *o, struct gen_out *out)
+{
+	uint32_t max = rl_mtu_bytes(o->mtu);
+
+	if (gen_size(o, 256) > max) {
+		cli_error("gen", "a UD message is one packet: --size %u is more than the MTU %u", gen_size(o, 256), max);
+		return -1;
+	}
+	return gen_one(o, out, RL_QPT_UD, RL_WR_SEND, gen_size(o, 256), NULL, NULL);
+}
+
+static int sc_uc_send(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_UC, RL_WR_SEND, gen_size(o, 2500), NULL, NULL);
+}
+
+/* The demo: the operations a learner meets first, one after another on one connection. */
+static int sc_demo(const struct gen_opts *o, struct gen_out *out)
+{
+	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_SEND, RL_WR_RDMA_WRITE, RL_WR_RDMA_READ,
+						 RL_WR_ATOMIC_FETCH_AND_ADD, RL_WR_SEND_WITH_IMM };
+	static const uint32_t sizes[] = { 12, 2500, 1500, 2048, 8, 32 };
+	struct gen_seq q = { ops, sizes, 6 };
+
+	return gen_seq_run(o, out, RL_QPT_RC, &q, NULL, NULL);
+}
+
+/* ---- workloads ---------------------------------------------------------------------------- */
+
+/*
+ * ibv_rc_pingpong: both sides keep receives posted; A sends, B answers each
+ * message with one of its own, --count times.
+ */
+static bool pingpong_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct gen_sess *s = ctx;
+	uint32_t size = gen_size(s->o, 4096);
+	struct rl_wc wc;
+
+	(void)sim; (void)now;
+	for (int e = 0; e < 2; e++)
+		while (rl_poll_cq(s->e[e].cq, 1, &wc) == 1) {
+			if (wc.opcode != RL_WC_RECV)
+				continue;
+			gen_post_recv(s, e, (uint64_t)size, size, wc.wr_id);
+			if (e == 1 || ++s->done < s->target)
+				gen_post_send(s, e, RL_WR_SEND, 0, size, 0, s->done);
+		}
+	return s->done < s->target;
+}
+
+static int sc_pingpong(const struct gen_opts *o, struct gen_out *out)
+{
+	uint32_t size = gen_size(o, 4096);
+	struct gen_qp_cfg c;
+	struct gen_sess s;
+	int r;
+
+	gen_qp_cfg_default(&c, RL_QPT_RC, (size_t)size * 2);
+	r = gen_sess_init(&s, o, out, &c);
+	if (!r) {
+		s.target = gen_count(o, 10);
+		for (int e = 0; e < 2 && !r; e++) {
+			gen_fill(&s, e, 0, size);
+			for (int i = 0; i < 4 && !r; i++)
+				r = gen_post_recv(&s, e, size, size, (uint64_t)i);
+		}
+		if (!r)
+			r = gen_post_send(&s, 0, RL_WR_SEND, 0, size, 0, 0);
+		if (!r)
+			r = gen_sess_run(&s, pingpong_app);
+	}
+	gen_sess_free(&s);
+	return r;
+}
+
+/* perftest's ib_*_bw: keep --window work requests outstanding until --count are done. */
+struct bw_cfg {
+	enum rl_wr_opcode op;
+	uint32_t size;
+};
+
+static bool bw_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct gen_sess *s = ctx;
+	const struct bw_cfg *b = (const struct bw_cfg *)(uintptr_t)s->mark;
+	uint32_t window = s->o->window ? s->o->window : 128;
+	struct rl_wc wc[64];
+	int n;
+
+	(void)sim; (void)now;
+	while ((n = rl_poll_cq(s->e[0].cq, 64, wc)) > 0)
+		s->done += (uint64_t)n;
+	while ((n = rl_poll_cq(s->e[1].cq, 64, wc)) > 0)
+		for (int i = 0; i < n; i++)
+			gen_post_recv(s, 1, 0, b->size, 0);
+	while (s->posted < s->target && s->posted - s->done < window) {
+		if (gen_post_send(s, 0, b->op, 0, b->size, 0, s->posted))
+			return false;
+		s->posted++;
+	}
+	return s->done < s->target;
+}
+
+static int gen_bw(const struct gen_opts *o, struct gen_out *out, enum rl_wr_opcode op, uint32_t def_size)
+{
+	struct bw_cfg b = { op, gen_is_atomic(op) ? 8 : gen_size(o, def_size) };
+	uint32_t window = o->window ? o->window : 128;
+	struct gen_qp_cfg c;
+	struct gen_sess s;
+	int r;
+
+	gen_qp_cfg_default(&c, RL_QPT_RC, (size_t)b.size + 64);
+	r = gen_sess_init(&s, o, out, &c);
+	if (!r) {
+		s.target = gen_count(o, 100);
+		s.mark = (uint64_t)(uintptr_t)&b;
+		gen_fill(&s, 0, 0, b.size);
+		gen_fill(&s, 1, 0, b.size);
+		for (uint32_t i = 0; op == RL_WR_SEND && i < window && i < 4096 && !r; i++)
+			r = gen_post_recv(&s, 1, 0, b.size, 0);
+		if (!r)
+			r = gen_sess_run(&s, bw_app);
+	}
+	gen_sess_free(&s);
+	return r;
+}
+
+static int sc_send_bw(const struct gen_opts *o, struct gen_out *out) { return gen_bw(o, out, RL_WR_SEND, 65536); }
+static int sc_write_bw(const struct gen_opts *o, struct gen_out *out) { return gen_bw(o, out, RL_WR_RDMA_WRITE, 65536); }
+static int sc_read_bw(const struct gen_opts *o, struct gen_out *out) { return gen_bw(o, out, RL_WR_RDMA_READ, 65536); }
+static int sc_atomic_bw(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_bw(o, out, RL_WR_ATOMIC_FETCH_AND_ADD, 8);
+}
+
+/*
+ * rping (librdmacm's example): the client (A) advertises a buffer in a SEND
+ * (struct rping_rdma_info: address, rkey, length, big-endian); the server
+ * (B) RDMA READs it, says "go ahead"; A advertises a sink; B RDMA WRITEs
+ * into it and says "go ahead" again. --count rounds.
+ */
+enum { RP_ADVERT_SRC, RP_WAIT_READ, RP_ADVERT_SINK, RP_WAIT_WRITE };
+
+static void rping_advertise(struct gen_sess *s, uint64_t off, uint32_t len, uint64_t wr_id)
+{
+	uint8_t *info = s->e[0].mem + 8192;
+
+	rl_put64(info, s->e[0].iova + off);
+	rl_put32(info + 8, rl_mr_rkey(s->e[0].mr));
+	rl_put32(info + 12, len);
+	gen_post_send(s, 0, RL_WR_SEND, 8192, 16, 0, wr_id);
+}
+
+static void rping_server(struct gen_sess *s, uint32_t size)
+{
+	const uint8_t *info = s->e[1].mem + 8192;
+	uint64_t addr = rl_get64(info);
+	struct rl_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = s->step == RP_ADVERT_SRC ? RL_WR_RDMA_READ : RL_WR_RDMA_WRITE;
+	wr.wr_id = 10 + (uint64_t)s->step;
+	wr.send_flags = RL_SEND_SIGNALED;
+	wr.num_sge = 1;
+	wr.sg_list[0] = (struct rl_sge){ s->e[1].iova, size, rl_mr_lkey(s->e[1].mr) };
+	wr.rdma.remote_addr = addr;
+	wr.rdma.rkey = rl_get32(info + 8);
+	rl_post_send(s->e[1].qp, &wr);
+}
+
+static bool rping_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct gen_sess *s = ctx;
+	uint32_t size = gen_size(s->o, 64);
+	struct rl_wc wc;
+
+	(void)sim; (void)now;
+	while (rl_poll_cq(s->e[1].cq, 1, &wc) == 1) {
+		if (wc.opcode == RL_WC_RECV) {            /* an advertisement arrived */
+			gen_post_recv(s, 1, 8192, 16, 0);
+			rping_server(s, size);
+		} else if (wc.opcode == RL_WC_RDMA_READ || wc.opcode == RL_WC_RDMA_WRITE) {
+			gen_post_send(s, 1, RL_WR_SEND, 8192 + 64, 16, 0, 20);   /* "go ahead" */
+		}
+	}
+	while (rl_poll_cq(s->e[0].cq, 1, &wc) == 1) {
+		if (wc.opcode != RL_WC_RECV)
+			continue;
+		gen_post_recv(s, 0, 8192 + 64, 16, 0);
+		if (s->step == RP_ADVERT_SRC) {
+			s->step = RP_ADVERT_SINK;
+			rping_advertise(s, 4096, size, 2);
+		} else if (++s->done < s->target) {
+			s->step = RP_ADVERT_SRC;
+			rping_advertise(s, 0, size, 1);
+		}
+	}
+	return s->done < s->target;
+}
+
+static int sc_rping(const struct gen_opts *o, struct gen_out *out)
+{
+	uint32_t size = gen_size(o, 64);
+	struct gen_qp_cfg c;
+	struct gen_sess s;
+	int r;
+
+	if (size > 4096) {
+		cli_error("gen", "rping buffers are at most 4096 bytes here (--size)");
+		return -1;
+	}
+	gen_qp_cfg_default(&c, RL_QPT_RC, 16384);
+	r = gen_sess_init(&s, o, out, &c);
+	if (!r) {
+		s.target = gen_count(o, 3);
+		gen_fill(&s, 0, 0, size);
+		r = gen_post_recv(&s, 1, 8192, 16, 0) || gen_post_recv(&s, 0, 8192 + 64, 16, 0);
+		if (!r) {
+			rping_advertise(&s, 0, size, 1);
+			r = gen_sess_run(&s, rping_app);
+		}
+	}
+	gen_sess_free(&s);
+	return r;
+}
+
+/* ---- faults ----------------------------------------------------------------------------- */
+
+/* The @k-th frame side @from sends (1-based), for fault hooks. */
+static bool nth_from(struct gen_sess *s, int from, int side, uint64_t k)
+{
+	return from == side && s->sent_by[side] == k;
+}
+
+static enum rl_simwire_fate fault_lose_a2(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+{
+	(void)n; (void)p;
+	return nth_from(s, from, 0, 2) ? RL_SIMWIRE_DROPPED : RL_SIMWIRE_DELIVERED;
+}
+
+static enum rl_simwire_fate fault_lose_b1(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+{
+	(void)n; (void)p;
+	return nth_from(s, from, 1, 1) ? RL_SIMWIRE_DROPPED : RL_SIMWIRE_DELIVERED;
+}
+
+static enum rl_simwire_fate fault_lose_b2(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+{
+	(void)n; (void)p;
+	return nth_from(s, from, 1, 2) ? RL_SIMWIRE_DROPPED : RL_SIMWIRE_DELIVERED;
+}
+
+static enum rl_simwire_fate fault_corrupt_a2(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+{
+	(void)n; (void)p;
+	return nth_from(s, from, 0, 2) ? RL_SIMWIRE_CORRUPTED : RL_SIMWIRE_DELIVERED;
+}
+
+static enum rl_simwire_fate fault_dup_a1(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+{
+	(void)n; (void)p;
+	return nth_from(s, from, 0, 1) ? RL_SIMWIRE_DUPLICATED : RL_SIMWIRE_DELIVERED;
+}
+
+static enum rl_simwire_fate fault_reorder_a2(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+{
+	(void)n; (void)p;
+	return nth_from(s, from, 0, 2) ? RL_SIMWIRE_REORDERED : RL_SIMWIRE_DELIVERED;
+}
+
+static enum rl_simwire_fate fault_ecn_a(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+{
+	(void)p;
+	(void)s;
+	return from == 0 && n % 3 == 0 ? RL_SIMWIRE_ECN_MARKED : RL_SIMWIRE_DELIVERED;
+}
+
+static int sc_request_loss(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND, gen_size(o, 4096), fault_lose_a2, NULL);
+}
+
+static int sc_lost_ack(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_WRITE, gen_size(o, 1024), fault_lose_b1, NULL);
+}
+
+static int sc_lost_read_response(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_READ, gen_size(o, 4096), fault_lose_b2, NULL);
+}
+
+static int sc_icrc_corruption(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND, gen_size(o, 3072), fault_corrupt_a2, NULL);
+}
+
+static int sc_duplicate(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND, gen_size(o, 64), fault_dup_a1, NULL);
+}
+
+static int sc_reorder(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND, gen_size(o, 4096), fault_reorder_a2, NULL);
+}
+
+static int sc_psn_wrap(const struct gen_opts *o, struct gen_out *out)
+{
+	uint32_t size = gen_size(o, 8192);
+	struct gen_qp_cfg c;
+
+	gen_qp_cfg_default(&c, RL_QPT_RC, (size_t)size * 2 + 65536);
+	c.psn_a = 0xfffffd;
+	c.psn_a_set = true;
+	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND, size, NULL, &c);
+}
+
+static int sc_ecn(const struct gen_opts *o, struct gen_out *out)
+{
+	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_WRITE, gen_size(o, 16384), fault_ecn_a, NULL);
+}
+
+/* A SEND with no receive posted: RNR NAKs until B posts one 2 ms later. */
+static bool rnr_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct gen_sess *s = ctx;
+
+	(void)sim;
+	if (!s->step && now >= GEN_EPOCH_NS + 2000000) {
+		s->step = 1;
+		gen_post_recv(s, 1, 4096, 4096, 1);
+	}
+	return !s->step;
+}
+
+static int sc_rnr(const struct gen_opts *o, struct gen_out *out)
+{
+	struct gen_qp_cfg c;
+	struct gen_sess s;
+	int r;
+
+	gen_qp_cfg_default(&c, RL_QPT_RC, 65536);
+	r = gen_sess_init(&s, o, out, &c);
+	if (!r) {
+		gen_fill(&s, 0, 0, 256);
+		r = gen_post_send(&s, 0, RL_WR_SEND, 0, gen_size(o, 256) > 4096 ? 4096 : gen_size(o, 256), 0, 1);
+		if (!r)
+			r = gen_sess_run(&s, rnr_app);
+	}
+	gen_sess_free(&s);
+	return r;
+}
+
+/* The classic mistake: the rkey of another region (here: off by one). */
+static int gen_bad_remote(const struct gen_opts *o, struct gen_out *out, bool bad_rkey)
+{
+	struct gen_qp_cfg c;
+	struct gen_sess s;
+	struct rl_send_wr wr;
+	int r;
+
+	gen_qp_cfg_default(&c, RL_QPT_RC, 65536);
+	r = gen_sess_init(&s, o, out, &c);
+	if (!r) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 1;
+		wr.opcode = RL_WR_RDMA_WRITE;
+		wr.send_flags = RL_SEND_SIGNALED;
+		wr.num_sge = 1;
+		wr.sg_list[0] = (struct rl_sge){ s.e[0].iova, gen_size(o, 64), rl_mr_lkey(s.e[0].mr) };
+		wr.rdma.remote_addr = s.e[1].iova + (bad_rkey ? 0 : s.e[1].len - 16);
+		wr.rdma.rkey = rl_mr_rkey(s.e[1].mr) + (bad_rkey ? 1 : 0);
+		r = rl_post_send(s.e[0].qp, &wr) || gen_post_send(&s, 0, RL_WR_SEND, 0, 16, 0, 2);
+		if (!r)
+			r = gen_sess_run(&s, NULL);
+	}
+	gen_sess_free(&s);
+	return r;
+}
+
+static int sc_access_error(const struct gen_opts *o, struct gen_out *out) { return gen_bad_remote(o, out, true); }
+static int sc_range_error(const struct gen_opts *o, struct gen_out *out) { return gen_bad_remote(o, out, false); }
+
+static int sc_invalid_request(const struct gen_opts *o, struct gen_out *out)
+{
+	struct gen_qp_cfg c;
+
+	gen_qp_cfg_default(&c, RL_QPT_RC, 65536);
+	c.access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE;   /* no remote READ */
+	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_READ, gen_size(o, 64), NULL, &c);
+}
+
+const struct gen_scenario gen_transport[] = {
+	{ "demo", sc_demo, "SEND (one and three packets), RDMA WRITE, RDMA READ, Fetch&Add, SEND with immediate" },
+	{ "send", sc_send, "SEND in one packet, then one the path MTU cuts into First/Middle/Last; ACKs" },
+	{ "send-imm", sc_send_imm, "SEND with immediate data: 4 bytes that land in the receiver's completion" },
+	{ "send-inv", sc_send_inv, "SEND with invalidate: the IETH names an R_Key the receiver retires" },
+	{ "write", sc_write, "RDMA WRITE: a RETH on the first packet only, no receive buffer used" },
+	{ "write-imm", sc_write_imm, "RDMA WRITE with immediate: the write, then a completion at the receiver" },
+	{ "read", sc_read, "RDMA READ: one request, a multi-packet response, PSNs counted per response packet" },
+	{ "cmp-swap", sc_cmp_swap, "Compare&Swap on 8 bytes and its ATOMIC Acknowledge" },
+	{ "fetch-add", sc_fetch_add, "Fetch&Add on 8 bytes: the old value comes back in the AtomicAckETH" },
+	{ "ud-send", sc_ud_send, "UD SEND: a DETH with Q_Key and source QP, no ACK, 40 bytes of GRH at the receiver" },
+	{ "uc-send", sc_uc_send, "UC SEND: segmented like RC, but never acknowledged" },
+	{ "pingpong", sc_pingpong, "like ibv_rc_pingpong: SENDs back and forth, --count rounds of --size bytes" },
+	{ "send-bw", sc_send_bw, "like ib_send_bw: a burst of SENDs with --window outstanding" },
+	{ "write-bw", sc_write_bw, "like ib_write_bw: a burst of RDMA WRITEs" },
+	{ "read-bw", sc_read_bw, "like ib_read_bw: RDMA READs, at most max_rd_atomic (16) outstanding" },
+	{ "atomic-bw", sc_atomic_bw, "like ib_atomic_bw: Fetch&Adds, at most 16 outstanding" },
+	{ "rping", sc_rping, "like rping: advertise a buffer, the peer READs it, then WRITEs back" },
+	{ "request-loss", sc_request_loss, "a lost request: one PSN sequence error NAK, then go-back-N" },
+	{ "lost-ack", sc_lost_ack, "a lost ACK: timeout, the same PSN again, the responder spots the duplicate" },
+	{ "lost-read-response", sc_lost_read_response, "a lost READ response: the requester asks again for the rest only" },
+	{ "rnr", sc_rnr, "SEND before a receive is posted: RNR NAKs, waits, then success" },
+	{ "access-error", sc_access_error, "RDMA WRITE with a wrong rkey: NAK remote access error, QPs in error, flush" },
+	{ "range-error", sc_range_error, "RDMA WRITE past the end of the region: NAK remote access error" },
+	{ "invalid-request", sc_invalid_request, "RDMA READ to a QP that does not allow it: NAK invalid request" },
+	{ "icrc-corruption", sc_icrc_corruption, "a bit flip on the wire: the receiver drops it on its ICRC, go-back-N" },
+	{ "duplicate", sc_duplicate, "a packet delivered twice: executed once, ACKed again" },
+	{ "reorder", sc_reorder, "a packet overtaken by the next: NAK, resend, and a late duplicate" },
+	{ "psn-wrap", sc_psn_wrap, "PSNs cross 0xFFFFFF -> 0 in the middle of a message" },
+	{ "ecn", sc_ecn, "ECN Congestion Experienced marks on the way: the receiver answers with CNPs" },
+};
+const size_t gen_ntransport = sizeof(gen_transport) / sizeof(gen_transport[0]);
