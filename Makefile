@@ -32,7 +32,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 # One object tree per flavour: normal, sanitized (isa-l), sanitized (zlib).
 core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
 
-.PHONY: all lib bootstrap demo test unit cli-test oracle fuzz bench install uninstall clean help
+.PHONY: all lib bootstrap demo test unit cli-test oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -100,11 +100,15 @@ cli-test: all $(B)/rocelab-asan
 oracle: all
 	sh tests/oracle/run.sh $(B)/rocelab
 
+scenarios: all
+	sh tests/scenarios/run.sh $(B)/rocelab
+
 test: bootstrap
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) cli-test
 	$(MAKE) oracle
+	sh tests/scenarios/run.sh $(B)/rocelab
 	sh tests/install/run.sh
 	sh tests/bootstrap/run.sh
 	@echo "make test: all suites passed"
@@ -120,7 +124,11 @@ $(B)/bench/decode: bench/bench_decode.c $(B)/librocelab.a | $(B)
 	mkdir -p $(B)/bench
 	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(ALL_CFLAGS) bench/bench_decode.c $(B)/librocelab.a -o $@ -lisal -lz
 
-bench: bootstrap all $(B)/bench/decode
+$(B)/bench/transport: bench/bench_transport.c $(B)/librocelab.a | $(B)
+	mkdir -p $(B)/bench
+	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(ALL_CFLAGS) bench/bench_transport.c $(B)/librocelab.a -o $@ -lisal -lz
+
+bench: bootstrap all $(B)/bench/decode $(B)/bench/transport
 	sh bench/run.sh $(B)
 
 install: all

@@ -2,6 +2,8 @@
 # rocelab benchmarks: usage  sh bench/run.sh BUILD_DIR   (what `make bench` runs)
 # 1. BUILD_DIR/bench/decode: rl_decode + ICRC verify vs bare ISA-L / zlib CRC-32.
 # 2. `rocelab explain` on a 1M-packet pcap vs `tshark -r` and `tcpdump -n -r`.
+# 3. BUILD_DIR/bench/transport: two in-process hosts (RC, MTU 4096) over
+#    rl_simwire and a direct FIFO vs encode+ICRC alone of the same packets.
 # Prints times and ratios measured in this run; never fails on a timing.
 # Needs only POSIX sh, GNU date (+%N) and awk; hyperfine is not used.
 set -eu
@@ -132,5 +134,15 @@ bn_part2() {
 	fi
 }
 
+bn_part3() {
+	echo "== 3. transport: requester <-> responder in process vs encode+ICRC alone =="
+	if [ ! -x "$B/bench/transport" ]; then
+		echo "  skipped: $B/bench/transport not built (make $B/bench/transport)"
+		return 0
+	fi
+	"$B/bench/transport"
+}
+
 bn_part1
 bn_part2
+bn_part3

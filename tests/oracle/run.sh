@@ -59,15 +59,8 @@ run_checks() {
     fi
 }
 
-# tshark refuses to be comfortable as root (and CI runs as root): run it as
-# nobody, reading the capture on stdin so that nobody needs no access to $TMP.
-run_tshark() {
-    if [ "$(id -u)" -eq 0 ]; then
-        runuser -u nobody -- tshark "$@"
-    else
-        tshark "$@"
-    fi
-}
+# run_tshark, tshark_heuristic_opts
+. "$HERE/../lib/tshark.sh"
 
 # What is available?
 have_rocelab=yes
@@ -92,22 +85,10 @@ if ! "$SCAPY_PY" -c 'import scapy.contrib.roce' >/dev/null 2>&1; then
     have_scapy=no
 fi
 
-# Wireshark hands InfiniBand payloads to heuristic sub-dissectors
-# (RPC-over-RDMA, iSER, SMB Direct, ...).  On our random payloads they may
-# claim a packet and throw before the Invariant CRC is shown, so disable them
-# all; names tshark does not know are dropped (they differ between versions).
 TSHARK_OPTS=""
 if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     "$ROCELAB" gen all-opcodes -o "$TMP/probe.pcap" --seed 1 2>/dev/null || true
-    for h in smcr_infiniband smb_direct_infiniband rpcrdma_infiniband nvme_rdma \
-             lnet_ib iser_infiniband eth_over_ib mellanox_eoib sdp_infiniband \
-             fc_infiniband drbd_rdma; do
-        if [ -s "$TMP/probe.pcap" ] &&
-           run_tshark --disable-heuristic "$h" -r - -c 1 <"$TMP/probe.pcap" >/dev/null 2>"$TMP/err" &&
-           ! grep -q "disable" "$TMP/err"; then
-            TSHARK_OPTS="$TSHARK_OPTS --disable-heuristic $h"
-        fi
-    done
+    TSHARK_OPTS=$(tshark_heuristic_opts "$TMP/probe.pcap")
 fi
 
 first=yes

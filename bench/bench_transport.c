@@ -1,0 +1,750 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Transport benchmark: two in-process hosts (10.0.0.1 -> 10.0.0.2), one RC
+ * QP each, path MTU 4096, no faults, driven through the verbs API exactly as
+ * a program would: post, let the hosts run, poll the CQs, post again.
+ *
+ *   1. 64-byte SENDs: B keeps receives posted, A keeps a window of SENDs
+ *      outstanding; every SEND Only is answered by an ACK.
+ *   2. 64 KiB RDMA WRITEs: 16 packets each at MTU 4096, one ACK per WRITE.
+ *
+ * Each workload runs over rl_simwire (rate 0: infinitely fast, default
+ * 1000 ns latency) and over a direct FIFO between the hosts' emit callbacks
+ * (no wire model at all). Every packet that crosses counts, requests and
+ * ACKs alike. The floor is the encode+ICRC work of the same packets alone:
+ * an untimed run records every frame (opcode, PSN, headers, payload length),
+ * checks that re-encoding the record gives the same bytes, and a tight loop
+ * then does rl_pkt_init() + fields + rl_encode() (which computes the ICRC)
+ * for the whole sequence. Received data is checked on every run, so a broken
+ * transport cannot post a good number. Prints rates and ratios measured in
+ * this run; never asserts a timing.
+ *
+ *   bench_transport [--sends N] [--writes M] [--reps R] [--only simwire|fifo|floor]
+ *
+ * --only runs that contender alone (after the untimed recording run), for a
+ * profiler: perf record -g bench_transport --only simwire.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rocelab/rocelab.h"
+
+#define BN_SENDS 500000                 /* 64-byte SENDs: 2 packets each */
+#define BN_WRITES 30000                 /* 64 KiB WRITEs: 17 packets each */
+#define BN_REPS 5
+#define BN_MTU RL_MTU_4096
+#define BN_SEND_LEN 64
+#define BN_WRITE_LEN 65536
+#define BN_SEND_WINDOW 128              /* SENDs outstanding (= the PSN window) */
+#define BN_WRITE_WINDOW 16              /* WRITEs outstanding: 256 PSNs queued, 128 in flight */
+#define BN_SEND_SLOTS 256               /* 64-byte buffers on each side; also B's receives */
+#define BN_WRITE_SLOTS BN_WRITE_WINDOW  /* 64 KiB buffers on each side */
+#define BN_QUEUE_WR 256                 /* max_send_wr, max_recv_wr */
+#define BN_CQE 1024
+#define BN_CHECK_EVERY 64               /* full payload compare of every 64th message */
+#define BN_FIFO 512                     /* direct FIFO slots (power of two) */
+#define BN_FRAME_SLOT 4352              /* >= Ethernet+VLAN+IPv6+UDP+BTH+headers+4096+ICRC */
+#define BN_SIM_LATENCY_NS 1000
+
+enum bn_wire { BN_WIRE_SIMWIRE, BN_WIRE_FIFO, BN_WIRES };
+enum bn_work { BN_WORK_SEND, BN_WORK_WRITE };
+
+static const char *const bn_wire_name[BN_WIRES] = { "rl_simwire", "direct FIFO" };
+
+/* One packet as it crossed: enough to encode it again. */
+struct bn_desc {
+	uint8_t opcode, from, ackreq, syndrome;
+	uint16_t plen;
+	uint32_t psn, msn, rkey, dma_len;
+	uint64_t va;
+};
+
+/* What rl_qp_pkt_init() puts in every packet from one side. */
+struct bn_hdr {
+	bool valid;
+	uint8_t src_mac[6], dst_mac[6], src_ip[4], dst_ip[4];
+	uint8_t dscp, ecn, ttl;
+	uint16_t sport;
+	uint32_t dqpn;
+};
+
+struct bn_capture {
+	struct bn_desc *d;
+	size_t n, cap;
+	struct bn_hdr hdr[2];
+	uint64_t bytes;                 /* frame bytes, all packets */
+	size_t n_by_opcode[256];
+};
+
+struct bn_run;
+
+struct bn_end {
+	struct bn_run *run;
+	int idx;
+	struct rl_host *host;
+	struct rl_pd *pd;
+	struct rl_cq *cq;
+	struct rl_qp *qp;
+	struct rl_mr *mr;
+	uint8_t *mem;
+	size_t mem_len;
+	uint64_t iova;
+};
+
+struct bn_run {
+	struct bn_end end[2];
+	enum bn_work work;
+	uint64_t now;
+	uint64_t frames;                /* emitted, both directions */
+	struct rl_simwire *sw;          /* BN_WIRE_SIMWIRE */
+	/*
+	 * BN_WIRE_FIFO: frames in BN_FIFO buffers of BN_FRAME_SLOT bytes; a ring
+	 * of buffer numbers in send order, and a stack of free ones so that the
+	 * buffers in use are the recently used (cache-warm) ones, as with malloc.
+	 */
+	uint8_t *fifo;
+	uint16_t fifo_len[BN_FIFO];
+	uint8_t fifo_to[BN_FIFO];
+	uint16_t q[BN_FIFO], free_slots[BN_FIFO];
+	size_t q_head, q_len, n_free;
+	struct bn_capture *capture;     /* set for the recording run only */
+	/* The workload. */
+	size_t total, posted, done, recvd;
+};
+
+static volatile uint32_t bn_sink;
+static int bn_only = -1;                /* BN_WIRE_*, BN_WIRES for the floor; -1: all */
+
+/* Does contender @w (a BN_WIRE_*, or BN_WIRES for the floor) run? */
+static bool bn_runs(int w)
+{
+	return bn_only < 0 || bn_only == w;
+}
+
+static void bn_die(const char *msg)
+{
+	fprintf(stderr, "bench_transport: %s\n", msg);
+	abort();
+}
+
+static void bn_die_host(const struct bn_end *e, const char *what)
+{
+	fprintf(stderr, "bench_transport: %s: %s\n", what, rl_host_error(e->host));
+	abort();
+}
+
+static void *bn_alloc(size_t n)
+{
+	void *p = calloc(1, n);
+
+	if (!p)
+		bn_die("out of memory");
+	return p;
+}
+
+static double bn_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Byte @i of buffer slot @slot: differs between slots and positions. */
+static uint8_t bn_pattern(size_t slot, size_t i)
+{
+	return (uint8_t)(i * 131 + slot * 29 + (i >> 8) + 7);
+}
+
+static void bn_put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static uint64_t bn_get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* ---- capture: what crossed, for the floor ---------------------------------- */
+
+static void bn_hdr_take(struct bn_hdr *h, const struct rl_pkt *p)
+{
+	h->valid = true;
+	memcpy(h->src_mac, p->eth.src, 6);
+	memcpy(h->dst_mac, p->eth.dst, 6);
+	memcpy(h->src_ip, p->ip4.src, 4);
+	memcpy(h->dst_ip, p->ip4.dst, 4);
+	h->dscp = p->ip4.dscp;
+	h->ecn = p->ip4.ecn;
+	h->ttl = p->ip4.ttl;
+	h->sport = p->udp.sport;
+	h->dqpn = p->bth.dqpn;
+}
+
+/* Build the packet of @d the way the transport does: rl_pkt_init, addressing, fields. */
+static void bn_desc_pkt(const struct bn_desc *d, const struct bn_hdr *h, const uint8_t *payload,
+			struct rl_pkt *p)
+{
+	rl_pkt_init(p, d->opcode);
+	memcpy(p->eth.src, h->src_mac, 6);
+	memcpy(p->eth.dst, h->dst_mac, 6);
+	memcpy(p->ip4.src, h->src_ip, 4);
+	memcpy(p->ip4.dst, h->dst_ip, 4);
+	p->ip4.dscp = h->dscp;
+	p->ip4.ecn = h->ecn;
+	p->ip4.ttl = h->ttl;
+	p->udp.sport = h->sport;
+	p->bth.dqpn = h->dqpn;
+	p->bth.psn = d->psn;
+	p->bth.ackreq = d->ackreq;
+	p->reth.va = d->va;
+	p->reth.rkey = d->rkey;
+	p->reth.dma_len = d->dma_len;
+	p->aeth.syndrome = d->syndrome;
+	p->aeth.msn = d->msn;
+	p->payload = payload;
+	p->payload_len = d->plen;
+}
+
+/* Record one emitted frame; check that the record encodes to the very same bytes. */
+static void bn_capture_frame(struct bn_capture *c, int from, const uint8_t *frame, size_t len)
+{
+	static uint8_t again[BN_FRAME_SLOT];
+	struct rl_pkt p, q;
+	struct bn_desc *d;
+	size_t n;
+
+	if (rl_decode(RL_LINK_ETHERNET, frame, len, &p) != RL_OK || p.l3 != RL_L3_IPV4 || p.eth.has_vlan)
+		bn_die("a host emitted a frame that does not decode cleanly as IPv4 RoCEv2");
+	if (c->n == c->cap)
+		bn_die("more packets crossed than the workload should send");
+	if (!c->hdr[from].valid)
+		bn_hdr_take(&c->hdr[from], &p);
+	d = &c->d[c->n++];
+	*d = (struct bn_desc){
+		.opcode = p.bth.opcode, .from = (uint8_t)from, .ackreq = p.bth.ackreq,
+		.syndrome = p.aeth.syndrome, .plen = (uint16_t)p.payload_len, .psn = p.bth.psn,
+		.msn = p.aeth.msn, .rkey = p.reth.rkey, .dma_len = p.reth.dma_len, .va = p.reth.va,
+	};
+	if (!(p.hdrs & RL_HDR_RETH))
+		d->va = d->rkey = d->dma_len = 0;
+	if (!(p.hdrs & RL_HDR_AETH))
+		d->syndrome = 0, d->msn = 0;
+	bn_desc_pkt(d, &c->hdr[from], p.payload, &q);
+	if (rl_encode(&q, again, sizeof(again), &n) != RL_OK || n != len || memcmp(again, frame, len))
+		bn_die("re-encoding a recorded packet does not give the frame the transport sent");
+	c->bytes += len;
+	c->n_by_opcode[p.bth.opcode]++;
+}
+
+/* ---- the two hosts ---------------------------------------------------------- */
+
+static void bn_emit(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct bn_end *e = ctx;
+	struct bn_run *r = e->run;
+	size_t t;
+
+	r->frames++;
+	if (r->capture)
+		bn_capture_frame(r->capture, e->idx, frame, len);
+	if (r->sw) {
+		int st = rl_simwire_send(r->sw, e->idx, frame, len, r->now);
+
+		if (st != RL_SIMWIRE_OK)
+			bn_die(rl_simwire_strerror(st));
+		return;
+	}
+	if (!r->n_free || len > BN_FRAME_SLOT)
+		bn_die("direct FIFO overflow");
+	t = r->free_slots[--r->n_free];
+	memcpy(r->fifo + t * BN_FRAME_SLOT, frame, len);
+	r->fifo_len[t] = (uint16_t)len;
+	r->fifo_to[t] = (uint8_t)!e->idx;
+	r->q[(r->q_head + r->q_len) & (BN_FIFO - 1)] = (uint16_t)t;
+	r->q_len++;
+}
+
+static void bn_ip(int idx, uint8_t ip[4])
+{
+	ip[0] = 10;
+	ip[1] = 0;
+	ip[2] = 0;
+	ip[3] = (uint8_t)(idx + 1);
+}
+
+static void bn_make_end(struct bn_run *r, int i, size_t mem_len)
+{
+	struct bn_end *e = &r->end[i];
+	struct rl_host_config cfg = { .mac = { 2, 0, 0, 0, 0, (uint8_t)(i + 1) }, .emit = bn_emit,
+				      .ctx = e, .active_mtu = RL_MTU_4096 };
+	struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC, .max_send_wr = BN_QUEUE_WR,
+				      .max_recv_wr = BN_QUEUE_WR };
+	uint8_t ip[4];
+
+	e->run = r;
+	e->idx = i;
+	bn_ip(i, ip);
+	rl_gid_from_ipv4(cfg.gid, ip);
+	e->host = rl_host_new(&cfg);
+	if (!e->host)
+		bn_die("rl_host_new failed");
+	e->pd = rl_alloc_pd(e->host);
+	e->cq = rl_create_cq(e->host, BN_CQE);
+	if (!e->pd || !e->cq)
+		bn_die_host(e, "alloc_pd/create_cq");
+	e->mem_len = mem_len;
+	e->mem = aligned_alloc(4096, mem_len);
+	if (!e->mem)
+		bn_die("out of memory");
+	/* A sends from patterned buffers; B's start out zero, so missing data shows. */
+	for (size_t k = 0; k < mem_len; k++)
+		e->mem[k] = i ? 0 : bn_pattern(k / (r->work == BN_WORK_SEND ? BN_SEND_LEN : BN_WRITE_LEN), k);
+	e->iova = 0x10000000ull * (uint64_t)(i + 1);
+	e->mr = rl_reg_mr_iova(e->pd, e->mem, mem_len, e->iova,
+			       RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE);
+	if (!e->mr)
+		bn_die_host(e, "reg_mr");
+	ia.send_cq = ia.recv_cq = e->cq;
+	e->qp = rl_create_qp(e->pd, &ia);
+	if (!e->qp)
+		bn_die_host(e, "create_qp");
+}
+
+/* RESET -> INIT -> RTR -> RTS with the RC attribute masks (as tests/unit/tp.c). */
+static void bn_connect(struct bn_run *r, int i)
+{
+	struct bn_end *e = &r->end[i], *peer = &r->end[!i];
+	uint8_t ip[4];
+	struct rl_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RL_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE;
+	if (rl_modify_qp(e->qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS))
+		bn_die_host(e, "modify_qp to INIT");
+
+	a.qp_state = RL_QPS_RTR;
+	bn_ip(!i, ip);
+	rl_gid_from_ipv4(a.ah_attr.dgid, ip);
+	memcpy(a.ah_attr.dmac, (uint8_t[6]){ 2, 0, 0, 0, 0, (uint8_t)(!i + 1) }, 6);
+	a.path_mtu = BN_MTU;
+	a.dest_qp_num = rl_qp_num(peer->qp);
+	a.rq_psn = i ? 0x1000 : 0x2000;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	if (rl_modify_qp(e->qp, &a, RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN |
+				    RL_QP_MAX_DEST_RD_ATOMIC | RL_QP_MIN_RNR_TIMER))
+		bn_die_host(e, "modify_qp to RTR");
+
+	a.qp_state = RL_QPS_RTS;
+	a.sq_psn = i ? 0x2000 : 0x1000;
+	a.timeout = 14;           /* 67 ms */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	if (rl_modify_qp(e->qp, &a, RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT |
+				    RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC))
+		bn_die_host(e, "modify_qp to RTS");
+}
+
+static void bn_setup(struct bn_run *r, enum bn_wire wire, enum bn_work work, size_t total,
+		     struct bn_capture *capture)
+{
+	size_t mem = work == BN_WORK_SEND ? (size_t)BN_SEND_SLOTS * BN_SEND_LEN
+					  : (size_t)BN_WRITE_SLOTS * BN_WRITE_LEN;
+
+	memset(r, 0, sizeof(*r));
+	r->work = work;
+	r->total = total;
+	r->capture = capture;
+	r->now = 1000000;
+	if (wire == BN_WIRE_SIMWIRE) {
+		struct rl_simwire_config c = { .latency_ns = BN_SIM_LATENCY_NS };
+
+		r->sw = rl_simwire_new(&c);
+		if (!r->sw)
+			bn_die("rl_simwire_new failed");
+	} else {
+		r->fifo = aligned_alloc(64, (size_t)BN_FIFO * BN_FRAME_SLOT);
+		if (!r->fifo)
+			bn_die("out of memory");
+		for (size_t k = 0; k < BN_FIFO; k++)
+			r->free_slots[r->n_free++] = (uint16_t)(BN_FIFO - 1 - k);
+	}
+	bn_make_end(r, 0, mem);
+	bn_make_end(r, 1, mem);
+	bn_connect(r, 0);
+	bn_connect(r, 1);
+}
+
+static void bn_teardown(struct bn_run *r)
+{
+	for (int i = 0; i < 2; i++) {
+		rl_host_free(r->end[i].host);
+		free(r->end[i].mem);
+	}
+	rl_simwire_free(r->sw);
+	free(r->fifo);
+}
+
+/* ---- the workloads ------------------------------------------------------------ */
+
+static void bn_post_recv(struct bn_run *r, size_t k)
+{
+	struct bn_end *b = &r->end[1];
+	struct rl_recv_wr wr = { .wr_id = k, .num_sge = 1 };
+
+	wr.sg_list[0] = (struct rl_sge){ b->iova + (k % BN_SEND_SLOTS) * BN_SEND_LEN, BN_SEND_LEN,
+					 rl_mr_lkey(b->mr) };
+	if (rl_post_recv(b->qp, &wr))
+		bn_die_host(b, "post_recv");
+}
+
+/* Post the next message of the workload on A, stamped with its number. */
+static void bn_post_next(struct bn_run *r)
+{
+	struct bn_end *a = &r->end[0], *b = &r->end[1];
+	size_t i = r->posted++;
+	struct rl_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = i;
+	wr.send_flags = RL_SEND_SIGNALED;
+	wr.num_sge = 1;
+	if (r->work == BN_WORK_SEND) {
+		size_t slot = i % BN_SEND_SLOTS;
+
+		bn_put64(a->mem + slot * BN_SEND_LEN, i);
+		wr.opcode = RL_WR_SEND;
+		wr.sg_list[0] = (struct rl_sge){ a->iova + slot * BN_SEND_LEN, BN_SEND_LEN, rl_mr_lkey(a->mr) };
+	} else {
+		size_t slot = i % BN_WRITE_SLOTS;
+		uint8_t *src = a->mem + slot * BN_WRITE_LEN;
+
+		bn_put64(src, i);
+		bn_put64(src + BN_WRITE_LEN - 8, ~(uint64_t)i);
+		wr.opcode = RL_WR_RDMA_WRITE;
+		wr.sg_list[0] = (struct rl_sge){ a->iova + slot * BN_WRITE_LEN, BN_WRITE_LEN, rl_mr_lkey(a->mr) };
+		wr.rdma.remote_addr = b->iova + slot * BN_WRITE_LEN;
+		wr.rdma.rkey = rl_mr_rkey(b->mr);
+	}
+	if (rl_post_send(a->qp, &wr))
+		bn_die_host(a, "post_send");
+}
+
+static void bn_bad(const char *what, size_t i)
+{
+	fprintf(stderr, "bench_transport: message %zu: %s\n", i, what);
+	abort();
+}
+
+/* B got SEND @k: its stamp always, its bytes every BN_CHECK_EVERY messages. */
+static void bn_check_recv(struct bn_run *r, const struct rl_wc *wc)
+{
+	size_t k = r->recvd, slot = k % BN_SEND_SLOTS;
+	const uint8_t *got = r->end[1].mem + slot * BN_SEND_LEN;
+
+	if (wc->status != RL_WC_SUCCESS || wc->opcode != RL_WC_RECV || wc->wr_id != k ||
+	    wc->byte_len != BN_SEND_LEN)
+		bn_bad("bad receive completion", k);
+	if (bn_get64(got) != k)
+		bn_bad("the receive buffer does not hold this SEND", k);
+	if (k % BN_CHECK_EVERY == 0 || k + 1 == r->total)
+		for (size_t j = 8; j < BN_SEND_LEN; j++)
+			if (got[j] != bn_pattern(slot, slot * BN_SEND_LEN + j))
+				bn_bad("SEND payload differs", k);
+}
+
+/* A's WRITE @i completed: B's memory must hold it (stamped at both ends). */
+static void bn_check_write(struct bn_run *r, size_t i)
+{
+	size_t slot = i % BN_WRITE_SLOTS;
+	const uint8_t *got = r->end[1].mem + slot * BN_WRITE_LEN;
+	const uint8_t *sent = r->end[0].mem + slot * BN_WRITE_LEN;
+
+	if (bn_get64(got) != i || bn_get64(got + BN_WRITE_LEN - 8) != ~(uint64_t)i)
+		bn_bad("B's memory does not hold this WRITE", i);
+	if ((i % BN_CHECK_EVERY == 0 || i + 1 == r->total) && memcmp(got, sent, BN_WRITE_LEN))
+		bn_bad("WRITE payload differs", i);
+}
+
+/* What an application does between frames: reap completions, post more. */
+static void bn_poll(struct bn_run *r)
+{
+	struct rl_wc wc[32];
+	bool more = false;
+	int n;
+
+	while ((n = rl_poll_cq(r->end[1].cq, 32, wc)) > 0) {
+		for (int k = 0; k < n; k++) {
+			bn_check_recv(r, &wc[k]);
+			bn_post_recv(r, r->recvd + BN_SEND_SLOTS);
+			r->recvd++;
+		}
+	}
+	while ((n = rl_poll_cq(r->end[0].cq, 32, wc)) > 0) {
+		for (int k = 0; k < n; k++) {
+			enum rl_wc_opcode op = r->work == BN_WORK_SEND ? RL_WC_SEND : RL_WC_RDMA_WRITE;
+
+			if (wc[k].status != RL_WC_SUCCESS || wc[k].opcode != op || wc[k].wr_id != r->done)
+				bn_bad(rl_wc_status_str(wc[k].status), r->done);
+			if (r->work == BN_WORK_WRITE)
+				bn_check_write(r, r->done);
+			r->done++;
+			if (r->posted < r->total) {
+				bn_post_next(r);
+				more = true;
+			}
+		}
+	}
+	if (more)
+		rl_host_run(r->end[0].host, r->now);
+}
+
+static void bn_deliver(struct bn_run *r, int to, const uint8_t *frame, size_t len)
+{
+	int st = rl_host_recv(r->end[to].host, frame, len, r->now);
+
+	if (st) {
+		fprintf(stderr, "bench_transport: host %c refused a frame (%llu sent so far): %s\n", 'A' + to,
+			(unsigned long long)r->frames, strerror(-st));
+		abort();
+	}
+	bn_poll(r);
+}
+
+/* Run the workload to the last completion; returns the seconds it took. */
+static double bn_drive(struct bn_run *r, enum bn_wire wire)
+{
+	size_t window = r->work == BN_WORK_SEND ? BN_SEND_WINDOW : BN_WRITE_WINDOW;
+	double t0 = bn_now();
+
+	if (r->work == BN_WORK_SEND)
+		for (size_t k = 0; k < BN_SEND_SLOTS; k++)
+			bn_post_recv(r, k);
+	while (r->posted < r->total && r->posted < window)
+		bn_post_next(r);
+	rl_host_run(r->end[0].host, r->now);
+	rl_host_run(r->end[1].host, r->now);
+	while (r->done < r->total) {
+		if (wire == BN_WIRE_SIMWIRE) {
+			struct rl_simwire_delivery d;
+			uint64_t t = rl_simwire_next_time(r->sw);
+
+			if (t == UINT64_MAX)
+				bn_die("stalled: nothing on the wire and work outstanding");
+			r->now = t;
+			while (rl_simwire_deliver(r->sw, t, &d))
+				bn_deliver(r, d.to_port, d.frame, d.len);
+		} else {
+			size_t h;
+
+			if (!r->q_len)
+				bn_die("stalled: nothing in the FIFO and work outstanding");
+			h = r->q[r->q_head];
+			r->q_head = (r->q_head + 1) & (BN_FIFO - 1);
+			r->q_len--;
+			r->now += 100;
+			bn_deliver(r, r->fifo_to[h], r->fifo + h * BN_FRAME_SLOT, r->fifo_len[h]);
+			r->free_slots[r->n_free++] = (uint16_t)h;   /* after: the frame was in use */
+		}
+	}
+	return bn_now() - t0;
+}
+
+/* Packets one message costs: request packets plus one ACK. */
+static size_t bn_pkts_per_msg(enum bn_work work)
+{
+	return work == BN_WORK_SEND ? 2 : BN_WRITE_LEN / rl_mtu_bytes(BN_MTU) + 1;
+}
+
+/* One timed run; checks that it was clean. Returns seconds. */
+static double bn_transport_run(enum bn_wire wire, enum bn_work work, size_t msgs, struct bn_capture *cap,
+			       uint64_t *pkts)
+{
+	struct bn_run *r = bn_alloc(sizeof(*r));
+	struct rl_qp_stats st[2];
+	double t;
+
+	bn_setup(r, wire, work, msgs, cap);
+	t = bn_drive(r, wire);
+	if (work == BN_WORK_SEND && r->recvd != msgs)
+		bn_die("not every SEND was received");
+	if (r->sw ? rl_simwire_next_time(r->sw) != UINT64_MAX : r->q_len != 0)
+		bn_die("frames still in flight after the last completion");
+	for (int i = 0; i < 2; i++) {
+		rl_qp_stats(r->end[i].qp, &st[i]);
+		if (st[i].retransmits || st[i].timeouts || st[i].naks_sent || st[i].dup_requests ||
+		    st[i].icrc_drops || rl_qp_state(r->end[i].qp) != RL_QPS_RTS)
+			bn_die("the run was not clean (retransmits, NAKs or an error state)");
+	}
+	if (r->frames != msgs * bn_pkts_per_msg(work) || st[0].pkts_sent + st[1].pkts_sent != r->frames ||
+	    st[0].pkts_recv + st[1].pkts_recv != r->frames)
+		bn_die("unexpected packet count");
+	*pkts = r->frames;
+	bn_teardown(r);
+	free(r);
+	return t;
+}
+
+/* ---- the floor: encode + ICRC of the same packets ------------------------------- */
+
+static double bn_floor_pass(const struct bn_capture *c, const uint8_t *pool, size_t pool_len)
+{
+	static _Alignas(64) uint8_t frame[BN_FRAME_SLOT];
+	double t0 = bn_now();
+	uint32_t acc = 0;
+	size_t off = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct bn_desc *d = &c->d[i];
+		struct rl_pkt p;
+		size_t n;
+
+		/* Payload streams through a pool as big as the sender's buffers. */
+		if (off + d->plen > pool_len)
+			off = 0;
+		bn_desc_pkt(d, &c->hdr[d->from], pool + off, &p);
+		off += d->plen;
+		if (rl_encode(&p, frame, sizeof(frame), &n) != RL_OK)
+			bn_die("rl_encode failed");
+		acc ^= bn_get64(frame + n - 8) >> 32;   /* the ICRC: keep it live */
+	}
+	bn_sink ^= acc;
+	return bn_now() - t0;
+}
+
+/* ---- report ---------------------------------------------------------------------- */
+
+static void bn_row(const char *name, uint64_t pkts, double t)
+{
+	printf("  %-34s %7.2f Mpps  %7.1f ns/packet  (%.3f s)\n", name, (double)pkts / t * 1e-6,
+	       t * 1e9 / (double)pkts, t);
+}
+
+static void bn_bench_work(enum bn_work work, size_t msgs, int reps)
+{
+	struct bn_capture cap = { 0 };
+	double best[BN_WIRES] = { 1e30, 1e30 }, floor_best = 1e30;
+	uint64_t pkts = 0, p;
+	size_t pool_len = work == BN_WORK_SEND ? (size_t)BN_SEND_SLOTS * BN_SEND_LEN
+					       : (size_t)BN_WRITE_SLOTS * BN_WRITE_LEN;
+	uint8_t *pool = bn_alloc(pool_len);
+
+	for (size_t k = 0; k < pool_len; k++)
+		pool[k] = bn_pattern(k / 64, k);
+	cap.cap = msgs * bn_pkts_per_msg(work);
+	cap.d = bn_alloc(cap.cap * sizeof(*cap.d));
+	bn_transport_run(BN_WIRE_FIFO, work, msgs, &cap, &pkts);   /* record, untimed */
+	if (cap.n != pkts)
+		bn_die("recorded packet count differs");
+
+	/* Interleaved, so that drift hits all contenders alike. */
+	for (int r = 0; r < reps; r++) {
+		for (int w = 0; w < BN_WIRES; w++) {
+			double t;
+
+			if (!bn_runs(w))
+				continue;
+			t = bn_transport_run((enum bn_wire)w, work, msgs, NULL, &p);
+			if (p != pkts)
+				bn_die("packet count differs between runs");
+			best[w] = t < best[w] ? t : best[w];
+		}
+		if (bn_runs(BN_WIRES)) {
+			double t = bn_floor_pass(&cap, pool, pool_len);
+
+			floor_best = t < floor_best ? t : floor_best;
+		}
+	}
+
+	if (work == BN_WORK_SEND)
+		printf("64-byte SENDs: %zu messages, %zu outstanding: %llu packets "
+		       "(%zu SEND Only + %zu ACK), %.0f B/frame avg\n",
+		       msgs, (size_t)BN_SEND_WINDOW, (unsigned long long)pkts, cap.n_by_opcode[0x04],
+		       cap.n_by_opcode[0x11], (double)cap.bytes / (double)cap.n);
+	else
+		printf("64 KiB RDMA WRITEs: %zu messages, %zu outstanding: %llu packets "
+		       "(%zu First + %zu Middle + %zu Last + %zu ACK), %.0f B/frame avg\n",
+		       msgs, (size_t)BN_WRITE_WINDOW, (unsigned long long)pkts, cap.n_by_opcode[0x06],
+		       cap.n_by_opcode[0x07], cap.n_by_opcode[0x08], cap.n_by_opcode[0x11],
+		       (double)cap.bytes / (double)cap.n);
+	if (bn_runs(BN_WIRE_SIMWIRE))
+		bn_row("transport over rl_simwire", pkts, best[BN_WIRE_SIMWIRE]);
+	if (bn_runs(BN_WIRE_FIFO))
+		bn_row("transport over a direct FIFO", pkts, best[BN_WIRE_FIFO]);
+	if (bn_runs(BN_WIRES))
+		bn_row("encode+ICRC only (the floor)", pkts, floor_best);
+	for (int w = 0; w < BN_WIRES; w++) {
+		double ratio = best[w] / floor_best, mpps = (double)pkts / best[w] * 1e-6;
+
+		if (!bn_runs(w))
+			continue;
+		printf("  %-12s ", bn_wire_name[w]);
+		if (bn_runs(BN_WIRES))
+			printf("transport/floor per packet: %5.2fx (target <= 3x: %s); ", ratio,
+			       ratio <= 3.0 ? "met" : "missed");
+		printf(">= 1M packets/s per core: %s\n", mpps >= 1.0 ? "met" : "missed");
+	}
+	printf("\n");
+	free(cap.d);
+	free(pool);
+}
+
+static size_t bn_count(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (*s < '0' || *s > '9' || *end || !v)
+		bn_die("counts must be positive integers");
+	return (size_t)v;
+}
+
+static int bn_usage(void)
+{
+	fprintf(stderr, "usage: bench_transport [--sends N] [--writes M] [--reps R] [--only simwire|fifo|floor]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	size_t sends = BN_SENDS, writes = BN_WRITES, reps = BN_REPS;
+
+	for (int i = 1; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			return bn_usage();
+		if (!strcmp(argv[i], "--sends"))
+			sends = bn_count(argv[i + 1]);
+		else if (!strcmp(argv[i], "--writes"))
+			writes = bn_count(argv[i + 1]);
+		else if (!strcmp(argv[i], "--reps"))
+			reps = bn_count(argv[i + 1]);
+		else if (!strcmp(argv[i], "--only") && !strcmp(argv[i + 1], "simwire"))
+			bn_only = BN_WIRE_SIMWIRE;
+		else if (!strcmp(argv[i], "--only") && !strcmp(argv[i + 1], "fifo"))
+			bn_only = BN_WIRE_FIFO;
+		else if (!strcmp(argv[i], "--only") && !strcmp(argv[i + 1], "floor"))
+			bn_only = BN_WIRES;
+		else
+			return bn_usage();
+	}
+	if (reps > 100)
+		bn_die("at most 100 reps");
+	printf("rocelab transport benchmark: 1 thread, best of %zu runs, rl_crc32 backend: %s\n"
+	       "hosts 10.0.0.1 -> 10.0.0.2, one RC QP each, path MTU 4096, no faults; every packet\n"
+	       "counts (requests and ACKs); rl_simwire: rate 0 (infinitely fast), latency %d ns\n"
+	       "floor: rl_pkt_init + fields + rl_encode (with ICRC) of the same packets, one buffer\n\n",
+	       reps, rl_crc32_backend(), BN_SIM_LATENCY_NS);
+	bn_bench_work(BN_WORK_SEND, sends, (int)reps);
+	bn_bench_work(BN_WORK_WRITE, writes, (int)reps);
+	return 0;
+}

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Assert the story each `rocelab gen` scenario tells, from `rocelab explain --json`.
+
+usage: stories.py SCENARIO FILE.jsonl
+
+Each check reads the decoded packets (one JSON object per line) and asserts
+what a learner should see on the wire. Prints PASS/FAIL lines; exit 1 on any
+failure. Standard library only.
+"""
+import json
+import sys
+
+OK, BAD = [], []
+
+
+def check(cond, what):
+    (OK if cond else BAD).append(what)
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def name(p):
+    return p["bth"]["opcode_name"]
+
+
+def from_a(p):
+    return p.get("ip", p.get("grh", {})).get("src", "").endswith((".1", "::1"))
+
+
+def naks(pkts, code=None, kind="NAK"):
+    return [p for p in pkts if "aeth" in p and p["aeth"]["type"] == kind
+            and (code is None or p["aeth"].get("nak_code") == code)]
+
+
+def psns(pkts, pred):
+    return [p["bth"]["psn"] for p in pkts if pred(p)]
+
+
+def all_icrc_ok(pkts):
+    return all(p["icrc"]["ok"] for p in pkts)
+
+
+def story_send(pkts):
+    check([name(p) for p in pkts] == ["RC SEND Only", "RC Acknowledge", "RC SEND First", "RC SEND Middle",
+                                      "RC SEND Last", "RC Acknowledge"], "SEND Only, ACK, First/Middle/Last, one ACK")
+    check(pkts[4]["bth"]["ackreq"] and not pkts[2]["bth"]["ackreq"], "AckReq only on the last packet")
+    check(pkts[5]["bth"]["psn"] == pkts[4]["bth"]["psn"], "the ACK names the last PSN")
+    check(pkts[5]["aeth"]["msn"] == 2, "MSN counts two messages")
+
+
+def story_request_loss(pkts):
+    n = naks(pkts, code=0)
+    check(len(n) == 1, "exactly one PSN sequence error NAK")
+    if not n:
+        return
+    first = [p for p in pkts if from_a(p)]
+    lost = first[1]["bth"]["psn"]
+    check(n[0]["bth"]["psn"] == lost, "the NAK carries the PSN of the lost packet")
+    after = [p["bth"]["psn"] for p in pkts[pkts.index(n[0]) + 1:] if from_a(p)]
+    check(after and after[0] == lost and after == list(range(lost, lost + len(after))),
+          "go-back-N: resent from the NAK's PSN, in order")
+    check(name(pkts[-1]) == "RC Acknowledge" and pkts[-1]["aeth"]["type"] == "ACK", "ends with an ACK")
+
+
+def story_lost_ack(pkts):
+    writes = [p for p in pkts if name(p) == "RC RDMA WRITE Only"]
+    check(len(writes) == 2 and writes[0]["bth"]["psn"] == writes[1]["bth"]["psn"], "the same WRITE PSN twice")
+    if len(writes) == 2:
+        gap = writes[1]["time"] - writes[0]["time"]
+        check(0.067 <= gap <= 0.068, "resent after the ACK timeout, 4.096 us x 2^14 = 67.1 ms (%.4f s)" % gap)
+    check(len([p for p in pkts if name(p) == "RC Acknowledge"]) == 2, "the duplicate is ACKed again")
+
+
+def story_lost_read_response(pkts):
+    reqs = [p for p in pkts if name(p) == "RC RDMA READ Request"]
+    check(len(reqs) == 2, "the READ is asked again")
+    if len(reqs) == 2:
+        a, b = reqs
+        check(b["bth"]["psn"] == a["bth"]["psn"] + 1, "from the PSN of the lost response")
+        check(b["reth"]["va"] == a["reth"]["va"] + 1024 and b["reth"]["dma_len"] == a["reth"]["dma_len"] - 1024,
+              "for the missing bytes only")
+
+
+def story_rnr(pkts):
+    r = naks(pkts, kind="RNR NAK")
+    check(len(r) >= 2, "RNR NAKs while no receive is posted")
+    check(all(p["aeth"]["rnr_timer"] == 12 for p in r), "RNR timer 12 (0.64 ms), the responder's min_rnr_timer")
+    sends = [p for p in pkts if name(p) == "RC SEND Only"]
+    gaps = [b["time"] - a["time"] for a, b in zip(sends, sends[1:])]
+    check(all(g >= 0.00064 for g in gaps), "the requester waits the RNR time before each retry")
+    check(pkts[-1]["aeth"]["type"] == "ACK", "finally ACKed")
+
+
+def story_nak(code, what):
+    def story(pkts):
+        n = naks(pkts)
+        check(len(n) == 1 and n[0]["aeth"]["nak_code"] == code, "one NAK: " + what)
+        if n:
+            req = [p for p in pkts if from_a(p)][0]
+            check(n[0]["bth"]["psn"] == req["bth"]["psn"], "the NAK names the offending request's PSN")
+    return story
+
+
+def story_icrc(pkts):
+    bad = [p for p in pkts if not p["icrc"]["ok"]]
+    check(len(bad) == 1, "one packet with a bad ICRC")
+    n = naks(pkts, code=0)
+    check(bad and n and n[0]["bth"]["psn"] == bad[0]["bth"]["psn"], "dropped, so the next one triggers a NAK for it")
+    check(bad and len([p for p in pkts if p["bth"]["psn"] == bad[0]["bth"]["psn"] and from_a(p)]) == 2,
+          "the damaged packet is sent again")
+
+
+def story_duplicate(pkts):
+    a = psns(pkts, from_a)
+    check(len(a) == 2 and a[0] == a[1], "the request appears twice")
+    check(len([p for p in pkts if name(p) == "RC Acknowledge"]) == 2, "and is ACKed twice, executed once")
+
+
+def story_reorder(pkts):
+    check(len(naks(pkts, code=0)) == 1, "the overtaking packet triggers one PSN sequence NAK")
+    check(pkts[-1]["aeth"]["type"] == "ACK", "the message still completes")
+
+
+def story_psn_wrap(pkts):
+    a = psns(pkts, from_a)
+    check(0xffffff in a and 0 in a and a.index(0) == a.index(0xffffff) + 1, "PSN 16777215 is followed by 0")
+
+
+def story_ecn(pkts):
+    marked = [p for p in pkts if from_a(p) and p["ip"]["ecn"] == 3]
+    cnps = [p for p in pkts if p["bth"]["opcode"] == 0x81]
+    check(marked, "some requests arrive marked Congestion Experienced")
+    check(cnps and all(p["bth"]["becn"] and not from_a(p) for p in cnps), "B answers with CNPs (BECN set)")
+    check(all_icrc_ok(pkts), "ECN marks do not break the ICRC (it masks the TOS byte)")
+
+
+def story_read(pkts):
+    check([name(p) for p in pkts] == ["RC RDMA READ Request", "RC RDMA READ response First",
+                                      "RC RDMA READ response Middle", "RC RDMA READ response Middle",
+                                      "RC RDMA READ response Last"], "one request, four response packets")
+    base = pkts[0]["bth"]["psn"]
+    check([p["bth"]["psn"] for p in pkts[1:]] == [base, base + 1, base + 2, base + 3],
+          "response PSNs count from the request's")
+
+
+def story_atomic(opname):
+    def story(pkts):
+        check([name(p) for p in pkts] == [opname, "RC ATOMIC Acknowledge"], opname + " then its ATOMIC Acknowledge")
+        check("atomicacketh" in pkts[-1], "the acknowledge carries the original value")
+    return story
+
+
+def story_ud(pkts):
+    check(len(pkts) == 1 and name(pkts[0]) == "UD SEND Only", "one UD SEND, no ACK")
+    check(pkts and pkts[0]["deth"]["qkey"] == 0x11111111, "the DETH carries the Q_Key")
+
+
+def story_uc(pkts):
+    check(not [p for p in pkts if "aeth" in p], "UC: nothing is acknowledged")
+    check([name(p) for p in pkts] == ["UC SEND First", "UC SEND Middle", "UC SEND Last"], "First, Middle, Last")
+
+
+def count_messages(pkts, opname_prefix):
+    return len([p for p in pkts if name(p).startswith(opname_prefix) and
+                (name(p).endswith("Only") or name(p).endswith("Last") or name(p).endswith("Request")
+                 or name(p).endswith("FetchAdd"))])
+
+
+def story_bw(prefix, n):
+    def story(pkts):
+        check(count_messages(pkts, prefix) == n, "%d messages of %s" % (n, prefix))
+        check(all_icrc_ok(pkts), "all ICRCs good")
+    return story
+
+
+def story_pingpong(pkts):
+    a = [p for p in pkts if from_a(p) and name(p).startswith("RC SEND") and name(p).endswith(("Only", "Last"))]
+    b = [p for p in pkts if not from_a(p) and name(p).startswith("RC SEND") and name(p).endswith(("Only", "Last"))]
+    check(len(a) == 3 and len(b) == 3, "three SENDs each way (--count 3)")
+
+
+def story_rping(pkts):
+    seq = [name(p) for p in pkts if "Acknowledge" not in name(p) and "response" not in name(p)]
+    one = ["RC SEND Only", "RC RDMA READ Request", "RC SEND Only", "RC SEND Only", "RC RDMA WRITE Only", "RC SEND Only"]
+    check(seq == one * 2, "advertise, READ, go-ahead, advertise sink, WRITE, go-ahead; twice")
+
+
+def story_demo(pkts):
+    names = [name(p) for p in pkts]
+    for want in ["RC SEND Only", "RC SEND First", "RC RDMA WRITE First", "RC RDMA READ Request", "RC FetchAdd",
+                 "RC ATOMIC Acknowledge", "RC SEND Only with Immediate"]:
+        check(want in names, "the demo shows " + want)
+    check(all_icrc_ok(pkts), "all ICRCs good")
+
+
+def story_send_imm(pkts):
+    check([name(p) for p in pkts] == ["RC SEND Only with Immediate", "RC Acknowledge"], "SEND Only with Immediate, ACK")
+    check("immdt" in pkts[0], "the ImmDt header follows the BTH")
+
+
+def story_send_inv(pkts):
+    check([name(p) for p in pkts] == ["RC SEND Only with Invalidate", "RC Acknowledge"], "SEND Only with Invalidate, ACK")
+    check(pkts[0]["ieth"]["rkey"] != 0, "the IETH names the R_Key to invalidate")
+
+
+def story_write(imm):
+    def story(pkts):
+        last = "RC RDMA WRITE Last with Immediate" if imm else "RC RDMA WRITE Last"
+        check([name(p) for p in pkts] == ["RC RDMA WRITE First", "RC RDMA WRITE Middle", last, "RC Acknowledge"],
+              "First (with the RETH), Middle, " + last + ", ACK")
+        check("reth" in pkts[0] and "reth" not in pkts[1], "the RETH is on the first packet only")
+        check(pkts[0]["reth"]["dma_len"] == 2500, "its DMA length is the whole message")
+        check(("immdt" in pkts[2]) == imm, "immediate data on the last packet" if imm else "no immediate data")
+    return story
+
+
+STORIES = {
+    "send-imm": story_send_imm, "send-inv": story_send_inv, "write": story_write(False), "write-imm": story_write(True),
+    "send": story_send, "request-loss": story_request_loss, "lost-ack": story_lost_ack,
+    "lost-read-response": story_lost_read_response, "rnr": story_rnr,
+    "access-error": story_nak(2, "remote access error"), "range-error": story_nak(2, "remote access error"),
+    "invalid-request": story_nak(1, "invalid request"), "icrc-corruption": story_icrc,
+    "duplicate": story_duplicate, "reorder": story_reorder, "psn-wrap": story_psn_wrap, "ecn": story_ecn,
+    "read": story_read, "cmp-swap": story_atomic("RC CmpSwap"), "fetch-add": story_atomic("RC FetchAdd"),
+    "ud-send": story_ud, "uc-send": story_uc, "send-bw": story_bw("RC SEND", 5),
+    "write-bw": story_bw("RC RDMA WRITE", 5), "read-bw": story_bw("RC RDMA READ Request", 5),
+    "atomic-bw": story_bw("RC FetchAdd", 5), "pingpong": story_pingpong, "rping": story_rping,
+    "demo": story_demo,
+}
+
+
+def main(argv):
+    scenario, path = argv[1], argv[2]
+    pkts = load(path)
+    if scenario not in STORIES:
+        print("FAIL %s: no story written for this scenario" % scenario)
+        return 1
+    try:
+        STORIES[scenario](pkts)
+    except (KeyError, IndexError) as e:
+        BAD.append("the packets are not shaped as expected (%r)" % e)
+    for w in OK:
+        print("PASS %s: %s" % (scenario, w))
+    for w in BAD:
+        print("FAIL %s: %s" % (scenario, w))
+    return 1 if BAD else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
