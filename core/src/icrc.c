@@ -105,10 +105,13 @@ uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t
 	default:
 		return 0;
 	}
-	if (!mlen || len < mlen)
+	/* The 4 ICRC bytes follow @len, so a short packet (an ACK) may still read mlen bytes. */
+	if (!mlen || len + RL_ICRC_LEN < mlen)
 		return rl_icrc_slow(l3, l3hdr, l3_len, len);
 	for (size_t i = 0; i < mlen; i += 16)
 		rl_or16(buf + i, l3hdr + i, mask + i);
+	if (len <= mlen)
+		return rl_crc32(RL_ICRC_LRH_SEED, buf, len);
 	return rl_crc32(rl_crc32(RL_ICRC_LRH_SEED, buf, mlen), l3hdr + mlen, len - mlen);
 }
 

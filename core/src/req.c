@@ -182,14 +182,17 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 		p.immdt = w->wr.imm_data;
 		p.ieth_rkey = w->wr.invalidate_rkey;
 		p.bth.se = last && (w->wr.send_flags & RL_SEND_SOLICITED);
-		st = rl_req_gather(qp, w, off, payload, chunk);
+		/* The bytes straight from the region when one SGE holds them all, like a NIC's DMA. */
+		p.payload = rl_sge_ptr(qp->host, w->wr.sg_list, w->wr.num_sge, off, chunk);
+		st = p.payload || !chunk ? RL_WC_SUCCESS : rl_req_gather(qp, w, off, payload, chunk);
 		if (st != RL_WC_SUCCESS) {
 			/* IBA 10.8.3: a local protection error fails the WR and moves the QP to ERR. */
 			w->error = st;
 			rl_qp_to_error(qp, "a send SGE is outside its memory region or has a bad lkey");
 			return REQ_DONE;
 		}
-		p.payload = payload;
+		if (!p.payload)
+			p.payload = payload;
 		p.payload_len = chunk;
 	}
 	if (qp->type == RL_QPT_UD)

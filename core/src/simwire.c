@@ -47,7 +47,39 @@ struct rl_simwire {
 	uint64_t seq;
 	uint64_t last_send;             /* now of the latest send */
 	uint8_t *out;                   /* the frame of the last delivery */
+	size_t out_len;
+	/* Frame buffers kept for reuse, small and large: no malloc per frame in steady state. */
+	struct {
+		uint8_t **v;
+		size_t n;
+	} pool[2];
 };
+
+#define SW_SMALL 256
+#define SW_POOL_MAX 4096
+
+static uint8_t *sw_buf_get(struct rl_simwire *w, size_t len)
+{
+	int k = len > SW_SMALL;
+
+	if (w->pool[k].n)
+		return w->pool[k].v[--w->pool[k].n];
+	return malloc(k ? RL_SIMWIRE_MAX_FRAME : SW_SMALL);
+}
+
+static void sw_buf_put(struct rl_simwire *w, uint8_t *buf, size_t len)
+{
+	int k = len > SW_SMALL;
+
+	if (!buf)
+		return;
+	if (!w->pool[k].v)
+		w->pool[k].v = malloc(SW_POOL_MAX * sizeof(*w->pool[k].v));
+	if (w->pool[k].v && w->pool[k].n < SW_POOL_MAX)
+		w->pool[k].v[w->pool[k].n++] = buf;
+	else
+		free(buf);
+}
 
 /* ---- randomness --------------------------------------------------------- */
 
@@ -524,6 +556,11 @@ void rl_simwire_free(struct rl_simwire *w)
 	free(w->dir[1].waiting.v);
 	free(w->drop);
 	free(w->out);
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < w->pool[k].n; i++)
+			free(w->pool[k].v[i]);
+		free(w->pool[k].v);
+	}
 	free(w);
 }
 
@@ -548,10 +585,10 @@ static int sw_reserve(struct rl_simwire *w, int port, size_t len, int copies, ui
 	*c1 = *c2 = NULL;
 	if (sw_fifo_reserve(&w->dir[port].waiting) || sw_heap_reserve(w, 2))
 		return RL_SIMWIRE_E_NOMEM;
-	if (copies >= 1 && !(*c1 = malloc(len)))
+	if (copies >= 1 && !(*c1 = sw_buf_get(w, len)))
 		return RL_SIMWIRE_E_NOMEM;
-	if (copies >= 2 && !(*c2 = malloc(len))) {
-		free(*c1);
+	if (copies >= 2 && !(*c2 = sw_buf_get(w, len))) {
+		sw_buf_put(w, *c1, len);
 		return RL_SIMWIRE_E_NOMEM;
 	}
 	return RL_SIMWIRE_OK;
@@ -560,15 +597,26 @@ static int sw_reserve(struct rl_simwire *w, int port, size_t len, int copies, ui
 static void sw_record(const struct rl_simwire *w, uint64_t number, int port, uint64_t now,
 		      const uint8_t *frame, size_t len, enum rl_simwire_fate fate)
 {
-	/* A tap at the sender's port stamps a frame when its last bit has gone out. */
+	/*
+	 * A tap on the link stamps a frame when its last bit passes: after
+	 * serialization, plus any delay the wire adds (a reordered frame). A
+	 * duplicate passes twice, one serialization time apart.
+	 */
 	struct rl_simwire_record r = {
 		.number = number, .from_port = port,
 		.time_ns = fate == RL_SIMWIRE_QUEUE_FULL ? now : w->dir[port].busy_until,
 		.sent_ns = now, .frame = frame, .len = len, .fate = fate,
 	};
 
-	if (w->cfg.record)
+	if (!w->cfg.record)
+		return;
+	if (fate == RL_SIMWIRE_REORDERED)
+		r.time_ns = sw_add(r.time_ns, w->cfg.reorder_delay_ns);
+	w->cfg.record(w->cfg.ctx, &r);
+	if (fate == RL_SIMWIRE_DUPLICATED) {
+		r.time_ns = sw_add(r.time_ns, sw_serialize_ns(w, len));
 		w->cfg.record(w->cfg.ctx, &r);
+	}
 }
 
 int rl_simwire_send(struct rl_simwire *w, int port, const uint8_t *frame, size_t len, uint64_t now)
@@ -615,8 +663,9 @@ bool rl_simwire_deliver(struct rl_simwire *w, uint64_t now, struct rl_simwire_de
 	if (!w || !out || !w->n || w->heap[0].time > now)
 		return false;
 	e = sw_heap_pop(w);
-	free(w->out);
+	sw_buf_put(w, w->out, w->out_len);
 	w->out = e.frame;
+	w->out_len = e.len;
 	w->dir[!e.to_port].st.delivered++;
 	*out = (struct rl_simwire_delivery){
 		.to_port = e.to_port, .time_ns = e.time, .frame = e.frame, .len = e.len,

@@ -161,6 +161,8 @@ struct rl_mr *rl_mr_find_lkey(struct rl_host *h, uint32_t lkey);
 struct rl_mr *rl_mr_find_rkey(struct rl_host *h, uint32_t rkey);
 /* Pointer to @len bytes at iova @va of @mr, or NULL if out of range. */
 uint8_t *rl_mr_ptr(struct rl_mr *mr, uint64_t va, uint64_t len);
+/* @len bytes at byte @off of an SGE list if one SGE holds them and its lkey is good; else NULL. */
+const uint8_t *rl_sge_ptr(struct rl_host *h, const struct rl_sge *sg, int n, uint32_t off, uint32_t len);
 /* Copy between an SGE list and a flat buffer, from byte @off of the list. */
 enum rl_wc_status rl_sge_copy(struct rl_host *h, const struct rl_sge *sg, int n, uint32_t off,
 			      void *buf, uint32_t len, bool to_sge);

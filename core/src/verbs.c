@@ -264,6 +264,23 @@ uint8_t *rl_mr_ptr(struct rl_mr *mr, uint64_t va, uint64_t len)
 	return mr->addr + (va - mr->iova);
 }
 
+const uint8_t *rl_sge_ptr(struct rl_host *h, const struct rl_sge *sg, int n, uint32_t off, uint32_t len)
+{
+	for (int i = 0; i < n; i++) {
+		struct rl_mr *mr;
+
+		if (off >= sg[i].length) {
+			off -= sg[i].length;
+			continue;
+		}
+		if (sg[i].length - off < len)
+			return NULL;
+		mr = rl_mr_find_lkey(h, sg[i].lkey);
+		return mr ? rl_mr_ptr(mr, sg[i].addr + off, len) : NULL;
+	}
+	return NULL;
+}
+
 enum rl_wc_status rl_sge_copy(struct rl_host *h, const struct rl_sge *sg, int n, uint32_t off,
 			      void *buf, uint32_t len, bool to_sge)
 {

@@ -37,7 +37,8 @@ uint32_t rl_icrc_compute(const struct rl_pkt *pkt, const uint8_t *frame);
 /*
  * The same from raw bytes: @l3hdr is the IPv4/IPv6 header (or GRH), @l3_len
  * its length, followed by UDP (not for GRH) and the BTH; @len runs from
- * @l3hdr to the first byte of the ICRC. Returns 0 if @len is too short.
+ * @l3hdr to the first byte of the ICRC, and the 4 ICRC bytes after it must
+ * be readable too (their value does not matter). Returns 0 if @len is too short.
  */
 uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t len);
 

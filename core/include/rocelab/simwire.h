@@ -77,7 +77,8 @@ const char *rl_simwire_fate_name(enum rl_simwire_fate fate);
 struct rl_simwire_record {
 	uint64_t number;             /* 1-based, in send order, both directions together */
 	int from_port;
-	uint64_t time_ns;            /* when its last bit left the sender (a capture's timestamp) */
+	uint64_t time_ns;            /* when its last bit passes a tap on the link (after serialization, plus a
+				      * reordered frame's delay); a duplicated frame is recorded twice */
 	uint64_t sent_ns;            /* when the port handed it over: the send's now (<= time_ns) */
 	const uint8_t *frame;        /* as it travels: after corruption or ECN marking */
 	size_t len;
