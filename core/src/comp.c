@@ -69,12 +69,22 @@ void rl_comp_flush(struct rl_qp *qp)
 	qp->comp.timer = qp->comp.rnr_until = RL_NEVER;
 }
 
-/* After progress: fresh retry budgets (IBA 9.7.6.1.3) and a fresh timer. */
-static void rl_comp_progress(struct rl_qp *qp)
+/*
+ * The responder acknowledged something new: the retry budgets start over
+ * (IBA 9.7.6.1.3; rxe resets them whenever a work request completes), and
+ * responses of an abandoned round may start a new retry again.
+ */
+static void rl_comp_advanced(struct rl_qp *qp)
 {
 	qp->comp.retrying = false;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
+}
+
+/* After progress: fresh budgets and a fresh timer. */
+static void rl_comp_progress(struct rl_qp *qp)
+{
+	rl_comp_advanced(qp);
 	qp->comp.timer = rl_comp_outstanding(qp) && qp->attr.timeout ? qp->host->now + rl_comp_timeout_ns(qp)
 								     : RL_NEVER;
 }
@@ -93,13 +103,16 @@ static enum rl_ack_result rl_comp_ack_upto(struct rl_qp *qp, uint32_t psn)
 			break;
 		if (rl_psn_diff(psn, rl_wqe_last_psn(w)) < 0) {
 			/* Part of a multi-packet SEND/WRITE is acknowledged. */
-			if (!rl_wr_is_rd_atomic(w->wr.opcode) && rl_psn_diff(rl_psn_add(psn, 1), qp->comp.psn) > 0)
+			if (!rl_wr_is_rd_atomic(w->wr.opcode) && rl_psn_diff(rl_psn_add(psn, 1), qp->comp.psn) > 0) {
 				qp->comp.psn = rl_psn_add(psn, 1);
+				rl_comp_advanced(qp);
+			}
 			break;
 		}
 		if (rl_wr_is_rd_atomic(w->wr.opcode))
 			return ACK_LOST_RESPONSE;
 		qp->comp.psn = rl_psn_add(rl_wqe_last_psn(w), 1);
+		rl_comp_advanced(qp);
 		rl_comp_complete(qp, RL_WC_SUCCESS);
 		if (qp->state == RL_QPS_ERR)
 			break;
@@ -111,12 +124,22 @@ static enum rl_ack_result rl_comp_ack_upto(struct rl_qp *qp, uint32_t psn)
  * Go back to comp.psn and send again from there (go-back-N, IBA 9.7.6.2):
  * the requester resumes at the work request and byte that PSN stands for.
  */
-static void rl_comp_retry(struct rl_qp *qp, bool rnr, uint8_t rnr_timer, const char *why)
+enum rl_retry_cause { RETRY_TIMEOUT, RETRY_RNR, RETRY_NAK, RETRY_LOST_RESPONSE };
+
+static void rl_comp_retry(struct rl_qp *qp, enum rl_retry_cause cause, uint8_t rnr_timer, const char *why)
 {
 	struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+	bool rnr = cause == RETRY_RNR;
 	int *left = rnr ? &qp->comp.rnr_left : &qp->comp.retry_left;
 
 	if (qp->sq_head == qp->sq_tail)
+		return;
+	/*
+	 * Once gone back, late responses and NAKs of the old round say nothing
+	 * new: only progress, a timeout or an RNR NAK may start another round
+	 * (rxe: comp.started_retry). Otherwise one lost packet burns the budget.
+	 */
+	if ((cause == RETRY_NAK || cause == RETRY_LOST_RESPONSE) && qp->comp.retrying)
 		return;
 	if (*left == 0) {
 		rl_comp_complete(qp, rnr ? RL_WC_RNR_RETRY_EXC_ERR : RL_WC_RETRY_EXC_ERR);
@@ -148,20 +171,25 @@ static void rl_comp_nak(struct rl_qp *qp, const struct rl_pkt *p)
 	uint8_t syn = p->aeth.syndrome, code = rl_syndrome_value(syn);
 	uint32_t psn = p->bth.psn;
 
+	/* A NAK for a PSN already acknowledged arrived late: it must not move us back. */
+	if (rl_psn_diff(psn, qp->comp.psn) < 0)
+		return;
 	/* A NAK acknowledges everything before its PSN (IBA 9.7.5.1.5, C9-120). */
 	if (rl_comp_ack_upto(qp, rl_psn_add(psn, 0xffffff)) == ACK_LOST_RESPONSE) {
-		rl_comp_retry(qp, false, 0, "a READ/atomic response before the NAK was lost");
+		rl_comp_retry(qp, RETRY_LOST_RESPONSE, 0, "a READ/atomic response before the NAK was lost");
 		return;
 	}
 	if (qp->state == RL_QPS_ERR || qp->sq_head == qp->req.wqe)
 		return;
+	if (rl_psn_diff(psn, qp->comp.psn) > 0)
+		rl_comp_advanced(qp);
 	qp->comp.psn = psn;
 	if (rl_syndrome_type(syn) == RL_AETH_RNR_NAK) {
 		qp->stats.rnr_naks_recv++;
-		rl_comp_retry(qp, true, code, "RNR NAK: the responder had no receive buffer");
+		rl_comp_retry(qp, RETRY_RNR, code, "RNR NAK: the responder had no receive buffer");
 	} else if (code == RL_NAK_PSN_SEQ_ERR) {
 		qp->stats.seq_naks_recv++;
-		rl_comp_retry(qp, false, 0, "PSN sequence error NAK: resend from the PSN it names");
+		rl_comp_retry(qp, RETRY_NAK, 0, "PSN sequence error NAK: resend from the PSN it names");
 	} else {
 		rl_comp_complete(qp, code == RL_NAK_INVALID_REQ      ? RL_WC_REM_INV_REQ_ERR
 				     : code == RL_NAK_REM_ACCESS_ERR ? RL_WC_REM_ACCESS_ERR
@@ -178,7 +206,7 @@ static void rl_comp_read_resp(struct rl_qp *qp, const struct rl_pkt *p)
 	if (p->op->flags & RL_OPF_FIRST || rl_psn_diff(p->bth.psn, qp->comp.psn) > 0) {
 		/* Responses acknowledge the requests before this READ (IBA 9.7.5.1.1). */
 		if (rl_comp_ack_upto(qp, rl_psn_add(p->bth.psn, 0xffffff)) == ACK_LOST_RESPONSE) {
-			rl_comp_retry(qp, false, 0, "a response before this READ response was lost");
+			rl_comp_retry(qp, RETRY_LOST_RESPONSE, 0, "a response before this READ response was lost");
 			return;
 		}
 	}
@@ -188,9 +216,7 @@ static void rl_comp_read_resp(struct rl_qp *qp, const struct rl_pkt *p)
 	if (w->wr.opcode != RL_WR_RDMA_READ || rl_psn_diff(p->bth.psn, qp->comp.psn) < 0)
 		return;   /* a duplicate or stray response */
 	if (rl_psn_diff(p->bth.psn, qp->comp.psn) > 0) {
-		/* Once asked again, later responses of the old round mean nothing new. */
-		if (!qp->comp.retrying)
-			rl_comp_retry(qp, false, 0, "a READ response packet was lost: ask again for the rest");
+		rl_comp_retry(qp, RETRY_LOST_RESPONSE, 0, "a READ response packet was lost: ask again for the rest");
 		return;
 	}
 	off = (uint32_t)rl_psn_diff(p->bth.psn, w->first_psn) * qp->mtu;
@@ -218,7 +244,7 @@ static void rl_comp_atomic_ack(struct rl_qp *qp, const struct rl_pkt *p)
 	struct rl_send_wqe *w;
 
 	if (rl_comp_ack_upto(qp, rl_psn_add(p->bth.psn, 0xffffff)) == ACK_LOST_RESPONSE) {
-		rl_comp_retry(qp, false, 0, "a response before this atomic ACK was lost");
+		rl_comp_retry(qp, RETRY_LOST_RESPONSE, 0, "a response before this atomic ACK was lost");
 		return;
 	}
 	if (qp->sq_head == qp->req.wqe)
@@ -257,7 +283,7 @@ void rl_comp_recv(struct rl_qp *qp, const struct rl_pkt *p)
 		return;
 	}
 	if (rl_comp_ack_upto(qp, psn) == ACK_LOST_RESPONSE) {
-		rl_comp_retry(qp, false, 0, "the ACK covers a READ/atomic whose response was lost");
+		rl_comp_retry(qp, RETRY_LOST_RESPONSE, 0, "the ACK covers a READ/atomic whose response was lost");
 		return;
 	}
 	if (qp->comp.psn != before)
@@ -277,5 +303,5 @@ void rl_comp_timers(struct rl_qp *qp)
 		return;
 	qp->stats.timeouts++;
 	rl_event(qp, RL_EV_TIMER_FIRED, qp->comp.psn, 0, "no ACK before the retransmit timer ran out");
-	rl_comp_retry(qp, false, 0, "retransmit timeout");
+	rl_comp_retry(qp, RETRY_TIMEOUT, 0, "retransmit timeout");
 }

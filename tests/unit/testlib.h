@@ -40,6 +40,7 @@ int tl_suite_describe(void);
 int tl_suite_simwire(void);
 int tl_suite_rc(void);
 int tl_suite_rc_faults(void);
+int tl_suite_property(void);
 int tl_suite_qp(void);
 
 #endif
