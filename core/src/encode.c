@@ -94,11 +94,15 @@ static uint8_t *rl_encode_l2(const struct rl_pkt *pkt, uint8_t *p)
 	}
 }
 
+/* RFC 1071: the one's complement sum, 32 bits at a time, folded to 16. */
 uint16_t rl_ipv4_checksum(const uint8_t *hdr, size_t len)
 {
-	uint32_t sum = 0;
+	uint64_t sum = 0;
+	size_t i = 0;
 
-	for (size_t i = 0; i + 1 < len; i += 2)
+	for (; i + 3 < len; i += 4)
+		sum += rl_get32(hdr + i);
+	if (i + 1 < len)
 		sum += rl_get16(hdr + i);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);

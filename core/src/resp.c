@@ -47,6 +47,8 @@ static uint8_t rl_resp_credits(const struct rl_qp *qp)
 	uint32_t n = qp->rq_tail - qp->rq_head;
 	uint8_t code = 0;
 
+	if (n == 0)
+		return 0;
 	while (code < 30 && (uint32_t)rl_credit_count((uint8_t)(code + 1)) <= n)
 		code++;
 	return code;
