@@ -109,6 +109,7 @@ test: bootstrap
 	$(MAKE) cli-test
 	$(MAKE) oracle
 	sh tests/scenarios/run.sh $(B)/rocelab
+	sh tests/replay/run.sh $(B)/rocelab
 	sh tests/install/run.sh
 	sh tests/bootstrap/run.sh
 	@echo "make test: all suites passed"

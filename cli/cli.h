@@ -10,6 +10,8 @@
 /* Each subcommand: argv[0] is its own name; returns the process exit status. */
 int cli_explain(int argc, char **argv);
 int cli_gen(int argc, char **argv);
+int cli_replay(int argc, char **argv);
+int cli_rewrite(int argc, char **argv);
 
 /* Exit statuses: 0 success, 1 the input had problems, 2 usage or I/O error. */
 enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_ERR = 2 };

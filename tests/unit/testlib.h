@@ -42,5 +42,6 @@ int tl_suite_rc(void);
 int tl_suite_rc_faults(void);
 int tl_suite_property(void);
 int tl_suite_qp(void);
+int tl_suite_rewrite(void);
 
 #endif

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab replay FILE --iface IF: put a capture's frames back on a wire with
+ * libpcap's pcap_inject(), at the captured pace, at a fixed rate or as fast
+ * as possible. rocelab rewrite IN OUT: the same address/QPN/PSN rewrites,
+ * file to file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rocelab/rocelab.h"
+#include "rocelab/rewrite.h"
+
+struct rp_opts {
+	const char *file, *iface, *out;
+	enum { RP_PACE, RP_PPS, RP_TOP } mode;
+	double speed;              /* --speed: multiplier of the captured pace */
+	uint64_t pps;
+	uint64_t count;            /* 0: all */
+	struct rl_rewrite rw;
+};
+
+static void rp_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rocelab replay FILE --iface IF [options]\n\n"
+		"Send the frames of a capture out of a network interface (libpcap's pcap_inject),\n"
+		"as they were captured: same bytes, same gaps between them. Needs root or\n"
+		"CAP_NET_RAW. A test network of two namespaces joined by a veth pair is the\n"
+		"safe place for it (see labs/).\n\n"
+		"options:\n"
+		"  -i, --iface IF       the interface to send on (required)\n"
+		"      --pps N          N frames per second instead of the captured pace\n"
+		"      --topspeed       as fast as possible\n"
+		"      --speed X        the captured pace times X (e.g. 0.1 for ten times slower)\n"
+		"  -c, --count N        send only the first N frames\n"
+		"      --rewrite RULE   change frames on the way (repeatable): mac:OLD=NEW, ip:OLD=NEW,\n"
+		"                       qpn:OLD=NEW, psn:+N; IPv4 checksum and ICRC are recomputed\n"
+		"  -h, --help           this text\n\n"
+		"example:\n"
+		"  rocelab gen write -o w.pcap\n"
+		"  rocelab replay w.pcap --iface veth0 --rewrite ip:192.168.100.1=10.0.0.1\n");
+}
+
+static void rw_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rocelab rewrite IN OUT --rewrite RULE [--rewrite RULE ...]\n\n"
+		"Copy a capture, changing addresses, QP numbers and PSNs so that it fits another\n"
+		"setup; the IPv4 header checksum and the ICRC are recomputed (a frame whose ICRC\n"
+		"was wrong stays wrong). Rules: mac:OLD=NEW, ip:OLD=NEW (IPv4 or IPv6),\n"
+		"qpn:OLD=NEW, psn:+N or psn:-N.\n\n"
+		"example:\n"
+		"  rocelab rewrite demo.pcap mine.pcap --rewrite ip:192.168.100.1=10.0.0.1 \\\n"
+		"      --rewrite qpn:0x12=0x1a4 --rewrite psn:+1000\n");
+}
+
+static int rp_rule(const char *cmd, struct rl_rewrite *rw, const char *rule)
+{
+	char why[160];
+
+	if (rl_rewrite_parse(rw, rule, why, sizeof(why))) {
+		cli_error(cmd, "--rewrite %s", why);
+		return CLI_ERR;
+	}
+	return CLI_OK;
+}
+
+static int rp_parse(int argc, char **argv, struct rp_opts *o)
+{
+	enum { O_PPS = 256, O_TOP, O_SPEED, O_REWRITE };
+	static const struct option opts[] = {
+		{ "iface", required_argument, NULL, 'i' }, { "count", required_argument, NULL, 'c' },
+		{ "pps", required_argument, NULL, O_PPS }, { "topspeed", no_argument, NULL, O_TOP },
+		{ "speed", required_argument, NULL, O_SPEED }, { "rewrite", required_argument, NULL, O_REWRITE },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":i:c:h", opts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'i': o->iface = optarg; break;
+		case 'c':
+			if (!cli_parse_u64(optarg, UINT64_MAX, &o->count) || !o->count) {
+				cli_error("replay", "--count needs a positive number, not '%s'", optarg);
+				return CLI_ERR;
+			}
+			break;
+		case O_PPS:
+			if (!cli_parse_u64(optarg, 100000000, &o->pps) || !o->pps) {
+				cli_error("replay", "--pps needs 1 .. 100000000, not '%s'", optarg);
+				return CLI_ERR;
+			}
+			o->mode = RP_PPS;
+			break;
+		case O_TOP: o->mode = RP_TOP; break;
+		case O_SPEED:
+			o->speed = strtod(optarg, &end);
+			if (!*optarg || *end || !(o->speed > 0 && o->speed <= 1e6)) {
+				cli_error("replay", "--speed needs a positive factor like 0.5 or 10, not '%s'", optarg);
+				return CLI_ERR;
+			}
+			break;
+		case O_REWRITE:
+			if (rp_rule("replay", &o->rw, optarg))
+				return CLI_ERR;
+			break;
+		case 'h': rp_usage(stdout); return -1;
+		case ':':
+			cli_error("replay", "option %s needs a value", argv[optind - 1]);
+			return CLI_ERR;
+		default:
+			cli_error("replay", "unknown option '%s' (see rocelab replay --help)", argv[optind - 1]);
+			return CLI_ERR;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("replay", optind >= argc ? "which capture? (see rocelab replay --help)" : "one capture at a time");
+		return CLI_ERR;
+	}
+	o->file = argv[optind];
+	if (!o->iface) {
+		cli_error("replay", "which interface? add --iface IF (e.g. a veth in a test namespace)");
+		return CLI_ERR;
+	}
+	return CLI_OK;
+}
+
+static uint64_t rp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Wait until @t (monotonic ns): sleep for long waits, spin for the last microseconds. */
+static void rp_wait_until(uint64_t t)
+{
+	for (;;) {
+		uint64_t now = rp_now_ns();
+
+		if (now >= t)
+			return;
+		if (t - now > 200000) {
+			struct timespec ts = { 0, (long)(t - now - 100000) };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+static pcap_t *rp_open_file(const char *cmd, const char *file)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *in = pcap_open_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO, err);
+
+	if (!in)
+		cli_error(cmd, "cannot read %s: %s", file, err);
+	return in;
+}
+
+static pcap_t *rp_open_iface(const char *iface)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *out = pcap_create(iface, err);
+
+	if (!out) {
+		cli_error("replay", "cannot use interface %s: %s", iface, err);
+		return NULL;
+	}
+	if (pcap_activate(out) < 0) {
+		cli_error("replay", "cannot open interface %s: %s%s", iface, pcap_geterr(out),
+			  geteuid() ? " (sending raw frames needs root or CAP_NET_RAW)" : "");
+		pcap_close(out);
+		return NULL;
+	}
+	return out;
+}
+
+struct rp_stats {
+	uint64_t sent, failed, bytes, skipped;
+};
+
+static void rp_report(const struct rp_stats *st, uint64_t ns, const char *iface)
+{
+	double s = (double)ns / 1e9;
+
+	printf("rocelab replay: sent %" PRIu64 " frames (%" PRIu64 " bytes) on %s in %.3f s: %.0f frames/s, %.1f Mbit/s",
+	       st->sent, st->bytes, iface, s, s > 0 ? (double)st->sent / s : 0, s > 0 ? (double)st->bytes * 8 / s / 1e6 : 0);
+	if (st->failed)
+		printf("; %" PRIu64 " could not be sent", st->failed);
+	if (st->skipped)
+		printf("; %" PRIu64 " left out (could not be rewritten)", st->skipped);
+	printf("\n");
+}
+
+static int rp_loop(struct rp_opts *o, pcap_t *in, pcap_t *out)
+{
+	uint8_t buf[65536];
+	struct pcap_pkthdr *h;
+	const uint8_t *data;
+	struct rp_stats st = { 0, 0, 0, 0 };
+	uint64_t start = rp_now_ns(), t0 = 0, n = 0;
+	enum rl_link link = (enum rl_link)pcap_datalink(in);
+	double speed = o->speed > 0 ? o->speed : 1;
+	int r;
+
+	while ((!o->count || n < o->count) && (r = pcap_next_ex(in, &h, &data)) == 1) {
+		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+		size_t len = h->caplen < sizeof(buf) ? h->caplen : sizeof(buf);
+
+		if (!n++)
+			t0 = ts;
+		if (o->mode == RP_PACE)
+			rp_wait_until(start + (uint64_t)((double)(ts - t0) / speed));
+		else if (o->mode == RP_PPS)
+			rp_wait_until(start + (n - 1) * 1000000000u / o->pps);
+		memcpy(buf, data, len);
+		if (!rl_rewrite_empty(&o->rw)) {
+			enum rl_status rs = rl_rewrite_frame(&o->rw, link, buf, len);
+
+			if (rs != RL_OK && rs != RL_NOT_ROCE) {
+				st.skipped++;
+				continue;
+			}
+		}
+		if (pcap_inject(out, buf, len) == (int)len) {
+			st.sent++;
+			st.bytes += len;
+		} else {
+			st.failed++;
+		}
+	}
+	rp_report(&st, rp_now_ns() - start, o->iface);
+	if (r == PCAP_ERROR) {
+		cli_error("replay", "%s is damaged after frame %" PRIu64 ": %s", o->file, n, pcap_geterr(in));
+		return CLI_ERR;
+	}
+	if (st.failed)
+		cli_error("replay", "pcap_inject failed on %s: %s", o->iface, pcap_geterr(out));
+	return st.failed ? CLI_BAD_INPUT : CLI_OK;
+}
+
+int cli_replay(int argc, char **argv)
+{
+	struct rp_opts o;
+	pcap_t *in, *out;
+	int r;
+
+	memset(&o, 0, sizeof(o));
+	r = rp_parse(argc, argv, &o);
+	if (r)
+		return r < 0 ? CLI_OK : r;
+	in = rp_open_file("replay", o.file);
+	if (!in)
+		return CLI_ERR;
+	if (pcap_datalink(in) != DLT_EN10MB) {
+		cli_error("replay", "%s is not an Ethernet capture (link type %s): only Ethernet frames can be put on a wire",
+			  o.file, pcap_datalink_val_to_name(pcap_datalink(in)) ? pcap_datalink_val_to_name(pcap_datalink(in)) : "?");
+		pcap_close(in);
+		return CLI_ERR;
+	}
+	out = rp_open_iface(o.iface);
+	if (!out) {
+		pcap_close(in);
+		return CLI_ERR;
+	}
+	r = rp_loop(&o, in, out);
+	pcap_close(out);
+	pcap_close(in);
+	return r;
+}
+
+int cli_rewrite(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "rewrite", required_argument, NULL, 'r' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	struct rl_rewrite rw;
+	struct pcap_pkthdr *h;
+	const uint8_t *data;
+	uint8_t buf[65536];
+	uint64_t n = 0, changed = 0, skipped = 0;
+	pcap_dumper_t *dump;
+	pcap_t *in;
+	int c, r;
+
+	memset(&rw, 0, sizeof(rw));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":r:h", opts, NULL)) != -1) {
+		if (c == 'r' && rp_rule("rewrite", &rw, optarg))
+			return CLI_ERR;
+		if (c == 'h') {
+			rw_usage(stdout);
+			return CLI_OK;
+		}
+		if (c == ':' || c == '?') {
+			cli_error("rewrite", "%s option '%s' (see rocelab rewrite --help)", c == ':' ? "a value is missing for" : "unknown",
+				  argv[optind - 1]);
+			return CLI_ERR;
+		}
+	}
+	if (optind != argc - 2) {
+		cli_error("rewrite", "needs an input and an output capture (see rocelab rewrite --help)");
+		return CLI_ERR;
+	}
+	if (rl_rewrite_empty(&rw)) {
+		cli_error("rewrite", "nothing to change: add --rewrite RULE");
+		return CLI_ERR;
+	}
+	in = rp_open_file("rewrite", argv[optind]);
+	if (!in)
+		return CLI_ERR;
+	dump = pcap_dump_open(in, argv[optind + 1]);
+	if (!dump) {
+		cli_error("rewrite", "cannot write %s: %s", argv[optind + 1], pcap_geterr(in));
+		pcap_close(in);
+		return CLI_ERR;
+	}
+	while ((r = pcap_next_ex(in, &h, &data)) == 1) {
+		struct pcap_pkthdr oh = *h;
+		size_t len = h->caplen < sizeof(buf) ? h->caplen : sizeof(buf);
+		enum rl_status st;
+
+		n++;
+		memcpy(buf, data, len);
+		st = rl_rewrite_frame(&rw, (enum rl_link)pcap_datalink(in), buf, len);
+		changed += st == RL_OK;
+		skipped += st != RL_OK && st != RL_NOT_ROCE;
+		oh.caplen = (bpf_u_int32)len;
+		pcap_dump((u_char *)dump, &oh, buf);
+	}
+	pcap_dump_close(dump);
+	if (r == PCAP_ERROR) {
+		cli_error("rewrite", "%s is damaged after frame %" PRIu64 ": %s", argv[optind], n, pcap_geterr(in));
+		pcap_close(in);
+		return CLI_ERR;
+	}
+	pcap_close(in);
+	fprintf(stderr, "rocelab rewrite: %" PRIu64 " frames, %" PRIu64 " RoCE packets rewritten%s\n", n, changed,
+		skipped ? " (malformed ones copied unchanged)" : "");
+	return CLI_OK;
+}
