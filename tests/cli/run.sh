@@ -49,6 +49,17 @@ expect "gen unknown scenario" 2 "no scenario 'nope'" "$RA" gen nope -o "$T/x.pca
 expect "gen bad --vlan" 2 "VLAN ID from 1 to 4094" "$RA" gen demo --vlan 4095 -o "$T/x.pcap"
 expect "gen bad --seed" 2 "--seed needs a number" "$RA" gen all-opcodes --seed -3 -o "$T/x.pcap"
 expect "gen into a missing directory" 2 "cannot write" "$RA" gen demo -o "$T/no/such/dir.pcap"
+expect "gen bad --mtu" 2 "256, 512, 1024, 2048, 4096" "$RA" gen send --mtu 1000 -o "$T/x.pcap"
+expect "gen bad --loss" 2 "rate from 0 to 0.5" "$RA" gen send --loss 2 -o "$T/x.pcap"
+expect "gen bad --drop" 2 "frame numbers like 3 or 3,7,12" "$RA" gen send --drop 3,x -o "$T/x.pcap"
+expect "gen bad --qpn-a" 2 "0 and 1 are special QPs" "$RA" gen send --qpn-a 1 -o "$T/x.pcap"
+expect "gen bad --ip-a" 2 "not an IPv4 or IPv6 address" "$RA" gen send --ip-a 300.1.1.1 -o "$T/x.pcap"
+expect "gen UD larger than the MTU" 2 "a UD message is one packet" "$RA" gen ud-send --size 5000 -o "$T/x.pcap"
+expect "rewrite without rules" 2 "nothing to change" "$RA" rewrite "$T/in.pcap" "$T/out.pcap"
+expect "rewrite a missing file" 2 "cannot read" "$RA" rewrite "$T/missing.pcap" "$T/out.pcap" --rewrite psn:+1
+expect "rewrite --help" 0 "usage: rocelab rewrite" "$R" rewrite --help
+expect "replay --help" 0 "usage: rocelab replay" "$R" replay --help
+expect "gen --drop and --loss together" 0 "wrote" "$RA" gen write-bw --count 3 --size 4096 --drop 2,5 --loss 0.05 -o "$T/x.pcap"
 
 # ---- bad files --------------------------------------------------------------
 expect "explain a missing file" 2 "cannot read $T/missing.pcap" "$RA" explain "$T/missing.pcap"
