@@ -29,6 +29,8 @@ struct ex_state {
 	bool have_t0;
 	int64_t t0_ns;
 	struct json json;
+	struct rl_analyzer *an;
+	struct rl_annotation ann;
 	/* Progress on a terminal while a big capture is read to a pipe or file. */
 	FILE *in;
 	off_t in_size;
@@ -105,6 +107,46 @@ static bool ex_l3_decoded(enum rl_status st)
 
 /* ---- one line per packet ------------------------------------------------ */
 
+/* The analyzer's verdict in a few words, for the one-line view. */
+static void ex_line_analysis(struct rl_sb *sb, const struct rl_annotation *a)
+{
+	switch (a->verdict) {
+	case RL_V_GAP:
+		rl_sb_puts(sb, " [GAP: ");
+		rl_sb_u64(sb, a->gap);
+		rl_sb_puts(sb, " missing, PSN ");
+		rl_sb_u64(sb, a->expected_psn);
+		rl_sb_puts(sb, " expected]");
+		break;
+	case RL_V_RETRANSMISSION:
+	case RL_V_DUPLICATE:
+		rl_sb_puts(sb, a->verdict == RL_V_DUPLICATE ? " [DUPLICATE of " : " [RETRANSMISSION of ");
+		rl_sb_u64(sb, a->original_frame);
+		rl_sb_putc(sb, ']');
+		break;
+	case RL_V_OUT_OF_ORDER:
+		rl_sb_puts(sb, " [OUT OF ORDER]");
+		break;
+	default:
+		break;
+	}
+	if (a->request_frame) {
+		rl_sb_puts(sb, " [answers ");
+		rl_sb_u64(sb, a->request_frame);
+		rl_sb_puts(sb, " after ");
+		rl_sb_u64(sb, a->response_time_ns / 1000);
+		rl_sb_putc(sb, '.');
+		rl_sb_u64w(sb, a->response_time_ns % 1000 / 100, 1);
+		rl_sb_puts(sb, " us]");
+	}
+	if (a->nak && a->wr_fails)
+		rl_sb_puts(sb, " [the work request fails]");
+	else if (a->nak)
+		rl_sb_puts(sb, a->rnr_wait_us ? " [wait, then resend]" : " [go back N]");
+	if (a->ecn_ce)
+		rl_sb_puts(sb, " [ECN CE]");
+}
+
 static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns)
 {
 	uint64_t us = (uint64_t)(t_ns + 500) / 1000;
@@ -136,6 +178,7 @@ static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 		if (p->roce == RL_ROCE_V1)
 			rl_sb_puts(&sb, "RoCEv1 ");
 		rl_sb_describe_pkt(&sb, p);
+		ex_line_analysis(&sb, &s->ann);
 		if (p->icrc_ok) {
 			rl_sb_puts(&sb, " ICRC ok");
 		} else {
@@ -264,6 +307,22 @@ static void ex_verbose_ext(const struct rl_pkt *p)
 		printf("  CNP       16 reserved bytes\n");
 }
 
+static void ex_verbose_analysis(const struct rl_annotation *a)
+{
+	if (a->role == RL_ROLE_OTHER)
+		return;
+	printf("  Analysis  %s\n", a->summary);
+	if (a->verdict != RL_V_NONE)
+		printf("              PSN: %s (expected %u)\n", rl_verdict_name(a->verdict), a->expected_psn);
+	if (a->request_frame)
+		printf("              answers frame %llu, %.1f us later\n", (unsigned long long)a->request_frame,
+		       (double)a->response_time_ns / 1000);
+	if (a->acks)
+		printf("              acknowledges PSN %u..%u (frames %llu..%llu)\n", a->acked_first, a->acked_last,
+		       (unsigned long long)a->acked_first_frame, (unsigned long long)a->acked_last_frame);
+	printf("              %s\n", a->explanation);
+}
+
 static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns,
 		       uint32_t wire_len)
 {
@@ -282,6 +341,7 @@ static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_statu
 	ex_verbose_ext(p);
 	if (p->payload_len || (p->op->flags & RL_OPF_PAYLOAD))
 		printf("  Payload   %zu bytes%s\n", p->payload_len, p->bth.padcnt ? " (+ pad)" : "");
+	ex_verbose_analysis(&s->ann);
 	if (p->icrc_ok)
 		printf("  ICRC      0x%08x ok (CRC-32 over the fields no router changes)\n\n", rl_icrc_display(p->icrc));
 	else
@@ -455,6 +515,51 @@ static void ex_json_ext(struct json *j, const struct rl_pkt *p)
 	}
 }
 
+static void ex_json_analysis(struct json *j, const struct rl_annotation *a)
+{
+	static const char *const roles[] = { "other", "request", "response", "cnp" };
+
+	json_obj(j, "analysis");
+	json_str(j, "role", roles[a->role]);
+	json_str(j, "summary", a->summary);
+	json_str(j, "verdict", rl_verdict_name(a->verdict));
+	if (a->verdict != RL_V_NONE)
+		json_u64(j, "expected_psn", a->expected_psn);
+	if (a->verdict == RL_V_GAP)
+		json_u64(j, "gap", a->gap);
+	if (a->original_frame)
+		json_u64(j, "original_frame", a->original_frame);
+	if (a->request_frame) {
+		json_u64(j, "request_frame", a->request_frame);
+		json_u64(j, "response_time_ns", a->response_time_ns);
+	}
+	if (a->acks) {
+		json_u64(j, "acked_first_psn", a->acked_first);
+		json_u64(j, "acked_last_psn", a->acked_last);
+		json_u64(j, "acked_first_frame", a->acked_first_frame);
+		json_u64(j, "acked_last_frame", a->acked_last_frame);
+	}
+	if (a->msg_number)
+		json_u64(j, "msg_number", a->msg_number);
+	if (a->msg_bytes) {
+		json_u64(j, "msg_bytes", a->msg_bytes);
+		json_u64(j, "msg_total", a->msg_total);
+		json_u64(j, "msg_first_frame", a->msg_first_frame);
+		json_bool(j, "msg_complete", a->msg_complete);
+	}
+	if (a->nak) {
+		json_str(j, "nak_meaning", a->nak_meaning);
+		json_bool(j, "wr_fails", a->wr_fails);
+		if (!a->wr_fails)
+			json_u64(j, "resend_from_psn", a->resend_from_psn);
+		if (a->rnr_wait_us)
+			json_u64(j, "rnr_wait_us", a->rnr_wait_us);
+	}
+	json_bool(j, "ecn_ce", a->ecn_ce);
+	json_str(j, "explanation", a->explanation);
+	json_end(j);
+}
+
 static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns,
 		    const struct pcap_pkthdr *h)
 {
@@ -484,6 +589,7 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 		json_str(j, "expected", hex);
 		json_bool(j, "ok", p->icrc_ok);
 		json_end(j);
+		ex_json_analysis(j, &s->ann);
 	}
 	json_end(j);
 	json_newline(j);
@@ -552,6 +658,7 @@ static void ex_packet(struct ex_state *s, const struct pcap_pkthdr *h, const uin
 	}
 	if (h->caplen < h->len && rl_status_fatal(st))
 		s->snapped++;
+	rl_analyze(s->an, s->frames, (uint64_t)t, &p, st, &s->ann);
 	ex_count(s, &p, st);
 	switch (s->mode) {
 	case EX_LINE: ex_line(s, &p, st, t); break;
@@ -669,6 +776,12 @@ int cli_explain(int argc, char **argv)
 		return CLI_ERR;
 	}
 	s.link = (enum rl_link)dlt;
+	s.an = rl_analyzer_new();
+	if (!s.an) {
+		cli_error("explain", "out of memory");
+		pcap_close(pc);
+		return CLI_ERR;
+	}
 	json_begin(&s.json, stdout);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 
@@ -690,6 +803,7 @@ int cli_explain(int argc, char **argv)
 	if (s.summary)
 		ex_summary(&s, s.mode == EX_JSON ? stderr : stdout);
 	pcap_close(pc);
+	rl_analyzer_free(s.an);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error("explain", "cannot write the output");
 		rc = CLI_ERR;

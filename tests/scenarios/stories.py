@@ -232,6 +232,77 @@ STORIES = {
 }
 
 
+# ---- the analyzer's annotations (rocelab explain --json "analysis"), checked against
+# ---- what the decoded packets themselves say
+
+def an(p):
+    return p.get("analysis", {})
+
+
+def verdict_frames(pkts, verdict):
+    return [p["frame"] for p in pkts if an(p).get("verdict") == verdict]
+
+
+def check_links(scenario, pkts):
+    # Every response that names its request: the request is earlier, from the other side, and
+    # carries the PSN (its latest transmission before the response).
+    for p in pkts:
+        rf = an(p).get("request_frame")
+        if not rf:
+            continue
+        earlier = [q for q in pkts if q["frame"] < p["frame"] and from_a(q) != from_a(p)
+                   and an(q).get("role") == "request"]
+        same = [q for q in earlier if q["bth"]["psn"] == p["bth"]["psn"]
+                or ("reth" in q and q["bth"]["opcode_name"].endswith("READ Request")
+                    and q["bth"]["psn"] <= p["bth"]["psn"] < q["bth"]["psn"] + 64)]
+        if not same or same[-1]["frame"] != rf:
+            BAD.append("frame %d links to request frame %d, the packets say %s" %
+                       (p["frame"], rf, same[-1]["frame"] if same else "none"))
+            return
+    OK.append("every response links to the latest request with its PSN")
+
+
+def check_resent_after(pkts, trigger_pred, what):
+    trig = [p["frame"] for p in pkts if trigger_pred(p)]
+    if not trig:
+        BAD.append("no trigger found for " + what)
+        return
+    want = [p["frame"] for p in pkts if from_a(p) and p["frame"] > trig[0]
+            and an(p).get("verdict") != "out of order"]
+    check(verdict_frames(pkts, "retransmission") == want,
+          "exactly the frames A sends after the %s are retransmissions (%s)" % (what, want))
+
+
+ANALYSIS = {
+    "request-loss": lambda p: check_resent_after(p, lambda x: "aeth" in x and x["aeth"]["type"] == "NAK", "NAK"),
+    "icrc-corruption": lambda p: check_resent_after(p, lambda x: "aeth" in x and x["aeth"]["type"] == "NAK", "NAK"),
+    "reorder": lambda p: (check(len(verdict_frames(p, "out of order")) == 1, "one packet out of order"),
+                          check(len(verdict_frames(p, "gap")) == 1, "one gap seen before it"),
+                          check_resent_after(p, lambda x: "aeth" in x and x["aeth"]["type"] == "NAK", "NAK")),
+    "lost-ack": lambda p: check(verdict_frames(p, "retransmission") == [3], "the resend after the timeout is a retransmission"),
+    "duplicate": lambda p: (check(verdict_frames(p, "duplicate") == [2], "the copy is a duplicate"),
+                            check(not verdict_frames(p, "retransmission"), "and nothing is a retransmission")),
+    "rnr": lambda p: (check(verdict_frames(p, "retransmission") ==
+                            [x["frame"] for x in p if from_a(x)][1:], "every SEND after the first is a retransmission"),
+                      check(all(an(x).get("rnr_wait_us") == 640 for x in naks(p, kind="RNR NAK")),
+                            "the RNR NAK's wait is 0.64 ms")),
+    "lost-read-response": lambda p: check(verdict_frames(p, "retransmission") ==
+                                          [x["frame"] for x in p if x["bth"]["opcode_name"] == "RC RDMA READ Request"][1:],
+                                          "the second READ request is a retransmission"),
+    "access-error": lambda p: check(all(an(x).get("wr_fails") for x in naks(p)), "the NAK says the work request fails"),
+    "send": lambda p: check(all(an(x).get("verdict") in ("first", "in order") for x in p if from_a(x)),
+                            "every request in order"),
+}
+
+
+def check_analysis(scenario, pkts):
+    check_links(scenario, pkts)
+    for p in naks(pkts, code=0) + naks(pkts, kind="RNR NAK"):
+        check(an(p).get("resend_from_psn") == p["bth"]["psn"], "the NAK's explanation names PSN %d" % p["bth"]["psn"])
+    if scenario in ANALYSIS:
+        ANALYSIS[scenario](pkts)
+
+
 def main(argv):
     scenario, path = argv[1], argv[2]
     pkts = load(path)
@@ -240,6 +311,7 @@ def main(argv):
         return 1
     try:
         STORIES[scenario](pkts)
+        check_analysis(scenario, pkts)
     except (KeyError, IndexError) as e:
         BAD.append("the packets are not shaped as expected (%r)" % e)
     for w in OK:

@@ -3,6 +3,7 @@
 #ifndef ROCELAB_ROCELAB_H
 #define ROCELAB_ROCELAB_H
 
+#include "rocelab/analyze.h"
 #include "rocelab/describe.h"
 #include "rocelab/hdr.h"
 #include "rocelab/icrc.h"

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The packet analyzer: follows every RC/UC/UD flow of a capture, packet by
+ * packet, and says what each one means in its conversation -- whether its
+ * PSN was the one expected, which request a response answers, what a NAK
+ * makes the requester do. The same analyzer serves `rocelab explain` and
+ * the Wireshark plugin, so both tell the same story.
+ *
+ * Streaming: feed packets in capture order. Memory grows with the number of
+ * live QPs and outstanding requests, not with the length of the capture.
+ */
+#ifndef ROCELAB_ANALYZE_H
+#define ROCELAB_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rocelab/packet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rl_analyzer;
+
+/* The PSN verdict of a request packet (IBA 9.7.5.1.1, seen from the wire). */
+enum rl_verdict {
+	RL_V_NONE,            /* not sequenced here: a response, UD, CNP, or a malformed packet */
+	RL_V_FIRST,           /* the first packet seen of this flow: it sets the expectation */
+	RL_V_IN_ORDER,        /* the PSN expected */
+	RL_V_GAP,             /* later than expected: @gap packets before it are missing */
+	RL_V_OUT_OF_ORDER,    /* earlier than expected and never seen: overtaken on the way */
+	RL_V_RETRANSMISSION,  /* seen before, sent again after a NAK or a timeout */
+	RL_V_DUPLICATE,       /* seen before, with no reason to resend: the network copied it */
+};
+const char *rl_verdict_name(enum rl_verdict v);
+
+/* Which way a packet goes in its connection. */
+enum rl_role { RL_ROLE_OTHER, RL_ROLE_REQUEST, RL_ROLE_RESPONSE, RL_ROLE_CNP };
+
+struct rl_annotation {
+	enum rl_role role;
+	/* A short line for a packet list, in plain words, e.g. "WRITE 1500 bytes to 0x7f01...: packet 1 of 2". */
+	char summary[160];
+
+	/* PSN analysis (requests of RC and UC). */
+	enum rl_verdict verdict;
+	uint32_t expected_psn;
+	uint32_t gap;                   /* RL_V_GAP: packets missing */
+	uint64_t original_frame;        /* RETRANSMISSION/DUPLICATE: where this PSN was seen first */
+
+	/* Links (responses): the request this answers and what it acknowledges. */
+	uint64_t request_frame;         /* 0 if not known */
+	uint64_t response_time_ns;      /* since that request */
+	bool acks;                      /* this packet acknowledges PSNs acked_first .. acked_last */
+	uint32_t acked_first, acked_last;
+	uint64_t acked_first_frame, acked_last_frame;
+
+	/* Message bookkeeping (SEND, WRITE, READ response). */
+	uint64_t msg_number;            /* 1 = the first message of this flow */
+	uint64_t msg_bytes;             /* bytes of the message up to and including this packet */
+	uint64_t msg_total;             /* known total (RETH DMA length), 0 if not (yet) known */
+	uint64_t msg_first_frame;
+	bool msg_complete;
+
+	/* NAKs: what the syndrome means and what the requester does next. */
+	char nak_meaning[200];
+	bool nak;
+	uint32_t resend_from_psn;       /* PSN sequence error / RNR NAK: resend from here */
+	uint32_t rnr_wait_us;           /* RNR NAK: at least this long */
+	bool wr_fails;                  /* the work request fails, the QPs go to ERR */
+
+	/* Congestion. */
+	bool ecn_ce;                    /* the IP header says Congestion Experienced */
+	bool cnp;
+	char explanation[320];          /* a sentence or two for a learner (explain -v, the plugin's tree) */
+};
+
+struct rl_analyzer *rl_analyzer_new(void);
+void rl_analyzer_free(struct rl_analyzer *a);
+
+/*
+ * Analyze packet number @frame (1-based, as Wireshark counts) captured at
+ * @t_ns, decoded into @pkt with status @st. Fills @out. Malformed packets
+ * and non-RoCE frames get role RL_ROLE_OTHER.
+ */
+void rl_analyze(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *pkt,
+		enum rl_status st, struct rl_annotation *out);
+
+/* Live flows and remembered requests, to check that memory stays bounded. */
+size_t rl_analyzer_flows(const struct rl_analyzer *a);
+size_t rl_analyzer_outstanding(const struct rl_analyzer *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
