@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "rocelab/rocelab.h"
 
-enum ex_mode { EX_LINE, EX_VERBOSE, EX_JSON };
+enum ex_mode { EX_LINE, EX_VERBOSE, EX_JSON, EX_LADDER };
 
 struct ex_state {
 	enum ex_mode mode;
@@ -31,6 +31,9 @@ struct ex_state {
 	struct json json;
 	struct rl_analyzer *an;
 	struct rl_annotation ann;
+	/* Ladder: the host pairs seen so far, requester first. */
+	struct { uint8_t req[16], resp[16]; } pairs[64];
+	unsigned npairs;
 	/* Progress on a terminal while a big capture is read to a pipe or file. */
 	FILE *in;
 	off_t in_size;
@@ -60,6 +63,8 @@ static void ex_usage(FILE *f)
 		"  -v, --verbose   every header, field by field, with what each field means\n"
 		"      --json      one JSON object per packet per line (for scripts and graders);\n"
 		"                  the summary goes to standard error\n"
+		"      --ladder    a sequence diagram per host pair: requester left, responder right,\n"
+		"                  one arrow per packet, gaps, NAKs and retransmissions marked\n"
 		"  -c, --count N   stop after N frames\n"
 		"  -q, --quiet     no summary at the end\n"
 		"  -h, --help      this text\n\n"
@@ -347,6 +352,73 @@ static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_statu
 	else
 		printf("  ICRC      0x%08x BAD, expected 0x%08x: a RoCE receiver silently drops this packet\n\n",
 		       rl_icrc_display(p->icrc), rl_icrc_display(p->icrc_expected));
+}
+
+/* ---- ladder ------------------------------------------------------------------ */
+
+static void ex_ip16(const struct rl_pkt *p, bool src, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	if (p->l3 == RL_L3_IPV4)
+		memcpy(out + 12, src ? p->ip4.src : p->ip4.dst, 4);
+	else
+		memcpy(out, src ? p->ip6.src : p->ip6.dst, 16);
+}
+
+/* Which host pair (numbered from 1), announcing it the first time a request is seen. */
+static unsigned ex_ladder_pair(struct ex_state *s, const struct rl_pkt *p, bool request)
+{
+	uint8_t a[16], b[16];
+	char sa[64], sb[64];
+
+	ex_ip16(p, request, a);          /* the requester */
+	ex_ip16(p, !request, b);
+	for (unsigned i = 0; i < s->npairs; i++)
+		if (!memcmp(s->pairs[i].req, a, 16) && !memcmp(s->pairs[i].resp, b, 16))
+			return i + 1;
+	if (!request || s->npairs == sizeof(s->pairs) / sizeof(s->pairs[0]))
+		return 0;
+	memcpy(s->pairs[s->npairs].req, a, 16);
+	memcpy(s->pairs[s->npairs].resp, b, 16);
+	printf("\n[%u] requester %s (left)  <->  responder %s (right)\n", s->npairs + 1,
+	       rl_addr_str(p, true, sa, sizeof(sa)), rl_addr_str(p, false, sb, sizeof(sb)));
+	printf("%7s %10s      %-47s%s\n", "frame", "time", "requester", "responder");
+	return ++s->npairs;
+}
+
+static void ex_ladder(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns)
+{
+	const struct rl_annotation *a = &s->ann;
+	char label[96], mark[96] = "", syn[48];
+	const char *name;
+	unsigned pair;
+
+	if (rl_status_fatal(st) || a->role == RL_ROLE_OTHER) {
+		printf("%7" PRIu64 " %10.6f  (not part of a conversation: %s)\n", s->frames, (double)t_ns / 1e9,
+		       rl_status_fatal(st) ? rl_status_name(st) : "unknown opcode");
+		return;
+	}
+	pair = ex_ladder_pair(s, p, a->role == RL_ROLE_REQUEST);
+	name = p->op->name + (p->op->name[2] == ' ' ? 3 : 0);   /* drop "RC " */
+	if (p->hdrs & RL_HDR_AETH) {
+		rl_describe_syndrome(p->aeth.syndrome, syn, sizeof(syn));
+		snprintf(label, sizeof(label), "%s PSN %u %s", name, p->bth.psn, syn);
+	} else {
+		snprintf(label, sizeof(label), "%s PSN %u", name, p->bth.psn);
+	}
+	if (a->verdict == RL_V_RETRANSMISSION || a->verdict == RL_V_DUPLICATE)
+		snprintf(mark, sizeof(mark), "%s of %" PRIu64, a->verdict == RL_V_DUPLICATE ? "DUPLICATE" : "RETRANSMISSION",
+			 a->original_frame);
+	else if (a->verdict == RL_V_GAP)
+		snprintf(mark, sizeof(mark), "GAP: %u missing before it", a->gap);
+	else if (a->verdict == RL_V_OUT_OF_ORDER)
+		snprintf(mark, sizeof(mark), "OUT OF ORDER");
+	if (!p->icrc_ok)
+		snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), "%sICRC BAD: dropped", *mark ? ", " : "");
+	if (a->role == RL_ROLE_REQUEST)
+		printf("%7" PRIu64 " %10.6f  [%u] %-40s ---->|  %s\n", s->frames, (double)t_ns / 1e9, pair, label, mark);
+	else
+		printf("%7" PRIu64 " %10.6f  [%u] %40s |<---- %s %s\n", s->frames, (double)t_ns / 1e9, pair, "", label, mark);
 }
 
 /* ---- JSON ----------------------------------------------------------------- */
@@ -664,6 +736,7 @@ static void ex_packet(struct ex_state *s, const struct pcap_pkthdr *h, const uin
 	case EX_LINE: ex_line(s, &p, st, t); break;
 	case EX_VERBOSE: ex_verbose(s, &p, st, t, h->len); break;
 	case EX_JSON: ex_json(s, &p, st, t, h); break;
+	case EX_LADDER: ex_ladder(s, &p, st, t); break;
 	}
 }
 
@@ -694,6 +767,7 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 	static const struct option opts[] = {
 		{ "verbose", no_argument, NULL, 'v' }, { "json", no_argument, NULL, 'j' },
 		{ "count", required_argument, NULL, 'c' }, { "quiet", no_argument, NULL, 'q' },
+		{ "ladder", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -704,6 +778,7 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		switch (c) {
 		case 'v': s->mode = EX_VERBOSE; break;
 		case 'j': s->mode = EX_JSON; break;
+		case 'L': s->mode = EX_LADDER; break;
 		case 'q': s->summary = false; break;
 		case 'c':
 			if (!cli_parse_u64(optarg, UINT64_MAX, &s->max_packets) || !s->max_packets) {

@@ -83,6 +83,11 @@ expect "explain demo: RDMA WRITE First with its RETH" 0 \
 	"$R" explain "$T/demo.pcap"
 expect "explain -v: fields with meanings" 0 "DMA length 1500 \\(bytes of the whole RDMA operation\\)" \
 	"$RA" explain -v "$T/demo.pcap"
+expect "explain --ladder draws the conversation" 0 "\\[1\\] +\\|<---- Acknowledge PSN [0-9]+ ACK" "$RA" explain --ladder "$T/demo.pcap"
+"$R" gen request-loss -o "$T/loss.pcap" 2>/dev/null
+expect "explain --ladder marks retransmissions" 0 "SEND Middle PSN [0-9]+ +---->\\|  RETRANSMISSION of 2" "$R" explain --ladder "$T/loss.pcap"
+expect "explain marks the retransmission on its line" 0 "^6 .*RC SEND Middle .*\\[RETRANSMISSION of 2\\]" "$R" explain "$T/loss.pcap"
+expect "explain -v explains the NAK" 0 "the requester goes back and resends from PSN" "$R" explain -v "$T/loss.pcap"
 expect "explain -c 3 stops after 3 frames" 0 "^--- 3 frames" "$R" explain -c 3 "$T/demo.pcap"
 expect "explain reads standard input" 0 "16 frames" sh -c "\"$R\" explain - < \"$T/demo.pcap\""
 "$R" gen demo -o "$T/demo2.pcap" 2>/dev/null
