@@ -4,8 +4,14 @@
 # 2. `rocelab explain` on a 1M-packet pcap vs `tshark -r` and `tcpdump -n -r`.
 # 3. BUILD_DIR/bench/transport: two in-process hosts (RC, MTU 4096) over
 #    rl_simwire and a direct FIFO vs encode+ICRC alone of the same packets.
+# 4. `rocelab gen write-bw` writing ~1M frames vs scapy (bench/scapy_gen.py)
+#    writing the same kind of frames, ICRC and all, with PcapWriter.
+# 5. `rocelab replay --topspeed` vs `tcpreplay --topspeed` onto a veth between
+#    two network namespaces made (and removed) here; root only.
 # Prints times and ratios measured in this run; never fails on a timing.
 # Needs only POSIX sh, GNU date (+%N) and awk; hyperfine is not used.
+# BENCH_PARTS="4 5" sh bench/run.sh build runs only those parts (default: all);
+# BENCH_SCAPY_N sets how many frames scapy writes in part 4 (default 10000).
 set -eu
 
 B=${1:-build}
@@ -16,6 +22,11 @@ LOG=$DIR/run.log
 N=1000000
 N_PREFIX=100000
 TSHARK_MAX=120          # seconds: above this (estimated) tshark runs on the prefix only
+HERE=$(cd "$(dirname "$0")" && pwd)
+GEN_COUNT=60000         # 16 KiB messages at MTU 1024: 16 data frames + 1 ACK each
+GEN_SIZE=16384
+SCAPY_N=${BENCH_SCAPY_N:-10000}
+PY=/usr/bin/python3     # Debian's python3 with python3-scapy
 
 mkdir -p "$DIR"
 
@@ -143,6 +154,168 @@ bn_part3() {
 	"$B/bench/transport"
 }
 
-bn_part1
-bn_part2
-bn_part3
+# bn_frames: N from rocelab gen's "wrote N frames" line in $LOG.
+bn_frames() {
+	sed -n 's/.*wrote \([0-9][0-9]*\) frames.*/\1/p' "$LOG" | tail -1
+}
+
+# bn_pps FRAMES SECONDS: frames per second, no decimals.
+bn_pps() {
+	awk -v n="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.0f", n / t; else print "inf" }'
+}
+
+bn_gen() {
+	"$B/rocelab" gen write-bw --count "$GEN_COUNT" --size "$GEN_SIZE" -o "$1"
+}
+
+bn_part4() {
+	echo "== 4. rocelab gen write-bw vs scapy writing the same frames to a pcap =="
+	out=$DIR/gen.pcap
+	if [ ! -x "$B/rocelab" ]; then
+		echo "  skipped: $B/rocelab not built"
+		return 0
+	fi
+	# Best of 3; the old file is removed, and dirty pages written back,
+	# outside the timed region, so that each run starts from the same state.
+	tg=
+	for _ in 1 2 3; do
+		rm -f "$out"
+		sync 2> /dev/null || true
+		if ! t=$(bn_time bn_gen "$out"); then
+			echo "  skipped: rocelab gen failed"
+			rm -f "$out"
+			return 0
+		fi
+		tg=$(awk -v a="$t" -v b="${tg:-$t}" 'BEGIN { print (a < b ? a : b) }')
+	done
+	ng=$(bn_frames)
+	ng=${ng:-0}
+	rm -f "$out"
+	pg=$(bn_pps "$ng" "$tg")
+	echo "  rocelab gen write-bw --count $GEN_COUNT --size $GEN_SIZE -o FILE: $ng frames in ${tg}s (best of 3): $pg frames/s"
+	if [ ! -x "$PY" ] || ! "$PY" -c 'import scapy.all, scapy.contrib.roce' > /dev/null 2>&1; then
+		echo "  skipped: scapy not available to $PY (python3-scapy)"
+		return 0
+	fi
+	# scapy_gen.py times itself from opening the pcap to closing it, leaving
+	# out the interpreter's start and scapy's import.
+	if ! r=$("$PY" "$HERE/scapy_gen.py" "$SCAPY_N" "$DIR/scapy.pcap" 2> "$LOG"); then
+		echo "  scapy: failed:"
+		sed 's/^/    /' "$LOG"
+		rm -f "$DIR/scapy.pcap"
+		return 0
+	fi
+	rm -f "$DIR/scapy.pcap"
+	ns=${r% *}
+	ts=${r#* }
+	ps=$(bn_pps "$ns" "$ts")
+	echo "  scapy Ether/IP/UDP/BTH/Raw + ICRC, PcapWriter: $ns frames in ${ts}s: $ps frames/s"
+	echo "  rocelab gen is $(bn_ratio "$pg" "$ps") times faster than scapy (target >= 1000x)"
+}
+
+# Part 5's namespaces and veth: unique per run, removed on any exit.
+NS5A=bnrtx$$
+NS5B=bnrrx$$
+V5A=bnv$$a
+V5B=bnv$$b
+REPLAY_MAX=60           # seconds: any one replay is stopped after this
+
+bn_net_down() {
+	ip netns del "$NS5A" 2> /dev/null || true
+	ip netns del "$NS5B" 2> /dev/null || true
+	rm -f "$DIR/replay.pcap"
+}
+
+bn_net_up() {
+	ip netns add "$NS5A" 2> /dev/null || return 1
+	trap 'bn_net_down' EXIT
+	trap 'bn_net_down; exit 130' INT
+	trap 'bn_net_down; exit 143' TERM
+	ip netns add "$NS5B" &&
+	ip link add "$V5A" type veth peer name "$V5B" &&
+	ip link set "$V5A" netns "$NS5A" &&
+	ip link set "$V5B" netns "$NS5B" || return 1
+	# No addresses and no IPv6: nothing in either namespace answers or
+	# sends on its own. The peer is up, so that frames are taken off the
+	# wire (and dropped: they are not addressed to it).
+	for ns in "$NS5A" "$NS5B"; do
+		ip netns exec "$ns" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 > /dev/null 2>&1 || true
+	done
+	ip -n "$NS5A" link set "$V5A" up &&
+	ip -n "$NS5B" link set "$V5B" up
+}
+
+bn_rocelab_replay() {
+	ip netns exec "$NS5A" timeout "$REPLAY_MAX" "$B/rocelab" replay "$1" --iface "$V5A" --topspeed
+}
+
+bn_tcpreplay() {
+	ip netns exec "$NS5A" timeout "$REPLAY_MAX" tcpreplay -q --topspeed -i "$V5A" "$1"
+}
+
+# bn_min A B: the smaller, or B when A is empty.
+bn_min() {
+	awk -v a="$1" -v b="$2" 'BEGIN { print (a != "" && a < b ? a : b) }'
+}
+
+bn_part5() {
+	echo "== 5. rocelab replay --topspeed vs tcpreplay --topspeed onto a veth =="
+	if [ ! -x "$B/rocelab" ]; then
+		echo "  skipped: $B/rocelab not built"
+		return 0
+	fi
+	if [ "$(id -u)" -ne 0 ] || ! command -v ip > /dev/null 2>&1 || ! bn_net_up; then
+		bn_net_down
+		echo "  skipped: needs root and network namespaces"
+		return 0
+	fi
+	cap=$DIR/replay.pcap
+	if ! bn_gen "$cap" > /dev/null 2> "$LOG"; then
+		echo "  skipped: rocelab gen failed"
+		bn_net_down
+		return 0
+	fi
+	n=$(bn_frames)
+	n=${n:-0}
+	echo "  capture: write-bw, $n frames of 1062-1098 bytes; sent from $NS5A:$V5A"
+	have_tcpreplay=0
+	command -v tcpreplay > /dev/null 2>&1 && have_tcpreplay=1
+	# Best of 3 each, interleaved; each time is the whole command, wall clock
+	# (process start and file open included, the same for both).
+	tr=
+	tt=
+	for _ in 1 2 3; do
+		if t=$(bn_time bn_rocelab_replay "$cap"); then
+			tr=$(bn_min "$tr" "$t")
+		fi
+		if [ "$have_tcpreplay" -eq 1 ] && t=$(bn_time bn_tcpreplay "$cap"); then
+			tt=$(bn_min "$tt" "$t")
+		fi
+	done
+	bn_net_down
+	trap - EXIT INT TERM
+	if [ -z "$tr" ]; then
+		echo "  rocelab replay: failed, see above"
+		return 0
+	fi
+	pr=$(bn_pps "$n" "$tr")
+	echo "  rocelab replay FILE --iface VETH --topspeed: ${tr}s (best of 3): $pr frames/s"
+	if [ "$have_tcpreplay" -eq 0 ]; then
+		echo "  skipped: tcpreplay not installed"
+		return 0
+	fi
+	if [ -z "$tt" ]; then
+		echo "  tcpreplay: failed, see above"
+		return 0
+	fi
+	pt=$(bn_pps "$n" "$tt")
+	echo "  tcpreplay --topspeed -i VETH FILE:          ${tt}s (best of 3): $pt frames/s"
+	echo "  rocelab replay is $(bn_ratio "$pr" "$pt") times tcpreplay's rate (target >= 1.0x)"
+}
+
+for p in ${BENCH_PARTS:-1 2 3 4 5}; do
+	case $p in
+	1 | 2 | 3 | 4 | 5) "bn_part$p" ;;
+	*) echo "bench: no part '$p' (parts are 1 to 5)" >&2 ;;
+	esac
+done

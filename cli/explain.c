@@ -857,6 +857,7 @@ int cli_explain(int argc, char **argv)
 		pcap_close(pc);
 		return CLI_ERR;
 	}
+	rl_analyzer_set_text(s.an, s.mode == EX_VERBOSE || s.mode == EX_JSON);
 	json_begin(&s.json, stdout);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 

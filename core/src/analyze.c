@@ -5,6 +5,7 @@
  * requests from one QP to another; its responses travel the other way.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ struct an_flow {
 
 	struct an_tx seen[AN_SEEN];
 	unsigned nseen, head;     /* a ring of the latest transmissions */
+	uint32_t hi;              /* the highest PSN any of them covers */
 
 	/* A reason to resend: a NAK or RNR NAK asked for PSNs from retx_next on. */
 	bool retx_pending;
@@ -54,7 +56,13 @@ struct an_flow {
 struct rl_analyzer {
 	struct an_flow *flows;
 	size_t n, cap;
+	bool terse;
 };
+
+void rl_analyzer_set_text(struct rl_analyzer *a, bool text)
+{
+	a->terse = !text;
+}
 
 const char *rl_verdict_name(enum rl_verdict v)
 {
@@ -106,6 +114,19 @@ static void an_fmt(char *buf, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+}
+
+/* Text for people, skipped when the caller asked for numbers only (rl_analyzer_set_text). */
+__attribute__((format(printf, 4, 5)))
+static void an_text(const struct rl_annotation *o, char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!o->text)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, n, fmt, ap);
 	va_end(ap);
@@ -185,6 +206,9 @@ static struct an_flow *an_request_flow(struct rl_analyzer *a, const struct rl_pk
 /* The request transmission that carried @psn (the latest one), if remembered. */
 static struct an_tx *an_find_tx(struct an_flow *f, uint32_t psn)
 {
+	/* The common case, a new PSN beyond all remembered ones, needs no search. */
+	if (!f->nseen || an_diff(psn, f->hi) > 0)
+		return NULL;
 	for (unsigned k = 0; k < f->nseen; k++) {
 		struct an_tx *t = &f->seen[(f->head + AN_SEEN - 1 - k) % AN_SEEN];
 
@@ -263,6 +287,8 @@ static void an_remember(struct an_flow *f, const struct rl_pkt *p, uint64_t fram
 	t->last = an_add(p->bth.psn, span - 1);
 	if ((p->op->flags & RL_OPF_READ) && !f->pmtu && (p->hdrs & RL_HDR_RETH))
 		t->last = an_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 255) / 256 - 1 : 0);
+	if (!f->nseen || an_diff(t->last, f->hi) > 0)
+		f->hi = t->last;
 	t->frame = frame;
 	t->t_ns = t_ns;
 	t->opcode = p->bth.opcode;
@@ -346,30 +372,30 @@ static void an_request_summary(const struct an_flow *f, const struct rl_pkt *p, 
 	(void)f;
 	if (fl & RL_OPF_PAYLOAD) {
 		if ((fl & (RL_OPF_FIRST | RL_OPF_LAST)) == (RL_OPF_FIRST | RL_OPF_LAST))
-			an_fmt(pos, sizeof(pos), "message %llu, %zu bytes", (unsigned long long)o->msg_number, p->payload_len);
+			an_text(o, pos, sizeof(pos), "message %llu, %zu bytes", (unsigned long long)o->msg_number, p->payload_len);
 		else
-			an_fmt(pos, sizeof(pos), "message %llu, bytes %llu..%llu%s", (unsigned long long)o->msg_number,
+			an_text(o, pos, sizeof(pos), "message %llu, bytes %llu..%llu%s", (unsigned long long)o->msg_number,
 			       (unsigned long long)(o->msg_bytes - p->payload_len), (unsigned long long)o->msg_bytes,
 			       o->msg_complete ? " (complete)" : "");
 	}
 	if (fl & RL_OPF_READ)
-		an_fmt(o->summary, sizeof(o->summary), "READ %u bytes from 0x%llx (rkey 0x%x)", p->reth.dma_len,
+		an_text(o, o->summary, sizeof(o->summary), "READ %u bytes from 0x%llx (rkey 0x%x)", p->reth.dma_len,
 		       (unsigned long long)p->reth.va, p->reth.rkey);
 	else if (fl & RL_OPF_CMPSWAP)
-		an_fmt(o->summary, sizeof(o->summary), "Compare&Swap at 0x%llx: if 0x%llx, write 0x%llx",
+		an_text(o, o->summary, sizeof(o->summary), "Compare&Swap at 0x%llx: if 0x%llx, write 0x%llx",
 		       (unsigned long long)p->atomiceth.va, (unsigned long long)p->atomiceth.compare,
 		       (unsigned long long)p->atomiceth.swap_add);
 	else if (fl & RL_OPF_ATOMIC)
-		an_fmt(o->summary, sizeof(o->summary), "Fetch&Add %llu at 0x%llx", (unsigned long long)p->atomiceth.swap_add,
+		an_text(o, o->summary, sizeof(o->summary), "Fetch&Add %llu at 0x%llx", (unsigned long long)p->atomiceth.swap_add,
 		       (unsigned long long)p->atomiceth.va);
 	else if ((fl & RL_OPF_WRITE) && (p->hdrs & RL_HDR_RETH))
-		an_fmt(o->summary, sizeof(o->summary), "%s %u bytes to 0x%llx (rkey 0x%x): %s", what, p->reth.dma_len,
+		an_text(o, o->summary, sizeof(o->summary), "%s %u bytes to 0x%llx (rkey 0x%x): %s", what, p->reth.dma_len,
 		       (unsigned long long)p->reth.va, p->reth.rkey, pos);
 	else if (p->hdrs & RL_HDR_DETH)
-		an_fmt(o->summary, sizeof(o->summary), "UD SEND of %zu bytes to QP 0x%x (Q_Key 0x%x)", p->payload_len,
+		an_text(o, o->summary, sizeof(o->summary), "UD SEND of %zu bytes to QP 0x%x (Q_Key 0x%x)", p->payload_len,
 		       p->bth.dqpn, p->deth.qkey);
 	else
-		an_fmt(o->summary, sizeof(o->summary), "%s %s", what, pos);
+		an_text(o, o->summary, sizeof(o->summary), "%s %s", what, pos);
 }
 
 static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p,
@@ -420,7 +446,7 @@ static void an_nak_meaning(const struct rl_pkt *p, struct rl_annotation *o)
 	if (rl_syndrome_type(s) == RL_AETH_RNR_NAK) {
 		o->rnr_wait_us = rl_rnr_timer_us(v);
 		o->resend_from_psn = p->bth.psn;
-		an_fmt(o->nak_meaning, sizeof(o->nak_meaning),
+		an_text(o, o->nak_meaning, sizeof(o->nak_meaning),
 		       "RNR NAK: no receive buffer was posted at the responder. The requester waits at least "
 		       "%u.%02u ms (RNR timer %u) and sends PSN %u again.", o->rnr_wait_us / 1000,
 		       o->rnr_wait_us % 1000 / 10, v, p->bth.psn);
@@ -429,7 +455,7 @@ static void an_nak_meaning(const struct rl_pkt *p, struct rl_annotation *o)
 	switch (v) {
 	case RL_NAK_PSN_SEQ_ERR:
 		o->resend_from_psn = p->bth.psn;
-		an_fmt(o->nak_meaning, sizeof(o->nak_meaning),
+		an_text(o, o->nak_meaning, sizeof(o->nak_meaning),
 		       "NAK, PSN sequence error: the responder expected PSN %u, so a packet was lost. It acknowledges "
 		       "everything before; the requester goes back and resends from PSN %u (go-back-N).",
 		       p->bth.psn, p->bth.psn);
@@ -438,14 +464,14 @@ static void an_nak_meaning(const struct rl_pkt *p, struct rl_annotation *o)
 	case RL_NAK_REM_ACCESS_ERR:
 	case RL_NAK_REM_OP_ERR:
 		o->wr_fails = true;
-		an_fmt(o->nak_meaning, sizeof(o->nak_meaning),
+		an_text(o, o->nak_meaning, sizeof(o->nak_meaning),
 		       "NAK, %s: %s. The work request completes with '%s'; both QPs go to the error state "
 		       "and the rest of the send queue is flushed.", rl_nak_code_name(v), rl_nak_code_meaning(v),
 		       v == RL_NAK_INVALID_REQ ? "remote invalid request error"
 		       : v == RL_NAK_REM_ACCESS_ERR ? "remote access error" : "remote operation error");
 		break;
 	default:
-		an_fmt(o->nak_meaning, sizeof(o->nak_meaning), "NAK with reserved code %u", v);
+		an_text(o, o->nak_meaning, sizeof(o->nak_meaning), "NAK with reserved code %u", v);
 	}
 }
 
@@ -497,7 +523,7 @@ static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, co
 		}
 		if (f && rl_syndrome_type(p->aeth.syndrome) == RL_AETH_NAK)
 			an_ack_range(f, p, o);
-		an_fmt(o->summary, sizeof(o->summary), "%s for PSN %u", rl_syndrome_type(p->aeth.syndrome) ==
+		an_text(o, o->summary, sizeof(o->summary), "%s for PSN %u", rl_syndrome_type(p->aeth.syndrome) ==
 		       RL_AETH_RNR_NAK ? "RNR NAK: receiver not ready" : rl_nak_code_name(rl_syndrome_value(p->aeth.syndrome)),
 		       p->bth.psn);
 		return;
@@ -518,15 +544,15 @@ static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, co
 			if ((fl & RL_OPF_LAST) && an_diff(p->bth.psn, f->acked_next) >= 0)
 				an_ack_range(f, p, o);
 		}
-		an_fmt(o->summary, sizeof(o->summary), "READ response: %zu bytes%s%s", p->payload_len,
+		an_text(o, o->summary, sizeof(o->summary), "READ response: %zu bytes%s%s", p->payload_len,
 		       o->msg_complete ? ", the last" : "", req ? "" : " (request not in the capture)");
 	} else if (p->hdrs & RL_HDR_ATOMICACKETH) {
-		an_fmt(o->summary, sizeof(o->summary), "ATOMIC ACK: memory held 0x%llx before",
+		an_text(o, o->summary, sizeof(o->summary), "ATOMIC ACK: memory held 0x%llx before",
 		       (unsigned long long)p->atomicack_orig);
 	} else if (o->acks) {
-		an_fmt(o->summary, sizeof(o->summary), "ACK of PSN %u..%u", o->acked_first, o->acked_last);
+		an_text(o, o->summary, sizeof(o->summary), "ACK of PSN %u..%u", o->acked_first, o->acked_last);
 	} else {
-		an_fmt(o->summary, sizeof(o->summary), "ACK of PSN %u again (a duplicate was seen)", p->bth.psn);
+		an_text(o, o->summary, sizeof(o->summary), "ACK of PSN %u again (a duplicate was seen)", p->bth.psn);
 	}
 }
 
@@ -558,30 +584,34 @@ static void an_explain(const struct rl_pkt *p, struct rl_annotation *o)
 		break;
 	}
 	if (o->nak)
-		an_fmt(o->explanation, sizeof(o->explanation), "%s", o->nak_meaning);
+		an_text(o, o->explanation, sizeof(o->explanation), "%s", o->nak_meaning);
 	else if (o->cnp)
-		an_fmt(o->explanation, sizeof(o->explanation), "%s", rl_describe_opcode(p->bth.opcode));
+		an_text(o, o->explanation, sizeof(o->explanation), "%s", rl_describe_opcode(p->bth.opcode));
 	else
-		an_fmt(o->explanation, sizeof(o->explanation), "%s%s%s", rl_describe_opcode(p->bth.opcode), verdict,
+		an_text(o, o->explanation, sizeof(o->explanation), "%s%s%s", rl_describe_opcode(p->bth.opcode), verdict,
 		       o->ecn_ce ? " Marked Congestion Experienced: the receiver will send a CNP." : "");
 }
 
 void rl_analyze(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p, enum rl_status st,
 		struct rl_annotation *o)
 {
-	memset(o, 0, sizeof(*o));
+	/* The numbers are cleared; the long text fields only emptied (this runs per packet). */
+	memset(o, 0, offsetof(struct rl_annotation, summary));
+	o->summary[0] = o->nak_meaning[0] = o->explanation[0] = 0;
+	o->text = !a->terse;
 	if (st == RL_NOT_ROCE || rl_status_fatal(st) || st == RL_E_UNKNOWN_OPCODE || !p->op)
 		return;
 	o->ecn_ce = (p->l3 == RL_L3_IPV4 ? p->ip4.ecn : (p->ip6.tclass & 3)) == 3;
 	if (p->op->flags & RL_OPF_CNP) {
 		o->role = RL_ROLE_CNP;
 		o->cnp = true;
-		an_fmt(o->summary, sizeof(o->summary), "CNP: congestion on the way to QP 0x%x; its sender should slow down",
+		an_text(o, o->summary, sizeof(o->summary), "CNP: congestion on the way to QP 0x%x; its sender should slow down",
 		       p->bth.dqpn);
 	} else if (p->op->flags & RL_OPF_REQ) {
 		an_request(a, frame, t_ns, p, o);
 	} else if (p->op->flags & RL_OPF_RESP) {
 		an_response(a, frame, t_ns, p, o);
 	}
-	an_explain(p, o);
+	if (o->text)
+		an_explain(p, o);
 }

@@ -41,8 +41,6 @@ enum rl_role { RL_ROLE_OTHER, RL_ROLE_REQUEST, RL_ROLE_RESPONSE, RL_ROLE_CNP };
 
 struct rl_annotation {
 	enum rl_role role;
-	/* A short line for a packet list, in plain words, e.g. "WRITE 1500 bytes to 0x7f01...: packet 1 of 2". */
-	char summary[160];
 
 	/* PSN analysis (requests of RC and UC). */
 	enum rl_verdict verdict;
@@ -64,8 +62,7 @@ struct rl_annotation {
 	uint64_t msg_first_frame;
 	bool msg_complete;
 
-	/* NAKs: what the syndrome means and what the requester does next. */
-	char nak_meaning[200];
+	/* NAKs: what the syndrome means (nak_meaning, below) and what the requester does next. */
 	bool nak;
 	uint32_t resend_from_psn;       /* PSN sequence error / RNR NAK: resend from here */
 	uint32_t rnr_wait_us;           /* RNR NAK: at least this long */
@@ -74,11 +71,18 @@ struct rl_annotation {
 	/* Congestion. */
 	bool ecn_ce;                    /* the IP header says Congestion Experienced */
 	bool cnp;
+
+	/* Text for people; written unless rl_analyzer_set_text(a, false). */
+	bool text;
+	char summary[160];              /* a short line in plain words, e.g. "READ 4096 bytes from 0x7f01..." */
+	char nak_meaning[200];
 	char explanation[320];          /* a sentence or two for a learner (explain -v, the plugin's tree) */
 };
 
 struct rl_analyzer *rl_analyzer_new(void);
 void rl_analyzer_free(struct rl_analyzer *a);
+/* Write the text fields (the default), or only the numbers, which is faster. */
+void rl_analyzer_set_text(struct rl_analyzer *a, bool text);
 
 /*
  * Analyze packet number @frame (1-based, as Wireshark counts) captured at
