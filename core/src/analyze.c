@@ -370,7 +370,11 @@ static void an_request_summary(const struct an_flow *f, const struct rl_pkt *p, 
 	char pos[64] = "";
 
 	(void)f;
-	if (fl & RL_OPF_PAYLOAD) {
+	if ((fl & RL_OPF_PAYLOAD) && !o->msg_number) {
+		/* A packet seen before: its message was counted the first time. */
+		an_text(o, pos, sizeof(pos), "%zu bytes, %s frame %llu", p->payload_len,
+			o->verdict == RL_V_DUPLICATE ? "a copy of" : "sent again, first in", (unsigned long long)o->original_frame);
+	} else if (fl & RL_OPF_PAYLOAD) {
 		if ((fl & (RL_OPF_FIRST | RL_OPF_LAST)) == (RL_OPF_FIRST | RL_OPF_LAST))
 			an_text(o, pos, sizeof(pos), "message %llu, %zu bytes", (unsigned long long)o->msg_number, p->payload_len);
 		else
