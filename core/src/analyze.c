@@ -590,9 +590,9 @@ static void an_explain(const struct rl_pkt *p, struct rl_annotation *o)
 	if (o->nak)
 		an_text(o, o->explanation, sizeof(o->explanation), "%s", o->nak_meaning);
 	else if (o->cnp)
-		an_text(o, o->explanation, sizeof(o->explanation), "%s", rl_describe_opcode(p->bth.opcode));
+		an_text(o, o->explanation, sizeof(o->explanation), "%s.", rl_describe_opcode(p->bth.opcode));
 	else
-		an_text(o, o->explanation, sizeof(o->explanation), "%s%s%s", rl_describe_opcode(p->bth.opcode), verdict,
+		an_text(o, o->explanation, sizeof(o->explanation), "%s.%s%s", rl_describe_opcode(p->bth.opcode), verdict,
 		       o->ecn_ce ? " Marked Congestion Experienced: the receiver will send a CNP." : "");
 }
 
