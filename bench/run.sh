@@ -313,9 +313,56 @@ bn_part5() {
 	echo "  rocelab replay is $(bn_ratio "$pr" "$pt") times tcpreplay's rate (target >= 1.0x)"
 }
 
-for p in ${BENCH_PARTS:-1 2 3 4 5}; do
+# 6. The Wireshark plugin's cost: tshark with it against tshark without it on the
+#    same capture, and rocelab explain (with the analyzer's annotations) against tshark.
+bn_tshark_plugin() {
+	if [ "$(id -u)" -eq 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$PLUGHOME" \
+			WIRESHARK_PLUGIN_DIR="$PLUGDIR" tshark -r - < "$1"
+	else
+		env WIRESHARK_PLUGIN_DIR="$PLUGDIR" tshark -r - < "$1"
+	fi
+}
+
+bn_tshark_noplugin() {
+	if [ "$(id -u)" -eq 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$PLUGHOME" tshark -r - < "$1"
+	else
+		tshark -r - < "$1"
+	fi
+}
+
+bn_part6() {
+	echo "== 6. tshark with the rocelab plugin against tshark without it =="
+	if [ ! -f "$B/plugin/rocelab.so" ]; then
+		echo "  skipped: $B/plugin/rocelab.so not built (make plugin)"
+		return 0
+	fi
+	[ -f "$PCAP" ] || "$B/bench/decode" --write-pcap "$PCAP" "$N"
+	[ -f "$PREFIX" ] || "$B/bench/decode" --write-pcap "$PREFIX" "$N_PREFIX"
+	P6=$(mktemp -d)
+	chmod 755 "$P6"
+	PLUGDIR=$P6/plugins
+	PLUGHOME=$P6/home
+	mkdir -p "$PLUGDIR/4.0/epan" "$PLUGHOME"
+	cp "$B/plugin/rocelab.so" "$PLUGDIR/4.0/epan/"
+	chmod -R a+rX "$P6"
+	chown -R 65534 "$PLUGHOME" 2>/dev/null || true
+	f=$PCAP
+	[ "${BENCH_PLUGIN_1M:-0}" = 1 ] || { f=$PREFIX; echo "  capture: $N_PREFIX packets (BENCH_PLUGIN_1M=1 for the 1M file)"; }
+	tw=$(bn_best3 bn_tshark_plugin "$f") || { echo "  tshark with the plugin failed"; rm -rf "$P6"; return 0; }
+	to=$(bn_best3 bn_tshark_noplugin "$f") || { echo "  tshark failed"; rm -rf "$P6"; return 0; }
+	te=$(bn_best3 bn_explain "$f")
+	echo "  tshark -r with the plugin:    ${tw}s (best of 3)"
+	echo "  tshark -r without it:         ${to}s (best of 3)"
+	echo "  with / without: $(awk -v a="$tw" -v b="$to" 'BEGIN { printf "%.2f", a / b }')x (target <= 1.3x)"
+	echo "  rocelab explain (annotated):  ${te}s (best of 3): $(bn_ratio "$to" "$te") times faster than tshark -r"
+	rm -rf "$P6"
+}
+
+for p in ${BENCH_PARTS:-1 2 3 4 5 6}; do
 	case $p in
-	1 | 2 | 3 | 4 | 5) "bn_part$p" ;;
-	*) echo "bench: no part '$p' (parts are 1 to 5)" >&2 ;;
+	1 | 2 | 3 | 4 | 5 | 6) "bn_part$p" ;;
+	*) echo "bench: no part '$p' (parts are 1 to 6)" >&2 ;;
 	esac
 done
