@@ -224,21 +224,6 @@ static void gen_list(void)
 		printf("  %-18s %s\n", gen_crafted[i].name, gen_crafted[i].teaches);
 }
 
-static bool gen_parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned v[6];
-	char tail;
-
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6)
-		return false;
-	for (int i = 0; i < 6; i++) {
-		if (v[i] > 255)
-			return false;
-		mac[i] = (uint8_t)v[i];
-	}
-	return true;
-}
-
 static bool gen_parse_drops(const char *s, struct gen_opts *o)
 {
 	char buf[1024], *save = NULL, *tok;
@@ -338,7 +323,7 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
 		cli_error("gen", "'%s' is not an IPv4 or IPv6 address", arg);
 		return CLI_ERR;
 	case O_MACA: case O_MACB:
-		if (gen_parse_mac(arg, o->mac[c == O_MACB])) return 0;
+		if (rl_parse_mac(arg, o->mac[c == O_MACB])) return 0;
 		cli_error("gen", "'%s' is not a MAC address like 02:00:00:00:00:01", arg);
 		return CLI_ERR;
 	case O_QPNA: case O_QPNB:

@@ -8,7 +8,7 @@
 #include "rocelab/icrc.h"
 #include "rocelab/rewrite.h"
 
-static bool rl_parse_mac(const char *s, uint8_t mac[6])
+bool rl_parse_mac(const char *s, uint8_t mac[6])
 {
 	unsigned v[6];
 	char tail;

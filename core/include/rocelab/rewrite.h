@@ -36,6 +36,9 @@ struct rl_rewrite {
  */
 int rl_rewrite_parse(struct rl_rewrite *rw, const char *rule, char *why, size_t why_len);
 
+/* "02:00:00:00:00:01" -> 6 bytes; false if it is not a MAC address. */
+bool rl_parse_mac(const char *s, uint8_t mac[6]);
+
 /* Is anything to be changed at all? */
 bool rl_rewrite_empty(const struct rl_rewrite *rw);
 
