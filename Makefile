@@ -43,6 +43,7 @@ help:
 	@echo "make bench     speed benchmarks (bench/)"
 	@echo "make fuzz      run the libFuzzer decoder target for FUZZ_SECONDS (default 60)"
 	@echo "make install   install rocelab, librocelab.a, headers and rocelab.pc under PREFIX"
+	@echo "make plugin install-plugin   build the Wireshark plugin, install it for you (root: system-wide)"
 
 bootstrap:
 	@sh scripts/bootstrap.sh
@@ -107,6 +108,7 @@ test: bootstrap
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) cli-test
+	$(MAKE) plugin-test
 	$(MAKE) oracle
 	sh tests/scenarios/run.sh $(B)/rocelab
 	sh tests/replay/run.sh $(B)/rocelab
@@ -129,7 +131,7 @@ $(B)/bench/transport: bench/bench_transport.c $(B)/librocelab.a | $(B)
 	mkdir -p $(B)/bench
 	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(ALL_CFLAGS) bench/bench_transport.c $(B)/librocelab.a -o $@ -lisal -lz
 
-bench: bootstrap all $(B)/bench/decode $(B)/bench/transport
+bench: bootstrap all plugin $(B)/bench/decode $(B)/bench/transport
 	sh bench/run.sh $(B)
 
 install: all
@@ -147,3 +149,5 @@ uninstall:
 
 clean:
 	rm -rf $(B) labs/out
+
+include mk/plugin.mk

@@ -373,7 +373,7 @@ static void an_request_summary(const struct an_flow *f, const struct rl_pkt *p, 
 	if ((fl & RL_OPF_PAYLOAD) && !o->msg_number) {
 		/* A packet seen before: its message was counted the first time. */
 		an_text(o, pos, sizeof(pos), "%zu bytes, %s frame %llu", p->payload_len,
-			o->verdict == RL_V_DUPLICATE ? "a copy of" : "sent again, first in", (unsigned long long)o->original_frame);
+			o->verdict == RL_V_DUPLICATE ? "a copy of" : "sent again, before in", (unsigned long long)o->original_frame);
 	} else if (fl & RL_OPF_PAYLOAD) {
 		if ((fl & (RL_OPF_FIRST | RL_OPF_LAST)) == (RL_OPF_FIRST | RL_OPF_LAST))
 			an_text(o, pos, sizeof(pos), "message %llu, %zu bytes", (unsigned long long)o->msg_number, p->payload_len);
@@ -573,11 +573,11 @@ static void an_explain(const struct rl_pkt *p, struct rl_annotation *o)
 		verdict = v;
 		break;
 	case RL_V_RETRANSMISSION:
-		an_fmt(v, sizeof(v), " It is sent again (first in frame %llu).", (unsigned long long)o->original_frame);
+		an_fmt(v, sizeof(v), " It is sent again (sent before in frame %llu).", (unsigned long long)o->original_frame);
 		verdict = v;
 		break;
 	case RL_V_DUPLICATE:
-		an_fmt(v, sizeof(v), " The network delivered it twice (first in frame %llu).",
+		an_fmt(v, sizeof(v), " The network delivered it twice (the other copy is frame %llu).",
 		       (unsigned long long)o->original_frame);
 		verdict = v;
 		break;

@@ -46,7 +46,7 @@ struct rl_annotation {
 	enum rl_verdict verdict;
 	uint32_t expected_psn;
 	uint32_t gap;                   /* RL_V_GAP: packets missing */
-	uint64_t original_frame;        /* RETRANSMISSION/DUPLICATE: where this PSN was seen first */
+	uint64_t original_frame;        /* RETRANSMISSION/DUPLICATE: the previous transmission of this PSN */
 
 	/* Links (responses): the request this answers and what it acknowledges. */
 	uint64_t request_frame;         /* 0 if not known */
@@ -62,10 +62,14 @@ struct rl_annotation {
 	uint64_t msg_first_frame;
 	bool msg_complete;
 
-	/* NAKs: what the syndrome means (nak_meaning, below) and what the requester does next. */
+	/*
+	 * NAKs (RNR NAKs too): what the syndrome means (nak_meaning, below) and
+	 * what the requester does next: resend from resend_from_psn (valid when
+	 * !wr_fails), after rnr_wait_us for an RNR NAK; or fail the work request.
+	 */
 	bool nak;
-	uint32_t resend_from_psn;       /* PSN sequence error / RNR NAK: resend from here */
-	uint32_t rnr_wait_us;           /* RNR NAK: at least this long */
+	uint32_t resend_from_psn;
+	uint32_t rnr_wait_us;
 	bool wr_fails;                  /* the work request fails, the QPs go to ERR */
 
 	/* Congestion. */
@@ -75,7 +79,7 @@ struct rl_annotation {
 	/* Text for people; written unless rl_analyzer_set_text(a, false). */
 	bool text;
 	char summary[160];              /* a short line in plain words, e.g. "READ 4096 bytes from 0x7f01..." */
-	char nak_meaning[200];
+	char nak_meaning[320];
 	char explanation[320];          /* a sentence or two for a learner (explain -v, the plugin's tree) */
 };
 

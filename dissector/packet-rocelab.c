@@ -1,0 +1,840 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab's Wireshark 4.0 plugin: a postdissector that puts a "RoCE Lab"
+ * tree under every RoCE packet with what rocelab's analyzer says about it --
+ * the ICRC checked, the PSN verdict (retransmission, duplicate, gap, out of
+ * order), which request a response answers and how long it took, what a NAK
+ * means, ECN marks and CNPs -- plus expert infos and a plain-words summary
+ * in the Info column.
+ *
+ * It decodes nothing itself: the frame's raw bytes go to core/'s rl_decode()
+ * and the packet to rl_analyze(). Being a postdissector, it sees every frame,
+ * even when another protocol took the UDP payload (a RoCE packet from source
+ * port 69 goes to TFTP, because UDP tries the lower port first).
+ *
+ * Cross-packet results are computed once, on the first pass, with one
+ * analyzer per capture file, and stored per frame (p_add_proto_data), as the
+ * TCP dissector's sequence analysis does; later passes read them back.
+ */
+#define WS_BUILD_DLL
+#include <wireshark.h>
+#include <ws_version.h>
+
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/proto.h>
+#include <epan/proto_data.h>
+#include <wiretap/wtap.h>
+
+#include "rocelab/analyze.h"
+#include "rocelab/describe.h"
+#include "rocelab/hdr.h"
+#include "rocelab/icrc.h"
+#include "rocelab/opcode.h"
+#include "rocelab/packet.h"
+#include "rocelab/status.h"
+
+#define ROCELAB_PLUGIN_VERSION "0.1.0"
+
+WS_DLL_PUBLIC_DEF const char plugin_version[] = ROCELAB_PLUGIN_VERSION;
+WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
+WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
+
+WS_DLL_PUBLIC void plugin_register(void);
+
+/* ---- registration handles ------------------------------------------------ */
+
+static int proto_rocelab = -1;
+static dissector_handle_t rocelab_handle;
+
+static int hf_summary = -1;
+static int hf_explanation = -1;
+static int hf_packet = -1;
+static int hf_role = -1;
+static int hf_decode_error = -1;
+static int hf_bth_opcode = -1;
+static int hf_bth_dqpn = -1;
+static int hf_bth_psn = -1;
+static int hf_bth_fecn = -1;
+static int hf_bth_becn = -1;
+static int hf_icrc = -1;
+static int hf_icrc_expected = -1;
+static int hf_icrc_status = -1;
+static int hf_verdict = -1;
+static int hf_retransmission = -1;
+static int hf_duplicate = -1;
+static int hf_out_of_order = -1;
+static int hf_gap = -1;
+static int hf_missing = -1;
+static int hf_expected_psn = -1;
+static int hf_original_frame = -1;
+static int hf_retransmitted_in = -1;
+static int hf_request_frame = -1;
+static int hf_response_frame = -1;
+static int hf_response_time = -1;
+static int hf_ack_first_psn = -1;
+static int hf_ack_last_psn = -1;
+static int hf_ack_first_frame = -1;
+static int hf_ack_last_frame = -1;
+static int hf_msg_number = -1;
+static int hf_msg_bytes = -1;
+static int hf_msg_total = -1;
+static int hf_msg_first_frame = -1;
+static int hf_msg_complete = -1;
+static int hf_nak = -1;
+static int hf_nak_meaning = -1;
+static int hf_nak_resend_psn = -1;
+static int hf_nak_wr_fails = -1;
+static int hf_rnr_wait_us = -1;
+static int hf_ecn_ce = -1;
+static int hf_cnp = -1;
+static int hf_cnp_qp = -1;
+
+static gint ett_rocelab = -1;
+static gint ett_bth = -1;
+static gint ett_icrc = -1;
+static gint ett_analysis = -1;
+static gint ett_link = -1;
+static gint ett_ack = -1;
+static gint ett_msg = -1;
+static gint ett_nak = -1;
+static gint ett_congestion = -1;
+
+static expert_field ei_malformed = EI_INIT;
+static expert_field ei_unknown_opcode = EI_INIT;
+static expert_field ei_icrc_bad = EI_INIT;
+static expert_field ei_retransmission = EI_INIT;
+static expert_field ei_duplicate = EI_INIT;
+static expert_field ei_out_of_order = EI_INIT;
+static expert_field ei_gap = EI_INIT;
+static expert_field ei_nak_psn = EI_INIT;
+static expert_field ei_nak_access = EI_INIT;
+static expert_field ei_nak_other = EI_INIT;
+static expert_field ei_rnr_nak = EI_INIT;
+static expert_field ei_ecn_ce = EI_INIT;
+static expert_field ei_cnp = EI_INIT;
+
+/* Names that come from core/, copied into value_strings at registration. */
+static value_string opcode_vals[257];
+static value_string verdict_vals[RL_V_DUPLICATE + 2];
+
+static const value_string role_vals[] = {
+	{ RL_ROLE_OTHER, "other" },
+	{ RL_ROLE_REQUEST, "request" },
+	{ RL_ROLE_RESPONSE, "response" },
+	{ RL_ROLE_CNP, "congestion notification" },
+	{ 0, NULL },
+};
+
+/* The numbering of Wireshark's checksum status, so "good"/"bad" read the same as tcp.checksum.status. */
+#define ICRC_BAD 0
+#define ICRC_GOOD 1
+static const value_string icrc_status_vals[] = {
+	{ ICRC_BAD, "Bad" },
+	{ ICRC_GOOD, "Good" },
+	{ 0, NULL },
+};
+
+/* ---- per-capture state ------------------------------------------------------ */
+
+/* What the analyzer said about one frame, kept for the capture's lifetime. */
+struct rlp_frame {
+	enum rl_role role;
+	enum rl_verdict verdict;
+	bool acks, msg_complete, nak, wr_fails, ecn_ce, cnp;
+	guint32 expected_psn, gap;
+	guint32 acked_first, acked_last;
+	guint32 resend_from_psn, rnr_wait_us;
+	guint32 original_frame, request_frame, acked_first_frame, acked_last_frame, msg_first_frame;
+	guint64 response_time_ns, msg_number, msg_bytes, msg_total;
+	const char *summary, *nak_meaning, *explanation; /* file scope, never NULL */
+	/* Back-links, filled when a later frame points here. */
+	guint32 response_frame;                          /* the first response that answered this request */
+	guint32 retransmitted_in;                        /* the first time this request was sent again */
+};
+
+static struct rl_analyzer *rlp_an;       /* one per capture file */
+static wmem_map_t *rlp_frames;           /* frame number -> struct rlp_frame *, file scope */
+
+static void rlp_init(void)
+{
+	rl_analyzer_free(rlp_an);
+	rlp_an = rl_analyzer_new();
+	rlp_frames = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
+}
+
+static void rlp_cleanup(void)
+{
+	rl_analyzer_free(rlp_an);
+	rlp_an = NULL;
+	rlp_frames = NULL; /* freed with the file scope */
+}
+
+/* Wireshark counts frames in 32 bits; anything larger is "not known". */
+static guint32 rlp_frame_num(uint64_t f)
+{
+	return f <= G_MAXUINT32 ? (guint32)f : 0;
+}
+
+static struct rlp_frame *rlp_lookup(guint32 num)
+{
+	if (!rlp_frames || !num)
+		return NULL;
+	return (struct rlp_frame *)wmem_map_lookup(rlp_frames, GUINT_TO_POINTER(num));
+}
+
+/* First pass: run the analyzer on this frame and remember what it said. */
+static struct rlp_frame *rlp_analyze(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_status st)
+{
+	struct rl_annotation ann;
+	struct rlp_frame *fr;
+	uint64_t t_ns;
+
+	if (!rlp_an)
+		rlp_init();
+	if (!rlp_an)
+		return NULL;
+	memset(&ann, 0, sizeof(ann));
+	t_ns = (uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs;
+	rl_analyze(rlp_an, pinfo->num, t_ns, pkt, st, &ann);
+	ann.summary[sizeof(ann.summary) - 1] = '\0';
+	ann.nak_meaning[sizeof(ann.nak_meaning) - 1] = '\0';
+	ann.explanation[sizeof(ann.explanation) - 1] = '\0';
+
+	fr = wmem_new0(wmem_file_scope(), struct rlp_frame);
+	fr->role = ann.role;
+	fr->verdict = ann.verdict;
+	fr->acks = ann.acks;
+	fr->msg_complete = ann.msg_complete;
+	fr->nak = ann.nak;
+	fr->wr_fails = ann.wr_fails;
+	fr->ecn_ce = ann.ecn_ce;
+	fr->cnp = ann.cnp;
+	fr->expected_psn = ann.expected_psn;
+	fr->gap = ann.gap;
+	fr->acked_first = ann.acked_first;
+	fr->acked_last = ann.acked_last;
+	fr->resend_from_psn = ann.resend_from_psn;
+	fr->rnr_wait_us = ann.rnr_wait_us;
+	fr->original_frame = rlp_frame_num(ann.original_frame);
+	fr->request_frame = rlp_frame_num(ann.request_frame);
+	fr->acked_first_frame = rlp_frame_num(ann.acked_first_frame);
+	fr->acked_last_frame = rlp_frame_num(ann.acked_last_frame);
+	fr->msg_first_frame = rlp_frame_num(ann.msg_first_frame);
+	fr->response_time_ns = ann.response_time_ns;
+	fr->msg_number = ann.msg_number;
+	fr->msg_bytes = ann.msg_bytes;
+	fr->msg_total = ann.msg_total;
+	fr->summary = wmem_strdup(wmem_file_scope(), ann.summary);
+	fr->nak_meaning = wmem_strdup(wmem_file_scope(), ann.nak_meaning);
+	fr->explanation = wmem_strdup(wmem_file_scope(), ann.explanation);
+
+	/* A frame can only point back; fill the forward links of the frames it names. */
+	if (fr->request_frame && fr->request_frame < pinfo->num) {
+		struct rlp_frame *req = rlp_lookup(fr->request_frame);
+
+		if (req && !req->response_frame)
+			req->response_frame = pinfo->num;
+	}
+	if (fr->original_frame && fr->original_frame < pinfo->num) {
+		struct rlp_frame *orig = rlp_lookup(fr->original_frame);
+
+		if (orig && !orig->retransmitted_in)
+			orig->retransmitted_in = pinfo->num;
+	}
+
+	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocelab, 0, fr);
+	if (rlp_frames)
+		wmem_map_insert(rlp_frames, GUINT_TO_POINTER(pinfo->num), fr);
+	return fr;
+}
+
+/* ---- decoding ---------------------------------------------------------------- */
+
+/* The capture's link type as rl_decode() numbers it; false if it does not read it. */
+static bool rlp_link(const packet_info *pinfo, enum rl_link *link)
+{
+	if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET)
+		return false;
+	switch (pinfo->rec->rec_header.packet_header.pkt_encap) {
+	case WTAP_ENCAP_ETHERNET: *link = RL_LINK_ETHERNET; return true;
+	case WTAP_ENCAP_SLL: *link = RL_LINK_LINUX_SLL; return true;
+	case WTAP_ENCAP_SLL2: *link = RL_LINK_LINUX_SLL2; return true;
+	case WTAP_ENCAP_RAW_IP: *link = RL_LINK_RAW; return true;
+	case WTAP_ENCAP_RAW_IP4: *link = RL_LINK_IPV4; return true;
+	case WTAP_ENCAP_RAW_IP6: *link = RL_LINK_IPV6; return true;
+	default: return false;
+	}
+}
+
+/*
+ * A fatal decode error on a frame that was headed for RoCE (UDP port 4791
+ * or a GRH) is worth a word; on anything else it is somebody else's traffic.
+ */
+static bool rlp_meant_for_roce(const struct rl_pkt *pkt, const guint8 *data, size_t len)
+{
+	if (pkt->l3 == RL_L3_GRH)
+		return true;
+	if (pkt->l4_off == 0 || pkt->l4_off > len || len - pkt->l4_off < 4)
+		return false;
+	return ((guint)data[pkt->l4_off + 2] << 8 | data[pkt->l4_off + 3]) == RL_ROCEV2_UDP_PORT;
+}
+
+/* Clamp a frame offset and length to what the tvb holds, for highlighting. */
+static gint rlp_len(size_t off, size_t n, size_t cap)
+{
+	if (off >= cap)
+		return 0;
+	return (gint)MIN(n, cap - off);
+}
+
+/* Append to the Info column after what the built-in dissector wrote there. */
+static void rlp_col_append(packet_info *pinfo, const char *text)
+{
+	const char *cur = col_get_text(pinfo->cinfo, COL_INFO);
+	size_t n = cur ? strlen(cur) : 0;
+
+	col_append_sep_str(pinfo->cinfo, COL_INFO, n && cur[n - 1] == ' ' ? "| " : " | ", text);
+}
+
+static void rlp_show_malformed(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, enum rl_status st,
+			       const struct rl_pkt *pkt, size_t len)
+{
+	char msg[256];
+	proto_item *ti, *pi;
+	proto_tree *t;
+	size_t off = pkt->err_off < len ? pkt->err_off : 0;
+
+	rl_decode_error_str(st, pkt, msg, sizeof(msg));
+	msg[sizeof(msg) - 1] = '\0';
+	ti = proto_tree_add_item(tree, proto_rocelab, tvb, 0, -1, ENC_NA);
+	proto_item_append_text(ti, ": malformed RoCE packet (%s)", rl_status_name(st));
+	t = proto_item_add_subtree(ti, ett_rocelab);
+	pi = proto_tree_add_string(t, hf_decode_error, tvb, (gint)off, rlp_len(off, 1, len), msg);
+	proto_item_set_generated(pi);
+	expert_add_info_format(pinfo, pi, &ei_malformed, "Malformed RoCE packet: %s", msg);
+	snprintf(msg, sizeof(msg), "malformed RoCE packet: %s", rl_status_reason(st));
+	rlp_col_append(pinfo, msg);
+}
+
+static void rlp_mark(wmem_strbuf_t *sb, const char *mark)
+{
+	if (wmem_strbuf_get_len(sb))
+		wmem_strbuf_append_c(sb, ' ');
+	wmem_strbuf_append(sb, mark);
+}
+
+/* The Info column: the summary in plain words, then marks like TCP's "[Retransmission]". */
+static void rlp_info(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_status st, const struct rlp_frame *fr)
+{
+	wmem_strbuf_t *sb = wmem_strbuf_new(pinfo->pool, "");
+	char mark[48];
+
+	if (fr && fr->summary[0])
+		wmem_strbuf_append(sb, fr->summary);
+	if (fr && fr->verdict == RL_V_RETRANSMISSION)
+		rlp_mark(sb, "[Retransmission]");
+	else if (fr && fr->verdict == RL_V_DUPLICATE)
+		rlp_mark(sb, "[Duplicate]");
+	else if (fr && fr->verdict == RL_V_OUT_OF_ORDER)
+		rlp_mark(sb, "[Out of order]");
+	else if (fr && fr->verdict == RL_V_GAP) {
+		snprintf(mark, sizeof(mark), "[Gap: %u missing]", fr->gap);
+		rlp_mark(sb, mark);
+	}
+	if (fr && fr->ecn_ce)
+		rlp_mark(sb, "[ECN CE]");
+	if (st == RL_E_UNKNOWN_OPCODE) {
+		snprintf(mark, sizeof(mark), "[Unknown opcode 0x%02x]", pkt->bth.opcode);
+		rlp_mark(sb, mark);
+	}
+	if (!pkt->icrc_ok)
+		rlp_mark(sb, "[ICRC bad]");
+	if (wmem_strbuf_get_len(sb))
+		rlp_col_append(pinfo, wmem_strbuf_get_str(sb));
+}
+
+/* ---- the tree ------------------------------------------------------------------ */
+
+static proto_item *rlp_gen(proto_item *pi)
+{
+	proto_item_set_generated(pi);
+	return pi;
+}
+
+static void rlp_show_bth(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
+			 enum rl_status st, size_t len)
+{
+	proto_tree *bt;
+	proto_item *pi;
+	gint o = (gint)pkt->bth_off;
+
+	bt = proto_tree_add_subtree(t, tvb, o, rlp_len(pkt->bth_off, RL_BTH_LEN, len), ett_bth, NULL,
+				    "Base Transport Header");
+	pi = proto_tree_add_uint(bt, hf_bth_opcode, tvb, o, rlp_len(pkt->bth_off, 1, len), pkt->bth.opcode);
+	if (st == RL_E_UNKNOWN_OPCODE)
+		expert_add_info(pinfo, pi, &ei_unknown_opcode);
+	proto_tree_add_uint(bt, hf_bth_dqpn, tvb, o + 5, rlp_len(pkt->bth_off + 5, 3, len), pkt->bth.dqpn);
+	proto_tree_add_uint(bt, hf_bth_psn, tvb, o + 9, rlp_len(pkt->bth_off + 9, 3, len), pkt->bth.psn);
+	proto_tree_add_boolean(bt, hf_bth_fecn, tvb, o + 4, rlp_len(pkt->bth_off + 4, 1, len), pkt->bth.fecn);
+	proto_tree_add_boolean(bt, hf_bth_becn, tvb, o + 4, rlp_len(pkt->bth_off + 4, 1, len), pkt->bth.becn);
+}
+
+static void rlp_show_icrc(proto_tree *t, proto_item *top, tvbuff_t *tvb, packet_info *pinfo,
+			  const struct rl_pkt *pkt, size_t len)
+{
+	proto_tree *it;
+	proto_item *pi;
+	gint o = (gint)pkt->icrc_off;
+	gint n = rlp_len(pkt->icrc_off, RL_ICRC_LEN, len);
+	uint32_t got = rl_icrc_display(pkt->icrc), want = rl_icrc_display(pkt->icrc_expected);
+
+	it = proto_tree_add_subtree_format(t, tvb, o, n, ett_icrc, NULL, "Invariant CRC: 0x%08x [%s]", got,
+					   pkt->icrc_ok ? "correct" : "INCORRECT");
+	proto_tree_add_uint(it, hf_icrc, tvb, o, n, got);
+	rlp_gen(proto_tree_add_uint(it, hf_icrc_expected, tvb, o, n, want));
+	pi = rlp_gen(proto_tree_add_uint(it, hf_icrc_status, tvb, o, n, pkt->icrc_ok ? ICRC_GOOD : ICRC_BAD));
+	if (!pkt->icrc_ok) {
+		expert_add_info_format(pinfo, pi, &ei_icrc_bad,
+				       "ICRC mismatch: the packet says 0x%08x, its bytes give 0x%08x; a receiver drops it",
+				       got, want);
+		proto_item_append_text(top, " [ICRC BAD]");
+	}
+}
+
+static void rlp_show_analysis(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
+			      const struct rlp_frame *fr)
+{
+	proto_tree *at;
+	proto_item *ai, *pi;
+
+	if (fr->verdict == RL_V_NONE)
+		return;
+	at = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_analysis, &ai, "PSN analysis: %s",
+					   rl_verdict_name(fr->verdict));
+	proto_item_set_generated(ai);
+	rlp_gen(proto_tree_add_uint(at, hf_verdict, tvb, 0, 0, fr->verdict));
+	if (fr->verdict != RL_V_FIRST)
+		rlp_gen(proto_tree_add_uint(at, hf_expected_psn, tvb, 0, 0, fr->expected_psn));
+	switch (fr->verdict) {
+	case RL_V_RETRANSMISSION:
+		pi = rlp_gen(proto_tree_add_none_format(at, hf_retransmission, tvb, 0, 0,
+							"This packet is a retransmission of PSN %u", pkt->bth.psn));
+		expert_add_info_format(pinfo, pi, &ei_retransmission, "Retransmission of PSN %u", pkt->bth.psn);
+		break;
+	case RL_V_DUPLICATE:
+		pi = rlp_gen(proto_tree_add_none_format(at, hf_duplicate, tvb, 0, 0,
+							"This packet is a duplicate of PSN %u", pkt->bth.psn));
+		expert_add_info_format(pinfo, pi, &ei_duplicate, "Duplicate of PSN %u: the network copied it",
+				       pkt->bth.psn);
+		break;
+	case RL_V_OUT_OF_ORDER:
+		pi = rlp_gen(proto_tree_add_none_format(at, hf_out_of_order, tvb, 0, 0,
+							"This packet arrives out of order (PSN %u, expected %u)",
+							pkt->bth.psn, fr->expected_psn));
+		expert_add_info_format(pinfo, pi, &ei_out_of_order, "Out of order: PSN %u after later PSNs",
+				       pkt->bth.psn);
+		break;
+	case RL_V_GAP:
+		pi = rlp_gen(proto_tree_add_none_format(at, hf_gap, tvb, 0, 0,
+							"Gap: %u packet(s) before this one are missing", fr->gap));
+		rlp_gen(proto_tree_add_uint(at, hf_missing, tvb, 0, 0, fr->gap));
+		expert_add_info_format(pinfo, pi, &ei_gap, "Gap: PSN %u expected, %u packet(s) missing",
+				       fr->expected_psn, fr->gap);
+		break;
+	default:
+		break;
+	}
+	if (fr->original_frame)
+		rlp_gen(proto_tree_add_uint(at, hf_original_frame, tvb, 0, 0, fr->original_frame));
+	if (fr->retransmitted_in)
+		rlp_gen(proto_tree_add_uint(at, hf_retransmitted_in, tvb, 0, 0, fr->retransmitted_in));
+}
+
+static void rlp_show_links(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame *fr)
+{
+	proto_tree *lt;
+	proto_item *li;
+	nstime_t rt;
+
+	if (!fr->request_frame && !fr->response_frame)
+		return;
+	lt = proto_tree_add_subtree(t, tvb, 0, 0, ett_link, &li, "Request/response");
+	proto_item_set_generated(li);
+	if (fr->request_frame) {
+		rlp_gen(proto_tree_add_uint(lt, hf_request_frame, tvb, 0, 0, fr->request_frame));
+		rt.secs = (time_t)(fr->response_time_ns / 1000000000u);
+		rt.nsecs = (int)(fr->response_time_ns % 1000000000u);
+		rlp_gen(proto_tree_add_time(lt, hf_response_time, tvb, 0, 0, &rt));
+	}
+	if (fr->response_frame)
+		rlp_gen(proto_tree_add_uint(lt, hf_response_frame, tvb, 0, 0, fr->response_frame));
+}
+
+static void rlp_show_ack(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame *fr)
+{
+	proto_tree *kt;
+	proto_item *ki;
+
+	if (!fr->acks)
+		return;
+	kt = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_ack, &ki, "Acknowledges PSN %u..%u", fr->acked_first,
+					   fr->acked_last);
+	proto_item_set_generated(ki);
+	rlp_gen(proto_tree_add_uint(kt, hf_ack_first_psn, tvb, 0, 0, fr->acked_first));
+	rlp_gen(proto_tree_add_uint(kt, hf_ack_last_psn, tvb, 0, 0, fr->acked_last));
+	if (fr->acked_first_frame)
+		rlp_gen(proto_tree_add_uint(kt, hf_ack_first_frame, tvb, 0, 0, fr->acked_first_frame));
+	if (fr->acked_last_frame)
+		rlp_gen(proto_tree_add_uint(kt, hf_ack_last_frame, tvb, 0, 0, fr->acked_last_frame));
+}
+
+static void rlp_show_msg(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame *fr)
+{
+	proto_tree *mt;
+	proto_item *mi;
+
+	if (!fr->msg_number)
+		return;
+	mt = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_msg, &mi, "Message %" PRIu64 ": %" PRIu64 " bytes so far",
+					   fr->msg_number, fr->msg_bytes);
+	proto_item_set_generated(mi);
+	rlp_gen(proto_tree_add_uint64(mt, hf_msg_number, tvb, 0, 0, fr->msg_number));
+	rlp_gen(proto_tree_add_uint64(mt, hf_msg_bytes, tvb, 0, 0, fr->msg_bytes));
+	if (fr->msg_total)
+		rlp_gen(proto_tree_add_uint64(mt, hf_msg_total, tvb, 0, 0, fr->msg_total));
+	if (fr->msg_first_frame)
+		rlp_gen(proto_tree_add_uint(mt, hf_msg_first_frame, tvb, 0, 0, fr->msg_first_frame));
+	rlp_gen(proto_tree_add_boolean(mt, hf_msg_complete, tvb, 0, 0, fr->msg_complete));
+}
+
+/* NAKs and RNR NAKs: the wire's AETH says which kind, the analyzer what it means. */
+static void rlp_show_nak(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
+			 const struct rlp_frame *fr, size_t len)
+{
+	proto_tree *nt;
+	proto_item *pi;
+	enum rl_aeth_type type;
+	uint8_t code;
+	int aoff;
+	size_t off = 0;
+	char what[80];
+
+	if (!pkt->op || !(pkt->hdrs & RL_HDR_AETH))
+		return;
+	type = rl_syndrome_type(pkt->aeth.syndrome);
+	code = rl_syndrome_value(pkt->aeth.syndrome);
+	if (type != RL_AETH_NAK && type != RL_AETH_RNR_NAK)
+		return;
+	aoff = rl_opcode_hdr_offset(pkt->bth.opcode, RL_HDR_AETH);
+	if (aoff >= 0)
+		off = pkt->bth_off + RL_BTH_LEN + (size_t)aoff;
+	rl_describe_syndrome(pkt->aeth.syndrome, what, sizeof(what));
+	what[sizeof(what) - 1] = '\0';
+
+	pi = rlp_gen(proto_tree_add_none_format(t, hf_nak, tvb, (gint)off, rlp_len(off, 1, len), "%s", what));
+	nt = proto_item_add_subtree(pi, ett_nak);
+	if (fr && fr->nak_meaning[0])
+		rlp_gen(proto_tree_add_string(nt, hf_nak_meaning, tvb, 0, 0, fr->nak_meaning));
+	if (fr && (type == RL_AETH_RNR_NAK || code == RL_NAK_PSN_SEQ_ERR))
+		rlp_gen(proto_tree_add_uint(nt, hf_nak_resend_psn, tvb, 0, 0, fr->resend_from_psn));
+	if (fr && type == RL_AETH_RNR_NAK)
+		rlp_gen(proto_tree_add_uint(nt, hf_rnr_wait_us, tvb, 0, 0, fr->rnr_wait_us));
+	if (fr && type == RL_AETH_NAK)
+		rlp_gen(proto_tree_add_boolean(nt, hf_nak_wr_fails, tvb, 0, 0, fr->wr_fails));
+
+	if (type == RL_AETH_RNR_NAK)
+		expert_add_info_format(pinfo, pi, &ei_rnr_nak, "%s: the responder had no receive buffer for PSN %u",
+				       what, pkt->bth.psn);
+	else if (code == RL_NAK_PSN_SEQ_ERR)
+		expert_add_info_format(pinfo, pi, &ei_nak_psn, "%s: resend from PSN %u", what, pkt->bth.psn);
+	else if (code == RL_NAK_REM_ACCESS_ERR)
+		expert_add_info_format(pinfo, pi, &ei_nak_access,
+				       "%s for PSN %u: wrong R_Key, address or rights; the work request fails", what,
+				       pkt->bth.psn);
+	else
+		expert_add_info_format(pinfo, pi, &ei_nak_other, "%s for PSN %u", what, pkt->bth.psn);
+}
+
+static void rlp_show_congestion(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
+				const struct rlp_frame *fr)
+{
+	bool ce = fr ? fr->ecn_ce : false;
+	bool cnp = pkt->op && (pkt->op->flags & RL_OPF_CNP);
+	proto_tree *ct;
+	proto_item *ci, *pi;
+
+	if (fr && fr->cnp)
+		cnp = true;
+	if (!ce && !cnp)
+		return;
+	ct = proto_tree_add_subtree(t, tvb, 0, 0, ett_congestion, &ci, "Congestion");
+	proto_item_set_generated(ci);
+	if (ce) {
+		pi = rlp_gen(proto_tree_add_boolean(ct, hf_ecn_ce, tvb, (gint)pkt->l3_off, 0, TRUE));
+		expert_add_info(pinfo, pi, &ei_ecn_ce);
+	}
+	if (cnp) {
+		pi = rlp_gen(proto_tree_add_boolean(ct, hf_cnp, tvb, (gint)pkt->bth_off, 0, TRUE));
+		rlp_gen(proto_tree_add_uint(ct, hf_cnp_qp, tvb, (gint)pkt->bth_off, 0, pkt->bth.dqpn));
+		expert_add_info_format(pinfo, pi, &ei_cnp,
+				       "CNP: the receiver saw congestion marks; the sender of QP 0x%06x should slow down",
+				       pkt->bth.dqpn);
+	}
+}
+
+static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+	enum rl_link link;
+	enum rl_status st;
+	struct rl_pkt pkt;
+	struct rlp_frame *fr;
+	const guint8 *bytes;
+	size_t len;
+	char line[256];
+	proto_item *ti;
+	proto_tree *t;
+
+	if (!rlp_link(pinfo, &link))
+		return 0;
+	len = tvb_captured_length(tvb);
+	if (len == 0)
+		return 0;
+	bytes = tvb_get_ptr(tvb, 0, (gint)len);
+	st = rl_decode(link, bytes, len, &pkt);
+	if (st == RL_NOT_ROCE)
+		return 0;
+	if (rl_status_fatal(st)) {
+		if (!rlp_meant_for_roce(&pkt, bytes, len))
+			return 0;
+		rlp_show_malformed(tvb, pinfo, tree, st, &pkt, len);
+		return (int)len;
+	}
+
+	/* Cross-packet results: computed once, on the first pass, then read back. */
+	fr = (struct rlp_frame *)p_get_proto_data(wmem_file_scope(), pinfo, proto_rocelab, 0);
+	if (!fr && !PINFO_FD_VISITED(pinfo))
+		fr = rlp_analyze(pinfo, &pkt, st);
+
+	rlp_info(pinfo, &pkt, st, fr);
+
+	ti = proto_tree_add_item(tree, proto_rocelab, tvb, (gint)pkt.l3_off,
+				 rlp_len(pkt.l3_off, pkt.end_off - pkt.l3_off, len), ENC_NA);
+	t = proto_item_add_subtree(ti, ett_rocelab);
+	if (fr && fr->summary[0]) {
+		proto_item_append_text(ti, ": %s", fr->summary);
+		rlp_gen(proto_tree_add_string(t, hf_summary, tvb, 0, 0, fr->summary));
+	}
+	if (fr && fr->explanation[0])
+		rlp_gen(proto_tree_add_string(t, hf_explanation, tvb, 0, 0, fr->explanation));
+	rl_describe_pkt(&pkt, line, sizeof(line));
+	line[sizeof(line) - 1] = '\0';
+	rlp_gen(proto_tree_add_string(t, hf_packet, tvb, (gint)pkt.bth_off, rlp_len(pkt.bth_off, RL_BTH_LEN, len),
+				      line));
+	if (fr)
+		rlp_gen(proto_tree_add_uint(t, hf_role, tvb, 0, 0, fr->role));
+	rlp_show_bth(t, tvb, pinfo, &pkt, st, len);
+	rlp_show_icrc(t, ti, tvb, pinfo, &pkt, len);
+	if (fr) {
+		rlp_show_analysis(t, tvb, pinfo, &pkt, fr);
+		rlp_show_links(t, tvb, fr);
+		rlp_show_ack(t, tvb, fr);
+		rlp_show_msg(t, tvb, fr);
+	}
+	rlp_show_nak(t, tvb, pinfo, &pkt, fr, len);
+	rlp_show_congestion(t, tvb, pinfo, &pkt, fr);
+	return (int)len;
+}
+
+/* ---- registration ---------------------------------------------------------------- */
+
+static void rlp_fill_names(void)
+{
+	size_t n = 0;
+
+	for (unsigned op = 0; op < 256; op++) {
+		const struct rl_opcode_info *info = rl_opcode_info((uint8_t)op);
+
+		if (info->flags & RL_OPF_VALID) {
+			opcode_vals[n].value = op;
+			opcode_vals[n].strptr = info->name;
+			n++;
+		}
+	}
+	opcode_vals[n].value = 0;
+	opcode_vals[n].strptr = NULL;
+	for (unsigned v = 0; v <= RL_V_DUPLICATE; v++) {
+		verdict_vals[v].value = v;
+		verdict_vals[v].strptr = rl_verdict_name((enum rl_verdict)v);
+	}
+	verdict_vals[RL_V_DUPLICATE + 1].value = 0;
+	verdict_vals[RL_V_DUPLICATE + 1].strptr = NULL;
+}
+
+static void proto_register_rocelab(void)
+{
+	static hf_register_info hf[] = {
+		{ &hf_summary, { "Summary", "rocelab.summary", FT_STRING, BASE_NONE, NULL, 0x0,
+			"What this packet does in its conversation, in plain words", HFILL } },
+		{ &hf_explanation, { "Explanation", "rocelab.explanation", FT_STRING, BASE_NONE, NULL, 0x0,
+			"A sentence or two for a learner: what this packet means and what happens next", HFILL } },
+		{ &hf_packet, { "Packet", "rocelab.packet", FT_STRING, BASE_NONE, NULL, 0x0,
+			"The packet's key fields on one line, as `rocelab explain` prints them", HFILL } },
+		{ &hf_role, { "Role", "rocelab.role", FT_UINT8, BASE_DEC, VALS(role_vals), 0x0,
+			"Which way the packet goes: a request from the requester, a response (ACK, NAK, READ data) "
+			"from the responder, or a congestion notification", HFILL } },
+		{ &hf_decode_error, { "Decode error", "rocelab.decode_error", FT_STRING, BASE_NONE, NULL, 0x0,
+			"Why rocelab's decoder could not read this RoCE packet to its end, and where", HFILL } },
+
+		{ &hf_bth_opcode, { "Opcode", "rocelab.bth.opcode", FT_UINT8, BASE_HEX, VALS(opcode_vals), 0x0,
+			"BTH opcode: transport service (top 3 bits) and operation (IBA 9.2, Table 38)", HFILL } },
+		{ &hf_bth_dqpn, { "Destination QP", "rocelab.bth.dest_qp", FT_UINT24, BASE_HEX, NULL, 0x0,
+			"The queue pair this packet is for, at the receiving end", HFILL } },
+		{ &hf_bth_psn, { "PSN", "rocelab.bth.psn", FT_UINT24, BASE_DEC, NULL, 0x0,
+			"Packet Sequence Number: counts packets of a connection, 24 bits, wrapping at 16777215", HFILL } },
+		{ &hf_bth_fecn, { "FECN", "rocelab.bth.fecn", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+			"Forward Explicit Congestion Notification: congestion seen on the way to the receiver (IBA 9.2)",
+			HFILL } },
+		{ &hf_bth_becn, { "BECN", "rocelab.bth.becn", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+			"Backward Explicit Congestion Notification: the receiver tells the sender to slow down; "
+			"set in every RoCEv2 CNP", HFILL } },
+
+		{ &hf_icrc, { "ICRC", "rocelab.icrc", FT_UINT32, BASE_HEX, NULL, 0x0,
+			"Invariant CRC as carried in the packet (the 4 bytes read big-endian, as Wireshark shows "
+			"infiniband.invariant.crc)", HFILL } },
+		{ &hf_icrc_expected, { "Expected ICRC", "rocelab.icrc.expected", FT_UINT32, BASE_HEX, NULL, 0x0,
+			"The Invariant CRC recomputed over the packet, with the fields routers may change masked "
+			"(IBA A17.3.3)", HFILL } },
+		{ &hf_icrc_status, { "ICRC status", "rocelab.icrc.status", FT_UINT8, BASE_NONE, VALS(icrc_status_vals),
+			0x0, "Good if the ICRC matches the packet; Bad means a receiver silently drops it", HFILL } },
+
+		{ &hf_verdict, { "PSN verdict", "rocelab.analysis.verdict", FT_UINT8, BASE_DEC, VALS(verdict_vals), 0x0,
+			"How this request's PSN compares with the one its connection expected next", HFILL } },
+		{ &hf_retransmission, { "Retransmission", "rocelab.analysis.retransmission", FT_NONE, BASE_NONE, NULL,
+			0x0, "This PSN was sent before: the requester sends it again after a NAK or a timeout", HFILL } },
+		{ &hf_duplicate, { "Duplicate", "rocelab.analysis.duplicate", FT_NONE, BASE_NONE, NULL, 0x0,
+			"This PSN was sent before with no reason to resend it: the network delivered a copy", HFILL } },
+		{ &hf_out_of_order, { "Out of order", "rocelab.analysis.out_of_order", FT_NONE, BASE_NONE, NULL, 0x0,
+			"This PSN is earlier than expected and was never seen: later packets overtook it", HFILL } },
+		{ &hf_gap, { "Gap", "rocelab.analysis.gap", FT_NONE, BASE_NONE, NULL, 0x0,
+			"This PSN is later than expected: packets before it are missing (lost, or overtaken)", HFILL } },
+		{ &hf_missing, { "Missing packets", "rocelab.analysis.missing", FT_UINT32, BASE_DEC, NULL, 0x0,
+			"How many PSNs were skipped before this packet", HFILL } },
+		{ &hf_expected_psn, { "Expected PSN", "rocelab.analysis.expected_psn", FT_UINT32, BASE_DEC, NULL, 0x0,
+			"The PSN the connection expected next when this packet came", HFILL } },
+		{ &hf_original_frame, { "Sent before in", "rocelab.analysis.original_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_PREV), 0x0,
+			"An earlier frame that carried this PSN: this packet repeats it", HFILL } },
+		{ &hf_retransmitted_in, { "Sent again in", "rocelab.analysis.retransmitted_in", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_NEXT), 0x0,
+			"The next frame that carries this PSN again (a retransmission or a duplicate)", HFILL } },
+
+		{ &hf_request_frame, { "Request in", "rocelab.request_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
+			"The request this response answers (an ACK or NAK names its PSN; READ data counts from the "
+			"READ request's PSN)", HFILL } },
+		{ &hf_response_frame, { "Answered in", "rocelab.response_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
+			"The first response (ACK, NAK or READ data) that answers this request", HFILL } },
+		{ &hf_response_time, { "Response time", "rocelab.response_time", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
+			"Time from the request to this response, as seen at the capture point", HFILL } },
+
+		{ &hf_ack_first_psn, { "First PSN acknowledged", "rocelab.ack.first_psn", FT_UINT32, BASE_DEC, NULL, 0x0,
+			"ACKs are cumulative: this one covers every PSN from here to the one it names", HFILL } },
+		{ &hf_ack_last_psn, { "Last PSN acknowledged", "rocelab.ack.last_psn", FT_UINT32, BASE_DEC, NULL, 0x0,
+			"The last PSN this packet acknowledges", HFILL } },
+		{ &hf_ack_first_frame, { "First acknowledged frame", "rocelab.ack.first_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_ACK), 0x0, "The frame of the first request this packet acknowledges",
+			HFILL } },
+		{ &hf_ack_last_frame, { "Last acknowledged frame", "rocelab.ack.last_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_ACK), 0x0, "The frame of the last request this packet acknowledges",
+			HFILL } },
+
+		{ &hf_msg_number, { "Message number", "rocelab.msg.number", FT_UINT64, BASE_DEC, NULL, 0x0,
+			"Which message of its connection this packet belongs to, counting from 1", HFILL } },
+		{ &hf_msg_bytes, { "Message bytes so far", "rocelab.msg.bytes", FT_UINT64, BASE_DEC, NULL, 0x0,
+			"Payload bytes of the message up to and including this packet", HFILL } },
+		{ &hf_msg_total, { "Message length", "rocelab.msg.total", FT_UINT64, BASE_DEC, NULL, 0x0,
+			"The whole message's length, once known (RETH DMA length, or when the last packet arrives)",
+			HFILL } },
+		{ &hf_msg_first_frame, { "Message starts in", "rocelab.msg.first_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_NONE), 0x0, "The frame that carries the message's first packet",
+			HFILL } },
+		{ &hf_msg_complete, { "Message complete", "rocelab.msg.complete", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+			"This packet ends its message", HFILL } },
+
+		{ &hf_nak, { "NAK", "rocelab.nak", FT_NONE, BASE_NONE, NULL, 0x0,
+			"A negative acknowledgement: a NAK or an RNR NAK (AETH syndrome, IBA 9.7.5.1)", HFILL } },
+		{ &hf_nak_meaning, { "What the NAK means", "rocelab.nak.meaning", FT_STRING, BASE_NONE, NULL, 0x0,
+			"The NAK's reason in plain words, and what the requester does next", HFILL } },
+		{ &hf_nak_resend_psn, { "Resend from PSN", "rocelab.nak.resend_psn", FT_UINT32, BASE_DEC, NULL, 0x0,
+			"A PSN sequence error NAK or an RNR NAK asks the requester to go back and send again from this PSN",
+			HFILL } },
+		{ &hf_nak_wr_fails, { "Work request fails", "rocelab.nak.wr_fails", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+			"The NAK is final: the work request completes in error and the QP moves to the Error state",
+			HFILL } },
+		{ &hf_rnr_wait_us, { "RNR wait (us)", "rocelab.rnr.wait_us", FT_UINT32, BASE_DEC, NULL, 0x0,
+			"Receiver Not Ready: the requester waits at least this many microseconds before resending",
+			HFILL } },
+
+		{ &hf_ecn_ce, { "ECN Congestion Experienced", "rocelab.ecn.ce", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+			"A switch marked the IP header CE (ECN 11): the receiver answers with a CNP", HFILL } },
+		{ &hf_cnp, { "Congestion Notification Packet", "rocelab.cnp", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
+			"A RoCEv2 CNP (opcode 0x81, IBA A17.9.3): the receiver of ECN-marked packets asks their sender "
+			"to slow down (DCQCN)", HFILL } },
+		{ &hf_cnp_qp, { "QP to slow down", "rocelab.cnp.qp", FT_UINT24, BASE_HEX, NULL, 0x0,
+			"The CNP's destination QP: the sending QP whose packets were marked", HFILL } },
+	};
+	static gint *ett[] = {
+		&ett_rocelab, &ett_bth, &ett_icrc, &ett_analysis, &ett_link, &ett_ack, &ett_msg, &ett_nak, &ett_congestion,
+	};
+	static ei_register_info ei[] = {
+		{ &ei_malformed, { "rocelab.expert.malformed", PI_MALFORMED, PI_ERROR,
+			"Malformed RoCE packet", EXPFILL } },
+		{ &ei_unknown_opcode, { "rocelab.expert.unknown_opcode", PI_PROTOCOL, PI_WARN,
+			"The BTH opcode is reserved in the IB spec", EXPFILL } },
+		{ &ei_icrc_bad, { "rocelab.expert.icrc_bad", PI_CHECKSUM, PI_ERROR,
+			"ICRC mismatch: a receiver drops this packet", EXPFILL } },
+		{ &ei_retransmission, { "rocelab.expert.retransmission", PI_SEQUENCE, PI_NOTE,
+			"Retransmission", EXPFILL } },
+		{ &ei_duplicate, { "rocelab.expert.duplicate", PI_SEQUENCE, PI_NOTE,
+			"Duplicate packet", EXPFILL } },
+		{ &ei_out_of_order, { "rocelab.expert.out_of_order", PI_SEQUENCE, PI_WARN,
+			"Out-of-order packet", EXPFILL } },
+		{ &ei_gap, { "rocelab.expert.gap", PI_SEQUENCE, PI_WARN,
+			"PSN gap: packets missing", EXPFILL } },
+		{ &ei_nak_psn, { "rocelab.expert.nak_psn_sequence", PI_SEQUENCE, PI_WARN,
+			"NAK: PSN sequence error", EXPFILL } },
+		{ &ei_nak_access, { "rocelab.expert.nak_access_error", PI_RESPONSE_CODE, PI_ERROR,
+			"NAK: remote access error", EXPFILL } },
+		{ &ei_nak_other, { "rocelab.expert.nak", PI_RESPONSE_CODE, PI_ERROR,
+			"NAK", EXPFILL } },
+		{ &ei_rnr_nak, { "rocelab.expert.rnr_nak", PI_RESPONSE_CODE, PI_WARN,
+			"RNR NAK: receiver not ready", EXPFILL } },
+		{ &ei_ecn_ce, { "rocelab.expert.ecn_ce", PI_SEQUENCE, PI_NOTE,
+			"ECN Congestion Experienced: a switch on the path is congested", EXPFILL } },
+		{ &ei_cnp, { "rocelab.expert.cnp", PI_SEQUENCE, PI_NOTE,
+			"Congestion Notification Packet", EXPFILL } },
+	};
+	expert_module_t *expert;
+
+	rlp_fill_names();
+	proto_rocelab = proto_register_protocol("RoCE Lab", "RoCE Lab", "rocelab");
+	proto_register_field_array(proto_rocelab, hf, array_length(hf));
+	proto_register_subtree_array(ett, array_length(ett));
+	expert = expert_register_protocol(proto_rocelab);
+	expert_register_field_array(expert, ei, array_length(ei));
+	register_init_routine(rlp_init);
+	register_cleanup_routine(rlp_cleanup);
+	rocelab_handle = create_dissector_handle(dissect_rocelab, proto_rocelab);
+	register_postdissector(rocelab_handle);
+}
+
+void plugin_register(void)
+{
+	static proto_plugin plug;
+
+	plug.register_protoinfo = proto_register_rocelab;
+	plug.register_handoff = NULL;
+	proto_register_plugin(&plug);
+}

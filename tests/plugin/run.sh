@@ -1,0 +1,209 @@
+#!/bin/sh
+# The Wireshark plugin (dissector/) inside tshark: it loads; on every fault
+# scenario of `rocelab gen` its fields mark exactly the frames that the decoded
+# packets say they should (check.py works that out from `rocelab explain --json`
+# and the frame bytes, not from the plugin), in one pass, in two passes (-2)
+# and through display filters; it still annotates a RoCE packet that TFTP took
+# because it came from UDP port 69; and mutated captures do not crash the
+# sanitizer build.
+# Usage: run.sh PLUGIN_SO ROCELAB [PLUGIN_ASAN_SO]     (KEEP=1 keeps its files)
+#   (PLUGIN_ASAN_SO defaults to ../plugin-asan/rocelab.so next to PLUGIN_SO)
+set -u
+SO=${1:?usage: run.sh PLUGIN_SO ROCELAB [PLUGIN_ASAN_SO]}
+R=${2:?usage: run.sh PLUGIN_SO ROCELAB [PLUGIN_ASAN_SO]}
+ASAN_SO=${3:-$(dirname "$SO")/../plugin-asan/rocelab.so}
+case $R in /*) ;; *) R=$(pwd)/$R ;; esac
+HERE=$(cd "$(dirname "$0")" && pwd)
+PY=${PYTHON:-python3}
+CHECK="$HERE/check.py"
+T=$(mktemp -d)
+# KEEP=1 keeps the captures, tshark's output and check.py's reports for a look.
+if [ -n "${KEEP:-}" ]; then
+    trap 'echo "plugin: files kept in $T"' EXIT
+else
+    trap 'rm -rf "$T"' EXIT INT TERM
+fi
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "PASS $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+finish() {
+    echo "plugin: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+# Count the PASS/FAIL lines of a check.py report; show the failures.
+count() {
+    np=$(grep -c '^PASS ' "$1" || true)
+    nf=$(grep -c '^FAIL ' "$1" || true)
+    passed=$((passed + np))
+    failed=$((failed + nf))
+    grep '^FAIL ' "$1" || true
+}
+
+for f in "$SO" "$ASAN_SO" "$R"; do
+    [ -f "$f" ] || { fail "missing $f (make plugin plugin-asan all)"; finish; }
+done
+command -v tshark >/dev/null 2>&1 || { fail "tshark is not installed (make bootstrap)"; finish; }
+command -v editcap >/dev/null 2>&1 || { fail "editcap is not installed (make bootstrap)"; finish; }
+
+# Wireshark looks for plugins in WIRESHARK_PLUGIN_DIR/<major.minor>/epan, and
+# ignores that variable (and personal plugins) when run as root: so tshark runs
+# as nobody, with everything it reads in a world-readable folder. An empty
+# extcap folder keeps it from starting extcap helpers (they hang under ASan).
+WSV=$(tshark --version 2>/dev/null | sed -n '1s/.* \([0-9][0-9]*\.[0-9][0-9]*\)\.[0-9].*/\1/p')
+[ -n "$WSV" ] || { fail "cannot tell tshark's version"; finish; }
+mkdir -p "$T/home" "$T/ext" "$T/p/$WSV/epan" "$T/pa/$WSV/epan" "$T/f"
+cp "$SO" "$T/p/$WSV/epan/rocelab.so"
+cp "$ASAN_SO" "$T/pa/$WSV/epan/rocelab.so"
+chmod 755 "$T"
+if [ "$(id -u)" -eq 0 ]; then
+    chown 65534:65534 "$T/home" "$T/f"
+fi
+
+# ts PLUGIN_DIR COMMAND...: run COMMAND (tshark, or env ... tshark) as nobody with that plugin folder.
+ts() {
+    d=$1
+    shift
+    chmod -R a+rX "$T"
+    if [ "$(id -u)" -eq 0 ]; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups \
+            env HOME="$T/home" WIRESHARK_PLUGIN_DIR="$d" WIRESHARK_EXTCAP_DIR="$T/ext" "$@"
+    else
+        env HOME="$T/home" WIRESHARK_PLUGIN_DIR="$d" WIRESHARK_EXTCAP_DIR="$T/ext" "$@"
+    fi
+}
+# Our own complaints only: other dissectors' heuristics print warnings of their own.
+ours() { grep -i -E 'rocelab|roce lab|plugin' "$1" | head -n 5; }
+
+# ---- it loads ---------------------------------------------------------------
+ts "$T/p" tshark -G plugins >"$T/plugins.txt" 2>"$T/plugins.err"
+if grep -q "^rocelab.so[[:space:]].*$T/p/$WSV/epan/rocelab.so" "$T/plugins.txt"; then
+    pass "tshark -G plugins lists rocelab.so from $T/p/$WSV/epan"
+else
+    fail "tshark -G plugins does not list the plugin: $(cat "$T/plugins.err")"
+    finish
+fi
+
+# Every field under rocelab. has a blurb (-G fields: F, name, abbrev, type, parent,
+# base, bitmask, blurb; expert infos have only their summary), and the promised ones exist.
+ts "$T/p" tshark -G fields 2>/dev/null | awk -F'\t' '$1 == "F" && $3 ~ /^rocelab\./' >"$T/fields.txt"
+noblurb=$(awk -F'\t' '$8 == "" && $3 !~ /^rocelab\.expert\./ { print $3 }' "$T/fields.txt" | tr '\n' ' ')
+if [ -z "$noblurb" ]; then
+    pass "every rocelab.* field has a blurb ($(wc -l <"$T/fields.txt") fields)"
+else
+    fail "fields without a blurb: $noblurb"
+fi
+missing=""
+for f in rocelab.summary rocelab.explanation rocelab.icrc.status rocelab.icrc.expected rocelab.analysis.verdict \
+         rocelab.analysis.retransmission rocelab.analysis.duplicate rocelab.analysis.out_of_order rocelab.analysis.gap \
+         rocelab.analysis.expected_psn rocelab.analysis.original_frame rocelab.request_frame rocelab.response_frame \
+         rocelab.response_time rocelab.ack.first_psn rocelab.ack.last_psn rocelab.ack.first_frame rocelab.msg.number \
+         rocelab.msg.bytes rocelab.msg.total rocelab.nak.meaning rocelab.nak.resend_psn rocelab.rnr.wait_us \
+         rocelab.ecn.ce rocelab.cnp rocelab.bth.fecn rocelab.bth.becn; do
+    awk -F'\t' -v f="$f" '$3 == f { found = 1 } END { exit !found }' "$T/fields.txt" || missing="$missing $f"
+done
+if [ -z "$missing" ]; then
+    pass "all the documented rocelab.* fields are registered"
+else
+    fail "fields not registered:$missing"
+fi
+
+# ---- the fault scenarios ----------------------------------------------------------
+# shellcheck disable=SC2046  # the field list is words
+set -- $("$PY" "$CHECK" fields)
+for sc in request-loss lost-ack lost-read-response rnr access-error icrc-corruption duplicate reorder ecn; do
+    if ! "$R" gen "$sc" -o "$T/$sc.pcap" 2>"$T/gen.err"; then
+        fail "$sc: rocelab gen failed: $(cat "$T/gen.err")"
+        continue
+    fi
+    "$R" explain --json "$T/$sc.pcap" >"$T/$sc.jsonl" 2>/dev/null
+    # one pass, the capture on stdin; two passes need a file (tshark -2 cannot rewind stdin)
+    ts "$T/p" tshark -r - -T fields -E occurrence=f "$@" <"$T/$sc.pcap" >"$T/$sc.1.tsv" 2>"$T/$sc.err"
+    ts "$T/p" tshark -2 -r "$T/$sc.pcap" -T fields -E occurrence=f "$@" >"$T/$sc.2.tsv" 2>>"$T/$sc.err"
+    mkdir -p "$T/f/$sc"
+    "$PY" "$CHECK" filters "$sc" >"$T/$sc.filters"
+    while IFS='	' read -r name flt; do
+        ts "$T/p" tshark -r - -Y "$flt" -T fields -e frame.number <"$T/$sc.pcap" >"$T/f/$sc/$name.1" 2>>"$T/$sc.err"
+        ts "$T/p" tshark -2 -r "$T/$sc.pcap" -Y "$flt" -T fields -e frame.number >"$T/f/$sc/$name.2" 2>>"$T/$sc.err"
+    done <"$T/$sc.filters"
+    if [ -n "$(ours "$T/$sc.err")" ]; then
+        fail "$sc: tshark complained about the plugin: $(ours "$T/$sc.err")"
+    fi
+    "$PY" "$CHECK" scenario "$sc" "$T/$sc.pcap" "$T/$sc.jsonl" "$T/$sc.1.tsv" "$T/$sc.2.tsv" "$T/f/$sc" >"$T/$sc.report" 2>&1 ||
+        grep -q '^FAIL ' "$T/$sc.report" || { cat "$T/$sc.report"; fail "$sc: check.py failed"; }
+    count "$T/$sc.report"
+done
+
+# ---- a RoCE packet that another protocol takes ----------------------------------------
+# UDP gives a packet to its lower port's protocol first: from source port 69 it is
+# TFTP's. The ICRC covers the source port, so check.py recomputes it (zlib's CRC-32).
+if [ -f "$T/request-loss.pcap" ] && "$PY" "$CHECK" port69 "$T/request-loss.pcap" "$T/port69.pcap" >/dev/null; then
+    "$R" explain --json "$T/port69.pcap" >"$T/port69.jsonl" 2>/dev/null
+    ts "$T/p" tshark -r - -T fields -E occurrence=f "$@" <"$T/port69.pcap" >"$T/port69.tsv" 2>/dev/null
+    "$PY" "$CHECK" port69-check "$T/port69.jsonl" "$T/port69.tsv" "$T/request-loss.1.tsv" >"$T/port69.report" 2>&1
+    count "$T/port69.report"
+else
+    fail "port 69: could not build the capture"
+fi
+
+# ---- other framings: raw IP, IPv4, Linux cooked (tcpdump -i any) v1 and v2 -------------
+for kind in raw ipv4 sll sll2; do
+    if [ -f "$T/reorder.pcap" ] && "$PY" "$CHECK" relink "$T/reorder.pcap" "$T/$kind.pcap" "$kind"; then
+        ts "$T/p" tshark -r - -T fields -E occurrence=f "$@" <"$T/$kind.pcap" >"$T/$kind.tsv" 2>/dev/null
+        "$PY" "$CHECK" same "$kind" "$T/$kind.tsv" "$T/reorder.1.tsv" >"$T/$kind.report" 2>&1
+        count "$T/$kind.report"
+    else
+        fail "$kind: could not build the capture"
+    fi
+done
+
+# ---- robustness: mutated captures under ASan and UBSan --------------------------------
+# tshark is not instrumented, so the ASan runtime is preloaded for the plugin's sake.
+ASAN_LIB=$(ldd "$ASAN_SO" 2>/dev/null | awk '/libasan/ { print $3; exit }')
+if [ -z "$ASAN_LIB" ]; then
+    fail "robustness: $ASAN_SO is not linked with libasan"
+    finish
+fi
+SAN_ENV="LD_PRELOAD=$ASAN_LIB ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
+# shellcheck disable=SC2086  # SAN_ENV is a list of assignments
+if ts "$T/pa" env $SAN_ENV tshark -G plugins 2>"$T/asan.err" | grep -q "$T/pa/$WSV/epan/rocelab.so"; then
+    pass "robustness: the sanitizer build loads into tshark (LD_PRELOAD=$ASAN_LIB)"
+else
+    fail "robustness: the sanitizer build does not load: $(head -n 3 "$T/asan.err")"
+    finish
+fi
+"$R" gen all-opcodes -o "$T/all-opcodes.pcap" 2>/dev/null
+"$R" gen malformed -o "$T/malformed.pcap" 2>/dev/null
+inputs=""
+for f in request-loss lost-ack lost-read-response rnr access-error icrc-corruption duplicate reorder ecn all-opcodes malformed; do
+    [ -f "$T/$f.pcap" ] && inputs="$inputs $T/$f.pcap"
+done
+# shellcheck disable=SC2086
+mergecap -a -w "$T/base.pcap" $inputs
+nbase=$(capinfos -c -M "$T/base.pcap" 2>/dev/null | awk '/Number of packets/ { print $NF }')
+# error rate, seed, and one pass or two; then truncated frames (-s)
+for run in "0.002 1 1" "0.01 2 2" "0.02 3 1" "0.02 4 2" "0.05 5 1" "0.1 6 2" "0.3 7 1" "s60 0 2" "s90 0 1"; do
+    # shellcheck disable=SC2086
+    set -- $run
+    case $1 in
+        s*) editcap -s "${1#s}" "$T/base.pcap" "$T/mut.pcap" 2>"$T/editcap.err"; what="cut to ${1#s} bytes" ;;
+        *) editcap -E "$1" --seed "$2" "$T/base.pcap" "$T/mut.pcap" 2>"$T/editcap.err"; what="-E $1 --seed $2" ;;
+    esac
+    [ "$3" = 2 ] && mode=-2 || mode=
+    # shellcheck disable=SC2086
+    ts "$T/pa" env $SAN_ENV tshark $mode -r "$T/mut.pcap" -V >"$T/mut.out" 2>"$T/mut.err"
+    rc=$?
+    if grep -q -E 'AddressSanitizer|runtime error|UndefinedBehaviorSanitizer' "$T/mut.err"; then
+        fail "robustness ($what, ${mode:-one pass}): sanitizer report"
+        grep -A 12 -E 'AddressSanitizer|runtime error' "$T/mut.err" | head -n 20
+    elif [ "$rc" -ne 0 ]; then
+        fail "robustness ($what, ${mode:-one pass}): tshark exited with $rc: $(tail -n 2 "$T/mut.err")"
+    elif [ "$(grep -c '^RoCE Lab' "$T/mut.out")" -eq 0 ]; then
+        fail "robustness ($what, ${mode:-one pass}): the plugin annotated nothing"
+    else
+        pass "robustness ($what, ${mode:-one pass}): $nbase frames, $(grep -c '^RoCE Lab' "$T/mut.out") annotated, no sanitizer report"
+    fi
+done
+
+finish
