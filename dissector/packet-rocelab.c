@@ -244,7 +244,8 @@ static struct rlp_frame *rlp_analyze(packet_info *pinfo, const struct rl_pkt *pk
 	}
 
 	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocelab, 0, fr);
-	if (rlp_frames)
+	/* Only requests are ever pointed back to (answered by, retransmitted in). */
+	if (rlp_frames && fr->role == RL_ROLE_REQUEST)
 		wmem_map_insert(rlp_frames, GUINT_TO_POINTER(pinfo->num), fr);
 	return fr;
 }
@@ -617,6 +618,9 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		fr = rlp_analyze(pinfo, &pkt, st);
 
 	rlp_info(pinfo, &pkt, st, fr);
+	/* No tree asked for (tshark -r without -V or a filter): the Info column was all. */
+	if (!tree)
+		return (int)len;
 
 	ti = proto_tree_add_item(tree, proto_rocelab, tvb, (gint)pkt.l3_off,
 				 rlp_len(pkt.l3_off, pkt.end_off - pkt.l3_off, len), ENC_NA);
