@@ -312,11 +312,14 @@ static void ex_verbose_ext(const struct rl_pkt *p)
 		printf("  CNP       16 reserved bytes\n");
 }
 
-static void ex_verbose_analysis(const struct rl_annotation *a)
+static void ex_verbose_analysis(const struct rl_annotation *a, const struct rl_pkt *p)
 {
+	struct rl_annotation_text t;
+
 	if (a->role == RL_ROLE_OTHER)
 		return;
-	printf("  Analysis  %s\n", a->summary);
+	rl_annotation_describe(a, p, &t);
+	printf("  Analysis  %s\n", t.summary);
 	if (a->verdict != RL_V_NONE)
 		printf("              PSN: %s (expected %u)\n", rl_verdict_name(a->verdict), a->expected_psn);
 	if (a->request_frame)
@@ -325,7 +328,7 @@ static void ex_verbose_analysis(const struct rl_annotation *a)
 	if (a->acks)
 		printf("              acknowledges PSN %u..%u (frames %llu..%llu)\n", a->acked_first, a->acked_last,
 		       (unsigned long long)a->acked_first_frame, (unsigned long long)a->acked_last_frame);
-	printf("              %s\n", a->explanation);
+	printf("              %s\n", t.explanation);
 }
 
 static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns,
@@ -346,7 +349,7 @@ static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_statu
 	ex_verbose_ext(p);
 	if (p->payload_len || (p->op->flags & RL_OPF_PAYLOAD))
 		printf("  Payload   %zu bytes%s\n", p->payload_len, p->bth.padcnt ? " (+ pad)" : "");
-	ex_verbose_analysis(&s->ann);
+	ex_verbose_analysis(&s->ann, p);
 	if (p->icrc_ok)
 		printf("  ICRC      0x%08x ok (CRC-32 over the fields no router changes)\n\n", rl_icrc_display(p->icrc));
 	else
@@ -587,13 +590,15 @@ static void ex_json_ext(struct json *j, const struct rl_pkt *p)
 	}
 }
 
-static void ex_json_analysis(struct json *j, const struct rl_annotation *a)
+static void ex_json_analysis(struct json *j, const struct rl_annotation *a, const struct rl_pkt *p)
 {
 	static const char *const roles[] = { "other", "request", "response", "cnp" };
+	struct rl_annotation_text t;
 
+	rl_annotation_describe(a, p, &t);
 	json_obj(j, "analysis");
 	json_str(j, "role", roles[a->role]);
-	json_str(j, "summary", a->summary);
+	json_str(j, "summary", t.summary);
 	json_str(j, "verdict", rl_verdict_name(a->verdict));
 	if (a->verdict != RL_V_NONE)
 		json_u64(j, "expected_psn", a->expected_psn);
@@ -620,7 +625,7 @@ static void ex_json_analysis(struct json *j, const struct rl_annotation *a)
 		json_bool(j, "msg_complete", a->msg_complete);
 	}
 	if (a->nak) {
-		json_str(j, "nak_meaning", a->nak_meaning);
+		json_str(j, "nak_meaning", t.nak_meaning);
 		json_bool(j, "wr_fails", a->wr_fails);
 		if (!a->wr_fails)
 			json_u64(j, "resend_from_psn", a->resend_from_psn);
@@ -628,7 +633,7 @@ static void ex_json_analysis(struct json *j, const struct rl_annotation *a)
 			json_u64(j, "rnr_wait_us", a->rnr_wait_us);
 	}
 	json_bool(j, "ecn_ce", a->ecn_ce);
-	json_str(j, "explanation", a->explanation);
+	json_str(j, "explanation", t.explanation);
 	json_end(j);
 }
 
@@ -661,7 +666,7 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 		json_str(j, "expected", hex);
 		json_bool(j, "ok", p->icrc_ok);
 		json_end(j);
-		ex_json_analysis(j, &s->ann);
+		ex_json_analysis(j, &s->ann, p);
 	}
 	json_end(j);
 	json_newline(j);
@@ -857,7 +862,6 @@ int cli_explain(int argc, char **argv)
 		pcap_close(pc);
 		return CLI_ERR;
 	}
-	rl_analyzer_set_text(s.an, s.mode == EX_VERBOSE || s.mode == EX_JSON);
 	json_begin(&s.json, stdout);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 

@@ -139,18 +139,10 @@ static const value_string icrc_status_vals[] = {
 
 /* What the analyzer said about one frame, kept for the capture's lifetime. */
 struct rlp_frame {
-	enum rl_role role;
-	enum rl_verdict verdict;
-	bool acks, msg_complete, nak, wr_fails, ecn_ce, cnp;
-	guint32 expected_psn, gap;
-	guint32 acked_first, acked_last;
-	guint32 resend_from_psn, rnr_wait_us;
-	guint32 original_frame, request_frame, acked_first_frame, acked_last_frame, msg_first_frame;
-	guint64 response_time_ns, msg_number, msg_bytes, msg_total;
-	const char *summary, *nak_meaning, *explanation; /* file scope, never NULL */
+	struct rl_annotation ann;  /* numbers only: the words are made when shown */
 	/* Back-links, filled when a later frame points here. */
-	guint32 response_frame;                          /* the first response that answered this request */
-	guint32 retransmitted_in;                        /* the first time this request was sent again */
+	guint32 response_frame;    /* the first response that answered this request */
+	guint32 retransmitted_in;  /* the first time this request was sent again */
 };
 
 static struct rl_analyzer *rlp_an;       /* one per capture file */
@@ -186,7 +178,6 @@ static struct rlp_frame *rlp_lookup(guint32 num)
 /* First pass: run the analyzer on this frame and remember what it said. */
 static struct rlp_frame *rlp_analyze(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_status st)
 {
-	struct rl_annotation ann;
 	struct rlp_frame *fr;
 	uint64_t t_ns;
 
@@ -194,50 +185,19 @@ static struct rlp_frame *rlp_analyze(packet_info *pinfo, const struct rl_pkt *pk
 		rlp_init();
 	if (!rlp_an)
 		return NULL;
-	memset(&ann, 0, sizeof(ann));
-	t_ns = (uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs;
-	rl_analyze(rlp_an, pinfo->num, t_ns, pkt, st, &ann);
-	ann.summary[sizeof(ann.summary) - 1] = '\0';
-	ann.nak_meaning[sizeof(ann.nak_meaning) - 1] = '\0';
-	ann.explanation[sizeof(ann.explanation) - 1] = '\0';
-
 	fr = wmem_new0(wmem_file_scope(), struct rlp_frame);
-	fr->role = ann.role;
-	fr->verdict = ann.verdict;
-	fr->acks = ann.acks;
-	fr->msg_complete = ann.msg_complete;
-	fr->nak = ann.nak;
-	fr->wr_fails = ann.wr_fails;
-	fr->ecn_ce = ann.ecn_ce;
-	fr->cnp = ann.cnp;
-	fr->expected_psn = ann.expected_psn;
-	fr->gap = ann.gap;
-	fr->acked_first = ann.acked_first;
-	fr->acked_last = ann.acked_last;
-	fr->resend_from_psn = ann.resend_from_psn;
-	fr->rnr_wait_us = ann.rnr_wait_us;
-	fr->original_frame = rlp_frame_num(ann.original_frame);
-	fr->request_frame = rlp_frame_num(ann.request_frame);
-	fr->acked_first_frame = rlp_frame_num(ann.acked_first_frame);
-	fr->acked_last_frame = rlp_frame_num(ann.acked_last_frame);
-	fr->msg_first_frame = rlp_frame_num(ann.msg_first_frame);
-	fr->response_time_ns = ann.response_time_ns;
-	fr->msg_number = ann.msg_number;
-	fr->msg_bytes = ann.msg_bytes;
-	fr->msg_total = ann.msg_total;
-	fr->summary = wmem_strdup(wmem_file_scope(), ann.summary);
-	fr->nak_meaning = wmem_strdup(wmem_file_scope(), ann.nak_meaning);
-	fr->explanation = wmem_strdup(wmem_file_scope(), ann.explanation);
+	t_ns = (uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs;
+	rl_analyze(rlp_an, pinfo->num, t_ns, pkt, st, &fr->ann);
 
 	/* A frame can only point back; fill the forward links of the frames it names. */
-	if (fr->request_frame && fr->request_frame < pinfo->num) {
-		struct rlp_frame *req = rlp_lookup(fr->request_frame);
+	if (fr->ann.request_frame && fr->ann.request_frame < pinfo->num) {
+		struct rlp_frame *req = rlp_lookup(rlp_frame_num(fr->ann.request_frame));
 
 		if (req && !req->response_frame)
 			req->response_frame = pinfo->num;
 	}
-	if (fr->original_frame && fr->original_frame < pinfo->num) {
-		struct rlp_frame *orig = rlp_lookup(fr->original_frame);
+	if (fr->ann.original_frame && fr->ann.original_frame < pinfo->num) {
+		struct rlp_frame *orig = rlp_lookup(rlp_frame_num(fr->ann.original_frame));
 
 		if (orig && !orig->retransmitted_in)
 			orig->retransmitted_in = pinfo->num;
@@ -245,7 +205,7 @@ static struct rlp_frame *rlp_analyze(packet_info *pinfo, const struct rl_pkt *pk
 
 	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocelab, 0, fr);
 	/* Only requests are ever pointed back to (answered by, retransmitted in). */
-	if (rlp_frames && fr->role == RL_ROLE_REQUEST)
+	if (rlp_frames && fr->ann.role == RL_ROLE_REQUEST)
 		wmem_map_insert(rlp_frames, GUINT_TO_POINTER(pinfo->num), fr);
 	return fr;
 }
@@ -329,21 +289,23 @@ static void rlp_mark(wmem_strbuf_t *sb, const char *mark)
 static void rlp_info(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_status st, const struct rlp_frame *fr)
 {
 	wmem_strbuf_t *sb = wmem_strbuf_new(pinfo->pool, "");
-	char mark[48];
+	char mark[48], summary[sizeof(((struct rl_annotation_text *)0)->summary)];
 
-	if (fr && fr->summary[0])
-		wmem_strbuf_append(sb, fr->summary);
-	if (fr && fr->verdict == RL_V_RETRANSMISSION)
+	if (fr) {
+		rl_annotation_summary(&fr->ann, pkt, summary, sizeof(summary));
+		wmem_strbuf_append(sb, summary);
+	}
+	if (fr && fr->ann.verdict == RL_V_RETRANSMISSION)
 		rlp_mark(sb, "[Retransmission]");
-	else if (fr && fr->verdict == RL_V_DUPLICATE)
+	else if (fr && fr->ann.verdict == RL_V_DUPLICATE)
 		rlp_mark(sb, "[Duplicate]");
-	else if (fr && fr->verdict == RL_V_OUT_OF_ORDER)
+	else if (fr && fr->ann.verdict == RL_V_OUT_OF_ORDER)
 		rlp_mark(sb, "[Out of order]");
-	else if (fr && fr->verdict == RL_V_GAP) {
-		snprintf(mark, sizeof(mark), "[Gap: %u missing]", fr->gap);
+	else if (fr && fr->ann.verdict == RL_V_GAP) {
+		snprintf(mark, sizeof(mark), "[Gap: %u missing]", fr->ann.gap);
 		rlp_mark(sb, mark);
 	}
-	if (fr && fr->ecn_ce)
+	if (fr && fr->ann.ecn_ce)
 		rlp_mark(sb, "[ECN CE]");
 	if (st == RL_E_UNKNOWN_OPCODE) {
 		snprintf(mark, sizeof(mark), "[Unknown opcode 0x%02x]", pkt->bth.opcode);
@@ -409,15 +371,15 @@ static void rlp_show_analysis(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, 
 	proto_tree *at;
 	proto_item *ai, *pi;
 
-	if (fr->verdict == RL_V_NONE)
+	if (fr->ann.verdict == RL_V_NONE)
 		return;
 	at = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_analysis, &ai, "PSN analysis: %s",
-					   rl_verdict_name(fr->verdict));
+					   rl_verdict_name(fr->ann.verdict));
 	proto_item_set_generated(ai);
-	rlp_gen(proto_tree_add_uint(at, hf_verdict, tvb, 0, 0, fr->verdict));
-	if (fr->verdict != RL_V_FIRST)
-		rlp_gen(proto_tree_add_uint(at, hf_expected_psn, tvb, 0, 0, fr->expected_psn));
-	switch (fr->verdict) {
+	rlp_gen(proto_tree_add_uint(at, hf_verdict, tvb, 0, 0, fr->ann.verdict));
+	if (fr->ann.verdict != RL_V_FIRST)
+		rlp_gen(proto_tree_add_uint(at, hf_expected_psn, tvb, 0, 0, fr->ann.expected_psn));
+	switch (fr->ann.verdict) {
 	case RL_V_RETRANSMISSION:
 		pi = rlp_gen(proto_tree_add_none_format(at, hf_retransmission, tvb, 0, 0,
 							"This packet is a retransmission of PSN %u", pkt->bth.psn));
@@ -432,22 +394,22 @@ static void rlp_show_analysis(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, 
 	case RL_V_OUT_OF_ORDER:
 		pi = rlp_gen(proto_tree_add_none_format(at, hf_out_of_order, tvb, 0, 0,
 							"This packet arrives out of order (PSN %u, expected %u)",
-							pkt->bth.psn, fr->expected_psn));
+							pkt->bth.psn, fr->ann.expected_psn));
 		expert_add_info_format(pinfo, pi, &ei_out_of_order, "Out of order: PSN %u after later PSNs",
 				       pkt->bth.psn);
 		break;
 	case RL_V_GAP:
 		pi = rlp_gen(proto_tree_add_none_format(at, hf_gap, tvb, 0, 0,
-							"Gap: %u packet(s) before this one are missing", fr->gap));
-		rlp_gen(proto_tree_add_uint(at, hf_missing, tvb, 0, 0, fr->gap));
+							"Gap: %u packet(s) before this one are missing", fr->ann.gap));
+		rlp_gen(proto_tree_add_uint(at, hf_missing, tvb, 0, 0, fr->ann.gap));
 		expert_add_info_format(pinfo, pi, &ei_gap, "Gap: PSN %u expected, %u packet(s) missing",
-				       fr->expected_psn, fr->gap);
+				       fr->ann.expected_psn, fr->ann.gap);
 		break;
 	default:
 		break;
 	}
-	if (fr->original_frame)
-		rlp_gen(proto_tree_add_uint(at, hf_original_frame, tvb, 0, 0, fr->original_frame));
+	if (fr->ann.original_frame)
+		rlp_gen(proto_tree_add_uint(at, hf_original_frame, tvb, 0, 0, rlp_frame_num(fr->ann.original_frame)));
 	if (fr->retransmitted_in)
 		rlp_gen(proto_tree_add_uint(at, hf_retransmitted_in, tvb, 0, 0, fr->retransmitted_in));
 }
@@ -458,14 +420,14 @@ static void rlp_show_links(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame 
 	proto_item *li;
 	nstime_t rt;
 
-	if (!fr->request_frame && !fr->response_frame)
+	if (!fr->ann.request_frame && !fr->response_frame)
 		return;
 	lt = proto_tree_add_subtree(t, tvb, 0, 0, ett_link, &li, "Request/response");
 	proto_item_set_generated(li);
-	if (fr->request_frame) {
-		rlp_gen(proto_tree_add_uint(lt, hf_request_frame, tvb, 0, 0, fr->request_frame));
-		rt.secs = (time_t)(fr->response_time_ns / 1000000000u);
-		rt.nsecs = (int)(fr->response_time_ns % 1000000000u);
+	if (fr->ann.request_frame) {
+		rlp_gen(proto_tree_add_uint(lt, hf_request_frame, tvb, 0, 0, rlp_frame_num(fr->ann.request_frame)));
+		rt.secs = (time_t)(fr->ann.response_time_ns / 1000000000u);
+		rt.nsecs = (int)(fr->ann.response_time_ns % 1000000000u);
 		rlp_gen(proto_tree_add_time(lt, hf_response_time, tvb, 0, 0, &rt));
 	}
 	if (fr->response_frame)
@@ -477,17 +439,17 @@ static void rlp_show_ack(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame *f
 	proto_tree *kt;
 	proto_item *ki;
 
-	if (!fr->acks)
+	if (!fr->ann.acks)
 		return;
-	kt = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_ack, &ki, "Acknowledges PSN %u..%u", fr->acked_first,
-					   fr->acked_last);
+	kt = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_ack, &ki, "Acknowledges PSN %u..%u", fr->ann.acked_first,
+					   fr->ann.acked_last);
 	proto_item_set_generated(ki);
-	rlp_gen(proto_tree_add_uint(kt, hf_ack_first_psn, tvb, 0, 0, fr->acked_first));
-	rlp_gen(proto_tree_add_uint(kt, hf_ack_last_psn, tvb, 0, 0, fr->acked_last));
-	if (fr->acked_first_frame)
-		rlp_gen(proto_tree_add_uint(kt, hf_ack_first_frame, tvb, 0, 0, fr->acked_first_frame));
-	if (fr->acked_last_frame)
-		rlp_gen(proto_tree_add_uint(kt, hf_ack_last_frame, tvb, 0, 0, fr->acked_last_frame));
+	rlp_gen(proto_tree_add_uint(kt, hf_ack_first_psn, tvb, 0, 0, fr->ann.acked_first));
+	rlp_gen(proto_tree_add_uint(kt, hf_ack_last_psn, tvb, 0, 0, fr->ann.acked_last));
+	if (fr->ann.acked_first_frame)
+		rlp_gen(proto_tree_add_uint(kt, hf_ack_first_frame, tvb, 0, 0, rlp_frame_num(fr->ann.acked_first_frame)));
+	if (fr->ann.acked_last_frame)
+		rlp_gen(proto_tree_add_uint(kt, hf_ack_last_frame, tvb, 0, 0, rlp_frame_num(fr->ann.acked_last_frame)));
 }
 
 static void rlp_show_msg(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame *fr)
@@ -495,23 +457,23 @@ static void rlp_show_msg(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame *f
 	proto_tree *mt;
 	proto_item *mi;
 
-	if (!fr->msg_number)
+	if (!fr->ann.msg_number)
 		return;
 	mt = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_msg, &mi, "Message %" PRIu64 ": %" PRIu64 " bytes so far",
-					   fr->msg_number, fr->msg_bytes);
+					   fr->ann.msg_number, fr->ann.msg_bytes);
 	proto_item_set_generated(mi);
-	rlp_gen(proto_tree_add_uint64(mt, hf_msg_number, tvb, 0, 0, fr->msg_number));
-	rlp_gen(proto_tree_add_uint64(mt, hf_msg_bytes, tvb, 0, 0, fr->msg_bytes));
-	if (fr->msg_total)
-		rlp_gen(proto_tree_add_uint64(mt, hf_msg_total, tvb, 0, 0, fr->msg_total));
-	if (fr->msg_first_frame)
-		rlp_gen(proto_tree_add_uint(mt, hf_msg_first_frame, tvb, 0, 0, fr->msg_first_frame));
-	rlp_gen(proto_tree_add_boolean(mt, hf_msg_complete, tvb, 0, 0, fr->msg_complete));
+	rlp_gen(proto_tree_add_uint64(mt, hf_msg_number, tvb, 0, 0, fr->ann.msg_number));
+	rlp_gen(proto_tree_add_uint64(mt, hf_msg_bytes, tvb, 0, 0, fr->ann.msg_bytes));
+	if (fr->ann.msg_total)
+		rlp_gen(proto_tree_add_uint64(mt, hf_msg_total, tvb, 0, 0, fr->ann.msg_total));
+	if (fr->ann.msg_first_frame)
+		rlp_gen(proto_tree_add_uint(mt, hf_msg_first_frame, tvb, 0, 0, rlp_frame_num(fr->ann.msg_first_frame)));
+	rlp_gen(proto_tree_add_boolean(mt, hf_msg_complete, tvb, 0, 0, fr->ann.msg_complete));
 }
 
 /* NAKs and RNR NAKs: the wire's AETH says which kind, the analyzer what it means. */
 static void rlp_show_nak(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
-			 const struct rlp_frame *fr, size_t len)
+			 const struct rlp_frame *fr, const char *nak_meaning, size_t len)
 {
 	proto_tree *nt;
 	proto_item *pi;
@@ -535,14 +497,14 @@ static void rlp_show_nak(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const
 
 	pi = rlp_gen(proto_tree_add_none_format(t, hf_nak, tvb, (gint)off, rlp_len(off, 1, len), "%s", what));
 	nt = proto_item_add_subtree(pi, ett_nak);
-	if (fr && fr->nak_meaning[0])
-		rlp_gen(proto_tree_add_string(nt, hf_nak_meaning, tvb, 0, 0, fr->nak_meaning));
+	if (nak_meaning && nak_meaning[0])
+		rlp_gen(proto_tree_add_string(nt, hf_nak_meaning, tvb, 0, 0, nak_meaning));
 	if (fr && (type == RL_AETH_RNR_NAK || code == RL_NAK_PSN_SEQ_ERR))
-		rlp_gen(proto_tree_add_uint(nt, hf_nak_resend_psn, tvb, 0, 0, fr->resend_from_psn));
+		rlp_gen(proto_tree_add_uint(nt, hf_nak_resend_psn, tvb, 0, 0, fr->ann.resend_from_psn));
 	if (fr && type == RL_AETH_RNR_NAK)
-		rlp_gen(proto_tree_add_uint(nt, hf_rnr_wait_us, tvb, 0, 0, fr->rnr_wait_us));
+		rlp_gen(proto_tree_add_uint(nt, hf_rnr_wait_us, tvb, 0, 0, fr->ann.rnr_wait_us));
 	if (fr && type == RL_AETH_NAK)
-		rlp_gen(proto_tree_add_boolean(nt, hf_nak_wr_fails, tvb, 0, 0, fr->wr_fails));
+		rlp_gen(proto_tree_add_boolean(nt, hf_nak_wr_fails, tvb, 0, 0, fr->ann.wr_fails));
 
 	if (type == RL_AETH_RNR_NAK)
 		expert_add_info_format(pinfo, pi, &ei_rnr_nak, "%s: the responder had no receive buffer for PSN %u",
@@ -560,12 +522,12 @@ static void rlp_show_nak(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const
 static void rlp_show_congestion(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
 				const struct rlp_frame *fr)
 {
-	bool ce = fr ? fr->ecn_ce : false;
+	bool ce = fr ? fr->ann.ecn_ce : false;
 	bool cnp = pkt->op && (pkt->op->flags & RL_OPF_CNP);
 	proto_tree *ct;
 	proto_item *ci, *pi;
 
-	if (fr && fr->cnp)
+	if (fr && fr->ann.cnp)
 		cnp = true;
 	if (!ce && !cnp)
 		return;
@@ -593,6 +555,7 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	const guint8 *bytes;
 	size_t len;
 	char line[256];
+	struct rl_annotation_text text;
 	proto_item *ti;
 	proto_tree *t;
 
@@ -625,18 +588,22 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	ti = proto_tree_add_item(tree, proto_rocelab, tvb, (gint)pkt.l3_off,
 				 rlp_len(pkt.l3_off, pkt.end_off - pkt.l3_off, len), ENC_NA);
 	t = proto_item_add_subtree(ti, ett_rocelab);
-	if (fr && fr->summary[0]) {
-		proto_item_append_text(ti, ": %s", fr->summary);
-		rlp_gen(proto_tree_add_string(t, hf_summary, tvb, 0, 0, fr->summary));
+	if (fr)
+		rl_annotation_describe(&fr->ann, &pkt, &text);
+	else
+		text.summary[0] = text.nak_meaning[0] = text.explanation[0] = '\0';
+	if (text.summary[0]) {
+		proto_item_append_text(ti, ": %s", text.summary);
+		rlp_gen(proto_tree_add_string(t, hf_summary, tvb, 0, 0, text.summary));
 	}
-	if (fr && fr->explanation[0])
-		rlp_gen(proto_tree_add_string(t, hf_explanation, tvb, 0, 0, fr->explanation));
+	if (text.explanation[0])
+		rlp_gen(proto_tree_add_string(t, hf_explanation, tvb, 0, 0, text.explanation));
 	rl_describe_pkt(&pkt, line, sizeof(line));
 	line[sizeof(line) - 1] = '\0';
 	rlp_gen(proto_tree_add_string(t, hf_packet, tvb, (gint)pkt.bth_off, rlp_len(pkt.bth_off, RL_BTH_LEN, len),
 				      line));
 	if (fr)
-		rlp_gen(proto_tree_add_uint(t, hf_role, tvb, 0, 0, fr->role));
+		rlp_gen(proto_tree_add_uint(t, hf_role, tvb, 0, 0, fr->ann.role));
 	rlp_show_bth(t, tvb, pinfo, &pkt, st, len);
 	rlp_show_icrc(t, ti, tvb, pinfo, &pkt, len);
 	if (fr) {
@@ -645,7 +612,7 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 		rlp_show_ack(t, tvb, fr);
 		rlp_show_msg(t, tvb, fr);
 	}
-	rlp_show_nak(t, tvb, pinfo, &pkt, fr, len);
+	rlp_show_nak(t, tvb, pinfo, &pkt, fr, text.nak_meaning, len);
 	rlp_show_congestion(t, tvb, pinfo, &pkt, fr);
 	return (int)len;
 }

@@ -56,13 +56,7 @@ struct an_flow {
 struct rl_analyzer {
 	struct an_flow *flows;
 	size_t n, cap;
-	bool terse;
 };
-
-void rl_analyzer_set_text(struct rl_analyzer *a, bool text)
-{
-	a->terse = !text;
-}
 
 const char *rl_verdict_name(enum rl_verdict v)
 {
@@ -107,29 +101,6 @@ static int32_t an_diff(uint32_t a, uint32_t b)
 static uint32_t an_add(uint32_t psn, uint32_t n)
 {
 	return (psn + n) & 0xffffff;
-}
-
-__attribute__((format(printf, 3, 4)))
-static void an_fmt(char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-}
-
-/* Text for people, skipped when the caller asked for numbers only (rl_analyzer_set_text). */
-__attribute__((format(printf, 4, 5)))
-static void an_text(const struct rl_annotation *o, char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!o->text)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
 }
 
 static void an_addrs(const struct rl_pkt *p, uint8_t src[16], uint8_t dst[16])
@@ -363,45 +334,6 @@ static void an_msg_request(struct an_flow *f, const struct rl_pkt *p, uint64_t f
 	o->msg_total = o->msg_complete ? f->msg_bytes : f->msg_total;
 }
 
-static void an_request_summary(const struct an_flow *f, const struct rl_pkt *p, struct rl_annotation *o)
-{
-	uint32_t fl = p->op->flags;
-	const char *what = (fl & RL_OPF_SEND) ? "SEND" : (fl & RL_OPF_WRITE) ? "RDMA WRITE" : "";
-	char pos[64] = "";
-
-	(void)f;
-	if ((fl & RL_OPF_PAYLOAD) && !o->msg_number) {
-		/* A packet seen before: its message was counted the first time. */
-		an_text(o, pos, sizeof(pos), "%zu bytes, %s frame %llu", p->payload_len,
-			o->verdict == RL_V_DUPLICATE ? "a copy of" : "sent again, before in", (unsigned long long)o->original_frame);
-	} else if (fl & RL_OPF_PAYLOAD) {
-		if ((fl & (RL_OPF_FIRST | RL_OPF_LAST)) == (RL_OPF_FIRST | RL_OPF_LAST))
-			an_text(o, pos, sizeof(pos), "message %llu, %zu bytes", (unsigned long long)o->msg_number, p->payload_len);
-		else
-			an_text(o, pos, sizeof(pos), "message %llu, bytes %llu..%llu%s", (unsigned long long)o->msg_number,
-			       (unsigned long long)(o->msg_bytes - p->payload_len), (unsigned long long)o->msg_bytes,
-			       o->msg_complete ? " (complete)" : "");
-	}
-	if (fl & RL_OPF_READ)
-		an_text(o, o->summary, sizeof(o->summary), "READ %u bytes from 0x%llx (rkey 0x%x)", p->reth.dma_len,
-		       (unsigned long long)p->reth.va, p->reth.rkey);
-	else if (fl & RL_OPF_CMPSWAP)
-		an_text(o, o->summary, sizeof(o->summary), "Compare&Swap at 0x%llx: if 0x%llx, write 0x%llx",
-		       (unsigned long long)p->atomiceth.va, (unsigned long long)p->atomiceth.compare,
-		       (unsigned long long)p->atomiceth.swap_add);
-	else if (fl & RL_OPF_ATOMIC)
-		an_text(o, o->summary, sizeof(o->summary), "Fetch&Add %llu at 0x%llx", (unsigned long long)p->atomiceth.swap_add,
-		       (unsigned long long)p->atomiceth.va);
-	else if ((fl & RL_OPF_WRITE) && (p->hdrs & RL_HDR_RETH))
-		an_text(o, o->summary, sizeof(o->summary), "%s %u bytes to 0x%llx (rkey 0x%x): %s", what, p->reth.dma_len,
-		       (unsigned long long)p->reth.va, p->reth.rkey, pos);
-	else if (p->hdrs & RL_HDR_DETH)
-		an_text(o, o->summary, sizeof(o->summary), "UD SEND of %zu bytes to QP 0x%x (Q_Key 0x%x)", p->payload_len,
-		       p->bth.dqpn, p->deth.qkey);
-	else
-		an_text(o, o->summary, sizeof(o->summary), "%s %s", what, pos);
-}
-
 static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p,
 		       struct rl_annotation *o)
 {
@@ -437,12 +369,12 @@ static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, con
 	}
 	an_msg_request(f, p, frame, o);
 	an_remember(f, p, frame, t_ns, span);
-	an_request_summary(f, p, o);
 }
 
 /* ---- responses --------------------------------------------------------------------------------- */
 
-static void an_nak_meaning(const struct rl_pkt *p, struct rl_annotation *o)
+/* What a NAK makes the requester do (IBA 9.7.5.2.8: RNR NAK, 9.7.5.2.4 and 9.9.2: NAK codes). */
+static void an_nak(const struct rl_pkt *p, struct rl_annotation *o)
 {
 	uint8_t s = p->aeth.syndrome, v = rl_syndrome_value(s);
 
@@ -450,33 +382,12 @@ static void an_nak_meaning(const struct rl_pkt *p, struct rl_annotation *o)
 	if (rl_syndrome_type(s) == RL_AETH_RNR_NAK) {
 		o->rnr_wait_us = rl_rnr_timer_us(v);
 		o->resend_from_psn = p->bth.psn;
-		an_text(o, o->nak_meaning, sizeof(o->nak_meaning),
-		       "RNR NAK: no receive buffer was posted at the responder. The requester waits at least "
-		       "%u.%02u ms (RNR timer %u) and sends PSN %u again.", o->rnr_wait_us / 1000,
-		       o->rnr_wait_us % 1000 / 10, v, p->bth.psn);
 		return;
 	}
-	switch (v) {
-	case RL_NAK_PSN_SEQ_ERR:
+	if (v == RL_NAK_PSN_SEQ_ERR)
 		o->resend_from_psn = p->bth.psn;
-		an_text(o, o->nak_meaning, sizeof(o->nak_meaning),
-		       "NAK, PSN sequence error: the responder expected PSN %u, so a packet was lost. It acknowledges "
-		       "everything before; the requester goes back and resends from PSN %u (go-back-N).",
-		       p->bth.psn, p->bth.psn);
-		break;
-	case RL_NAK_INVALID_REQ:
-	case RL_NAK_REM_ACCESS_ERR:
-	case RL_NAK_REM_OP_ERR:
+	else if (v == RL_NAK_INVALID_REQ || v == RL_NAK_REM_ACCESS_ERR || v == RL_NAK_REM_OP_ERR)
 		o->wr_fails = true;
-		an_text(o, o->nak_meaning, sizeof(o->nak_meaning),
-		       "NAK, %s: %s. The work request completes with '%s'; both QPs go to the error state "
-		       "and the rest of the send queue is flushed.", rl_nak_code_name(v), rl_nak_code_meaning(v),
-		       v == RL_NAK_INVALID_REQ ? "remote invalid request error"
-		       : v == RL_NAK_REM_ACCESS_ERR ? "remote access error" : "remote operation error");
-		break;
-	default:
-		an_text(o, o->nak_meaning, sizeof(o->nak_meaning), "NAK with reserved code %u", v);
-	}
 }
 
 static void an_ack_range(struct an_flow *f, const struct rl_pkt *p, struct rl_annotation *o)
@@ -520,16 +431,13 @@ static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, co
 	if (f)
 		an_learn_mtu(f, p);
 	if ((p->hdrs & RL_HDR_AETH) && rl_syndrome_type(p->aeth.syndrome) != RL_AETH_ACK) {
-		an_nak_meaning(p, o);
+		an_nak(p, o);
 		if (f && o->resend_from_psn == p->bth.psn && !o->wr_fails) {
 			f->retx_pending = true;
 			f->retx_next = p->bth.psn;
 		}
 		if (f && rl_syndrome_type(p->aeth.syndrome) == RL_AETH_NAK)
 			an_ack_range(f, p, o);
-		an_text(o, o->summary, sizeof(o->summary), "%s for PSN %u", rl_syndrome_type(p->aeth.syndrome) ==
-		       RL_AETH_RNR_NAK ? "RNR NAK: receiver not ready" : rl_nak_code_name(rl_syndrome_value(p->aeth.syndrome)),
-		       p->bth.psn);
 		return;
 	}
 	if (f && (p->hdrs & RL_HDR_AETH) && !(fl & RL_OPF_READ))
@@ -548,37 +456,162 @@ static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, co
 			if ((fl & RL_OPF_LAST) && an_diff(p->bth.psn, f->acked_next) >= 0)
 				an_ack_range(f, p, o);
 		}
-		an_text(o, o->summary, sizeof(o->summary), "READ response: %zu bytes%s%s", p->payload_len,
-		       o->msg_complete ? ", the last" : "", req ? "" : " (request not in the capture)");
-	} else if (p->hdrs & RL_HDR_ATOMICACKETH) {
-		an_text(o, o->summary, sizeof(o->summary), "ATOMIC ACK: memory held 0x%llx before",
-		       (unsigned long long)p->atomicack_orig);
-	} else if (o->acks) {
-		an_text(o, o->summary, sizeof(o->summary), "ACK of PSN %u..%u", o->acked_first, o->acked_last);
-	} else {
-		an_text(o, o->summary, sizeof(o->summary), "ACK of PSN %u again (a duplicate was seen)", p->bth.psn);
 	}
 }
 
 /* ---- the entry point ---------------------------------------------------------------------------- */
 
-static void an_explain(const struct rl_pkt *p, struct rl_annotation *o)
+void rl_analyze(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p, enum rl_status st,
+		struct rl_annotation *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (st == RL_NOT_ROCE || rl_status_fatal(st) || st == RL_E_UNKNOWN_OPCODE || !p->op)
+		return;
+	o->ecn_ce = (p->l3 == RL_L3_IPV4 ? p->ip4.ecn : (p->ip6.tclass & 3)) == 3;
+	if (p->op->flags & RL_OPF_CNP) {
+		o->role = RL_ROLE_CNP;
+		o->cnp = true;
+	} else if (p->op->flags & RL_OPF_REQ) {
+		an_request(a, frame, t_ns, p, o);
+	} else if (p->op->flags & RL_OPF_RESP) {
+		an_response(a, frame, t_ns, p, o);
+	}
+}
+
+/* ---- words for people ------------------------------------------------------------------------- */
+
+__attribute__((format(printf, 3, 4)))
+static void an_text(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+}
+
+static void an_request_summary(const struct rl_annotation *o, const struct rl_pkt *p, char *buf, size_t n)
+{
+	uint32_t fl = p->op->flags;
+	const char *what = (fl & RL_OPF_SEND) ? "SEND" : (fl & RL_OPF_WRITE) ? "RDMA WRITE" : "";
+	char pos[64] = "";
+
+	if ((fl & RL_OPF_PAYLOAD) && !o->msg_number) {
+		/* A packet seen before: its message was counted the first time. */
+		an_text(pos, sizeof(pos), "%zu bytes, %s frame %llu", p->payload_len,
+			o->verdict == RL_V_DUPLICATE ? "a copy of" : "sent again, before in",
+			(unsigned long long)o->original_frame);
+	} else if (fl & RL_OPF_PAYLOAD) {
+		if ((fl & (RL_OPF_FIRST | RL_OPF_LAST)) == (RL_OPF_FIRST | RL_OPF_LAST))
+			an_text(pos, sizeof(pos), "message %llu, %zu bytes", (unsigned long long)o->msg_number,
+				p->payload_len);
+		else
+			an_text(pos, sizeof(pos), "message %llu, bytes %llu..%llu%s", (unsigned long long)o->msg_number,
+				(unsigned long long)(o->msg_bytes - p->payload_len), (unsigned long long)o->msg_bytes,
+				o->msg_complete ? " (complete)" : "");
+	}
+	if (fl & RL_OPF_READ)
+		an_text(buf, n, "READ %u bytes from 0x%llx (rkey 0x%x)", p->reth.dma_len, (unsigned long long)p->reth.va,
+			p->reth.rkey);
+	else if (fl & RL_OPF_CMPSWAP)
+		an_text(buf, n, "Compare&Swap at 0x%llx: if 0x%llx, write 0x%llx", (unsigned long long)p->atomiceth.va,
+			(unsigned long long)p->atomiceth.compare, (unsigned long long)p->atomiceth.swap_add);
+	else if (fl & RL_OPF_ATOMIC)
+		an_text(buf, n, "Fetch&Add %llu at 0x%llx", (unsigned long long)p->atomiceth.swap_add,
+			(unsigned long long)p->atomiceth.va);
+	else if ((fl & RL_OPF_WRITE) && (p->hdrs & RL_HDR_RETH))
+		an_text(buf, n, "%s %u bytes to 0x%llx (rkey 0x%x): %s", what, p->reth.dma_len,
+			(unsigned long long)p->reth.va, p->reth.rkey, pos);
+	else if (p->hdrs & RL_HDR_DETH)
+		an_text(buf, n, "UD SEND of %zu bytes to QP 0x%x (Q_Key 0x%x)", p->payload_len, p->bth.dqpn,
+			p->deth.qkey);
+	else
+		an_text(buf, n, "%s %s", what, pos);
+}
+
+static void an_response_summary(const struct rl_annotation *o, const struct rl_pkt *p, char *buf, size_t n)
+{
+	uint32_t fl = p->op->flags;
+
+	if (o->nak)
+		an_text(buf, n, "%s for PSN %u", rl_syndrome_type(p->aeth.syndrome) == RL_AETH_RNR_NAK
+			? "RNR NAK: receiver not ready" : rl_nak_code_name(rl_syndrome_value(p->aeth.syndrome)),
+			p->bth.psn);
+	else if (fl & RL_OPF_READ)
+		an_text(buf, n, "READ response: %zu bytes%s%s", p->payload_len, o->msg_complete ? ", the last" : "",
+			o->request_frame ? "" : " (request not in the capture)");
+	else if (p->hdrs & RL_HDR_ATOMICACKETH)
+		an_text(buf, n, "ATOMIC ACK: memory held 0x%llx before", (unsigned long long)p->atomicack_orig);
+	else if (o->acks)
+		an_text(buf, n, "ACK of PSN %u..%u", o->acked_first, o->acked_last);
+	else
+		an_text(buf, n, "ACK of PSN %u again (a duplicate was seen)", p->bth.psn);
+}
+
+void rl_annotation_summary(const struct rl_annotation *o, const struct rl_pkt *p, char *buf, size_t n)
+{
+	if (!n)
+		return;
+	buf[0] = '\0';
+	if (o->role == RL_ROLE_CNP)
+		an_text(buf, n, "CNP: congestion on the way to QP 0x%x; its sender should slow down", p->bth.dqpn);
+	else if (o->role == RL_ROLE_REQUEST)
+		an_request_summary(o, p, buf, n);
+	else if (o->role == RL_ROLE_RESPONSE)
+		an_response_summary(o, p, buf, n);
+}
+
+/* What a NAK means and what follows (IBA 9.7.5.2.8 RNR NAK; 9.9.2 the NAK codes and their errors). */
+static void an_nak_meaning(const struct rl_pkt *p, char *buf, size_t n)
+{
+	uint8_t s = p->aeth.syndrome, v = rl_syndrome_value(s);
+
+	if (rl_syndrome_type(s) == RL_AETH_RNR_NAK) {
+		uint32_t us = rl_rnr_timer_us(v);
+
+		an_text(buf, n, "RNR NAK: no receive buffer was posted at the responder. The requester waits at least "
+			"%u.%02u ms (RNR timer %u) and sends PSN %u again.", us / 1000, us % 1000 / 10, v, p->bth.psn);
+		return;
+	}
+	switch (v) {
+	case RL_NAK_PSN_SEQ_ERR:
+		an_text(buf, n, "NAK, PSN sequence error: the responder expected PSN %u, so a packet was lost. It "
+			"acknowledges everything before; the requester goes back and resends from PSN %u (go-back-N).",
+			p->bth.psn, p->bth.psn);
+		break;
+	case RL_NAK_INVALID_REQ:
+	case RL_NAK_REM_ACCESS_ERR:
+	case RL_NAK_REM_OP_ERR:
+		an_text(buf, n, "NAK, %s: %s. The work request completes with '%s'; both QPs go to the error state "
+			"and the rest of the send queue is flushed.", rl_nak_code_name(v), rl_nak_code_meaning(v),
+			v == RL_NAK_INVALID_REQ ? "remote invalid request error"
+			: v == RL_NAK_REM_ACCESS_ERR ? "remote access error" : "remote operation error");
+		break;
+	default:
+		an_text(buf, n, "NAK with reserved code %u", v);
+	}
+}
+
+static void an_explanation(const struct rl_annotation *o, const struct rl_pkt *p, const char *nak_meaning,
+			   char *buf, size_t n)
 {
 	const char *verdict = "";
 	char v[96] = "";
 
 	switch (o->verdict) {
 	case RL_V_GAP:
-		an_fmt(v, sizeof(v), " %u packet(s) before it are missing: PSN %u was expected.", o->gap, o->expected_psn);
+		an_text(v, sizeof(v), " %u packet(s) before it are missing: PSN %u was expected.", o->gap,
+			o->expected_psn);
 		verdict = v;
 		break;
 	case RL_V_RETRANSMISSION:
-		an_fmt(v, sizeof(v), " It is sent again (sent before in frame %llu).", (unsigned long long)o->original_frame);
+		an_text(v, sizeof(v), " It is sent again (sent before in frame %llu).",
+			(unsigned long long)o->original_frame);
 		verdict = v;
 		break;
 	case RL_V_DUPLICATE:
-		an_fmt(v, sizeof(v), " The network delivered it twice (the other copy is frame %llu).",
-		       (unsigned long long)o->original_frame);
+		an_text(v, sizeof(v), " The network delivered it twice (the other copy is frame %llu).",
+			(unsigned long long)o->original_frame);
 		verdict = v;
 		break;
 	case RL_V_OUT_OF_ORDER:
@@ -588,34 +621,21 @@ static void an_explain(const struct rl_pkt *p, struct rl_annotation *o)
 		break;
 	}
 	if (o->nak)
-		an_text(o, o->explanation, sizeof(o->explanation), "%s", o->nak_meaning);
+		an_text(buf, n, "%s", nak_meaning);
 	else if (o->cnp)
-		an_text(o, o->explanation, sizeof(o->explanation), "%s.", rl_describe_opcode(p->bth.opcode));
+		an_text(buf, n, "%s.", rl_describe_opcode(p->bth.opcode));
 	else
-		an_text(o, o->explanation, sizeof(o->explanation), "%s.%s%s", rl_describe_opcode(p->bth.opcode), verdict,
-		       o->ecn_ce ? " Marked Congestion Experienced: the receiver will send a CNP." : "");
+		an_text(buf, n, "%s.%s%s", rl_describe_opcode(p->bth.opcode), verdict,
+			o->ecn_ce ? " Marked Congestion Experienced: the receiver will send a CNP." : "");
 }
 
-void rl_analyze(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p, enum rl_status st,
-		struct rl_annotation *o)
+void rl_annotation_describe(const struct rl_annotation *o, const struct rl_pkt *p, struct rl_annotation_text *t)
 {
-	/* The numbers are cleared; the long text fields only emptied (this runs per packet). */
-	memset(o, 0, offsetof(struct rl_annotation, summary));
-	o->summary[0] = o->nak_meaning[0] = o->explanation[0] = 0;
-	o->text = !a->terse;
-	if (st == RL_NOT_ROCE || rl_status_fatal(st) || st == RL_E_UNKNOWN_OPCODE || !p->op)
+	t->summary[0] = t->nak_meaning[0] = t->explanation[0] = '\0';
+	if (o->role == RL_ROLE_OTHER)
 		return;
-	o->ecn_ce = (p->l3 == RL_L3_IPV4 ? p->ip4.ecn : (p->ip6.tclass & 3)) == 3;
-	if (p->op->flags & RL_OPF_CNP) {
-		o->role = RL_ROLE_CNP;
-		o->cnp = true;
-		an_text(o, o->summary, sizeof(o->summary), "CNP: congestion on the way to QP 0x%x; its sender should slow down",
-		       p->bth.dqpn);
-	} else if (p->op->flags & RL_OPF_REQ) {
-		an_request(a, frame, t_ns, p, o);
-	} else if (p->op->flags & RL_OPF_RESP) {
-		an_response(a, frame, t_ns, p, o);
-	}
-	if (o->text)
-		an_explain(p, o);
+	rl_annotation_summary(o, p, t->summary, sizeof(t->summary));
+	if (o->nak)
+		an_nak_meaning(p, t->nak_meaning, sizeof(t->nak_meaning));
+	an_explanation(o, p, t->nak_meaning, t->explanation, sizeof(t->explanation));
 }

@@ -4,15 +4,17 @@
 
 #include "testlib.h"
 
-static void feed(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint32_t qpn, uint32_t psn, bool from_a,
-		 struct rl_annotation *out)
+/* @syndrome for an ACK opcode; the decoded packet in @d (its payload points into a static frame). */
+static void feed_pkt(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint8_t syndrome, uint32_t qpn,
+		     uint32_t psn, bool from_a, struct rl_annotation *out, struct rl_pkt *d)
 {
 	static const uint8_t pl[64];
-	struct rl_pkt p, d;
-	uint8_t f[256];
+	static uint8_t f[256];
+	struct rl_pkt p;
 	size_t n;
 
 	rl_pkt_init(&p, opcode);
+	p.aeth.syndrome = syndrome;
 	p.ip4.src[3] = from_a ? 1 : 2;
 	p.ip4.dst[3] = from_a ? 2 : 1;
 	p.bth.dqpn = qpn;
@@ -22,8 +24,16 @@ static void feed(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint32_t
 		p.payload_len = sizeof(pl);
 	}
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
-	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, &d), RL_OK);
-	rl_analyze(a, frame, frame * 1000, &d, RL_OK, out);
+	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, d), RL_OK);
+	rl_analyze(a, frame, frame * 1000, d, RL_OK, out);
+}
+
+static void feed(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint32_t qpn, uint32_t psn, bool from_a,
+		 struct rl_annotation *out)
+{
+	struct rl_pkt d;
+
+	feed_pkt(a, frame, opcode, 0, qpn, psn, from_a, out, &d);
 }
 
 static void test_verdicts(void)
@@ -54,6 +64,47 @@ static void test_verdicts(void)
 	rl_analyzer_free(a);
 }
 
+/*
+ * The words come from the annotation and the packet alone, after the
+ * analyzer is gone: a NAK (PSN sequence error, IBA 9.7.5.2.4) says where the
+ * requester resumes, and a frame that is not RoCE gets no words at all.
+ */
+static void test_words(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation send, nak, other;
+	struct rl_annotation_text t;
+	struct rl_pkt ps, pn, pj;
+	uint8_t junk[60] = { 0 };
+
+	feed_pkt(a, 1, 0x04, 0, 0x12, 7, true, &send, &ps);
+	feed_pkt(a, 2, 0x04, 0, 0x12, 9, true, &send, &ps);    /* PSN 8 lost */
+	feed_pkt(a, 3, 0x11, 0x60, 0x11, 8, false, &nak, &pn); /* NAK code 0: PSN sequence error */
+	rl_analyze(a, 4, 4000, &pj, rl_decode(RL_LINK_ETHERNET, junk, sizeof(junk), &pj), &other);
+	rl_analyzer_free(a);
+
+	CU_ASSERT_EQUAL(send.verdict, RL_V_GAP);
+	CU_ASSERT_TRUE(nak.nak);
+	CU_ASSERT_FALSE(nak.wr_fails);
+	CU_ASSERT_EQUAL(nak.resend_from_psn, 8);
+	rl_annotation_describe(&nak, &pn, &t);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.summary, "PSN sequence error for PSN 8"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.nak_meaning, "resends from PSN 8"));
+	CU_ASSERT_STRING_EQUAL(t.explanation, t.nak_meaning);
+
+	rl_annotation_describe(&send, &ps, &t);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.summary, "SEND"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.summary, "64 bytes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.explanation, "1 packet(s) before it are missing: PSN 8 was expected"));
+	CU_ASSERT_STRING_EQUAL(t.nak_meaning, "");
+
+	CU_ASSERT_EQUAL(other.role, RL_ROLE_OTHER);
+	memset(&t, 'x', sizeof(t));
+	rl_annotation_describe(&other, &pj, &t);
+	CU_ASSERT_STRING_EQUAL(t.summary, "");
+	CU_ASSERT_STRING_EQUAL(t.explanation, "");
+}
+
 /* A long capture keeps memory per flow; many QPs are bounded too. */
 static void test_memory_bounded(void)
 {
@@ -80,5 +131,6 @@ int tl_suite_analyze(void)
 	CU_pSuite s = CU_add_suite("analyze", NULL, NULL);
 
 	return !s || !CU_add_test(s, "verdicts and ACK links on a crafted stream", test_verdicts) ||
-	       !CU_add_test(s, "memory follows live QPs, not the capture", test_memory_bounded);
+	       !CU_add_test(s, "memory follows live QPs, not the capture", test_memory_bounded) ||
+	       !CU_add_test(s, "words made from an annotation, after the analyzer is gone", test_words);
 }

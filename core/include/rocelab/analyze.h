@@ -75,18 +75,10 @@ struct rl_annotation {
 	/* Congestion. */
 	bool ecn_ce;                    /* the IP header says Congestion Experienced */
 	bool cnp;
-
-	/* Text for people; written unless rl_analyzer_set_text(a, false). */
-	bool text;
-	char summary[160];              /* a short line in plain words, e.g. "READ 4096 bytes from 0x7f01..." */
-	char nak_meaning[320];
-	char explanation[320];          /* a sentence or two for a learner (explain -v, the plugin's tree) */
 };
 
 struct rl_analyzer *rl_analyzer_new(void);
 void rl_analyzer_free(struct rl_analyzer *a);
-/* Write the text fields (the default), or only the numbers, which is faster. */
-void rl_analyzer_set_text(struct rl_analyzer *a, bool text);
 
 /*
  * Analyze packet number @frame (1-based, as Wireshark counts) captured at
@@ -95,6 +87,22 @@ void rl_analyzer_set_text(struct rl_analyzer *a, bool text);
  */
 void rl_analyze(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *pkt,
 		enum rl_status st, struct rl_annotation *out);
+
+/*
+ * Words for people, made afterwards from an annotation and the same packet:
+ * the analysis keeps numbers only, so a caller that shows no text pays
+ * nothing for it, and one that stores annotations (the Wireshark plugin)
+ * stores numbers.
+ */
+struct rl_annotation_text {
+	char summary[160];      /* a short line, e.g. "READ 4096 bytes from 0x7f01... (rkey 0x1234)" */
+	char nak_meaning[320];  /* NAKs: what the syndrome means and what the requester does next */
+	char explanation[480];  /* a sentence or two for a learner (explain -v, the plugin's tree) */
+};
+
+void rl_annotation_describe(const struct rl_annotation *a, const struct rl_pkt *pkt, struct rl_annotation_text *t);
+/* The summary alone, into @buf of @n bytes (empty for RL_ROLE_OTHER). */
+void rl_annotation_summary(const struct rl_annotation *a, const struct rl_pkt *pkt, char *buf, size_t n);
 
 /* Live flows and remembered requests, to check that memory stays bounded. */
 size_t rl_analyzer_flows(const struct rl_analyzer *a);
