@@ -32,7 +32,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 # One object tree per flavour: normal, sanitized (isa-l), sanitized (zlib).
 core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
 
-.PHONY: all lib bootstrap demo test unit cli-test oracle scenarios fuzz bench install uninstall clean help
+.PHONY: all lib bootstrap demo test unit cli-test peer-test oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -64,7 +64,7 @@ $(B)/librocelab.a: $(call core_objs,$(B))
 	$(AR) rcs $@ $^
 
 $(B)/rocelab: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/librocelab.a
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS) -lm
 
 # ---- sanitized builds for the unit tests ---------------------------------
 $(B)/asan-isal/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h core/src/*.h) | $(B)/asan-isal/core
@@ -81,7 +81,7 @@ $(B)/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(B)/librocelab.a
 
 # The CLI under the sanitizers, for the bad-input tests.
 $(B)/rocelab-asan: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(call core_objs,$(B)/asan-isal)
-	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Icli -Ipcapgen $(CLI_SRC) $(call core_objs,$(B)/asan-isal) -o $@ $(PCAP_LIBS) -lisal
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Icli -Ipcapgen $(CLI_SRC) $(call core_objs,$(B)/asan-isal) -o $@ $(PCAP_LIBS) -lisal -lm
 
 $(B) $(B)/core $(B)/asan-isal/core $(B)/asan-zlib/core $(B)/fuzz:
 	mkdir -p $@
@@ -104,6 +104,11 @@ oracle: all
 scenarios: all
 	sh tests/scenarios/run.sh $(B)/rocelab
 
+# rocelab peer between two namespaces; again under ASan+UBSan.
+peer-test: all $(B)/rocelab-asan
+	sh tests/peer/run.sh $(B)/rocelab
+	sh tests/peer/run.sh $(B)/rocelab-asan
+
 test: bootstrap
 	$(MAKE) all
 	$(MAKE) unit
@@ -112,6 +117,7 @@ test: bootstrap
 	$(MAKE) oracle
 	sh tests/scenarios/run.sh $(B)/rocelab
 	sh tests/replay/run.sh $(B)/rocelab
+	$(MAKE) peer-test
 	sh tests/install/run.sh
 	sh tests/bootstrap/run.sh
 	@echo "make test: all suites passed"
