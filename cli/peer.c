@@ -51,9 +51,15 @@
 #define PEER_BATCH 64
 #define PEER_ETH_LEN 14
 
-enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG };
-static const char *const peer_op_names[] = { "send", "write", "read", "pingpong" };
-static const char *const peer_test_names[] = { "Send BW", "RDMA_Write BW", "RDMA_Read BW", "Send Latency" };
+enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
+static const char *const peer_op_names[] = { "send", "write", "read", "pingpong", "fetch-add", "cmp-swap" };
+static const char *const peer_test_names[] = { "Send BW", "RDMA_Write BW", "RDMA_Read BW", "Send Latency",
+					       "Atomic FETCH_AND_ADD BW", "Atomic CMP_AND_SWAP BW" };
+
+static bool peer_atomic(enum peer_op op)
+{
+	return op == PEER_FETCH_ADD || op == PEER_CMP_SWAP;
+}
 
 struct peer_opts {
 	bool server;
@@ -125,7 +131,8 @@ static void peer_usage(FILE *f)
 		"options:\n"
 		"  -s, --server         wait for a client\n"
 		"  -c, --client ADDR    connect to the server at IPv4 address ADDR\n"
-		"  -o, --op OP          send, write, read (bandwidth) or pingpong (SEND latency); default write\n"
+		"  -o, --op OP          send, write, read, fetch-add, cmp-swap (bandwidth) or pingpong (SEND\n"
+		"                       latency); default write\n"
 		"  -t, --transport T    rc (the only one so far)\n"
 		"  -S, --size BYTES     message size; default 65536 (pingpong: 2)\n"
 		"  -n, --iters N        messages; default 1000\n"
@@ -175,10 +182,11 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case 's': o->server = true; break;
 		case 'c': o->addr = optarg; break;
 		case 'o':
-			for (v = 0; v < 4 && strcmp(optarg, peer_op_names[v]); v++)
+			for (v = 0; v < PEER_NOPS && strcmp(optarg, peer_op_names[v]); v++)
 				;
-			if (v == 4) {
-				cli_error("peer", "unknown --op '%s': send, write, read or pingpong", optarg);
+			if (v == PEER_NOPS) {
+				cli_error("peer", "unknown --op '%s': send, write, read, pingpong, fetch-add or cmp-swap",
+					  optarg);
 				return false;
 			}
 			o->op = (enum peer_op)v;
@@ -267,6 +275,13 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	}
 	if (o->op == PEER_PINGPONG && !size_set)
 		o->size = 2;
+	if (peer_atomic(o->op)) {
+		if (size_set && o->size != 8) {
+			cli_error("peer", "atomics work on 8 bytes: --size 8 or no --size");
+			return false;
+		}
+		o->size = 8;
+	}
 	if (!o->seed)
 		o->seed = 1;
 	return true;
@@ -335,9 +350,9 @@ static bool peer_op_parse(struct peer *p, const char *msg)
 	if (sscanf(msg, "rocelab op %15s size %u iters %u mtu %u va %" SCNx64 " rkey %x", op, &size, &iters, &mtu,
 		   &va, &rkey) != 6)
 		return false;
-	for (i = 0; i < 4 && strcmp(op, peer_op_names[i]); i++)
+	for (i = 0; i < PEER_NOPS && strcmp(op, peer_op_names[i]); i++)
 		;
-	if (i == 4 || !size || size > (1u << 30) || !iters || !rl_mtu_bytes((enum rl_mtu)mtu))
+	if (i == PEER_NOPS || !size || size > (1u << 30) || !iters || !rl_mtu_bytes((enum rl_mtu)mtu))
 		return false;
 	if (p->o.server) {
 		p->o.op = (enum peer_op)i;
@@ -675,16 +690,18 @@ static int peer_setup(struct peer *p)
 
 static int peer_buffer(struct peer *p)
 {
-	int access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ;
+	int access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_ATOMIC;
 
 	free(p->buf);
 	p->buf_len = p->o.op == PEER_PINGPONG || p->o.op == PEER_SEND ? (size_t)p->o.size * 2 : p->o.size;
+	if (peer_atomic(p->o.op) && !p->o.server)
+		p->buf_len = 8 * (size_t)p->o.window; /* a slot per outstanding atomic for the value fetched */
 	p->buf = malloc(p->buf_len);
 	if (!p->buf)
 		return -1;
 	/* The pattern both ends know: byte i is (i * 7 + 3) & 0xff. The READ source holds it too. */
 	for (size_t i = 0; i < p->buf_len; i++)
-		p->buf[i] = (p->o.server && p->o.op == PEER_WRITE) ? 0 : (uint8_t)(i * 7 + 3);
+		p->buf[i] = (p->o.server && (p->o.op == PEER_WRITE || peer_atomic(p->o.op))) ? 0 : (uint8_t)(i * 7 + 3);
 	if (p->mr)
 		rl_dereg_mr(p->mr);
 	p->mr = rl_reg_mr_iova(p->pd, p->buf, p->buf_len, 0x10000000, (unsigned)access);
@@ -698,7 +715,8 @@ static int peer_connect_qp(struct peer *p, uint16_t sport)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RL_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ;
+	a.qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ |
+			    RL_ACCESS_REMOTE_ATOMIC;
 	if (rl_modify_qp(p->qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS))
 		goto err;
 	a.qp_state = RL_QPS_RTR;
@@ -788,6 +806,20 @@ static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 	wr.send_flags = RL_SEND_SIGNALED;
 	wr.rdma.remote_addr = p->remote_va;
 	wr.rdma.rkey = p->remote_rkey;
+	if (op == RL_WR_ATOMIC_FETCH_AND_ADD || op == RL_WR_ATOMIC_CMP_AND_SWP) {
+		/*
+		 * The server's counter starts at 0 and atomics run in PSN order, so
+		 * work request i finds i there: Fetch&Add adds 1, Compare&Swap
+		 * replaces i with i + 1. A resent atomic must not run twice
+		 * (a duplicate atomic is answered from the result the responder saved).
+		 */
+		wr.sg_list[0].addr = rl_mr_iova(p->mr) + (id % p->o.window) * 8;
+		wr.sg_list[0].length = 8;
+		wr.atomic.remote_addr = p->remote_va;
+		wr.atomic.rkey = p->remote_rkey;
+		wr.atomic.compare_add = op == RL_WR_ATOMIC_FETCH_AND_ADD ? 1 : id;
+		wr.atomic.swap = id + 1;
+	}
 	if (rl_post_send(p->qp, &wr)) {
 		cli_error("peer", "post_send: %s", rl_host_error(p->host));
 		return -1;
@@ -834,8 +866,10 @@ static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc)
 /* Client, bandwidth: keep --window work requests outstanding until --iters complete. */
 static int peer_client_bw(struct peer *p, uint64_t *stamps)
 {
-	enum rl_wr_opcode op = p->o.op == PEER_SEND ? RL_WR_SEND : p->o.op == PEER_READ ? RL_WR_RDMA_READ
-											 : RL_WR_RDMA_WRITE;
+	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_RDMA_WRITE, RL_WR_RDMA_READ, RL_WR_SEND,
+						 RL_WR_ATOMIC_FETCH_AND_ADD, RL_WR_ATOMIC_CMP_AND_SWP };
+	enum rl_wr_opcode op = ops[p->o.op];
+	uint64_t fetched;
 	struct rl_wc wc[32];
 
 	p->t_start = peer_now();
@@ -847,6 +881,14 @@ static int peer_client_bw(struct peer *p, uint64_t *stamps)
 		for (int n = rl_poll_cq(p->cq, 32, wc), i = 0; i < n; i++) {
 			if (!peer_wc_ok(p, &wc[i]))
 				break;
+			if (peer_atomic(p->o.op)) {
+				memcpy(&fetched, p->buf + (wc[i].wr_id % p->o.window) * 8, 8);
+				if (fetched != wc[i].wr_id) {
+					cli_error("peer", "atomic %" PRIu64 " found %" PRIu64 " at the server, not %" PRIu64,
+						  wc[i].wr_id, fetched, wc[i].wr_id);
+					return -1;
+				}
+			}
 			stamps[p->completed++] = peer_now();
 		}
 		if (peer_expired(p)) {
@@ -948,6 +990,12 @@ static int peer_serve(struct peer *p, bool *data_ok)
 	p->t_end = peer_now();
 	if (p->o.op == PEER_WRITE)
 		*data_ok = peer_check(p, p->buf);
+	if (peer_atomic(p->o.op)) {
+		uint64_t v;
+
+		memcpy(&v, p->buf, 8);
+		*data_ok = v == p->o.iters;
+	}
 	if (want_recv && got != want_recv)
 		*data_ok = false;
 	return 0;

@@ -39,6 +39,7 @@ refused "both --server and --client" "say --server or --client" --server --clien
 refused "unknown --op" "unknown --op 'bogus'" --client 10.0.0.1 --op bogus
 refused "--mtu not an IB MTU" "--mtu wants 256" --client 10.0.0.1 --mtu 1500
 refused "--loss out of range" "--loss wants a fraction" --client 10.0.0.1 --loss 1.5
+refused "atomics with --size 64" "atomics work on 8 bytes" --client 10.0.0.1 --op fetch-add --size 64
 refused "--transport ud not yet" "only rc" --client 10.0.0.1 --transport ud
 refused "not an address" "not an IPv4 address" --client nowhere.invalid
 refused "nobody listening" "nobody listens at 127.0.0.1 port 1" --client 127.0.0.1 --port 1
@@ -109,6 +110,8 @@ pair "send 64 KiB" --op send --iters 300
 pair "send 1 byte" --op send --size 1 --iters 500
 pair "pingpong 2 bytes" --op pingpong --iters 300
 if grep -q "t_typical\[usec\]" "$T/cli"; then pass "pingpong prints perftest's latency table"; else fail "latency table"; fi
+pair "fetch-add" --op fetch-add --iters 500
+pair "cmp-swap" --op cmp-swap --iters 500
 pair "write json" --op write --iters 50 --json
 if grep -q '"bw_avg_mbps":' "$T/cli"; then pass "--json has the bandwidth"; else fail "--json: $(cat "$T/cli")"; fi
 
@@ -117,6 +120,8 @@ pair "write, 2% loss at both ends" --op write --iters 60 --loss 0.02 --seed 4
 if grep -q '0 dropped on purpose' "$T/cli"; then fail "--loss dropped nothing at the client"; else pass "--loss dropped frames"; fi
 pair "read, 2% loss at both ends" --op read --iters 60 --loss 0.02 --seed 5
 pair "send, 2% loss at both ends" --op send --iters 60 --loss 0.02 --seed 6
+pair "fetch-add, 2% loss at both ends (a resent atomic runs once)" --op fetch-add --iters 200 --loss 0.02 --seed 8
+pair "cmp-swap, 2% loss at both ends" --op cmp-swap --iters 200 --loss 0.02 --seed 9
 pair "pingpong, 2% loss at both ends" --op pingpong --iters 200 --loss 0.02 --seed 7
 SERVER_OPTS=
 
