@@ -50,6 +50,7 @@
 #define PEER_RXE_HDR 80 /* rxe: the largest header it allows for when it picks the path MTU */
 #define PEER_BATCH 64
 #define PEER_ETH_LEN 14
+#define PEER_HDR_LEN (PEER_ETH_LEN + 20 + 8) /* Ethernet, IPv4, UDP */
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
 static const char *const peer_op_names[] = { "send", "write", "read", "pingpong", "fetch-add", "cmp-swap" };
@@ -82,6 +83,7 @@ struct peer_dest {
 struct peer {
 	struct peer_opts o;
 	int tcp, rx, tx;
+	struct peer_rx *rxq;
 	struct sockaddr_in local, remote;
 	struct rl_host *host;
 	struct rl_pd *pd;
@@ -102,6 +104,12 @@ struct peer {
 };
 
 static int peer_buffer(struct peer *p);
+
+/* The data pattern both ends know. */
+static uint8_t peer_pattern(size_t i)
+{
+	return (uint8_t)(i * 7 + 3);
+}
 
 static uint64_t peer_now(void)
 {
@@ -506,14 +514,17 @@ static void peer_emit(void *ctx, const uint8_t *frame, size_t len)
 		p->sent++;
 }
 
-/* The IPv4 header Linux sent, rebuilt: DF, Identification 0, as our sender and rxe's senders do. */
+/*
+ * The Ethernet, IPv4 and UDP headers in front of a datagram that was received
+ * at @f + PEER_HDR_LEN: the IPv4 header as Linux sent it (DF, Identification
+ * 0, as our sender and rxe's senders do), so that the core can check the ICRC.
+ */
 static size_t peer_frame(uint8_t *f, const struct sockaddr_in *src, const struct in_addr *dst, uint8_t tos,
-			 const uint8_t *payload, size_t n)
+			 size_t n)
 {
 	uint8_t *ip = f + PEER_ETH_LEN, *udp = ip + 20;
-	uint32_t sum = 0;
 
-	memset(f, 0, PEER_ETH_LEN + 28);
+	memset(f, 0, PEER_HDR_LEN);
 	f[12] = 0x08;
 	ip[0] = 0x45;
 	ip[1] = tos;
@@ -523,45 +534,55 @@ static size_t peer_frame(uint8_t *f, const struct sockaddr_in *src, const struct
 	ip[9] = 17;
 	memcpy(ip + 12, &src->sin_addr, 4);
 	memcpy(ip + 16, dst, 4);
-	for (int i = 0; i < 20; i += 2)
-		sum += rl_get16(ip + i);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	rl_put16(ip + 10, (uint16_t)~sum);
+	rl_put16(ip + 10, rl_ipv4_checksum(ip, 20));
 	memcpy(udp, &src->sin_port, 2);
 	rl_put16(udp + 2, PEER_ROCE_PORT);
 	rl_put16(udp + 4, (uint16_t)(n + 8));
-	memcpy(udp + 8, payload, n);
-	return PEER_ETH_LEN + 28 + n;
+	return PEER_HDR_LEN + n;
+}
+
+/* recvmmsg() slots, set up once: each datagram lands right after room for its rebuilt headers. */
+struct peer_rx {
+	struct mmsghdr mm[PEER_BATCH];
+	struct iovec iov[PEER_BATCH];
+	struct sockaddr_in from[PEER_BATCH];
+	uint8_t cmsg[PEER_BATCH][128];
+	uint8_t frame[PEER_BATCH][PEER_HDR_LEN + 9216];
+};
+
+static struct peer_rx *peer_rx_new(void)
+{
+	struct peer_rx *r = calloc(1, sizeof(*r));
+
+	for (int i = 0; r && i < PEER_BATCH; i++) {
+		r->iov[i].iov_base = r->frame[i] + PEER_HDR_LEN;
+		r->iov[i].iov_len = sizeof(r->frame[i]) - PEER_HDR_LEN;
+		r->mm[i].msg_hdr.msg_iov = &r->iov[i];
+		r->mm[i].msg_hdr.msg_iovlen = 1;
+		r->mm[i].msg_hdr.msg_name = &r->from[i];
+		r->mm[i].msg_hdr.msg_control = r->cmsg[i];
+	}
+	return r;
 }
 
 static void peer_receive(struct peer *p, uint64_t now)
 {
-	static uint8_t bufs[PEER_BATCH][9216], frame[9216 + 64];
-	static struct mmsghdr mm[PEER_BATCH];
-	static struct iovec iov[PEER_BATCH];
-	static struct sockaddr_in from[PEER_BATCH];
-	static uint8_t cbuf[PEER_BATCH][128];
+	struct peer_rx *r = p->rxq;
 	int n;
 
+	/* The kernel shortens these to what it wrote; give the room back. */
 	for (int i = 0; i < PEER_BATCH; i++) {
-		iov[i].iov_base = bufs[i];
-		iov[i].iov_len = sizeof(bufs[i]);
-		memset(&mm[i].msg_hdr, 0, sizeof(mm[i].msg_hdr));
-		mm[i].msg_hdr.msg_iov = &iov[i];
-		mm[i].msg_hdr.msg_iovlen = 1;
-		mm[i].msg_hdr.msg_name = &from[i];
-		mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
-		mm[i].msg_hdr.msg_control = cbuf[i];
-		mm[i].msg_hdr.msg_controllen = sizeof(cbuf[i]);
+		r->mm[i].msg_hdr.msg_namelen = sizeof(r->from[i]);
+		r->mm[i].msg_hdr.msg_controllen = sizeof(r->cmsg[i]);
 	}
-	n = recvmmsg(p->rx, mm, PEER_BATCH, MSG_DONTWAIT, NULL);
+	n = recvmmsg(p->rx, r->mm, PEER_BATCH, MSG_DONTWAIT, NULL);
 	for (int i = 0; i < n; i++) {
+		struct msghdr *m = &r->mm[i].msg_hdr;
 		struct in_addr dst = p->local.sin_addr;
 		uint8_t tos = 0;
 		size_t len;
 
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mm[i].msg_hdr); c; c = CMSG_NXTHDR(&mm[i].msg_hdr, c)) {
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
 			if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO)
 				dst = ((struct in_pktinfo *)CMSG_DATA(c))->ipi_addr;
 			else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS)
@@ -572,8 +593,8 @@ static void peer_receive(struct peer *p, uint64_t now)
 			p->dropped_loss++;
 			continue;
 		}
-		len = peer_frame(frame, &from[i], &dst, tos, bufs[i], mm[i].msg_len);
-		if (rl_host_recv(p->host, frame, len, now))
+		len = peer_frame(r->frame[i], &r->from[i], &dst, tos, r->mm[i].msg_len);
+		if (rl_host_recv(p->host, r->frame[i], len, now))
 			p->rx_bad++;
 	}
 }
@@ -583,8 +604,9 @@ static int peer_sockets(struct peer *p)
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(PEER_ROCE_PORT) };
 	int one = 1, pmtu = IP_PMTUDISC_DO, sz = 4 << 20;
 
+	p->rxq = peer_rx_new();
 	p->rx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (p->rx < 0)
+	if (!p->rxq || p->rx < 0)
 		return -1;
 	setsockopt(p->rx, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
 	setsockopt(p->rx, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
@@ -699,9 +721,9 @@ static int peer_buffer(struct peer *p)
 	p->buf = malloc(p->buf_len);
 	if (!p->buf)
 		return -1;
-	/* The pattern both ends know: byte i is (i * 7 + 3) & 0xff. The READ source holds it too. */
+	/* What the client sends and the READ source holds; a WRITE or atomic target starts at 0. */
 	for (size_t i = 0; i < p->buf_len; i++)
-		p->buf[i] = (p->o.server && (p->o.op == PEER_WRITE || peer_atomic(p->o.op))) ? 0 : (uint8_t)(i * 7 + 3);
+		p->buf[i] = (p->o.server && (p->o.op == PEER_WRITE || peer_atomic(p->o.op))) ? 0 : peer_pattern(i);
 	if (p->mr)
 		rl_dereg_mr(p->mr);
 	p->mr = rl_reg_mr_iova(p->pd, p->buf, p->buf_len, 0x10000000, (unsigned)access);
@@ -849,7 +871,7 @@ static int peer_post_recv(struct peer *p, uint64_t id)
 static bool peer_check(const struct peer *p, const uint8_t *b)
 {
 	for (size_t i = 0; i < p->o.size; i++)
-		if (b[i] != (uint8_t)(i * 7 + 3))
+		if (b[i] != peer_pattern(i))
 			return false;
 	return true;
 }
@@ -1116,6 +1138,7 @@ static void peer_close(struct peer *p)
 	rl_host_free(p->host);
 	free(p->buf);
 	free(p->lat_us);
+	free(p->rxq);
 	if (p->tcp >= 0)
 		close(p->tcp);
 	if (p->rx >= 0)
