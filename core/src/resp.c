@@ -370,7 +370,8 @@ static enum rl_resp_state rl_resp_exec_send(struct rl_qp *qp, struct rl_resp_ctx
 		if (p->hdrs & RL_HDR_IETH) {
 			struct rl_mr *mr = rl_mr_find_rkey(qp->host, p->ieth_rkey);
 
-			if (mr)   /* IBA 10.6.7.2: SEND with Invalidate retires the R_Key */
+			/* IBA 10.6.7.2: SEND with Invalidate retires the R_Key of a region in the QP's PD. */
+			if (mr && mr->pd == qp->pd)
 				mr->rkey = 0;
 		}
 		rl_resp_complete_recv(qp, RL_WC_SUCCESS, RL_WC_RECV, p);

@@ -249,8 +249,11 @@ struct rl_mr *rl_mr_find_lkey(struct rl_host *h, uint32_t lkey)
 	return NULL;
 }
 
+/* R_Key 0 is never handed out: it is what a region retired by SEND with Invalidate holds. */
 struct rl_mr *rl_mr_find_rkey(struct rl_host *h, uint32_t rkey)
 {
+	if (!rkey)
+		return NULL;
 	for (struct rl_mr *mr = h->mrs; mr; mr = mr->next)
 		if (mr->rkey == rkey)
 			return mr;

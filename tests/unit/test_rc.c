@@ -165,8 +165,12 @@ static void test_atomics(void)
 	tp_teardown(&T);
 }
 
-/* SEND with Invalidate: the responder retires the named R_Key; using it afterwards fails. */
-static void test_send_with_invalidate(void)
+/*
+ * SEND with Invalidate: the responder retires the named R_Key; a WRITE with
+ * that key afterwards fails, and so does one with R_Key 0 (the value a retired
+ * region must not answer to).
+ */
+static void send_with_invalidate_then_write(bool key_zero)
 {
 	struct rl_send_wr wr;
 	struct rl_wc wc;
@@ -193,11 +197,23 @@ static void test_send_with_invalidate(void)
 	wr.wr_id = 2;
 	wr.opcode = RL_WR_RDMA_WRITE;
 	wr.rdma.remote_addr = rl_mr_iova(T.end[1].mr);
-	wr.rdma.rkey = rkey;
+	wr.rdma.rkey = key_zero ? 0 : rkey;
+	memset(T.end[1].mem, 0xee, 32);
 	CU_ASSERT_EQUAL(rl_post_send(T.end[0].qp, &wr), 0);
 	tp_run(&T, 1000000000);
 	expect_wc(0, RL_WC_REM_ACCESS_ERR, RL_WC_RDMA_WRITE, 2);
+	CU_ASSERT_EQUAL(T.end[1].mem[0], 0xee);
 	tp_teardown(&T);
+}
+
+static void test_send_with_invalidate(void)
+{
+	send_with_invalidate_then_write(false);
+}
+
+static void test_invalidated_key_zero(void)
+{
+	send_with_invalidate_then_write(true);
 }
 
 int tl_suite_rc(void)
@@ -209,5 +225,6 @@ int tl_suite_rc(void)
 	       !CU_add_test(s, "RDMA WRITE and WRITE with immediate", test_write_and_write_imm) ||
 	       !CU_add_test(s, "RDMA READ with a segmented response", test_read) ||
 	       !CU_add_test(s, "Fetch&Add and Compare&Swap", test_atomics) ||
-	       !CU_add_test(s, "SEND with invalidate retires the R_Key", test_send_with_invalidate);
+	       !CU_add_test(s, "SEND with invalidate retires the R_Key", test_send_with_invalidate) ||
+	       !CU_add_test(s, "a retired region does not answer to R_Key 0", test_invalidated_key_zero);
 }
