@@ -154,7 +154,8 @@ static void rp_wait_until(uint64_t t)
 		if (now >= t)
 			return;
 		if (t - now > 200000) {
-			struct timespec ts = { 0, (long)(t - now - 100000) };
+			uint64_t d = t - now - 100000;
+			struct timespec ts = { (time_t)(d / 1000000000u), (long)(d % 1000000000u) };
 
 			nanosleep(&ts, NULL);
 		}
@@ -224,7 +225,8 @@ static int rp_loop(struct rp_opts *o, pcap_t *in, pcap_t *out)
 		if (!n++)
 			t0 = ts;
 		if (o->mode == RP_PACE)
-			rp_wait_until(start + (uint64_t)((double)(ts - t0) / speed));
+			/* A frame stamped before the first (tcpdump -i any does that) goes at once. */
+			rp_wait_until(start + (uint64_t)((double)(ts > t0 ? ts - t0 : 0) / speed));
 		else if (o->mode == RP_PPS)
 			rp_wait_until(start + (n - 1) * 1000000000u / o->pps);
 		memcpy(buf, data, len);
