@@ -235,6 +235,29 @@ static uint32_t an_span(const struct an_flow *f, const struct rl_pkt *p)
 	return 1;
 }
 
+/*
+ * A READ sent before the path MTU was known was remembered with its widest
+ * span (256-byte packets). Now its end is known, the PSN before @next: shrink
+ * the record, so that the requests after it are not taken for copies of it.
+ */
+static void an_read_ends(struct an_flow *f, uint32_t next)
+{
+	f->after_read = false;
+	f->expected = next;
+	for (unsigned k = 0; k < f->nseen; k++) {
+		struct an_tx *t = &f->seen[(f->head + AN_SEEN - 1 - k) % AN_SEEN];
+
+		if (t->first == f->read_psn && (rl_opcode_info(t->opcode)->flags & RL_OPF_READ)) {
+			t->last = an_add(next, 0xffffff);
+			break;
+		}
+	}
+	f->hi = f->seen[(f->head + AN_SEEN - 1) % AN_SEEN].last;
+	for (unsigned k = 0; k < f->nseen; k++)
+		if (an_diff(f->seen[k].last, f->hi) > 0)
+			f->hi = f->seen[k].last;
+}
+
 /* First and Middle packets carry exactly the path MTU (IBA 9.7.2): learn it from them. */
 static void an_learn_mtu(struct an_flow *f, const struct rl_pkt *p)
 {
@@ -243,11 +266,9 @@ static void an_learn_mtu(struct an_flow *f, const struct rl_pkt *p)
 	if (!(fl & RL_OPF_PAYLOAD) || (fl & RL_OPF_LAST) || !p->payload_len)
 		return;
 	f->pmtu = (uint32_t)p->payload_len;
-	if (f->after_read) {
-		/* Now the READ's span is known: one PSN per response packet. */
-		f->expected = an_add(f->read_psn, f->read_len ? (f->read_len + f->pmtu - 1) / f->pmtu : 1);
-		f->after_read = false;
-	}
+	/* Now the READ's span is known: one PSN per response packet. */
+	if (f->after_read)
+		an_read_ends(f, an_add(f->read_psn, f->read_len ? (f->read_len + f->pmtu - 1) / f->pmtu : 1));
 }
 
 static void an_remember(struct an_flow *f, const struct rl_pkt *p, uint64_t frame, uint64_t t_ns, uint32_t span)
@@ -269,19 +290,16 @@ static void an_remember(struct an_flow *f, const struct rl_pkt *p, uint64_t fram
 		f->nseen++;
 }
 
-/* Is @psn where the expectation says, allowing for a READ whose span was unknown? */
-static int32_t an_distance(const struct an_flow *f, uint32_t psn)
-{
-	if (f->after_read && an_diff(psn, f->read_min) >= 0 && an_diff(f->read_max, psn) >= 0)
-		return 0;
-	return an_diff(psn, f->expected);
-}
-
 static void an_verdict(struct an_flow *f, const struct rl_pkt *p, uint64_t t_ns, struct rl_annotation *o)
 {
 	uint32_t psn = p->bth.psn;
-	struct an_tx *prev = an_find_tx(f, psn);
+	struct an_tx *prev;
 	int32_t d;
+
+	/* The request after a READ of unknown span, within what that READ may span: the READ ended before it. */
+	if (f->after_read && an_diff(psn, f->read_min) >= 0 && an_diff(f->read_max, psn) >= 0)
+		an_read_ends(f, psn);
+	prev = an_find_tx(f, psn);
 
 	o->expected_psn = f->expected;
 	if (!f->started) {
@@ -303,7 +321,7 @@ static void an_verdict(struct an_flow *f, const struct rl_pkt *p, uint64_t t_ns,
 			o->verdict = RL_V_DUPLICATE;
 		return;
 	}
-	d = an_distance(f, psn);
+	d = an_diff(psn, f->expected);
 	if (d == 0) {
 		o->verdict = RL_V_IN_ORDER;
 	} else if (d > 0) {

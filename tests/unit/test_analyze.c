@@ -4,9 +4,12 @@
 
 #include "testlib.h"
 
-/* @syndrome for an ACK opcode; the decoded packet in @d (its payload points into a static frame). */
-static void feed_pkt(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint8_t syndrome, uint32_t qpn,
-		     uint32_t psn, bool from_a, struct rl_annotation *out, struct rl_pkt *d)
+/*
+ * @syndrome for an ACK opcode, @dma_len for a READ request; the decoded packet
+ * in @d (its payload points into a static frame).
+ */
+static void feed_read(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint8_t syndrome, uint32_t dma_len,
+		      uint32_t qpn, uint32_t psn, bool from_a, struct rl_annotation *out, struct rl_pkt *d)
 {
 	static const uint8_t pl[64];
 	static uint8_t f[256];
@@ -15,6 +18,7 @@ static void feed_pkt(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint
 
 	rl_pkt_init(&p, opcode);
 	p.aeth.syndrome = syndrome;
+	p.reth.dma_len = dma_len;
 	p.ip4.src[3] = from_a ? 1 : 2;
 	p.ip4.dst[3] = from_a ? 2 : 1;
 	p.bth.dqpn = qpn;
@@ -26,6 +30,12 @@ static void feed_pkt(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
 	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, d), RL_OK);
 	rl_analyze(a, frame, frame * 1000, d, RL_OK, out);
+}
+
+static void feed_pkt(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint8_t syndrome, uint32_t qpn,
+		     uint32_t psn, bool from_a, struct rl_annotation *out, struct rl_pkt *d)
+{
+	feed_read(a, frame, opcode, syndrome, 0, qpn, psn, from_a, out, d);
 }
 
 static void feed(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint32_t qpn, uint32_t psn, bool from_a,
@@ -105,6 +115,36 @@ static void test_words(void)
 	CU_ASSERT_STRING_EQUAL(t.explanation, "");
 }
 
+/*
+ * A READ of @len bytes at PSN 100 before the path MTU is known: at an MTU of
+ * @mtu it takes one PSN per response packet (IBA 9.7.2), so the next request
+ * comes at 100 + len/mtu, and is in order, not a copy of the READ.
+ */
+static void read_then_send(uint32_t len, uint32_t mtu)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	uint32_t npkts = (len + mtu - 1) / mtu;
+	struct rl_annotation o;
+	struct rl_pkt d;
+
+	feed_read(a, 1, 0x0c, 0, len, 0x12, 100, true, &o, &d);          /* RC RDMA READ Request */
+	CU_ASSERT_EQUAL(o.verdict, RL_V_FIRST);
+	feed_read(a, 2, 0x0c, 0, 32, 0x12, 100 + npkts, true, &o, &d);   /* the next request */
+	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
+	CU_ASSERT_EQUAL(o.original_frame, 0);
+	feed(a, 3, 0x04, 0x12, 101 + npkts, true, &o);                  /* and a SEND after it */
+	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
+	CU_ASSERT_EQUAL(o.original_frame, 0);
+	rl_analyzer_free(a);
+}
+
+static void test_after_read(void)
+{
+	read_then_send(1024, 4096);     /* one response packet */
+	read_then_send(65536, 4096);    /* sixteen */
+	read_then_send(65536, 1024);    /* sixty-four */
+}
+
 /* A long capture keeps memory per flow; many QPs are bounded too. */
 static void test_memory_bounded(void)
 {
@@ -132,5 +172,6 @@ int tl_suite_analyze(void)
 
 	return !s || !CU_add_test(s, "verdicts and ACK links on a crafted stream", test_verdicts) ||
 	       !CU_add_test(s, "memory follows live QPs, not the capture", test_memory_bounded) ||
-	       !CU_add_test(s, "words made from an annotation, after the analyzer is gone", test_words);
+	       !CU_add_test(s, "words made from an annotation, after the analyzer is gone", test_words) ||
+	       !CU_add_test(s, "the requests after a READ of unknown span are in order", test_after_read);
 }
