@@ -204,13 +204,7 @@ static enum rl_resp_state rl_resp_check_op_seq(struct rl_qp *qp, struct rl_resp_
 			return RESP_CHECK_OP_VALID;
 		c->why = "a new message began before the last one ended: opcode out of sequence";
 	}
-	if (qp->type == RL_QPT_UC) {
-		qp->resp.drop_msg = true;
-		qp->resp.in_msg = false;
-		qp->resp.psn = rl_psn_add(c->pkt->bth.psn, 1);
-		return RESP_DROP;
-	}
-	return RESP_NAK_INVALID;
+	return qp->type == RL_QPT_UC ? RESP_DROP : RESP_NAK_INVALID;
 }
 
 /* IBA 10.2.4 / C10-4: the QP's access flags say which remote operations it accepts. */
@@ -243,8 +237,6 @@ static enum rl_resp_state rl_resp_check_resource(struct rl_qp *qp, struct rl_res
 	if (qp->type == RL_QPT_RC)
 		return RESP_RNR;
 	c->why = "no receive buffer posted";
-	if (qp->type == RL_QPT_UC)
-		qp->resp.drop_msg = !(f & RL_OPF_LAST);
 	return RESP_DROP;
 }
 
@@ -612,6 +604,12 @@ static enum rl_resp_state rl_resp_step(struct rl_qp *qp, enum rl_resp_state s, s
 		return RESP_DONE;
 	case RESP_DROP:
 		rl_event(qp, RL_EV_DROP, c->pkt->bth.psn, 0, c->why ? c->why : "dropped");
+		/* IBA 9.8.3: UC loses the message a dropped packet belongs to; the rest of it is dropped too. */
+		if (qp->type == RL_QPT_UC) {
+			qp->resp.in_msg = false;
+			qp->resp.recv_off = 0;
+			qp->resp.drop_msg = !(c->flags & RL_OPF_LAST);
+		}
 		return RESP_DONE;
 	case RESP_DONE:
 		break;

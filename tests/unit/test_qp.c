@@ -210,6 +210,36 @@ static void test_uc_loss_loses_message(void)
 	tp_teardown(&T);
 }
 
+/*
+ * UC: a message too long for its receive buffer fails that buffer (local
+ * length error), and the rest of it is dropped: its tail must not land in the
+ * next buffer as a message of its own. The next message arrives whole.
+ */
+static void test_uc_rest_of_failed_message(void)
+{
+	struct tp_opts o;
+	struct rl_wc wc;
+
+	tp_default_opts(&o, RL_QPT_UC);
+	tp_setup(&T, &o);
+	tp_fill(&T, 0, 0, 8192, 9);
+	tp_post_recv(&T, 1, 0, 1500, 7);
+	tp_post_recv(&T, 1, 4096, 4096, 8);
+	tp_post_send(&T, 0, RL_WR_SEND, 0, 3000, 0, 1);      /* 3 packets at MTU 1024 */
+	tp_post_send(&T, 0, RL_WR_SEND, 4096, 1000, 0, 2);
+	tp_run(&T, 1000000000);
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 7);
+	CU_ASSERT_EQUAL(wc.status, RL_WC_LOC_LEN_ERR);
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.wr_id, 8);
+	CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.byte_len, 1000);
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 4096, T.end[0].mem + 4096, 1000), 0);
+	CU_ASSERT_FALSE(tp_poll(&T, 1, &wc));
+	tp_teardown(&T);
+}
+
 static void test_uc_write(void)
 {
 	struct tp_opts o;
@@ -264,6 +294,7 @@ int tl_suite_qp(void)
 	       !CU_add_test(s, "UD SEND with immediate, GRH area", test_ud_send) ||
 	       !CU_add_test(s, "UD Q_Key violation dropped and counted", test_ud_qkey_violation) ||
 	       !CU_add_test(s, "UC loss loses the message, the next arrives", test_uc_loss_loses_message) ||
+	       !CU_add_test(s, "UC: the rest of a failed message is dropped", test_uc_rest_of_failed_message) ||
 	       !CU_add_test(s, "UC RDMA WRITE with immediate", test_uc_write) ||
 	       !CU_add_test(s, "RoCEv2 over IPv6, events", test_ipv6_and_events);
 }
