@@ -80,7 +80,7 @@ struct gen_end {
 
 struct gen_sess;
 /* Choose the fate of the @n-th frame on the wire (sent by @from); NULL-safe default: deliver. */
-typedef enum rl_simwire_fate (*gen_fault_fn)(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p);
+typedef enum rl_simwire_fate (*gen_fault_fn)(struct gen_sess *s, uint64_t n, int from);
 
 struct gen_sess {
 	const struct gen_opts *o;

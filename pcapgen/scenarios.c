@@ -30,12 +30,11 @@ static void gen_record(void *ctx, const struct rl_simwire_record *r)
 static enum rl_simwire_fate gen_choose(void *ctx, uint64_t n, int from, const uint8_t *frame, size_t len)
 {
 	struct gen_sess *s = ctx;
-	struct rl_pkt p;
 
+	(void)frame;
+	(void)len;
 	s->sent_by[from]++;
-	if (!s->fault || rl_decode(RL_LINK_ETHERNET, frame, len, &p) != RL_OK)
-		return RL_SIMWIRE_DELIVERED;
-	return s->fault(s, n, from, &p);
+	return s->fault ? s->fault(s, n, from) : RL_SIMWIRE_DELIVERED;
 }
 
 void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
@@ -592,45 +591,44 @@ static bool nth_from(struct gen_sess *s, int from, int side, uint64_t k)
 	return from == side && s->sent_by[side] == k;
 }
 
-static enum rl_simwire_fate fault_lose_a2(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+static enum rl_simwire_fate fault_lose_a2(struct gen_sess *s, uint64_t n, int from)
 {
-	(void)n; (void)p;
+	(void)n;
 	return nth_from(s, from, 0, 2) ? RL_SIMWIRE_DROPPED : RL_SIMWIRE_DELIVERED;
 }
 
-static enum rl_simwire_fate fault_lose_b1(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+static enum rl_simwire_fate fault_lose_b1(struct gen_sess *s, uint64_t n, int from)
 {
-	(void)n; (void)p;
+	(void)n;
 	return nth_from(s, from, 1, 1) ? RL_SIMWIRE_DROPPED : RL_SIMWIRE_DELIVERED;
 }
 
-static enum rl_simwire_fate fault_lose_b2(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+static enum rl_simwire_fate fault_lose_b2(struct gen_sess *s, uint64_t n, int from)
 {
-	(void)n; (void)p;
+	(void)n;
 	return nth_from(s, from, 1, 2) ? RL_SIMWIRE_DROPPED : RL_SIMWIRE_DELIVERED;
 }
 
-static enum rl_simwire_fate fault_corrupt_a2(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+static enum rl_simwire_fate fault_corrupt_a2(struct gen_sess *s, uint64_t n, int from)
 {
-	(void)n; (void)p;
+	(void)n;
 	return nth_from(s, from, 0, 2) ? RL_SIMWIRE_CORRUPTED : RL_SIMWIRE_DELIVERED;
 }
 
-static enum rl_simwire_fate fault_dup_a1(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+static enum rl_simwire_fate fault_dup_a1(struct gen_sess *s, uint64_t n, int from)
 {
-	(void)n; (void)p;
+	(void)n;
 	return nth_from(s, from, 0, 1) ? RL_SIMWIRE_DUPLICATED : RL_SIMWIRE_DELIVERED;
 }
 
-static enum rl_simwire_fate fault_reorder_a2(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+static enum rl_simwire_fate fault_reorder_a2(struct gen_sess *s, uint64_t n, int from)
 {
-	(void)n; (void)p;
+	(void)n;
 	return nth_from(s, from, 0, 2) ? RL_SIMWIRE_REORDERED : RL_SIMWIRE_DELIVERED;
 }
 
-static enum rl_simwire_fate fault_ecn_a(struct gen_sess *s, uint64_t n, int from, const struct rl_pkt *p)
+static enum rl_simwire_fate fault_ecn_a(struct gen_sess *s, uint64_t n, int from)
 {
-	(void)p;
 	(void)s;
 	return from == 0 && n % 3 == 0 ? RL_SIMWIRE_ECN_MARKED : RL_SIMWIRE_DELIVERED;
 }
