@@ -55,7 +55,8 @@ static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *fra
 	uint8_t tagged[RL_SIMWIRE_MAX_FRAME + 4];
 	struct pcap_pkthdr h;
 
-	if (out->o->vlan && len >= 14 && len + 4 <= sizeof(tagged)) {
+	/* A frame built tagged (gen all-opcodes has such shapes) keeps its one tag. */
+	if (out->o->vlan && len >= 14 && len + 4 <= sizeof(tagged) && rl_get16(frame + 12) != RL_ETHERTYPE_VLAN) {
 		memcpy(tagged, frame, 12);
 		rl_put16(tagged + 12, RL_ETHERTYPE_VLAN);
 		rl_put16(tagged + 14, (uint16_t)(3u << 13 | out->o->vlan_id));   /* priority 3, as RoCE usually gets */
