@@ -40,24 +40,8 @@ failed=0
 pass() { passed=$((passed + 1)); echo "PASS $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 
-# run_checks NAME CMD...: run a checker that prints PASS/FAIL lines itself;
-# count them.  A checker that exits non-zero without printing a FAIL line
-# (crash, missing module) counts as one failure.
-run_checks() {
-    name=$1
-    shift
-    if "$@" >"$TMP/out" 2>&1; then rc=0; else rc=$?; fi
-    cat "$TMP/out"
-    np=$(grep -c '^PASS ' "$TMP/out" || true)
-    nf=$(grep -c '^FAIL ' "$TMP/out" || true)
-    passed=$((passed + np))
-    failed=$((failed + nf))
-    if [ "$rc" -ne 0 ] && [ "$nf" -eq 0 ]; then
-        fail "$name: checker exited with status $rc"
-    elif [ "$rc" -eq 0 ] && [ "$np" -eq 0 ]; then
-        fail "$name: checker ran no checks"
-    fi
-}
+# run_checks, checked, count_lines
+. "$HERE/../lib/checks.sh"
 
 # run_tshark, tshark_heuristic_opts
 . "$HERE/../lib/tshark.sh"

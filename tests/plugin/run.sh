@@ -32,14 +32,8 @@ finish() {
     [ "$failed" -eq 0 ]
     exit $?
 }
-# Count the PASS/FAIL lines of a check.py report; show the failures.
-count() {
-    np=$(grep -c '^PASS ' "$1" || true)
-    nf=$(grep -c '^FAIL ' "$1" || true)
-    passed=$((passed + np))
-    failed=$((failed + nf))
-    grep '^FAIL ' "$1" || true
-}
+# checked, count_lines
+. "$HERE/../lib/checks.sh"
 
 for f in "$SO" "$ASAN_SO" "$R"; do
     [ -f "$f" ] || { fail "missing $f (make plugin plugin-asan all)"; finish; }
@@ -130,9 +124,9 @@ for sc in request-loss lost-ack lost-read-response rnr access-error icrc-corrupt
     if [ -n "$(ours "$T/$sc.err")" ]; then
         fail "$sc: tshark complained about the plugin: $(ours "$T/$sc.err")"
     fi
-    "$PY" "$CHECK" scenario "$sc" "$T/$sc.pcap" "$T/$sc.jsonl" "$T/$sc.1.tsv" "$T/$sc.2.tsv" "$T/f/$sc" >"$T/$sc.report" 2>&1 ||
-        grep -q '^FAIL ' "$T/$sc.report" || { cat "$T/$sc.report"; fail "$sc: check.py failed"; }
-    count "$T/$sc.report"
+    checked "$sc" "$PY" "$CHECK" scenario "$sc" "$T/$sc.pcap" "$T/$sc.jsonl" "$T/$sc.1.tsv" "$T/$sc.2.tsv" \
+        "$T/f/$sc" >"$T/$sc.report"
+    count_lines "$T/$sc.report"
 done
 
 # ---- a RoCE packet that another protocol takes ----------------------------------------
@@ -141,8 +135,9 @@ done
 if [ -f "$T/request-loss.pcap" ] && "$PY" "$CHECK" port69 "$T/request-loss.pcap" "$T/port69.pcap" >/dev/null; then
     "$R" explain --json "$T/port69.pcap" >"$T/port69.jsonl" 2>/dev/null
     ts "$T/p" tshark -r - -T fields -E occurrence=f "$@" <"$T/port69.pcap" >"$T/port69.tsv" 2>/dev/null
-    "$PY" "$CHECK" port69-check "$T/port69.jsonl" "$T/port69.tsv" "$T/request-loss.1.tsv" >"$T/port69.report" 2>&1
-    count "$T/port69.report"
+    checked "port 69" "$PY" "$CHECK" port69-check "$T/port69.jsonl" "$T/port69.tsv" "$T/request-loss.1.tsv" \
+        >"$T/port69.report"
+    count_lines "$T/port69.report"
 else
     fail "port 69: could not build the capture"
 fi
@@ -151,8 +146,8 @@ fi
 for kind in raw ipv4 sll sll2; do
     if [ -f "$T/reorder.pcap" ] && "$PY" "$CHECK" relink "$T/reorder.pcap" "$T/$kind.pcap" "$kind"; then
         ts "$T/p" tshark -r - -T fields -E occurrence=f "$@" <"$T/$kind.pcap" >"$T/$kind.tsv" 2>/dev/null
-        "$PY" "$CHECK" same "$kind" "$T/$kind.tsv" "$T/reorder.1.tsv" >"$T/$kind.report" 2>&1
-        count "$T/$kind.report"
+        checked "$kind" "$PY" "$CHECK" same "$kind" "$T/$kind.tsv" "$T/reorder.1.tsv" >"$T/$kind.report"
+        count_lines "$T/$kind.report"
     else
         fail "$kind: could not build the capture"
     fi

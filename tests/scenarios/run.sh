@@ -17,13 +17,8 @@ failed=0
 pass() { passed=$((passed + 1)); echo "PASS $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 
-count_lines() {
-    np=$(grep -c '^PASS ' "$1" || true)
-    nf=$(grep -c '^FAIL ' "$1" || true)
-    passed=$((passed + np))
-    failed=$((failed + nf))
-    grep '^FAIL ' "$1" || true
-}
+# checked, count_lines
+. "$HERE/../lib/checks.sh"
 
 # scenario name, then its gen options
 SCENARIOS="send|
@@ -66,11 +61,11 @@ echo "$SCENARIOS" | while IFS='|' read -r sc args; do
         continue
     fi
     "$R" explain --json "$T/$sc.pcap" >"$T/$sc.jsonl" 2>/dev/null
-    "$PY" "$HERE/stories.py" "$sc" "$T/$sc.jsonl"
+    checked "$sc: story" "$PY" "$HERE/stories.py" "$sc" "$T/$sc.jsonl"
     # shellcheck disable=SC2086
     if run_tshark $TSHARK_OPTS -r - -T json -J "frame eth vlan ip ipv6 udp infiniband data" \
             <"$T/$sc.pcap" >"$T/$sc.tshark.json" 2>/dev/null; then
-        "$PY" "$HERE/../oracle/compare_tshark.py" --label "$sc" "$T/$sc.jsonl" "$T/$sc.tshark.json" | grep -E '^(PASS|FAIL)'
+        checked "$sc: tshark" "$PY" "$HERE/../oracle/compare_tshark.py" --label "$sc" "$T/$sc.jsonl" "$T/$sc.tshark.json"
     else
         echo "FAIL $sc: tshark could not read the capture"
     fi
