@@ -286,15 +286,12 @@ static void rlp_mark(wmem_strbuf_t *sb, const char *mark)
 }
 
 /* The Info column: the summary in plain words, then marks like TCP's "[Retransmission]". */
-static void rlp_info(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_status st, const struct rlp_frame *fr)
+static void rlp_info(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_status st, const struct rlp_frame *fr,
+		     const char *summary)
 {
-	wmem_strbuf_t *sb = wmem_strbuf_new(pinfo->pool, "");
-	char mark[48], summary[sizeof(((struct rl_annotation_text *)0)->summary)];
+	wmem_strbuf_t *sb = wmem_strbuf_new(pinfo->pool, summary);
+	char mark[48];
 
-	if (fr) {
-		rl_annotation_summary(&fr->ann, pkt, summary, sizeof(summary));
-		wmem_strbuf_append(sb, summary);
-	}
 	if (fr && fr->ann.verdict == RL_V_RETRANSMISSION)
 		rlp_mark(sb, "[Retransmission]");
 	else if (fr && fr->ann.verdict == RL_V_DUPLICATE)
@@ -580,7 +577,13 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	if (!fr && !PINFO_FD_VISITED(pinfo))
 		fr = rlp_analyze(pinfo, &pkt, st);
 
-	rlp_info(pinfo, &pkt, st, fr);
+	/* The words, made now: all of them for a tree, the summary alone for the Info column. */
+	text.summary[0] = text.nak_meaning[0] = text.explanation[0] = '\0';
+	if (fr && tree)
+		rl_annotation_describe(&fr->ann, &pkt, &text);
+	else if (fr)
+		rl_annotation_summary(&fr->ann, &pkt, text.summary, sizeof(text.summary));
+	rlp_info(pinfo, &pkt, st, fr, text.summary);
 	/* No tree asked for (tshark -r without -V or a filter): the Info column was all. */
 	if (!tree)
 		return (int)len;
@@ -588,10 +591,6 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	ti = proto_tree_add_item(tree, proto_rocelab, tvb, (gint)pkt.l3_off,
 				 rlp_len(pkt.l3_off, pkt.end_off - pkt.l3_off, len), ENC_NA);
 	t = proto_item_add_subtree(ti, ett_rocelab);
-	if (fr)
-		rl_annotation_describe(&fr->ann, &pkt, &text);
-	else
-		text.summary[0] = text.nak_meaning[0] = text.explanation[0] = '\0';
 	if (text.summary[0]) {
 		proto_item_append_text(ti, ": %s", text.summary);
 		rlp_gen(proto_tree_add_string(t, hf_summary, tvb, 0, 0, text.summary));
