@@ -2,6 +2,7 @@
 /* Name tables for statuses and AETH values, and decode error messages. */
 #include <stdio.h>
 
+#include "rocelab/icrc.h"
 #include "rocelab/packet.h"
 
 static const struct {
@@ -57,9 +58,7 @@ int rl_decode_error_str(enum rl_status st, const struct rl_pkt *pkt, char *buf, 
 		return snprintf(buf, n, "%s: next header is 0x%02zx", rl_status_reason(st), pkt->err_have);
 	case RL_E_ICRC:
 		return snprintf(buf, n, "%s: carries 0x%08x, expected 0x%08x (wire order %08x)",
-				rl_status_reason(st), pkt->icrc, pkt->icrc_expected,
-				(pkt->icrc_expected >> 24) | ((pkt->icrc_expected >> 8) & 0xff00) |
-				((pkt->icrc_expected << 8) & 0xff0000) | (pkt->icrc_expected << 24));
+				rl_status_reason(st), pkt->icrc, pkt->icrc_expected, rl_icrc_display(pkt->icrc_expected));
 	case RL_E_UNKNOWN_OPCODE:
 		return snprintf(buf, n, "%s: opcode 0x%02x", rl_status_reason(st), pkt->bth.opcode);
 	default:
