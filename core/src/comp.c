@@ -12,11 +12,6 @@
 
 enum rl_ack_result { ACK_OK, ACK_LOST_RESPONSE };
 
-static uint64_t rl_comp_timeout_ns(const struct rl_qp *qp)
-{
-	return qp->attr.timeout ? 4096ull << qp->attr.timeout : RL_NEVER;
-}
-
 static uint32_t rl_wqe_last_psn(const struct rl_send_wqe *w)
 {
 	return rl_psn_add(w->first_psn, w->npkts - 1);
@@ -38,8 +33,8 @@ static enum rl_wc_opcode rl_wc_opcode_of(enum rl_wr_opcode op)
 	}
 }
 
-/* Retire the oldest work request. Errors are always reported (IBA 10.8.3.1). */
-static void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st)
+/* Errors are always reported (IBA 10.8.3.1). */
+void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st)
 {
 	struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
 	struct rl_wc wc = { .wr_id = w->wr.wr_id, .status = st, .opcode = rl_wc_opcode_of(w->wr.opcode),
@@ -85,7 +80,7 @@ static void rl_comp_advanced(struct rl_qp *qp)
 static void rl_comp_progress(struct rl_qp *qp)
 {
 	rl_comp_advanced(qp);
-	qp->comp.timer = rl_comp_outstanding(qp) && qp->attr.timeout ? qp->host->now + rl_comp_timeout_ns(qp)
+	qp->comp.timer = rl_comp_outstanding(qp) && qp->attr.timeout ? qp->host->now + rl_qp_timeout_ns(qp)
 								     : RL_NEVER;
 }
 

@@ -18,20 +18,9 @@ enum rl_req_state {
 	REQ_DONE,
 };
 
-/* ACK timeout, IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means wait forever. */
-static uint64_t rl_req_timeout_ns(const struct rl_qp *qp)
-{
-	return qp->attr.timeout ? 4096ull << qp->attr.timeout : RL_NEVER;
-}
-
-static uint32_t rl_read_npkts(const struct rl_qp *qp, uint32_t len)
-{
-	return len ? (len + qp->mtu - 1) / qp->mtu : 1;
-}
-
 static uint32_t rl_wqe_npkts(const struct rl_qp *qp, const struct rl_send_wqe *w)
 {
-	return rl_wr_is_atomic(w->wr.opcode) ? 1 : rl_read_npkts(qp, w->length);
+	return rl_wr_is_atomic(w->wr.opcode) ? 1 : rl_qp_npkts(qp, w->length);
 }
 
 /* READ and atomic requests already outstanding, between the completer and us. */
@@ -78,19 +67,6 @@ static uint8_t rl_req_opcode(const struct rl_qp *qp, const struct rl_send_wqe *w
 	return (uint8_t)rl_opcode_find(tr, f);
 }
 
-/* UC and UD work requests are done once sent; RC ones when the completer says so. */
-static void rl_req_complete_now(struct rl_qp *qp, struct rl_send_wqe *w, enum rl_wc_status st)
-{
-	struct rl_wc wc = { .wr_id = w->wr.wr_id, .status = st, .byte_len = w->length, .qp_num = qp->qpn,
-			    .opcode = w->wr.opcode == RL_WR_RDMA_WRITE || w->wr.opcode == RL_WR_RDMA_WRITE_WITH_IMM
-					      ? RL_WC_RDMA_WRITE : RL_WC_SEND };
-
-	if (st != RL_WC_SUCCESS || qp->sq_sig_all || (w->wr.send_flags & RL_SEND_SIGNALED))
-		rl_cq_push(qp->scq, &wc);
-	rl_event(qp, RL_EV_COMPLETION, w->first_psn, st, rl_wc_status_str(st));
-	qp->sq_head++;
-}
-
 static enum rl_req_state rl_req_next_wqe(struct rl_qp *qp)
 {
 	struct rl_send_wqe *w;
@@ -123,7 +99,7 @@ static void rl_req_arm_timer(struct rl_qp *qp)
 {
 	if (qp->type != RL_QPT_RC || qp->comp.timer != RL_NEVER || qp->attr.timeout == 0)
 		return;
-	qp->comp.timer = qp->host->now + rl_req_timeout_ns(qp);
+	qp->comp.timer = qp->host->now + rl_qp_timeout_ns(qp);
 	rl_event(qp, RL_EV_TIMER_ARMED, qp->comp.psn, qp->comp.timer, "retransmit timer");
 }
 
@@ -209,13 +185,14 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 	rl_req_arm_timer(qp);
 
 	/* A READ request takes one PSN per response packet it asks for (IBA 9.7.2.2). */
-	qp->req.psn = rl_psn_add(qp->req.psn, w->wr.opcode == RL_WR_RDMA_READ ? rl_read_npkts(qp, w->length - off) : 1);
+	qp->req.psn = rl_psn_add(qp->req.psn, w->wr.opcode == RL_WR_RDMA_READ ? rl_qp_npkts(qp, w->length - off) : 1);
 	qp->req.offset = off + chunk;
 	if (last) {
 		qp->req.wqe++;
 		qp->req.offset = 0;
+		/* UC and UD work requests are done once sent (it is the oldest); RC ones when acknowledged. */
 		if (qp->type != RL_QPT_RC)
-			rl_req_complete_now(qp, w, RL_WC_SUCCESS);
+			rl_comp_complete(qp, RL_WC_SUCCESS);
 	}
 	return REQ_NEXT_WQE;
 }

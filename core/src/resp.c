@@ -417,7 +417,7 @@ static struct rl_resp_res *rl_resp_new_res(struct rl_qp *qp)
 static void rl_resp_read_reply(struct rl_qp *qp, struct rl_mr *mr, uint64_t va, uint32_t len, uint32_t psn,
 			       bool whole)
 {
-	uint32_t npkts = len ? (len + qp->mtu - 1) / qp->mtu : 1, off = 0;
+	uint32_t npkts = rl_qp_npkts(qp, len), off = 0;
 
 	for (uint32_t i = 0; i < npkts; i++) {
 		uint32_t chunk = len - off < qp->mtu ? len - off : qp->mtu;
@@ -441,7 +441,7 @@ static void rl_resp_read_reply(struct rl_qp *qp, struct rl_mr *mr, uint64_t va, 
 static enum rl_resp_state rl_resp_exec_read(struct rl_qp *qp, struct rl_resp_ctx *c)
 {
 	const struct rl_pkt *p = c->pkt;
-	uint32_t len = p->reth.dma_len, npkts = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	uint32_t len = p->reth.dma_len, npkts = rl_qp_npkts(qp, len);
 	struct rl_resp_res *r = rl_resp_new_res(qp);
 
 	r->first_psn = p->bth.psn;

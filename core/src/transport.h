@@ -177,6 +177,8 @@ void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt);
 void rl_comp_recv(struct rl_qp *qp, const struct rl_pkt *pkt);
 void rl_comp_timers(struct rl_qp *qp);
 void rl_comp_flush(struct rl_qp *qp);
+/* Retire the oldest work request with @st (an error also takes the QP to ERR). */
+void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st);
 void rl_resp_flush(struct rl_qp *qp);
 
 /* Work request kind helpers. */
@@ -184,6 +186,18 @@ static inline bool rl_wr_is_rd_atomic(enum rl_wr_opcode op)
 {
 	return op == RL_WR_RDMA_READ || op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD;
 }
+/* ACK timeout, IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means wait forever. */
+static inline uint64_t rl_qp_timeout_ns(const struct rl_qp *qp)
+{
+	return qp->attr.timeout ? 4096ull << qp->attr.timeout : RL_NEVER;
+}
+
+/* Packets (and PSNs) a @len-byte message or READ response takes at the QP's path MTU; at least one. */
+static inline uint32_t rl_qp_npkts(const struct rl_qp *qp, uint32_t len)
+{
+	return len ? (len + qp->mtu - 1) / qp->mtu : 1;
+}
+
 static inline bool rl_wr_is_atomic(enum rl_wr_opcode op)
 {
 	return op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD;
