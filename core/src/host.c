@@ -21,6 +21,11 @@ static uint16_t rl_qp_sport(const struct rl_qp *qp)
 	return (uint16_t)(0xc000 | (x & 0x3fff));
 }
 
+uint16_t rl_qp_udp_sport(const struct rl_qp *qp)
+{
+	return rl_qp_sport(qp);
+}
+
 void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
 {
 	struct rl_host *h = qp->host;

@@ -377,6 +377,11 @@ int rl_poll_cq(struct rl_cq *cq, int n, struct rl_wc *wc)
 	return i;
 }
 
+int rl_cq_pending(const struct rl_cq *cq)
+{
+	return cq->count;
+}
+
 /* ---- QP ---------------------------------------------------------------------------- */
 
 struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)

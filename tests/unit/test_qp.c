@@ -173,6 +173,41 @@ static void test_ud_qkey_violation(void)
 	tp_teardown(&T);
 }
 
+static uint16_t seen_sport;
+
+static bool sport_filter(struct tp_pair *t, int from, uint8_t *frame, size_t len, uint64_t n)
+{
+	(void)t; (void)from; (void)n;
+	if (len > 14 + 20 + 2)
+		seen_sport = rl_get16(frame + 14 + 20);
+	return true;
+}
+
+/* What a socket-based driver (rocelab peer) relies on: the port to bind, and completions to wait for. */
+static void test_ud_sport_and_pending(void)
+{
+	struct tp_opts o;
+	struct rl_wc wc;
+	uint16_t sport;
+
+	tp_default_opts(&o, RL_QPT_UD);
+	tp_setup(&T, &o);
+	T.filter = sport_filter;
+	seen_sport = 0;
+	sport = rl_qp_udp_sport(T.end[0].qp);
+	CU_ASSERT_TRUE(sport >= 0xc000);
+	tp_post_recv(&T, 1, 0, 1000, 7);
+	tp_post_send(&T, 0, RL_WR_SEND, 0, 100, 0, 1);
+	CU_ASSERT_EQUAL(rl_cq_pending(T.end[0].cq), 0);   /* posting only queues */
+	tp_run(&T, 1000000000);
+	CU_ASSERT_EQUAL(seen_sport, sport);
+	CU_ASSERT_EQUAL(rl_cq_pending(T.end[0].cq), 1);
+	CU_ASSERT_EQUAL(rl_cq_pending(T.end[1].cq), 1);
+	CU_ASSERT_TRUE(tp_poll(&T, 0, &wc));
+	CU_ASSERT_EQUAL(rl_cq_pending(T.end[0].cq), 0);
+	tp_teardown(&T);
+}
+
 static uint64_t uc_drop;
 
 static bool uc_filter(struct tp_pair *t, int from, uint8_t *frame, size_t len, uint64_t n)
@@ -293,6 +328,7 @@ int tl_suite_qp(void)
 	       !CU_add_test(s, "post_send/post_recv refuse with a reason", test_post_errors) ||
 	       !CU_add_test(s, "UD SEND with immediate, GRH area", test_ud_send) ||
 	       !CU_add_test(s, "UD Q_Key violation dropped and counted", test_ud_qkey_violation) ||
+	       !CU_add_test(s, "UD: the source port in the frames; completions pending", test_ud_sport_and_pending) ||
 	       !CU_add_test(s, "UC loss loses the message, the next arrives", test_uc_loss_loses_message) ||
 	       !CU_add_test(s, "UC: the rest of a failed message is dropped", test_uc_rest_of_failed_message) ||
 	       !CU_add_test(s, "UC RDMA WRITE with immediate", test_uc_write) ||

@@ -270,10 +270,14 @@ struct rl_cq *rl_create_cq(struct rl_host *h, int cqe);
 int rl_destroy_cq(struct rl_cq *cq);
 /* Up to @n completions, oldest first; returns how many. */
 int rl_poll_cq(struct rl_cq *cq, int n, struct rl_wc *wc);
+/* Completions waiting to be polled: what a completion event (ibv_get_cq_event) tells a driver. */
+int rl_cq_pending(const struct rl_cq *cq);
 
 struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *attr);
 int rl_destroy_qp(struct rl_qp *qp);
 uint32_t rl_qp_num(const struct rl_qp *qp);
+/* The UDP source port the QP sends from (as rxe: per QP, in 0xC000-0xFFFF; RC may set it in the AV). */
+uint16_t rl_qp_udp_sport(const struct rl_qp *qp);
 enum rl_qp_state rl_qp_state(const struct rl_qp *qp);
 int rl_modify_qp(struct rl_qp *qp, const struct rl_qp_attr *attr, int attr_mask);
 int rl_query_qp(const struct rl_qp *qp, struct rl_qp_attr *attr);
