@@ -30,7 +30,7 @@ refused() {
     name=$1
     pat=$2
     shift 2
-    if "$R" peer "$@" >"$T/out" 2>&1; then fail "$name (exit 0)"
+    if ${IN:-} "$R" peer "$@" >"$T/out" 2>&1; then fail "$name (exit 0)"
     elif grep -q -- "$pat" "$T/out"; then pass "$name"
     else fail "$name: $(head -c 300 "$T/out")"; fi
 }
@@ -40,8 +40,16 @@ refused "unknown --op" "unknown --op 'bogus'" --client 10.0.0.1 --op bogus
 refused "--mtu not an IB MTU" "--mtu wants 256" --client 10.0.0.1 --mtu 1500
 refused "--loss out of range" "--loss wants a fraction" --client 10.0.0.1 --loss 1.5
 refused "atomics with --size 64" "atomics work on 8 bytes" --client 10.0.0.1 --op fetch-add --size 64
-refused "--transport ud not yet" "only rc" --client 10.0.0.1 --transport ud
-refused "not an address" "not an IPv4 address" --client nowhere.invalid
+refused "--transport bogus" "--transport wants rc or ud" --client 10.0.0.1 --transport bogus
+refused "UD carries SEND only" "carries SEND only" --client 10.0.0.1 --transport ud --op write
+refused "UD message larger than any MTU" "a UD message is one packet" --client 10.0.0.1 -t ud --size 5000
+refused "--compat with another tool" "--compat knows one tool: pingpong" --client 10.0.0.1 --compat perftest
+refused "--compat pingpong with --op write" "no --op write" --client 10.0.0.1 --compat pingpong --op write
+refused "--gid-index not a number" "--gid-index wants 0..255" --client 10.0.0.1 --gid-index one
+refused "--interface too long" "--interface wants an interface name" --client 10.0.0.1 --interface abcdefghijklmnopq
+refused "not an address" "not an IPv4 or IPv6 address" --client nowhere.invalid
+refused "--ipv6 with an IPv4 address" "--ipv6, but '10.0.0.1' is an IPv4 address" --client 10.0.0.1 --ipv6
+refused "link-local IPv6" "link-local GIDs have no route" --client fe80::1
 refused "nobody listening" "nobody listens at 127.0.0.1 port 1" --client 127.0.0.1 --port 1
 if "$R" peer --help | grep -q "usage: rocelab peer --server"; then pass "--help"; else fail "--help"; fi
 
@@ -57,27 +65,30 @@ ip link set "$VA" netns "$NA"
 ip link set "$VB" netns "$NB"
 ip -n "$NA" addr add 10.79.0.1/24 dev "$VA"
 ip -n "$NB" addr add 10.79.0.2/24 dev "$VB"
+ip -n "$NA" addr add fd79::1/64 dev "$VA" nodad
+ip -n "$NB" addr add fd79::2/64 dev "$VB" nodad
 for ns in "$NA" "$NB"; do
     ip -n "$ns" link set lo up
-    ip netns exec "$ns" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
 done
 ip -n "$NA" link set "$VA" up
 ip -n "$NB" link set "$VB" up
 
-# pair NAME CLIENT-OPTIONS...: server in B, client in A, tcpdump in A; all must agree
+# pair NAME CLIENT-OPTIONS...: server in B, client in A, tcpdump in A; all must agree.
+# The capture keeps RoCE and ICMP errors (ICMPv6 types below 128), not neighbour discovery.
+ADDR=10.79.0.2
 pair() {
     name=$1
     shift
     rm -f "$T/cap.pcap" "$T/td.err"
-    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -U -n -w "$T/cap.pcap" 'udp port 4791 or icmp' \
-        >/dev/null 2>"$T/td.err" &
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -U -n -w "$T/cap.pcap" \
+        'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
     i=0
     while ! grep -q listening "$T/td.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
     ip netns exec "$NB" timeout 60 "$R" peer --server --timeout 40 $SERVER_OPTS >"$T/srv" 2>&1 &
     srv=$!
     sleep 0.3
-    ip netns exec "$NA" timeout 60 "$R" peer --client 10.79.0.2 --timeout 40 "$@" >"$T/cli" 2>&1
+    ip netns exec "$NA" timeout 60 "$R" peer --client "$ADDR" --timeout 40 "$@" >"$T/cli" 2>&1
     crc=$?
     wait $srv
     src=$?
@@ -96,7 +107,7 @@ pair() {
         fail "$name: capture not all RoCE: $sum"
     elif ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes"; then
         fail "$name: capture has bad frames: $sum"
-    elif [ "$(tcpdump -n -r "$T/cap.pcap" icmp 2>/dev/null | wc -l)" -ne 0 ]; then
+    elif [ "$(tcpdump -n -r "$T/cap.pcap" 'icmp or icmp6' 2>/dev/null | wc -l)" -ne 0 ]; then
         fail "$name: ICMP on the wire"
     else
         pass "$name: $roce RoCEv2 frames, every ICRC ok, no ICMP, data verified"
@@ -124,6 +135,98 @@ pair "fetch-add, 2% loss at both ends (a resent atomic runs once)" --op fetch-ad
 pair "cmp-swap, 2% loss at both ends" --op cmp-swap --iters 200 --loss 0.02 --seed 9
 pair "pingpong, 2% loss at both ends" --op pingpong --iters 200 --loss 0.02 --seed 7
 SERVER_OPTS=
+
+# UD: SEND only, one packet per message, a GRH area in every receive buffer, nothing resent.
+SERVER_OPTS="-t ud"
+pair "UD send 1 KiB" -t ud --op send --iters 500
+if grep -q "delivered 500 of 500" "$T/cli"; then pass "UD without --loss delivers every message"
+else fail "UD delivery: $(grep delivered "$T/cli")"; fi
+pair "UD send 1 byte" -t ud --op send --size 1 --iters 300
+pair "UD pingpong" -t ud --op pingpong --iters 300
+if grep -q "0 of 300 rounds lost" "$T/cli"; then pass "UD pingpong without --loss loses nothing"
+else fail "UD pingpong rounds: $(grep lost "$T/cli")"; fi
+pair "UD json" -t ud --op send --iters 20 --json
+if grep -q '"transport":"ud"' "$T/cli" && grep -q '"delivered":20' "$T/cli"; then pass "UD --json"
+else fail "UD --json: $(cat "$T/cli")"; fi
+SERVER_OPTS="-t ud --loss 0.05 --seed 3"
+pair "UD send, 5% loss at the server" -t ud --op send --iters 300
+if grep -q "delivered 300 of 300" "$T/cli"; then fail "UD --loss lost nothing"
+elif grep -q "delivered [0-9]* of 300" "$T/cli"; then pass "UD loss stays lost: $(grep -o 'delivered [0-9]* of 300' "$T/cli")"
+else fail "UD loss: $(tail -3 "$T/cli")"; fi
+pair "UD pingpong, 5% loss at both ends" -t ud --op pingpong --iters 200 --loss 0.05 --seed 4
+if grep -q "^ 0 of 200 rounds lost" "$T/cli"; then fail "UD pingpong --loss lost no round"
+else pass "UD pingpong counts lost rounds: $(grep -o '[0-9]* of 200 rounds lost' "$T/cli")"; fi
+SERVER_OPTS="-t rc"
+refused_pair() {
+    ip netns exec "$NB" timeout 10 "$R" peer --server --timeout 5 $SERVER_OPTS >/dev/null 2>&1 &
+    srv=$!
+    sleep 0.3
+    IN="ip netns exec $NA" refused "$@"
+    kill $srv 2>/dev/null
+    wait $srv 2>/dev/null
+}
+refused_pair "UD client, RC server" "give both the same --transport" --client 10.79.0.2 -t ud --iters 5 --timeout 5
+
+# IPv6: the GIDs are the addresses themselves; the ICRC masks flow label, traffic class and hop limit.
+SERVER_OPTS="--ipv6"
+ADDR=fd79::2
+pair "IPv6 write 64 KiB" --op write --iters 200
+pair "IPv6 read 64 KiB" --op read --iters 200
+pair "IPv6 fetch-add" --op fetch-add --iters 200
+pair "IPv6 pingpong, 2% loss" --op pingpong --iters 200 --loss 0.02 --seed 5
+if grep -q "GID: fd79::1" "$T/cli"; then pass "IPv6 GID in the header"; else fail "IPv6 GID: $(grep GID "$T/cli")"; fi
+SERVER_OPTS="--ipv6 -t ud"
+pair "IPv6 UD pingpong" -t ud --op pingpong --iters 200
+ADDR=10.79.0.2
+
+# --interface and --gid-index: the GID table is rxe's (0 link-local, 1 the IPv4 address, 2 the IPv6 one).
+SERVER_OPTS="--interface $VB"
+pair "--interface, --gid-index 1" --interface "$VA" --gid-index 1 --op send --iters 50
+if grep -q "GID index       : 1.*Interface      : $VA" "$T/cli"; then pass "GID index and interface in the header"
+else fail "header: $(grep 'GID index' "$T/cli")"; fi
+SERVER_OPTS=
+refused_pair "--gid-index 0 is link-local" "is the link-local default GID fe80::" --client 10.79.0.2 -g 0
+refused_pair "--gid-index of the wrong family" "GID index 2 (fd79::1) is IPv6" --client 10.79.0.2 -g 2
+refused_pair "--gid-index past the table" "GID index 9 is not in the GID table of $VA, which has 3" \
+    --client 10.79.0.2 -x 9
+refused_pair "--interface that does not exist" "no such interface" --client 10.79.0.2 --interface nosuch0
+
+# --compat pingpong: the pingpong tools' exchange and data (0x7b, rounds of SEND each way).
+# Like the tools, both sides are told the size and the number of rounds.
+SERVER_OPTS="--compat pingpong --iters 200"
+pair "compat pingpong RC" --compat pingpong --iters 200
+if grep -q "bytes in .* seconds = .* Mbit/sec" "$T/cli" && grep -q "200 iters in .* usec/iter" "$T/cli"; then
+    pass "compat pingpong prints ibv_rc_pingpong's summary"
+else fail "compat summary: $(tail -3 "$T/cli")"; fi
+SERVER_OPTS="--compat pingpong --iters 100 --loss 0.03 --seed 2"
+pair "compat pingpong RC, 3% loss at both ends" --compat pingpong --iters 100 --loss 0.03 --seed 3
+SERVER_OPTS="--compat pingpong -t ud --size 1024 --iters 200"
+pair "compat pingpong UD" --compat pingpong -t ud --size 1024 --iters 200
+SERVER_OPTS=
+refused_pair "compat UD default size on MTU 1500" "size 2048 is more than the path MTU 1024" \
+    --client 10.79.0.2 --compat pingpong -t ud
+# The exchange as the real tools do it (a stand-in for ibv_rc_pingpong's TCP side, from its source).
+if [ -x /usr/bin/python3 ]; then
+    for gid in ffff0a4f0001 zero; do
+        ip netns exec "$NB" timeout 10 "$R" peer --server --compat pingpong --timeout 3 >"$T/srv" 2>&1 &
+        srv=$!
+        sleep 0.3
+        ip netns exec "$NA" /usr/bin/python3 "$(dirname "$0")/pingpong_exchange.py" client 10.79.0.2 "$gid" >"$T/py" 2>&1
+        prc=$?
+        wait $srv
+        if [ "$gid" = zero ]; then
+            if grep -q "started without a GID index.*-g N" "$T/srv"; then pass "GID 0 from the other side: says to give -g"
+            else fail "GID 0 refused: $(cat "$T/srv")"; fi
+        elif [ $prc -eq 0 ]; then pass "server side of the exchange as ibv_rc_pingpong reads it: $(cat "$T/py")"
+        else fail "exchange as ibv_rc_pingpong: $(cat "$T/py")"; fi
+    done
+    ip netns exec "$NB" /usr/bin/python3 "$(dirname "$0")/pingpong_exchange.py" server 10.79.0.2 ffff0a4f0002 >"$T/py" 2>&1 &
+    py=$!
+    sleep 0.3
+    ip netns exec "$NA" timeout 10 "$R" peer --client 10.79.0.2 --compat pingpong --iters 1 --timeout 2 >/dev/null 2>&1
+    if wait $py; then pass "client side of the exchange as ibv_rc_pingpong reads it: $(cat "$T/py")"
+    else fail "client exchange as ibv_rc_pingpong: $(cat "$T/py")"; fi
+fi
 
 # The path MTU follows the interface: 4096 does not fit MTU 1500, and the error says how to fix it.
 ip netns exec "$NB" timeout 10 "$R" peer --server --timeout 5 >/dev/null 2>&1 &

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab peer, shared between peer.c (the test: options, connection
+ * exchange, verbs, results) and peer_wire.c (the wire: addresses, the GID
+ * table, UDP sockets, frames in and out).
+ */
+#ifndef ROCELAB_CLI_PEER_H
+#define ROCELAB_CLI_PEER_H
+
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "rocelab/rocelab.h"
+
+#define PEER_ROCE_PORT 4791
+#define PEER_TCP_PORT 18515
+#define PEER_QKEY 0x11111111u /* ibv_ud_pingpong's Q_Key */
+#define PEER_MAX_GIDS 16
+
+enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
+
+union peer_addr {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
+struct peer_opts {
+	bool server;
+	const char *addr;
+	enum peer_op op;
+	bool ud;            /* --transport ud */
+	bool ipv6;
+	bool compat;        /* --compat pingpong: ibv_rc_pingpong / ibv_ud_pingpong on the other side */
+	const char *ifname; /* --interface */
+	int gid_index;      /* --gid-index; -1: the GID of the address that reaches the peer */
+	uint32_t size, iters, window;
+	enum rl_mtu mtu;
+	uint16_t port;
+	double loss;
+	uint64_t seed;
+	uint32_t timeout_s;
+	bool json, busy_poll;
+};
+
+struct peer_dest {
+	uint32_t lid, qpn, psn;
+	uint8_t gid[16];
+};
+
+/* The port's GID table as rxe builds it: 0 is the link-local default GID, then one per IP address. */
+struct peer_gids {
+	char ifname[IF_NAMESIZE];
+	int mtu;
+	int n;
+	uint8_t gid[PEER_MAX_GIDS][16];
+};
+
+struct peer_rx;
+
+struct peer {
+	struct peer_opts o;
+	int family;
+	int tcp, rx, tx;
+	struct peer_rx *rxq;
+	union peer_addr local, remote;
+	struct peer_gids gids;
+	int gid_index;
+	uint16_t sport;
+	struct rl_host *host;
+	struct rl_pd *pd;
+	struct rl_cq *cq;
+	struct rl_qp *qp;
+	struct rl_mr *mr;
+	uint8_t *buf;
+	size_t buf_len;
+	struct peer_dest me, them;
+	uint64_t remote_va;
+	uint32_t remote_rkey;
+	uint64_t rng;
+	/* counters */
+	uint64_t sent, recv_frames, dropped_loss, rx_bad, tx_errors;
+	uint64_t posted, completed, errors, lost, delivered;
+	uint32_t recvs_out, recvs_posted;
+	uint64_t t_start, t_end;
+	double *lat_us;
+	size_t nlat;
+};
+
+uint64_t peer_now(void);
+double peer_rand(struct peer *p);
+
+socklen_t peer_addr_len(const union peer_addr *a);
+void peer_addr_str(const union peer_addr *a, char *s, size_t n);
+void peer_addr_to_gid(const union peer_addr *a, uint8_t gid[16]);
+void peer_gid_str(const uint8_t gid[16], char *s, size_t n);
+bool peer_gid_is_link_local(const uint8_t gid[16]);
+
+/* The GID table of @ifname, or of the interface that holds @a if @ifname is NULL; -1 with a message. */
+int peer_gid_table(const char *ifname, const union peer_addr *a, struct peer_gids *t);
+/* Pick the local GID (--gid-index, or the one of p->local) and make p->local its address. */
+int peer_pick_gid(struct peer *p);
+/* The path MTU as rxe picks it from the interface; an --mtu it cannot carry is refused. */
+int peer_pick_mtu(struct peer *p);
+/* The UDP sockets: 4791 to receive, the QP's source port to send; -1 with a message. */
+int peer_sockets(struct peer *p, uint16_t sport, bool any_sport);
+/* The emit callback of the host: a frame of the core, sent as a UDP datagram. */
+void peer_emit(void *ctx, const uint8_t *frame, size_t len);
+/* Everything the rx socket holds, into the host, with --loss applied. */
+void peer_receive(struct peer *p, uint64_t now);
+void peer_rx_free(struct peer_rx *r);
+/* SO_BINDTODEVICE for --interface; -1 with a message. */
+int peer_bind_device(const struct peer *p, int fd);
+
+#endif

@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab peer, the wire: UDP sockets carry the core's frames.
+ *
+ * Why sockets: the kernel does routing, neighbour discovery and checksums,
+ * and a datagram socket is the fastest path Linux offers without a kernel
+ * module. A frame the core emits is sent as a UDP datagram from a socket
+ * bound to the QP's UDP source port. Over IPv4 that socket has
+ * IP_PMTUDISC_DO, so Linux sends DF=1 and Identification 0: the header the
+ * core computed the ICRC over (IBA A17.3.3 masks TTL, TOS and the checksums,
+ * not the Identification). Over IPv6 the ICRC masks traffic class, flow
+ * label and hop limit, the only fields Linux chooses, and IPV6_DONTFRAG keeps
+ * a datagram from being fragmented.
+ *
+ * A socket bound to 4791 takes what arrives, so the kernel never answers
+ * RoCE with ICMP port unreachable. recvmsg() does not show the IP header, so
+ * it is rebuilt from the addresses (IP_PKTINFO / IPV6_PKTINFO), the TOS or
+ * traffic class and, over IPv4, the same DF/ID-0 rule; the core then checks
+ * the ICRC over it. A sender that puts a different Identification on the
+ * wire fails that check and is counted, not accepted.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <linux/if_packet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "peer.h"
+
+#define PEER_RXE_HDR 80 /* rxe: the largest header it allows for when it picks the path MTU */
+#define PEER_BATCH 64
+#define PEER_ETH_LEN 14
+#define PEER_HDR_MAX (PEER_ETH_LEN + 40 + 8) /* Ethernet, IPv6, UDP */
+
+uint64_t peer_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double peer_rand(struct peer *p)
+{
+	p->rng ^= p->rng << 13;
+	p->rng ^= p->rng >> 7;
+	p->rng ^= p->rng << 17;
+	return (double)(p->rng >> 11) / 9007199254740992.0;
+}
+
+/* ---- addresses and GIDs ------------------------------------------------------------------------- */
+
+socklen_t peer_addr_len(const union peer_addr *a)
+{
+	return a->sa.sa_family == AF_INET6 ? sizeof(a->v6) : sizeof(a->v4);
+}
+
+void peer_addr_str(const union peer_addr *a, char *s, size_t n)
+{
+	if (!inet_ntop(a->sa.sa_family, a->sa.sa_family == AF_INET6 ? (const void *)&a->v6.sin6_addr
+								     : (const void *)&a->v4.sin_addr,
+		       s, (socklen_t)n))
+		snprintf(s, n, "?");
+}
+
+void peer_addr_to_gid(const union peer_addr *a, uint8_t gid[16])
+{
+	if (a->sa.sa_family == AF_INET6)
+		memcpy(gid, &a->v6.sin6_addr, 16);
+	else
+		rl_gid_from_ipv4(gid, (const uint8_t *)&a->v4.sin_addr);
+}
+
+void peer_gid_str(const uint8_t gid[16], char *s, size_t n)
+{
+	if (!inet_ntop(AF_INET6, gid, s, (socklen_t)n))
+		snprintf(s, n, "?");
+}
+
+bool peer_gid_is_link_local(const uint8_t gid[16])
+{
+	return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
+}
+
+static bool peer_ifa_is(const struct ifaddrs *i, const union peer_addr *a)
+{
+	if (!i->ifa_addr || i->ifa_addr->sa_family != a->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return ((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == a->v4.sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, &a->v6.sin6_addr, 16);
+}
+
+static void peer_gid_add(struct peer_gids *t, const uint8_t gid[16])
+{
+	for (int i = 0; i < t->n; i++)
+		if (!memcmp(t->gid[i], gid, 16))
+			return;
+	if (t->n < PEER_MAX_GIDS)
+		memcpy(t->gid[t->n++], gid, 16);
+}
+
+/*
+ * The order is rxe's on a fresh interface (RoCEv2 entries only): index 0 the
+ * default GID, fe80:: with the EUI-64 of the MAC; then the IPv4 addresses as
+ * ::ffff:a.b.c.d; then the other IPv6 addresses.
+ */
+int peer_gid_table(const char *ifname, const union peer_addr *a, struct peer_gids *t)
+{
+	struct ifaddrs *ifs, *i;
+	struct ifreq ifr;
+	uint8_t gid[16];
+	int fd;
+
+	memset(t, 0, sizeof(*t));
+	if (getifaddrs(&ifs)) {
+		cli_error("peer", "cannot list the interfaces: %s", strerror(errno));
+		return -1;
+	}
+	for (i = ifs; i && !ifname; i = i->ifa_next)
+		if (peer_ifa_is(i, a))
+			ifname = i->ifa_name;
+	if (!ifname || !if_nametoindex(ifname)) {
+		char s[INET6_ADDRSTRLEN];
+
+		peer_addr_str(a, s, sizeof(s));
+		if (ifname)
+			cli_error("peer", "no interface '%s' here ('ip -br link' lists them)", ifname);
+		else
+			cli_error("peer", "no interface holds the address %s", s);
+		freeifaddrs(ifs);
+		return -1;
+	}
+	snprintf(t->ifname, sizeof(t->ifname), "%s", ifname);
+	memset(gid, 0, 16);
+	gid[0] = 0xfe;
+	gid[1] = 0x80;
+	for (i = ifs; i; i = i->ifa_next) {
+		const struct sockaddr_ll *ll = (const void *)i->ifa_addr;
+
+		if (ll && ll->sll_family == AF_PACKET && ll->sll_halen == 6 && !strcmp(i->ifa_name, t->ifname)) {
+			gid[8] = ll->sll_addr[0] ^ 2;
+			memcpy(gid + 9, ll->sll_addr + 1, 2);
+			gid[11] = 0xff;
+			gid[12] = 0xfe;
+			memcpy(gid + 13, ll->sll_addr + 3, 3);
+		}
+	}
+	peer_gid_add(t, gid);
+	for (int fam = 0; fam < 2; fam++)
+		for (i = ifs; i; i = i->ifa_next) {
+			union peer_addr x;
+
+			if (!i->ifa_addr || strcmp(i->ifa_name, t->ifname) ||
+			    i->ifa_addr->sa_family != (fam ? AF_INET6 : AF_INET))
+				continue;
+			memcpy(&x, i->ifa_addr, fam ? sizeof(x.v6) : sizeof(x.v4));
+			peer_addr_to_gid(&x, gid);
+			if (!peer_gid_is_link_local(gid))
+				peer_gid_add(t, gid);
+		}
+	freeifaddrs(ifs);
+	t->mtu = 1500;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->ifname);
+	if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
+		t->mtu = ifr.ifr_mtu;
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+static void peer_gid_list(const struct peer_gids *t, char *s, size_t n)
+{
+	size_t o = 0;
+	char g[INET6_ADDRSTRLEN];
+
+	s[0] = '\0';
+	for (int i = 0; i < t->n && o < n; i++) {
+		peer_gid_str(t->gid[i], g, sizeof(g));
+		o += (size_t)snprintf(s + o, n - o, "%s%d %s", i ? ", " : "", i, g);
+	}
+}
+
+static bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16])
+{
+	return rl_gid_is_ipv4(gid) == (p->family == AF_INET);
+}
+
+int peer_pick_gid(struct peer *p)
+{
+	const struct peer_gids *t = &p->gids;
+	uint8_t mine[16];
+	char list[512], g[INET6_ADDRSTRLEN], a[INET6_ADDRSTRLEN];
+	int gi = p->o.gid_index;
+
+	if (peer_gid_table(p->o.ifname, &p->local, &p->gids))
+		return -1;
+	peer_gid_list(t, list, sizeof(list));
+	peer_addr_to_gid(&p->local, mine);
+	peer_addr_str(&p->local, a, sizeof(a));
+	if (gi < 0) {
+		for (gi = 1; gi < t->n && memcmp(t->gid[gi], mine, 16); gi++)
+			;
+		if (gi == t->n) {
+			cli_error("peer", "the address %s that reaches the other side is not on interface %s (GIDs: %s): "
+				  "check 'ip route get' for the peer's address", a, t->ifname, list);
+			return -1;
+		}
+	} else if (gi >= t->n) {
+		cli_error("peer", "GID index %d is not in the GID table of %s, which has %d (%s): "
+			  "like ibv_rc_pingpong -g and perftest -x, --gid-index picks one of these", gi, t->ifname, t->n,
+			  list);
+		return -1;
+	} else if (peer_gid_is_link_local(t->gid[gi])) {
+		peer_gid_str(t->gid[gi], g, sizeof(g));
+		cli_error("peer", "GID index %d of %s is the link-local default GID %s, which has no IP route to "
+			  "the other side; use the index of an IP address (%s)", gi, t->ifname, g, list);
+		return -1;
+	} else if (!peer_gid_family_ok(p, t->gid[gi])) {
+		peer_gid_str(t->gid[gi], g, sizeof(g));
+		cli_error("peer", "GID index %d (%s) is %s, but the other side is reached over %s; GIDs of %s: %s", gi,
+			  g, p->family == AF_INET ? "IPv6" : "IPv4", p->family == AF_INET ? "IPv4" : "IPv6", t->ifname,
+			  list);
+		return -1;
+	}
+	p->gid_index = gi;
+	if (p->family == AF_INET)
+		memcpy(&p->local.v4.sin_addr, t->gid[gi] + 12, 4);
+	else
+		memcpy(&p->local.v6.sin6_addr, t->gid[gi], 16);
+	return 0;
+}
+
+int peer_pick_mtu(struct peer *p)
+{
+	enum rl_mtu best = RL_MTU_256;
+	const char *ifn = p->gids.ifname;
+	int if_mtu = p->gids.mtu;
+	uint32_t need;
+
+	for (enum rl_mtu m = RL_MTU_256; m <= RL_MTU_4096; m++)
+		if ((int)rl_mtu_bytes(m) + PEER_RXE_HDR <= if_mtu)
+			best = m;
+	if (!p->o.mtu) {
+		p->o.mtu = best;
+	} else if (p->o.mtu > best) {
+		need = rl_mtu_bytes(p->o.mtu) + PEER_RXE_HDR;
+		cli_error("peer", "path MTU %u does not fit interface %s (MTU %d): it needs at least %u; "
+			  "fix with 'ip link set dev %s mtu %u' on both ends, or use --mtu %u",
+			  rl_mtu_bytes(p->o.mtu), ifn, if_mtu, need, ifn, rl_mtu_bytes(p->o.mtu) == 4096 ? 9000u : need,
+			  rl_mtu_bytes(best));
+		return -1;
+	}
+	return 0;
+}
+
+int peer_bind_device(const struct peer *p, int fd)
+{
+	if (!p->o.ifname)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, p->o.ifname, (socklen_t)strlen(p->o.ifname) + 1)) {
+		cli_error("peer", "cannot bind to interface %s: %s", p->o.ifname,
+			  errno == ENODEV ? "no such interface ('ip -br link' lists them)" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- frames out ---------------------------------------------------------------------------------- */
+
+/* The core's frame minus Ethernet, IP and UDP headers, sent from the QP's source port. */
+void peer_emit(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct peer *p = ctx;
+	union peer_addr to = p->remote;
+	size_t off;
+
+	if (len < PEER_ETH_LEN + 28)
+		return;
+	if ((frame[PEER_ETH_LEN] >> 4) == 6)
+		off = PEER_ETH_LEN + 40 + 8;
+	else
+		off = PEER_ETH_LEN + (size_t)(frame[PEER_ETH_LEN] & 0x0f) * 4 + 8;
+	if (off > len)
+		return;
+	if (to.sa.sa_family == AF_INET6)
+		to.v6.sin6_port = htons(PEER_ROCE_PORT);
+	else
+		to.v4.sin_port = htons(PEER_ROCE_PORT);
+	if (sendto(p->tx, frame + off, len - off, 0, &to.sa, peer_addr_len(&to)) < 0)
+		p->tx_errors++;
+	else
+		p->sent++;
+}
+
+/* ---- frames in ----------------------------------------------------------------------------------- */
+
+/* recvmmsg() slots, set up once: each datagram lands right after room for its rebuilt headers. */
+struct peer_rx {
+	struct mmsghdr mm[PEER_BATCH];
+	struct iovec iov[PEER_BATCH];
+	union peer_addr from[PEER_BATCH];
+	uint8_t cmsg[PEER_BATCH][128];
+	uint8_t frame[PEER_BATCH][PEER_HDR_MAX + 9216];
+};
+
+static struct peer_rx *peer_rx_new(void)
+{
+	struct peer_rx *r = calloc(1, sizeof(*r));
+
+	for (int i = 0; r && i < PEER_BATCH; i++) {
+		r->iov[i].iov_base = r->frame[i] + PEER_HDR_MAX;
+		r->iov[i].iov_len = sizeof(r->frame[i]) - PEER_HDR_MAX;
+		r->mm[i].msg_hdr.msg_iov = &r->iov[i];
+		r->mm[i].msg_hdr.msg_iovlen = 1;
+		r->mm[i].msg_hdr.msg_name = &r->from[i];
+		r->mm[i].msg_hdr.msg_control = r->cmsg[i];
+	}
+	return r;
+}
+
+void peer_rx_free(struct peer_rx *r)
+{
+	free(r);
+}
+
+/*
+ * The Ethernet, IP and UDP headers in front of the @n-byte datagram at
+ * @dgram, as Linux sent them (IPv4: DF, Identification 0, as our sender and
+ * rxe's do), so that the core can check the ICRC. Returns the frame's start.
+ */
+static uint8_t *peer_frame(uint8_t *dgram, const union peer_addr *src, const union peer_addr *dst, uint8_t tclass,
+			   size_t n)
+{
+	bool v6 = src->sa.sa_family == AF_INET6;
+	uint8_t *udp = dgram - 8, *ip = udp - (v6 ? 40 : 20), *f = ip - PEER_ETH_LEN;
+
+	memset(f, 0, (size_t)(dgram - f));
+	if (v6) {
+		f[12] = 0x86;
+		f[13] = 0xdd;
+		rl_put32(ip, 6u << 28 | (uint32_t)tclass << 20);
+		rl_put16(ip + 4, (uint16_t)(n + 8));
+		ip[6] = 17;
+		ip[7] = 64;
+		memcpy(ip + 8, &src->v6.sin6_addr, 16);
+		memcpy(ip + 24, &dst->v6.sin6_addr, 16);
+		memcpy(udp, &src->v6.sin6_port, 2);
+	} else {
+		f[12] = 0x08;
+		ip[0] = 0x45;
+		ip[1] = tclass;
+		rl_put16(ip + 2, (uint16_t)(n + 28));
+		ip[6] = 0x40;
+		ip[8] = 64;
+		ip[9] = 17;
+		memcpy(ip + 12, &src->v4.sin_addr, 4);
+		memcpy(ip + 16, &dst->v4.sin_addr, 4);
+		rl_put16(ip + 10, rl_ipv4_checksum(ip, 20));
+		memcpy(udp, &src->v4.sin_port, 2);
+	}
+	rl_put16(udp + 2, PEER_ROCE_PORT);
+	rl_put16(udp + 4, (uint16_t)(n + 8));
+	return f;
+}
+
+/* The destination address and TOS / traffic class of a received datagram, from its control messages. */
+static void peer_cmsgs(struct msghdr *m, union peer_addr *dst, uint8_t *tclass)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO)
+			dst->v4.sin_addr = ((struct in_pktinfo *)CMSG_DATA(c))->ipi_addr;
+		else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS)
+			*tclass = *CMSG_DATA(c);
+		else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO)
+			dst->v6.sin6_addr = ((struct in6_pktinfo *)CMSG_DATA(c))->ipi6_addr;
+		else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_TCLASS) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			*tclass = (uint8_t)v;
+		}
+	}
+}
+
+void peer_receive(struct peer *p, uint64_t now)
+{
+	struct peer_rx *r = p->rxq;
+	int n;
+
+	/* The kernel shortens these to what it wrote; give the room back. */
+	for (int i = 0; i < PEER_BATCH; i++) {
+		r->mm[i].msg_hdr.msg_namelen = sizeof(r->from[i]);
+		r->mm[i].msg_hdr.msg_controllen = sizeof(r->cmsg[i]);
+	}
+	n = recvmmsg(p->rx, r->mm, PEER_BATCH, MSG_DONTWAIT, NULL);
+	for (int i = 0; i < n; i++) {
+		union peer_addr dst = p->local;
+		uint8_t tclass = 0, *f, *dgram = r->frame[i] + PEER_HDR_MAX;
+
+		peer_cmsgs(&r->mm[i].msg_hdr, &dst, &tclass);
+		p->recv_frames++;
+		if (p->o.loss > 0 && peer_rand(p) < p->o.loss) {
+			p->dropped_loss++;
+			continue;
+		}
+		f = peer_frame(dgram, &r->from[i], &dst, tclass, r->mm[i].msg_len);
+		if (rl_host_recv(p->host, f, (size_t)(dgram - f) + r->mm[i].msg_len, now))
+			p->rx_bad++;
+	}
+}
+
+/* ---- sockets ------------------------------------------------------------------------------------- */
+
+static void peer_bufsize(int fd, int opt_force, int opt)
+{
+	int sz = 4 << 20;
+
+	/* Root may go past net.core.rmem_max / wmem_max, and a burst of UD datagrams needs the room. */
+	if (setsockopt(fd, SOL_SOCKET, opt_force, &sz, sizeof(sz)))
+		setsockopt(fd, SOL_SOCKET, opt, &sz, sizeof(sz));
+}
+
+static int peer_rx_socket(struct peer *p)
+{
+	union peer_addr sa = p->local;
+	char a[INET6_ADDRSTRLEN];
+	int one = 1;
+
+	p->rx = socket(p->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (p->rx < 0 || peer_bind_device(p, p->rx))
+		return -1;
+	if (p->family == AF_INET6) {
+		setsockopt(p->rx, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		setsockopt(p->rx, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
+		setsockopt(p->rx, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
+		sa.v6.sin6_port = htons(PEER_ROCE_PORT);
+	} else {
+		setsockopt(p->rx, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+		setsockopt(p->rx, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+		sa.v4.sin_port = htons(PEER_ROCE_PORT);
+	}
+	peer_bufsize(p->rx, SO_RCVBUFFORCE, SO_RCVBUF);
+	if (bind(p->rx, &sa.sa, peer_addr_len(&sa))) {
+		peer_addr_str(&sa, a, sizeof(a));
+		cli_error("peer", "cannot bind UDP port 4791 on %s: %s%s", a, strerror(errno),
+			  errno == EADDRINUSE ? " (is Soft-RoCE or another peer using it here?)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+int peer_sockets(struct peer *p, uint16_t sport, bool any_sport)
+{
+	union peer_addr sa = p->local;
+	int pmtu = IP_PMTUDISC_DO, pmtu6 = IPV6_PMTUDISC_DO, one = 1;
+
+	p->rxq = peer_rx_new();
+	if (!p->rxq || peer_rx_socket(p))
+		return -1;
+	p->tx = socket(p->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (p->tx < 0 || peer_bind_device(p, p->tx))
+		return -1;
+	if (p->family == AF_INET6) {
+		setsockopt(p->tx, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu6, sizeof(pmtu6));
+		setsockopt(p->tx, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
+	} else {
+		setsockopt(p->tx, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+	}
+	peer_bufsize(p->tx, SO_SNDBUFFORCE, SO_SNDBUF);
+	/* A UDP source port per QP, in 0xC000-0xFFFF as rxe picks them; the ICRC covers it. */
+	for (unsigned i = 0; i < (any_sport ? 0x4000u : 1u); i++) {
+		uint16_t port = (uint16_t)(0xc000 | ((sport + i) & 0x3fff));
+
+		if (p->family == AF_INET6)
+			sa.v6.sin6_port = htons(port);
+		else
+			sa.v4.sin_port = htons(port);
+		if (!bind(p->tx, &sa.sa, peer_addr_len(&sa))) {
+			p->sport = port;
+			return 0;
+		}
+	}
+	if (any_sport)
+		cli_error("peer", "no free UDP source port in 0xC000-0xFFFF");
+	else
+		cli_error("peer", "the QP's UDP source port 0x%04x is in use: %s", sport, strerror(errno));
+	return -1;
+}
