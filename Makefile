@@ -137,7 +137,11 @@ $(B)/bench/transport: bench/bench_transport.c $(B)/librocelab.a | $(B)
 	mkdir -p $(B)/bench
 	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(ALL_CFLAGS) bench/bench_transport.c $(B)/librocelab.a -o $@ -lisal -lz
 
-bench: bootstrap all plugin $(B)/bench/decode $(B)/bench/transport
+$(B)/bench/udp_peer: bench/udp_peer.c | $(B)
+	mkdir -p $(B)/bench
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) bench/udp_peer.c -o $@
+
+bench: bootstrap all plugin $(B)/bench/decode $(B)/bench/transport $(B)/bench/udp_peer
 	sh bench/run.sh $(B)
 
 install: all

@@ -8,6 +8,8 @@
 #    writing the same kind of frames, ICRC and all, with PcapWriter.
 # 5. `rocelab replay --topspeed` vs `tcpreplay --topspeed` onto a veth between
 #    two network namespaces made (and removed) here; root only.
+# 7. `rocelab peer` vs raw UDP sockets (BUILD_DIR/bench/udp_peer) over a veth
+#    pair at MTU 9000: bandwidth and latency; root only.
 # Prints times and ratios measured in this run; never fails on a timing.
 # Needs only POSIX sh, GNU date (+%N) and awk; hyperfine is not used.
 # BENCH_PARTS="4 5" sh bench/run.sh build runs only those parts (default: all);
@@ -360,9 +362,149 @@ bn_part6() {
 	rm -rf "$P6"
 }
 
-for p in ${BENCH_PARTS:-1 2 3 4 5 6}; do
+# 7. rocelab peer against raw UDP sockets between two namespaces over one veth
+#    pair at MTU 9000, in the same run: WRITE bandwidth against a sendto blast
+#    of 4154-byte datagrams and against GSO+GRO; SEND ping-pong latency against
+#    a UDP ping-pong of 2 bytes, blocking and busy-polled.
+NS7A=bnpa$$
+NS7B=bnpb$$
+V7A=bnp$$a
+V7B=bnp$$b
+P7_MAX=60               # seconds: any one run is stopped after this
+
+bn_net7_down() {
+	ip netns del "$NS7A" 2> /dev/null || true
+	ip netns del "$NS7B" 2> /dev/null || true
+}
+
+bn_net7_up() {
+	ip netns add "$NS7A" 2> /dev/null || return 1
+	trap 'bn_net7_down' EXIT
+	trap 'bn_net7_down; exit 130' INT
+	trap 'bn_net7_down; exit 143' TERM
+	ip netns add "$NS7B" &&
+	ip link add "$V7A" type veth peer name "$V7B" &&
+	ip link set "$V7A" netns "$NS7A" &&
+	ip link set "$V7B" netns "$NS7B" &&
+	ip -n "$NS7A" addr add 10.77.0.1/24 dev "$V7A" &&
+	ip -n "$NS7B" addr add 10.77.0.2/24 dev "$V7B" &&
+	ip -n "$NS7A" link set "$V7A" mtu 9000 up &&
+	ip -n "$NS7B" link set "$V7B" mtu 9000 up &&
+	ip -n "$NS7A" link set lo up &&
+	ip -n "$NS7B" link set lo up
+}
+
+# bn_json_field FILE KEY: a number from rocelab peer --json output.
+bn_json_field() {
+	sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -n 1
+}
+
+# bn_peer OUT CLIENT-OPTIONS...: one rocelab peer run, server in B, client in A; --json into OUT.
+bn_peer() {
+	out=$1
+	shift
+	ip netns exec "$NS7B" timeout "$P7_MAX" "$B/rocelab" peer --server --timeout 50 $P7_SERVER > /dev/null 2>&1 &
+	sp=$!
+	sleep 0.3
+	ip netns exec "$NS7A" timeout "$P7_MAX" "$B/rocelab" peer --client 10.77.0.2 --timeout 50 --json "$@" \
+		> "$out" 2> "$LOG"
+	rc=$?
+	wait "$sp" || rc=1
+	return $rc
+}
+
+# bn_blast [--gso]: MiB/s and datagrams/s of 4154-byte datagrams arriving, sink in B.
+bn_blast() {
+	gro=
+	[ "${1:-}" = --gso ] && gro=--gro
+	ip netns exec "$NS7B" timeout "$P7_MAX" "$DIR/udp_peer" sink 9999 $gro > "$DIR/sink.out" 2> "$LOG" &
+	sp=$!
+	i=0
+	while ! grep -q ready "$DIR/sink.out" 2> /dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	ip netns exec "$NS7A" timeout "$P7_MAX" "$DIR/udp_peer" blast 10.77.0.2 9999 4154 3 "$@" > /dev/null 2>> "$LOG"
+	wait "$sp" || return 1
+	awk 'NR == 2 && $3 > 0 { printf "%.2f %.0f\n", $2 / 1048576 / $3, $1 / $3 }' "$DIR/sink.out"
+}
+
+# bn_udp_ping [--busy]: the typical half round trip of a 2-byte UDP ping-pong, in us.
+bn_udp_ping() {
+	ip netns exec "$NS7B" timeout "$P7_MAX" "$DIR/udp_peer" pong 9998 "$@" > "$DIR/pong.out" 2> "$LOG" &
+	sp=$!
+	i=0
+	while ! grep -q ready "$DIR/pong.out" 2> /dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	ip netns exec "$NS7A" timeout "$P7_MAX" "$DIR/udp_peer" ping 10.77.0.2 9998 2 20000 "$@" 2>> "$LOG"
+	kill "$sp" 2> /dev/null
+	wait "$sp" 2> /dev/null || true
+}
+
+# bn_max A B / bn_lmin: best of runs (largest bandwidth, smallest latency); empty A means none yet.
+bn_max() {
+	awk -v a="$1" -v b="$2" 'BEGIN { print (a != "" && a > b ? a : b) }'
+}
+
+bn_part7() {
+	echo "== 7. rocelab peer against raw UDP sockets on a veth pair, MTU 9000 =="
+	if [ ! -x "$B/rocelab" ] || [ ! -x "$DIR/udp_peer" ]; then
+		echo "  skipped: $B/rocelab or $DIR/udp_peer not built (make bench builds them)"
+		return 0
+	fi
+	if [ "$(id -u)" -ne 0 ] || ! command -v ip > /dev/null 2>&1 || ! bn_net7_up; then
+		bn_net7_down
+		echo "  skipped: needs root and network namespaces"
+		return 0
+	fi
+	pw=
+	bs=
+	bg=
+	lb=
+	lbb=
+	ub=
+	ubb=
+	P7_SERVER=
+	# Best of 3 each, interleaved, so that the machine's mood hits all alike.
+	for _ in 1 2 3; do
+		if bn_peer "$DIR/peer.json" --op write --size 65536 --mtu 4096 --iters 15000; then
+			pw=$(bn_max "$pw" "$(bn_json_field "$DIR/peer.json" bw_avg_mbps)")
+		else
+			echo "  rocelab peer write failed:"; sed 's/^/    /' "$LOG"
+		fi
+		if r=$(bn_blast); then bs=$(bn_max "$bs" "${r% *}"); bsr=${r#* }; fi
+		if r=$(bn_blast --gso); then bg=$(bn_max "$bg" "${r% *}"); bgr=${r#* }; fi
+		if bn_peer "$DIR/peer.json" --op pingpong --size 2 --iters 20000; then
+			lb=$(bn_min "$lb" "$(bn_json_field "$DIR/peer.json" t_typical_us)")
+		fi
+		P7_SERVER=--busy-poll
+		if bn_peer "$DIR/peer.json" --op pingpong --size 2 --iters 20000 --busy-poll; then
+			lbb=$(bn_min "$lbb" "$(bn_json_field "$DIR/peer.json" t_typical_us)")
+		fi
+		P7_SERVER=
+		if r=$(bn_udp_ping); then ub=$(bn_min "$ub" "$r"); fi
+		if r=$(bn_udp_ping --busy); then ubb=$(bn_min "$ubb" "$r"); fi
+	done
+	bn_net7_down
+	trap - EXIT INT TERM
+	rm -f "$DIR/peer.json" "$DIR/sink.out" "$DIR/pong.out"
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else printf "?" }'; }
+	echo "  bandwidth, MiB/s of payload arriving (best of 3):"
+	echo "    rocelab peer --op write --size 65536 --mtu 4096: ${pw:-failed}"
+	echo "    UDP sendto, 4154-byte datagrams:                ${bs:-failed} (${bsr:-?} datagrams/s)"
+	echo "    UDP GSO (UDP_SEGMENT) + GRO (UDP_GRO):          ${bg:-failed} (${bgr:-?} datagrams/s)"
+	echo "    peer / sendto blast:  $(ratio "$pw" "$bs")x (target >= 0.8x)"
+	echo "    peer / GSO+GRO blast: $(ratio "$pw" "$bg")x (the limit of a socket-based design)"
+	echo "  latency, typical half round trip of 2 bytes in us (best of 3):"
+	echo "    rocelab peer --op pingpong, blocking:    ${lb:-failed}   UDP ping-pong: ${ub:-failed}" \
+		"  peer / UDP: $(ratio "$lb" "$ub")x (target <= 1.3x)"
+	echo "    rocelab peer --op pingpong --busy-poll:  ${lbb:-failed}   UDP ping-pong: ${ubb:-failed}" \
+		"  peer / UDP: $(ratio "$lbb" "$ubb")x (target <= 1.3x)"
+	echo "  the Soft-RoCE tutorials (2-core cloud VM, veth; not measured here): ib_send_bw 64 KiB" \
+		"~360 MB/s, ib_send_lat ~3 us"
+	echo "    rocelab peer here: $(ratio "$pw" 360)x that bandwidth; $(ratio "$lbb" 3)x that latency busy-polled," \
+		"$(ratio "$lb" 3)x blocking"
+}
+
+for p in ${BENCH_PARTS:-1 2 3 4 5 6 7}; do
 	case $p in
-	1 | 2 | 3 | 4 | 5 | 6) "bn_part$p" ;;
-	*) echo "bench: no part '$p' (parts are 1 to 6)" >&2 ;;
+	1 | 2 | 3 | 4 | 5 | 6 | 7) "bn_part$p" ;;
+	*) echo "bench: no part '$p' (parts are 1 to 7)" >&2 ;;
 	esac
 done

@@ -377,7 +377,7 @@ static int peer_dest_check(struct peer *p)
 		fprintf(stderr, "rocelab peer: note: the exchange came from %s, RoCE goes to its GID %s\n", r, g);
 	}
 	p->remote = a;
-	return 0;
+	return peer_tx_start(p);
 }
 
 /* Ours, after the pingpong exchange: what the test is, and where the server's buffer is. */
@@ -770,8 +770,22 @@ static bool peer_pump(struct peer *p, int fd)
 	int ms;
 
 	rl_host_run(p->host, now);
+	peer_flush(p);
+	if (p->o.busy_poll) {
+		bool readable = false;
+
+		/* No poll() at all while spinning, but a look at @fd now and then. */
+		if (fd >= 0 && !(++p->spins & 255)) {
+			struct pollfd t = { .fd = fd, .events = POLLIN };
+
+			readable = poll(&t, 1, 0) > 0 && (t.revents & (POLLIN | POLLHUP));
+		}
+		peer_receive(p, peer_now());
+		rl_host_run(p->host, peer_now());
+		return readable;
+	}
 	next = rl_host_next_timer(p->host);
-	if (p->o.busy_poll || rl_cq_pending(p->cq))
+	if (rl_cq_pending(p->cq))
 		ms = 0;
 	else if (next == UINT64_MAX || next > now + 100000000u)
 		ms = 100;
@@ -807,6 +821,7 @@ static void peer_drain(struct peer *p, unsigned quiet_ms)
 			last = peer_now();
 		}
 	}
+	peer_flush(p);
 }
 
 static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
@@ -950,28 +965,38 @@ static int peer_client_bw(struct peer *p, uint64_t *stamps)
 }
 
 /*
- * Client, latency: SEND, wait for the other side's SEND back, as ib_send_lat
- * and ibv_rc_pingpong. Over UD nothing is resent: a reply that does not come
- * within PEER_UD_WAIT_NS is counted lost and the next round starts.
+ * Client, latency: SEND, wait for the other side's SEND back. As ib_send_lat,
+ * a round ends when the reply arrives: the ACK of our SEND completes it on
+ * its own time (at most --window SENDs wait for theirs). With --compat
+ * pingpong a round also waits for that completion, as ibv_rc_pingpong does.
+ * Over UD nothing is resent: a reply that does not come within
+ * PEER_UD_WAIT_NS is counted lost and the next round starts.
  */
 static int peer_client_lat(struct peer *p)
 {
 	struct rl_wc wc[8];
+	uint64_t sends_done = 0;
 
 	p->t_start = peer_now();
 	for (uint32_t it = 0; it < p->o.iters; it++) {
 		uint64_t t0 = peer_now();
 		bool got = false, sent = false;
 
+		while (p->posted - sends_done >= p->o.window && !p->errors && !peer_expired(p)) {
+			peer_pump(p, -1);
+			for (int n = rl_poll_cq(p->cq, 8, wc), i = 0; i < n; i++)
+				sends_done += peer_wc_ok(p, &wc[i]) && wc[i].opcode != RL_WC_RECV;
+		}
 		if (peer_post(p, RL_WR_SEND, it))
 			return -1;
-		while (!(got && sent) && !p->errors) {
+		while (!(got && (sent || !p->o.compat)) && !p->errors) {
 			peer_pump(p, -1);
 			for (int n = rl_poll_cq(p->cq, 8, wc), i = 0; i < n; i++) {
 				if (!peer_wc_ok(p, &wc[i]))
 					break;
 				if (wc[i].opcode != RL_WC_RECV) {
 					sent = true;
+					sends_done++;
 					continue;
 				}
 				got = true;
@@ -1207,7 +1232,7 @@ static void peer_close(struct peer *p)
 	rl_host_free(p->host);
 	free(p->buf);
 	free(p->lat_us);
-	peer_rx_free(p->rxq);
+	peer_queues_free(p);
 	if (p->tcp >= 0)
 		close(p->tcp);
 	if (p->rx >= 0)
@@ -1254,6 +1279,7 @@ static int peer_run_server(struct peer *p)
 		/* Stay on the wire until the client hangs up. */
 		while (!peer_pump(p, p->tcp) && !peer_expired(p))
 			;
+		peer_flush(p);
 	}
 	if (p->o.json)
 		printf("{\"served\":\"%s\",\"transport\":\"%s\",\"messages_received\":%" PRIu64

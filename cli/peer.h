@@ -60,12 +60,14 @@ struct peer_gids {
 };
 
 struct peer_rx;
+struct peer_tx;
 
 struct peer {
 	struct peer_opts o;
 	int family;
 	int tcp, rx, tx;
 	struct peer_rx *rxq;
+	struct peer_tx *txq;
 	union peer_addr local, remote;
 	struct peer_gids gids;
 	int gid_index;
@@ -84,7 +86,7 @@ struct peer {
 	/* counters */
 	uint64_t sent, recv_frames, dropped_loss, rx_bad, tx_errors;
 	uint64_t posted, completed, errors, lost, delivered;
-	uint32_t recvs_out, recvs_posted;
+	uint32_t recvs_out, recvs_posted, spins;
 	uint64_t t_start, t_end;
 	double *lat_us;
 	size_t nlat;
@@ -107,11 +109,15 @@ int peer_pick_gid(struct peer *p);
 int peer_pick_mtu(struct peer *p);
 /* The UDP sockets: 4791 to receive, the QP's source port to send; -1 with a message. */
 int peer_sockets(struct peer *p, uint16_t sport, bool any_sport);
-/* The emit callback of the host: a frame of the core, sent as a UDP datagram. */
+/* The emit callback of the host: a frame of the core, queued as a UDP datagram for peer_flush(). */
 void peer_emit(void *ctx, const uint8_t *frame, size_t len);
+/* Send what peer_emit() queued, in one sendmmsg() where it can. */
+void peer_flush(struct peer *p);
+/* Frames may flow to p->remote from now on. */
+int peer_tx_start(struct peer *p);
 /* Everything the rx socket holds, into the host, with --loss applied. */
 void peer_receive(struct peer *p, uint64_t now);
-void peer_rx_free(struct peer_rx *r);
+void peer_queues_free(struct peer *p);
 /* SO_BINDTODEVICE for --interface; -1 with a message. */
 int peer_bind_device(const struct peer *p, int fd);
 

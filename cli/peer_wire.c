@@ -277,29 +277,115 @@ int peer_bind_device(const struct peer *p, int fd)
 
 /* ---- frames out ---------------------------------------------------------------------------------- */
 
-/* The core's frame minus Ethernet, IP and UDP headers, sent from the QP's source port. */
+/*
+ * Frames wait here until peer_flush() sends them with one sendmmsg(): the
+ * ACK of a message and the reply that follows it leave together, and a
+ * window of WRITE packets costs a few system calls, not one each.
+ */
+struct peer_tx {
+	struct mmsghdr mm[PEER_BATCH];
+	struct iovec iov[PEER_BATCH];
+	union peer_addr to;
+	unsigned n;
+	uint8_t dgram[PEER_BATCH][9216];
+};
+
+static bool peer_is_request(const struct iovec *v)
+{
+	uint8_t op = ((const uint8_t *)v->iov_base)[0];
+
+	return v->iov_len && !(rl_opcode_info(op)->flags & (RL_OPF_RESP | RL_OPF_CNP));
+}
+
+/*
+ * Requests leave before responses. The two are separate PSN spaces (our
+ * requester's, the other side's requester's), each kept in order, so this
+ * only stops a reply the other side waits for from queueing behind the ACK
+ * of its previous message: on a veth the kernel carries one datagram of a
+ * sendmmsg() to the other socket before it starts the next.
+ */
+static void peer_tx_order(struct peer_tx *t)
+{
+	struct iovec v[PEER_BATCH];
+	unsigned k = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < t->n; i++)
+			if (peer_is_request(&t->iov[i]) == !pass)
+				v[k++] = t->iov[i];
+	memcpy(t->iov, v, t->n * sizeof(v[0]));
+}
+
+void peer_flush(struct peer *p)
+{
+	struct peer_tx *t = p->txq;
+	unsigned done = 0;
+
+	if (t && t->n > 1)
+		peer_tx_order(t);
+
+	while (t && done < t->n) {
+		int r = sendmmsg(p->tx, t->mm + done, t->n - done, 0);
+
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			/* The one that failed is counted and skipped (a full queue, an ICMP error reported late). */
+			p->tx_errors++;
+			done++;
+			continue;
+		}
+		p->sent += (unsigned)r;
+		done += (unsigned)r;
+	}
+	if (t)
+		t->n = 0;
+}
+
+/* The core's frame minus Ethernet, IP and UDP headers, to be sent from the QP's source port. */
 void peer_emit(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct peer *p = ctx;
-	union peer_addr to = p->remote;
+	struct peer_tx *t = p->txq;
 	size_t off;
 
-	if (len < PEER_ETH_LEN + 28)
+	if (len < PEER_ETH_LEN + 28 || !t)
 		return;
 	if ((frame[PEER_ETH_LEN] >> 4) == 6)
 		off = PEER_ETH_LEN + 40 + 8;
 	else
 		off = PEER_ETH_LEN + (size_t)(frame[PEER_ETH_LEN] & 0x0f) * 4 + 8;
-	if (off > len)
-		return;
-	if (to.sa.sa_family == AF_INET6)
-		to.v6.sin6_port = htons(PEER_ROCE_PORT);
-	else
-		to.v4.sin_port = htons(PEER_ROCE_PORT);
-	if (sendto(p->tx, frame + off, len - off, 0, &to.sa, peer_addr_len(&to)) < 0)
+	if (off > len || len - off > sizeof(t->dgram[0])) {
 		p->tx_errors++;
+		return;
+	}
+	if (t->n == PEER_BATCH)
+		peer_flush(p);
+	memcpy(t->dgram[t->n], frame + off, len - off);
+	t->iov[t->n].iov_base = t->dgram[t->n];
+	t->iov[t->n].iov_len = len - off;
+	t->n++;
+}
+
+static struct peer_tx *peer_tx_new(const struct peer *p)
+{
+	struct peer_tx *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->to = p->remote;
+	if (t->to.sa.sa_family == AF_INET6)
+		t->to.v6.sin6_port = htons(PEER_ROCE_PORT);
 	else
-		p->sent++;
+		t->to.v4.sin_port = htons(PEER_ROCE_PORT);
+	for (int i = 0; i < PEER_BATCH; i++) {
+		t->iov[i].iov_base = t->dgram[i];
+		t->mm[i].msg_hdr.msg_iov = &t->iov[i];
+		t->mm[i].msg_hdr.msg_iovlen = 1;
+		t->mm[i].msg_hdr.msg_name = &t->to;
+		t->mm[i].msg_hdr.msg_namelen = peer_addr_len(&t->to);
+	}
+	return t;
 }
 
 /* ---- frames in ----------------------------------------------------------------------------------- */
@@ -328,9 +414,12 @@ static struct peer_rx *peer_rx_new(void)
 	return r;
 }
 
-void peer_rx_free(struct peer_rx *r)
+void peer_queues_free(struct peer *p)
 {
-	free(r);
+	free(p->rxq);
+	free(p->txq);
+	p->rxq = NULL;
+	p->txq = NULL;
 }
 
 /*
@@ -419,6 +508,13 @@ void peer_receive(struct peer *p, uint64_t now)
 	}
 }
 
+int peer_tx_start(struct peer *p)
+{
+	free(p->txq);
+	p->txq = peer_tx_new(p);
+	return p->txq ? 0 : -1;
+}
+
 /* ---- sockets ------------------------------------------------------------------------------------- */
 
 static void peer_bufsize(int fd, int opt_force, int opt)
@@ -467,6 +563,8 @@ int peer_sockets(struct peer *p, uint16_t sport, bool any_sport)
 	p->rxq = peer_rx_new();
 	if (!p->rxq || peer_rx_socket(p))
 		return -1;
+	/* Filled in when frames may flow: the destination is the GID the exchange brings. */
+	p->txq = NULL;
 	p->tx = socket(p->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (p->tx < 0 || peer_bind_device(p, p->tx))
 		return -1;
