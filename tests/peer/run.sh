@@ -190,6 +190,7 @@ refused_pair "--gid-index of the wrong family" "GID index 2 (fd79::1) is IPv6" -
 refused_pair "--gid-index past the table" "GID index 9 is not in the GID table of $VA, which has 3" \
     --client 10.79.0.2 -x 9
 refused_pair "--interface that does not exist" "no such interface" --client 10.79.0.2 --interface nosuch0
+refused_pair "no route" "no route to 10.80.0.9" --client 10.80.0.9
 
 # --compat pingpong: the pingpong tools' exchange and data (0x7b, rounds of SEND each way).
 # Like the tools, both sides are told the size and the number of rounds.
@@ -243,5 +244,9 @@ ip -n "$NB" link set "$VB" mtu 9000
 pair "write, path MTU 4096 on MTU 9000" --op write --mtu 4096 --iters 300
 if grep -q "Mtu             : 4096" "$T/cli"; then pass "MTU 4096 in the header"; else fail "MTU 4096 header"; fi
 
+cleanup
+if ip netns list | grep -q "^$NA\|^$NB"; then fail "the namespaces are gone afterwards"
+elif ip link show "$VA" > /dev/null 2>&1; then fail "the veth is gone afterwards"
+else pass "the namespaces and the veth are gone afterwards"; fi
 echo "peer: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
