@@ -80,7 +80,7 @@ pair() {
     name=$1
     shift
     rm -f "$T/cap.pcap" "$T/td.err"
-    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -U -n -w "$T/cap.pcap" \
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
     i=0
