@@ -32,13 +32,13 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 # One object tree per flavour: normal, sanitized (isa-l), sanitized (zlib).
 core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
 
-.PHONY: all lib bootstrap demo test unit cli-test peer-test oracle scenarios fuzz bench install uninstall clean help
+.PHONY: all lib bootstrap demo test unit cli-test peer-test lab-test oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
 
 help:
-	@echo "make demo      install what is missing, build, write and explain a small RoCEv2 capture"
+	@echo "make demo      install what is missing, build, run lab 01 (real RoCEv2 between two namespaces)"
 	@echo "make test      install what is missing, build, run every test"
 	@echo "make bench     speed benchmarks (bench/)"
 	@echo "make fuzz      run the libFuzzer decoder target for FUZZ_SECONDS (default 60)"
@@ -105,6 +105,10 @@ scenarios: all
 	sh tests/scenarios/run.sh $(B)/rocelab
 
 # rocelab peer between two namespaces; again under ASan+UBSan.
+lab-test: all plugin $(B)/rocelab-asan
+	sh tests/labs/run.sh $(B)/rocelab $(B)/plugin/rocelab.so
+	sh tests/labs/run.sh $(B)/rocelab-asan $(B)/plugin/rocelab.so
+
 peer-test: all $(B)/rocelab-asan
 	sh tests/peer/run.sh $(B)/rocelab
 	sh tests/peer/run.sh $(B)/rocelab-asan
@@ -118,6 +122,7 @@ test: bootstrap
 	sh tests/scenarios/run.sh $(B)/rocelab
 	sh tests/replay/run.sh $(B)/rocelab
 	$(MAKE) peer-test
+	$(MAKE) lab-test
 	sh tests/install/run.sh
 	sh tests/bootstrap/run.sh
 	@echo "make test: all suites passed"

@@ -15,6 +15,7 @@ static const struct {
 } cli_commands[] = {
 	{ "explain", cli_explain, "print a RoCE capture packet by packet, in RDMA terms" },
 	{ "gen", cli_gen, "write a capture of RoCEv2 packets (see rocelab gen --list)" },
+	{ "lab", cli_lab, "guided labs: two namespaces, real RoCEv2, a capture to study (lab list)" },
 	{ "peer", cli_peer, "run RDMA SEND/WRITE/READ between two machines or namespaces, like perftest" },
 	{ "replay", cli_replay, "send a capture's frames out of an interface, at its pace or faster" },
 	{ "rewrite", cli_rewrite, "change addresses, QPNs and PSNs in a capture, keeping ICRCs valid" },

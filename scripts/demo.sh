@@ -1,17 +1,15 @@
 #!/bin/sh
-# The main job of `make demo`: write a small RoCEv2 capture and explain it.
+# The main job of `make demo`: lab 01 end to end. As root it runs rocelab peer
+# in two network namespaces joined by a veth pair and captures real RoCEv2;
+# without root the lab runs on a capture from rocelab gen and says so.
 set -eu
 ROCELAB=${1:-build/rocelab}
-OUT=build/demo
-mkdir -p "$OUT"
 
-echo "== rocelab gen demo: SEND, RDMA WRITE, RDMA READ, Fetch&Add, SEND with immediate, run by the reference transport between two simulated hosts"
-"$ROCELAB" gen demo -o "$OUT/demo.pcap"
+echo "== rocelab lab run 01: a SEND ping-pong between two hosts, captured on the wire"
+"$ROCELAB" lab run 01
 echo
-echo "== rocelab explain $OUT/demo.pcap"
-"$ROCELAB" explain "$OUT/demo.pcap"
+echo "== the first frame field by field: rocelab explain -v -c 1"
+"$ROCELAB" explain -v -q -c 1 labs/out/01-first-capture.pcap
 echo
-echo "== one packet field by field: rocelab explain -v -c 7 (the 7th frame, an RDMA WRITE First)"
-"$ROCELAB" explain -v -q -c 7 "$OUT/demo.pcap" | awk '/^Frame 7:/{p=1} p'
-echo "== next: open $OUT/demo.pcap in Wireshark (filter: infiniband), or try"
-echo "   $ROCELAB gen --list     and     $ROCELAB explain --help"
+echo "== next: the guide, labs/01-first-capture/README.md (中文: README.zh-CN.md);"
+echo "   all the labs: $ROCELAB lab list"

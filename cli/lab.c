@@ -1,0 +1,739 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab lab: the guided labs. Two network namespaces, rl-a and rl-b,
+ * joined by a veth pair stand in for the two machines of a Soft-RoCE
+ * tutorial; a lab starts `rocelab peer` at both ends, captures on the veth
+ * with tcpdump into labs/out/NN-name.pcap and says what to look at.
+ *
+ * Every command the lab runs is printed first, so a learner can run it by
+ * hand. The topology a run made is removed at its end, also after a failure
+ * or Ctrl-C. Where namespaces cannot be made (no root, some containers) a
+ * lab runs on a capture from `rocelab gen` and says so. Without root,
+ * `unshare --user --map-root-user --net --mount` gives a shell where they can:
+ * there /run is not ours to write, so a tmpfs goes over it in that shell's
+ * own mount namespace.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define LAB_NS_A "rl-a"
+#define LAB_NS_B "rl-b"
+#define LAB_IF_A "rl-a0"
+#define LAB_IF_B "rl-b0"
+#define LAB_IP_A "10.90.0.1"
+#define LAB_IP_B "10.90.0.2"
+#define LAB_OUT "labs/out"
+#define LAB_MAX_STEPS 4
+
+extern char **environ;
+
+/* One step of a lab: a peer pair (server in rl-b, client in rl-a), or frames of `rocelab gen` replayed. */
+struct lab_step {
+	const char *what;
+	const char *server; /* peer options of the server; NULL: a replay step */
+	const char *client; /* peer options of the client (its address is added) */
+	const char *gen;    /* replay step: `rocelab gen` arguments */
+	bool fails;         /* the client's error is the lesson */
+};
+
+struct lab {
+	const char *num, *name, *title;
+	unsigned mtu;
+	struct lab_step steps[LAB_MAX_STEPS];
+	const char *gen; /* without namespaces: the capture comes from `rocelab gen` with these arguments */
+	const char *next;
+};
+
+static const struct lab lab_table[] = {
+	{ "01", "first-capture", "first capture: SEND ping-pong; BTH fields, QPN, PSN", 1500,
+	  { { "SEND ping-pong, 5 rounds of 64 bytes, like ibv_rc_pingpong", "", "--op pingpong --size 64 --iters 5",
+	      NULL, false } },
+	  "pingpong --count 5 --size 64",
+	  "open it in Wireshark; filter `infiniband` and look at the BTH: opcode, Destination QP, PSN; "
+	  "then `rocelab explain -v` on the same file" },
+	{ "02", "segmentation-mtu", "segmentation and MTU: First/Middle/Last, pad, 256/1024/4096", 9000,
+	  { { "one 4096-byte SEND at path MTU 256", "", "--op send --size 4096 --iters 1 --mtu 256", NULL, false },
+	    { "the same at path MTU 1024", "", "--op send --size 4096 --iters 1 --mtu 1024", NULL, false },
+	    { "the same at path MTU 4096", "", "--op send --size 4096 --iters 1 --mtu 4096", NULL, false },
+	    { "a 5-byte SEND: 3 bytes of pad", "", "--op send --size 5 --iters 1", NULL, false } },
+	  "send --mtu 256 --size 4096",
+	  "open it in Wireshark; filter `infiniband.bth.opcode` and count the First/Middle/Last packets of each SEND" },
+	{ "03", "rdma-write", "RDMA WRITE and immediate data: RETH (VA, rkey, length)", 1500,
+	  { { "two 8 KiB RDMA WRITEs", "", "--op write --size 8192 --iters 2", NULL, false },
+	    { "RDMA WRITE with immediate (from rocelab gen, replayed onto the veth)", NULL, NULL, "write-imm", false } },
+	  "write-imm", "open it in Wireshark; filter `infiniband.reth` and read VA, R_Key and DMA length" },
+	{ "04", "rdma-read", "RDMA READ: request, responses, AETH, outstanding reads", 1500,
+	  { { "four 8 KiB RDMA READs, two outstanding", "", "--op read --size 8192 --iters 4 --window 2", NULL,
+	      false } },
+	  "read", "open it in Wireshark; filter `rocelab.request_frame` and follow each READ response to its request" },
+	{ "05", "atomics", "atomics: AtomicETH, AtomicAckETH, the original value", 1500,
+	  { { "three Fetch&Adds", "", "--op fetch-add --iters 3", NULL, false },
+	    { "three Compare&Swaps", "", "--op cmp-swap --iters 3", NULL, false } },
+	  "fetch-add", "open it in Wireshark; filter `infiniband.atomicacketh` and compare each original value with the "
+	  "next request's" },
+	{ "06", "acks-msn-credits", "ACKs, coalescing, MSN and credits", 1500,
+	  { { "eight 16 KiB SENDs, four outstanding", "", "--op send --size 16384 --iters 8 --window 4", NULL,
+	      false } },
+	  "send-bw --count 8 --size 16384",
+	  "open it in Wireshark; filter `infiniband.aeth` and follow the MSN and the credit count" },
+	{ "07", "loss-go-back-n", "loss and go-back-N: PSN sequence error NAK, timeout, retransmission", 1500,
+	  { { "RDMA WRITEs while the server drops 5% of what arrives", "--loss 0.05 --seed 7",
+	      "--op write --size 16384 --iters 30", NULL, false } },
+	  "request-loss", "open it in Wireshark; filter `rocelab.analysis.retransmission`" },
+	{ "08", "rnr", "receiver not ready: RNR NAK and its timer", 1500,
+	  { { "a SEND before a receive is posted (from rocelab gen, replayed onto the veth)", NULL, NULL, "rnr",
+	      false } },
+	  "rnr", "open it in Wireshark; filter `infiniband.aeth.syndrome` and read the RNR timer value" },
+	{ "09", "access-errors", "access errors: wrong rkey or address, the NAK and the completion status", 1500,
+	  { { "an RDMA WRITE with a wrong rkey (replayed)", NULL, NULL, "access-error", false },
+	    { "an RDMA WRITE past the end of the region (replayed)", NULL, NULL, "range-error", false } },
+	  "access-error", "open it in Wireshark; filter `rocelab.nak` and read `rocelab.nak.meaning`" },
+	{ "10", "icrc-by-hand", "the ICRC by hand", 1500,
+	  { { "one 32-byte SEND whose ICRC you will compute", "", "--op send --size 32 --iters 1", NULL, false } },
+	  "send --size 32", "run `rocelab explain -v` on it and recompute the ICRC of the first frame" },
+	{ "11", "ud", "UD: DETH, Q_Key, the GRH area in the receive buffer", 1500,
+	  { { "UD ping-pong, 5 rounds of 256 bytes", "-t ud", "-t ud --op pingpong --size 256 --iters 5", NULL,
+	      false } },
+	  "ud-send", "open it in Wireshark; filter `infiniband.deth` and read the Q_Key and source QP" },
+	{ "12", "qp-state-machine", "the QP state machine and the errors people hit", 1500,
+	  { { "the wrong GID index: 0 is the link-local GID (this one fails on purpose)", "--timeout 5",
+	      "-g 0 --op send --iters 1", NULL, true },
+	    { "the right one: index 1, the IPv4 address", "", "-g 1 --op send --size 64 --iters 1", NULL, false } },
+	  "send", "read the first step's error, then the header of the second: GID index, QPN, PSN" },
+};
+
+#define LAB_COUNT (sizeof(lab_table) / sizeof(lab_table[0]))
+
+static volatile sig_atomic_t lab_interrupted;
+
+static void lab_on_signal(int sig)
+{
+	lab_interrupted = sig;
+}
+
+static char lab_exe[4096];
+
+/* The rocelab binary, by absolute path: children run it inside the namespaces. */
+static const char *lab_self(void)
+{
+	ssize_t n;
+
+	if (!lab_exe[0]) {
+		n = readlink("/proc/self/exe", lab_exe, sizeof(lab_exe) - 1);
+		lab_exe[n > 0 ? n : 0] = '\0';
+		if (n <= 0)
+			snprintf(lab_exe, sizeof(lab_exe), "rocelab");
+	}
+	return lab_exe;
+}
+
+/* Split @line on spaces into @argv (at most @max - 1 words); @line is modified. */
+static int lab_words(char *line, char **argv, int max)
+{
+	int n = 0;
+
+	for (char *w = strtok(line, " "); w && n < max - 1; w = strtok(NULL, " "))
+		argv[n++] = w;
+	argv[n] = NULL;
+	return n;
+}
+
+/* Start a command line; stdout and stderr go to @out/@err (-1: inherited). */
+static pid_t lab_spawn(const char *line, int out, int err)
+{
+	char buf[1024], *argv[64];
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	if (!lab_words(buf, argv, 64))
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	if (out >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out, 1);
+	if (err >= 0)
+		posix_spawn_file_actions_adddup2(&fa, err, 2);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		cli_error("lab", "cannot run %s: %s", argv[0], strerror(rc));
+		return -1;
+	}
+	return pid;
+}
+
+/* Exit status of @pid (128 + signal if killed); -1 if the wait was interrupted. */
+static int lab_wait(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+		if (lab_interrupted) {
+			kill(pid, SIGTERM);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Run a command, printed first ("+ ..."); its output is kept quiet unless @loud. */
+static int lab_cmd(bool loud, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int lab_cmd(bool loud, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int null = -1, rc;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	printf("  + %s\n", line);
+	fflush(stdout);
+	if (!loud)
+		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	pid = lab_spawn(line, null, null);
+	if (null >= 0)
+		close(null);
+	rc = pid < 0 ? -1 : lab_wait(pid);
+	return rc;
+}
+
+/* ---- the topology ------------------------------------------------------------------------------- */
+
+static bool lab_is_up(void)
+{
+	struct stat st;
+
+	return !stat("/run/netns/" LAB_NS_A, &st) && !stat("/run/netns/" LAB_NS_B, &st);
+}
+
+/* Can this process make network namespaces? In a user namespace, give /run a tmpfs first. */
+static bool lab_netns_possible(char *why, size_t n)
+{
+	struct stat st;
+
+	if (geteuid() != 0) {
+		snprintf(why, n, "network namespaces need root (or a shell from "
+				 "'unshare --user --map-root-user --net --mount')");
+		return false;
+	}
+	if (!stat("/run/netns", &st) && !access("/run/netns", W_OK))
+		return true;
+	if (!mkdir("/run/netns", 0755))
+		return true;
+	/* A user namespace: /run belongs to the real root. Our own mount namespace may cover it. */
+	if (mount("tmpfs", "/run", "tmpfs", 0, "mode=755") || mkdir("/run/netns", 0755)) {
+		snprintf(why, n, "cannot create /run/netns (%s); in a user namespace, unshare --mount as well",
+			 strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static int lab_down(void)
+{
+	int rc = 0;
+
+	if (access("/run/netns/" LAB_NS_A, F_OK) == 0)
+		rc |= lab_cmd(false, "ip netns del " LAB_NS_A);
+	if (access("/run/netns/" LAB_NS_B, F_OK) == 0)
+		rc |= lab_cmd(false, "ip netns del " LAB_NS_B);
+	return rc ? -1 : 0;
+}
+
+static int lab_set_mtu(unsigned mtu)
+{
+	return lab_cmd(false, "ip -n " LAB_NS_A " link set " LAB_IF_A " mtu %u", mtu) ||
+			       lab_cmd(false, "ip -n " LAB_NS_B " link set " LAB_IF_B " mtu %u", mtu)
+		       ? -1
+		       : 0;
+}
+
+/* The two hosts: rl-a (10.90.0.1, fd90::1) and rl-b (10.90.0.2, fd90::2), veth rl-a0 -- rl-b0. */
+static int lab_up(unsigned mtu, bool *made)
+{
+	static const char *const cmds[] = {
+		"ip netns add " LAB_NS_A,
+		"ip netns add " LAB_NS_B,
+		"ip -n " LAB_NS_A " link add " LAB_IF_A " type veth peer name " LAB_IF_B " netns " LAB_NS_B,
+		"ip -n " LAB_NS_A " addr add " LAB_IP_A "/24 dev " LAB_IF_A,
+		"ip -n " LAB_NS_B " addr add " LAB_IP_B "/24 dev " LAB_IF_B,
+		"ip -n " LAB_NS_A " addr add fd90::1/64 dev " LAB_IF_A " nodad",
+		"ip -n " LAB_NS_B " addr add fd90::2/64 dev " LAB_IF_B " nodad",
+		"ip -n " LAB_NS_A " link set lo up",
+		"ip -n " LAB_NS_B " link set lo up",
+		"ip -n " LAB_NS_A " link set " LAB_IF_A " up",
+		"ip -n " LAB_NS_B " link set " LAB_IF_B " up",
+	};
+	char why[256];
+
+	*made = false;
+	if (lab_is_up()) {
+		printf("lab: the topology is up already\n");
+		return lab_set_mtu(mtu);
+	}
+	if (!lab_netns_possible(why, sizeof(why))) {
+		cli_error("lab", "%s", why);
+		return -1;
+	}
+	printf("lab: two hosts, %s (%s) and %s (%s), joined by a veth pair %s -- %s, MTU %u\n", LAB_NS_A, LAB_IP_A,
+	       LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, mtu);
+	*made = true;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (lab_cmd(false, "%s", cmds[i])) {
+			cli_error("lab", "'%s' failed; taking the topology down again", cmds[i]);
+			lab_down();
+			*made = false;
+			return -1;
+		}
+	return lab_set_mtu(mtu);
+}
+
+static int lab_status(void)
+{
+	if (!lab_is_up()) {
+		printf("lab: down (start it with 'rocelab lab up', or run a lab)\n");
+		return 1;
+	}
+	printf("lab: up\n");
+	fflush(stdout);
+	lab_cmd(true, "ip -n " LAB_NS_A " -br addr show dev " LAB_IF_A);
+	lab_cmd(true, "ip -n " LAB_NS_B " -br addr show dev " LAB_IF_B);
+	lab_cmd(true, "ip -n " LAB_NS_A " -o link show dev " LAB_IF_A);
+	return 0;
+}
+
+/* ---- running a lab ------------------------------------------------------------------------------ */
+
+static const struct lab *lab_find(const char *num)
+{
+	for (size_t i = 0; i < LAB_COUNT; i++)
+		if (!strcmp(num, lab_table[i].num) || !strcmp(num, lab_table[i].name) ||
+		    (strlen(num) == 1 && num[0] == lab_table[i].num[1] && lab_table[i].num[0] == '0'))
+			return &lab_table[i];
+	return NULL;
+}
+
+static void lab_list(void)
+{
+	char path[256];
+
+	printf("labs (rocelab lab run NN; guides in labs/NN-name/README.md and README.zh-CN.md):\n");
+	for (size_t i = 0; i < LAB_COUNT; i++) {
+		snprintf(path, sizeof(path), "labs/%s-%s/README.md", lab_table[i].num, lab_table[i].name);
+		printf("  %s  %-18s %s%s\n", lab_table[i].num, lab_table[i].name, lab_table[i].title,
+		       access(path, R_OK) ? "  (guide not written yet)" : "");
+	}
+}
+
+/* Wait until @path contains @text (at most @ms). */
+static bool lab_wait_text(const char *path, const char *text, unsigned ms)
+{
+	char buf[4096];
+
+	for (unsigned t = 0; t < ms && !lab_interrupted; t += 50) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		if (strstr(buf, text))
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+static int lab_peer_step(const struct lab *l, const struct lab_step *s, const char *log)
+{
+	char line[1024];
+	int fd, rc, src;
+	pid_t srv, cli;
+
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(line, sizeof(line), "ip netns exec " LAB_NS_B " %s peer --server%s%s", lab_self(),
+		 *s->server ? " " : "", s->server);
+	printf("  + %s &\n", line);
+	srv = lab_spawn(line, fd, fd);
+	if (fd >= 0)
+		close(fd);
+	if (srv < 0)
+		return -1;
+	if (!lab_wait_text(log, "waiting for a client", 5000)) {
+		kill(srv, SIGTERM);
+		lab_wait(srv);
+		cli_error("lab", "the server did not start; its output is in %s", log);
+		return -1;
+	}
+	snprintf(line, sizeof(line), "ip netns exec " LAB_NS_A " %s peer --client " LAB_IP_B " %s", lab_self(),
+		 s->client);
+	printf("  + %s\n", line);
+	fflush(stdout);
+	cli = lab_spawn(line, -1, -1);
+	rc = cli < 0 ? -1 : lab_wait(cli);
+	if (s->fails || rc)
+		kill(srv, SIGTERM);
+	src = lab_wait(srv);
+	(void)l;
+	if (s->fails) {
+		if (rc == 0) {
+			cli_error("lab", "this step should have failed, and did not");
+			return -1;
+		}
+		printf("  (that error was the point of this step)\n");
+		return 0;
+	}
+	if (rc || src) {
+		cli_error("lab", "the step failed (client exit %d, server exit %d; server output in %s)", rc, src, log);
+		return -1;
+	}
+	return 0;
+}
+
+static int lab_replay_step(const struct lab *l, const struct lab_step *s)
+{
+	char file[256];
+
+	snprintf(file, sizeof(file), LAB_OUT "/%s-%s.gen.pcap", l->num, l->name);
+	if (lab_cmd(false, "%s gen %s -o %s", lab_self(), s->gen, file) ||
+	    lab_cmd(false, "ip netns exec " LAB_NS_B " %s replay %s --iface " LAB_IF_B, lab_self(), file)) {
+		cli_error("lab", "the replay step failed");
+		return -1;
+	}
+	unlink(file);
+	return 0;
+}
+
+/* In a user namespace made by an unprivileged user (uid 0 is not the real root)? */
+static bool lab_in_userns(void)
+{
+	unsigned a, b, n;
+	FILE *f = fopen("/proc/self/uid_map", "r");
+	bool outer = f && fscanf(f, "%u %u %u", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295u;
+
+	if (f)
+		fclose(f);
+	return !outer;
+}
+
+static pcap_t *lab_pcap;
+
+static void lab_pcap_stop(int sig)
+{
+	(void)sig;
+	if (lab_pcap)
+		pcap_breakloop(lab_pcap);
+}
+
+/*
+ * The capture without tcpdump, for a user namespace: tcpdump gives up its
+ * root there (initgroups is not allowed) and fails. Same libpcap, same filter.
+ */
+static void lab_capture_child(const char *pcap, const char *err)
+{
+	char eb[PCAP_ERRBUF_SIZE];
+	struct bpf_program bpf;
+	struct sigaction sa = { .sa_handler = lab_pcap_stop };
+	pcap_dumper_t *d;
+	FILE *e = fopen(err, "w");
+	int ns = open("/run/netns/" LAB_NS_A, O_RDONLY | O_CLOEXEC);
+
+	if (!e)
+		_exit(2);
+	setvbuf(e, NULL, _IONBF, 0);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (ns < 0 || setns(ns, CLONE_NEWNET)) {
+		fprintf(e, "cannot enter %s: %s\n", LAB_NS_A, strerror(errno));
+		_exit(2);
+	}
+	lab_pcap = pcap_create(LAB_IF_A, eb);
+	if (!lab_pcap || pcap_set_snaplen(lab_pcap, 65535) || pcap_set_immediate_mode(lab_pcap, 1) ||
+	    pcap_set_buffer_size(lab_pcap, 16 << 20) || pcap_activate(lab_pcap) < 0 ||
+	    pcap_compile(lab_pcap, &bpf, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) ||
+	    pcap_setfilter(lab_pcap, &bpf) || !(d = pcap_dump_open(lab_pcap, pcap))) {
+		fprintf(e, "libpcap: %s\n", lab_pcap ? pcap_geterr(lab_pcap) : eb);
+		_exit(2);
+	}
+	fprintf(e, "listening on %s (libpcap, in a user namespace)\n", LAB_IF_A);
+	while (pcap_dispatch(lab_pcap, -1, pcap_dump, (u_char *)d) >= 0)
+		pcap_dump_flush(d);
+	pcap_dump_close(d);
+	_exit(0);
+}
+
+/* tcpdump on rl-a0, writing @pcap; its stderr in @err. */
+static pid_t lab_capture_start(const char *pcap, const char *err)
+{
+	char line[1024];
+	int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	pid_t pid;
+
+	if (lab_in_userns()) {
+		if (fd >= 0)
+			close(fd);
+		printf("  (a user namespace: tcpdump cannot keep its root here, so libpcap captures in its place)\n");
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			lab_capture_child(pcap, err);
+		if (pid > 0 && !lab_wait_text(err, "listening on", 5000)) {
+			kill(pid, SIGTERM);
+			lab_wait(pid);
+			cli_error("lab", "the capture did not start; see %s", err);
+			return -1;
+		}
+		return pid;
+	}
+	/* -Z root: tcpdump would give the file to its own user, which a user namespace does not have. */
+	snprintf(line, sizeof(line),
+		 "ip netns exec " LAB_NS_A " tcpdump -i " LAB_IF_A " -n -U --immediate-mode -B 16384 -Z root -w %s "
+		 "udp port 4791",
+		 pcap);
+	printf("  + %s &\n", line);
+	pid = lab_spawn(line, fd, fd);
+	if (fd >= 0)
+		close(fd);
+	if (pid > 0 && !lab_wait_text(err, "listening on", 5000)) {
+		kill(pid, SIGTERM);
+		lab_wait(pid);
+		cli_error("lab", "tcpdump did not start; it said: see %s", err);
+		return -1;
+	}
+	return pid;
+}
+
+static void lab_capture_stop(pid_t pid, const char *err)
+{
+	char buf[4096];
+	FILE *f;
+	size_t n;
+	const char *d;
+
+	usleep(200000); /* the last frames of the last step */
+	kill(pid, SIGINT);
+	lab_wait(pid);
+	f = fopen(err, "r");
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	d = strstr(buf, "packets dropped by kernel");
+	if (d && d > buf) {
+		const char *b = d - 1;
+
+		while (b > buf && b[-1] != '\n')
+			b--;
+		if (atoi(b) > 0)
+			printf("  note: tcpdump says %d packets were dropped by the kernel: the capture misses them\n",
+			       atoi(b));
+	}
+	unlink(err);
+}
+
+/* A short `rocelab explain`: the first frames and the summary. */
+static void lab_summary(const char *pcap)
+{
+	char line[1024], cmd[600];
+	int p[2], shown = 0;
+	FILE *f;
+	pid_t pid;
+
+	snprintf(cmd, sizeof(cmd), "%s explain %s", lab_self(), pcap);
+	printf("\n$ rocelab explain %s\n", pcap);
+	if (pipe(p))
+		return;
+	fflush(stdout);
+	pid = lab_spawn(cmd, p[1], -1);
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "---", 3) || shown < 12)
+			fputs(line, stdout);
+		else if (shown == 12)
+			printf("... (%s explain %s shows all of it)\n", "rocelab", pcap);
+		shown++;
+	}
+	if (f)
+		fclose(f);
+	else
+		close(p[0]);
+	if (pid > 0)
+		lab_wait(pid);
+}
+
+static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
+{
+	printf("lab %s: %s\n", l->num, why);
+	printf("lab %s: so this lab runs on a capture from rocelab gen: the same transport, between two simulated "
+	       "hosts\n", l->num);
+	if (lab_cmd(true, "%s gen %s -o %s", lab_self(), l->gen, pcap))
+		return CLI_ERR;
+	lab_summary(pcap);
+	printf("\nnext: %s (%s)\n", l->next, pcap);
+	return CLI_OK;
+}
+
+static int lab_run(const struct lab *l, bool keep, bool force_gen)
+{
+	char pcap[256], err[256], log[256], why[256] = "";
+	struct sigaction sa = { .sa_handler = lab_on_signal }, old_int, old_term;
+	bool made = false;
+	int rc = CLI_OK;
+	pid_t td;
+
+	mkdir("labs", 0755);
+	if (mkdir(LAB_OUT, 0755) && errno != EEXIST) {
+		cli_error("lab", "cannot create %s: %s", LAB_OUT, strerror(errno));
+		return CLI_ERR;
+	}
+	snprintf(pcap, sizeof(pcap), LAB_OUT "/%s-%s.pcap", l->num, l->name);
+	snprintf(err, sizeof(err), LAB_OUT "/%s-%s.tcpdump.txt", l->num, l->name);
+	snprintf(log, sizeof(log), LAB_OUT "/%s-%s.server.txt", l->num, l->name);
+	printf("lab %s: %s\n", l->num, l->title);
+	if (force_gen)
+		return lab_run_gen(l, pcap, "--gen: no namespaces asked for");
+	if (!lab_is_up() && !lab_netns_possible(why, sizeof(why)))
+		return lab_run_gen(l, pcap, why);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (lab_up(l->mtu, &made)) {
+		rc = CLI_ERR;
+		goto out;
+	}
+	td = lab_capture_start(pcap, err);
+	if (td < 0) {
+		rc = CLI_ERR;
+		goto out;
+	}
+	for (int i = 0; i < LAB_MAX_STEPS && l->steps[i].what && !lab_interrupted; i++) {
+		const struct lab_step *s = &l->steps[i];
+
+		printf("\nstep %d: %s\n", i + 1, s->what);
+		if (s->server ? lab_peer_step(l, s, log) : lab_replay_step(l, s)) {
+			rc = CLI_ERR;
+			break;
+		}
+	}
+	lab_capture_stop(td, err);
+	if (rc == CLI_OK && !lab_interrupted)
+		unlink(log);
+out:
+	if (made && !keep) {
+		printf("\nlab: taking the topology down\n");
+		lab_down();
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (lab_interrupted) {
+		fprintf(stderr, "rocelab lab: interrupted; %s\n", made && !keep ? "the topology is gone" : "stopped");
+		return 128 + lab_interrupted;
+	}
+	if (rc == CLI_OK) {
+		lab_summary(pcap);
+		printf("\nnext: %s (%s)\n", l->next, pcap);
+	}
+	return rc;
+}
+
+/* ---- the command -------------------------------------------------------------------------------- */
+
+static void lab_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rocelab lab list\n"
+		"       rocelab lab run NN [--keep] [--gen]\n"
+		"       rocelab lab up [--mtu N] | down | status\n\n"
+		"Guided labs: two network namespaces, %s (%s) and %s (%s), joined by a veth pair\n"
+		"(%s -- %s), stand in for two RDMA machines. 'run' brings them up, starts rocelab peer at\n"
+		"both ends, captures what crosses with tcpdump into %s/NN-name.pcap, prints a short\n"
+		"rocelab explain and what to look at next, and takes the topology down again (also after\n"
+		"Ctrl-C). Needs root, or a shell from 'unshare --user --map-root-user --net --mount';\n"
+		"without either the lab runs on a capture from rocelab gen and says so.\n\n"
+		"options:\n"
+		"      --keep     leave the topology up after 'run' (then: ip netns exec %s ...)\n"
+		"      --gen      run on a capture from rocelab gen, without namespaces\n"
+		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
+		"  -h, --help     this text\n",
+		LAB_NS_A, LAB_IP_A, LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, LAB_OUT, LAB_NS_A);
+}
+
+int cli_lab(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "keep", no_argument, NULL, 'k' }, { "gen", no_argument, NULL, 'g' },
+		{ "mtu", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool keep = false, gen = false, made;
+	uint64_t mtu = 1500;
+	const struct lab *l;
+	const char *verb;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'k': keep = true; break;
+		case 'g': gen = true; break;
+		case 'm':
+			if (!cli_parse_u64(optarg, 65535, &mtu) || mtu < 1280) {
+				cli_error("lab", "--mtu wants 1280..65535, not '%s'", optarg);
+				return CLI_BAD_INPUT;
+			}
+			break;
+		case 'h': lab_usage(stdout); return CLI_OK;
+		default: fprintf(stderr, "Try 'rocelab lab --help'.\n"); return CLI_BAD_INPUT;
+		}
+	}
+	if (optind >= argc) {
+		lab_usage(stderr);
+		return CLI_BAD_INPUT;
+	}
+	verb = argv[optind];
+	if (!strcmp(verb, "list") && optind + 1 == argc) {
+		lab_list();
+		return CLI_OK;
+	}
+	if (!strcmp(verb, "up") && optind + 1 == argc)
+		return lab_up((unsigned)mtu, &made) ? CLI_ERR : CLI_OK;
+	if (!strcmp(verb, "down") && optind + 1 == argc)
+		return lab_down() ? CLI_ERR : (printf("lab: down\n"), CLI_OK);
+	if (!strcmp(verb, "status") && optind + 1 == argc)
+		return lab_status();
+	if (!strcmp(verb, "run") && optind + 2 == argc) {
+		l = lab_find(argv[optind + 1]);
+		if (!l) {
+			cli_error("lab", "no lab '%s' ('rocelab lab list' shows them)", argv[optind + 1]);
+			return CLI_BAD_INPUT;
+		}
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return lab_run(l, keep, gen);
+	}
+	cli_error("lab", "'%s' with %d argument(s): say list, run NN, up, down or status", verb, argc - optind - 1);
+	return CLI_BAD_INPUT;
+}

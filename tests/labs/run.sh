@@ -1,0 +1,187 @@
+#!/bin/sh
+# rocelab lab: bad use is refused; every lab runs end to end, on a capture from
+# rocelab gen (--gen) and, as root, between two namespaces over a veth, with
+# nothing left behind afterwards (also after Ctrl-C); the display filters each
+# lab suggests are ones Wireshark (with the rocelab plugin) accepts; without
+# root the lab says it runs on gen, in a user namespace it captures with
+# libpcap; the English and Chinese guides give the same commands in the same
+# order.
+# Usage: run.sh ROCELAB PLUGIN_SO
+set -u
+R=${1:?usage: run.sh ROCELAB PLUGIN_SO}
+SO=${2:?usage: run.sh ROCELAB PLUGIN_SO}
+case $R in /*) ;; *) R=$(pwd)/$R ;; esac
+case $SO in /*) ;; *) SO=$(pwd)/$SO ;; esac
+HERE=$(cd "$(dirname "$0")" && pwd)
+LABS=$(cd "$HERE/../../labs" && pwd)
+T=$(mktemp -d)
+chmod 755 "$T"
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+mine=0
+cleanup() {
+    if [ "$mine" -eq 1 ]; then
+        ip netns del rl-a 2>/dev/null
+        ip netns del rl-b 2>/dev/null
+    fi
+    rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+
+# refused NAME PATTERN ARGS...: exits non-zero and says PATTERN
+refused() {
+    name=$1
+    pat=$2
+    shift 2
+    if "$R" lab "$@" >"$T/out" 2>&1; then fail "$name (exit 0)"
+    elif grep -q -- "$pat" "$T/out"; then pass "$name"
+    else fail "$name: $(head -c 300 "$T/out")"; fi
+}
+refused "no verb" "usage: rocelab lab list" 
+refused "no such lab" "no lab '99'" run 99
+refused "run without a lab" "say list, run NN, up, down or status" run
+refused "--mtu too small" "--mtu wants 1280..65535" up --mtu 100
+refused "unknown verb" "say list, run NN" fly
+if "$R" lab --help | grep -q "rocelab lab run NN"; then pass "--help"; else fail "--help"; fi
+n=$("$R" lab list | grep -c '^  [0-9][0-9]  ')
+[ "$n" -ge 12 ] && pass "lab list shows $n labs" || fail "lab list shows $n labs"
+
+# ---- the guides: both languages, the same commands in the same order ---------------------
+cmds() { awk '/^```sh/{c=1; next} /^```/{c=0} c' "$1"; }
+for d in "$LABS"/[0-9][0-9]-*/; do
+    d=${d%/}
+    b=$(basename "$d")
+    if [ ! -f "$d/README.md" ] || [ ! -f "$d/README.zh-CN.md" ]; then
+        fail "$b: a guide in each language (README.md, README.zh-CN.md)"
+        continue
+    fi
+    cmds "$d/README.md" >"$T/en"
+    cmds "$d/README.zh-CN.md" >"$T/zh"
+    if [ ! -s "$T/en" ]; then fail "$b: the guide has commands"
+    elif cmp -s "$T/en" "$T/zh"; then pass "$b: English and Chinese guides, $(wc -l <"$T/en") commands, the same in the same order"
+    else fail "$b: the guides' commands differ: $(diff "$T/en" "$T/zh" | head -4 | tr '\n' ' ')"; fi
+    if "$R" lab list | grep -q "^  ${b%%-*}  ${b#*-} "; then pass "$b: rocelab lab list knows it"
+    else fail "$b: not in rocelab lab list"; fi
+done
+
+# ---- tshark with the plugin, as nobody, for the suggested filters -------------------------
+WSV=$(tshark --version 2>/dev/null | sed -n '1s/.* \([0-9][0-9]*\.[0-9][0-9]*\)\.[0-9].*/\1/p')
+mkdir -p "$T/home" "$T/p/$WSV/epan"
+cp "$SO" "$T/p/$WSV/epan/rocelab.so"
+ts() {
+    chmod -R a+rX "$T"
+    if [ "$(id -u)" -eq 0 ]; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T/home" WIRESHARK_PLUGIN_DIR="$T/p" "$@"
+    else
+        env HOME="$T/home" WIRESHARK_PLUGIN_DIR="$T/p" "$@"
+    fi
+}
+
+# capture_ok NAME PCAP: all RoCE, every ICRC good, at least 2 frames
+capture_ok() {
+    sum=$("$R" explain "$2" 2>&1 | grep -- '^--- ')
+    total=$(echo "$sum" | sed -n 's/^--- \([0-9]*\) frames.*/\1/p')
+    roce=$(echo "$sum" | sed -n 's/^--- [0-9]* frames: \([0-9]*\) RoCE.*/\1/p')
+    if [ -z "$total" ] || [ "$total" -lt 1 ] || [ "$roce" != "$total" ]; then fail "$1: capture: $sum"; return 1; fi
+    if ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures"; then fail "$1: capture: $sum"; return 1; fi
+    return 0
+}
+
+# filters_ok NAME PCAP OUTPUT: every `filter` the lab's "next:" line names is one tshark accepts
+filters_ok() {
+    grep '^next:' "$3" | grep -o '`[^`]*`' | tr -d '`' | grep -v '^rocelab ' >"$T/filters"
+    while read -r f; do
+        if ts tshark -r - -Y "$f" <"$2" >/dev/null 2>"$T/ts.err"; then :; else
+            fail "$1: Wireshark refuses the suggested filter '$f': $(head -c 200 "$T/ts.err")"
+            return
+        fi
+    done <"$T/filters"
+    [ -s "$T/filters" ] || return 0
+    pass "$1: the suggested filters ($(tr '\n' ' ' <"$T/filters")) are valid in Wireshark with the plugin"
+}
+
+labs=$("$R" lab list | sed -n 's/^  \([0-9][0-9]\)  \([a-z0-9-]*\) .*/\1-\2/p')
+mkdir -p "$T/g"
+for l in $labs; do
+    num=${l%%-*}
+    if (cd "$T/g" && "$R" lab run "$num" --gen >"$T/g.out" 2>&1) &&
+       grep -q "runs on a capture from rocelab gen" "$T/g.out" && capture_ok "lab $l --gen" "$T/g/labs/out/$l.pcap"; then
+        pass "lab $l --gen: a capture from rocelab gen, all RoCE, ICRCs good"
+        filters_ok "lab $l" "$T/g/labs/out/$l.pcap" "$T/g.out"
+    else
+        fail "lab $l --gen: $(tail -c 300 "$T/g.out")"
+    fi
+done
+
+# ---- without root: the lab says it runs on gen ---------------------------------------------
+if [ "$(id -u)" -eq 0 ]; then
+    mkdir -p "$T/n" && chown 65534 "$T/n"
+    if (cd "$T/n" && setpriv --reuid=65534 --regid=65534 --clear-groups "$R" lab run 01 >"$T/n.out" 2>&1) &&
+       grep -q "network namespaces need root" "$T/n.out" && capture_ok "lab 01 as nobody" "$T/n/labs/out/01-first-capture.pcap"; then
+        pass "without root, lab 01 says why and runs on a capture from rocelab gen"
+    else
+        fail "lab 01 without root: $(tail -c 300 "$T/n.out")"
+    fi
+fi
+
+# ---- the real wire: namespaces, peers, tcpdump --------------------------------------------
+gone() { ! ip netns list 2>/dev/null | grep -q '^rl-[ab]\b'; }
+if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP labs over veth: needs root"
+elif ! gone; then
+    echo "SKIP labs over veth: a lab topology (rl-a, rl-b) is up here already; it is somebody's, left alone"
+else
+    mine=1
+    mkdir -p "$T/w"
+    for l in $labs; do
+        num=${l%%-*}
+        if (cd "$T/w" && "$R" lab run "$num" >"$T/w.out" 2>&1) && capture_ok "lab $l" "$T/w/labs/out/$l.pcap"; then
+            if gone; then pass "lab $l over veth: $(grep -c '^step ' "$T/w.out") step(s), a capture of RoCEv2 with good ICRCs, nothing left behind"
+            else fail "lab $l: the namespaces are still there afterwards"; fi
+        else
+            fail "lab $l over veth: $(tail -c 400 "$T/w.out")"
+        fi
+        [ "$num" = 12 ] && if grep -q "is the link-local default GID" "$T/w.out"; then
+            pass "lab 12 shows the wrong-GID-index error"; else fail "lab 12: no GID error shown"; fi
+    done
+    # up / status / down by hand
+    if "$R" lab status >/dev/null 2>&1; then fail "lab status says up before lab up"; fi
+    if "$R" lab up --mtu 9000 >"$T/up" 2>&1 && "$R" lab status >"$T/st" 2>&1 && grep -q "mtu 9000" "$T/st" &&
+       "$R" lab down >/dev/null 2>&1 && gone && ! "$R" lab status >/dev/null 2>&1; then
+        pass "lab up --mtu 9000, status (up, MTU 9000), down (gone)"
+    else
+        fail "lab up/status/down: $(tail -c 300 "$T/up") $(tail -c 300 "$T/st")"
+        "$R" lab down >/dev/null 2>&1
+    fi
+    # Ctrl-C in the middle of a lab
+    (cd "$T/w" && exec "$R" lab run 07 >"$T/int" 2>&1) &
+    lp=$!
+    i=0
+    while ! grep -q "^step 1" "$T/int" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -INT $lp
+    wait $lp
+    rc=$?
+    sleep 0.5
+    if [ $rc -eq 130 ] && gone && ! pgrep -f "rocelab peer --(server|client).*" >/dev/null; then
+        pass "Ctrl-C during a lab: exit 130, namespaces and peers gone"
+    else
+        fail "Ctrl-C during a lab: exit $rc, $(ip netns list | tr '\n' ' '), $(tail -c 200 "$T/int")"
+    fi
+    # A user namespace, as a learner without root runs it.
+    mkdir -p "$T/u" && chown 65534 "$T/u"
+    if ! setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-root-user --net --mount true 2>/dev/null; then
+        echo "SKIP lab in a user namespace: unprivileged user namespaces are off here"
+    elif (cd "$T/u" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+            unshare --user --map-root-user --net --mount "$R" lab run 01 >"$T/u.out" 2>&1) &&
+         grep -q "libpcap captures in its place" "$T/u.out" &&
+         capture_ok "lab 01 in a user namespace" "$T/u/labs/out/01-first-capture.pcap"; then
+        pass "lab 01 in 'unshare --user --map-root-user --net --mount' without root: real frames, captured"
+    else
+        fail "lab 01 in a user namespace: $(tail -c 300 "$T/u.out")"
+    fi
+fi
+
+echo "labs: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
