@@ -32,7 +32,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 # One object tree per flavour: normal, sanitized (isa-l), sanitized (zlib).
 core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
 
-.PHONY: all lib bootstrap demo test unit cli-test peer-test lab-test oracle scenarios fuzz bench install uninstall clean help
+.PHONY: all lib bootstrap demo test unit cli-test peer-test lab-test grade oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -40,6 +40,7 @@ all: $(B)/librocelab.a $(B)/rocelab
 help:
 	@echo "make demo      install what is missing, build, run lab 01 (real RoCEv2 between two namespaces)"
 	@echo "make test      install what is missing, build, run every test"
+	@echo "make grade     grade your lab exercises (labs/), with a score table"
 	@echo "make bench     speed benchmarks (bench/)"
 	@echo "make fuzz      run the libFuzzer decoder target for FUZZ_SECONDS (default 60)"
 	@echo "make install   install rocelab, librocelab.a, headers and rocelab.pc under PREFIX"
@@ -105,6 +106,9 @@ scenarios: all
 	sh tests/scenarios/run.sh $(B)/rocelab
 
 # rocelab peer between two namespaces; again under ASan+UBSan.
+grade: all
+	@sh scripts/grade.sh $(B)/rocelab
+
 lab-test: all plugin $(B)/rocelab-asan
 	sh tests/labs/run.sh $(B)/rocelab $(B)/plugin/rocelab.so
 	sh tests/labs/run.sh $(B)/rocelab-asan $(B)/plugin/rocelab.so

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "grade.h"
 
 #define LAB_NS_A "rl-a"
 #define LAB_NS_B "rl-b"
@@ -667,19 +668,23 @@ static void lab_usage(FILE *f)
 	fprintf(f,
 		"usage: rocelab lab list\n"
 		"       rocelab lab run NN [--keep] [--gen]\n"
+		"       rocelab lab grade NN [--answers FILE] [--capture FILE]\n"
 		"       rocelab lab up [--mtu N] | down | status\n\n"
 		"Guided labs: two network namespaces, %s (%s) and %s (%s), joined by a veth pair\n"
 		"(%s -- %s), stand in for two RDMA machines. 'run' brings them up, starts rocelab peer at\n"
 		"both ends, captures what crosses with tcpdump into %s/NN-name.pcap, prints a short\n"
 		"rocelab explain and what to look at next, and takes the topology down again (also after\n"
 		"Ctrl-C). Needs root, or a shell from 'unshare --user --map-root-user --net --mount';\n"
-		"without either the lab runs on a capture from rocelab gen and says so.\n\n"
+		"without either the lab runs on a capture from rocelab gen and says so. 'grade' checks a\n"
+		"lab's answers file against your own capture ('make grade' grades the coding exercises too).\n\n"
 		"options:\n"
 		"      --keep     leave the topology up after 'run' (then: ip netns exec %s ...)\n"
 		"      --gen      run on a capture from rocelab gen, without namespaces\n"
 		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
+		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt)\n"
+		"      --capture FILE  'grade': the capture they are about (default %s/NN-name.pcap)\n"
 		"  -h, --help     this text\n",
-		LAB_NS_A, LAB_IP_A, LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, LAB_OUT, LAB_NS_A);
+		LAB_NS_A, LAB_IP_A, LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, LAB_OUT, LAB_NS_A, LAB_OUT);
 }
 
 int cli_lab(int argc, char **argv)
@@ -687,12 +692,14 @@ int cli_lab(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "keep", no_argument, NULL, 'k' }, { "gen", no_argument, NULL, 'g' },
 		{ "mtu", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' },
+		{ "answers", required_argument, NULL, 'a' }, { "capture", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool keep = false, gen = false, made;
 	uint64_t mtu = 1500;
 	const struct lab *l;
-	const char *verb;
+	const char *verb, *answers = NULL, *capture = NULL;
+	char apath[256], cpath[256];
 	int c;
 
 	optind = 1;
@@ -706,6 +713,8 @@ int cli_lab(int argc, char **argv)
 				return CLI_BAD_INPUT;
 			}
 			break;
+		case 'a': answers = optarg; break;
+		case 'C': capture = optarg; break;
 		case 'h': lab_usage(stdout); return CLI_OK;
 		default: fprintf(stderr, "Try 'rocelab lab --help'.\n"); return CLI_BAD_INPUT;
 		}
@@ -734,6 +743,17 @@ int cli_lab(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		return lab_run(l, keep, gen);
 	}
-	cli_error("lab", "'%s' with %d argument(s): say list, run NN, up, down or status", verb, argc - optind - 1);
+	if (!strcmp(verb, "grade") && optind + 2 == argc) {
+		l = lab_find(argv[optind + 1]);
+		if (!l) {
+			cli_error("lab", "no lab '%s' ('rocelab lab list' shows them)", argv[optind + 1]);
+			return CLI_BAD_INPUT;
+		}
+		snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l->num, l->name);
+		snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l->num, l->name);
+		return grade_lab(l->num, answers ? answers : apath, capture ? capture : cpath);
+	}
+	cli_error("lab", "'%s' with %d argument(s): say list, run NN, grade NN, up, down or status", verb,
+		  argc - optind - 1);
 	return CLI_BAD_INPUT;
 }

@@ -41,7 +41,7 @@ refused() {
 }
 refused "no verb" "usage: rocelab lab list" 
 refused "no such lab" "no lab '99'" run 99
-refused "run without a lab" "say list, run NN, up, down or status" run
+refused "run without a lab" "say list, run NN, grade NN, up, down or status" run
 refused "--mtu too small" "--mtu wants 1280..65535" up --mtu 100
 refused "unknown verb" "say list, run NN" fly
 if "$R" lab --help | grep -q "rocelab lab run NN"; then pass "--help"; else fail "--help"; fi
@@ -115,6 +115,62 @@ for l in $labs; do
     fi
 done
 
+# ---- grading: the reference solutions score full marks, blanks and skeletons zero, -------
+# ---- a subtly wrong answer loses exactly its marks ---------------------------------------
+G=$T/grade
+mkdir -p "$G/ans"
+(cd "$T/g" && "$R" lab run 01 --gen >/dev/null 2>&1)
+CAP=$T/g/labs/out/01-first-capture.pcap
+# The reference answers come from Wireshark's own dissector (tshark), not from the grader.
+sh "$LABS/01-first-capture/solution/answers.sh" "$CAP" >"$G/ans/01.txt" 2>"$G/sol.err"
+score() { "$R" lab grade 01 --capture "$CAP" --answers "$1" 2>&1 | tee "$G/out" | sed -n 's/^score 01 questions //p'; }
+s=$(score "$G/ans/01.txt")
+[ "$s" = 6/6 ] && pass "lab 01 questions: the reference answers (read with tshark) score 6/6" ||
+    fail "lab 01 reference answers score '$s': $(cat "$G/ans/01.txt" "$G/sol.err" | tr '\n' ' ')"
+s=$(score "$LABS/01-first-capture/answers.txt")
+[ "$s" = 0/6 ] && grep -q "not answered" "$G/out" && pass "lab 01 questions: the blank answers file scores 0/6" ||
+    fail "lab 01 blank answers score '$s'"
+awk -F': ' '$1 == "4b" { print $1 ": " $2 + 1; next } { print }' "$G/ans/01.txt" >"$G/wrong.txt"
+s=$(score "$G/wrong.txt")
+[ "$s" = 5/6 ] && grep -q "^  4b  0/1 .*look at the AETH" "$G/out" &&
+    pass "lab 01 questions: an MSN one off loses that question's mark only, and says where to look" ||
+    fail "lab 01 one wrong MSN scores '$s': $(grep 4b "$G/out")"
+sed 's/^1: .*/1: twenty/' "$G/ans/01.txt" >"$G/nan.txt"
+s=$(score "$G/nan.txt")
+[ "$s" = 5/6 ] && grep -q "'twenty' is not a number" "$G/out" && pass "lab 01 questions: a word for a number is named" ||
+    fail "lab 01 'twenty': '$s'"
+if "$R" lab grade 01 --capture "$T/none.pcap" --answers "$G/ans/01.txt" >"$G/out" 2>&1; then fail "grading without a capture succeeded"
+elif grep -q "run 'rocelab lab run 01' first" "$G/out"; then pass "grading without a capture says to run the lab"
+else fail "grading without a capture: $(cat "$G/out")"; fi
+# Coding: the checker against the solution, the skeleton, a subtly wrong and a broken copy.
+mkdir -p "$G/labs/01-first-capture/wrong" "$G/labs/01-first-capture/broken"
+cp -r "$LABS/01-first-capture/exercise" "$G/labs/01-first-capture/"
+sed 's/b->dqpn = .*/b->dqpn = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];/' \
+    "$LABS/01-first-capture/solution/bth.c" >"$G/labs/01-first-capture/wrong/bth.c"
+sed 's/return 0;/return 0/' "$LABS/01-first-capture/solution/bth.c" >"$G/labs/01-first-capture/broken/bth.c"
+cp -r "$LABS/grade" "$G/labs/"
+mkdir -p "$G/core" && cp -r "$LABS/../core/include" "$G/core/"
+bth() { (cd "$G" && GRADE_FROM=$1 sh "$LABS/../scripts/grade.sh" "$R" >"$G/g.out" 2>&1); sed -n 's/^01    bth        //p' "$G/g.out"; }
+grade_in() { rm -rf "$G/labs/01-first-capture/$1"; cp -r "$LABS/01-first-capture/$1" "$G/labs/01-first-capture/"; }
+grade_in solution
+s=$(bth solution)
+[ "$s" = 12/12 ] && pass "lab 01 BTH exercise: the reference solution scores 12/12" || fail "BTH solution: '$s' $(tail -5 "$G/g.out")"
+s=$(bth exercise)
+[ "$s" = 0/12 ] && pass "lab 01 BTH exercise: the untouched skeleton scores 0/12" || fail "BTH skeleton: '$s'"
+s=$(bth wrong)
+[ "$s" = 11/12 ] && grep -q "FAIL DestQP of the BTH .*you read 0x" "$G/g.out" &&
+    pass "lab 01 BTH exercise: DestQP read with byte 4's reserved bits loses that field's mark, and names a header" ||
+    fail "BTH wrong DestQP: '$s' $(grep FAIL "$G/g.out" | head -2)"
+s=$(bth broken)
+[ "$s" = 0/12 ] && grep -q "does not compile" "$G/g.out" && pass "lab 01 BTH exercise: code that does not compile scores 0 and says so" ||
+    fail "BTH broken: '$s'"
+# make grade's table with the reference solutions.
+mkdir -p "$G/labs/out" && cp "$CAP" "$G/labs/out/"
+cp "$LABS/01-first-capture/answers.txt" "$G/labs/01-first-capture/"
+(cd "$G" && GRADE_FROM=solution GRADE_ANSWERS="$G/ans" sh "$LABS/../scripts/grade.sh" "$R" >"$G/g.out" 2>&1)
+if grep -q "^total *18/18" "$G/g.out"; then pass "make grade: the reference solutions score 18/18 in the table"
+else fail "make grade table: $(tail -5 "$G/g.out" | tr '\n' ' ')"; fi
+
 # ---- without root: the lab says it runs on gen ---------------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
     mkdir -p "$T/n" && chown 65534 "$T/n"
@@ -164,7 +220,7 @@ else
     wait $lp
     rc=$?
     sleep 0.5
-    if [ $rc -eq 130 ] && gone && ! pgrep -f "rocelab peer --(server|client).*" >/dev/null; then
+    if [ $rc -eq 130 ] && gone && ! pgrep -f "$R peer" >/dev/null; then
         pass "Ctrl-C during a lab: exit 130, namespaces and peers gone"
     else
         fail "Ctrl-C during a lab: exit $rc, $(ip netns list | tr '\n' ' '), $(tail -c 200 "$T/int")"

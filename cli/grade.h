@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* rocelab lab grade: the question exercises, graded against the learner's own capture. */
+#ifndef ROCELAB_CLI_GRADE_H
+#define ROCELAB_CLI_GRADE_H
+
+#include <stdbool.h>
+
+bool grade_has_lab(const char *num);
+/* Grade @answers against @capture; prints a line per question and "score NN questions GOT/MAX". */
+int grade_lab(const char *num, const char *answers, const char *capture);
+
+#endif

@@ -1,0 +1,51 @@
+#!/bin/sh
+# make grade: every lab's exercises, and a score table.
+#   questions: rocelab lab grade NN (answers file against the learner's capture)
+#   coding:    labs/grade/check_*.c built with the learner's code, run
+# Usage: grade.sh ROCELAB
+#   GRADE_FROM=solution grades the reference solutions instead of exercise/;
+#   GRADE_ANSWERS=DIR takes DIR/NN.txt as lab NN's answers file.
+set -u
+R=${1:?usage: grade.sh ROCELAB}
+FROM=${GRADE_FROM:-exercise}
+OUT=build/grade
+mkdir -p "$OUT"
+: >"$OUT/scores"
+CC=${CC:-cc}
+
+# coding NN NAME MAX CHECKER SOURCE: build the checker with the learner's code (headers from the
+# lab's exercise/ folder) and run it; MAX is what a compile failure scores out of.
+coding() {
+    num=$1 name=$2 max=$3 check=$4 src=$5
+    inc=$(dirname "$(dirname "$src")")/exercise
+    if ! $CC -std=c11 -Wall -Wextra -Icore/include -I"$inc" "$check" "$src" -o "$OUT/$num-$name" 2>"$OUT/$num-$name.cc"; then
+        echo "lab $num, $name: your code ($src) does not compile:"
+        head -n 5 "$OUT/$num-$name.cc" | sed 's/^/    /'
+        echo "score $num $name 0/$max" >>"$OUT/scores"
+        return
+    fi
+    echo "lab $num, $name ($src):"
+    timeout 60 "$OUT/$num-$name" >"$OUT/$num-$name.out" 2>&1
+    grep -v '^score ' "$OUT/$num-$name.out" | sed 's/^/    /'
+    grep '^score ' "$OUT/$num-$name.out" >>"$OUT/scores" ||
+        echo "score $num $name 0/$max (the checker stopped: $(tail -n 1 "$OUT/$num-$name.out"))" >>"$OUT/scores"
+}
+
+for d in labs/[0-9][0-9]-*/; do
+    d=${d%/}
+    num=$(basename "$d" | cut -c1-2)
+    if [ -f "$d/answers.txt" ]; then
+        a=$d/answers.txt
+        [ -n "${GRADE_ANSWERS:-}" ] && a=$GRADE_ANSWERS/$num.txt
+        "$R" lab grade "$num" --answers "$a" >"$OUT/$num-questions.out" 2>&1
+        cat "$OUT/$num-questions.out" | grep -v '^score ' | sed 's/^/  /'
+        grep '^score ' "$OUT/$num-questions.out" >>"$OUT/scores" ||
+            echo "score $num questions 0/? ($(tail -n 1 "$OUT/$num-questions.out"))" >>"$OUT/scores"
+    fi
+    [ -f "$d/$FROM/bth.c" ] && coding "$num" bth 12 labs/grade/check_bth.c "$d/$FROM/bth.c"
+done
+
+echo
+printf '%-5s %-10s %s\n' lab part score
+awk '{ split($4, s, "/"); printf "%-5s %-10s %s\n", $2, $3, $4; got += s[1]; max += s[2] }
+     END { printf "%-5s %-10s %d/%d\n", "total", "", got, max }' "$OUT/scores"
