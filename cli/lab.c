@@ -231,6 +231,18 @@ static bool lab_is_up(void)
 	return !stat("/run/netns/" LAB_NS_A, &st) && !stat("/run/netns/" LAB_NS_B, &st);
 }
 
+/* In a user namespace made by an unprivileged user (uid 0 is not the real root)? */
+static bool lab_in_userns(void)
+{
+	unsigned a, b, n;
+	FILE *f = fopen("/proc/self/uid_map", "r");
+	bool outer = f && fscanf(f, "%u %u %u", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295u;
+
+	if (f)
+		fclose(f);
+	return !outer;
+}
+
 /* Can this process make network namespaces? In a user namespace, give /run a tmpfs first. */
 static bool lab_netns_possible(char *why, size_t n)
 {
@@ -245,6 +257,10 @@ static bool lab_netns_possible(char *why, size_t n)
 		return true;
 	if (!mkdir("/run/netns", 0755))
 		return true;
+	if (!lab_in_userns()) {
+		snprintf(why, n, "cannot create /run/netns: %s", strerror(errno));
+		return false;
+	}
 	/* A user namespace: /run belongs to the real root. Our own mount namespace may cover it. */
 	if (mount("tmpfs", "/run", "tmpfs", 0, "mode=755") || mkdir("/run/netns", 0755)) {
 		snprintf(why, n, "cannot create /run/netns (%s); in a user namespace, unshare --mount as well",
@@ -427,18 +443,6 @@ static int lab_replay_step(const struct lab *l, const struct lab_step *s)
 	}
 	unlink(file);
 	return 0;
-}
-
-/* In a user namespace made by an unprivileged user (uid 0 is not the real root)? */
-static bool lab_in_userns(void)
-{
-	unsigned a, b, n;
-	FILE *f = fopen("/proc/self/uid_map", "r");
-	bool outer = f && fscanf(f, "%u %u %u", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295u;
-
-	if (f)
-		fclose(f);
-	return !outer;
 }
 
 static pcap_t *lab_pcap;
