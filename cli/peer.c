@@ -805,6 +805,25 @@ static bool peer_expired(const struct peer *p)
 	return peer_now() - p->t_start > (uint64_t)p->o.timeout_s * 1000000000u;
 }
 
+static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc);
+
+/*
+ * Wait (at most 2 s) until every SEND this side posted is acknowledged: once
+ * the other side has gone, nothing of ours may still be resent to its closed
+ * port (the kernel would answer with ICMP port unreachable).
+ */
+static void peer_settle(struct peer *p)
+{
+	struct rl_wc wc[8];
+	uint64_t start = peer_now();
+
+	while (p->sends_done < p->posted && peer_now() - start < 2000000000ull && !p->errors) {
+		peer_pump(p, -1);
+		for (int n = rl_poll_cq(p->cq, 8, wc), i = 0; i < n; i++)
+			p->sends_done += peer_wc_ok(p, &wc[i]) && wc[i].opcode != RL_WC_RECV;
+	}
+}
+
 /*
  * Keep answering until the wire is quiet for @quiet_ms (at most 2 s): a late
  * retransmission or ACK must find a socket on 4791, or the kernel would answer
@@ -975,17 +994,16 @@ static int peer_client_bw(struct peer *p, uint64_t *stamps)
 static int peer_client_lat(struct peer *p)
 {
 	struct rl_wc wc[8];
-	uint64_t sends_done = 0;
 
 	p->t_start = peer_now();
 	for (uint32_t it = 0; it < p->o.iters; it++) {
 		uint64_t t0 = peer_now();
 		bool got = false, sent = false;
 
-		while (p->posted - sends_done >= p->o.window && !p->errors && !peer_expired(p)) {
+		while (p->posted - p->sends_done >= p->o.window && !p->errors && !peer_expired(p)) {
 			peer_pump(p, -1);
 			for (int n = rl_poll_cq(p->cq, 8, wc), i = 0; i < n; i++)
-				sends_done += peer_wc_ok(p, &wc[i]) && wc[i].opcode != RL_WC_RECV;
+				p->sends_done += peer_wc_ok(p, &wc[i]) && wc[i].opcode != RL_WC_RECV;
 		}
 		if (peer_post(p, RL_WR_SEND, it))
 			return -1;
@@ -996,7 +1014,7 @@ static int peer_client_lat(struct peer *p)
 					break;
 				if (wc[i].opcode != RL_WC_RECV) {
 					sent = true;
-					sends_done++;
+					p->sends_done++;
 					continue;
 				}
 				got = true;
@@ -1024,6 +1042,7 @@ static int peer_client_lat(struct peer *p)
 		p->completed++;
 	}
 	p->t_end = peer_now();
+	peer_settle(p);
 	if (!p->nlat) {
 		cli_error("peer", "no reply came back in %u rounds", p->o.iters);
 		return -1;
@@ -1032,12 +1051,12 @@ static int peer_client_lat(struct peer *p)
 }
 
 /* One completion at the server: a message to check (and, for pingpong, answer) or a reply sent. */
-static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, uint64_t *replies, bool *data_ok)
+static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, bool *data_ok)
 {
 	if (!peer_wc_ok(p, wc))
 		return 0;
 	if (wc->opcode != RL_WC_RECV) {
-		(*replies)++;
+		p->sends_done++;
 		return 0;
 	}
 	p->completed++;
@@ -1056,7 +1075,7 @@ static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, uint64_t *repli
 static int peer_serve(struct peer *p, bool *data_ok)
 {
 	struct rl_wc wc[32];
-	uint64_t last = peer_now(), replies = 0, seen = 0;
+	uint64_t last = peer_now(), seen = 0;
 	char fin[4];
 	int n;
 
@@ -1068,19 +1087,19 @@ static int peer_serve(struct peer *p, bool *data_ok)
 		/* Every completion before the next batch of frames, so that receives are posted again in time. */
 		while ((n = rl_poll_cq(p->cq, 32, wc)) > 0)
 			for (int i = 0; i < n; i++)
-				if (peer_serve_wc(p, &wc[i], &replies, data_ok))
+				if (peer_serve_wc(p, &wc[i], data_ok))
 					return -1;
 		if (p->completed != seen) {
 			seen = p->completed;
 			last = peer_now();
 		}
-		if (p->o.compat && ((p->completed == p->o.iters && replies == p->o.iters) ||
+		if (p->o.compat && ((p->completed == p->o.iters && p->sends_done == p->o.iters) ||
 				    (p->o.ud && seen && peer_now() - last > 1000000000u)))
 			break;
 		if (peer_expired(p)) {
 			cli_error("peer", "timed out after %u s (--timeout) with %" PRIu64 " of %u messages received and %"
 				  PRIu64 " replies done: the client never finished", p->o.timeout_s, p->completed, p->o.iters,
-				  replies);
+				  p->sends_done);
 			return -1;
 		}
 	}
@@ -1270,6 +1289,7 @@ static int peer_run_server(struct peer *p)
 
 	if (peer_serve(p, &data_ok))
 		return CLI_ERR;
+	peer_settle(p);
 	peer_drain(p, 50);
 	if (!p->o.compat) {
 		memset(res, 0, sizeof(res));

@@ -85,7 +85,7 @@ struct peer {
 	uint64_t rng;
 	/* counters */
 	uint64_t sent, recv_frames, dropped_loss, rx_bad, tx_errors;
-	uint64_t posted, completed, errors, lost, delivered;
+	uint64_t posted, completed, errors, lost, delivered, sends_done;
 	uint32_t recvs_out, recvs_posted, spins;
 	uint64_t t_start, t_end;
 	double *lat_us;

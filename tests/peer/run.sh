@@ -104,7 +104,7 @@ pair() {
     roce=$(echo "$sum" | sed -n 's/^--- \([0-9]*\) frames: \([0-9]*\) RoCE.*/\2/p')
     total=$(echo "$sum" | sed -n 's/^--- \([0-9]*\) frames.*/\1/p')
     if [ -z "$roce" ] || [ "$roce" -eq 0 ] || [ "$roce" != "$total" ]; then
-        fail "$name: capture not all RoCE: $sum"
+        fail "$name: capture not all RoCE: $sum; the others: $(tcpdump -n -r "$T/cap.pcap" 'not udp port 4791' 2>/dev/null | head -n 3 | tr '\n' ' ')"
     elif ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes"; then
         fail "$name: capture has bad frames: $sum"
     elif [ "$(tcpdump -n -r "$T/cap.pcap" 'icmp or icmp6' 2>/dev/null | wc -l)" -ne 0 ]; then
