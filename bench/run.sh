@@ -222,29 +222,43 @@ V5A=bnv$$a
 V5B=bnv$$b
 REPLAY_MAX=60           # seconds: any one replay is stopped after this
 
-bn_net_down() {
-	ip netns del "$NS5A" 2> /dev/null || true
-	ip netns del "$NS5B" 2> /dev/null || true
-	rm -f "$DIR/replay.pcap"
+# bn_pair_up NSA NSB VA VB: two namespaces joined by a veth pair VA -- VB, up,
+# IPv6 off (nothing in either sends on its own), removed on any exit by
+# bn_pair_down, with the files named in BN_PAIR_FILES. Parts 5 and 7 each make
+# their own.
+bn_pair_up() {
+	ip netns add "$1" 2> /dev/null || return 1
+	BN_PAIR="$1 $2"
+	trap 'bn_pair_down' EXIT
+	trap 'bn_pair_down; exit 130' INT
+	trap 'bn_pair_down; exit 143' TERM
+	ip netns add "$2" &&
+	ip link add "$3" type veth peer name "$4" &&
+	ip link set "$3" netns "$1" &&
+	ip link set "$4" netns "$2" || return 1
+	for ns in "$1" "$2"; do
+		ip netns exec "$ns" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 > /dev/null 2>&1 || true
+		ip -n "$ns" link set lo up || return 1
+	done
+	ip -n "$1" link set "$3" up &&
+	ip -n "$2" link set "$4" up
 }
 
-bn_net_up() {
-	ip netns add "$NS5A" 2> /dev/null || return 1
-	trap 'bn_net_down' EXIT
-	trap 'bn_net_down; exit 130' INT
-	trap 'bn_net_down; exit 143' TERM
-	ip netns add "$NS5B" &&
-	ip link add "$V5A" type veth peer name "$V5B" &&
-	ip link set "$V5A" netns "$NS5A" &&
-	ip link set "$V5B" netns "$NS5B" || return 1
-	# No addresses and no IPv6: nothing in either namespace answers or
-	# sends on its own. The peer is up, so that frames are taken off the
-	# wire (and dropped: they are not addressed to it).
-	for ns in "$NS5A" "$NS5B"; do
-		ip netns exec "$ns" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 > /dev/null 2>&1 || true
+bn_pair_down() {
+	for ns in ${BN_PAIR:-}; do
+		ip netns del "$ns" 2> /dev/null || true
 	done
-	ip -n "$NS5A" link set "$V5A" up &&
-	ip -n "$NS5B" link set "$V5B" up
+	rm -f ${BN_PAIR_FILES:-}
+	BN_PAIR=
+	BN_PAIR_FILES=
+	trap - EXIT INT TERM
+}
+
+# Part 5: no addresses, so nothing answers; the peer is up, so that frames are
+# taken off the wire (and dropped: they are not addressed to it).
+bn_net_up() {
+	BN_PAIR_FILES=$DIR/replay.pcap
+	bn_pair_up "$NS5A" "$NS5B" "$V5A" "$V5B"
 }
 
 bn_rocelab_replay() {
@@ -267,14 +281,14 @@ bn_part5() {
 		return 0
 	fi
 	if [ "$(id -u)" -ne 0 ] || ! command -v ip > /dev/null 2>&1 || ! bn_net_up; then
-		bn_net_down
+		bn_pair_down
 		echo "  skipped: needs root and network namespaces"
 		return 0
 	fi
 	cap=$DIR/replay.pcap
 	if ! bn_gen "$cap" > /dev/null 2> "$LOG"; then
 		echo "  skipped: rocelab gen failed"
-		bn_net_down
+		bn_pair_down
 		return 0
 	fi
 	n=$(bn_frames)
@@ -294,8 +308,7 @@ bn_part5() {
 			tt=$(bn_min "$tt" "$t")
 		fi
 	done
-	bn_net_down
-	trap - EXIT INT TERM
+	bn_pair_down
 	if [ -z "$tr" ]; then
 		echo "  rocelab replay: failed, see above"
 		return 0
@@ -372,26 +385,12 @@ V7A=bnp$$a
 V7B=bnp$$b
 P7_MAX=60               # seconds: any one run is stopped after this
 
-bn_net7_down() {
-	ip netns del "$NS7A" 2> /dev/null || true
-	ip netns del "$NS7B" 2> /dev/null || true
-}
-
 bn_net7_up() {
-	ip netns add "$NS7A" 2> /dev/null || return 1
-	trap 'bn_net7_down' EXIT
-	trap 'bn_net7_down; exit 130' INT
-	trap 'bn_net7_down; exit 143' TERM
-	ip netns add "$NS7B" &&
-	ip link add "$V7A" type veth peer name "$V7B" &&
-	ip link set "$V7A" netns "$NS7A" &&
-	ip link set "$V7B" netns "$NS7B" &&
+	bn_pair_up "$NS7A" "$NS7B" "$V7A" "$V7B" &&
 	ip -n "$NS7A" addr add 10.77.0.1/24 dev "$V7A" &&
 	ip -n "$NS7B" addr add 10.77.0.2/24 dev "$V7B" &&
-	ip -n "$NS7A" link set "$V7A" mtu 9000 up &&
-	ip -n "$NS7B" link set "$V7B" mtu 9000 up &&
-	ip -n "$NS7A" link set lo up &&
-	ip -n "$NS7B" link set lo up
+	ip -n "$NS7A" link set "$V7A" mtu 9000 &&
+	ip -n "$NS7B" link set "$V7B" mtu 9000
 }
 
 # bn_json_field FILE KEY: a number from rocelab peer --json output.
@@ -449,7 +448,7 @@ bn_part7() {
 		return 0
 	fi
 	if [ "$(id -u)" -ne 0 ] || ! command -v ip > /dev/null 2>&1 || ! bn_net7_up; then
-		bn_net7_down
+		bn_pair_down
 		echo "  skipped: needs root and network namespaces"
 		return 0
 	fi
@@ -481,8 +480,7 @@ bn_part7() {
 		if r=$(bn_udp_ping); then ub=$(bn_min "$ub" "$r"); fi
 		if r=$(bn_udp_ping --busy); then ubb=$(bn_min "$ubb" "$r"); fi
 	done
-	bn_net7_down
-	trap - EXIT INT TERM
+	bn_pair_down
 	rm -f "$DIR/peer.json" "$DIR/sink.out" "$DIR/pong.out"
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else printf "?" }'; }
 	echo "  bandwidth, MiB/s of payload arriving (best of 3):"

@@ -174,14 +174,6 @@ static int grade_answer(FILE *f, const char *key, uint64_t *v, char *raw, size_t
 	return 0;
 }
 
-bool grade_has_lab(const char *num)
-{
-	for (size_t i = 0; i < GRADE_NLABS; i++)
-		if (!strcmp(grade_labs[i].num, num))
-			return true;
-	return false;
-}
-
 int grade_lab(const char *num, const char *answers, const char *capture)
 {
 	struct grade_lab *g = NULL;

@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 
-bool grade_has_lab(const char *num);
 /* Grade @answers against @capture; prints a line per question and "score NN questions GOT/MAX". */
 int grade_lab(const char *num, const char *answers, const char *capture);
 

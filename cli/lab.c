@@ -385,7 +385,7 @@ static bool lab_wait_text(const char *path, const char *text, unsigned ms)
 	return false;
 }
 
-static int lab_peer_step(const struct lab *l, const struct lab_step *s, const char *log)
+static int lab_peer_step(const struct lab_step *s, const char *log)
 {
 	char line[1024];
 	int fd, rc, src;
@@ -415,7 +415,6 @@ static int lab_peer_step(const struct lab *l, const struct lab_step *s, const ch
 	if (s->fails || rc)
 		kill(srv, SIGTERM);
 	src = lab_wait(srv);
-	(void)l;
 	if (s->fails) {
 		if (rc == 0) {
 			cli_error("lab", "this step should have failed, and did not");
@@ -499,34 +498,26 @@ static pid_t lab_capture_start(const char *pcap, const char *err)
 	pid_t pid;
 
 	if (lab_in_userns()) {
-		if (fd >= 0)
-			close(fd);
 		printf("  (a user namespace: tcpdump cannot keep its root here, so libpcap captures in its place)\n");
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0)
 			lab_capture_child(pcap, err);
-		if (pid > 0 && !lab_wait_text(err, "listening on", 5000)) {
-			kill(pid, SIGTERM);
-			lab_wait(pid);
-			cli_error("lab", "the capture did not start; see %s", err);
-			return -1;
-		}
-		return pid;
+	} else {
+		/* -Z root: tcpdump would give the file to its own user, which a user namespace does not have. */
+		snprintf(line, sizeof(line),
+			 "ip netns exec " LAB_NS_A " tcpdump -i " LAB_IF_A " -n -U --immediate-mode -B 16384 -Z root "
+			 "-w %s udp port 4791",
+			 pcap);
+		printf("  + %s &\n", line);
+		pid = lab_spawn(line, fd, fd);
 	}
-	/* -Z root: tcpdump would give the file to its own user, which a user namespace does not have. */
-	snprintf(line, sizeof(line),
-		 "ip netns exec " LAB_NS_A " tcpdump -i " LAB_IF_A " -n -U --immediate-mode -B 16384 -Z root -w %s "
-		 "udp port 4791",
-		 pcap);
-	printf("  + %s &\n", line);
-	pid = lab_spawn(line, fd, fd);
 	if (fd >= 0)
 		close(fd);
 	if (pid > 0 && !lab_wait_text(err, "listening on", 5000)) {
 		kill(pid, SIGTERM);
 		lab_wait(pid);
-		cli_error("lab", "tcpdump did not start; it said: see %s", err);
+		cli_error("lab", "the capture did not start; see %s", err);
 		return -1;
 	}
 	return pid;
@@ -591,6 +582,13 @@ static void lab_summary(const char *pcap)
 		lab_wait(pid);
 }
 
+/* What the learner sees after the capture: a short explain and the next step. */
+static void lab_after(const struct lab *l, const char *pcap)
+{
+	lab_summary(pcap);
+	printf("\nnext: %s (%s)\n", l->next, pcap);
+}
+
 static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
 {
 	printf("lab %s: %s\n", l->num, why);
@@ -598,8 +596,7 @@ static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
 	       "hosts\n", l->num);
 	if (lab_cmd(true, "%s gen %s -o %s", lab_self(), l->gen, pcap))
 		return CLI_ERR;
-	lab_summary(pcap);
-	printf("\nnext: %s (%s)\n", l->next, pcap);
+	lab_after(l, pcap);
 	return CLI_OK;
 }
 
@@ -639,7 +636,7 @@ static int lab_run(const struct lab *l, bool keep, bool force_gen)
 		const struct lab_step *s = &l->steps[i];
 
 		printf("\nstep %d: %s\n", i + 1, s->what);
-		if (s->server ? lab_peer_step(l, s, log) : lab_replay_step(l, s)) {
+		if (s->server ? lab_peer_step(s, log) : lab_replay_step(l, s)) {
 			rc = CLI_ERR;
 			break;
 		}
@@ -658,10 +655,8 @@ out:
 		fprintf(stderr, "rocelab lab: interrupted; %s\n", made && !keep ? "the topology is gone" : "stopped");
 		return 128 + lab_interrupted;
 	}
-	if (rc == CLI_OK) {
-		lab_summary(pcap);
-		printf("\nnext: %s (%s)\n", l->next, pcap);
-	}
+	if (rc == CLI_OK)
+		lab_after(l, pcap);
 	return rc;
 }
 

@@ -360,7 +360,7 @@ static int peer_dest_check(struct peer *p)
 			  "lists the GIDs)");
 		return -1;
 	}
-	if (peer_gid_is_link_local(p->them.gid) || rl_gid_is_ipv4(p->them.gid) != (p->family == AF_INET)) {
+	if (peer_gid_is_link_local(p->them.gid) || !peer_gid_family_ok(p, p->them.gid)) {
 		cli_error("peer", "the other side sent GID %s, which is not an %s address this side can send to: "
 			  "give it the GID index of its %s address (-g)", g, p->family == AF_INET ? "IPv4" : "IPv6",
 			  p->family == AF_INET ? "IPv4" : "IPv6");
@@ -457,7 +457,6 @@ static int peer_parse_addr(struct peer *p, union peer_addr *sa)
 			return -1;
 		}
 		sa->v4.sin_family = AF_INET;
-		sa->v4.sin_port = htons(p->o.port);
 	} else if (inet_pton(AF_INET6, p->o.addr, &sa->v6.sin6_addr) == 1) {
 		if (IN6_IS_ADDR_LINKLOCAL(&sa->v6.sin6_addr) || IN6_IS_ADDR_V4MAPPED(&sa->v6.sin6_addr)) {
 			cli_error("peer", "'%s': use a global or unique-local IPv6 address (fd00::/8), or the plain IPv4 "
@@ -465,11 +464,11 @@ static int peer_parse_addr(struct peer *p, union peer_addr *sa)
 			return -1;
 		}
 		sa->v6.sin6_family = AF_INET6;
-		sa->v6.sin6_port = htons(p->o.port);
 	} else {
 		cli_error("peer", "'%s' is not an IPv4 or IPv6 address", p->o.addr);
 		return -1;
 	}
+	peer_addr_set_port(sa, p->o.port);
 	p->family = sa->sa.sa_family;
 	return 0;
 }
@@ -509,10 +508,7 @@ static int peer_tcp_accept(struct peer *p)
 	memset(&sa, 0, sizeof(sa));
 	p->family = p->o.ipv6 ? AF_INET6 : AF_INET;
 	sa.sa.sa_family = (sa_family_t)p->family;
-	if (p->o.ipv6)
-		sa.v6.sin6_port = htons(p->o.port);
-	else
-		sa.v4.sin_port = htons(p->o.port);
+	peer_addr_set_port(&sa, p->o.port);
 	ls = socket(p->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (ls < 0 || peer_bind_device(p, ls))
 		return -1;
@@ -807,6 +803,16 @@ static bool peer_expired(const struct peer *p)
 
 static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc);
 
+/* One pump, counting the SENDs that completed (for when no message is expected). */
+static void peer_reap_sends(struct peer *p)
+{
+	struct rl_wc wc[8];
+
+	peer_pump(p, -1);
+	for (int n = rl_poll_cq(p->cq, 8, wc), i = 0; i < n; i++)
+		p->sends_done += peer_wc_ok(p, &wc[i]) && wc[i].opcode != RL_WC_RECV;
+}
+
 /*
  * Wait (at most 2 s) until every SEND this side posted is acknowledged: once
  * the other side has gone, nothing of ours may still be resent to its closed
@@ -814,14 +820,10 @@ static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc);
  */
 static void peer_settle(struct peer *p)
 {
-	struct rl_wc wc[8];
 	uint64_t start = peer_now();
 
-	while (p->sends_done < p->posted && peer_now() - start < 2000000000ull && !p->errors) {
-		peer_pump(p, -1);
-		for (int n = rl_poll_cq(p->cq, 8, wc), i = 0; i < n; i++)
-			p->sends_done += peer_wc_ok(p, &wc[i]) && wc[i].opcode != RL_WC_RECV;
-	}
+	while (p->sends_done < p->posted && peer_now() - start < 2000000000ull && !p->errors)
+		peer_reap_sends(p);
 }
 
 /*
@@ -1000,11 +1002,8 @@ static int peer_client_lat(struct peer *p)
 		uint64_t t0 = peer_now();
 		bool got = false, sent = false;
 
-		while (p->posted - p->sends_done >= p->o.window && !p->errors && !peer_expired(p)) {
-			peer_pump(p, -1);
-			for (int n = rl_poll_cq(p->cq, 8, wc), i = 0; i < n; i++)
-				p->sends_done += peer_wc_ok(p, &wc[i]) && wc[i].opcode != RL_WC_RECV;
-		}
+		while (p->posted - p->sends_done >= p->o.window && !p->errors && !peer_expired(p))
+			peer_reap_sends(p);
 		if (peer_post(p, RL_WR_SEND, it))
 			return -1;
 		while (!(got && (sent || !p->o.compat)) && !p->errors) {

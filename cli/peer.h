@@ -95,11 +95,14 @@ struct peer {
 uint64_t peer_now(void);
 double peer_rand(struct peer *p);
 
+void peer_addr_set_port(union peer_addr *a, uint16_t port);
 socklen_t peer_addr_len(const union peer_addr *a);
 void peer_addr_str(const union peer_addr *a, char *s, size_t n);
 void peer_addr_to_gid(const union peer_addr *a, uint8_t gid[16]);
 void peer_gid_str(const uint8_t gid[16], char *s, size_t n);
 bool peer_gid_is_link_local(const uint8_t gid[16]);
+/* Is @gid an address of the family p->family (IPv4-mapped for IPv4)? */
+bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16]);
 
 /* The GID table of @ifname, or of the interface that holds @a if @ifname is NULL; -1 with a message. */
 int peer_gid_table(const char *ifname, const union peer_addr *a, struct peer_gids *t);

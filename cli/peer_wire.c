@@ -57,6 +57,14 @@ double peer_rand(struct peer *p)
 
 /* ---- addresses and GIDs ------------------------------------------------------------------------- */
 
+void peer_addr_set_port(union peer_addr *a, uint16_t port)
+{
+	if (a->sa.sa_family == AF_INET6)
+		a->v6.sin6_port = htons(port);
+	else
+		a->v4.sin_port = htons(port);
+}
+
 socklen_t peer_addr_len(const union peer_addr *a)
 {
 	return a->sa.sa_family == AF_INET6 ? sizeof(a->v6) : sizeof(a->v4);
@@ -190,7 +198,7 @@ static void peer_gid_list(const struct peer_gids *t, char *s, size_t n)
 	}
 }
 
-static bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16])
+bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16])
 {
 	return rl_gid_is_ipv4(gid) == (p->family == AF_INET);
 }
@@ -374,12 +382,8 @@ static struct peer_tx *peer_tx_new(const struct peer *p)
 	if (!t)
 		return NULL;
 	t->to = p->remote;
-	if (t->to.sa.sa_family == AF_INET6)
-		t->to.v6.sin6_port = htons(PEER_ROCE_PORT);
-	else
-		t->to.v4.sin_port = htons(PEER_ROCE_PORT);
+	peer_addr_set_port(&t->to, PEER_ROCE_PORT);
 	for (int i = 0; i < PEER_BATCH; i++) {
-		t->iov[i].iov_base = t->dgram[i];
 		t->mm[i].msg_hdr.msg_iov = &t->iov[i];
 		t->mm[i].msg_hdr.msg_iovlen = 1;
 		t->mm[i].msg_hdr.msg_name = &t->to;
@@ -539,12 +543,11 @@ static int peer_rx_socket(struct peer *p)
 		setsockopt(p->rx, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 		setsockopt(p->rx, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
 		setsockopt(p->rx, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
-		sa.v6.sin6_port = htons(PEER_ROCE_PORT);
 	} else {
 		setsockopt(p->rx, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
 		setsockopt(p->rx, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
-		sa.v4.sin_port = htons(PEER_ROCE_PORT);
 	}
+	peer_addr_set_port(&sa, PEER_ROCE_PORT);
 	peer_bufsize(p->rx, SO_RCVBUFFORCE, SO_RCVBUF);
 	if (bind(p->rx, &sa.sa, peer_addr_len(&sa))) {
 		peer_addr_str(&sa, a, sizeof(a));
@@ -579,10 +582,7 @@ int peer_sockets(struct peer *p, uint16_t sport, bool any_sport)
 	for (unsigned i = 0; i < (any_sport ? 0x4000u : 1u); i++) {
 		uint16_t port = (uint16_t)(0xc000 | ((sport + i) & 0x3fff));
 
-		if (p->family == AF_INET6)
-			sa.v6.sin6_port = htons(port);
-		else
-			sa.v4.sin_port = htons(port);
+		peer_addr_set_port(&sa, port);
 		if (!bind(p->tx, &sa.sa, peer_addr_len(&sa))) {
 			p->sport = port;
 			return 0;
