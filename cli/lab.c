@@ -43,6 +43,8 @@
 #define LAB_IP_B "10.90.0.2"
 #define LAB_OUT "labs/out"
 #define LAB_MAX_STEPS 4
+/* gen captures use the lab's addresses, so a learner sees one pair of hosts throughout */
+#define LAB_GEN_ADDR "--ip-a " LAB_IP_A " --ip-b " LAB_IP_B
 
 extern char **environ;
 
@@ -72,14 +74,14 @@ static const struct lab lab_table[] = {
 	  "then `rocelab explain -v` on the same file" },
 	{ "02", "segmentation-mtu", "segmentation and MTU: First/Middle/Last, pad, 256/1024/4096", 9000,
 	  { { "one 4096-byte SEND at path MTU 256", "", "--op send --size 4096 --iters 1 --mtu 256", NULL, false },
-	    { "the same at path MTU 1024", "", "--op send --size 4096 --iters 1 --mtu 1024", NULL, false },
-	    { "the same at path MTU 4096", "", "--op send --size 4096 --iters 1 --mtu 4096", NULL, false },
-	    { "a 5-byte SEND: 3 bytes of pad", "", "--op send --size 5 --iters 1", NULL, false } },
+	    { "the same at path MTU 1024 (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 --op send --size 4096 --iters 1 --mtu 1024", NULL, false },
+	    { "the same at path MTU 4096 (QPs 0x13)", "--qpn 0x13", "--qpn 0x13 --op send --size 4096 --iters 1 --mtu 4096", NULL, false },
+	    { "a 5-byte SEND: 3 bytes of pad (QPs 0x14)", "--qpn 0x14", "--qpn 0x14 --op send --size 5 --iters 1", NULL, false } },
 	  "send --mtu 256 --size 4096",
 	  "open it in Wireshark; filter `infiniband.bth.opcode` and count the First/Middle/Last packets of each SEND" },
 	{ "03", "rdma-write", "RDMA WRITE and immediate data: RETH (VA, rkey, length)", 1500,
 	  { { "two 8 KiB RDMA WRITEs", "", "--op write --size 8192 --iters 2", NULL, false },
-	    { "RDMA WRITE with immediate (from rocelab gen, replayed onto the veth)", NULL, NULL, "write-imm", false } },
+	    { "RDMA WRITE with immediate (from rocelab gen, replayed onto the veth)", NULL, NULL, "write-imm --qpn-a 0x12 --qpn-b 0x12", false } },
 	  "write-imm", "open it in Wireshark; filter `infiniband.reth` and read VA, R_Key and DMA length" },
 	{ "04", "rdma-read", "RDMA READ: request, responses, AETH, outstanding reads", 1500,
 	  { { "four 8 KiB RDMA READs, two outstanding", "", "--op read --size 8192 --iters 4 --window 2", NULL,
@@ -87,7 +89,7 @@ static const struct lab lab_table[] = {
 	  "read", "open it in Wireshark; filter `rocelab.request_frame` and follow each READ response to its request" },
 	{ "05", "atomics", "atomics: AtomicETH, AtomicAckETH, the original value", 1500,
 	  { { "three Fetch&Adds", "", "--op fetch-add --iters 3", NULL, false },
-	    { "three Compare&Swaps", "", "--op cmp-swap --iters 3", NULL, false } },
+	    { "three Compare&Swaps (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 --op cmp-swap --iters 3", NULL, false } },
 	  "fetch-add", "open it in Wireshark; filter `infiniband.atomicacketh` and compare each original value with the "
 	  "next request's" },
 	{ "06", "acks-msn-credits", "ACKs, coalescing, MSN and credits", 1500,
@@ -105,7 +107,7 @@ static const struct lab lab_table[] = {
 	  "rnr", "open it in Wireshark; filter `infiniband.aeth.syndrome` and read the RNR timer value" },
 	{ "09", "access-errors", "access errors: wrong rkey or address, the NAK and the completion status", 1500,
 	  { { "an RDMA WRITE with a wrong rkey (replayed)", NULL, NULL, "access-error", false },
-	    { "an RDMA WRITE past the end of the region (replayed)", NULL, NULL, "range-error", false } },
+	    { "an RDMA WRITE past the end of the region (replayed)", NULL, NULL, "range-error --seed 2 --qpn-a 0x12 --qpn-b 0x13", false } },
 	  "access-error", "open it in Wireshark; filter `rocelab.nak` and read `rocelab.nak.meaning`" },
 	{ "10", "icrc-by-hand", "the ICRC by hand", 1500,
 	  { { "one 32-byte SEND whose ICRC you will compute", "", "--op send --size 32 --iters 1", NULL, false } },
@@ -117,7 +119,7 @@ static const struct lab lab_table[] = {
 	{ "12", "qp-state-machine", "the QP state machine and the errors people hit", 1500,
 	  { { "the wrong GID index: 0 is the link-local GID (this one fails on purpose)", "--timeout 5",
 	      "-g 0 --op send --iters 1", NULL, true },
-	    { "the right one: index 1, the IPv4 address", "", "-g 1 --op send --size 64 --iters 1", NULL, false } },
+	    { "the right one: index 1, the IPv4 address (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 -g 1 --op send --size 64 --iters 1", NULL, false } },
 	  "send", "read the first step's error, then the header of the second: GID index, QPN, PSN" },
 };
 
@@ -435,7 +437,7 @@ static int lab_replay_step(const struct lab *l, const struct lab_step *s)
 	char file[256];
 
 	snprintf(file, sizeof(file), LAB_OUT "/%s-%s.gen.pcap", l->num, l->name);
-	if (lab_cmd(false, "%s gen %s -o %s", lab_self(), s->gen, file) ||
+	if (lab_cmd(false, "%s gen %s " LAB_GEN_ADDR " -o %s", lab_self(), s->gen, file) ||
 	    lab_cmd(false, "ip netns exec " LAB_NS_B " %s replay %s --iface " LAB_IF_B, lab_self(), file)) {
 		cli_error("lab", "the replay step failed");
 		return -1;
@@ -594,7 +596,7 @@ static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
 	printf("lab %s: %s\n", l->num, why);
 	printf("lab %s: so this lab runs on a capture from rocelab gen: the same transport, between two simulated "
 	       "hosts\n", l->num);
-	if (lab_cmd(true, "%s gen %s -o %s", lab_self(), l->gen, pcap))
+	if (lab_cmd(true, "%s gen %s " LAB_GEN_ADDR " -o %s", lab_self(), l->gen, pcap))
 		return CLI_ERR;
 	lab_after(l, pcap);
 	return CLI_OK;

@@ -102,6 +102,8 @@ static void peer_usage(FILE *f)
 		"  -p, --port PORT      TCP port of the connection exchange; default 18515\n"
 		"      --loss RATE      drop this fraction of received frames on purpose, to watch recovery\n"
 		"      --seed N         for --loss and the first PSN; default from the clock\n"
+		"      --qpn N          this end's QP number; default 0x11, the first one rxe hands out\n"
+		"                       (rxe numbers each new QP one higher: a second run is 0x12)\n"
 		"      --timeout SEC    give up after this long; default 30\n"
 		"      --busy-poll      spin instead of sleeping in poll()\n"
 		"      --json           one JSON object with the results, for scripts\n"
@@ -168,7 +170,7 @@ static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
-	enum { O_LOSS = 256, O_SEED, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },       { "client", required_argument, NULL, 'c' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -177,6 +179,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "port", required_argument, NULL, 'p' },   { "ipv6", no_argument, NULL, '6' },
 		{ "interface", required_argument, NULL, 'I' }, { "gid-index", required_argument, NULL, 'g' },
 		{ "loss", required_argument, NULL, O_LOSS }, { "seed", required_argument, NULL, O_SEED },
+		{ "qpn", required_argument, NULL, O_QPN },
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "busy-poll", no_argument, NULL, O_BUSY },
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
@@ -271,6 +274,12 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_SEED:
 			if (!peer_parse_num("--seed", optarg, 0, UINT64_MAX, &o->seed))
 				return false;
+			break;
+		case O_QPN:
+			/* QPs 0 and 1 are the management QPs (IBA 3.5.1). */
+			if (!peer_parse_num("--qpn", optarg, 2, 0xffffff, &v))
+				return false;
+			o->qpn = (uint32_t)v;
 			break;
 		case O_TIMEOUT:
 			if (!peer_parse_num("--timeout", optarg, 1, 3600, &v))
@@ -628,6 +637,7 @@ static int peer_setup(struct peer *p)
 	peer_addr_to_gid(&p->local, hc.gid);
 	/* The port's MTU: a UD message must fit it (IBA: one packet per UD message). */
 	hc.active_mtu = p->o.mtu;
+	hc.first_qpn = p->o.qpn;
 	p->host = rl_host_new(&hc);
 	p->pd = p->host ? rl_alloc_pd(p->host) : NULL;
 	p->cq = p->host ? rl_create_cq(p->host, (int)(2 * depth + 64)) : NULL;

@@ -42,6 +42,7 @@ struct peer_opts {
 	uint16_t port;
 	double loss;
 	uint64_t seed;
+	uint32_t qpn;       /* --qpn; 0: 0x11, as rxe */
 	uint32_t timeout_s;
 	bool json, busy_poll;
 };

@@ -93,16 +93,6 @@ size_t rl_analyzer_outstanding(const struct rl_analyzer *a)
 	return n;
 }
 
-static int32_t an_diff(uint32_t a, uint32_t b)
-{
-	return (int32_t)((a - b) << 8) >> 8;
-}
-
-static uint32_t an_add(uint32_t psn, uint32_t n)
-{
-	return (psn + n) & 0xffffff;
-}
-
 static void an_addrs(const struct rl_pkt *p, uint8_t src[16], uint8_t dst[16])
 {
 	memset(src, 0, 16);
@@ -178,12 +168,12 @@ static struct an_flow *an_request_flow(struct rl_analyzer *a, const struct rl_pk
 static struct an_tx *an_find_tx(struct an_flow *f, uint32_t psn)
 {
 	/* The common case, a new PSN beyond all remembered ones, needs no search. */
-	if (!f->nseen || an_diff(psn, f->hi) > 0)
+	if (!f->nseen || rl_psn_diff(psn, f->hi) > 0)
 		return NULL;
 	for (unsigned k = 0; k < f->nseen; k++) {
 		struct an_tx *t = &f->seen[(f->head + AN_SEEN - 1 - k) % AN_SEEN];
 
-		if (an_diff(psn, t->first) >= 0 && an_diff(t->last, psn) >= 0)
+		if (rl_psn_diff(psn, t->first) >= 0 && rl_psn_diff(t->last, psn) >= 0)
 			return t;
 	}
 	return NULL;
@@ -209,7 +199,7 @@ static struct an_flow *an_response_flow(struct rl_analyzer *a, const struct rl_p
 		/* Not learned yet: the flow whose requests this PSN belongs to, or the only one. */
 		only = f;
 		unlearned++;
-		if (an_find_tx(f, p->bth.psn) || an_diff(p->bth.psn, f->expected) == 0) {
+		if (an_find_tx(f, p->bth.psn) || rl_psn_diff(p->bth.psn, f->expected) == 0) {
 			guess = f;
 			candidates++;
 		}
@@ -248,13 +238,13 @@ static void an_read_ends(struct an_flow *f, uint32_t next)
 		struct an_tx *t = &f->seen[(f->head + AN_SEEN - 1 - k) % AN_SEEN];
 
 		if (t->first == f->read_psn && (rl_opcode_info(t->opcode)->flags & RL_OPF_READ)) {
-			t->last = an_add(next, 0xffffff);
+			t->last = rl_psn_add(next, 0xffffff);
 			break;
 		}
 	}
 	f->hi = f->seen[(f->head + AN_SEEN - 1) % AN_SEEN].last;
 	for (unsigned k = 0; k < f->nseen; k++)
-		if (an_diff(f->seen[k].last, f->hi) > 0)
+		if (rl_psn_diff(f->seen[k].last, f->hi) > 0)
 			f->hi = f->seen[k].last;
 }
 
@@ -268,7 +258,7 @@ static void an_learn_mtu(struct an_flow *f, const struct rl_pkt *p)
 	f->pmtu = (uint32_t)p->payload_len;
 	/* Now the READ's span is known: one PSN per response packet. */
 	if (f->after_read)
-		an_read_ends(f, an_add(f->read_psn, f->read_len ? (f->read_len + f->pmtu - 1) / f->pmtu : 1));
+		an_read_ends(f, rl_psn_add(f->read_psn, f->read_len ? (f->read_len + f->pmtu - 1) / f->pmtu : 1));
 }
 
 static void an_remember(struct an_flow *f, const struct rl_pkt *p, uint64_t frame, uint64_t t_ns, uint32_t span)
@@ -276,10 +266,10 @@ static void an_remember(struct an_flow *f, const struct rl_pkt *p, uint64_t fram
 	struct an_tx *t = &f->seen[f->head];
 
 	t->first = p->bth.psn;
-	t->last = an_add(p->bth.psn, span - 1);
+	t->last = rl_psn_add(p->bth.psn, span - 1);
 	if ((p->op->flags & RL_OPF_READ) && !f->pmtu && (p->hdrs & RL_HDR_RETH))
-		t->last = an_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 255) / 256 - 1 : 0);
-	if (!f->nseen || an_diff(t->last, f->hi) > 0)
+		t->last = rl_psn_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 255) / 256 - 1 : 0);
+	if (!f->nseen || rl_psn_diff(t->last, f->hi) > 0)
 		f->hi = t->last;
 	t->frame = frame;
 	t->t_ns = t_ns;
@@ -297,7 +287,7 @@ static void an_verdict(struct an_flow *f, const struct rl_pkt *p, uint64_t t_ns,
 	int32_t d;
 
 	/* The request after a READ of unknown span, within what that READ may span: the READ ended before it. */
-	if (f->after_read && an_diff(psn, f->read_min) >= 0 && an_diff(f->read_max, psn) >= 0)
+	if (f->after_read && rl_psn_diff(psn, f->read_min) >= 0 && rl_psn_diff(f->read_max, psn) >= 0)
 		an_read_ends(f, psn);
 	prev = an_find_tx(f, psn);
 
@@ -321,7 +311,7 @@ static void an_verdict(struct an_flow *f, const struct rl_pkt *p, uint64_t t_ns,
 			o->verdict = RL_V_DUPLICATE;
 		return;
 	}
-	d = an_diff(psn, f->expected);
+	d = rl_psn_diff(psn, f->expected);
 	if (d == 0) {
 		o->verdict = RL_V_IN_ORDER;
 	} else if (d > 0) {
@@ -372,15 +362,15 @@ static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, con
 		an_verdict(f, p, t_ns, o);
 		/* Go-back-N resends in order: the next one expected again is the one after. */
 		if (o->verdict == RL_V_RETRANSMISSION)
-			f->retx_next = an_add(p->bth.psn, span);
+			f->retx_next = rl_psn_add(p->bth.psn, span);
 		if (o->verdict != RL_V_OUT_OF_ORDER && o->verdict != RL_V_DUPLICATE) {
-			f->expected = an_add(p->bth.psn, span);
+			f->expected = rl_psn_add(p->bth.psn, span);
 			f->after_read = (p->op->flags & RL_OPF_READ) && !f->pmtu;
 			if (f->after_read) {
 				f->read_psn = p->bth.psn;
 				f->read_len = p->reth.dma_len;
-				f->read_min = an_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 4095) / 4096 : 1);
-				f->read_max = an_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 255) / 256 : 1);
+				f->read_min = rl_psn_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 4095) / 4096 : 1);
+				f->read_max = rl_psn_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 255) / 256 : 1);
 			}
 		}
 		f->started = true;
@@ -416,13 +406,13 @@ static void an_ack_range(struct an_flow *f, const struct rl_pkt *p, struct rl_an
 
 	/* A NAK acknowledges what is before its PSN; an ACK includes its PSN. */
 	if (nak)
-		last = an_add(last, 0xffffff);
+		last = rl_psn_add(last, 0xffffff);
 	if (!f->acked_known) {
 		a = an_find_tx(f, last);
 		f->acked_next = a ? a->first : last;
 		f->acked_known = true;
 	}
-	if (an_diff(last, f->acked_next) < 0)
+	if (rl_psn_diff(last, f->acked_next) < 0)
 		return;
 	o->acks = true;
 	o->acked_first = f->acked_next;
@@ -431,7 +421,7 @@ static void an_ack_range(struct an_flow *f, const struct rl_pkt *p, struct rl_an
 	b = an_find_tx(f, o->acked_last);
 	o->acked_first_frame = a ? a->frame : 0;
 	o->acked_last_frame = b ? b->frame : 0;
-	f->acked_next = an_add(last, 1);
+	f->acked_next = rl_psn_add(last, 1);
 }
 
 static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p,
@@ -471,7 +461,7 @@ static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, co
 			o->msg_first_frame = f->rmsg_first;
 			o->msg_total = req ? req->len : 0;
 			o->msg_complete = fl & RL_OPF_LAST;
-			if ((fl & RL_OPF_LAST) && an_diff(p->bth.psn, f->acked_next) >= 0)
+			if ((fl & RL_OPF_LAST) && rl_psn_diff(p->bth.psn, f->acked_next) >= 0)
 				an_ack_range(f, p, o);
 		}
 	}

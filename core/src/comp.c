@@ -161,6 +161,16 @@ static void rl_comp_retry(struct rl_qp *qp, enum rl_retry_cause cause, uint8_t r
 	rl_event(qp, RL_EV_RETRY, qp->comp.psn, (uint64_t)*left, why);
 }
 
+enum rl_wc_status rl_nak_wc_status(uint8_t nak_code)
+{
+	switch (nak_code) {
+	case RL_NAK_INVALID_REQ: return RL_WC_REM_INV_REQ_ERR;
+	case RL_NAK_REM_ACCESS_ERR: return RL_WC_REM_ACCESS_ERR;
+	case RL_NAK_PSN_SEQ_ERR: return RL_WC_SUCCESS; /* not an error: the requester resends */
+	default: return RL_WC_REM_OP_ERR;
+	}
+}
+
 static void rl_comp_nak(struct rl_qp *qp, const struct rl_pkt *p)
 {
 	uint8_t syn = p->aeth.syndrome, code = rl_syndrome_value(syn);
@@ -186,9 +196,7 @@ static void rl_comp_nak(struct rl_qp *qp, const struct rl_pkt *p)
 		qp->stats.seq_naks_recv++;
 		rl_comp_retry(qp, RETRY_NAK, 0, "PSN sequence error NAK: resend from the PSN it names");
 	} else {
-		rl_comp_complete(qp, code == RL_NAK_INVALID_REQ      ? RL_WC_REM_INV_REQ_ERR
-				     : code == RL_NAK_REM_ACCESS_ERR ? RL_WC_REM_ACCESS_ERR
-								     : RL_WC_REM_OP_ERR);
+		rl_comp_complete(qp, rl_nak_wc_status(code));
 	}
 }
 

@@ -137,20 +137,28 @@ void rl_resp_flush(struct rl_qp *qp)
 
 /* ---- the states ------------------------------------------------------------------------------ */
 
+/* IBA 9.7.5.1.1 (C9-101..C9-106): the PSN decides everything. */
+enum rl_psn_verdict rl_psn_check(uint32_t epsn, uint32_t psn)
+{
+	int32_t diff = rl_psn_diff(psn, epsn);
+
+	return diff == 0 ? RL_PSN_IN_ORDER : diff < 0 ? RL_PSN_DUPLICATE : RL_PSN_OUT_OF_ORDER;
+}
+
 /*
- * IBA 9.7.5.1.1 (C9-101..C9-106): the PSN decides everything. Expected: go
- * on. Earlier: a duplicate, answered again but not executed again. Later:
- * packets were lost; NAK once per gap with the PSN expected, drop the rest.
+ * Expected: go on. Earlier: a duplicate, answered again but not executed
+ * again. Later: packets were lost; NAK once per gap with the PSN expected,
+ * drop the rest. UC has no NAKs and UD no sequence at all.
  */
 static enum rl_resp_state rl_resp_check_psn(struct rl_qp *qp, struct rl_resp_ctx *c)
 {
-	int32_t diff = rl_psn_diff(c->pkt->bth.psn, qp->resp.psn);
+	enum rl_psn_verdict v = rl_psn_check(qp->resp.psn, c->pkt->bth.psn);
 
 	if (qp->type == RL_QPT_UD)
 		return RESP_CHECK_OP_SEQ;
 	if (qp->type == RL_QPT_UC) {
 		/* IBA 9.8.3: UC never NAKs; a gap loses the message in progress. */
-		if (diff != 0) {
+		if (v != RL_PSN_IN_ORDER) {
 			qp->stats.out_of_order_drops++;
 			rl_event(qp, RL_EV_PSN_CHECK, c->pkt->bth.psn, RL_PSN_OUT_OF_ORDER,
 				 "UC: a packet was lost; the message in progress is discarded");
@@ -166,7 +174,7 @@ static enum rl_resp_state rl_resp_check_psn(struct rl_qp *qp, struct rl_resp_ctx
 		qp->resp.drop_msg = false;
 		return RESP_CHECK_OP_SEQ;
 	}
-	if (diff > 0) {
+	if (v == RL_PSN_OUT_OF_ORDER) {
 		qp->stats.out_of_order_drops++;
 		rl_event(qp, RL_EV_PSN_CHECK, c->pkt->bth.psn, RL_PSN_OUT_OF_ORDER, "PSN later than expected");
 		if (!qp->resp.nak_sent) {
@@ -176,7 +184,7 @@ static enum rl_resp_state rl_resp_check_psn(struct rl_qp *qp, struct rl_resp_ctx
 		}
 		return RESP_DONE;
 	}
-	if (diff < 0) {
+	if (v == RL_PSN_DUPLICATE) {
 		qp->stats.dup_requests++;
 		rl_event(qp, RL_EV_PSN_CHECK, c->pkt->bth.psn, RL_PSN_DUPLICATE, "PSN already seen");
 		return RESP_DUPLICATE;

@@ -143,13 +143,6 @@ struct rl_qp {
 
 /* ---- helpers shared by the modules ------------------------------------------ */
 
-/* 24-bit PSN arithmetic (IBA 9.7.2): a - b as a signed distance. */
-static inline int32_t rl_psn_diff(uint32_t a, uint32_t b)
-{
-	return (int32_t)((a - b) << 8) >> 8;
-}
-static inline uint32_t rl_psn_add(uint32_t psn, uint32_t n) { return (psn + n) & 0xffffff; }
-
 void rl_host_set_error(struct rl_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text);
 

@@ -126,6 +126,29 @@ static void test_aeth_tables(void)
 	CU_ASSERT_STRING_EQUAL(rl_nak_code_name(RL_NAK_PSN_SEQ_ERR), "PSN sequence error");
 }
 
+/* IBA 9.7.2 and 9.7.5.1.1: the PSN space is 2^24 and wraps; half behind ePSN is "duplicate". */
+static void test_psn_space(void)
+{
+	CU_ASSERT_EQUAL(rl_psn_diff(5, 3), 2);
+	CU_ASSERT_EQUAL(rl_psn_diff(3, 5), -2);
+	CU_ASSERT_EQUAL(rl_psn_diff(0, 0xffffff), 1);
+	CU_ASSERT_EQUAL(rl_psn_diff(0xffffff, 0), -1);
+	CU_ASSERT_EQUAL(rl_psn_diff(0x7fffff, 0), 0x7fffff);
+	CU_ASSERT_EQUAL(rl_psn_diff(0x800000, 0), -0x800000);
+	CU_ASSERT_EQUAL(rl_psn_add(0xfffffe, 3), 1);
+	CU_ASSERT_EQUAL(rl_psn_check(100, 100), RL_PSN_IN_ORDER);
+	CU_ASSERT_EQUAL(rl_psn_check(100, 99), RL_PSN_DUPLICATE);
+	CU_ASSERT_EQUAL(rl_psn_check(100, 101), RL_PSN_OUT_OF_ORDER);
+	CU_ASSERT_EQUAL(rl_psn_check(0, 0xffffff), RL_PSN_DUPLICATE);
+	CU_ASSERT_EQUAL(rl_psn_check(0xffffff, 0), RL_PSN_OUT_OF_ORDER);
+	CU_ASSERT_EQUAL(rl_psn_check(0x800000, 0), RL_PSN_DUPLICATE);   /* exactly 2^23 behind */
+	CU_ASSERT_EQUAL(rl_psn_check(0x800001, 0), RL_PSN_OUT_OF_ORDER); /* 2^23 - 1 ahead */
+	/* The libibverbs numbers a learner sees in ibv_wc_status_str(): 9, 10, 11. */
+	CU_ASSERT_EQUAL(rl_nak_wc_status(RL_NAK_INVALID_REQ), 9);
+	CU_ASSERT_EQUAL(rl_nak_wc_status(RL_NAK_REM_ACCESS_ERR), 10);
+	CU_ASSERT_EQUAL(rl_nak_wc_status(RL_NAK_REM_OP_ERR), 11);
+}
+
 int tl_suite_opcode(void)
 {
 	CU_pSuite s = CU_add_suite("opcode", NULL, NULL);
@@ -134,5 +157,6 @@ int tl_suite_opcode(void)
 	       !CU_add_test(s, "reserved opcodes are unknown", test_reserved_rows) ||
 	       !CU_add_test(s, "table is self-consistent", test_table_consistency) ||
 	       !CU_add_test(s, "extended header offsets", test_hdr_offsets) ||
-	       !CU_add_test(s, "AETH syndrome, RNR timer, credits", test_aeth_tables);
+	       !CU_add_test(s, "AETH syndrome, RNR timer, credits", test_aeth_tables) ||
+	       !CU_add_test(s, "PSN distance, the responder's check, NAK statuses", test_psn_space);
 }

@@ -46,6 +46,14 @@ static inline void rl_setbits8(uint8_t *p, uint8_t mask, unsigned shift, unsigne
  *   byte 8      AckReq(1) Resv7(7)
  *   bytes 9-11  PSN
  */
+/*
+ * PSNs are 24 bits and wrap from 0xffffff to 0 (IBA 9.7.2): compare them by
+ * their distance, never with < on the raw numbers. a - b, as a signed
+ * distance from -2^23 to 2^23 - 1.
+ */
+static inline int32_t rl_psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; }
+static inline uint32_t rl_psn_add(uint32_t psn, uint32_t n) { return (psn + n) & 0xffffff; }
+
 static inline uint8_t rl_bth_opcode(const uint8_t *b) { return b[0]; }
 static inline bool rl_bth_se(const uint8_t *b) { return b[1] & 0x80; }
 static inline bool rl_bth_migreq(const uint8_t *b) { return b[1] & 0x40; }

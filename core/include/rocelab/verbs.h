@@ -219,6 +219,15 @@ const char *rl_event_name(enum rl_event_type t);
 
 enum rl_psn_verdict { RL_PSN_IN_ORDER, RL_PSN_DUPLICATE, RL_PSN_OUT_OF_ORDER };
 const char *rl_psn_verdict_name(enum rl_psn_verdict v);
+/*
+ * The RC responder's PSN check (IBA 9.7.5.1.1): a request with PSN @psn when
+ * @epsn is expected. IN_ORDER: execute it. DUPLICATE (the 2^23 PSNs before
+ * @epsn): answer again, do not execute again. OUT_OF_ORDER (the rest):
+ * packets were lost; NAK with @epsn, once per gap, and drop it.
+ */
+enum rl_psn_verdict rl_psn_check(uint32_t epsn, uint32_t psn);
+/* The completion status of a work request its NAK code fails (IBA 9.7.5.2.4, 10.8.3.1). */
+enum rl_wc_status rl_nak_wc_status(uint8_t nak_code);
 
 struct rl_event {
 	enum rl_event_type type;
