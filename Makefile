@@ -106,12 +106,15 @@ scenarios: all
 	sh tests/scenarios/run.sh $(B)/rocelab
 
 # rocelab peer between two namespaces; again under ASan+UBSan.
+# The coding exercises' checkers compare the learner's code with the core's.
+GRADE_LIBS = $(abspath $(B))/librocelab.a $(CRC_LIBS) -lz
+
 grade: all
-	@sh scripts/grade.sh $(B)/rocelab
+	@GRADE_LIBS="$(GRADE_LIBS)" sh scripts/grade.sh $(B)/rocelab
 
 lab-test: all plugin $(B)/rocelab-asan
-	sh tests/labs/run.sh $(B)/rocelab $(B)/plugin/rocelab.so
-	sh tests/labs/run.sh $(B)/rocelab-asan $(B)/plugin/rocelab.so
+	GRADE_LIBS="$(GRADE_LIBS)" sh tests/labs/run.sh $(B)/rocelab $(B)/plugin/rocelab.so
+	GRADE_LIBS="$(GRADE_LIBS)" sh tests/labs/run.sh $(B)/rocelab-asan $(B)/plugin/rocelab.so
 
 peer-test: all $(B)/rocelab-asan
 	sh tests/peer/run.sh $(B)/rocelab

@@ -21,115 +21,16 @@
 #include "grade.h"
 #include "rocelab/rocelab.h"
 
-#define GRADE_MAX_Q 16
+#define GRADE_MAX_FRAMES 200000
 
-struct grade_q {
-	const char *key;
-	const char *what;
-	unsigned points;
-	bool known;     /* the capture holds the answer */
-	uint64_t truth;
-	const char *how; /* where to look, said when the answer is wrong */
-};
-
-/* One lab's questions, their true answers filled in from a capture. */
-struct grade_lab {
-	const char *num;
-	int (*facts)(pcap_t *pc, struct grade_q *q, int n);
-	struct grade_q q[GRADE_MAX_Q];
-};
-
-static bool grade_same_src(const struct rl_pkt *a, const struct rl_pkt *b)
-{
-	if (a->l3 != b->l3)
-		return false;
-	return a->l3 == RL_L3_IPV4 ? !memcmp(a->ip4.src, b->ip4.src, 4) : !memcmp(a->ip6.src, b->ip6.src, 16);
-}
-
-static struct grade_q *grade_q(struct grade_q *q, int n, const char *key)
+void grade_set(struct grade_q *q, int n, const char *key, uint64_t v)
 {
 	for (int i = 0; i < n; i++)
-		if (!strcmp(q[i].key, key))
-			return &q[i];
-	return NULL;
-}
-
-static void grade_set(struct grade_q *q, int n, const char *key, uint64_t v)
-{
-	struct grade_q *x = grade_q(q, n, key);
-
-	if (x && !x->known) {
-		x->known = true;
-		x->truth = v;
-	}
-}
-
-/*
- * Lab 01: the RoCE frames; the two starting PSNs (the client is whoever sent
- * the first request); the client's PSN step; the frame that acknowledges the
- * client's first SEND, and its MSN.
- */
-static int grade_facts_01(pcap_t *pc, struct grade_q *q, int n)
-{
-	struct rl_analyzer *an = rl_analyzer_new();
-	struct pcap_pkthdr *h;
-	const u_char *d;
-	struct rl_pkt pkt, client;
-	struct rl_annotation a;
-	enum rl_link link = (enum rl_link)pcap_datalink(pc);
-	uint64_t frame = 0, roce = 0, requests_a = 0;
-	uint32_t psn_a = 0;
-	bool have_client = false;
-	int r;
-
-	if (!an)
-		return -1;
-	memset(&client, 0, sizeof(client));
-	while ((r = pcap_next_ex(pc, &h, &d)) == 1) {
-		enum rl_status st = rl_decode(link, d, h->caplen, &pkt);
-
-		frame++;
-		rl_analyze(an, frame, (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u, &pkt, st, &a);
-		if (st == RL_NOT_ROCE || rl_status_fatal(st))
-			continue;
-		roce++;
-		if (a.role == RL_ROLE_REQUEST && !have_client) {
-			client = pkt;
-			have_client = true;
+		if (!strcmp(q[i].key, key) && !q[i].known) {
+			q[i].known = true;
+			q[i].truth = v;
 		}
-		if (a.role == RL_ROLE_REQUEST && grade_same_src(&pkt, &client)) {
-			if (++requests_a == 1)
-				psn_a = pkt.bth.psn;
-			else if (requests_a == 2)
-				grade_set(q, n, "3", (pkt.bth.psn - psn_a) & 0xffffff);
-			grade_set(q, n, "2a", pkt.bth.psn);
-		} else if (a.role == RL_ROLE_REQUEST) {
-			grade_set(q, n, "2b", pkt.bth.psn);
-		} else if (a.role == RL_ROLE_RESPONSE && a.acks && have_client && !grade_same_src(&pkt, &client) &&
-			   ((psn_a - a.acked_first) & 0xffffff) <= ((a.acked_last - a.acked_first) & 0xffffff)) {
-			grade_set(q, n, "4a", frame);
-			grade_set(q, n, "4b", pkt.aeth.msn);
-		}
-	}
-	rl_analyzer_free(an);
-	grade_set(q, n, "1", roce);
-	return r == -1 ? -1 : 0;
 }
-
-static struct grade_lab grade_labs[] = {
-	{ "01", grade_facts_01,
-	  { { "1", "how many RoCE frames the capture holds", 1, false, 0,
-	      "the last line of 'rocelab explain', or Statistics -> Protocol Hierarchy" },
-	    { "2a", "the client's starting PSN", 1, false, 0, "the PSN of the client's first SEND" },
-	    { "2b", "the server's starting PSN", 1, false, 0, "the PSN of the server's first SEND" },
-	    { "3", "the PSN step from one client SEND to the next", 1, false, 0,
-	      "one PSN per packet, and each SEND here is one packet (IBA 9.7.2)" },
-	    { "4a", "the frame that acknowledges the client's first SEND", 1, false, 0,
-	      "an RC Acknowledge from the server whose PSN is that SEND's" },
-	    { "4b", "the MSN in that acknowledgement", 1, false, 0, "the AETH of that frame (IBA 9.7.5.1)" } } },
-};
-
-#define GRADE_NLABS (sizeof(grade_labs) / sizeof(grade_labs[0]))
 
 static int grade_nq(const struct grade_lab *g)
 {
@@ -138,6 +39,54 @@ static int grade_nq(const struct grade_lab *g)
 	while (n < GRADE_MAX_Q && g->q[n].key)
 		n++;
 	return n;
+}
+
+/*
+ * Every RoCE frame of @pc, decoded and analyzed once, as `rocelab explain`
+ * does. Returns 0, 1 if the capture is cut short or longer than we keep
+ * (graded on what was read), -1 if out of memory.
+ */
+static int grade_load(pcap_t *pc, struct grade_cap *c)
+{
+	struct rl_analyzer *an = rl_analyzer_new();
+	enum rl_link link = (enum rl_link)pcap_datalink(pc);
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	size_t cap = 0;
+	uint64_t no = 0;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	if (!an)
+		return -1;
+	while ((r = pcap_next_ex(pc, &h, &d)) == 1 && c->n < GRADE_MAX_FRAMES) {
+		struct grade_frame *f;
+		enum rl_status st;
+
+		if (c->n == cap) {
+			struct grade_frame *m = realloc(c->f, (cap = cap ? 2 * cap : 256) * sizeof(*m));
+
+			if (!m) {
+				rl_analyzer_free(an);
+				return -1;
+			}
+			c->f = m;
+		}
+		f = &c->f[c->n];
+		f->no = ++no;
+		st = rl_decode(link, d, h->caplen, &f->p);
+		rl_analyze(an, no, (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u, &f->p, st,
+			   &f->a);
+		if (st == RL_NOT_ROCE || rl_status_fatal(st))
+			continue;
+		f->p.payload = NULL;
+		c->n++;
+	}
+	rl_analyzer_free(an);
+	for (size_t i = 0; i < c->n && !c->client; i++)
+		if (c->f[i].a.role == RL_ROLE_REQUEST)
+			c->client = &c->f[i];
+	return r == 1 || r == -1 ? 1 : 0;
 }
 
 /* The learner's answer to @key: 1 found, 0 not answered, -1 not a number (@raw says what it was). */
@@ -179,11 +128,12 @@ int grade_lab(const char *num, const char *answers, const char *capture)
 	struct grade_lab *g = NULL;
 	char eb[PCAP_ERRBUF_SIZE], raw[64];
 	unsigned got = 0, max = 0;
+	struct grade_cap cap;
 	pcap_t *pc;
 	FILE *f;
-	int n;
+	int n, r;
 
-	for (size_t i = 0; i < GRADE_NLABS; i++)
+	for (size_t i = 0; i < grade_nlabs; i++)
 		if (!strcmp(grade_labs[i].num, num))
 			g = &grade_labs[i];
 	if (!g) {
@@ -198,9 +148,18 @@ int grade_lab(const char *num, const char *answers, const char *capture)
 	}
 	for (int i = 0; i < n; i++)
 		g->q[i].known = false;
-	if (g->facts(pc, g->q, n))
-		fprintf(stderr, "rocelab lab: note: %s is cut short; graded on what it holds\n", capture);
+	r = grade_load(pc, &cap);
 	pcap_close(pc);
+	if (r < 0) {
+		cli_error("lab", "out of memory reading %s", capture);
+		free(cap.f);
+		return CLI_ERR;
+	}
+	if (r)
+		fprintf(stderr, "rocelab lab: note: %s is cut short or very long; graded on its first %zu RoCE frames\n",
+			capture, cap.n);
+	g->facts(&cap, g->q, n);
+	free(cap.f);
 	f = fopen(answers, "r");
 	if (!f) {
 		cli_error("lab", "cannot read the answers file %s: %s", answers, strerror(errno));

@@ -117,59 +117,99 @@ done
 
 # ---- grading: the reference solutions score full marks, blanks and skeletons zero, -------
 # ---- a subtly wrong answer loses exactly its marks ---------------------------------------
+# The reference answers come from Wireshark's own dissector (solution/answers.sh runs tshark),
+# not from the grader, so each full score is the grader agreeing with an oracle we did not write.
+export GRADE_LIBS="${GRADE_LIBS:-$LABS/../build/librocelab.a -lisal -lz}"
 G=$T/grade
-mkdir -p "$G/ans"
-(cd "$T/g" && "$R" lab run 01 --gen >/dev/null 2>&1)
+mkdir -p "$G/ans" "$G/labs/out"
+# questions NUM CAPTURE WHERE: reference answers full, blank zero, one answer one off loses one mark
+questions() {
+    num=$1 cap=$2 where=$3
+    d=$(ls -d "$LABS/$num"-*)
+    score() { "$R" lab grade "$num" --capture "$cap" --answers "$1" 2>&1 | tee "$G/out" | sed -n "s/^score $num questions //p"; }
+    if ! sh "$d/solution/answers.sh" "$cap" >"$G/ans/$num.txt" 2>"$G/sol.err"; then
+        fail "lab $num ($where): solution/answers.sh failed: $(head -c 300 "$G/sol.err")"; return
+    fi
+    s=$(score "$G/ans/$num.txt")
+    max=${s#*/}
+    if [ -n "$s" ] && [ "${s%/*}" = "$max" ] && [ "$max" -gt 0 ]; then
+        pass "lab $num questions ($where): the reference answers, read with tshark, score $s"
+    else
+        fail "lab $num questions ($where): the reference answers score '$s': $(grep -v right "$G/out" | tr '\n' ' ' | head -c 400)"
+    fi
+    s=$(score "$d/answers.txt")
+    [ "$s" = "0/$max" ] && pass "lab $num questions ($where): the blank answers file scores $s" ||
+        fail "lab $num blank answers ($where) score '$s'"
+    key=$(grep -v '^#' "$G/ans/$num.txt" | tail -n 1 | cut -d: -f1)
+    awk -F': ' -v k="$key" '$1 == k { printf "%s: %d\n", $1, $2 + 1; next } { print }' "$G/ans/$num.txt" >"$G/wrong.txt"
+    s=$(score "$G/wrong.txt")
+    if [ "$s" = "$((max - 1))/$max" ] && grep -q "^  $key  *0/1 .*: not .*; look at " "$G/out"; then
+        pass "lab $num questions ($where): answer $key one off loses that mark only, and says where to look"
+    else
+        fail "lab $num one wrong answer ($where): '$s' $(grep "^  $key " "$G/out")"
+    fi
+}
+for l in $labs; do
+    num=${l%%-*}
+    [ -f "$LABS/$l/answers.txt" ] || { fail "lab $l: no answers.txt"; continue; }
+    cp "$T/g/labs/out/$l.pcap" "$G/labs/out/"
+    questions "$num" "$T/g/labs/out/$l.pcap" "rocelab gen capture"
+done
 CAP=$T/g/labs/out/01-first-capture.pcap
-# The reference answers come from Wireshark's own dissector (tshark), not from the grader.
-sh "$LABS/01-first-capture/solution/answers.sh" "$CAP" >"$G/ans/01.txt" 2>"$G/sol.err"
-score() { "$R" lab grade 01 --capture "$CAP" --answers "$1" 2>&1 | tee "$G/out" | sed -n 's/^score 01 questions //p'; }
-s=$(score "$G/ans/01.txt")
-[ "$s" = 6/6 ] && pass "lab 01 questions: the reference answers (read with tshark) score 6/6" ||
-    fail "lab 01 reference answers score '$s': $(cat "$G/ans/01.txt" "$G/sol.err" | tr '\n' ' ')"
-s=$(score "$LABS/01-first-capture/answers.txt")
-[ "$s" = 0/6 ] && grep -q "not answered" "$G/out" && pass "lab 01 questions: the blank answers file scores 0/6" ||
-    fail "lab 01 blank answers score '$s'"
-awk -F': ' '$1 == "4b" { print $1 ": " $2 + 1; next } { print }' "$G/ans/01.txt" >"$G/wrong.txt"
-s=$(score "$G/wrong.txt")
-[ "$s" = 5/6 ] && grep -q "^  4b  0/1 .*look at the AETH" "$G/out" &&
-    pass "lab 01 questions: an MSN one off loses that question's mark only, and says where to look" ||
-    fail "lab 01 one wrong MSN scores '$s': $(grep 4b "$G/out")"
 sed 's/^1: .*/1: twenty/' "$G/ans/01.txt" >"$G/nan.txt"
-s=$(score "$G/nan.txt")
+s=$("$R" lab grade 01 --capture "$CAP" --answers "$G/nan.txt" 2>&1 | tee "$G/out" | sed -n 's/^score 01 questions //p')
 [ "$s" = 5/6 ] && grep -q "'twenty' is not a number" "$G/out" && pass "lab 01 questions: a word for a number is named" ||
     fail "lab 01 'twenty': '$s'"
 if "$R" lab grade 01 --capture "$T/none.pcap" --answers "$G/ans/01.txt" >"$G/out" 2>&1; then fail "grading without a capture succeeded"
 elif grep -q "run 'rocelab lab run 01' first" "$G/out"; then pass "grading without a capture says to run the lab"
 else fail "grading without a capture: $(cat "$G/out")"; fi
-# Coding: the checker against the solution, the skeleton, a subtly wrong and a broken copy.
-mkdir -p "$G/labs/01-first-capture/wrong" "$G/labs/01-first-capture/broken"
-cp -r "$LABS/01-first-capture/exercise" "$G/labs/01-first-capture/"
-sed 's/b->dqpn = .*/b->dqpn = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];/' \
-    "$LABS/01-first-capture/solution/bth.c" >"$G/labs/01-first-capture/wrong/bth.c"
-sed 's/return 0;/return 0/' "$LABS/01-first-capture/solution/bth.c" >"$G/labs/01-first-capture/broken/bth.c"
+
+# Coding: each checker against the solution, the untouched skeleton, a subtly wrong and a broken copy.
+for l in $labs; do cp -r "$LABS/$l" "$G/labs/"; done
 cp -r "$LABS/grade" "$G/labs/"
 mkdir -p "$G/core" && cp -r "$LABS/../core/include" "$G/core/"
-bth() { (cd "$G" && GRADE_FROM=$1 sh "$LABS/../scripts/grade.sh" "$R" >"$G/g.out" 2>&1); sed -n 's/^01    bth        //p' "$G/g.out"; }
-grade_in() { rm -rf "$G/labs/01-first-capture/$1"; cp -r "$LABS/01-first-capture/$1" "$G/labs/01-first-capture/"; }
-grade_in solution
-s=$(bth solution)
-[ "$s" = 12/12 ] && pass "lab 01 BTH exercise: the reference solution scores 12/12" || fail "BTH solution: '$s' $(tail -5 "$G/g.out")"
-s=$(bth exercise)
-[ "$s" = 0/12 ] && pass "lab 01 BTH exercise: the untouched skeleton scores 0/12" || fail "BTH skeleton: '$s'"
-s=$(bth wrong)
-[ "$s" = 11/12 ] && grep -q "FAIL DestQP of the BTH .*you read 0x" "$G/g.out" &&
-    pass "lab 01 BTH exercise: DestQP read with byte 4's reserved bits loses that field's mark, and names a header" ||
-    fail "BTH wrong DestQP: '$s' $(grep FAIL "$G/g.out" | head -2)"
-s=$(bth broken)
-[ "$s" = 0/12 ] && grep -q "does not compile" "$G/g.out" && pass "lab 01 BTH exercise: code that does not compile scores 0 and says so" ||
+L01=$G/labs/01-first-capture L07=$G/labs/07-loss-go-back-n L10=$G/labs/10-icrc-by-hand
+mkdir -p "$L01/wrong" "$L01/broken" "$L07/wrong" "$L10/wrong"
+sed 's/b->dqpn = .*/b->dqpn = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];/' \
+    "$L01/solution/bth.c" >"$L01/wrong/bth.c"
+sed 's/return 0;/return 0/' "$L01/solution/bth.c" >"$L01/broken/bth.c"
+# PSN distance as a plain 32-bit subtraction: right until the PSNs wrap or lie far apart.
+sed 's/uint32_t d = (a - b) & 0xffffff;.*/return (int32_t)(a - b);/; /return d & 0x800000/d' \
+    "$L07/solution/psn.c" >"$L07/wrong/psn.c"
+# The ICRC with the UDP checksum left as it is.
+grep -v '/\* UDP checksum' "$L10/solution/icrc.c" >"$L10/wrong/icrc.c"
+# coding_score FROM NUM NAME: that row of make grade's table, graded from FROM/
+coding_score() {
+    (cd "$G" && GRADE_FROM=$1 sh "$LABS/../scripts/grade.sh" "$R" >"$G/g.$1.out" 2>&1)
+    awk -v n="$2" -v x="$3" '$1 == n && $2 == x { print $3 }' "$G/g.$1.out"
+}
+coding() {
+    num=$1 name=$2 max=$3 wrong=$4 says=$5
+    s=$(coding_score solution "$num" "$name")
+    [ "$s" = "$max/$max" ] && pass "lab $num $name exercise: the reference solution scores $s" ||
+        fail "lab $num $name solution: '$s' $(grep -A3 "lab $num, $name" "$G/g.solution.out" | tr '\n' ' ')"
+    s=$(coding_score exercise "$num" "$name")
+    [ "$s" = "0/$max" ] && pass "lab $num $name exercise: the untouched skeleton scores $s" ||
+        fail "lab $num $name skeleton: '$s'"
+    s=$(coding_score wrong "$num" "$name")
+    [ "$s" = "$wrong/$max" ] && grep -q "FAIL $says" "$G/g.wrong.out" &&
+        pass "lab $num $name exercise: a subtly wrong version scores $s and names the case ('$says')" ||
+        fail "lab $num $name wrong: '$s' $(grep FAIL "$G/g.wrong.out" | head -2)"
+}
+coding 01 bth 12 11 "DestQP of the BTH .*you read 0x"
+coding 07 psn 8 3 "lab_psn_diff: across the wrap.*returned -"
+coding 10 icrc 6 5 "IPv4 with a random UDP checksum"
+s=$(coding_score broken 01 bth)
+[ "$s" = 0/12 ] && grep -q "does not compile" "$G/g.broken.out" && pass "lab 01 BTH exercise: code that does not compile scores 0 and says so" ||
     fail "BTH broken: '$s'"
-# make grade's table with the reference solutions.
-mkdir -p "$G/labs/out" && cp "$CAP" "$G/labs/out/"
-cp "$LABS/01-first-capture/answers.txt" "$G/labs/01-first-capture/"
+# make grade's table with every reference solution and answer.
 (cd "$G" && GRADE_FROM=solution GRADE_ANSWERS="$G/ans" sh "$LABS/../scripts/grade.sh" "$R" >"$G/g.out" 2>&1)
-if grep -q "^total *18/18" "$G/g.out"; then pass "make grade: the reference solutions score 18/18 in the table"
-else fail "make grade table: $(tail -5 "$G/g.out" | tr '\n' ' ')"; fi
+t=$(sed -n 's/^total *//p' "$G/g.out")
+if [ -n "$t" ] && [ "${t%/*}" = "${t#*/}" ] && [ "${t#*/}" -gt 60 ] && [ "$(grep -c '^[0-9][0-9] ' "$G/g.out")" -ge 15 ]; then
+    pass "make grade: every reference solution and answer file, $(grep -c '^[0-9][0-9] ' "$G/g.out") rows, total $t"
+else
+    fail "make grade table: $(tail -18 "$G/g.out" | tr '\n' ' ')"
+fi
 
 # ---- without root: the lab says it runs on gen ---------------------------------------------
 if [ "$(id -u)" -eq 0 ]; then
@@ -196,6 +236,7 @@ else
         if (cd "$T/w" && "$R" lab run "$num" >"$T/w.out" 2>&1) && capture_ok "lab $l" "$T/w/labs/out/$l.pcap"; then
             if gone; then pass "lab $l over veth: $(grep -c '^step ' "$T/w.out") step(s), a capture of RoCEv2 with good ICRCs, nothing left behind"
             else fail "lab $l: the namespaces are still there afterwards"; fi
+            questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
         else
             fail "lab $l over veth: $(tail -c 400 "$T/w.out")"
         fi
