@@ -126,6 +126,13 @@ pair "cmp-swap" --op cmp-swap --iters 500
 pair "write json" --op write --iters 50 --json
 if grep -q '"bw_avg_mbps":' "$T/cli"; then pass "--json has the bandwidth"; else fail "--json: $(cat "$T/cli")"; fi
 
+# --qpn: the numbers both ends chose, as Wireshark's own dissector reads them off the wire.
+SERVER_OPTS="--qpn 0x345"
+pair "send with --qpn at both ends" --op send --iters 5 --qpn 0x1234
+q=$(tshark -r "$T/cap.pcap" -Y infiniband -T fields -e ip.src -e infiniband.bth.destqp 2>/dev/null | sort -u | tr '\t\n' ': ')
+[ "$q" = "10.79.0.1:0x000345 10.79.0.2:0x001234 " ] && pass "--qpn: requests go to QP 0x345, ACKs to QP 0x1234" ||
+    fail "--qpn: tshark reads '$q'"
+
 SERVER_OPTS="--loss 0.02 --seed 3"
 pair "write, 2% loss at both ends" --op write --iters 60 --loss 0.02 --seed 4
 if grep -q '0 dropped on purpose' "$T/cli"; then fail "--loss dropped nothing at the client"; else pass "--loss dropped frames"; fi
