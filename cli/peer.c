@@ -579,7 +579,12 @@ static int peer_exchange(struct peer *p)
 		cli_error("peer", "the client hung up before the connection exchange (its own message says why)");
 		return -1;
 	}
-	if (!ok || !peer_dest_parse(theirs, &p->them)) {
+	if (!ok) {
+		cli_error("peer", "the server hung up during the connection exchange: its own output says why (a "
+			  "--gid-index it cannot use, for example)");
+		return -1;
+	}
+	if (!peer_dest_parse(theirs, &p->them)) {
 		cli_error("peer", "the connection exchange failed: the other side is not a pingpong-style peer");
 		return -1;
 	}

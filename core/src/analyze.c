@@ -44,6 +44,8 @@ struct an_flow {
 	/* A reason to resend: a NAK or RNR NAK asked for PSNs from retx_next on. */
 	bool retx_pending;
 	uint32_t retx_next;
+	uint64_t nak_frame;       /* the latest such NAK, and the PSN it named */
+	uint32_t nak_psn;
 
 	uint32_t acked_next;      /* first PSN not acknowledged yet */
 	bool acked_known;
@@ -300,12 +302,15 @@ static void an_verdict(struct an_flow *f, const struct rl_pkt *p, uint64_t t_ns,
 		o->original_frame = prev->frame;
 		/*
 		 * Seen before. A resend has a reason: a NAK or RNR NAK asked for
-		 * it (and go-back-N continues in order from there), a timeout
+		 * it (and go-back-N continues in order from there), a NAK for it
+		 * or an earlier PSN came after it was last sent (a round of
+		 * go-back-N still under way when the next NAK arrives), a timeout
 		 * passed (IBA 9.7.6.2), or a READ asks again for its missing rest.
 		 * Without a reason, the network copied the packet.
 		 */
-		if ((f->retx_pending && psn == f->retx_next) || t_ns - prev->t_ns >= AN_TIMEOUT_NS ||
-		    ((p->op->flags & RL_OPF_READ) && psn != prev->first))
+		if ((f->retx_pending && psn == f->retx_next) ||
+		    (f->nak_frame > prev->frame && rl_psn_diff(psn, f->nak_psn) >= 0) ||
+		    t_ns - prev->t_ns >= AN_TIMEOUT_NS || ((p->op->flags & RL_OPF_READ) && psn != prev->first))
 			o->verdict = RL_V_RETRANSMISSION;
 		else
 			o->verdict = RL_V_DUPLICATE;
@@ -361,7 +366,7 @@ static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, con
 	if (f->tr != RL_TR_UD) {
 		an_verdict(f, p, t_ns, o);
 		/* Go-back-N resends in order: the next one expected again is the one after. */
-		if (o->verdict == RL_V_RETRANSMISSION)
+		if (o->verdict == RL_V_RETRANSMISSION && p->bth.psn == f->retx_next)
 			f->retx_next = rl_psn_add(p->bth.psn, span);
 		if (o->verdict != RL_V_OUT_OF_ORDER && o->verdict != RL_V_DUPLICATE) {
 			f->expected = rl_psn_add(p->bth.psn, span);
@@ -443,6 +448,8 @@ static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, co
 		if (f && o->resend_from_psn == p->bth.psn && !o->wr_fails) {
 			f->retx_pending = true;
 			f->retx_next = p->bth.psn;
+			f->nak_frame = frame;
+			f->nak_psn = p->bth.psn;
 		}
 		if (f && rl_syndrome_type(p->aeth.syndrome) == RL_AETH_NAK)
 			an_ack_range(f, p, o);

@@ -197,6 +197,10 @@ refused_pair "--gid-index 0 is link-local" "is the link-local default GID fe80::
 refused_pair "--gid-index of the wrong family" "GID index 2 (fd79::1) is IPv6" --client 10.79.0.2 -g 2
 refused_pair "--gid-index past the table" "GID index 9 is not in the GID table of $VA, which has 3" \
     --client 10.79.0.2 -x 9
+SERVER_OPTS="-g 0"
+refused_pair "a server with an unusable --gid-index: the client says to read the server's output" \
+    "the server hung up during the connection exchange: its own output says why" --client 10.79.0.2 --iters 5 --timeout 5
+SERVER_OPTS=
 refused_pair "--interface that does not exist" "no such interface" --client 10.79.0.2 --interface nosuch0
 refused_pair "no route" "no route to 10.80.0.9" --client 10.80.0.9
 

@@ -75,6 +75,40 @@ static void test_verdicts(void)
 }
 
 /*
+ * Go-back-N with a second NAK while the first round is still being sent
+ * (the lab 07 case): SENDs 200..205; NAK 201; the round resends 201..203,
+ * then NAK 202 arrives; the first round goes on (204, 205) and the second
+ * resends 202... Every one of them is a retransmission, none a network
+ * copy; a packet sent twice in a row without any NAK in between still is.
+ */
+static void test_two_naks(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	static const uint32_t round[] = { 201, 202, 203, 0, 204, 205, 202, 203, 204, 205 };
+	uint64_t frame = 1;
+
+	struct rl_pkt d;
+
+	for (uint32_t psn = 200; psn <= 205; psn++)
+		feed(a, frame++, 0x04, 0x12, psn, true, &o);
+	feed_pkt(a, frame++, 0x11, 0x60, 0x11, 201, false, &o, &d); /* NAK: PSN sequence error, 201 expected */
+	CU_ASSERT_EQUAL(o.resend_from_psn, 201);
+	for (size_t i = 0; i < sizeof(round) / sizeof(round[0]); i++) {
+		if (!round[i]) {
+			feed_pkt(a, frame++, 0x11, 0x60, 0x11, 202, false, &o, &d);
+			CU_ASSERT_TRUE(o.nak);
+			continue;
+		}
+		feed(a, frame++, 0x04, 0x12, round[i], true, &o);
+		CU_ASSERT_EQUAL(o.verdict, RL_V_RETRANSMISSION);
+	}
+	feed(a, frame++, 0x04, 0x12, 205, true, &o);
+	CU_ASSERT_EQUAL(o.verdict, RL_V_DUPLICATE);
+	rl_analyzer_free(a);
+}
+
+/*
  * The words come from the annotation and the packet alone, after the
  * analyzer is gone: a NAK (PSN sequence error, IBA 9.7.5.2.4) says where the
  * requester resumes, and a frame that is not RoCE gets no words at all.
@@ -171,6 +205,7 @@ int tl_suite_analyze(void)
 	CU_pSuite s = CU_add_suite("analyze", NULL, NULL);
 
 	return !s || !CU_add_test(s, "verdicts and ACK links on a crafted stream", test_verdicts) ||
+	       !CU_add_test(s, "go-back-N: a second NAK during a round, all retransmissions", test_two_naks) ||
 	       !CU_add_test(s, "memory follows live QPs, not the capture", test_memory_bounded) ||
 	       !CU_add_test(s, "words made from an annotation, after the analyzer is gone", test_words) ||
 	       !CU_add_test(s, "the requests after a READ of unknown span are in order", test_after_read);
