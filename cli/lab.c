@@ -86,7 +86,7 @@ static const struct lab lab_table[] = {
 	{ "04", "rdma-read", "RDMA READ: request, responses, AETH, outstanding reads", 1500,
 	  { { "four 8 KiB RDMA READs, two outstanding", "", "--op read --size 8192 --iters 4 --window 2", NULL,
 	      false } },
-	  "read", "open it in Wireshark; filter `rocelab.request_frame` and follow each READ response to its request" },
+	  "read-bw --count 4 --size 8192 --window 2", "open it in Wireshark; filter `rocelab.request_frame` and follow each READ response to its request" },
 	{ "05", "atomics", "atomics: AtomicETH, AtomicAckETH, the original value", 1500,
 	  { { "three Fetch&Adds", "", "--op fetch-add --iters 3", NULL, false },
 	    { "three Compare&Swaps (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 --op cmp-swap --iters 3", NULL, false } },

@@ -156,6 +156,9 @@ const char *rl_describe_opcode(uint8_t opcode)
 		return "resynchronises the PSN of an RD EE context";
 	if (f & RL_OPF_ATOMIC)
 		return "an atomic operation on 8 bytes of the responder's memory at va (rkey)";
+	if ((f & RL_OPF_WRITE) && (f & RL_OPF_IMM))
+		return "writes the payload into the responder's memory at va (rkey); the immediate data takes a receive "
+		       "buffer and makes a completion there";
 	if (f & RL_OPF_WRITE)
 		return "writes the payload into the responder's memory at va (rkey), without a receive buffer";
 	if (f & RL_OPF_SEND)
