@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "grade.h"
@@ -143,7 +144,11 @@ int grade_lab(const char *num, const char *answers, const char *capture)
 	n = grade_nq(g);
 	pc = pcap_open_offline(capture, eb);
 	if (!pc) {
-		cli_error("lab", "no capture to grade against (%s): run 'rocelab lab run %s' first", eb, num);
+		if (access(capture, F_OK))
+			cli_error("lab", "no capture to grade against (%s): run 'rocelab lab run %s' first", eb, num);
+		else
+			cli_error("lab", "%s is not a capture this can read (%s): run 'rocelab lab run %s' again", capture,
+				  eb, num);
 		return CLI_ERR;
 	}
 	for (int i = 0; i < n; i++)

@@ -163,6 +163,15 @@ s=$("$R" lab grade 01 --capture "$CAP" --answers "$G/nan.txt" 2>&1 | tee "$G/out
 if "$R" lab grade 01 --capture "$T/none.pcap" --answers "$G/ans/01.txt" >"$G/out" 2>&1; then fail "grading without a capture succeeded"
 elif grep -q "run 'rocelab lab run 01' first" "$G/out"; then pass "grading without a capture says to run the lab"
 else fail "grading without a capture: $(cat "$G/out")"; fi
+echo "not a pcap" >"$T/bad.pcap"
+if "$R" lab grade 01 --capture "$T/bad.pcap" --answers "$G/ans/01.txt" >"$G/out" 2>&1; then fail "grading a corrupt capture succeeded"
+elif grep -q "bad.pcap is not a capture this can read" "$G/out"; then pass "grading a file that is no capture says so"
+else fail "grading a corrupt capture: $(cat "$G/out")"; fi
+head -c 3000 "$T/g/labs/out/07-loss-go-back-n.pcap" >"$T/cut.pcap"
+if "$R" lab grade 07 --capture "$T/cut.pcap" --answers "$G/ans/07.txt" >"$G/out" 2>&1 &&
+   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 07 questions " "$G/out"; then
+    pass "grading a capture cut short: a note, and a score on what it holds"
+else fail "grading a cut capture: $(cat "$G/out")"; fi
 
 # Coding: each checker against the solution, the untouched skeleton, a subtly wrong and a broken copy.
 for l in $labs; do cp -r "$LABS/$l" "$G/labs/"; done
