@@ -32,17 +32,21 @@ static bool gl_flag(const struct grade_frame *f, uint32_t flags)
 	return (f->p.op->flags & flags) == flags;
 }
 
-/* A request of the client's, sent for the first time (not a resend of a PSN it sent before). */
-static bool gl_client_new_request(const struct grade_cap *c, const struct grade_frame *f)
+static bool gl_is_client_request(const struct grade_cap *c, const struct grade_frame *f)
 {
-	return f->a.role == RL_ROLE_REQUEST && gl_from_client(c, f) && f->a.verdict != RL_V_RETRANSMISSION &&
-	       f->a.verdict != RL_V_DUPLICATE;
+	return f->a.role == RL_ROLE_REQUEST && gl_from_client(c, f);
 }
 
-static bool gl_resend(const struct grade_cap *c, const struct grade_frame *f)
+/* A request of the client's whose PSN it sent before. */
+static bool gl_is_resend(const struct grade_cap *c, const struct grade_frame *f)
 {
-	return f->a.role == RL_ROLE_REQUEST && gl_from_client(c, f) &&
-	       (f->a.verdict == RL_V_RETRANSMISSION || f->a.verdict == RL_V_DUPLICATE);
+	return gl_is_client_request(c, f) && (f->a.verdict == RL_V_RETRANSMISSION || f->a.verdict == RL_V_DUPLICATE);
+}
+
+/* A request of the client's, sent for the first time. */
+static bool gl_client_new_request(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_client_request(c, f) && !gl_is_resend(c, f);
 }
 
 /* An RC Acknowledge (not an ATOMIC Acknowledge, not a READ response) of AETH type @t. */
@@ -88,13 +92,17 @@ static int gl_message_packets(const struct grade_cap *c, const struct grade_fram
 	return 0; /* the capture ends inside the message */
 }
 
-static void gl_set_packets(const struct grade_cap *c, struct grade_q *q, int n, const char *key, uint32_t kind, int k)
+/* @key: the packets of the client's message @k of @kind; its first Middle packet to *@middle. */
+static void gl_set_packets(const struct grade_cap *c, struct grade_q *q, int n, const char *key, uint32_t kind, int k,
+			   const struct grade_frame **middle)
 {
-	const struct grade_frame *first = gl_message(c, kind, k), *mid;
+	const struct grade_frame *first = gl_message(c, kind, k), *mid = NULL;
 	int pk = first ? gl_message_packets(c, first, &mid) : 0;
 
 	if (pk)
 		grade_set(q, n, key, (uint64_t)pk);
+	if (middle)
+		*middle = pk ? mid : NULL;
 }
 
 /* The first frame from @from on of which @pred holds, or NULL. */
@@ -142,15 +150,6 @@ static const struct grade_frame *gl_answer(const struct grade_cap *c, const stru
 
 /* ---- predicates ----------------------------------------------------------- */
 
-static bool gl_is_request(const struct grade_cap *c, const struct grade_frame *f)
-{
-	(void)c;
-	return f->a.role == RL_ROLE_REQUEST;
-}
-static bool gl_is_client_request(const struct grade_cap *c, const struct grade_frame *f)
-{
-	return f->a.role == RL_ROLE_REQUEST && gl_from_client(c, f);
-}
 static bool gl_is_ackreq(const struct grade_cap *c, const struct grade_frame *f)
 {
 	return gl_is_client_request(c, f) && f->p.bth.ackreq;
@@ -182,10 +181,6 @@ static bool gl_is_plain_ack(const struct grade_cap *c, const struct grade_frame 
 {
 	(void)c;
 	return gl_aeth(f, RL_AETH_ACK);
-}
-static bool gl_is_resend(const struct grade_cap *c, const struct grade_frame *f)
-{
-	return gl_resend(c, f);
 }
 static bool gl_is_write_reth(const struct grade_cap *c, const struct grade_frame *f)
 {
@@ -258,11 +253,13 @@ static void gl_facts_01(const struct grade_cap *c, struct grade_q *q, int n)
 /* Lab 02: packets per message at each MTU, the SEND Middle opcode, the pad, a full packet's UDP length. */
 static void gl_facts_02(const struct grade_cap *c, struct grade_q *q, int n)
 {
-	const struct grade_frame *m2 = gl_message(c, RL_OPF_SEND, 2), *m4 = gl_message(c, RL_OPF_SEND, 4), *mid;
+	const struct grade_frame *m4 = gl_message(c, RL_OPF_SEND, 4), *mid;
 
-	gl_set_packets(c, q, n, "1", RL_OPF_SEND, 1);
-	gl_set_packets(c, q, n, "2", RL_OPF_SEND, 2);
-	gl_set_packets(c, q, n, "3", RL_OPF_SEND, 3);
+	gl_set_packets(c, q, n, "1", RL_OPF_SEND, 1, NULL);
+	gl_set_packets(c, q, n, "2", RL_OPF_SEND, 2, &mid);
+	if (mid)
+		grade_set(q, n, "6", mid->p.udp.len);
+	gl_set_packets(c, q, n, "3", RL_OPF_SEND, 3, NULL);
 	for (size_t i = 0; i < c->n; i++)
 		if (gl_is_client_request(c, &c->f[i]) && gl_flag(&c->f[i], RL_OPF_SEND | RL_OPF_MIDDLE)) {
 			grade_set(q, n, "4", c->f[i].p.bth.opcode);
@@ -270,8 +267,6 @@ static void gl_facts_02(const struct grade_cap *c, struct grade_q *q, int n)
 		}
 	if (m4)
 		grade_set(q, n, "5", m4->p.bth.padcnt);
-	if (m2 && gl_message_packets(c, m2, &mid) && mid)
-		grade_set(q, n, "6", mid->p.udp.len);
 }
 
 /* Lab 03: the first RETH, the first WRITE's packets, the immediate data. */
@@ -284,7 +279,7 @@ static void gl_facts_03(const struct grade_cap *c, struct grade_q *q, int n)
 		grade_set(q, n, "2", w->p.reth.dma_len);
 		grade_set(q, n, "3", w->p.reth.va);
 	}
-	gl_set_packets(c, q, n, "4", RL_OPF_WRITE, 1);
+	gl_set_packets(c, q, n, "4", RL_OPF_WRITE, 1, NULL);
 	if (imm) {
 		grade_set(q, n, "5", imm->p.immdt);
 		grade_set(q, n, "6", imm->p.bth.opcode);
@@ -458,7 +453,7 @@ static void gl_facts_11(const struct grade_cap *c, struct grade_q *q, int n)
 /* Lab 12: the QPNs and the PSN the exchange agreed on, as they appear on the wire. */
 static void gl_facts_12(const struct grade_cap *c, struct grade_q *q, int n)
 {
-	const struct grade_frame *req = gl_find(c, NULL, gl_is_request), *ack = gl_find(c, NULL, gl_is_any_ack_opcode);
+	const struct grade_frame *req = c->client, *ack = gl_find(c, NULL, gl_is_any_ack_opcode);
 
 	grade_set(q, n, "4", c->n);
 	if (req) {

@@ -563,7 +563,7 @@ static int peer_server_ready(struct peer *p)
 
 static int peer_exchange(struct peer *p)
 {
-	char msg[PEER_MSG_LEN], theirs[PEER_MSG_LEN], done[PEER_MSG_LEN], op[PEER_OP_LEN];
+	char msg[PEER_MSG_LEN], theirs[PEER_MSG_LEN], done[sizeof("done")], op[PEER_OP_LEN];
 	bool ok;
 
 	peer_dest_fmt(&p->me, msg);

@@ -152,10 +152,11 @@ enum rl_psn_verdict rl_psn_check(uint32_t epsn, uint32_t psn)
  */
 static enum rl_resp_state rl_resp_check_psn(struct rl_qp *qp, struct rl_resp_ctx *c)
 {
-	enum rl_psn_verdict v = rl_psn_check(qp->resp.psn, c->pkt->bth.psn);
+	enum rl_psn_verdict v;
 
 	if (qp->type == RL_QPT_UD)
 		return RESP_CHECK_OP_SEQ;
+	v = rl_psn_check(qp->resp.psn, c->pkt->bth.psn);
 	if (qp->type == RL_QPT_UC) {
 		/* IBA 9.8.3: UC never NAKs; a gap loses the message in progress. */
 		if (v != RL_PSN_IN_ORDER) {
