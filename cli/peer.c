@@ -686,7 +686,8 @@ static size_t peer_data_off(const struct peer *p)
 static int peer_buffer(struct peer *p)
 {
 	int access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_ATOMIC;
-	bool target = p->o.server && (p->o.op == PEER_WRITE || peer_atomic(p->o.op));
+	/* A WRITE or atomic target, and where a READ lands, start at 0: what arrives there is then checked. */
+	bool target = p->o.server ? p->o.op == PEER_WRITE || peer_atomic(p->o.op) : p->o.op == PEER_READ;
 
 	free(p->buf);
 	if (p->o.compat)
@@ -700,7 +701,6 @@ static int peer_buffer(struct peer *p)
 	p->buf = malloc(p->buf_len);
 	if (!p->buf)
 		return -1;
-	/* What the client sends and the READ source holds; a WRITE or atomic target starts at 0. */
 	memset(p->buf, p->o.compat ? 0x7b : 0, p->buf_len);
 	for (size_t i = 0; !target && i < p->o.size && peer_send_off(p) + i < p->buf_len; i++)
 		if (!p->o.compat || !p->o.server)
@@ -1272,6 +1272,8 @@ static void peer_close(struct peer *p)
 		close(p->tcp);
 	if (p->rx >= 0)
 		close(p->rx);
+	if (p->hold >= 0)
+		close(p->hold);
 	if (p->tx >= 0)
 		close(p->tx);
 }
@@ -1398,7 +1400,7 @@ int cli_peer(int argc, char **argv)
 	int rc;
 
 	memset(&p, 0, sizeof(p));
-	p.tcp = p.rx = p.tx = -1;
+	p.tcp = p.rx = p.tx = p.hold = -1;
 	if (!peer_parse(argc, argv, &p.o, &rc))
 		return rc;
 	p.rng = p.o.seed;

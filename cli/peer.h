@@ -67,6 +67,7 @@ struct peer {
 	struct peer_opts o;
 	int family;
 	int tcp, rx, tx;
+	int hold;           /* IPv4 with a raw rx socket: the UDP socket that keeps port 4791 open */
 	struct peer_rx *rxq;
 	struct peer_tx *txq;
 	union peer_addr local, remote;

@@ -13,16 +13,23 @@
  * a datagram from being fragmented.
  *
  * A socket bound to 4791 takes what arrives, so the kernel never answers
- * RoCE with ICMP port unreachable. recvmsg() does not show the IP header, so
- * it is rebuilt from the addresses (IP_PKTINFO / IPV6_PKTINFO), the TOS or
- * traffic class and, over IPv4, the same DF/ID-0 rule; the core then checks
- * the ICRC over it. A sender that puts a different Identification on the
- * wire fails that check and is counted, not accepted.
+ * RoCE with ICMP port unreachable. recvmsg() on it does not show the IP
+ * header, and over IPv4 the ICRC covers the Identification, which each
+ * sender picks its own way (Linux's rxe counts it up). So where it may
+ * (CAP_NET_RAW), the peer reads IPv4 frames from a raw IPPROTO_UDP socket
+ * instead, which hands over the IP header as it came; the UDP socket then
+ * only holds the port, and a filter drops its copies. Without that right,
+ * and over IPv6 (whose ICRC covers no field a sender picks), the header is
+ * rebuilt from the addresses (IP_PKTINFO / IPV6_PKTINFO), the TOS or traffic
+ * class and, over IPv4, DF with Identification 0: rocelab's own frames then
+ * pass, and a sender with other Identifications fails the ICRC check and is
+ * counted, not accepted.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
+#include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -394,7 +401,10 @@ static struct peer_tx *peer_tx_new(const struct peer *p)
 
 /* ---- frames in ----------------------------------------------------------------------------------- */
 
-/* recvmmsg() slots, set up once: each datagram lands right after room for its rebuilt headers. */
+/*
+ * recvmmsg() slots, set up once: each datagram lands right after room for
+ * its rebuilt headers; a raw socket's IP packet right after the Ethernet header.
+ */
 struct peer_rx {
 	struct mmsghdr mm[PEER_BATCH];
 	struct iovec iov[PEER_BATCH];
@@ -403,13 +413,14 @@ struct peer_rx {
 	uint8_t frame[PEER_BATCH][PEER_HDR_MAX + 9216];
 };
 
-static struct peer_rx *peer_rx_new(void)
+static struct peer_rx *peer_rx_new(bool raw)
 {
 	struct peer_rx *r = calloc(1, sizeof(*r));
+	size_t room = raw ? PEER_ETH_LEN : PEER_HDR_MAX;
 
 	for (int i = 0; r && i < PEER_BATCH; i++) {
-		r->iov[i].iov_base = r->frame[i] + PEER_HDR_MAX;
-		r->iov[i].iov_len = sizeof(r->frame[i]) - PEER_HDR_MAX;
+		r->iov[i].iov_base = r->frame[i] + room;
+		r->iov[i].iov_len = sizeof(r->frame[i]) - room;
 		r->mm[i].msg_hdr.msg_iov = &r->iov[i];
 		r->mm[i].msg_hdr.msg_iovlen = 1;
 		r->mm[i].msg_hdr.msg_name = &r->from[i];
@@ -485,9 +496,26 @@ static void peer_cmsgs(struct msghdr *m, union peer_addr *dst, uint8_t *tclass)
 	}
 }
 
+/*
+ * A raw socket's IPv4 packet of @n bytes at @ip, behind an Ethernet header,
+ * if it is RoCEv2 (UDP to 4791); NULL for any other UDP the socket sees.
+ */
+static uint8_t *peer_raw_frame(uint8_t *ip, size_t n)
+{
+	size_t ihl = (size_t)(ip[0] & 0x0f) * 4;
+	uint8_t *f = ip - PEER_ETH_LEN;
+
+	if (n < 28 || ip[0] >> 4 != 4 || ihl < 20 || n < ihl + 8 || ip[9] != 17 || rl_get16(ip + ihl + 2) != PEER_ROCE_PORT)
+		return NULL;
+	memset(f, 0, PEER_ETH_LEN);
+	f[12] = 0x08;
+	return f;
+}
+
 void peer_receive(struct peer *p, uint64_t now)
 {
 	struct peer_rx *r = p->rxq;
+	bool raw = p->hold >= 0;
 	int n;
 
 	/* The kernel shortens these to what it wrote; give the room back. */
@@ -498,16 +526,23 @@ void peer_receive(struct peer *p, uint64_t now)
 	n = recvmmsg(p->rx, r->mm, PEER_BATCH, MSG_DONTWAIT, NULL);
 	for (int i = 0; i < n; i++) {
 		union peer_addr dst = p->local;
-		uint8_t tclass = 0, *f, *dgram = r->frame[i] + PEER_HDR_MAX;
+		uint8_t tclass = 0, *f, *data = r->iov[i].iov_base;
+		size_t len = r->mm[i].msg_len;
 
-		peer_cmsgs(&r->mm[i].msg_hdr, &dst, &tclass);
+		if (raw) {
+			f = peer_raw_frame(data, len);
+			if (!f)
+				continue;
+		} else {
+			peer_cmsgs(&r->mm[i].msg_hdr, &dst, &tclass);
+			f = peer_frame(data, &r->from[i], &dst, tclass, len);
+		}
 		p->recv_frames++;
 		if (p->o.loss > 0 && peer_rand(p) < p->o.loss) {
 			p->dropped_loss++;
 			continue;
 		}
-		f = peer_frame(dgram, &r->from[i], &dst, tclass, r->mm[i].msg_len);
-		if (rl_host_recv(p->host, f, (size_t)(dgram - f) + r->mm[i].msg_len, now))
+		if (rl_host_recv(p->host, f, (size_t)(data - f) + len, now))
 			p->rx_bad++;
 	}
 }
@@ -530,31 +565,79 @@ static void peer_bufsize(int fd, int opt_force, int opt)
 		setsockopt(fd, SOL_SOCKET, opt, &sz, sizeof(sz));
 }
 
-static int peer_rx_socket(struct peer *p)
+/* The UDP socket on 4791: where frames arrive, or (IPv4, raw socket) only what keeps the port open. */
+static int peer_udp_socket(struct peer *p)
 {
 	union peer_addr sa = p->local;
 	char a[INET6_ADDRSTRLEN];
-	int one = 1;
+	int one = 1, fd = socket(p->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
-	p->rx = socket(p->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (p->rx < 0 || peer_bind_device(p, p->rx))
+	if (fd < 0 || peer_bind_device(p, fd)) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	if (p->family == AF_INET6) {
-		setsockopt(p->rx, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		setsockopt(p->rx, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
-		setsockopt(p->rx, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
 	} else {
-		setsockopt(p->rx, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
-		setsockopt(p->rx, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
 	}
 	peer_addr_set_port(&sa, PEER_ROCE_PORT);
-	peer_bufsize(p->rx, SO_RCVBUFFORCE, SO_RCVBUF);
-	if (bind(p->rx, &sa.sa, peer_addr_len(&sa))) {
+	peer_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF);
+	if (bind(fd, &sa.sa, peer_addr_len(&sa))) {
 		peer_addr_str(&sa, a, sizeof(a));
 		cli_error("peer", "cannot bind UDP port 4791 on %s: %s%s", a, strerror(errno),
 			  errno == EADDRINUSE ? " (is Soft-RoCE or another peer using it here?)" : "");
+		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* IPv4: a raw socket that sees the UDP packets to our address with their IP header; -1 without CAP_NET_RAW. */
+static int peer_raw_socket(struct peer *p)
+{
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_UDP);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, &p->local.sa, sizeof(p->local.v4)) || peer_bind_device(p, fd)) {
+		close(fd);
+		return -1;
+	}
+	peer_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF);
+	return fd;
+}
+
+static int peer_rx_socket(struct peer *p)
+{
+	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+	struct sock_fprog drop_all = { .len = 1, .filter = &none };
+	int udp = peer_udp_socket(p), raw = -1;
+
+	if (udp < 0)
+		return -1;
+	if (p->family == AF_INET)
+		raw = peer_raw_socket(p);
+	if (raw < 0) {
+		p->rx = udp;
+		if (p->family == AF_INET && !p->o.json)
+			fprintf(stderr, "rocelab peer: note: without CAP_NET_RAW this peer cannot see the IPv4 "
+				"Identification of what arrives, and takes it for 0 (as rocelab sends): frames from "
+				"kernel Soft-RoCE will fail the ICRC check. Run as root for them.\n");
+		return 0;
+	}
+	if (setsockopt(udp, SOL_SOCKET, SO_ATTACH_FILTER, &drop_all, sizeof(drop_all))) {
+		cli_error("peer", "cannot filter the UDP socket on 4791: %s", strerror(errno));
+		close(udp);
+		close(raw);
+		return -1;
+	}
+	p->hold = udp;
+	p->rx = raw;
 	return 0;
 }
 
@@ -563,8 +646,10 @@ int peer_sockets(struct peer *p, uint16_t sport, bool any_sport)
 	union peer_addr sa = p->local;
 	int pmtu = IP_PMTUDISC_DO, pmtu6 = IPV6_PMTUDISC_DO, one = 1;
 
-	p->rxq = peer_rx_new();
-	if (!p->rxq || peer_rx_socket(p))
+	if (peer_rx_socket(p))
+		return -1;
+	p->rxq = peer_rx_new(p->hold >= 0);
+	if (!p->rxq)
 		return -1;
 	/* Filled in when frames may flow: the destination is the GID the exchange brings. */
 	p->txq = NULL;
