@@ -32,7 +32,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 # One object tree per flavour: normal, sanitized (isa-l), sanitized (zlib).
 core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
 
-.PHONY: all lib bootstrap demo test unit cli-test peer-test lab-test grade oracle scenarios fuzz bench install uninstall clean help
+.PHONY: all lib bootstrap demo test unit cli-test peer-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -41,6 +41,7 @@ help:
 	@echo "make demo      install what is missing, build, run lab 01 (real RoCEv2 between two namespaces)"
 	@echo "make test      install what is missing, build, run every test"
 	@echo "make grade     grade your lab exercises (labs/), with a score table"
+	@echo "make realrxe-test  rocelab against the real kernel Soft-RoCE, in a VM (rocelab realrxe)"
 	@echo "make bench     speed benchmarks (bench/)"
 	@echo "make fuzz      run the libFuzzer decoder target for FUZZ_SECONDS (default 60)"
 	@echo "make install   install rocelab, librocelab.a, headers and rocelab.pc under PREFIX"
@@ -120,6 +121,10 @@ peer-test: all $(B)/rocelab-asan
 	sh tests/peer/run.sh $(B)/rocelab
 	sh tests/peer/run.sh $(B)/rocelab-asan
 
+# Interop with the real kernel Soft-RoCE in a VM (realrxe/): the first run downloads Debian's packages.
+realrxe-test: all
+	bash tests/realrxe/run.sh $(B)/rocelab
+
 test: bootstrap
 	$(MAKE) all
 	$(MAKE) unit
@@ -130,6 +135,7 @@ test: bootstrap
 	sh tests/replay/run.sh $(B)/rocelab
 	$(MAKE) peer-test
 	$(MAKE) lab-test
+	$(MAKE) realrxe-test
 	sh tests/install/run.sh
 	sh tests/bootstrap/run.sh
 	@echo "make test: all suites passed"
@@ -161,13 +167,15 @@ install: all
 	install -m 755 $(B)/rocelab $(DESTDIR)$(PREFIX)/bin/rocelab
 	install -m 644 $(B)/librocelab.a $(DESTDIR)$(PREFIX)/lib/librocelab.a
 	install -m 644 core/include/rocelab/*.h $(DESTDIR)$(PREFIX)/include/rocelab/
+	install -d $(DESTDIR)$(PREFIX)/share/rocelab/realrxe
+	install -m 644 realrxe/realrxe.sh realrxe/guest-init.sh realrxe/rxe_peer.c $(DESTDIR)$(PREFIX)/share/rocelab/realrxe/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CRC_LIBS@|$(CRC_LIBS)|g' core/rocelab.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocelab $(DESTDIR)$(PREFIX)/lib/librocelab.a \
 	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc
-	rm -rf $(DESTDIR)$(PREFIX)/include/rocelab
+	rm -rf $(DESTDIR)$(PREFIX)/include/rocelab $(DESTDIR)$(PREFIX)/share/rocelab/realrxe
 
 clean:
 	rm -rf $(B) labs/out

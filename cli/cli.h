@@ -12,6 +12,7 @@ int cli_explain(int argc, char **argv);
 int cli_gen(int argc, char **argv);
 int cli_lab(int argc, char **argv);
 int cli_peer(int argc, char **argv);
+int cli_realrxe(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
 
@@ -20,6 +21,9 @@ enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_ERR = 2 };
 
 /* Print "rocelab CMD: message" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The rocelab binary, by absolute path (children run it in namespaces; its data lies beside it). */
+const char *cli_self(void);
 
 /* Parse an unsigned number (decimal or 0x hex) bounded by @max; false if not one. */
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);

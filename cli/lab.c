@@ -132,22 +132,6 @@ static void lab_on_signal(int sig)
 	lab_interrupted = sig;
 }
 
-static char lab_exe[4096];
-
-/* The rocelab binary, by absolute path: children run it inside the namespaces. */
-static const char *lab_self(void)
-{
-	ssize_t n;
-
-	if (!lab_exe[0]) {
-		n = readlink("/proc/self/exe", lab_exe, sizeof(lab_exe) - 1);
-		lab_exe[n > 0 ? n : 0] = '\0';
-		if (n <= 0)
-			snprintf(lab_exe, sizeof(lab_exe), "rocelab");
-	}
-	return lab_exe;
-}
-
 /* Split @line on spaces into @argv (at most @max - 1 words); @line is modified. */
 static int lab_words(char *line, char **argv, int max)
 {
@@ -394,7 +378,7 @@ static int lab_peer_step(const struct lab_step *s, const char *log)
 	pid_t srv, cli;
 
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	snprintf(line, sizeof(line), "ip netns exec " LAB_NS_B " %s peer --server%s%s", lab_self(),
+	snprintf(line, sizeof(line), "ip netns exec " LAB_NS_B " %s peer --server%s%s", cli_self(),
 		 *s->server ? " " : "", s->server);
 	printf("  + %s &\n", line);
 	srv = lab_spawn(line, fd, fd);
@@ -408,7 +392,7 @@ static int lab_peer_step(const struct lab_step *s, const char *log)
 		cli_error("lab", "the server did not start; its output is in %s", log);
 		return -1;
 	}
-	snprintf(line, sizeof(line), "ip netns exec " LAB_NS_A " %s peer --client " LAB_IP_B " %s", lab_self(),
+	snprintf(line, sizeof(line), "ip netns exec " LAB_NS_A " %s peer --client " LAB_IP_B " %s", cli_self(),
 		 s->client);
 	printf("  + %s\n", line);
 	fflush(stdout);
@@ -437,8 +421,8 @@ static int lab_replay_step(const struct lab *l, const struct lab_step *s)
 	char file[256];
 
 	snprintf(file, sizeof(file), LAB_OUT "/%s-%s.gen.pcap", l->num, l->name);
-	if (lab_cmd(false, "%s gen %s " LAB_GEN_ADDR " -o %s", lab_self(), s->gen, file) ||
-	    lab_cmd(false, "ip netns exec " LAB_NS_B " %s replay %s --iface " LAB_IF_B, lab_self(), file)) {
+	if (lab_cmd(false, "%s gen %s " LAB_GEN_ADDR " -o %s", cli_self(), s->gen, file) ||
+	    lab_cmd(false, "ip netns exec " LAB_NS_B " %s replay %s --iface " LAB_IF_B, cli_self(), file)) {
 		cli_error("lab", "the replay step failed");
 		return -1;
 	}
@@ -561,7 +545,7 @@ static void lab_summary(const char *pcap)
 	FILE *f;
 	pid_t pid;
 
-	snprintf(cmd, sizeof(cmd), "%s explain %s", lab_self(), pcap);
+	snprintf(cmd, sizeof(cmd), "%s explain %s", cli_self(), pcap);
 	printf("\n$ rocelab explain %s\n", pcap);
 	if (pipe(p))
 		return;
@@ -596,7 +580,7 @@ static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
 	printf("lab %s: %s\n", l->num, why);
 	printf("lab %s: so this lab runs on a capture from rocelab gen: the same transport, between two simulated "
 	       "hosts\n", l->num);
-	if (lab_cmd(true, "%s gen %s " LAB_GEN_ADDR " -o %s", lab_self(), l->gen, pcap))
+	if (lab_cmd(true, "%s gen %s " LAB_GEN_ADDR " -o %s", cli_self(), l->gen, pcap))
 		return CLI_ERR;
 	lab_after(l, pcap);
 	return CLI_OK;

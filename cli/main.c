@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rocelab/rocelab.h"
@@ -17,6 +18,7 @@ static const struct {
 	{ "gen", cli_gen, "write a capture of RoCEv2 packets (see rocelab gen --list)" },
 	{ "lab", cli_lab, "guided labs: two namespaces, real RoCEv2, a capture to study (lab list)" },
 	{ "peer", cli_peer, "run RDMA SEND/WRITE/READ between two machines or namespaces, like perftest" },
+	{ "realrxe", cli_realrxe, "a real kernel Soft-RoCE (rdma_rxe) endpoint in a small VM, for interop" },
 	{ "replay", cli_replay, "send a capture's frames out of an interface, at its pace or faster" },
 	{ "rewrite", cli_rewrite, "change addresses, QPNs and PSNs in a capture, keeping ICRCs valid" },
 };
@@ -32,6 +34,20 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+const char *cli_self(void)
+{
+	static char exe[4096];
+	ssize_t n;
+
+	if (!exe[0]) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		if (n <= 0)
+			snprintf(exe, sizeof(exe), "rocelab");
+	}
+	return exe;
 }
 
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)

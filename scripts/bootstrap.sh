@@ -7,7 +7,8 @@ set -eu
 
 PKGS="build-essential pkg-config libpcap-dev libisal-dev zlib1g-dev libcunit1-dev \
 libglib2.0-dev wireshark-dev libwireshark-dev tshark tcpdump iproute2 python3-scapy \
-clang libclang-rt-dev util-linux tcpreplay ${ROCELAB_BOOTSTRAP_EXTRA:-}"
+clang libclang-rt-dev util-linux tcpreplay qemu-system-x86 kmod cpio libibverbs-dev \
+${ROCELAB_BOOTSTRAP_EXTRA:-}"
 
 [ "${ROCELAB_NO_BOOTSTRAP:-0}" = 1 ] && exit 0
 

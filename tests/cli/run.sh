@@ -37,6 +37,14 @@ expect "rocelab --help" 0 "explain" "$R" --help
 expect "rocelab --version" 0 "rocelab [0-9]" "$R" --version
 expect "rocelab without a command" 2 "usage: rocelab" "$RA"
 expect "unknown command" 2 "unknown command 'frobnicate'" "$RA" frobnicate
+# rocelab realrxe: the script's own checks, before it needs root or a VM.
+expect "realrxe --help" 0 "rocelab realrxe build" "$RA" realrxe --help
+expect "realrxe unknown command" 2 "unknown command 'frob'" "$RA" realrxe frob
+expect "realrxe unknown option" 2 "unknown option --bogus" "$RA" realrxe run --bogus
+expect "realrxe exec without --dir" 1 "exec needs --dir DIR" "$RA" realrxe exec -- true
+expect "realrxe exec in a dir with no guest" 1 "no guest started in" "$RA" realrxe exec --dir "$T" -- true
+expect "realrxe --max-time not a number" 1 "take whole seconds" "$RA" realrxe start --dir "$T" --max-time soon
+expect "realrxe script missing" 2 "cannot find realrxe.sh" env ROCELAB_REALRXE=/nonexistent "$RA" realrxe build
 expect "explain --help" 0 "usage: rocelab explain" "$R" explain --help
 expect "gen --help" 0 "usage: rocelab gen" "$R" gen --help
 expect "gen --list" 0 "all-opcodes" "$R" gen --list

@@ -31,7 +31,9 @@ flags=$(PKG_CONFIG_SYSROOT_DIR="$T" PKG_CONFIG_LIBDIR="$T/opt/rocelab/lib/pkgcon
 desc="a program builds with pkg-config --cflags --libs rocelab"
 check ${CC:-cc} -std=c11 -Wall -Wextra -Werror "$T/t.c" $flags -o "$T/t"
 desc="and encodes and decodes a packet"; check "$T/t"
+desc="the installed rocelab finds its realrxe script under PREFIX/share"
+check sh -c '"$1/opt/rocelab/bin/rocelab" realrxe --help | grep -q "rocelab realrxe build"' sh "$T"
 make -s uninstall DESTDIR="$T" PREFIX=/opt/rocelab >/dev/null
-desc="make uninstall removes it"; check test ! -e "$T/opt/rocelab/bin/rocelab" -a ! -e "$T/opt/rocelab/include/rocelab"
+desc="make uninstall removes it"; check test ! -e "$T/opt/rocelab/bin/rocelab" -a ! -e "$T/opt/rocelab/include/rocelab" -a ! -e "$T/opt/rocelab/share/rocelab/realrxe"
 echo "install: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

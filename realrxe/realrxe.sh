@@ -1,0 +1,380 @@
+#!/bin/bash
+# realrxe.sh: a real kernel Soft-RoCE endpoint (Debian's rdma_rxe) in a small
+# QEMU VM, built from Debian packages only, for machines whose own kernel has
+# no rdma_rxe. `rocelab realrxe ...` runs this script.
+set -eu
+
+RR_SRC=$(dirname "$(readlink -f "$0")")
+RR_CACHE=${ROCELAB_REALRXE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rocelab/realrxe}
+RR_HOST_IP=10.77.0.1
+RR_GUEST_IP=10.77.0.2
+
+usage() {
+	cat <<EOF
+usage: rocelab realrxe build [--force]
+       rocelab realrxe run [--netns NS] [--max-time S] -- COMMAND...
+       rocelab realrxe shell [--netns NS]
+       rocelab realrxe start --dir DIR [--netns NS] [--max-time S]
+       rocelab realrxe exec --dir DIR [--timeout S] -- COMMAND...
+       rocelab realrxe stop --dir DIR
+
+A real kernel Soft-RoCE endpoint: Debian 12's own kernel (rdma_rxe), rdma-core,
+ibverbs-utils, perftest, rdmacm-utils, iproute2 and tcpdump in a QEMU VM, for a
+machine whose kernel has no rdma_rxe (containers, cloud VMs, WSL, CI).
+
+  build   download the Debian packages (once; cached in $RR_CACHE)
+          and make the VM's kernel and initramfs; --force does it again
+  run     boot, run COMMAND in the guest (a shell command line), print its
+          output, power off; exits with COMMAND's status
+  shell   boot with the guest's console on this terminal
+  start   boot in the background, for exec and stop (scripts, tests, labs)
+  exec    run COMMAND in a started guest, print its output, exit with its status
+  stop    power the guest off, remove its network namespace
+
+The guest's rxe0 sits on eth0, $RR_GUEST_IP/24, GID index 1. Its other end is a tap
+device at $RR_HOST_IP/24 in a network namespace of this host (--netns, default
+rlrxe), where rocelab peer, tcpdump or tshark can run:
+  ip netns exec rlrxe rocelab peer --server --compat pingpong
+  rocelab realrxe exec --dir DIR -- ibv_rc_pingpong -d rxe0 -g 1 $RR_HOST_IP
+The guest powers itself off after --max-time seconds (default 1800).
+KVM is used where it boots the kernel, TCG (slower, always works) otherwise.
+Needs root (network namespaces, tap) and, once, network access to Debian's mirror.
+EOF
+}
+
+say() { printf 'realrxe: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+# ---- build ------------------------------------------------------------------------------------
+
+# The guest: the tools, and every shared library their ELF files need (checked at build time).
+rr_kernel_pkg() {
+	local k
+	k=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1)
+	[ -n "$k" ] || k=$(cd "$RR_CACHE/debs" 2>/dev/null && ls linux-image-[0-9]*-amd64_*.deb 2>/dev/null | sed 's/_.*//' | head -n1)
+	[ -n "$k" ] || die "cannot tell which kernel package linux-image-amd64 stands for: is this Debian 12 with its apt lists? (apt-get update)"
+	echo "$k"
+}
+
+RR_PKGS="busybox-static libc6 libgcc-s1
+ rdma-core ibverbs-providers libibverbs1 ibverbs-utils perftest rdmacm-utils librdmacm1
+ libnl-3-200 libnl-route-3-200 libibumad3 libpci3
+ iproute2 libbpf1 libbsd0 libmd0 libcap2 libelf1 zlib1g libmnl0
+ tcpdump libpcap0.8 libssl3 libdbus-1-3 libsystemd0 libudev1 libgcrypt20 libgpg-error0
+ liblz4-1 liblzma5 libzstd1"
+
+# In load order (the package has no modules.dep: found with depmod -b and modprobe --show-depends).
+# crc32_generic first: without it rdma_rxe says "failed to init crc32 algorithm err:-2".
+RR_MODS="crypto/crc32_generic
+ net/ipv4/udp_tunnel net/ipv6/ip6_udp_tunnel
+ drivers/infiniband/core/ib_core drivers/infiniband/core/ib_uverbs
+ fs/configfs/configfs drivers/infiniband/core/ib_cm drivers/infiniband/core/iw_cm
+ drivers/infiniband/core/rdma_cm drivers/infiniband/core/rdma_ucm drivers/infiniband/core/ib_umad
+ drivers/infiniband/sw/rxe/rdma_rxe
+ drivers/virtio/virtio_ring drivers/virtio/virtio
+ drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci
+ net/core/failover drivers/net/net_failover drivers/net/virtio_net"
+
+rr_host_tools() {
+	local missing="" p
+	command -v qemu-system-x86_64 >/dev/null || missing="$missing qemu-system-x86"
+	[ -x /sbin/depmod ] || command -v depmod >/dev/null || missing="$missing kmod"
+	command -v cpio >/dev/null || missing="$missing cpio"
+	command -v dpkg-deb >/dev/null || die "dpkg-deb not found: the VM is built from Debian packages, on Debian or Ubuntu"
+	[ -e /usr/include/infiniband/verbs.h ] || missing="$missing libibverbs-dev"
+	[ -z "$missing" ] && return 0
+	[ "$(id -u)" = 0 ] || die "missing host packages:$missing (as root: apt-get install$missing)"
+	say "installing:$missing"
+	for p in 1 2; do
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null && return 0
+		[ $p = 1 ] && apt-get update -qq
+	done
+	die "apt-get install$missing failed"
+}
+
+rr_download() {
+	local todo="" p
+	mkdir -p "$RR_CACHE/debs"
+	for p in $RR_KPKG $RR_PKGS; do
+		[ -n "$(ls "$RR_CACHE/debs/${p}_"*.deb 2>/dev/null)" ] || todo="$todo $p"
+	done
+	[ -z "$todo" ] && return 0
+	say "downloading$(echo "$todo" | wc -w | tr -d ' ') Debian packages (about 80 MB, once) into $RR_CACHE/debs"
+	# _apt cannot write into a root-only directory: the download then runs as root (a harmless warning)
+	(cd "$RR_CACHE/debs" && apt-get download -qq $todo 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2) &&
+		[ -z "$(rr_missing_debs)" ] && return 0
+	say "retrying after apt-get update"
+	apt-get update -qq || die "apt-get update failed: is Debian's mirror reachable?"
+	(cd "$RR_CACHE/debs" && apt-get download -qq $todo 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2) || true
+	[ -z "$(rr_missing_debs)" ] || die "could not download:$(rr_missing_debs)"
+}
+
+rr_missing_debs() {
+	local p
+	for p in $RR_KPKG $RR_PKGS; do
+		[ -n "$(ls "$RR_CACHE/debs/${p}_"*.deb 2>/dev/null)" ] || printf ' %s' "$p"
+	done
+}
+
+# Every NEEDED soname of the tools, followed recursively, must be in the tree.
+rr_check_libs() {
+	local root=$1 todo seen=" " miss="" f so p d
+	todo="$root/bin/ip $root/usr/bin/rdma $root/usr/bin/tcpdump $root/usr/bin/ibv_devinfo $root/usr/bin/ibv_rc_pingpong
+	      $root/usr/bin/ib_send_bw $root/usr/bin/rping $root/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"
+	while [ -n "$(echo $todo)" ]; do
+		set -- $todo
+		f=$1
+		shift
+		todo="$*"
+		for so in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+			case "$seen" in *" $so "*) continue ;; esac
+			seen="$seen$so "
+			p=""
+			for d in lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu; do
+				[ -e "$root/$d/$so" ] && p="$root/$d/$so"
+			done
+			if [ -n "$p" ]; then todo="$todo $p"; else miss="$miss $so"; fi
+		done
+	done
+	[ -z "$miss" ] || die "the guest would lack shared libraries:$miss"
+}
+
+rr_build_base() {
+	local root="$RR_CACHE/root" ird="$RR_CACHE/initrd.d" p kver m
+	rm -rf "$root" "$ird"
+	mkdir -p "$root" "$ird"
+	for p in $RR_KPKG $RR_PKGS; do
+		dpkg-deb -x "$(ls "$RR_CACHE/debs/${p}_"*.deb | head -n1)" "$root"
+	done
+	kver=$(ls "$root/lib/modules" | head -n1)
+	rr_check_libs "$root"
+	# Userland without the kernel, its 400 MB of modules, docs and locales; then the modules rxe needs.
+	(cd "$root" && tar cf - --exclude=./lib/modules --exclude=./boot --exclude=./usr/share \
+		--exclude=./usr/lib/x86_64-linux-gnu/gconv --exclude=./usr/lib/x86_64-linux-gnu/tc .) | (cd "$ird" && tar xf -)
+	mkdir -p "$ird/lib/modules/$kver" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/tmp" "$ird/run" "$ird/bbin" \
+		"$ird/root" "$ird/var/run" "$ird/opt/rocelab"
+	for m in $RR_MODS; do
+		mkdir -p "$ird/lib/modules/$kver/kernel/$(dirname "$m")"
+		cp "$root/lib/modules/$kver/kernel/$m.ko" "$ird/lib/modules/$kver/kernel/$m.ko"
+	done
+	printf '%s\n' $RR_MODS > "$ird/etc/rxe-modules"
+	echo "root:x:0:0:root:/root:/bin/sh" > "$ird/etc/passwd"
+	echo "root:x:0:" > "$ird/etc/group"
+	/sbin/ldconfig -r "$ird"
+	cp "$root/boot/vmlinuz-$kver" "$RR_CACHE/vmlinuz"
+	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -6) > "$RR_CACHE/base.cpio.gz.tmp"
+	mv "$RR_CACHE/base.cpio.gz.tmp" "$RR_CACHE/base.cpio.gz"
+	echo "$RR_KPKG $kver" > "$RR_CACHE/kernel"
+	rm -rf "$root" "$ird"
+}
+
+# Ours, on top: the guest's /init and rxe_peer (built here against Debian's libibverbs-dev).
+rr_build_peer() {
+	if [ ! -x "$RR_CACHE/rxe_peer" ] || [ "$RR_SRC/rxe_peer.c" -nt "$RR_CACHE/rxe_peer" ]; then
+		cc -std=c11 -Wall -Wextra -Werror -O2 "$RR_SRC/rxe_peer.c" -o "$RR_CACHE/rxe_peer.tmp" -libverbs ||
+			die "cannot build rxe_peer (libibverbs-dev?)"
+		mv "$RR_CACHE/rxe_peer.tmp" "$RR_CACHE/rxe_peer"
+	fi
+}
+
+rr_build() {
+	local force=${1:-} t0=$SECONDS
+	[ "$(id -u)" = 0 ] || die "run as root: the build may install host packages, and the VM needs a tap device"
+	rr_host_tools
+	mkdir -p "$RR_CACHE"
+	RR_KPKG=$(rr_kernel_pkg)
+	if [ -n "$force" ] || [ ! -s "$RR_CACHE/base.cpio.gz" ] || [ "$(cut -d' ' -f1 "$RR_CACHE/kernel" 2>/dev/null)" != "$RR_KPKG" ]; then
+		rr_download
+		say "making the VM: $RR_KPKG, rdma-core, perftest, iproute2, tcpdump, busybox"
+		rr_build_base
+		rm -f "$RR_CACHE/accel"
+		say "built in $((SECONDS - t0)) s: $RR_CACHE/vmlinuz, base.cpio.gz ($(du -h "$RR_CACHE/base.cpio.gz" | cut -f1))"
+	fi
+	rr_build_peer
+}
+
+# ---- boot -------------------------------------------------------------------------------------
+
+rr_overlay() {   # $1: session dir; the initrd = Debian's part + ours (the kernel unpacks both)
+	local o="$1/overlay"
+	rm -rf "$o"
+	mkdir -p "$o/opt/rocelab"
+	cp "$RR_SRC/guest-init.sh" "$o/init"
+	chmod 755 "$o/init"
+	cp "$RR_CACHE/rxe_peer" "$o/opt/rocelab/rxe_peer"
+	(cd "$o" && find . | cpio -o -H newc --quiet | gzip -1) > "$1/overlay.cpio.gz"
+	cat "$RR_CACHE/base.cpio.gz" "$1/overlay.cpio.gz" > "$1/initrd"
+	rm -rf "$o" "$1/overlay.cpio.gz"
+}
+
+rr_netns() {   # $1: namespace; a tap to the guest, the host's address on it
+	ip netns add "$1" 2>/dev/null || die "cannot create network namespace $1 (exists already? 'rocelab realrxe stop' or 'ip netns del $1')"
+	ip -n "$1" link set lo up
+	ip -n "$1" tuntap add rxtap0 mode tap
+	ip -n "$1" addr add "$RR_HOST_IP/24" dev rxtap0
+	ip -n "$1" link set rxtap0 up
+}
+
+rr_qemu() {   # $1: netns, $2: dir, $3: accel, then qemu's own arguments
+	local ns=$1 d=$2 accel=$3
+	shift 3
+	ip netns exec "$ns" qemu-system-x86_64 -accel "$accel" -m 512 -smp 1 -no-reboot \
+		-kernel "$RR_CACHE/vmlinuz" -initrd "$d/initrd" \
+		-netdev tap,id=n0,ifname=rxtap0,script=no,downscript=no -device virtio-net-pci,netdev=n0 "$@"
+}
+
+rr_cmdline() {   # $1: mode, $2: max time
+	echo "console=ttyS0,115200 quiet panic=-1 rxe.mode=$1 rxe.ip=$RR_GUEST_IP/24 rxe.maxtime=$2"
+}
+
+# Wait for the guest's "@@RXE-READY" on the control port (fd 9), at most $1 s.
+rr_wait_ready() {
+	local line end=$((SECONDS + $1))
+	while [ $SECONDS -lt $end ]; do
+		IFS= read -r -t $((end - SECONDS + 1)) line <&9 || return 1
+		case ${line%$'\r'} in
+		@@RXE-READY) return 0 ;;
+		@@RXE-FAILED*) say "the guest says: ${line#@@RXE-FAILED }"; return 1 ;;
+		esac
+	done
+	return 1
+}
+
+rr_launch() {   # $1: dir, $2: netns, $3: accel, $4: mode, $5: max time
+	rm -f "$1/ctl.in" "$1/ctl.out" "$1/console.log"
+	mkfifo "$1/ctl.in" "$1/ctl.out"
+	rr_qemu "$2" "$1" "$3" -display none -monitor none -serial "file:$1/console.log" \
+		-chardev "pipe,id=ctl,path=$1/ctl" -device isa-serial,chardev=ctl \
+		-append "$(rr_cmdline "$4" "$5")" -pidfile "$1/qemu.pid" -daemonize >&2 || return 1
+	exec 8>"$1/ctl.in" 9<"$1/ctl.out"
+}
+
+rr_kill() {   # $1: dir
+	local pid
+	pid=$(cat "$1/qemu.pid" 2>/dev/null || true)
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+	rm -f "$1/qemu.pid"
+}
+
+# KVM where it boots Debian's kernel, else TCG; the verdict is kept in the cache.
+rr_accel() {   # $1: dir, $2: netns
+	local a
+	a=$(cat "$RR_CACHE/accel" 2>/dev/null || true)
+	[ -n "$a" ] && { echo "$a"; return; }
+	a=tcg
+	if [ -w /dev/kvm ]; then
+		say "trying KVM (once; TCG if it does not boot within 30 s)"
+		rr_overlay "$1"
+		if rr_launch "$1" "$2" kvm probe 60 && rr_wait_ready 30; then a=kvm; fi
+		rr_kill "$1"
+		exec 8>&- 9<&-
+	fi
+	echo "$a" > "$RR_CACHE/accel"
+	echo "$a"
+}
+
+rr_start() {   # $1: dir, $2: netns, $3: max time
+	local d=$1 accel t0=$SECONDS
+	[ "$(id -u)" = 0 ] || die "run as root: the VM's network is a tap device in a network namespace"
+	[ -s "$RR_CACHE/base.cpio.gz" ] && [ -x "$RR_CACHE/rxe_peer" ] || rr_build
+	[ "$RR_SRC/rxe_peer.c" -nt "$RR_CACHE/rxe_peer" ] && rr_build_peer
+	mkdir -p "$d"
+	[ -e "$d/qemu.pid" ] && die "$d holds a running guest already ('rocelab realrxe stop --dir $d')"
+	rr_netns "$2"
+	echo "$2" > "$d/netns"
+	accel=$(rr_accel "$d" "$2")
+	rr_overlay "$d"
+	rr_launch "$d" "$2" "$accel" ctl "$3" || { rr_stop "$d"; die "qemu did not start"; }
+	if ! rr_wait_ready 180; then
+		say "the guest did not come up; its console said:"
+		tail -n 20 "$d/console.log" >&2 || true
+		rr_stop "$d"
+		exit 1
+	fi
+	say "guest up in $((SECONDS - t0)) s ($accel): rxe0 at $RR_GUEST_IP, host side $RR_HOST_IP in netns $2"
+}
+
+rr_exec() {   # $1: dir, $2: timeout, $3: command line
+	local line b64="" rc="" end=$((SECONDS + $2))
+	[ -p "$1/ctl.in" ] && [ -e "$1/qemu.pid" ] || die "no guest started in $1 ('rocelab realrxe start --dir $1')"
+	exec 8>"$1/ctl.in" 9<"$1/ctl.out"
+	printf '%s\n' "$(printf '%s' "$3" | base64 -w0)" >&8
+	while [ $SECONDS -lt $end ] && IFS= read -r -t $((end - SECONDS + 1)) line <&9; do
+		line=${line%$'\r'}
+		case $line in
+		"@@RXE-RC "*) rc=${line#@@RXE-RC }; break ;;
+		*) b64="$b64$line" ;;
+		esac
+	done
+	printf '%s' "$b64" | base64 -d
+	[ -n "$rc" ] || { say "the guest did not answer within $2 s (--timeout): '$3'"; return 124; }
+	return "$rc"
+}
+
+rr_stop() {   # $1: dir
+	local ns pid i
+	if [ -p "$1/ctl.in" ] && [ -e "$1/qemu.pid" ]; then
+		pid=$(cat "$1/qemu.pid")
+		{ exec 8>"$1/ctl.in"; echo exit >&8; } 2>/dev/null || true
+		for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	fi
+	rr_kill "$1"
+	ns=$(cat "$1/netns" 2>/dev/null || true)
+	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null || true
+	rm -f "$1/netns" "$1/ctl.in" "$1/ctl.out" "$1/initrd"
+}
+
+# ---- commands ---------------------------------------------------------------------------------
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+dir="" ns=rlrxe maxtime=1800 timeout=600 force=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--dir) dir=${2:?--dir needs a directory}; shift 2 ;;
+	--netns) ns=${2:?--netns needs a name}; shift 2 ;;
+	--max-time) maxtime=${2:?}; shift 2 ;;
+	--timeout) timeout=${2:?}; shift 2 ;;
+	--force) force=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) say "unknown option $1"; usage >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+case $maxtime$timeout in *[!0-9]*) die "--max-time and --timeout take whole seconds" ;; esac
+
+case $cmd in
+build) rr_build "$force" ;;
+start)
+	[ -n "$dir" ] || die "start needs --dir DIR (where the session lives)"
+	rr_start "$dir" "$ns" "$maxtime" ;;
+exec)
+	[ -n "$dir" ] || die "exec needs --dir DIR (of 'rocelab realrxe start')"
+	[ $# -gt 0 ] || die "exec needs a COMMAND"
+	rr_exec "$dir" "$timeout" "$*" ;;
+stop)
+	[ -n "$dir" ] || die "stop needs --dir DIR"
+	rr_stop "$dir" ;;
+run)
+	[ $# -gt 0 ] || die "run needs a COMMAND"
+	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
+	trap 'rr_stop "$dir"; rm -rf "$dir"' EXIT
+	trap 'exit 130' INT TERM
+	rr_start "$dir" "$ns" "$maxtime"
+	set +e
+	rr_exec "$dir" "$timeout" "$*"
+	exit $? ;;
+shell)
+	[ "$(id -u)" = 0 ] || die "run as root"
+	[ -s "$RR_CACHE/base.cpio.gz" ] && [ -x "$RR_CACHE/rxe_peer" ] || rr_build
+	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
+	trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$dir"' EXIT
+	rr_netns "$ns"
+	accel=$(rr_accel "$dir" "$ns")
+	rr_overlay "$dir"
+	say "booting ($accel); the host side is $RR_HOST_IP in netns $ns; 'poweroff -f' ends the VM"
+	rr_qemu "$ns" "$dir" "$accel" -nographic -append "$(rr_cmdline shell "$maxtime")" ;;
+""|-h|--help|help) usage ;;
+*) say "unknown command '$cmd'"; usage >&2; exit 2 ;;
+esac

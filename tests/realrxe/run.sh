@@ -1,0 +1,191 @@
+#!/bin/bash
+# Interop with the real kernel Soft-RoCE: `rocelab realrxe` boots Debian's own
+# kernel (rdma_rxe), rdma-core and perftest in a VM; `rocelab peer` on this
+# side talks to the kernel's stack on the other:
+#  - ibv_rc_pingpong and ibv_ud_pingpong, in both roles (--compat pingpong);
+#  - SEND of several packets, WRITE, READ, Fetch&Add, Compare&Swap and a
+#    pingpong, in both roles, against rxe_peer (rocelab peer's test over
+#    libibverbs, realrxe/rxe_peer.c): the data is checked on both sides.
+# Each exchange passes only when both sides say they succeeded (and checked the
+# data), and tcpdump on the tap sees every frame of both stacks with a good
+# ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
+# what only the kernel does: UDP checksum 0, an IPv4 Identification that counts.
+# If the VM cannot start the suite fails and says why.
+# Usage: run.sh ROCELAB
+set -u
+R=${1:?usage: run.sh ROCELAB}
+case $R in /*) ;; *) R=$(pwd)/$R ;; esac
+T=$(mktemp -d)
+chmod 755 "$T"
+NS=rlrxe$$
+G=10.77.0.2
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+cleanup() {
+	"$R" realrxe stop --dir "$T/vm" >/dev/null 2>&1
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "FAIL the interop suite needs root (a tap device in a network namespace, and qemu)"
+	exit 1
+fi
+t0=$SECONDS
+if ! "$R" realrxe start --dir "$T/vm" --netns "$NS" --max-time 1200 2>"$T/start.err"; then
+	cat "$T/start.err"
+	echo "FAIL the VM with kernel Soft-RoCE did not start (above: why)"
+	exit 1
+fi
+pass "VM up with kernel rdma_rxe in $((SECONDS - t0)) s: $(tail -n 1 "$T/start.err" | sed 's/^realrxe: //')"
+
+guest() { "$R" realrxe exec --dir "$T/vm" --timeout 120 -- "$@"; }
+
+# In the guest, CMD in the background, its output and exit status in /tmp/NAME.log; back once PATTERN shows.
+guest_bg() {
+	guest "($2; echo \"@@EXIT \$?\") > /tmp/$1.log 2>&1 &
+	       i=0; until grep -q '$3' /tmp/$1.log || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done
+	       sleep 0.3"
+}
+# Its output, once it ended (at most 60 s); its exit status.
+guest_end() {
+	guest "i=0; until grep -q '^@@EXIT' /tmp/$1.log || [ \$i -ge 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	       grep -v '^@@EXIT' /tmp/$1.log; exit \$(sed -n 's/^@@EXIT //p' /tmp/$1.log | grep . || echo 124)"
+}
+host_bg() {   # NAME PATTERN CMD...: on this side, in the namespace
+	local name=$1 pat=$2 i=0
+	shift 2
+	ip netns exec "$NS" timeout 90 "$@" >"$T/$name.out" 2>&1 &
+	hpid=$!
+	until grep -q "$pat" "$T/$name.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+cap_start() {
+	rm -f "$T/cap.pcap" "$T/td.err"
+	# --immediate-mode, or the last frames wait in a ring block when tcpdump stops;
+	# -s 1600 -B 16384, or rxe's bursts overrun its buffer
+	ip netns exec "$NS" timeout 120 tcpdump -i rxtap0 --immediate-mode -s 1600 -B 16384 -U -n -w "$T/cap.pcap" \
+		'udp port 4791 or icmp' >/dev/null 2>"$T/td.err" &
+	td=$!
+	local i=0
+	until grep -q listening "$T/td.err" 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+# cap_check NAME: every frame RoCEv2 with a good ICRC, frames of both stacks, no ICMP.
+cap_check() {
+	sleep 0.3
+	kill "$td" 2>/dev/null
+	wait "$td" 2>/dev/null
+	local sum roce total from_g from_h
+	sum=$("$R" explain "$T/cap.pcap" 2>&1 | grep -- '^--- ')
+	roce=$(echo "$sum" | sed -n 's/^--- \([0-9]*\) frames: \([0-9]*\) RoCE.*/\2/p')
+	total=$(echo "$sum" | sed -n 's/^--- \([0-9]*\) frames.*/\1/p')
+	from_g=$(tcpdump -n -r "$T/cap.pcap" "src host $G and udp dst port 4791" 2>/dev/null | wc -l)
+	from_h=$(tcpdump -n -r "$T/cap.pcap" "dst host $G and udp dst port 4791" 2>/dev/null | wc -l)
+	if [ -z "$roce" ] || [ "$roce" -eq 0 ] || [ "$roce" != "$total" ]; then
+		fail "$1: capture not all RoCE: $sum"
+	elif ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes"; then
+		fail "$1: capture has bad frames: $sum"
+	elif [ "$from_g" -eq 0 ] || [ "$from_h" -eq 0 ]; then
+		fail "$1: the capture lacks one side: $from_g frames from the kernel, $from_h from rocelab"
+	else
+		pass "$1: $roce RoCEv2 frames ($from_g from kernel rxe, $from_h from rocelab), every ICRC ok"
+		cp "$T/cap.pcap" "$T/last-good.pcap"
+	fi
+}
+
+# ---- pingpong tools, both roles ---------------------------------------------------------------
+
+# kernel_server NAME GUEST-CMD READY HOST-ARGS...: the kernel's tool serves, rocelab peer is the client.
+kernel_server() {
+	local name=$1 gcmd=$2 ready=$3 hrc grc
+	shift 3
+	cap_start
+	guest_bg srv "$gcmd" "$ready" >/dev/null
+	ip netns exec "$NS" timeout 90 "$R" peer --client $G --timeout 60 "$@" >"$T/cli.out" 2>&1
+	hrc=$?
+	guest_end srv >"$T/srv.out"
+	grc=$?
+	if [ $hrc -ne 0 ] || [ $grc -ne 0 ]; then
+		fail "$name: rocelab exit $hrc, kernel side exit $grc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	cap_check "$name"
+}
+
+# kernel_client NAME HOST-ARGS GUEST-CMD: rocelab peer serves, the kernel's tool is the client.
+kernel_client() {
+	local name=$1 grc hrc
+	cap_start
+	host_bg srv "waiting for a client" "$R" peer --server --timeout 60 $2
+	guest "$3" >"$T/cli.out" 2>&1
+	grc=$?
+	wait $hpid
+	hrc=$?
+	if [ $hrc -ne 0 ] || [ $grc -ne 0 ]; then
+		fail "$name: kernel side exit $grc, rocelab exit $hrc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	cap_check "$name"
+}
+
+# -c: the tool checks what it received (its server: the first byte of every page).
+kernel_server "ibv_rc_pingpong server, rocelab client" "ibv_rc_pingpong -d rxe0 -g 1 -c -n 100" "local address" \
+	--compat pingpong --iters 100
+if grep -q "100 iters in" "$T/srv.out" && ! grep -qi "invalid data" "$T/srv.out"; then
+	pass "ibv_rc_pingpong did 100 rounds with rocelab, and its -c check found the data right"
+else
+	fail "ibv_rc_pingpong's own report: $(tail -c 300 "$T/srv.out")"
+fi
+kernel_client "rocelab server, ibv_rc_pingpong client" "--compat pingpong --iters 100" \
+	"timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -c -n 100 10.77.0.1"
+if grep -q "served pingpong: 100 messages received, data verified" "$T/srv.out" && grep -q "100 iters in" "$T/cli.out"; then
+	pass "rocelab served ibv_rc_pingpong's 100 rounds and checked every message"
+else
+	fail "rocelab's report: $(tail -c 300 "$T/srv.out")"
+fi
+# UD: one packet per message, so at most the path MTU (rxe on a 1500-byte link: 1024).
+kernel_server "ibv_ud_pingpong server, rocelab client" "ibv_ud_pingpong -d rxe0 -g 1 -c -s 1024 -n 100" "local address" \
+	--compat pingpong --transport ud --size 1024 --iters 100
+kernel_client "rocelab server, ibv_ud_pingpong client" "--compat pingpong --transport ud --size 1024 --iters 100" \
+	"timeout 60 ibv_ud_pingpong -d rxe0 -g 1 -c -s 1024 -n 100 10.77.0.1"
+
+# ---- every operation, both roles, against rxe_peer ---------------------------------------------
+
+for op in send write read fetch-add cmp-swap pingpong; do
+	case $op in fetch-add|cmp-swap) size="" ;; *) size="--size 8192" ;; esac
+	# rocelab's requester, the kernel's responder
+	kernel_server "$op: rocelab requester, kernel responder" "rxe_peer -t 60" "waiting for a client" \
+		--op $op $size --iters 40
+	if ! grep -q "rxe_peer: served $op: .* data verified" "$T/srv.out"; then
+		fail "$op: rxe_peer did not verify: $(tail -c 300 "$T/srv.out")"
+	fi
+	# the kernel's requester, rocelab's responder
+	kernel_client "$op: kernel requester, rocelab responder" "" "rxe_peer -t 60 -o $op ${size:+-s 8192} -n 40 10.77.0.1"
+	if ! grep -q "rxe_peer: $op done: 40 work requests" "$T/cli.out" || ! grep -q "data verified" "$T/srv.out"; then
+		fail "$op: one side did not verify: $(tail -c 200 "$T/cli.out") / $(tail -c 200 "$T/srv.out")"
+	fi
+done
+
+# ---- what only the kernel does, read by Wireshark's own dissector ------------------------------
+
+if [ -s "$T/last-good.pcap" ]; then
+	runuser -u nobody -- tshark -r "$T/last-good.pcap" -Y "ip.src==$G && udp.dstport==4791" -T fields \
+		-e ip.id -e udp.checksum -e ip.ttl 2>/dev/null >"$T/kernel.txt"
+	ids=$(cut -f1 "$T/kernel.txt" | sort -u | wc -l)
+	n=$(wc -l <"$T/kernel.txt")
+	if [ "$n" -gt 1 ] && [ "$ids" -eq "$n" ] && ! cut -f2 "$T/kernel.txt" | grep -qv '^0x0000$'; then
+		pass "kernel rxe's frames as tshark reads them: UDP checksum 0, a new IPv4 Identification each ($n frames)"
+	else
+		fail "kernel rxe's frames: $(head -n 3 "$T/kernel.txt" | tr '\n' ' ')"
+	fi
+fi
+
+echo "realrxe: $passed passed, $failed failed ($((SECONDS - t0)) s)"
+[ "$failed" -eq 0 ]
