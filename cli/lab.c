@@ -11,7 +11,8 @@
  * lab runs on a capture from `rocelab gen` and says so. Without root,
  * `unshare --user --map-root-user --net --mount` gives a shell where they can:
  * there /run is not ours to write, so a tmpfs goes over it in that shell's
- * own mount namespace.
+ * own mount namespace. With --real-rxe the client end is the kernel's
+ * Soft-RoCE in a VM (rocelab realrxe) instead of namespace rl-a.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -371,17 +372,15 @@ static bool lab_wait_text(const char *path, const char *text, unsigned ms)
 	return false;
 }
 
-static int lab_peer_step(const struct lab_step *s, const char *log)
+/* A server and a client, each a command line; the server's output in @log. */
+static int lab_pair(const struct lab_step *s, const char *log, const char *server, const char *client)
 {
-	char line[1024];
 	int fd, rc, src;
 	pid_t srv, cli;
 
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	snprintf(line, sizeof(line), "ip netns exec " LAB_NS_B " %s peer --server%s%s", cli_self(),
-		 *s->server ? " " : "", s->server);
-	printf("  + %s &\n", line);
-	srv = lab_spawn(line, fd, fd);
+	printf("  + %s &\n", server);
+	srv = lab_spawn(server, fd, fd);
 	if (fd >= 0)
 		close(fd);
 	if (srv < 0)
@@ -392,11 +391,9 @@ static int lab_peer_step(const struct lab_step *s, const char *log)
 		cli_error("lab", "the server did not start; its output is in %s", log);
 		return -1;
 	}
-	snprintf(line, sizeof(line), "ip netns exec " LAB_NS_A " %s peer --client " LAB_IP_B " %s", cli_self(),
-		 s->client);
-	printf("  + %s\n", line);
+	printf("  + %s\n", client);
 	fflush(stdout);
-	cli = lab_spawn(line, -1, -1);
+	cli = lab_spawn(client, -1, -1);
 	rc = cli < 0 ? -1 : lab_wait(cli);
 	if (s->fails || rc)
 		kill(srv, SIGTERM);
@@ -413,6 +410,100 @@ static int lab_peer_step(const struct lab_step *s, const char *log)
 		cli_error("lab", "the step failed (client exit %d, server exit %d; server output in %s)", rc, src, log);
 		return -1;
 	}
+	return 0;
+}
+
+static int lab_peer_step(const struct lab_step *s, const char *log)
+{
+	char server[1024], client[1024];
+
+	snprintf(server, sizeof(server), "ip netns exec " LAB_NS_B " %s peer --server%s%s", cli_self(),
+		 *s->server ? " " : "", s->server);
+	snprintf(client, sizeof(client), "ip netns exec " LAB_NS_A " %s peer --client " LAB_IP_B " %s", cli_self(),
+		 s->client);
+	return lab_pair(s, log, server, client);
+}
+
+/* ---- --real-rxe: the kernel's Soft-RoCE, in a VM, at one end -------------------------------------- */
+
+#define LAB_RXE_NS "rl-rxe"
+#define LAB_RXE_IF "rxtap0"
+#define LAB_RXE_HOST "10.77.0.1"
+#define LAB_RXE_DIR LAB_OUT "/realrxe"
+
+/* "-o X" if @v, else "" (for the guest's command line). */
+static const char *lab_opt(char *buf, size_t n, const char *opt, const char *v)
+{
+	snprintf(buf, n, v ? " %s %s" : "", opt, v);
+	return buf;
+}
+
+/*
+ * A peer step with the kernel as the requester: the step's client options
+ * become the guest's command, the standard ibv_rc_pingpong / ibv_ud_pingpong
+ * for a ping-pong, rxe_peer (rocelab peer's test over libibverbs) for the
+ * other operations. rocelab peer serves, with the step's own server options
+ * (--loss then shows the kernel's go-back-N).
+ */
+static int lab_rxe_step(const struct lab_step *s, const char *log)
+{
+	char opts[512], *w[32], server[1024], client[1024], a[5][48];
+	const char *op = "send", *size = NULL, *iters = NULL, *window = NULL, *mtu = NULL, *gid = "1";
+	bool ud = false;
+	int n;
+
+	snprintf(opts, sizeof(opts), "%s", s->client);
+	n = lab_words(opts, w, 32);
+	for (int i = 0; i + 1 < n; i += 2) {
+		if (!strcmp(w[i], "-t") || !strcmp(w[i], "--transport"))
+			ud = !strcmp(w[i + 1], "ud");
+		else if (!strcmp(w[i], "--op"))
+			op = w[i + 1];
+		else if (!strcmp(w[i], "--size"))
+			size = w[i + 1];
+		else if (!strcmp(w[i], "--iters"))
+			iters = w[i + 1];
+		else if (!strcmp(w[i], "--window"))
+			window = w[i + 1];
+		else if (!strcmp(w[i], "--mtu"))
+			mtu = w[i + 1];
+		else if (!strcmp(w[i], "-g") || !strcmp(w[i], "--gid-index"))
+			gid = w[i + 1];
+	}
+	if (!strcmp(op, "pingpong")) {
+		snprintf(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --server%s%s --compat pingpong%s%s",
+			 cli_self(), *s->server ? " " : "", s->server, lab_opt(a[0], sizeof(a[0]), "--size", size),
+			 lab_opt(a[1], sizeof(a[1]), "--iters", iters));
+		snprintf(client, sizeof(client),
+			 "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- ibv_%s_pingpong -d rxe0 -g %s%s%s%s "
+			 LAB_RXE_HOST, cli_self(), ud ? "ud" : "rc", gid, lab_opt(a[0], sizeof(a[0]), "-s", size),
+			 lab_opt(a[1], sizeof(a[1]), "-n", iters), lab_opt(a[2], sizeof(a[2]), "-m", mtu));
+	} else {
+		snprintf(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --server%s%s", cli_self(),
+			 *s->server ? " " : "", s->server);
+		snprintf(client, sizeof(client),
+			 "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- rxe_peer -t 60 -g %s -o %s%s%s%s%s "
+			 LAB_RXE_HOST, cli_self(), gid, op, lab_opt(a[0], sizeof(a[0]), "-s", size),
+			 lab_opt(a[1], sizeof(a[1]), "-n", iters), lab_opt(a[2], sizeof(a[2]), "-w", window),
+			 lab_opt(a[3], sizeof(a[3]), "-m", mtu));
+	}
+	return lab_pair(s, log, server, client);
+}
+
+/* The VM, its tap in namespace rl-rxe, and the MTU on both ends of the tap; *@made once the VM runs. */
+static int lab_rxe_up(unsigned mtu, bool *made)
+{
+	*made = false;
+	printf("lab: the other end is the kernel's Soft-RoCE (rdma_rxe, Debian's kernel) in a VM at 10.77.0.2; "
+	       "rocelab is at " LAB_RXE_HOST " in namespace " LAB_RXE_NS "\n");
+	if (lab_cmd(true, "%s realrxe start --dir " LAB_RXE_DIR " --netns " LAB_RXE_NS, cli_self())) {
+		cli_error("lab", "the VM did not start (above: why)");
+		return -1;
+	}
+	*made = true;
+	if (mtu != 1500 && (lab_cmd(false, "ip -n " LAB_RXE_NS " link set " LAB_RXE_IF " mtu %u", mtu) ||
+			    lab_cmd(false, "%s realrxe exec --dir " LAB_RXE_DIR " -- ip link set eth0 mtu %u", cli_self(), mtu)))
+		return -1;
 	return 0;
 }
 
@@ -443,14 +534,18 @@ static void lab_pcap_stop(int sig)
  * The capture without tcpdump, for a user namespace: tcpdump gives up its
  * root there (initgroups is not allowed) and fails. Same libpcap, same filter.
  */
-static void lab_capture_child(const char *pcap, const char *err)
+static void lab_capture_child(const char *pcap, const char *err, const char *ns_name, const char *ifname)
 {
 	char eb[PCAP_ERRBUF_SIZE];
 	struct bpf_program bpf;
 	struct sigaction sa = { .sa_handler = lab_pcap_stop };
 	pcap_dumper_t *d;
 	FILE *e = fopen(err, "w");
-	int ns = open("/run/netns/" LAB_NS_A, O_RDONLY | O_CLOEXEC);
+	char path[128];
+	int ns;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns_name);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (!e)
 		_exit(2);
@@ -458,10 +553,10 @@ static void lab_capture_child(const char *pcap, const char *err)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (ns < 0 || setns(ns, CLONE_NEWNET)) {
-		fprintf(e, "cannot enter %s: %s\n", LAB_NS_A, strerror(errno));
+		fprintf(e, "cannot enter %s: %s\n", ns_name, strerror(errno));
 		_exit(2);
 	}
-	lab_pcap = pcap_create(LAB_IF_A, eb);
+	lab_pcap = pcap_create(ifname, eb);
 	if (!lab_pcap || pcap_set_snaplen(lab_pcap, 65535) || pcap_set_immediate_mode(lab_pcap, 1) ||
 	    pcap_set_buffer_size(lab_pcap, 16 << 20) || pcap_activate(lab_pcap) < 0 ||
 	    pcap_compile(lab_pcap, &bpf, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) ||
@@ -469,15 +564,15 @@ static void lab_capture_child(const char *pcap, const char *err)
 		fprintf(e, "libpcap: %s\n", lab_pcap ? pcap_geterr(lab_pcap) : eb);
 		_exit(2);
 	}
-	fprintf(e, "listening on %s (libpcap, in a user namespace)\n", LAB_IF_A);
+	fprintf(e, "listening on %s (libpcap, in a user namespace)\n", ifname);
 	while (pcap_dispatch(lab_pcap, -1, pcap_dump, (u_char *)d) >= 0)
 		pcap_dump_flush(d);
 	pcap_dump_close(d);
 	_exit(0);
 }
 
-/* tcpdump on rl-a0, writing @pcap; its stderr in @err. */
-static pid_t lab_capture_start(const char *pcap, const char *err)
+/* tcpdump on @ifname in namespace @ns, writing @pcap; its stderr in @err. */
+static pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname)
 {
 	char line[1024];
 	int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -488,13 +583,12 @@ static pid_t lab_capture_start(const char *pcap, const char *err)
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0)
-			lab_capture_child(pcap, err);
+			lab_capture_child(pcap, err, ns, ifname);
 	} else {
 		/* -Z root: tcpdump would give the file to its own user, which a user namespace does not have. */
 		snprintf(line, sizeof(line),
-			 "ip netns exec " LAB_NS_A " tcpdump -i " LAB_IF_A " -n -U --immediate-mode -B 16384 -Z root "
-			 "-w %s udp port 4791",
-			 pcap);
+			 "ip netns exec %s tcpdump -i %s -n -U --immediate-mode -B 16384 -Z root -w %s udp port 4791",
+			 ns, ifname, pcap);
 		printf("  + %s &\n", line);
 		pid = lab_spawn(line, fd, fd);
 	}
@@ -586,7 +680,7 @@ static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
 	return CLI_OK;
 }
 
-static int lab_run(const struct lab *l, bool keep, bool force_gen)
+static int lab_run(const struct lab *l, bool keep, bool force_gen, bool real_rxe)
 {
 	char pcap[256], err[256], log[256], why[256] = "";
 	struct sigaction sa = { .sa_handler = lab_on_signal }, old_int, old_term;
@@ -605,15 +699,15 @@ static int lab_run(const struct lab *l, bool keep, bool force_gen)
 	printf("lab %s: %s\n", l->num, l->title);
 	if (force_gen)
 		return lab_run_gen(l, pcap, "--gen: no namespaces asked for");
-	if (!lab_is_up() && !lab_netns_possible(why, sizeof(why)))
+	if (!real_rxe && !lab_is_up() && !lab_netns_possible(why, sizeof(why)))
 		return lab_run_gen(l, pcap, why);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	if (lab_up(l->mtu, &made)) {
+	if (real_rxe ? lab_rxe_up(l->mtu, &made) : lab_up(l->mtu, &made)) {
 		rc = CLI_ERR;
 		goto out;
 	}
-	td = lab_capture_start(pcap, err);
+	td = real_rxe ? lab_capture_start(pcap, err, LAB_RXE_NS, LAB_RXE_IF) : lab_capture_start(pcap, err, LAB_NS_A, LAB_IF_A);
 	if (td < 0) {
 		rc = CLI_ERR;
 		goto out;
@@ -622,7 +716,11 @@ static int lab_run(const struct lab *l, bool keep, bool force_gen)
 		const struct lab_step *s = &l->steps[i];
 
 		printf("\nstep %d: %s\n", i + 1, s->what);
-		if (s->server ? lab_peer_step(s, log) : lab_replay_step(l, s)) {
+		if (real_rxe && !s->server) {
+			printf("  (left out with --real-rxe: these frames come from rocelab gen, not from a stack)\n");
+			continue;
+		}
+		if (real_rxe ? lab_rxe_step(s, log) : s->server ? lab_peer_step(s, log) : lab_replay_step(l, s)) {
 			rc = CLI_ERR;
 			break;
 		}
@@ -633,7 +731,10 @@ static int lab_run(const struct lab *l, bool keep, bool force_gen)
 out:
 	if (made && !keep) {
 		printf("\nlab: taking the topology down\n");
-		lab_down();
+		if (real_rxe)
+			lab_cmd(false, "%s realrxe stop --dir " LAB_RXE_DIR, cli_self());
+		else
+			lab_down();
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -652,7 +753,7 @@ static void lab_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rocelab lab list\n"
-		"       rocelab lab run NN [--keep] [--gen]\n"
+		"       rocelab lab run NN [--keep] [--gen | --real-rxe]\n"
 		"       rocelab lab grade NN [--answers FILE] [--capture FILE]\n"
 		"       rocelab lab up [--mtu N] | down | status\n\n"
 		"Guided labs: two network namespaces, %s (%s) and %s (%s), joined by a veth pair\n"
@@ -665,22 +766,27 @@ static void lab_usage(FILE *f)
 		"options:\n"
 		"      --keep     leave the topology up after 'run' (then: ip netns exec %s ...)\n"
 		"      --gen      run on a capture from rocelab gen, without namespaces\n"
+		"      --real-rxe the other end is the real kernel Soft-RoCE in a VM (rocelab realrxe): its\n"
+		"                 ibv_rc_pingpong / ibv_ud_pingpong, or rxe_peer, as the client; rocelab\n"
+		"                 peer serves; both stacks in one capture. Steps replayed from rocelab gen\n"
+		"                 are left out. --keep keeps the VM (rocelab realrxe exec --dir %s)\n"
 		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
 		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt)\n"
 		"      --capture FILE  'grade': the capture they are about (default %s/NN-name.pcap)\n"
 		"  -h, --help     this text\n",
-		LAB_NS_A, LAB_IP_A, LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, LAB_OUT, LAB_NS_A, LAB_OUT);
+		LAB_NS_A, LAB_IP_A, LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, LAB_OUT, LAB_NS_A, LAB_RXE_DIR, LAB_OUT);
 }
 
 int cli_lab(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "keep", no_argument, NULL, 'k' }, { "gen", no_argument, NULL, 'g' },
+		{ "real-rxe", no_argument, NULL, 'r' },
 		{ "mtu", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' },
 		{ "answers", required_argument, NULL, 'a' }, { "capture", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool keep = false, gen = false, made;
+	bool keep = false, gen = false, real_rxe = false, made;
 	uint64_t mtu = 1500;
 	const struct lab *l;
 	const char *verb, *answers = NULL, *capture = NULL;
@@ -692,6 +798,7 @@ int cli_lab(int argc, char **argv)
 		switch (c) {
 		case 'k': keep = true; break;
 		case 'g': gen = true; break;
+		case 'r': real_rxe = true; break;
 		case 'm':
 			if (!cli_parse_u64(optarg, 65535, &mtu) || mtu < 1280) {
 				cli_error("lab", "--mtu wants 1280..65535, not '%s'", optarg);
@@ -725,8 +832,12 @@ int cli_lab(int argc, char **argv)
 			cli_error("lab", "no lab '%s' ('rocelab lab list' shows them)", argv[optind + 1]);
 			return CLI_BAD_INPUT;
 		}
+		if (gen && real_rxe) {
+			cli_error("lab", "--gen or --real-rxe, not both");
+			return CLI_BAD_INPUT;
+		}
 		setvbuf(stdout, NULL, _IOLBF, 0);
-		return lab_run(l, keep, gen);
+		return lab_run(l, keep, gen, real_rxe);
 	}
 	if (!strcmp(verb, "grade") && optind + 2 == argc) {
 		l = lab_find(argv[optind + 1]);

@@ -51,6 +51,7 @@ struct rp {
 	int gid_index, port, timeout_s;
 	enum rp_op op;
 	unsigned size, iters, window;
+	unsigned mtu_bytes; /* -m: at most this path MTU; 0: the port's */
 	/* verbs */
 	struct ibv_context *ctx;
 	struct ibv_comp_channel *ch;
@@ -237,6 +238,9 @@ static void rp_open(struct rp *r)
 	if (!r->ctx || ibv_query_port(r->ctx, 1, &pa) || ibv_query_gid(r->ctx, 1, r->gid_index, &r->me.gid))
 		rp_fail("cannot open the device, or query its port 1 and GID %d", r->gid_index);
 	r->mtu = pa.active_mtu;
+	for (enum ibv_mtu m = IBV_MTU_256; r->mtu_bytes && m <= IBV_MTU_4096; m++)
+		if (128u << m == r->mtu_bytes && m < r->mtu)
+			r->mtu = m;
 	r->ch = ibv_create_comp_channel(r->ctx);
 	r->pd = ibv_alloc_pd(r->ctx);
 	r->cq = r->ch ? ibv_create_cq(r->ctx, 2 * (int)(r->window + RP_RECVS) + 16, NULL, r->ch, 0) : NULL;
@@ -577,6 +581,7 @@ static void rp_usage(FILE *f)
 		   "  -s BYTES    client: message size (default 4096)\n"
 		   "  -n N        client: work requests (default 100)\n"
 		   "  -w N        client: work requests outstanding (default 8)\n"
+		   "  -m BYTES    client: path MTU 256..4096, at most the port's (default: the port's)\n"
 		   "  -t SECONDS  give up after this long (default 60)\n"
 		   "  -h          this help\n");
 }
@@ -587,7 +592,7 @@ int main(int argc, char **argv)
 			.tcp = -1 };
 	int c, i;
 
-	while ((c = getopt(argc, argv, "d:g:p:o:s:n:w:t:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:o:s:n:w:m:t:h")) != -1) {
 		switch (c) {
 		case 'd': r.dev_name = optarg; break;
 		case 'g': r.gid_index = atoi(optarg); break;
@@ -602,6 +607,7 @@ int main(int argc, char **argv)
 		case 's': r.size = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'n': r.iters = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'w': r.window = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'm': r.mtu_bytes = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 't': r.timeout_s = atoi(optarg); break;
 		case 'h': rp_usage(stdout); return 0;
 		default: rp_usage(stderr); return 2;
@@ -609,7 +615,8 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		r.server_addr = argv[optind++];
-	if (optind < argc || !r.size || !r.iters || !r.window || r.window > 256 || r.timeout_s <= 0 || r.gid_index < 0) {
+	if (optind < argc || !r.size || !r.iters || !r.window || r.window > 256 || r.timeout_s <= 0 || r.gid_index < 0 ||
+	    (r.mtu_bytes && (r.mtu_bytes < 256 || r.mtu_bytes > 4096 || (r.mtu_bytes & (r.mtu_bytes - 1))))) {
 		rp_usage(stderr);
 		return 2;
 	}

@@ -44,6 +44,7 @@ expect "realrxe unknown option" 2 "unknown option --bogus" "$RA" realrxe run --b
 expect "realrxe exec without --dir" 1 "exec needs --dir DIR" "$RA" realrxe exec -- true
 expect "realrxe exec in a dir with no guest" 1 "no guest started in" "$RA" realrxe exec --dir "$T" -- true
 expect "realrxe --max-time not a number" 1 "take whole seconds" "$RA" realrxe start --dir "$T" --max-time soon
+expect "lab run with --gen and --real-rxe" 1 "--gen or --real-rxe, not both" "$RA" lab run 01 --gen --real-rxe
 expect "realrxe script missing" 2 "cannot find realrxe.sh" env ROCELAB_REALRXE=/nonexistent "$RA" realrxe build
 expect "explain --help" 0 "usage: rocelab explain" "$R" explain --help
 expect "gen --help" 0 "usage: rocelab gen" "$R" gen --help

@@ -187,5 +187,54 @@ if [ -s "$T/last-good.pcap" ]; then
 	fi
 fi
 
+# ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
+
+"$R" realrxe stop --dir "$T/vm" >/dev/null 2>&1
+mkdir -p "$T/lab"
+# lab_rxe NN: the lab runs, and its capture holds both stacks, every ICRC good
+lab_rxe() {
+	local pcap sum from_g from_h
+	(cd "$T/lab" && timeout 300 "$R" lab run "$1" --real-rxe) >"$T/lab$1.out" 2>&1
+	local rc=$?
+	pcap=$(ls "$T/lab/labs/out/$1"-*.pcap 2>/dev/null | head -n 1)
+	if [ $rc -ne 0 ] || [ -z "$pcap" ]; then
+		fail "lab $1 --real-rxe: exit $rc: $(tail -c 400 "$T/lab$1.out")"
+		return 1
+	fi
+	sum=$("$R" explain "$pcap" 2>&1 | grep -- '^--- ')
+	from_g=$(tcpdump -n -r "$pcap" "src host $G" 2>/dev/null | wc -l)
+	from_h=$(tcpdump -n -r "$pcap" "dst host $G" 2>/dev/null | wc -l)
+	if ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes" || [ "$from_g" -eq 0 ] ||
+		[ "$from_h" -eq 0 ]; then
+		fail "lab $1 --real-rxe: $sum; $from_g frames from the kernel, $from_h from rocelab"
+		return 1
+	fi
+	pass "lab $1 --real-rxe: $from_g frames from kernel rxe, $from_h from rocelab, every ICRC ok"
+	cp "$pcap" "$T/lab$1.pcap"
+}
+lab_rxe 01 && grep -q "ibv_rc_pingpong -d rxe0 -g 1 -s 64 -n 5" "$T/lab01.out" &&
+	pass "lab 01 --real-rxe ran the standard ibv_rc_pingpong in the VM"
+if lab_rxe 07; then
+	# The kernel's own go-back-N, as Wireshark's dissector reads it: rocelab's NAKs, the kernel's resent WRITEs.
+	naks=$(runuser -u nobody -- tshark -r "$T/lab07.pcap" -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome >= 0x60" \
+		-T fields -e frame.number 2>/dev/null | wc -l)
+	resent=$(runuser -u nobody -- tshark -r "$T/lab07.pcap" -Y "ip.src==$G" -T fields -e infiniband.bth.psn 2>/dev/null |
+		sort | uniq -d | wc -l)
+	if [ "$naks" -gt 0 ] && [ "$resent" -gt 0 ]; then
+		pass "lab 07 --real-rxe: rocelab dropped and NAKed ($naks NAKs), the kernel went back N ($resent PSNs sent again)"
+	else
+		fail "lab 07 --real-rxe: $naks NAKs from rocelab, $resent PSNs the kernel sent again"
+	fi
+fi
+if lab_rxe 02; then
+	mtus=$(runuser -u nobody -- tshark -r "$T/lab02.pcap" -Y "ip.src==$G && infiniband.bth.opcode==0" -T fields \
+		-e udp.length 2>/dev/null | tr '\n' ' ')
+	if [ "$mtus" = "280 1048 4120 " ]; then   # UDP 8 + BTH 12 + payload + ICRC 4
+		pass "lab 02 --real-rxe: the kernel's SEND First packets at path MTU 256, 1024, 4096 (UDP lengths $mtus)"
+	else
+		fail "lab 02 --real-rxe: SEND First UDP lengths '$mtus', not 280 1048 4120"
+	fi
+fi
+
 echo "realrxe: $passed passed, $failed failed ($((SECONDS - t0)) s)"
 [ "$failed" -eq 0 ]
