@@ -2,8 +2,8 @@
 # /init of the realrxe VM (busybox sh): load rdma_rxe, bring up eth0 and rxe0,
 # then do what the kernel command line says:
 #   rxe.mode=ctl    run commands sent on the second serial port (/dev/ttyS1),
-#                   one base64 line each; answer with the output in base64 and
-#                   "@@RXE-RC <status>" (realrxe.sh exec)
+#                   a line "MD5 BASE64" each; answer "@@RXE-RC STATUS MD5 BASE64"
+#                   with the output (realrxe.sh exec)
 #   rxe.mode=shell  a shell on the console
 #   rxe.mode=probe  say "@@RXE-READY" and power off (does this accelerator boot?)
 # rxe.ip=A/N is eth0's address; rxe.maxtime=S powers the guest off after S s whatever happens.
@@ -52,12 +52,23 @@ shell)
 	setsid cttyhack sh ;;
 ctl)
 	echo "@@RXE-READY" >&3
+	# Each way a line is "MD5 BASE64": a line the serial port garbled is asked for again.
 	while IFS= read -r line <&3; do
-		[ "$line" = exit ] && break
-		echo "$line" | base64 -d > /tmp/cmd.sh 2>/dev/null
+		case $line in
+		exit) break ;;
+		@@AGAIN) echo "$answer" >&3; continue ;;
+		esac
+		b64=${line#* }
+		if [ "${line%% *}" != "$(printf '%s' "$b64" | md5sum | cut -c1-32)" ]; then
+			echo "@@RXE-AGAIN" >&3
+			continue
+		fi
+		echo "$b64" | base64 -d > /tmp/cmd.sh
 		(cd /root && sh /tmp/cmd.sh < /dev/null > /tmp/cmd.out 2>&1)
 		rc=$?
-		{ base64 /tmp/cmd.out; echo "@@RXE-RC $rc"; } >&3
+		b64=$(base64 /tmp/cmd.out | tr -d '\n')
+		answer="@@RXE-RC $rc $(printf '%s' "$b64" | md5sum | cut -c1-32) $b64"
+		echo "$answer" >&3
 	done ;;
 esac
 poweroff -f

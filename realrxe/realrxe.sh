@@ -294,20 +294,34 @@ rr_start() {   # $1: dir, $2: netns, $3: max time
 	say "guest up in $((SECONDS - t0)) s ($accel): rxe0 at $RR_GUEST_IP, host side $RR_HOST_IP in netns $2"
 }
 
+rr_md5() { printf '%s' "$1" | md5sum | cut -c1-32; }
+
+# Run $3 in the guest; a line the serial port garbled, either way, is sent again (at most 3 times).
 rr_exec() {   # $1: dir, $2: timeout, $3: command line
-	local line b64="" rc="" end=$((SECONDS + $2))
-	[ -p "$1/ctl.in" ] && [ -e "$1/qemu.pid" ] || die "no guest started in $1 ('rocelab realrxe start --dir $1')"
-	exec 8>"$1/ctl.in" 9<"$1/ctl.out"
-	printf '%s\n' "$(printf '%s' "$3" | base64 -w0)" >&8
+	local dir=$1 timeout=$2 cmd=$3 line b64 rc="" out="" tries=0 end=$((SECONDS + $2))
+	[ -p "$dir/ctl.in" ] && [ -e "$dir/qemu.pid" ] || die "no guest started in $dir ('rocelab realrxe start --dir $dir')"
+	exec 8>"$dir/ctl.in" 9<"$dir/ctl.out"
+	b64=$(printf '%s' "$cmd" | base64 -w0)
+	printf '%s %s\n' "$(rr_md5 "$b64")" "$b64" >&8
 	while [ $SECONDS -lt $end ] && IFS= read -r -t $((end - SECONDS + 1)) line <&9; do
 		line=${line%$'\r'}
 		case $line in
-		"@@RXE-RC "*) rc=${line#@@RXE-RC }; break ;;
-		*) b64="$b64$line" ;;
+		@@RXE-AGAIN)
+			tries=$((tries + 1))
+			[ $tries -le 3 ] || break
+			printf '%s %s\n' "$(rr_md5 "$b64")" "$b64" >&8 ;;
+		"@@RXE-RC "*)
+			set -- ${line#@@RXE-RC }
+			out=${3:-}
+			if [ "$(rr_md5 "$out")" = "$2" ]; then rc=$1; break; fi
+			tries=$((tries + 1))
+			[ $tries -le 3 ] || break
+			echo "@@AGAIN" >&8 ;;
 		esac
 	done
-	printf '%s' "$b64" | base64 -d
-	[ -n "$rc" ] || { say "the guest did not answer within $2 s (--timeout): '$3'"; return 124; }
+	[ $tries -le 3 ] || { say "the serial line to the guest garbled '$cmd' $tries times"; return 125; }
+	[ -n "$rc" ] || { say "the guest did not answer within $timeout s (--timeout): '$cmd'"; return 124; }
+	printf '%s' "$out" | base64 -d
 	return "$rc"
 }
 

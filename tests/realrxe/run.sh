@@ -110,12 +110,17 @@ kernel_server() {
 	hrc=$?
 	guest_end srv >"$T/srv.out"
 	grc=$?
-	if [ $hrc -ne 0 ] || [ $grc -ne 0 ]; then
-		fail "$name: rocelab exit $hrc, kernel side exit $grc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
+	exchange_done "$name" $hrc $grc
+}
+
+# exchange_done NAME ROCELAB-STATUS KERNEL-STATUS: both must have succeeded, then the capture is checked.
+exchange_done() {
+	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
+		fail "$1: rocelab exit $2, kernel side exit $3: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
 		kill "$td" 2>/dev/null
 		return
 	fi
-	cap_check "$name"
+	cap_check "$1"
 }
 
 # kernel_client NAME HOST-ARGS GUEST-CMD: rocelab peer serves, the kernel's tool is the client.
@@ -127,12 +132,7 @@ kernel_client() {
 	grc=$?
 	wait $hpid
 	hrc=$?
-	if [ $hrc -ne 0 ] || [ $grc -ne 0 ]; then
-		fail "$name: kernel side exit $grc, rocelab exit $hrc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
-		kill "$td" 2>/dev/null
-		return
-	fi
-	cap_check "$name"
+	exchange_done "$name" $hrc $grc
 }
 
 # -c: the tool checks what it received (its server: the first byte of every page).
@@ -227,12 +227,13 @@ if lab_rxe 07; then
 	fi
 fi
 if lab_rxe 02; then
-	mtus=$(runuser -u nobody -- tshark -r "$T/lab02.pcap" -Y "ip.src==$G && infiniband.bth.opcode==0" -T fields \
-		-e udp.length 2>/dev/null | tr '\n' ' ')
-	if [ "$mtus" = "280 1048 4120 " ]; then   # UDP 8 + BTH 12 + payload + ICRC 4
-		pass "lab 02 --real-rxe: the kernel's SEND First packets at path MTU 256, 1024, 4096 (UDP lengths $mtus)"
+	# The first packet of each SEND (First, or Only when it fits): UDP 8 + BTH 12 + payload + pad + ICRC 4.
+	mtus=$(runuser -u nobody -- tshark -r "$T/lab02.pcap" -Y "ip.src==$G && (infiniband.bth.opcode == 0 || infiniband.bth.opcode == 4)" \
+		-T fields -e udp.length 2>/dev/null | tr '\n' ' ')
+	if [ "$mtus" = "280 1048 4120 32 " ]; then
+		pass "lab 02 --real-rxe: the kernel's 4096-byte SEND at path MTU 256, 1024, 4096 and its 5-byte SEND (UDP lengths $mtus)"
 	else
-		fail "lab 02 --real-rxe: SEND First UDP lengths '$mtus', not 280 1048 4120"
+		fail "lab 02 --real-rxe: first packets' UDP lengths '$mtus', not 280 1048 4120 32"
 	fi
 fi
 
