@@ -447,7 +447,7 @@ static const char *lab_opt(char *buf, size_t n, const char *opt, const char *v)
  */
 static int lab_rxe_step(const struct lab_step *s, const char *log)
 {
-	char opts[512], *w[32], server[1024], client[1024], a[5][48];
+	char opts[512], *w[32], server[1024], client[1024], a[4][48], compat[128] = "";
 	const char *op = "send", *size = NULL, *iters = NULL, *window = NULL, *mtu = NULL, *gid = "1";
 	bool ud = false;
 	int n;
@@ -471,22 +471,21 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 			gid = w[i + 1];
 	}
 	if (!strcmp(op, "pingpong")) {
-		snprintf(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --server%s%s --compat pingpong%s%s",
-			 cli_self(), *s->server ? " " : "", s->server, lab_opt(a[0], sizeof(a[0]), "--size", size),
+		snprintf(compat, sizeof(compat), " --compat pingpong%s%s", lab_opt(a[0], sizeof(a[0]), "--size", size),
 			 lab_opt(a[1], sizeof(a[1]), "--iters", iters));
 		snprintf(client, sizeof(client),
 			 "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- ibv_%s_pingpong -d rxe0 -g %s%s%s%s "
 			 LAB_RXE_HOST, cli_self(), ud ? "ud" : "rc", gid, lab_opt(a[0], sizeof(a[0]), "-s", size),
 			 lab_opt(a[1], sizeof(a[1]), "-n", iters), lab_opt(a[2], sizeof(a[2]), "-m", mtu));
 	} else {
-		snprintf(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --server%s%s", cli_self(),
-			 *s->server ? " " : "", s->server);
 		snprintf(client, sizeof(client),
 			 "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- rxe_peer -t 60 -g %s -o %s%s%s%s%s "
 			 LAB_RXE_HOST, cli_self(), gid, op, lab_opt(a[0], sizeof(a[0]), "-s", size),
 			 lab_opt(a[1], sizeof(a[1]), "-n", iters), lab_opt(a[2], sizeof(a[2]), "-w", window),
 			 lab_opt(a[3], sizeof(a[3]), "-m", mtu));
 	}
+	snprintf(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --server%s%s%s", cli_self(),
+		 *s->server ? " " : "", s->server, compat);
 	return lab_pair(s, log, server, client);
 }
 
@@ -707,7 +706,7 @@ static int lab_run(const struct lab *l, bool keep, bool force_gen, bool real_rxe
 		rc = CLI_ERR;
 		goto out;
 	}
-	td = real_rxe ? lab_capture_start(pcap, err, LAB_RXE_NS, LAB_RXE_IF) : lab_capture_start(pcap, err, LAB_NS_A, LAB_IF_A);
+	td = lab_capture_start(pcap, err, real_rxe ? LAB_RXE_NS : LAB_NS_A, real_rxe ? LAB_RXE_IF : LAB_IF_A);
 	if (td < 0) {
 		rc = CLI_ERR;
 		goto out;

@@ -505,7 +505,8 @@ static uint8_t *peer_raw_frame(uint8_t *ip, size_t n)
 	size_t ihl = (size_t)(ip[0] & 0x0f) * 4;
 	uint8_t *f = ip - PEER_ETH_LEN;
 
-	if (n < 28 || ip[0] >> 4 != 4 || ihl < 20 || n < ihl + 8 || ip[9] != 17 || rl_get16(ip + ihl + 2) != PEER_ROCE_PORT)
+	if (n < 28 || ip[0] >> 4 != 4 || ihl < 20 || n < ihl + 8 || ip[9] != 17 ||
+	    rl_get16(ip + ihl + 2) != PEER_ROCE_PORT)
 		return NULL;
 	memset(f, 0, PEER_ETH_LEN);
 	f[12] = 0x08;
@@ -525,8 +526,7 @@ void peer_receive(struct peer *p, uint64_t now)
 	}
 	n = recvmmsg(p->rx, r->mm, PEER_BATCH, MSG_DONTWAIT, NULL);
 	for (int i = 0; i < n; i++) {
-		union peer_addr dst = p->local;
-		uint8_t tclass = 0, *f, *data = r->iov[i].iov_base;
+		uint8_t *f, *data = r->iov[i].iov_base;
 		size_t len = r->mm[i].msg_len;
 
 		if (raw) {
@@ -534,6 +534,9 @@ void peer_receive(struct peer *p, uint64_t now)
 			if (!f)
 				continue;
 		} else {
+			union peer_addr dst = p->local;
+			uint8_t tclass = 0;
+
 			peer_cmsgs(&r->mm[i].msg_hdr, &dst, &tclass);
 			f = peer_frame(data, &r->from[i], &dst, tclass, len);
 		}

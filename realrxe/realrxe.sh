@@ -193,6 +193,12 @@ rr_build() {
 	rr_build_peer
 }
 
+# What a boot needs: an existing build is used as it is ('build --force' renews it); rxe_peer follows its source.
+rr_ensure_built() {
+	[ -s "$RR_CACHE/base.cpio.gz" ] || rr_build
+	rr_build_peer
+}
+
 # ---- boot -------------------------------------------------------------------------------------
 
 rr_overlay() {   # $1: session dir; the initrd = Debian's part + ours (the kernel unpacks both)
@@ -276,8 +282,7 @@ rr_accel() {   # $1: dir, $2: netns
 rr_start() {   # $1: dir, $2: netns, $3: max time
 	local d=$1 accel t0=$SECONDS
 	[ "$(id -u)" = 0 ] || die "run as root: the VM's network is a tap device in a network namespace"
-	[ -s "$RR_CACHE/base.cpio.gz" ] && [ -x "$RR_CACHE/rxe_peer" ] || rr_build
-	[ "$RR_SRC/rxe_peer.c" -nt "$RR_CACHE/rxe_peer" ] && rr_build_peer
+	rr_ensure_built
 	mkdir -p "$d"
 	[ -e "$d/qemu.pid" ] && die "$d holds a running guest already ('rocelab realrxe stop --dir $d')"
 	rr_netns "$2"
@@ -381,7 +386,7 @@ run)
 	exit $? ;;
 shell)
 	[ "$(id -u)" = 0 ] || die "run as root"
-	[ -s "$RR_CACHE/base.cpio.gz" ] && [ -x "$RR_CACHE/rxe_peer" ] || rr_build
+	rr_ensure_built
 	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
 	trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$dir"' EXIT
 	rr_netns "$ns"
