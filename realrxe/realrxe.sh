@@ -14,8 +14,9 @@ usage() {
 usage: rocelab realrxe build [--force]
        rocelab realrxe run [--netns NS] [--max-time S] -- COMMAND...
        rocelab realrxe shell [--netns NS]
-       rocelab realrxe start --dir DIR [--netns NS] [--max-time S]
-       rocelab realrxe exec --dir DIR [--timeout S] -- COMMAND...
+       rocelab realrxe capture [--out DIR] [--netns NS] [TOOL...]
+       rocelab realrxe start --dir DIR [--guests 1|2] [--netns NS] [--max-time S]
+       rocelab realrxe exec --dir DIR [--guest 0|1] [--timeout S] -- COMMAND...
        rocelab realrxe stop --dir DIR
 
 A real kernel Soft-RoCE endpoint: Debian 12's own kernel (rdma_rxe), rdma-core,
@@ -27,6 +28,10 @@ machine whose kernel has no rdma_rxe (containers, cloud VMs, WSL, CI).
   run     boot, run COMMAND in the guest (a shell command line), print its
           output, power off; exits with COMMAND's status
   shell   boot with the guest's console on this terminal
+  capture reference captures made by the kernel at both ends (two guests):
+          TOOL.pcap and TOOL.txt (what the tools printed) in --out (default
+          ./rxe-captures) for each TOOL, by default all of:
+          $RR_TOOLS
   start   boot in the background, for exec and stop (scripts, tests, labs)
   exec    run COMMAND in a started guest, print its output, exit with its status
   stop    power the guest off, remove its network namespace
@@ -36,6 +41,8 @@ device at $RR_HOST_IP/24 in a network namespace of this host (--netns, default
 rlrxe), where rocelab peer, tcpdump or tshark can run:
   ip netns exec rlrxe rocelab peer --server --compat pingpong
   rocelab realrxe exec --dir DIR -- ibv_rc_pingpong -d rxe0 -g 1 $RR_HOST_IP
+With --guests 2 a second guest, $(rr_guest_ip 1), shares a bridge with the first and the host
+side ('exec --guest 1'); tcpdump on rxtap0 sees what the two send each other.
 The guest powers itself off after --max-time seconds (default 1800).
 KVM is used where it boots the kernel, TCG (slower, always works) otherwise.
 Needs root (network namespaces, tap) and, once, network access to Debian's mirror.
@@ -213,29 +220,44 @@ rr_overlay() {   # $1: session dir; the initrd = Debian's part + ours (the kerne
 	rm -rf "$o" "$1/overlay.cpio.gz"
 }
 
-rr_netns() {   # $1: namespace; a tap to the guest, the host's address on it
+rr_guest_ip() { echo "10.77.0.$((2 + $1))"; }   # $1: guest number, 0 or 1
+rr_gdir() { if [ "$2" = 0 ]; then echo "$1"; else echo "$1/guest$2"; fi; }   # $1: session dir, $2: guest
+
+# One guest: a tap to it holding the host's address. Two: both taps on a bridge that holds it,
+# so that the guests reach each other through this host (and tcpdump on rxtap0 sees them).
+rr_netns() {   # $1: namespace, $2: guests
+	local t
 	ip netns add "$1" 2>/dev/null || die "cannot create network namespace $1 (exists already? 'rocelab realrxe stop' or 'ip netns del $1')"
 	ip -n "$1" link set lo up
-	ip -n "$1" tuntap add rxtap0 mode tap
-	ip -n "$1" addr add "$RR_HOST_IP/24" dev rxtap0
-	ip -n "$1" link set rxtap0 up
+	for t in $(seq 0 $(($2 - 1))); do ip -n "$1" tuntap add rxtap$t mode tap; done
+	if [ "$2" = 1 ]; then
+		ip -n "$1" addr add "$RR_HOST_IP/24" dev rxtap0
+	else
+		ip -n "$1" link add rxbr0 type bridge
+		for t in $(seq 0 $(($2 - 1))); do ip -n "$1" link set rxtap$t master rxbr0; done
+		ip -n "$1" addr add "$RR_HOST_IP/24" dev rxbr0
+		ip -n "$1" link set rxbr0 up
+	fi
+	for t in $(seq 0 $(($2 - 1))); do ip -n "$1" link set rxtap$t up; done
 }
 
-rr_qemu() {   # $1: netns, $2: dir, $3: accel, then qemu's own arguments
-	local ns=$1 d=$2 accel=$3
-	shift 3
+rr_qemu() {   # $1: netns, $2: initrd, $3: accel, $4: guest, then qemu's own arguments
+	local ns=$1 initrd=$2 accel=$3 g=$4
+	shift 4
 	ip netns exec "$ns" qemu-system-x86_64 -accel "$accel" -m 512 -smp 1 -no-reboot \
-		-kernel "$RR_CACHE/vmlinuz" -initrd "$d/initrd" \
-		-netdev tap,id=n0,ifname=rxtap0,script=no,downscript=no -device virtio-net-pci,netdev=n0 "$@"
+		-kernel "$RR_CACHE/vmlinuz" -initrd "$initrd" \
+		-netdev tap,id=n0,ifname=rxtap$g,script=no,downscript=no \
+		-device virtio-net-pci,netdev=n0,mac=52:54:00:77:00:0$((2 + g)) "$@"
 }
 
-rr_cmdline() {   # $1: mode, $2: max time
-	echo "console=ttyS0,115200 quiet panic=-1 rxe.mode=$1 rxe.ip=$RR_GUEST_IP/24 rxe.maxtime=$2"
+rr_cmdline() {   # $1: mode, $2: max time, $3: guest
+	echo "console=ttyS0,115200 quiet panic=-1 rxe.mode=$1 rxe.ip=$(rr_guest_ip "$3")/24 rxe.maxtime=$2"
 }
 
-# Wait for the guest's "@@RXE-READY" on the control port (fd 9), at most $1 s.
-rr_wait_ready() {
-	local line end=$((SECONDS + $1))
+# Wait for the guest's "@@RXE-READY" on its control port, at most $2 s.
+rr_wait_ready() {   # $1: guest dir, $2: seconds
+	local line end=$((SECONDS + $2))
+	exec 9<"$1/ctl.out"
 	while [ $SECONDS -lt $end ]; do
 		IFS= read -r -t $((end - SECONDS + 1)) line <&9 || return 1
 		case ${line%$'\r'} in
@@ -246,13 +268,14 @@ rr_wait_ready() {
 	return 1
 }
 
-rr_launch() {   # $1: dir, $2: netns, $3: accel, $4: mode, $5: max time
+# qemu holds both FIFOs open read-write, so what the guest says waits in them until read.
+rr_launch() {   # $1: guest dir, $2: netns, $3: accel, $4: mode, $5: max time, $6: guest, $7: initrd
 	rm -f "$1/ctl.in" "$1/ctl.out" "$1/console.log"
+	mkdir -p "$1"
 	mkfifo "$1/ctl.in" "$1/ctl.out"
-	rr_qemu "$2" "$1" "$3" -display none -monitor none -serial "file:$1/console.log" \
+	rr_qemu "$2" "$7" "$3" "$6" -display none -monitor none -serial "file:$1/console.log" \
 		-chardev "pipe,id=ctl,path=$1/ctl" -device isa-serial,chardev=ctl \
-		-append "$(rr_cmdline "$4" "$5")" -pidfile "$1/qemu.pid" -daemonize >&2 || return 1
-	exec 8>"$1/ctl.in" 9<"$1/ctl.out"
+		-append "$(rr_cmdline "$4" "$5" "$6")" -pidfile "$1/qemu.pid" -daemonize >&2
 }
 
 rr_kill() {   # $1: dir
@@ -271,32 +294,42 @@ rr_accel() {   # $1: dir, $2: netns
 	if [ -w /dev/kvm ]; then
 		say "trying KVM (once; TCG if it does not boot within 30 s)"
 		rr_overlay "$1"
-		if rr_launch "$1" "$2" kvm probe 60 && rr_wait_ready 30; then a=kvm; fi
+		if rr_launch "$1" "$2" kvm probe 60 0 "$1/initrd" && rr_wait_ready "$1" 30; then a=kvm; fi
 		rr_kill "$1"
-		exec 8>&- 9<&-
+		exec 9<&-
 	fi
 	echo "$a" > "$RR_CACHE/accel"
 	echo "$a"
 }
 
-rr_start() {   # $1: dir, $2: netns, $3: max time
-	local d=$1 accel t0=$SECONDS
+rr_start() {   # $1: dir, $2: netns, $3: max time, $4: guests (1 or 2)
+	local d=$1 accel g gd t0=$SECONDS
 	[ "$(id -u)" = 0 ] || die "run as root: the VM's network is a tap device in a network namespace"
 	rr_ensure_built
 	mkdir -p "$d"
 	[ -e "$d/qemu.pid" ] && die "$d holds a running guest already ('rocelab realrxe stop --dir $d')"
-	rr_netns "$2"
+	rr_netns "$2" "$4"
 	echo "$2" > "$d/netns"
+	echo "$4" > "$d/guests"
 	accel=$(rr_accel "$d" "$2")
 	rr_overlay "$d"
-	rr_launch "$d" "$2" "$accel" ctl "$3" || { rr_stop "$d"; die "qemu did not start"; }
-	if ! rr_wait_ready 180; then
-		say "the guest did not come up; its console said:"
-		tail -n 20 "$d/console.log" >&2 || true
+	for g in $(seq 0 $(($4 - 1))); do
+		rr_launch "$(rr_gdir "$d" $g)" "$2" "$accel" ctl "$3" $g "$d/initrd" || { rr_stop "$d"; die "qemu did not start"; }
+	done
+	for g in $(seq 0 $(($4 - 1))); do
+		gd=$(rr_gdir "$d" $g)
+		rr_wait_ready "$gd" 180 && continue
+		say "guest $g did not come up; its console said:"
+		tail -n 20 "$gd/console.log" >&2 || true
 		rr_stop "$d"
 		exit 1
+	done
+	if [ "$4" = 1 ]; then
+		say "guest up in $((SECONDS - t0)) s ($accel): rxe0 at $RR_GUEST_IP, host side $RR_HOST_IP in netns $2"
+	else
+		say "$4 guests up in $((SECONDS - t0)) s ($accel): rxe0 at $(rr_guest_ip 0) (guest 0) and $(rr_guest_ip 1)" \
+			"(guest 1), bridged with the host side $RR_HOST_IP in netns $2"
 	fi
-	say "guest up in $((SECONDS - t0)) s ($accel): rxe0 at $RR_GUEST_IP, host side $RR_HOST_IP in netns $2"
 }
 
 rr_md5() { printf '%s' "$1" | md5sum | cut -c1-32; }
@@ -330,24 +363,113 @@ rr_exec() {   # $1: dir, $2: timeout, $3: command line
 	return "$rc"
 }
 
-rr_stop() {   # $1: dir
-	local ns pid i
+rr_stop_guest() {   # $1: guest dir
+	local pid i
 	if [ -p "$1/ctl.in" ] && [ -e "$1/qemu.pid" ]; then
 		pid=$(cat "$1/qemu.pid")
 		{ exec 8>"$1/ctl.in"; echo exit >&8; } 2>/dev/null || true
 		for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	fi
 	rr_kill "$1"
+	rm -f "$1/ctl.in" "$1/ctl.out"
+}
+
+rr_stop() {   # $1: dir
+	local ns
+	[ -d "$1/guest1" ] && rr_stop_guest "$1/guest1"
+	rr_stop_guest "$1"
 	ns=$(cat "$1/netns" 2>/dev/null || true)
 	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null || true
-	rm -f "$1/netns" "$1/ctl.in" "$1/ctl.out" "$1/initrd"
+	rm -f "$1/netns" "$1/guests" "$1/initrd"
+}
+
+# ---- capture ----------------------------------------------------------------------------------
+
+# Reference captures: the standard tools with the kernel's rxe at both ends (two guests; rxe
+# talking to its own address would use its loopback path and put nothing on a wire).
+RR_TOOLS="ibv_rc_pingpong ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw rping"
+
+rr_tool_server() {   # $1: tool; small runs, so that a learner can read every packet
+	case $1 in
+	ibv_rc_pingpong) echo "ibv_rc_pingpong -d rxe0 -g 1 -n 8" ;;
+	ib_send_bw|ib_write_bw|ib_read_bw) echo "$1 -d rxe0 -x 1 -s 4096 -n 16 -F" ;;
+	ib_atomic_bw) echo "ib_atomic_bw -d rxe0 -x 1 -n 16 -F" ;;
+	rping) echo "rping -s -a $(rr_guest_ip 0) -C 4 -S 64 -v" ;;
+	*) return 1 ;;
+	esac
+}
+
+rr_tool_client() {   # $1: tool
+	case $1 in
+	rping) echo "rping -c -a $(rr_guest_ip 0) -C 4 -S 64 -v" ;;
+	*) echo "$(rr_tool_server "$1") $(rr_guest_ip 0)" ;;
+	esac
+}
+
+# The server runs in guest 0's background; this returns once it listens (TCP 18515 for the
+# verbs tools' exchange, an RDMA CM listener for rping), at most 30 s.
+rr_tool_listening() {   # $1: tool
+	case $1 in
+	rping) echo "rdma res show cm_id | grep -q LISTEN" ;;
+	*) echo "netstat -ltn | grep -q ':18515 '" ;;
+	esac
+}
+
+rr_capture_one() {   # $1: session dir, $2: netns, $3: out dir, $4: tool
+	local d=$1 ns=$2 out=$3 t=$4 tp rc=0 crc srv
+	srv=$(rr_tool_server "$t")
+	say "capturing $t: guest 0 runs '$srv', guest 1 the client"
+	ip netns exec "$ns" tcpdump -i rxtap0 -w "$out/$t.pcap" -U --immediate-mode -s 1600 -B 16384 \
+		2>"$d/tcpdump.log" &
+	tp=$!
+	sleep 1
+	rr_exec "$d" 60 "rm -f /tmp/srv.rc; ($srv; echo \$? > /tmp/srv.rc) > /tmp/srv.log 2>&1 &
+		i=0; while [ \$i -lt 150 ] && ! { $(rr_tool_listening "$t"); }; do sleep 0.2; i=\$((i + 1)); done
+		[ \$i -lt 150 ] || { echo 'the server did not start listening:'; cat /tmp/srv.log; exit 1; }" \
+		> "$d/srv-start.txt" || { cat "$d/srv-start.txt" >&2; rc=1; }
+	{
+		echo "# $t with the kernel's Soft-RoCE at both ends (Debian $(cut -d' ' -f2 "$RR_CACHE/kernel"))"
+		echo "# guest 1 ($(rr_guest_ip 1)), client: $(rr_tool_client "$t")"
+	} > "$out/$t.txt"
+	if [ $rc = 0 ]; then
+		rr_exec "$(rr_gdir "$d" 1)" 120 "timeout 100 $(rr_tool_client "$t")" >> "$out/$t.txt" 2>&1 || crc=$?
+		echo "# guest 0 ($(rr_guest_ip 0)), server: $srv" >> "$out/$t.txt"
+		rr_exec "$d" 60 "i=0; while [ \$i -lt 150 ] && [ ! -e /tmp/srv.rc ]; do sleep 0.2; i=\$((i + 1)); done
+			cat /tmp/srv.log; exit \$(cat /tmp/srv.rc 2>/dev/null || echo 124)" >> "$out/$t.txt" 2>&1 || rc=$?
+		[ -z "${crc:-}" ] || rc=$crc
+	fi
+	sleep 0.5
+	kill -INT $tp 2>/dev/null || true
+	wait $tp 2>/dev/null || true
+	if [ $rc != 0 ]; then
+		say "$t failed (status $rc); what the tools said:"
+		sed 's/^/    /' "$out/$t.txt" >&2
+		return 1
+	fi
+	printf '%-16s %5s frames  %s  (what the tools printed: %s)\n' "$t" \
+		"$(tcpdump -r "$out/$t.pcap" 2>/dev/null | wc -l)" "$out/$t.pcap" "$out/$t.txt"
+}
+
+rr_capture() {   # $1: out dir, $2: netns, then tools
+	local out=$1 ns=$2 t fails=0
+	shift 2
+	[ $# -gt 0 ] || set -- $RR_TOOLS
+	for t in "$@"; do rr_tool_server "$t" >/dev/null || die "unknown tool '$t' (one of: $RR_TOOLS)"; done
+	mkdir -p "$out" || die "cannot create $out"
+	RR_SESSION=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
+	trap 'rr_stop "$RR_SESSION"; rm -rf "$RR_SESSION"' EXIT
+	trap 'exit 130' INT TERM
+	rr_start "$RR_SESSION" "$ns" 900 2
+	for t in "$@"; do rr_capture_one "$RR_SESSION" "$ns" "$out" "$t" || fails=$((fails + 1)); done
+	[ $fails = 0 ] || die "$fails of $# captures failed"
+	say "open them in Wireshark, or: rocelab explain $out/<tool>.pcap"
 }
 
 # ---- commands ---------------------------------------------------------------------------------
 
 cmd=${1:-}
 [ $# -gt 0 ] && shift
-dir="" ns=rlrxe maxtime=1800 timeout=600 force=""
+dir="" ns=rlrxe maxtime=1800 timeout=600 force="" guests=1 guest=0 out=rxe-captures
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dir) dir=${2:?--dir needs a directory}; shift 2 ;;
@@ -355,6 +477,9 @@ while [ $# -gt 0 ]; do
 	--max-time) maxtime=${2:?}; shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	--force) force=1; shift ;;
+	--guests) guests=${2:?--guests needs 1 or 2}; shift 2 ;;
+	--guest) guest=${2:?--guest needs 0 or 1}; shift 2 ;;
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) say "unknown option $1"; usage >&2; exit 2 ;;
@@ -362,16 +487,18 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $maxtime$timeout in *[!0-9]*) die "--max-time and --timeout take whole seconds" ;; esac
+case $guests in 1|2) ;; *) die "--guests takes 1 or 2" ;; esac
+case $guest in 0|1) ;; *) die "--guest takes 0 or 1" ;; esac
 
 case $cmd in
 build) rr_build "$force" ;;
 start)
 	[ -n "$dir" ] || die "start needs --dir DIR (where the session lives)"
-	rr_start "$dir" "$ns" "$maxtime" ;;
+	rr_start "$dir" "$ns" "$maxtime" "$guests" ;;
 exec)
 	[ -n "$dir" ] || die "exec needs --dir DIR (of 'rocelab realrxe start')"
 	[ $# -gt 0 ] || die "exec needs a COMMAND"
-	rr_exec "$dir" "$timeout" "$*" ;;
+	rr_exec "$(rr_gdir "$dir" "$guest")" "$timeout" "$*" ;;
 stop)
 	[ -n "$dir" ] || die "stop needs --dir DIR"
 	rr_stop "$dir" ;;
@@ -380,7 +507,7 @@ run)
 	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
 	trap 'rr_stop "$dir"; rm -rf "$dir"' EXIT
 	trap 'exit 130' INT TERM
-	rr_start "$dir" "$ns" "$maxtime"
+	rr_start "$dir" "$ns" "$maxtime" 1
 	set +e
 	rr_exec "$dir" "$timeout" "$*"
 	exit $? ;;
@@ -389,11 +516,14 @@ shell)
 	rr_ensure_built
 	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
 	trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$dir"' EXIT
-	rr_netns "$ns"
+	rr_netns "$ns" 1
 	accel=$(rr_accel "$dir" "$ns")
 	rr_overlay "$dir"
 	say "booting ($accel); the host side is $RR_HOST_IP in netns $ns; 'poweroff -f' ends the VM"
-	rr_qemu "$ns" "$dir" "$accel" -nographic -append "$(rr_cmdline shell "$maxtime")" ;;
+	rr_qemu "$ns" "$dir/initrd" "$accel" 0 -nographic -append "$(rr_cmdline shell "$maxtime" 0)" ;;
+capture)
+	[ "$(id -u)" = 0 ] || die "run as root: the VMs' network is a bridge in a network namespace"
+	rr_capture "$out" "$ns" "$@" ;;
 ""|-h|--help|help) usage ;;
 *) say "unknown command '$cmd'"; usage >&2; exit 2 ;;
 esac
