@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <pcap/pcap.h>
+
 /* Each subcommand: argv[0] is its own name; returns the process exit status. */
 int cli_explain(int argc, char **argv);
 int cli_gen(int argc, char **argv);
@@ -24,6 +26,12 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 
 /* The rocelab binary, by absolute path (children run it in namespaces; its data lies beside it). */
 const char *cli_self(void);
+
+/* Open a capture (pcap or pcapng, '-' standard input) with nanosecond times; errbuf on failure. */
+pcap_t *cli_pcap_open(const char *file, char *errbuf);
+
+/* explain --compare A B: the two captures' profiles side by side (compare.c). */
+int cli_compare(const char *a, const char *b);
 
 /* Parse an unsigned number (decimal or 0x hex) bounded by @max; false if not one. */
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);

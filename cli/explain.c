@@ -22,6 +22,7 @@ struct ex_state {
 	enum rl_link link;
 	uint64_t max_packets;
 	bool summary;
+	bool compare;
 	/* Counters for the summary. */
 	uint64_t frames, roce, other, malformed, icrc_bad, unknown, snapped;
 	uint64_t per_opcode[256];
@@ -55,7 +56,8 @@ static void ex_flush(struct ex_state *s)
 static void ex_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rocelab explain [options] FILE\n\n"
+		"usage: rocelab explain [options] FILE\n"
+		"       rocelab explain --compare FILE_A FILE_B\n\n"
 		"Print every RoCE packet of a capture (pcap or pcapng; '-' reads standard input)\n"
 		"in RDMA terms: opcode, queue pair, PSN, the extended headers, and whether the\n"
 		"ICRC is right. Other packets are counted and skipped.\n\n"
@@ -65,6 +67,10 @@ static void ex_usage(FILE *f)
 		"                  the summary goes to standard error\n"
 		"      --ladder    a sequence diagram per host pair: requester left, responder right,\n"
 		"                  one arrow per packet, gaps, NAKs and retransmissions marked\n"
+		"      --compare   two captures of the same operation by two stacks, side by side:\n"
+		"                  UDP checksum, IP Identification, source ports, AckReq, ACK\n"
+		"                  coalescing, credits, ACK delay, resends, RNR waits; and what\n"
+		"                  each difference means\n"
 		"  -c, --count N   stop after N frames\n"
 		"  -q, --quiet     no summary at the end\n"
 		"  -h, --help      this text\n\n"
@@ -72,7 +78,10 @@ static void ex_usage(FILE *f)
 		"RoCEv2 (UDP port 4791, IPv4 or IPv6) and RoCEv1 (ethertype 0x8915).\n"
 		"Exit status: 0 the file was read to its end, 2 it could not be read or was cut short.\n\n"
 		"example:\n"
-		"  rocelab gen demo -o demo.pcap && rocelab explain demo.pcap\n");
+		"  rocelab gen demo -o demo.pcap && rocelab explain demo.pcap\n"
+		"  rocelab gen send-bw --size 4096 --count 16 -o send.pcap\n"
+		"  rocelab realrxe capture ib_send_bw     (the kernel's Soft-RoCE, in VMs)\n"
+		"  rocelab explain --compare send.pcap rxe-captures/ib_send_bw.pcap\n");
 }
 
 /* Nanoseconds since the first frame, as Wireshark shows time by default. */
@@ -772,7 +781,7 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 	static const struct option opts[] = {
 		{ "verbose", no_argument, NULL, 'v' }, { "json", no_argument, NULL, 'j' },
 		{ "count", required_argument, NULL, 'c' }, { "quiet", no_argument, NULL, 'q' },
-		{ "ladder", no_argument, NULL, 'L' },
+		{ "ladder", no_argument, NULL, 'L' }, { "compare", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -784,6 +793,7 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		case 'v': s->mode = EX_VERBOSE; break;
 		case 'j': s->mode = EX_JSON; break;
 		case 'L': s->mode = EX_LADDER; break;
+		case 'C': s->compare = true; break;
 		case 'q': s->summary = false; break;
 		case 'c':
 			if (!cli_parse_u64(optarg, UINT64_MAX, &s->max_packets) || !s->max_packets) {
@@ -800,6 +810,18 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 			return CLI_ERR;
 		}
 	}
+	if (s->compare) {
+		if (optind != argc - 2) {
+			cli_error("explain", "--compare needs two capture files, not %d", argc - optind);
+			return CLI_ERR;
+		}
+		if (s->mode != EX_LINE || s->max_packets) {
+			cli_error("explain", "--compare prints its own table: no -v, --json, --ladder or --count with it");
+			return CLI_ERR;
+		}
+		*file = argv[optind];
+		return CLI_OK;
+	}
 	if (optind != argc - 1) {
 		cli_error("explain", optind >= argc ? "which capture file? (see rocelab explain --help)"
 						    : "one capture file at a time");
@@ -810,7 +832,7 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 }
 
 /* Open through our own FILE with a large buffer: fewer reads on big captures. */
-static pcap_t *ex_open(const char *file, char *errbuf)
+pcap_t *cli_pcap_open(const char *file, char *errbuf)
 {
 	FILE *f = strcmp(file, "-") ? fopen(file, "rb") : stdin;
 	pcap_t *pc;
@@ -841,8 +863,10 @@ int cli_explain(int argc, char **argv)
 	r = ex_parse(argc, argv, &s, &file);
 	if (r)
 		return r < 0 ? CLI_OK : r;
+	if (s.compare)
+		return cli_compare(file, argv[argc - 1]);
 
-	pc = ex_open(file, errbuf);
+	pc = cli_pcap_open(file, errbuf);
 	if (!pc) {
 		cli_error("explain", "cannot read %s: %s", file, errbuf);
 		return CLI_ERR;

@@ -99,6 +99,16 @@ expect "explain marks the retransmission on its line" 0 "^6 .*RC SEND Middle .*\
 expect "explain -v explains the NAK" 0 "the requester goes back and resends from PSN" "$R" explain -v "$T/loss.pcap"
 expect "explain -c 3 stops after 3 frames" 0 "^--- 3 frames" "$R" explain -c 3 "$T/demo.pcap"
 expect "explain reads standard input" 0 "16 frames" sh -c "\"$R\" explain - < \"$T/demo.pcap\""
+expect "explain --compare with one file" 2 "needs two capture files, not 1" "$RA" explain --compare "$T/demo.pcap"
+expect "explain --compare with three files" 2 "needs two capture files, not 3" "$RA" explain --compare "$T/demo.pcap" "$T/demo.pcap" "$T/demo.pcap"
+expect "explain --compare -v" 2 "no -v, --json, --ladder or --count" "$RA" explain --compare -v "$T/demo.pcap" "$T/loss.pcap"
+expect "explain --compare a missing file" 2 "cannot read $T/missing.pcap" "$RA" explain --compare "$T/demo.pcap" "$T/missing.pcap"
+expect "explain --compare a cut pcap" 2 "damaged after frame 15" "$RA" explain --compare "$T/cut.pcap" "$T/demo.pcap"
+expect "explain --compare an unsupported link type" 2 "link type 105 is not supported" "$RA" explain --compare "$T/demo.pcap" "$T/wifi.pcap"
+printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000\377\377\000\000\001\000\000\000' >"$T/none.pcap"
+expect "explain --compare a capture without RoCE" 0 "none.pcap has no RoCE packet to compare" "$RA" explain --compare "$T/demo.pcap" "$T/none.pcap"
+expect "explain --compare marks the resends and says why" 0 "Resent packets: A requester resends" "$RA" explain --compare "$T/demo.pcap" "$T/loss.pcap"
+expect "realrxe --help names capture" 0 "capture \[--out DIR\]" "$RA" realrxe --help
 "$R" gen demo -o "$T/demo2.pcap" 2>/dev/null
 cmp -s "$T/demo.pcap" "$T/demo2.pcap" && ok "gen is byte-identical for the same arguments" ||
 	bad "gen is byte-identical for the same arguments"

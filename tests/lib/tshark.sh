@@ -28,3 +28,11 @@ tshark_heuristic_opts() {
     rm -f "$1.err"
     echo "$opts"
 }
+
+# tshark_profile_fields PROFILE_TSHARK_PY PCAP OUT.tsv: the fields that
+# tests/oracle/profile_tshark.py works the --compare rows out from, one RoCE
+# packet per line.
+tshark_profile_fields() {
+    # shellcheck disable=SC2046  # one -e per field
+    run_tshark -r - -Y infiniband -T fields -E separator=/t $(python3 "$1" --print-fields) <"$2" >"$3"
+}

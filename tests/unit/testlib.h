@@ -38,6 +38,7 @@ int tl_suite_icrc(void);
 int tl_suite_malformed(void);
 int tl_suite_describe(void);
 int tl_suite_simwire(void);
+int tl_suite_profile(void);
 int tl_suite_rc(void);
 int tl_suite_rc_faults(void);
 int tl_suite_property(void);
