@@ -679,6 +679,15 @@ static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
 	return CLI_OK;
 }
 
+/* Does a step run two peers (not a replay)? --real-rxe puts the kernel at one end of those. */
+static bool lab_runs_a_stack(const struct lab *l)
+{
+	for (unsigned i = 0; i < LAB_MAX_STEPS && l->steps[i].what; i++)
+		if (l->steps[i].server)
+			return true;
+	return false;
+}
+
 static int lab_run(const struct lab *l, bool keep, bool force_gen, bool real_rxe)
 {
 	char pcap[256], err[256], log[256], why[256] = "";
@@ -768,7 +777,8 @@ static void lab_usage(FILE *f)
 		"      --real-rxe the other end is the real kernel Soft-RoCE in a VM (rocelab realrxe): its\n"
 		"                 ibv_rc_pingpong / ibv_ud_pingpong, or rxe_peer, as the client; rocelab\n"
 		"                 peer serves; both stacks in one capture. Steps replayed from rocelab gen\n"
-		"                 are left out. --keep keeps the VM (rocelab realrxe exec --dir %s)\n"
+		"                 are left out (labs 08 and 09 are nothing else: they refuse it). --keep\n"
+		"                 keeps the VM (rocelab realrxe exec --dir %s)\n"
 		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
 		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt)\n"
 		"      --capture FILE  'grade': the capture they are about (default %s/NN-name.pcap)\n"
@@ -833,6 +843,11 @@ int cli_lab(int argc, char **argv)
 		}
 		if (gen && real_rxe) {
 			cli_error("lab", "--gen or --real-rxe, not both");
+			return CLI_BAD_INPUT;
+		}
+		if (real_rxe && !lab_runs_a_stack(l)) {
+			cli_error("lab", "lab %s only replays frames made by rocelab gen: no stack runs in it, so the kernel "
+					 "would have nothing to do; run it without --real-rxe", l->num);
 			return CLI_BAD_INPUT;
 		}
 		setvbuf(stdout, NULL, _IOLBF, 0);

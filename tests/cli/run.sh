@@ -108,6 +108,7 @@ expect "explain --compare an unsupported link type" 2 "link type 105 is not supp
 printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000\377\377\000\000\001\000\000\000' >"$T/none.pcap"
 expect "explain --compare a capture without RoCE" 0 "none.pcap has no RoCE packet to compare" "$RA" explain --compare "$T/demo.pcap" "$T/none.pcap"
 expect "explain --compare marks the resends and says why" 0 "Resent packets: A requester resends" "$RA" explain --compare "$T/demo.pcap" "$T/loss.pcap"
+expect "lab run 09 --real-rxe: only replays" 1 "lab 09 only replays frames made by rocelab gen" "$RA" lab run 09 --real-rxe
 expect "realrxe --help names capture" 0 "capture \[--out DIR\]" "$RA" realrxe --help
 "$R" gen demo -o "$T/demo2.pcap" 2>/dev/null
 cmp -s "$T/demo.pcap" "$T/demo2.pcap" && ok "gen is byte-identical for the same arguments" ||

@@ -36,3 +36,20 @@ tshark_profile_fields() {
     # shellcheck disable=SC2046  # one -e per field
     run_tshark -r - -Y infiniband -T fields -E separator=/t $(python3 "$1" --print-fields) <"$2" >"$3"
 }
+
+# profile_checks PROFILE_TSHARK_PY ROCELAB WORKDIR LABEL CAPTURE_A [CAPTURE_B]: rocelab
+# explain --compare's rows for A (compared with itself) or for A and B, checked
+# against tshark's fields by profile_tshark.py. The caller defines fail, and
+# sources checks.sh (run_checks).
+profile_checks() {
+    _py=$1 _r=$2 _w=$3 _l=$4
+    tshark_profile_fields "$_py" "$5" "$_w/pa.tsv" || { fail "$_l: tshark failed"; return; }
+    if [ $# -eq 5 ]; then
+        "$_r" explain --compare "$5" "$5" >"$_w/cmp.txt" 2>&1 || { fail "$_l: explain --compare failed"; return; }
+        run_checks "$_l" python3 "$_py" --label "$_l" "$_w/pa.tsv" "$_w/cmp.txt"
+        return
+    fi
+    tshark_profile_fields "$_py" "$6" "$_w/pb.tsv" || { fail "$_l: tshark failed"; return; }
+    "$_r" explain --compare "$5" "$6" >"$_w/cmp.txt" 2>&1 || { fail "$_l: explain --compare failed"; return; }
+    run_checks "$_l" python3 "$_py" --label "$_l" --pair "$_w/pb.tsv" "$_w/pa.tsv" "$_w/cmp.txt"
+}

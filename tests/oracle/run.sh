@@ -117,33 +117,22 @@ done
 
 # explain --compare: each row of a capture's profile against what tshark's fields say,
 # the capture compared with itself and with another (the rows marked as differing).
-profile_checks() {   # label, capture A, [capture B]
-    tshark_profile_fields "$HERE/profile_tshark.py" "$2" "$TMP/pa.tsv" || { fail "$1: tshark failed"; return; }
-    if [ $# -eq 2 ]; then
-        "$ROCELAB" explain --compare "$2" "$2" >"$TMP/cmp.txt" 2>&1 || { fail "$1: explain --compare failed"; return; }
-        run_checks "$1" "$PY" "$HERE/profile_tshark.py" --label "$1" "$TMP/pa.tsv" "$TMP/cmp.txt"
-        return
-    fi
-    tshark_profile_fields "$HERE/profile_tshark.py" "$3" "$TMP/pb.tsv" || { fail "$1: tshark failed"; return; }
-    "$ROCELAB" explain --compare "$2" "$3" >"$TMP/cmp.txt" 2>&1 || { fail "$1: explain --compare failed"; return; }
-    run_checks "$1" "$PY" "$HERE/profile_tshark.py" --label "$1" --pair "$TMP/pb.tsv" "$TMP/pa.tsv" "$TMP/cmp.txt"
-}
-
+P="$HERE/profile_tshark.py"
 if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     for g in "send-bw --size 4096 --count 16" "read-bw --size 4096 --count 8" "write-bw --ipv6 --size 3000" \
              "request-loss" "rnr" "atomic-bw --vlan 7 --count 8" "ud-send"; do
         f=$TMP/$(echo "$g" | tr ' ' '_').pcap
         "$ROCELAB" gen $g -o "$f" >/dev/null 2>&1 || fail "rocelab gen $g failed"
     done
-    profile_checks "profile send-bw" "$TMP/send-bw_--size_4096_--count_16.pcap"
-    profile_checks "profile read-bw" "$TMP/read-bw_--size_4096_--count_8.pcap"
-    profile_checks "profile write-bw IPv6" "$TMP/write-bw_--ipv6_--size_3000.pcap"
-    profile_checks "profile request-loss" "$TMP/request-loss.pcap"
-    profile_checks "profile rnr" "$TMP/rnr.pcap"
-    profile_checks "profile atomic-bw VLAN" "$TMP/atomic-bw_--vlan_7_--count_8.pcap"
-    profile_checks "profile ud-send" "$TMP/ud-send.pcap"
-    profile_checks "compare send-bw request-loss" "$TMP/send-bw_--size_4096_--count_16.pcap" "$TMP/request-loss.pcap"
-    profile_checks "compare rnr write-bw-IPv6" "$TMP/rnr.pcap" "$TMP/write-bw_--ipv6_--size_3000.pcap"
+    profile_checks "$P" "$ROCELAB" "$TMP" "profile send-bw" "$TMP/send-bw_--size_4096_--count_16.pcap"
+    profile_checks "$P" "$ROCELAB" "$TMP" "profile read-bw" "$TMP/read-bw_--size_4096_--count_8.pcap"
+    profile_checks "$P" "$ROCELAB" "$TMP" "profile write-bw IPv6" "$TMP/write-bw_--ipv6_--size_3000.pcap"
+    profile_checks "$P" "$ROCELAB" "$TMP" "profile request-loss" "$TMP/request-loss.pcap"
+    profile_checks "$P" "$ROCELAB" "$TMP" "profile rnr" "$TMP/rnr.pcap"
+    profile_checks "$P" "$ROCELAB" "$TMP" "profile atomic-bw VLAN" "$TMP/atomic-bw_--vlan_7_--count_8.pcap"
+    profile_checks "$P" "$ROCELAB" "$TMP" "profile ud-send" "$TMP/ud-send.pcap"
+    profile_checks "$P" "$ROCELAB" "$TMP" "compare send-bw request-loss" "$TMP/send-bw_--size_4096_--count_16.pcap" "$TMP/request-loss.pcap"
+    profile_checks "$P" "$ROCELAB" "$TMP" "compare rnr write-bw-IPv6" "$TMP/rnr.pcap" "$TMP/write-bw_--ipv6_--size_3000.pcap"
 fi
 
 echo "oracle: $passed passed, $failed failed"

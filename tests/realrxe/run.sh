@@ -10,6 +10,11 @@
 # data), and tcpdump on the tap sees every frame of both stacks with a good
 # ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
 # what only the kernel does: UDP checksum 0, an IPv4 Identification that counts.
+# Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-07, 10-12; the
+# replay-only 08 and 09 refuse it), each checked by tshark for what each side sent; and
+# `rocelab realrxe capture` (two VMs, the kernel at both ends): each tool succeeded at both
+# ends, every ICRC is good, and `rocelab explain --compare`'s rows agree with tshark's fields,
+# for each capture and next to rocelab gen's run of the same workload.
 # If the VM cannot start the suite fails and says why.
 # Usage: run.sh ROCELAB
 set -u
@@ -236,6 +241,107 @@ if lab_rxe 02; then
 		fail "lab 02 --real-rxe: first packets' UDP lengths '$mtus', not 280 1048 4120 32"
 	fi
 fi
+
+# lab_ops NN FROM_KERNEL FROM_ROCELAB: the opcodes (decimal, IBA Table 35) each side sent, by tshark
+lab_ops() {
+	local k r op missing=""
+	k=" $(runuser -u nobody -- tshark -r - -Y "ip.src==$G" -T fields -e infiniband.bth.opcode <"$T/lab$1.pcap" 2>/dev/null | sort -un | tr '\n' ' ')"
+	r=" $(runuser -u nobody -- tshark -r - -Y "ip.dst==$G" -T fields -e infiniband.bth.opcode <"$T/lab$1.pcap" 2>/dev/null | sort -un | tr '\n' ' ')"
+	for op in $2; do case $k in *" $op "*) ;; *) missing="$missing kernel:$op" ;; esac; done
+	for op in $3; do case $r in *" $op "*) ;; *) missing="$missing rocelab:$op" ;; esac; done
+	if [ -z "$missing" ]; then
+		pass "lab $1 --real-rxe, by tshark: the kernel sent opcodes$k, rocelab$r"
+	else
+		fail "lab $1 --real-rxe: missing$missing (the kernel sent$k, rocelab$r)"
+	fi
+}
+lab_rxe 03 && lab_ops 03 "6 7 8" "17"            # RDMA WRITE First/Middle/Last; ACKs
+lab_rxe 04 && lab_ops 04 "12" "13 14 15"         # READ Request; READ response First/Middle/Last
+lab_rxe 05 && lab_ops 05 "19 20" "18"            # CmpSwap, FetchAdd; ATOMIC Acknowledge
+if lab_rxe 06; then
+	lab_ops 06 "0 1 2" "17"
+	# rocelab's ACKs: the AETH's MSN counts the kernel's messages; credits advertised (not 31)
+	msn=$(runuser -u nobody -- tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17" -T fields -e infiniband.aeth.msn \
+		<"$T/lab06.pcap" 2>/dev/null | tail -n 1)
+	cr=$(runuser -u nobody -- tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17 && infiniband.aeth.syndrome.credit_count==31" \
+		-T fields -e frame.number <"$T/lab06.pcap" 2>/dev/null | wc -l)
+	if [ -n "$msn" ] && [ "$((msn))" -gt 1 ] && [ "$cr" -eq 0 ]; then
+		pass "lab 06 --real-rxe: rocelab's ACKs count the kernel's messages (last MSN $((msn))) and advertise credits"
+	else
+		fail "lab 06 --real-rxe: last MSN '$msn', $cr ACKs without credits"
+	fi
+fi
+if lab_rxe 10; then
+	# one 32-byte SEND Only from the kernel: UDP 8 + BTH 12 + 32 + ICRC 4
+	len=$(runuser -u nobody -- tshark -r - -Y "ip.src==$G && infiniband.bth.opcode==4" -T fields -e udp.length \
+		<"$T/lab10.pcap" 2>/dev/null | tr '\n' ' ')
+	[ "$len" = "56 " ] && pass "lab 10 --real-rxe: the kernel's one 32-byte SEND Only (UDP length 56)" ||
+		fail "lab 10 --real-rxe: SEND Only UDP lengths '$len', not 56"
+fi
+lab_rxe 11 && lab_ops 11 "100" "100"             # UD SEND Only, both ways (ibv_ud_pingpong)
+if lab_rxe 12; then
+	if grep -q "that error was the point of this step" "$T/lab12.out" &&
+		grep -q "rxe_peer: send done: 1 work requests of 64 bytes, server says 'ok 1', data verified" "$T/lab12.out"; then
+		pass "lab 12 --real-rxe: GID index 0 fails on purpose, index 1 sends and is verified"
+	else
+		fail "lab 12 --real-rxe: $(grep -E 'point of this step|send done|error' "$T/lab12.out" | head -n 3 | tr '\n' ' ')"
+	fi
+fi
+(cd "$T/lab" && "$R" lab run 09 --real-rxe) >"$T/lab09.out" 2>&1
+[ $? -ne 0 ] && grep -q "only replays frames made by rocelab gen" "$T/lab09.out" &&
+	pass "lab 09 --real-rxe: refused, its steps are all replays" || fail "lab 09 --real-rxe: $(cat "$T/lab09.out")"
+
+# ---- rocelab realrxe capture: the standard tools with the kernel at both ends --------------------
+
+. "$(dirname "$0")/../lib/checks.sh"
+. "$(dirname "$0")/../lib/tshark.sh"
+P=$(cd "$(dirname "$0")/../oracle" && pwd)/profile_tshark.py
+if (cd "$T" && timeout 600 "$R" realrxe capture --out "$T/caps" --netns "$NS") >"$T/capture.out" 2>&1; then
+	pass "realrxe capture: two VMs, six tools, $(grep -c ' frames ' "$T/capture.out") captures"
+else
+	fail "realrxe capture: $(tail -c 600 "$T/capture.out")"
+fi
+# tool, what it prints when it worked (client and server), opcodes its capture must hold (IBA Table 35)
+while read -r tool said opcodes; do
+	pcap=$T/caps/$tool.pcap
+	[ -s "$pcap" ] || { fail "capture $tool: no $pcap"; continue; }
+	sum=$("$R" explain "$pcap" 2>&1 | grep -- '^--- ')
+	g0=$(tcpdump -n -r "$pcap" "src host 10.77.0.2 and udp port 4791" 2>/dev/null | wc -l)
+	g1=$(tcpdump -n -r "$pcap" "src host 10.77.0.3 and udp port 4791" 2>/dev/null | wc -l)
+	seen=" $(runuser -u nobody -- tshark -r - -Y infiniband -T fields -e infiniband.bth.opcode <"$pcap" 2>/dev/null |
+		sort -un | tr '\n' ' ')"
+	missing=""
+	for op in $opcodes; do case $seen in *" $op "*) ;; *) missing="$missing $op" ;; esac; done
+	if [ "$(grep -c -- "$said" "$T/caps/$tool.txt")" -ge 2 ] && [ -z "$missing" ] && [ "$g0" -gt 0 ] && [ "$g1" -gt 0 ] &&
+		echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes"; then
+		pass "capture $tool: both ends said '$said'; $g0 + $g1 RoCE frames from the two kernels, every ICRC ok; opcodes$seen"
+	else
+		fail "capture $tool: '$said' $(grep -c -- "$said" "$T/caps/$tool.txt")x; $sum; $g0/$g1 frames; opcodes$seen, missing$missing"
+	fi
+	profile_checks "$P" "$R" "$T" "profile of $tool" "$pcap"
+done <<'TOOLS'
+ibv_rc_pingpong iters.in 0 1 2 17
+ib_send_bw 4096.*16 0 1 2 17
+ib_write_bw 4096.*16 6 7 8 17
+ib_read_bw 4096.*16 12 13 14 15
+ib_atomic_bw 8.*16 20 18
+rping ping.data:.rdma-ping-3 4 10 12 16 17 100
+TOOLS
+# rocelab gen's run of the same operation next to the kernel's: the rows marked as differing are those
+# whose verdicts differ by tshark's fields; for SEND they include the IP ID and the credits.
+for pair in "send-bw ib_send_bw" "write-bw ib_write_bw" "read-bw ib_read_bw" "atomic-bw ib_atomic_bw"; do
+	set -- $pair
+	[ -s "$T/caps/$2.pcap" ] || continue
+	"$R" gen "$1" --size 4096 --count 16 -o "$T/gen-$1.pcap" >/dev/null 2>&1
+	profile_checks "$P" "$R" "$T" "compare gen $1 with $2" "$T/gen-$1.pcap" "$T/caps/$2.pcap"
+	[ "$1" = send-bw ] || continue
+	if grep -q '^\* IPv4 Identification  *0 in every packet  *+1 per packet of each sender' "$T/cmp.txt" &&
+		grep -q '^\* ACK credits (AETH)  *a count in every ACK  *none advertised (31)' "$T/cmp.txt"; then
+		pass "compare gen send-bw with ib_send_bw: IP ID 0 vs the kernel's counter, credits vs none, marked"
+	else
+		fail "compare gen send-bw with ib_send_bw: $(grep '^\*' "$T/cmp.txt" | tr '\n' ' ')"
+	fi
+done
 
 echo "realrxe: $passed passed, $failed failed ($((SECONDS - t0)) s)"
 [ "$failed" -eq 0 ]
