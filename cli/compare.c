@@ -286,15 +286,16 @@ static const struct cmp_row cmp_rows[] = {
 	  "DCQCN marks its packets ECT so that switches can mark CE instead of dropping; rxe does not." },
 	{ "UDP source port", fill_sport,
 	  "RoCEv2 leaves the source port to the sender, as entropy for ECMP: rxe takes 0xC000 plus a hash of "
-	  "the QP number, so a QP's packets keep one path; rocelab does the same for its QPs." },
+	  "the QP number, so a QP's packets keep one path; rocelab picks one per connection in the same "
+	  "range." },
 	{ "Path MTU (payload)", fill_pmtu,
 	  "The payload of a First or Middle packet is the path MTU the two QPs were given (ibv_modify_qp "
 	  "path_mtu); rxe on a 1500-byte Ethernet uses 1024." },
 	{ "AckReq (BTH)", fill_ackreq,
-	  "AckReq asks the responder to acknowledge now (IBA 9.7.5.1). rxe sets it on the last packet of "
-	  "each message and on every 64th packet of a long one; a responder may ACK more often than asked." },
+	  "AckReq asks the responder to acknowledge now (IBA 9.7.6.1.1). rxe sets it on the last packet of "
+	  "each message, and once 64 packets went without it; a responder may ACK more often than asked." },
 	{ "ACK coalescing", fill_coalescing,
-	  "One ACK acknowledges every PSN up to its own (IBA 9.7.5.1), so a responder may answer a burst of "
+	  "One ACK acknowledges every PSN up to its own (IBA 9.7.5.1.2), so a responder may answer a burst of "
 	  "packets with a single ACK. Fewer ACKs, less traffic; more ACKs, the requester frees its "
 	  "send queue sooner." },
 	{ "ACK credits (AETH)", fill_credits,
@@ -307,7 +308,7 @@ static const struct cmp_row cmp_rows[] = {
 	{ "NAKs", fill_naks,
 	  "NAKs appear when the responder sees a PSN gap, a bad request or no receive WQE (RNR)." },
 	{ "Resent packets", fill_resend,
-	  "A requester resends after a NAK at once, or when its retry timer (QP attribute timeout, "
+	  "A requester resends after a NAK at once, or when its retry timer (IBA 9.7.6; QP attribute timeout, "
 	  "4.096 us x 2^timeout) expires without an ACK; the delay shows which." },
 	{ "RNR NAK wait", fill_rnr_wait,
 	  "The RNR NAK's timer field tells the requester how long to wait before trying again (the "
@@ -405,8 +406,10 @@ int cli_compare(const char *fa, const char *fb)
 	struct rl_profile *pa = malloc(sizeof(*pa)), *pb = malloc(sizeof(*pb));
 	const size_t nrows = sizeof(cmp_rows) / sizeof(cmp_rows[0]);
 	bool differ[sizeof(cmp_rows) / sizeof(cmp_rows[0])];
+	struct cmp_cell cells[sizeof(cmp_rows) / sizeof(cmp_rows[0])][2];
 	uint64_t na, nb;
 	unsigned ndiff = 0;
+	int width;
 	int rc = CLI_OK;
 
 	if (!pa || !pb) {
@@ -420,15 +423,21 @@ int cli_compare(const char *fa, const char *fb)
 	}
 	printf("Comparing what two captures' RoCE packets show ('*': they differ)\n"
 	       "  A  %s  (%" PRIu64 " frames)\n  B  %s  (%" PRIu64 " frames)\n\n", fa, na, fb, nb);
-	printf("  %-22s %-34.34s %s\n", "", cmp_base(fa), cmp_base(fb));
+	/* Column A is as wide as its widest text, so that column B always starts in one place. */
+	width = (int)strlen(cmp_base(fa));
 	for (size_t i = 0; i < nrows; i++) {
-		struct cmp_cell a = { .text = "" }, b = { .text = "" };
-
-		cmp_rows[i].fill(pa, &a);
-		cmp_rows[i].fill(pb, &b);
-		differ[i] = cmp_differ(&a, &b);
+		memset(&cells[i], 0, sizeof(cells[i]));
+		cmp_rows[i].fill(pa, &cells[i][0]);
+		cmp_rows[i].fill(pb, &cells[i][1]);
+		if ((int)strlen(cells[i][0].text) > width)
+			width = (int)strlen(cells[i][0].text);
+	}
+	printf("  %-22s %-*s   %s\n", "", width, cmp_base(fa), cmp_base(fb));
+	for (size_t i = 0; i < nrows; i++) {
+		differ[i] = cmp_differ(&cells[i][0], &cells[i][1]);
 		ndiff += differ[i];
-		printf("%c %-22s %-34s %s\n", differ[i] ? '*' : ' ', cmp_rows[i].label, a.text, b.text);
+		printf("%c %-22s %-*s   %s\n", differ[i] ? '*' : ' ', cmp_rows[i].label, width, cells[i][0].text,
+		       cells[i][1].text);
 	}
 	if (!pa->packets || !pb->packets)
 		printf("\n%s has no RoCE packet to compare.\n", !pa->packets ? fa : fb);

@@ -416,13 +416,13 @@ rr_tool_listening() {   # $1: tool
 }
 
 rr_capture_one() {   # $1: session dir, $2: netns, $3: out dir, $4: tool
-	local d=$1 ns=$2 out=$3 t=$4 tp rc=0 crc srv
+	local d=$1 ns=$2 out=$3 t=$4 tp rc=0 crc srv i
 	srv=$(rr_tool_server "$t")
 	say "capturing $t: guest 0 runs '$srv', guest 1 the client"
 	ip netns exec "$ns" tcpdump -i rxtap0 -w "$out/$t.pcap" -U --immediate-mode -s 1600 -B 16384 \
 		2>"$d/tcpdump.log" &
 	tp=$!
-	sleep 1
+	for i in $(seq 50); do grep -q 'listening on' "$d/tcpdump.log" 2>/dev/null && break; sleep 0.1; done
 	rr_exec "$d" 60 "rm -f /tmp/srv.rc; ($srv; echo \$? > /tmp/srv.rc) > /tmp/srv.log 2>&1 &
 		i=0; while [ \$i -lt 150 ] && ! { $(rr_tool_listening "$t"); }; do sleep 0.2; i=\$((i + 1)); done
 		[ \$i -lt 150 ] || { echo 'the server did not start listening:'; cat /tmp/srv.log; exit 1; }" \

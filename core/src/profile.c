@@ -132,7 +132,7 @@ static bool profile_time_of(const struct rl_profile *p, uint64_t frame, uint64_t
 	return true;
 }
 
-/* RC requests: AckReq, resends (IBA 9.7.5.1: the retry timer or a NAK). */
+/* RC requests: AckReq (IBA 9.7.6.1.1), resends after the retry timer or a NAK (IBA 9.7.6). */
 static void profile_request(struct rl_profile *p, uint64_t t_ns, const struct rl_pkt *pkt,
 			    const struct rl_annotation *a)
 {

@@ -134,9 +134,18 @@ def rows_rc(pk, rows):
     return rows
 
 
-def columns(line):
+def columns(line, bstart):
     """The label, column A and column B of a row of the --compare table."""
-    return line[2:24].rstrip(), line[25:59].rstrip(), line[60:].rstrip()
+    return line[2:24].rstrip(), line[25:bstart].rstrip(), line[bstart:].rstrip()
+
+
+def column_b(lines):
+    """Where column B starts: at the second file's name in the header (the line above the rows)."""
+    for i, line in enumerate(lines):
+        if line.startswith("  RoCE packets") and i > 0:
+            head = lines[i - 1].rstrip("\n")
+            return len(head) - len(head.split()[-1])
+    return 60
 
 
 # Rows whose text is their whole verdict: --compare marks them '*' exactly when the texts differ.
@@ -164,12 +173,14 @@ def main():
     want_b = read_rows(a.pair) if a.pair else want_a
     got, marked = {}, set()
     with open(a.compare) as f:
-        for line in f:
-            label, ca, cb = columns(line)
-            if label in want_a:
-                got[label] = (ca, cb)
-                if line.startswith("*"):
-                    marked.add(label)
+        lines = f.readlines()
+    bstart = column_b(lines)
+    for line in lines:
+        label, ca, cb = columns(line, bstart)
+        if label in want_a:
+            got[label] = (ca, cb)
+            if line.startswith("*"):
+                marked.add(label)
     bad = 0
     for label in want_a:
         ca, cb = got.get(label, ("(missing)", "(missing)"))

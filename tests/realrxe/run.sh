@@ -291,6 +291,35 @@ fi
 [ $? -ne 0 ] && grep -q "only replays frames made by rocelab gen" "$T/lab09.out" &&
 	pass "lab 09 --real-rxe: refused, its steps are all replays" || fail "lab 09 --real-rxe: $(cat "$T/lab09.out")"
 
+# ---- rocelab realrxe shell: the guest's console on a terminal (here a pipe) ------------------------
+
+mkfifo "$T/shell.in"
+"$R" realrxe shell --netns "$NS" <"$T/shell.in" >"$T/shell.out" 2>&1 &
+shell_pid=$!
+exec 7>"$T/shell.in"
+# wait_out PATTERN SECONDS: the console said it
+wait_out() {
+	local i
+	for i in $(seq $(($2 * 5))); do grep -q "$1" "$T/shell.out" && return 0; sleep 0.2; done
+	return 1
+}
+if wait_out "a shell in the guest" 180; then
+	echo 'ibv_devices; echo "SHELL-$((6 * 7))"' >&7
+	wait_out "SHELL-42" 60
+	echo 'poweroff -f' >&7
+	for i in $(seq 300); do kill -0 $shell_pid 2>/dev/null || break; sleep 0.2; done
+fi
+exec 7>&-
+if kill -0 $shell_pid 2>/dev/null; then
+	kill $shell_pid
+	fail "realrxe shell: still running after poweroff -f: $(tail -c 400 "$T/shell.out")"
+elif grep -q "SHELL-42" "$T/shell.out" && grep -q "rxe0" "$T/shell.out" && ! ip netns list | grep -q "^$NS\\b"; then
+	pass "realrxe shell: commands typed on its console ran in the guest (ibv_devices lists rxe0), poweroff -f ended it, netns gone"
+else
+	fail "realrxe shell: $(tail -c 400 "$T/shell.out")"
+fi
+wait $shell_pid 2>/dev/null
+
 # ---- rocelab realrxe capture: the standard tools with the kernel at both ends --------------------
 
 . "$(dirname "$0")/../lib/checks.sh"
