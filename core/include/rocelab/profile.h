@@ -7,8 +7,9 @@
  * --compare` prints two profiles side by side.
  *
  * Fed with what the decoder and the analyzer made of each packet, in
- * capture order. Fixed size: no allocation, senders beyond the tables'
- * room are not followed (profile.untracked counts their packets).
+ * capture order. Fixed size, no allocation: the IPv4 Identification of
+ * more than RL_PROFILE_SENDERS senders is not followed (untracked counts
+ * those packets), nor the source port of more than RL_PROFILE_QPS QPs.
  */
 #ifndef ROCELAB_PROFILE_H
 #define ROCELAB_PROFILE_H
@@ -49,7 +50,7 @@ struct rl_profile {
 	uint8_t ecn_seen;              /* bit e: ECN codepoint e seen */
 	uint16_t sport_min, sport_max;
 	uint64_t sport_changes;        /* a QP's packets that came from another port than its previous */
-	uint64_t untracked;
+	uint64_t untracked;            /* IPv4 packets of senders the table had no room for */
 
 	/* RC requests and ACKs. */
 	uint64_t requests, request_ends;   /* request packets; those that end a message (Last, Only) */
