@@ -25,6 +25,8 @@ struct ex_state {
 	bool compare;
 	/* Counters for the summary. */
 	uint64_t frames, roce, other, malformed, icrc_bad, unknown, snapped;
+	/* This frame: how much the capture kept of it (tcpdump -s), when less than it was. */
+	uint32_t caplen, wirelen;
 	uint64_t per_opcode[256];
 	/* Time of the first frame, to print relative times as Wireshark does. */
 	bool have_t0;
@@ -182,7 +184,13 @@ static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 		rl_sb_addr(&sb, p, false);
 		rl_sb_putc(&sb, ' ');
 	}
-	if (rl_status_fatal(st)) {
+	if (rl_status_fatal(st) && s->caplen < s->wirelen) {
+		rl_sb_puts(&sb, "CUT BY THE CAPTURE: it kept ");
+		rl_sb_u64(&sb, s->caplen);
+		rl_sb_puts(&sb, " of ");
+		rl_sb_u64(&sb, s->wirelen);
+		rl_sb_puts(&sb, " bytes (its snap length, tcpdump -s); capture with a larger -s to decode it");
+	} else if (rl_status_fatal(st)) {
 		rl_decode_error_str(st, p, msg, sizeof(msg));
 		rl_sb_puts(&sb, "MALFORMED ");
 		rl_sb_puts(&sb, rl_status_name(st));
@@ -742,6 +750,8 @@ static void ex_packet(struct ex_state *s, const struct pcap_pkthdr *h, const uin
 		s->other++;
 		return;
 	}
+	s->caplen = h->caplen;
+	s->wirelen = h->len;
 	if (h->caplen < h->len && rl_status_fatal(st))
 		s->snapped++;
 	rl_analyze(s->an, s->frames, (uint64_t)t, &p, st, &s->ann);

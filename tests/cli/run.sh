@@ -99,6 +99,12 @@ expect "explain marks the retransmission on its line" 0 "^6 .*RC SEND Middle .*\
 expect "explain -v explains the NAK" 0 "the requester goes back and resends from PSN" "$R" explain -v "$T/loss.pcap"
 expect "explain -c 3 stops after 3 frames" 0 "^--- 3 frames" "$R" explain -c 3 "$T/demo.pcap"
 expect "explain reads standard input" 0 "16 frames" sh -c "\"$R\" explain - < \"$T/demo.pcap\""
+if command -v editcap >/dev/null; then
+	editcap -s 60 "$T/demo.pcap" "$T/snap.pcap"
+	expect "explain says when the capture's snap length cut a frame" 0 "^3 .*CUT BY THE CAPTURE: it kept 60 of [0-9]+ bytes" "$RA" explain "$T/snap.pcap"
+else
+	bad "editcap (wireshark-common) not found: cannot make a snapped capture"
+fi
 expect "explain --compare with one file" 2 "needs two capture files, not 1" "$RA" explain --compare "$T/demo.pcap"
 expect "explain --compare with three files" 2 "needs two capture files, not 3" "$RA" explain --compare "$T/demo.pcap" "$T/demo.pcap" "$T/demo.pcap"
 expect "explain --compare -v" 2 "no -v, --json, --ladder or --count" "$RA" explain --compare -v "$T/demo.pcap" "$T/loss.pcap"
