@@ -81,26 +81,30 @@ static void fill_icrc(const struct rl_profile *p, struct cmp_cell *c)
 {
 	char n[48];
 
-	if (!p->packets)
-		return cmp_kind(c, "", "-");
-	snprintf(c->text, sizeof(c->text), "%s", p->icrc_bad ? "" : "good in every packet");
-	if (p->icrc_bad)
+	if (!p->packets) {
+		cmp_kind(c, "", "-");
+	} else if (!p->icrc_bad) {
+		cmp_kind(c, "good", "good in every packet");
+	} else {
 		snprintf(c->text, sizeof(c->text), "bad in %s", cmp_share(p->icrc_bad, p->packets, n, sizeof(n)));
-	snprintf(c->kind, sizeof(c->kind), "%s", p->icrc_bad ? "bad" : "good");
+		snprintf(c->kind, sizeof(c->kind), "bad");
+	}
 }
 
 static void fill_udp_csum(const struct rl_profile *p, struct cmp_cell *c)
 {
 	char n[48];
 
-	if (!p->ipv4)
-		return cmp_kind(c, "", "- (no IPv4)");
-	if (p->udp_csum_zero == p->ipv4)
-		return cmp_kind(c, "zero", "0 in every packet");
-	if (!p->udp_csum_zero)
-		return cmp_kind(c, "set", "computed in every packet");
-	snprintf(c->text, sizeof(c->text), "0 in %s", cmp_share(p->udp_csum_zero, p->ipv4, n, sizeof(n)));
-	snprintf(c->kind, sizeof(c->kind), "mixed");
+	if (!p->ipv4) {
+		cmp_kind(c, "", "- (no IPv4)");
+	} else if (p->udp_csum_zero == p->ipv4) {
+		cmp_kind(c, "zero", "0 in every packet");
+	} else if (!p->udp_csum_zero) {
+		cmp_kind(c, "set", "computed in every packet");
+	} else {
+		snprintf(c->text, sizeof(c->text), "0 in %s", cmp_share(p->udp_csum_zero, p->ipv4, n, sizeof(n)));
+		snprintf(c->kind, sizeof(c->kind), "mixed");
+	}
 }
 
 static void fill_ipid(const struct rl_profile *p, struct cmp_cell *c)
@@ -108,34 +112,39 @@ static void fill_ipid(const struct rl_profile *p, struct cmp_cell *c)
 	uint64_t later = p->ipid_next + p->ipid_other;
 
 	if (!p->ipv4)
-		return cmp_kind(c, "", "- (no IPv4)");
-	if (p->ipid_zero == p->ipv4)
-		return cmp_kind(c, "zero", "0 in every packet");
-	if (later && p->ipid_next * 10 >= later * 9 && !p->ipid_zero)
-		return cmp_kind(c, "counter", "+1 per packet of each sender");
-	if (later && p->ipid_next * 2 >= later)
-		return cmp_kind(c, "counter", "counts up, with jumps");
-	cmp_kind(c, "other", p->ipid_zero ? "0 in some packets, varies" : "varies");
+		cmp_kind(c, "", "- (no IPv4)");
+	else if (p->ipid_zero == p->ipv4)
+		cmp_kind(c, "zero", "0 in every packet");
+	else if (later && p->ipid_next * 10 >= later * 9 && !p->ipid_zero)
+		cmp_kind(c, "counter", "+1 per packet of each sender");
+	else if (later && p->ipid_next * 2 >= later)
+		cmp_kind(c, "counter", "counts up, with jumps");
+	else
+		cmp_kind(c, "other", p->ipid_zero ? "0 in some packets, varies" : "varies");
 }
 
 static void fill_df(const struct rl_profile *p, struct cmp_cell *c)
 {
 	char n[48];
 
-	if (!p->ipv4)
-		return cmp_kind(c, "", "- (no IPv4)");
-	if (p->df == p->ipv4)
-		return cmp_kind(c, "all", "set in every packet");
-	if (!p->df)
-		return cmp_kind(c, "none", "never set");
-	snprintf(c->text, sizeof(c->text), "set in %s", cmp_share(p->df, p->ipv4, n, sizeof(n)));
-	snprintf(c->kind, sizeof(c->kind), "some");
+	if (!p->ipv4) {
+		cmp_kind(c, "", "- (no IPv4)");
+	} else if (p->df == p->ipv4) {
+		cmp_kind(c, "all", "set in every packet");
+	} else if (!p->df) {
+		cmp_kind(c, "none", "never set");
+	} else {
+		snprintf(c->text, sizeof(c->text), "set in %s", cmp_share(p->df, p->ipv4, n, sizeof(n)));
+		snprintf(c->kind, sizeof(c->kind), "some");
+	}
 }
 
 static void fill_ttl(const struct rl_profile *p, struct cmp_cell *c)
 {
-	if (!p->ipv4)
-		return cmp_kind(c, "", "- (no IPv4)");
+	if (!p->ipv4) {
+		cmp_kind(c, "", "- (no IPv4)");
+		return;
+	}
 	if (p->ttl_min == p->ttl_max)
 		snprintf(c->text, sizeof(c->text), "%u", p->ttl_min);
 	else
@@ -148,8 +157,10 @@ static void fill_tos(const struct rl_profile *p, struct cmp_cell *c)
 	static const char *const ecn[4] = { "Not-ECT", "ECT(1)", "ECT(0)", "CE" };
 	struct rl_sb sb;
 
-	if (!p->ipv4 && !p->ipv6)
-		return cmp_kind(c, "", "-");
+	if (!p->ipv4 && !p->ipv6) {
+		cmp_kind(c, "", "-");
+		return;
+	}
 	rl_sb_init(&sb, c->text, sizeof(c->text));
 	rl_sb_puts(&sb, "DSCP");
 	for (unsigned d = 0; d < 64; d++) {
@@ -170,8 +181,10 @@ static void fill_tos(const struct rl_profile *p, struct cmp_cell *c)
 
 static void fill_sport(const struct rl_profile *p, struct cmp_cell *c)
 {
-	if (!p->ipv4 && !p->ipv6)
-		return cmp_kind(c, "", "-");
+	if (!p->ipv4 && !p->ipv6) {
+		cmp_kind(c, "", "-");
+		return;
+	}
 	snprintf(c->kind, sizeof(c->kind), "%s", p->sport_changes ? "changes" : "per-qp");
 	if (p->sport_min == p->sport_max)
 		snprintf(c->text, sizeof(c->text), "%s: %u", p->sport_changes ? "changes" : "one per QP", p->sport_min);
@@ -182,8 +195,10 @@ static void fill_sport(const struct rl_profile *p, struct cmp_cell *c)
 
 static void fill_pmtu(const struct rl_profile *p, struct cmp_cell *c)
 {
-	if (!p->pmtu)
-		return cmp_kind(c, "", "- (no multi-packet message)");
+	if (!p->pmtu) {
+		cmp_kind(c, "", "- (no multi-packet message)");
+		return;
+	}
 	snprintf(c->text, sizeof(c->text), "%u bytes", p->pmtu);
 	snprintf(c->kind, sizeof(c->kind), "%u", p->pmtu);
 }
@@ -192,25 +207,29 @@ static void fill_ackreq(const struct rl_profile *p, struct cmp_cell *c)
 {
 	uint64_t other = p->requests - p->request_ends;
 
-	if (!p->requests)
-		return cmp_kind(c, "", "- (no RC request)");
-	if (p->ackreq_ends == p->request_ends && !p->ackreq_other)
-		return cmp_kind(c, "ends", "on each message's last packet");
-	if (p->ackreq_ends == p->request_ends && p->ackreq_other == other)
-		return cmp_kind(c, "all", "on every request packet");
-	if (!p->ackreq_ends && !p->ackreq_other)
-		return cmp_kind(c, "never", "never");
-	snprintf(c->text, sizeof(c->text), "%" PRIu64 " of %" PRIu64 " ends, %" PRIu64 " of %" PRIu64 " others",
-		 p->ackreq_ends, p->request_ends, p->ackreq_other, other);
-	snprintf(c->kind, sizeof(c->kind), "some");
+	if (!p->requests) {
+		cmp_kind(c, "", "- (no RC request)");
+	} else if (p->ackreq_ends == p->request_ends && !p->ackreq_other) {
+		cmp_kind(c, "ends", "on each message's last packet");
+	} else if (p->ackreq_ends == p->request_ends && p->ackreq_other == other) {
+		cmp_kind(c, "all", "on every request packet");
+	} else if (!p->ackreq_ends && !p->ackreq_other) {
+		cmp_kind(c, "never", "never");
+	} else {
+		snprintf(c->text, sizeof(c->text), "%" PRIu64 " of %" PRIu64 " ends, %" PRIu64 " of %" PRIu64 " others",
+			 p->ackreq_ends, p->request_ends, p->ackreq_other, other);
+		snprintf(c->kind, sizeof(c->kind), "some");
+	}
 }
 
 static void fill_coalescing(const struct rl_profile *p, struct cmp_cell *c)
 {
 	double per;
 
-	if (!p->acks || !p->acked_psns)
-		return cmp_kind(c, "", "- (no ACK)");
+	if (!p->acks || !p->acked_psns) {
+		cmp_kind(c, "", "- (no ACK)");
+		return;
+	}
 	per = (double)p->acked_psns / (double)p->acks;
 	snprintf(c->text, sizeof(c->text), "%.1f PSNs per ACK (at most %u)", per, p->acked_max);
 	snprintf(c->kind, sizeof(c->kind), "%s", p->acked_max == 1 ? "each" : "coalesced");
@@ -221,14 +240,16 @@ static void fill_credits(const struct rl_profile *p, struct cmp_cell *c)
 {
 	char n[48];
 
-	if (!p->acks)
-		return cmp_kind(c, "", "- (no ACK)");
-	if (p->credits_none == p->acks)
-		return cmp_kind(c, "none", "none advertised (31)");
-	if (!p->credits_none)
-		return cmp_kind(c, "count", "a count in every ACK");
-	snprintf(c->text, sizeof(c->text), "none in %s", cmp_share(p->credits_none, p->acks, n, sizeof(n)));
-	snprintf(c->kind, sizeof(c->kind), "mixed");
+	if (!p->acks) {
+		cmp_kind(c, "", "- (no ACK)");
+	} else if (p->credits_none == p->acks) {
+		cmp_kind(c, "none", "none advertised (31)");
+	} else if (!p->credits_none) {
+		cmp_kind(c, "count", "a count in every ACK");
+	} else {
+		snprintf(c->text, sizeof(c->text), "none in %s", cmp_share(p->credits_none, p->acks, n, sizeof(n)));
+		snprintf(c->kind, sizeof(c->kind), "mixed");
+	}
 }
 
 static void fill_response(const struct rl_profile *p, struct cmp_cell *c)
@@ -238,8 +259,10 @@ static void fill_response(const struct rl_profile *p, struct cmp_cell *c)
 
 static void fill_naks(const struct rl_profile *p, struct cmp_cell *c)
 {
-	if (!p->naks && !p->rnr_naks)
-		return cmp_kind(c, "none", "none");
+	if (!p->naks && !p->rnr_naks) {
+		cmp_kind(c, "none", "none");
+		return;
+	}
 	snprintf(c->text, sizeof(c->text), "%" PRIu64 " NAK, %" PRIu64 " RNR NAK", p->naks, p->rnr_naks);
 	snprintf(c->kind, sizeof(c->kind), "some");
 }
@@ -248,11 +271,16 @@ static void fill_resend(const struct rl_profile *p, struct cmp_cell *c)
 {
 	char r[CMP_TEXT];
 
-	if (!p->resends)
-		return cmp_kind(c, "none", "none");
+	if (!p->resends) {
+		cmp_kind(c, "none", "none");
+		return;
+	}
 	cmp_range(&p->resend_ns, c);
-	snprintf(r, sizeof(r), "%" PRIu64 ", after %.60s", p->resends, c->text);
+	/* The first sending may lie too far back to be timed: then the count alone. */
+	snprintf(r, sizeof(r), "%" PRIu64 "%s%.60s", p->resends, p->resend_ns.n ? ", after " : "",
+		 p->resend_ns.n ? c->text : "");
 	snprintf(c->text, sizeof(c->text), "%s", r);
+	snprintf(c->kind, sizeof(c->kind), "some");
 }
 
 static void fill_rnr_wait(const struct rl_profile *p, struct cmp_cell *c)
