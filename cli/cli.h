@@ -27,8 +27,17 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* The rocelab binary, by absolute path (children run it in namespaces; its data lies beside it). */
 const char *cli_self(void);
 
-/* Open a capture (pcap or pcapng, '-' standard input) with nanosecond times; errbuf on failure. */
-pcap_t *cli_pcap_open(const char *file, char *errbuf);
+/*
+ * Open a capture (pcap or pcapng, '-' standard input) with nanosecond times, of a link
+ * type rocelab decodes (*dlt); NULL, and a message that says why, if it cannot be read.
+ */
+pcap_t *cli_capture_open(const char *file, int *dlt);
+
+/* A frame's time in nanoseconds, from a capture opened by cli_capture_open. */
+static inline int64_t cli_pcap_ns(const struct pcap_pkthdr *h)
+{
+	return (int64_t)h->ts.tv_sec * 1000000000 + (int64_t)h->ts.tv_usec;
+}
 
 /* explain --compare A B: the two captures' profiles side by side (compare.c). */
 int cli_compare(const char *a, const char *b);

@@ -377,7 +377,6 @@ static bool cmp_differ(const struct cmp_cell *a, const struct cmp_cell *b)
 /* Read a whole capture into a profile; false (with a message) if it cannot be read. */
 static bool cmp_profile(const char *file, struct rl_profile *prof, uint64_t *frames)
 {
-	char errbuf[PCAP_ERRBUF_SIZE];
 	struct rl_annotation ann;
 	struct pcap_pkthdr *h;
 	const uint8_t *data;
@@ -388,23 +387,19 @@ static bool cmp_profile(const char *file, struct rl_profile *prof, uint64_t *fra
 	pcap_t *pc;
 	int r, dlt;
 
-	pc = cli_pcap_open(file, errbuf);
-	if (!pc) {
-		cli_error("explain", "cannot read %s: %s", file, errbuf);
+	pc = cli_capture_open(file, &dlt);
+	if (!pc)
 		return false;
-	}
-	dlt = pcap_datalink(pc);
 	an = rl_analyzer_new();
-	if (!rl_link_supported(dlt) || !an) {
-		cli_error("explain", !an ? "out of memory" : "%s: link type %d is not supported", file, dlt);
-		rl_analyzer_free(an);
+	if (!an) {
+		cli_error("explain", "out of memory");
 		pcap_close(pc);
 		return false;
 	}
 	rl_profile_init(prof);
 	*frames = 0;
 	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
-		t = (int64_t)h->ts.tv_sec * 1000000000 + (int64_t)h->ts.tv_usec;
+		t = cli_pcap_ns(h);
 		if (!*frames)
 			t0 = t;
 		++*frames;

@@ -89,7 +89,7 @@ static void ex_usage(FILE *f)
 /* Nanoseconds since the first frame, as Wireshark shows time by default. */
 static int64_t ex_reltime_ns(struct ex_state *s, const struct pcap_pkthdr *h)
 {
-	int64_t ns = (int64_t)h->ts.tv_sec * 1000000000 + (int64_t)h->ts.tv_usec;
+	int64_t ns = cli_pcap_ns(h);
 
 	if (!s->have_t0) {
 		s->t0_ns = ns;
@@ -842,7 +842,7 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 }
 
 /* Open through our own FILE with a large buffer: fewer reads on big captures. */
-pcap_t *cli_pcap_open(const char *file, char *errbuf)
+static pcap_t *ex_open(const char *file, char *errbuf)
 {
 	FILE *f = strcmp(file, "-") ? fopen(file, "rb") : stdin;
 	pcap_t *pc;
@@ -858,10 +858,29 @@ pcap_t *cli_pcap_open(const char *file, char *errbuf)
 	return pc;
 }
 
+pcap_t *cli_capture_open(const char *file, int *dlt)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = ex_open(file, errbuf);
+
+	if (!pc) {
+		cli_error("explain", "cannot read %s: %s", file, errbuf);
+		return NULL;
+	}
+	*dlt = pcap_datalink(pc);
+	if (!rl_link_supported(*dlt)) {
+		cli_error("explain", "%s: link type %s (%d) is not supported; rocelab reads Ethernet, "
+				     "Linux cooked (tcpdump -i any) and raw IP captures",
+			  file, pcap_datalink_val_to_name(*dlt) ? pcap_datalink_val_to_name(*dlt) : "?", *dlt);
+		pcap_close(pc);
+		return NULL;
+	}
+	return pc;
+}
+
 int cli_explain(int argc, char **argv)
 {
 	static struct ex_state s;
-	char errbuf[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const uint8_t *data;
 	const char *file;
@@ -876,19 +895,9 @@ int cli_explain(int argc, char **argv)
 	if (s.compare)
 		return cli_compare(file, argv[argc - 1]);
 
-	pc = cli_pcap_open(file, errbuf);
-	if (!pc) {
-		cli_error("explain", "cannot read %s: %s", file, errbuf);
+	pc = cli_capture_open(file, &dlt);
+	if (!pc)
 		return CLI_ERR;
-	}
-	dlt = pcap_datalink(pc);
-	if (!rl_link_supported(dlt)) {
-		cli_error("explain", "%s: link type %s (%d) is not supported; rocelab reads Ethernet, "
-				     "Linux cooked (tcpdump -i any) and raw IP captures",
-			  file, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?", dlt);
-		pcap_close(pc);
-		return CLI_ERR;
-	}
 	s.link = (enum rl_link)dlt;
 	s.an = rl_analyzer_new();
 	if (!s.an) {
