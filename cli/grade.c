@@ -11,7 +11,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <inttypes.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +97,7 @@ static int grade_answer(FILE *f, const char *key, uint64_t *v, char *raw, size_t
 	rewind(f);
 	raw[0] = '\0';
 	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, '#'), *colon, *val, *end;
+		char *c = strchr(line, '#'), *colon, *val;
 		size_t kl;
 
 		if (c)
@@ -117,9 +116,7 @@ static int grade_answer(FILE *f, const char *key, uint64_t *v, char *raw, size_t
 		if (!*val)
 			return 0;
 		snprintf(raw, rn, "%s", val);
-		errno = 0;
-		*v = strtoull(val, &end, 0);
-		return errno || *end ? -1 : 1;
+		return cli_parse_u64(val, UINT64_MAX, v) ? 1 : -1;
 	}
 	return 0;
 }
@@ -151,12 +148,24 @@ int grade_lab(const char *num, const char *answers, const char *capture)
 				  eb, num);
 		return CLI_ERR;
 	}
+	if (!rl_link_supported(pcap_datalink(pc))) {
+		cli_error("lab", "%s: link type %d is not one rocelab decodes: run 'rocelab lab run %s' again", capture,
+			  pcap_datalink(pc), num);
+		pcap_close(pc);
+		return CLI_ERR;
+	}
 	for (int i = 0; i < n; i++)
 		g->q[i].known = false;
 	r = grade_load(pc, &cap);
 	pcap_close(pc);
 	if (r < 0) {
 		cli_error("lab", "out of memory reading %s", capture);
+		free(cap.f);
+		return CLI_ERR;
+	}
+	if (!cap.n) {
+		/* Else questions about counts would be "known" (0) and an empty run would score full marks. */
+		cli_error("lab", "%s holds no RoCE frame to grade against: run 'rocelab lab run %s' again", capture, num);
 		free(cap.f);
 		return CLI_ERR;
 	}

@@ -635,6 +635,7 @@ static void lab_summary(const char *pcap)
 {
 	char line[1024], cmd[600];
 	int p[2], shown = 0;
+	bool summary = false;
 	FILE *f;
 	pid_t pid;
 
@@ -647,10 +648,12 @@ static void lab_summary(const char *pcap)
 	close(p[1]);
 	f = fdopen(p[0], "r");
 	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "---", 3) || shown < 12)
+		if (!strncmp(line, "---", 3))
+			summary = true;   /* the summary and its opcode rows, all of them */
+		if (summary || shown < 12)
 			fputs(line, stdout);
 		else if (shown == 12)
-			printf("... (%s explain %s shows all of it)\n", "rocelab", pcap);
+			printf("... (rocelab explain %s shows all of it)\n", pcap);
 		shown++;
 	}
 	if (f)

@@ -113,6 +113,10 @@ expect "explain --compare a cut pcap" 2 "damaged after frame 15" "$RA" explain -
 expect "explain --compare an unsupported link type" 2 "link type .*105.* not supported" "$RA" explain --compare "$T/demo.pcap" "$T/wifi.pcap"
 printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000\377\377\000\000\001\000\000\000' >"$T/none.pcap"
 expect "explain --compare a capture without RoCE" 0 "none.pcap has no RoCE packet to compare" "$RA" explain --compare "$T/demo.pcap" "$T/none.pcap"
+expect "lab grade a capture without RoCE" 2 "none.pcap holds no RoCE frame to grade against" "$RA" lab grade 01 --capture "$T/none.pcap" --answers "$T/none.pcap"
+expect "lab grade a capture of another link type" 2 "link type 105 is not one rocelab decodes" "$RA" lab grade 01 --capture "$T/wifi.pcap" --answers "$T/none.pcap"
+printf '1: -0\n' >"$T/minus.txt"
+expect "lab grade: a negative answer is not a number" 0 "'-0' is not a number" "$RA" lab grade 01 --capture "$T/demo.pcap" --answers "$T/minus.txt"
 expect "explain --compare marks the resends and says why" 0 "Resent packets: A requester resends" "$RA" explain --compare "$T/demo.pcap" "$T/loss.pcap"
 expect "lab run 09 --real-rxe: only replays" 1 "lab 09 only replays frames made by rocelab gen" "$RA" lab run 09 --real-rxe
 expect "realrxe --help names capture" 0 "capture \[--out DIR\]" "$RA" realrxe --help
