@@ -269,9 +269,9 @@ bn_tcpreplay() {
 	ip netns exec "$NS5A" timeout "$REPLAY_MAX" tcpreplay -q --topspeed -i "$V5A" "$1"
 }
 
-# bn_min A B: the smaller, or B when A is empty.
+# bn_min A B: the smaller; the other when one is empty (a run that failed).
 bn_min() {
-	awk -v a="$1" -v b="$2" 'BEGIN { print (a != "" && a < b ? a : b) }'
+	awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || (a != "" && a < b) ? a : b) }'
 }
 
 bn_part5() {
@@ -432,13 +432,15 @@ bn_udp_ping() {
 	i=0
 	while ! grep -q ready "$DIR/pong.out" 2> /dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	ip netns exec "$NS7A" timeout "$P7_MAX" "$DIR/udp_peer" ping 10.77.0.2 9998 2 20000 "$@" 2>> "$LOG"
+	rc=$?
 	kill "$sp" 2> /dev/null
-	wait "$sp" 2> /dev/null || true
+	wait "$sp" 2> /dev/null
+	return $rc
 }
 
-# bn_max A B / bn_lmin: best of runs (largest bandwidth, smallest latency); empty A means none yet.
+# bn_max A B: the larger; the other when one is empty.
 bn_max() {
-	awk -v a="$1" -v b="$2" 'BEGIN { print (a != "" && a > b ? a : b) }'
+	awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || (a != "" && a > b) ? a : b) }'
 }
 
 bn_part7() {
@@ -467,8 +469,9 @@ bn_part7() {
 		else
 			echo "  rocelab peer write failed:"; sed 's/^/    /' "$LOG"
 		fi
-		if r=$(bn_blast); then bs=$(bn_max "$bs" "${r% *}"); bsr=${r#* }; fi
-		if r=$(bn_blast --gso); then bg=$(bn_max "$bg" "${r% *}"); bgr=${r#* }; fi
+		# the datagrams/s of the best run, printed next to it
+		if r=$(bn_blast) && [ "$(bn_max "$bs" "${r% *}")" != "$bs" ]; then bs=${r% *}; bsr=${r#* }; fi
+		if r=$(bn_blast --gso) && [ "$(bn_max "$bg" "${r% *}")" != "$bg" ]; then bg=${r% *}; bgr=${r#* }; fi
 		if bn_peer "$DIR/peer.json" --op pingpong --size 2 --iters 20000; then
 			lb=$(bn_min "$lb" "$(bn_json_field "$DIR/peer.json" t_typical_us)")
 		fi

@@ -154,15 +154,16 @@ static int blast(const char *addr, int port, int size, double secs, int gso)
 	return 0;
 }
 
+/* One datagram, within 2 s: SO_RCVTIMEO bounds a blocking wait, the clock a busy one. */
 static ssize_t recv_wait(int fd, void *b, size_t n, int busy, struct sockaddr_in *from, socklen_t *fl)
 {
+	uint64_t t0 = now_ns();
 	ssize_t r;
 
-	for (;;) {
+	do
 		r = recvfrom(fd, b, n, busy ? MSG_DONTWAIT : 0, (struct sockaddr *)from, fl);
-		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
-			return r;
-	}
+	while (r < 0 && (errno == EINTR || (busy && errno == EAGAIN && now_ns() - t0 < 2000000000u)));
+	return r;
 }
 
 static int pong(int port, int busy)

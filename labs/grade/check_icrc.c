@@ -35,26 +35,25 @@ enum vary { V_NONE = 0, V_TOS = 1, V_TTL = 2, V_UDP = 4, V_BTH4 = 8, V_IP6 = 16 
  */
 struct kind {
 	const char *name, *hint;
-	bool ipv6;
 	unsigned vary;
 	int failed;
 };
 
 static struct kind kinds[] = {
 	{ "IPv4, every variant field already all ones",
-	  "8 bytes of 0xff first, then the packet from the IP header up to the ICRC", false, V_NONE, 0 },
-	{ "IPv4 with a random TOS (DSCP and ECN)", "the TOS byte (byte 1 of the IPv4 header) counts as all ones", false,
+	  "8 bytes of 0xff first, then the packet from the IP header up to the ICRC", V_NONE, 0 },
+	{ "IPv4 with a random TOS (DSCP and ECN)", "the TOS byte (byte 1 of the IPv4 header) counts as all ones",
 	  V_TOS, 0 },
 	{ "IPv4 with a random TTL and header checksum",
-	  "TTL (byte 8) and the header checksum (bytes 10-11) count as all ones", false, V_TTL, 0 },
-	{ "IPv4 with a random UDP checksum", "the UDP checksum (bytes 6-7 of the UDP header) counts as all ones", false,
+	  "TTL (byte 8) and the header checksum (bytes 10-11) count as all ones", V_TTL, 0 },
+	{ "IPv4 with a random UDP checksum", "the UDP checksum (bytes 6-7 of the UDP header) counts as all ones",
 	  V_UDP, 0 },
 	{ "IPv4 with FECN, BECN and the reserved bits of BTH byte 4 random",
-	  "BTH byte 4, all of it, counts as all ones", false, V_BTH4, 0 },
+	  "BTH byte 4, all of it, counts as all ones", V_BTH4, 0 },
 	{ "IPv6 with a random traffic class, flow label and hop limit",
 	  "the IPv6 header is 40 bytes (the UDP header and the BTH sit 20 bytes later than with IPv4); traffic class "
 	  "and flow label are the 28 bits after the version nibble; the hop limit is byte 7",
-	  true, V_IP6, 0 },
+	  V_IP6, 0 },
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -70,10 +69,7 @@ static void ones(uint8_t *frame, const struct rl_pkt *dec, unsigned vary)
 			ip[1] = 0xff;
 		if (!(vary & V_TTL))
 			ip[8] = ip[10] = ip[11] = 0xff;
-	} else if (!(vary & V_IP6)) {
-		ip[0] |= 0x0f;
-		ip[1] = ip[2] = ip[3] = ip[7] = 0xff;
-	}
+	}   /* IPv6: the one kind over IPv6 varies its variant fields */
 	if (!(vary & V_UDP))
 		udp[6] = udp[7] = 0xff;
 	if (!(vary & V_BTH4))
@@ -88,7 +84,7 @@ static size_t make(const struct kind *k, uint8_t *frame, size_t cap, struct rl_p
 	size_t n = 0;
 
 	rl_pkt_init(&p, opcodes[rnd(sizeof(opcodes))]);
-	if (k->ipv6) {
+	if (k->vary & V_IP6) {
 		p.l3 = RL_L3_IPV6;
 		memcpy(p.ip6.src, "\xfd\x90\0\0\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
 		memcpy(p.ip6.dst, "\xfd\x90\0\0\0\0\0\0\0\0\0\0\0\0\0\x02", 16);
