@@ -1016,11 +1016,12 @@ static int peer_client_lat(struct peer *p)
 
 	p->t_start = peer_now();
 	for (uint32_t it = 0; it < p->o.iters; it++) {
-		uint64_t t0 = peer_now();
 		bool got = false, sent = false;
+		uint64_t t0;
 
 		while (p->posted - p->sends_done >= p->o.window && !p->errors && !peer_expired(p))
 			peer_reap_sends(p);
+		t0 = peer_now();   /* the round trip, not the wait for a free send slot */
 		if (peer_post(p, RL_WR_SEND, it))
 			return -1;
 		while (!(got && (sent || !p->o.compat)) && !p->errors) {

@@ -95,7 +95,6 @@ struct peer {
 };
 
 uint64_t peer_now(void);
-double peer_rand(struct peer *p);
 
 void peer_addr_set_port(union peer_addr *a, uint16_t port);
 socklen_t peer_addr_len(const union peer_addr *a);
@@ -106,8 +105,6 @@ bool peer_gid_is_link_local(const uint8_t gid[16]);
 /* Is @gid an address of the family p->family (IPv4-mapped for IPv4)? */
 bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16]);
 
-/* The GID table of @ifname, or of the interface that holds @a if @ifname is NULL; -1 with a message. */
-int peer_gid_table(const char *ifname, const union peer_addr *a, struct peer_gids *t);
 /* Pick the local GID (--gid-index, or the one of p->local) and make p->local its address. */
 int peer_pick_gid(struct peer *p);
 /* The path MTU as rxe picks it from the interface; an --mtu it cannot carry is refused. */

@@ -54,7 +54,7 @@ uint64_t peer_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-double peer_rand(struct peer *p)
+static double peer_rand(struct peer *p)
 {
 	p->rng ^= p->rng << 13;
 	p->rng ^= p->rng >> 7;
@@ -127,7 +127,7 @@ static void peer_gid_add(struct peer_gids *t, const uint8_t gid[16])
  * default GID, fe80:: with the EUI-64 of the MAC; then the IPv4 addresses as
  * ::ffff:a.b.c.d; then the other IPv6 addresses.
  */
-int peer_gid_table(const char *ifname, const union peer_addr *a, struct peer_gids *t)
+static int peer_gid_table(const char *ifname, const union peer_addr *a, struct peer_gids *t)
 {
 	struct ifaddrs *ifs, *i;
 	struct ifreq ifr;
@@ -654,8 +654,7 @@ int peer_sockets(struct peer *p, uint16_t sport, bool any_sport)
 	p->rxq = peer_rx_new(p->hold >= 0);
 	if (!p->rxq)
 		return -1;
-	/* Filled in when frames may flow: the destination is the GID the exchange brings. */
-	p->txq = NULL;
+	/* p->txq comes when frames may flow: the destination is the GID the exchange brings. */
 	p->tx = socket(p->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (p->tx < 0 || peer_bind_device(p, p->tx))
 		return -1;

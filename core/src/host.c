@@ -11,7 +11,7 @@
 #include "transport.h"
 
 /* UDP source port of a QP: stable per connection, in 0xC000-0xFFFF as Linux picks them. */
-static uint16_t rl_qp_sport(const struct rl_qp *qp)
+uint16_t rl_qp_udp_sport(const struct rl_qp *qp)
 {
 	uint32_t x = (qp->qpn * 0x9e3779b1u) ^ (qp->attr.dest_qp_num * 0x85ebca6bu);
 
@@ -19,11 +19,6 @@ static uint16_t rl_qp_sport(const struct rl_qp *qp)
 		return qp->attr.ah_attr.udp_sport;
 	x ^= x >> 15;
 	return (uint16_t)(0xc000 | (x & 0x3fff));
-}
-
-uint16_t rl_qp_udp_sport(const struct rl_qp *qp)
-{
-	return rl_qp_sport(qp);
 }
 
 void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
@@ -48,7 +43,7 @@ void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
 		p->ip6.tclass = ah->traffic_class;
 		p->ip6.hop_limit = ah->hop_limit ? ah->hop_limit : 64;
 	}
-	p->udp.sport = rl_qp_sport(qp);
+	p->udp.sport = rl_qp_udp_sport(qp);
 	p->bth.dqpn = qp->attr.dest_qp_num;
 }
 

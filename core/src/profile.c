@@ -8,6 +8,7 @@
 #include "rocelab/hdr.h"
 #include "rocelab/opcode.h"
 #include "rocelab/profile.h"
+#include "rocelab/verbs.h"
 
 void rl_profile_init(struct rl_profile *p)
 {
@@ -29,13 +30,10 @@ static void profile_range(struct rl_profile_range *r, uint64_t v)
 /* The sender's address as 16 bytes (IPv4 mapped as in a RoCEv2 GID). */
 static void profile_src(const struct rl_pkt *pkt, uint8_t out[16])
 {
-	if (pkt->l3 == RL_L3_IPV4) {
-		memset(out, 0, 10);
-		out[10] = out[11] = 0xff;
-		memcpy(out + 12, pkt->ip4.src, 4);
-	} else {
+	if (pkt->l3 == RL_L3_IPV4)
+		rl_gid_from_ipv4(out, pkt->ip4.src);
+	else
 		memcpy(out, pkt->ip6.src, 16);
-	}
 }
 
 /* IPv4 Identification: a counter per sender (as Linux keeps), always 0, or neither. */
