@@ -106,7 +106,6 @@ oracle: all
 scenarios: all
 	sh tests/scenarios/run.sh $(B)/rocelab
 
-# rocelab peer between two namespaces; again under ASan+UBSan.
 # The coding exercises' checkers compare the learner's code with the core's.
 GRADE_LIBS = $(abspath $(B))/librocelab.a $(CRC_LIBS) -lz
 
@@ -117,6 +116,7 @@ lab-test: all plugin $(B)/rocelab-asan
 	GRADE_LIBS="$(GRADE_LIBS)" sh tests/labs/run.sh $(B)/rocelab $(B)/plugin/rocelab.so
 	GRADE_LIBS="$(GRADE_LIBS)" sh tests/labs/run.sh $(B)/rocelab-asan $(B)/plugin/rocelab.so
 
+# rocelab peer between two namespaces; again under ASan+UBSan.
 peer-test: all $(B)/rocelab-asan
 	sh tests/peer/run.sh $(B)/rocelab
 	sh tests/peer/run.sh $(B)/rocelab-asan

@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <pcap/pcap.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -30,7 +29,6 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"

@@ -2,7 +2,7 @@
 # /init of the realrxe VM (busybox sh): load rdma_rxe, bring up eth0 and rxe0,
 # then do what the kernel command line says:
 #   rxe.mode=ctl    run commands sent on the second serial port (/dev/ttyS1),
-#                   a line "MD5 BASE64" each; answer "@@RXE-RC STATUS MD5 BASE64"
+#                   a line "MD5 BASE64" each; answer "@@RXE-RC STATUS CMD-MD5 MD5 BASE64"
 #                   with the output (realrxe.sh exec)
 #   rxe.mode=shell  a shell on the console
 #   rxe.mode=probe  say "@@RXE-READY" and power off (does this accelerator boot?)
@@ -59,7 +59,8 @@ ctl)
 		@@AGAIN) echo "$answer" >&3; continue ;;
 		esac
 		b64=${line#* }
-		if [ "${line%% *}" != "$(printf '%s' "$b64" | md5sum | cut -c1-32)" ]; then
+		sum=${line%% *}
+		if [ "$sum" != "$(printf '%s' "$b64" | md5sum | cut -c1-32)" ]; then
 			echo "@@RXE-AGAIN" >&3
 			continue
 		fi
@@ -67,7 +68,8 @@ ctl)
 		(cd /root && sh /tmp/cmd.sh < /dev/null > /tmp/cmd.out 2>&1)
 		rc=$?
 		b64=$(base64 /tmp/cmd.out | tr -d '\n')
-		answer="@@RXE-RC $rc $(printf '%s' "$b64" | md5sum | cut -c1-32) $b64"
+		# which command this answers (its MD5), then an MD5 over that and the output
+		answer="@@RXE-RC $rc $sum $(printf '%s' "$sum $b64" | md5sum | cut -c1-32) $b64"
 		echo "$answer" >&3
 	done ;;
 esac

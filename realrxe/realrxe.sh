@@ -7,7 +7,6 @@ set -eu
 RR_SRC=$(dirname "$(readlink -f "$0")")
 RR_CACHE=${ROCELAB_REALRXE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rocelab/realrxe}
 RR_HOST_IP=10.77.0.1
-RR_GUEST_IP=10.77.0.2
 
 usage() {
 	cat <<EOF
@@ -36,7 +35,7 @@ machine whose kernel has no rdma_rxe (containers, cloud VMs, WSL, CI).
   exec    run COMMAND in a started guest, print its output, exit with its status
   stop    power the guest off, remove its network namespace
 
-The guest's rxe0 sits on eth0, $RR_GUEST_IP/24, GID index 1. Its other end is a tap
+The guest's rxe0 sits on eth0, $(rr_guest_ip 0)/24, GID index 1. Its other end is a tap
 device at $RR_HOST_IP/24 in a network namespace of this host (--netns, default
 rlrxe), where rocelab peer, tcpdump or tshark can run:
   ip netns exec rlrxe rocelab peer --server --compat pingpong
@@ -99,20 +98,23 @@ rr_host_tools() {
 	die "apt-get install$missing failed"
 }
 
+# _apt cannot write into a root-only directory: the download then runs as root (a harmless warning,
+# filtered). Success is judged by the files, not by the pipeline's status.
+rr_apt_download() {
+	(cd "$RR_CACHE/debs" && apt-get download -qq "$@" 2>&1 | { grep -v '^W: Download is performed unsandboxed' >&2 || true; })
+}
+
 rr_download() {
-	local todo="" p
+	local todo
 	mkdir -p "$RR_CACHE/debs"
-	for p in $RR_KPKG $RR_PKGS; do
-		[ -n "$(ls "$RR_CACHE/debs/${p}_"*.deb 2>/dev/null)" ] || todo="$todo $p"
-	done
+	todo=$(rr_missing_debs)
 	[ -z "$todo" ] && return 0
 	say "downloading$(echo "$todo" | wc -w | tr -d ' ') Debian packages (about 80 MB, once) into $RR_CACHE/debs"
-	# _apt cannot write into a root-only directory: the download then runs as root (a harmless warning)
-	(cd "$RR_CACHE/debs" && apt-get download -qq $todo 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2) &&
-		[ -z "$(rr_missing_debs)" ] && return 0
+	rr_apt_download $todo
+	[ -z "$(rr_missing_debs)" ] && return 0
 	say "retrying after apt-get update"
 	apt-get update -qq || die "apt-get update failed: is Debian's mirror reachable?"
-	(cd "$RR_CACHE/debs" && apt-get download -qq $todo 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2) || true
+	rr_apt_download $(rr_missing_debs)
 	[ -z "$(rr_missing_debs)" ] || die "could not download:$(rr_missing_debs)"
 }
 
@@ -202,8 +204,7 @@ rr_build() {
 
 # What a boot needs: an existing build is used as it is ('build --force' renews it); rxe_peer follows its source.
 rr_ensure_built() {
-	[ -s "$RR_CACHE/base.cpio.gz" ] || rr_build
-	rr_build_peer
+	if [ -s "$RR_CACHE/base.cpio.gz" ]; then rr_build_peer; else rr_build; fi
 }
 
 # ---- boot -------------------------------------------------------------------------------------
@@ -278,10 +279,12 @@ rr_launch() {   # $1: guest dir, $2: netns, $3: accel, $4: mode, $5: max time, $
 		-append "$(rr_cmdline "$4" "$5" "$6")" -pidfile "$1/qemu.pid" -daemonize >&2
 }
 
-rr_kill() {   # $1: dir
-	local pid
+rr_kill() {   # $1: dir; back once qemu is gone (and its tap free), at most 5 s
+	local pid i
 	pid=$(cat "$1/qemu.pid" 2>/dev/null || true)
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+	if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+		for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	fi
 	rm -f "$1/qemu.pid"
 }
 
@@ -310,7 +313,6 @@ rr_start() {   # $1: dir, $2: netns, $3: max time, $4: guests (1 or 2)
 	[ -e "$d/qemu.pid" ] && die "$d holds a running guest already ('rocelab realrxe stop --dir $d')"
 	rr_netns "$2" "$4"
 	echo "$2" > "$d/netns"
-	echo "$4" > "$d/guests"
 	accel=$(rr_accel "$d" "$2")
 	rr_overlay "$d"
 	for g in $(seq 0 $(($4 - 1))); do
@@ -325,7 +327,7 @@ rr_start() {   # $1: dir, $2: netns, $3: max time, $4: guests (1 or 2)
 		exit 1
 	done
 	if [ "$4" = 1 ]; then
-		say "guest up in $((SECONDS - t0)) s ($accel): rxe0 at $RR_GUEST_IP, host side $RR_HOST_IP in netns $2"
+		say "guest up in $((SECONDS - t0)) s ($accel): rxe0 at $(rr_guest_ip 0), host side $RR_HOST_IP in netns $2"
 	else
 		say "$4 guests up in $((SECONDS - t0)) s ($accel): rxe0 at $(rr_guest_ip 0) (guest 0) and $(rr_guest_ip 1)" \
 			"(guest 1), bridged with the host side $RR_HOST_IP in netns $2"
@@ -336,22 +338,28 @@ rr_md5() { printf '%s' "$1" | md5sum | cut -c1-32; }
 
 # Run $3 in the guest; a line the serial port garbled, either way, is sent again (at most 3 times).
 rr_exec() {   # $1: dir, $2: timeout, $3: command line
-	local dir=$1 timeout=$2 cmd=$3 line b64 rc="" out="" tries=0 end=$((SECONDS + $2))
+	local dir=$1 timeout=$2 cmd=$3 line b64 sum rc="" out="" tries=0 end=$((SECONDS + $2))
 	[ -p "$dir/ctl.in" ] && [ -e "$dir/qemu.pid" ] || die "no guest started in $dir ('rocelab realrxe start --dir $dir')"
 	exec 8>"$dir/ctl.in" 9<"$dir/ctl.out"
 	b64=$(printf '%s' "$cmd" | base64 -w0)
-	printf '%s %s\n' "$(rr_md5 "$b64")" "$b64" >&8
+	sum=$(rr_md5 "$b64")
+	printf '%s %s\n' "$sum" "$b64" >&8
 	while [ $SECONDS -lt $end ] && IFS= read -r -t $((end - SECONDS + 1)) line <&9; do
 		line=${line%$'\r'}
 		case $line in
 		@@RXE-AGAIN)
 			tries=$((tries + 1))
 			[ $tries -le 3 ] || break
-			printf '%s %s\n' "$(rr_md5 "$b64")" "$b64" >&8 ;;
+			printf '%s %s\n' "$sum" "$b64" >&8 ;;
 		"@@RXE-RC "*)
+			# STATUS CMD-MD5 MD5 OUTPUT: an intact answer to an earlier command (one that timed out) is skipped
 			set -- ${line#@@RXE-RC }
-			out=${3:-}
-			if [ "$(rr_md5 "$out")" = "$2" ]; then rc=$1; break; fi
+			out=${4:-}
+			if [ "$(rr_md5 "${2:-} $out")" = "${3:-}" ]; then
+				[ "$2" = "$sum" ] || continue
+				rc=$1
+				break
+			fi
 			tries=$((tries + 1))
 			[ $tries -le 3 ] || break
 			echo "@@AGAIN" >&8 ;;
@@ -380,7 +388,7 @@ rr_stop() {   # $1: dir
 	rr_stop_guest "$1"
 	ns=$(cat "$1/netns" 2>/dev/null || true)
 	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null || true
-	rm -f "$1/netns" "$1/guests" "$1/initrd"
+	rm -f "$1/netns" "$1/initrd"
 }
 
 # ---- capture ----------------------------------------------------------------------------------
@@ -422,6 +430,7 @@ rr_capture_one() {   # $1: session dir, $2: netns, $3: out dir, $4: tool
 	ip netns exec "$ns" tcpdump -i rxtap0 -w "$out/$t.pcap" -U --immediate-mode -s 1600 -B 16384 \
 		2>"$d/tcpdump.log" &
 	tp=$!
+	RR_TCPDUMP=$tp   # for the trap, if this is interrupted
 	for i in $(seq 50); do grep -q 'listening on' "$d/tcpdump.log" 2>/dev/null && break; sleep 0.1; done
 	rr_exec "$d" 60 "rm -f /tmp/srv.rc; ($srv; echo \$? > /tmp/srv.rc) > /tmp/srv.log 2>&1 &
 		i=0; while [ \$i -lt 150 ] && ! { $(rr_tool_listening "$t"); }; do sleep 0.2; i=\$((i + 1)); done
@@ -441,6 +450,7 @@ rr_capture_one() {   # $1: session dir, $2: netns, $3: out dir, $4: tool
 	sleep 0.5
 	kill -INT $tp 2>/dev/null || true
 	wait $tp 2>/dev/null || true
+	RR_TCPDUMP=
 	if [ $rc != 0 ]; then
 		say "$t failed (status $rc); what the tools said:"
 		sed 's/^/    /' "$out/$t.txt" >&2
@@ -457,7 +467,8 @@ rr_capture() {   # $1: out dir, $2: netns, then tools
 	for t in "$@"; do rr_tool_server "$t" >/dev/null || die "unknown tool '$t' (one of: $RR_TOOLS)"; done
 	mkdir -p "$out" || die "cannot create $out"
 	RR_SESSION=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
-	trap 'rr_stop "$RR_SESSION"; rm -rf "$RR_SESSION"' EXIT
+	RR_TCPDUMP=
+	trap '[ -z "$RR_TCPDUMP" ] || kill -INT $RR_TCPDUMP 2>/dev/null; rr_stop "$RR_SESSION"; rm -rf "$RR_SESSION"' EXIT
 	trap 'exit 130' INT TERM
 	rr_start "$RR_SESSION" "$ns" 900 2
 	for t in "$@"; do rr_capture_one "$RR_SESSION" "$ns" "$out" "$t" || fails=$((fails + 1)); done

@@ -10,7 +10,7 @@ checked() {
     shift
     _out=$(mktemp)
     if "$@" >"$_out" 2>&1; then _rc=0; else _rc=$?; fi
-    grep -E '^(PASS|FAIL) ' "$_out"
+    grep -E '^(PASS|FAIL) ' "$_out" || true   # none is reported below; callers may run under set -e
     if [ "$_rc" -ne 0 ] && ! grep -q '^FAIL ' "$_out"; then
         echo "FAIL $_name: checker exited with status $_rc: $(tail -n 3 "$_out" | tr '\n' ' ')"
     elif [ "$_rc" -eq 0 ] && ! grep -q -E '^(PASS|FAIL) ' "$_out"; then

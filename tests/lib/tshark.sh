@@ -38,18 +38,13 @@ tshark_profile_fields() {
 }
 
 # profile_checks PROFILE_TSHARK_PY ROCELAB WORKDIR LABEL CAPTURE_A [CAPTURE_B]: rocelab
-# explain --compare's rows for A (compared with itself) or for A and B, checked
-# against tshark's fields by profile_tshark.py. The caller defines fail, and
-# sources checks.sh (run_checks).
+# explain --compare's rows for A and B (B is A if not given), checked against tshark's
+# fields by profile_tshark.py, and the rows marked as differing. The table is left in
+# WORKDIR/cmp.txt. The caller defines fail, and sources checks.sh (run_checks).
 profile_checks() {
-    _py=$1 _r=$2 _w=$3 _l=$4
-    tshark_profile_fields "$_py" "$5" "$_w/pa.tsv" || { fail "$_l: tshark failed"; return; }
-    if [ $# -eq 5 ]; then
-        "$_r" explain --compare "$5" "$5" >"$_w/cmp.txt" 2>&1 || { fail "$_l: explain --compare failed"; return; }
-        run_checks "$_l" python3 "$_py" --label "$_l" "$_w/pa.tsv" "$_w/cmp.txt"
-        return
-    fi
-    tshark_profile_fields "$_py" "$6" "$_w/pb.tsv" || { fail "$_l: tshark failed"; return; }
-    "$_r" explain --compare "$5" "$6" >"$_w/cmp.txt" 2>&1 || { fail "$_l: explain --compare failed"; return; }
+    _py=$1 _r=$2 _w=$3 _l=$4 _a=$5 _b=${6:-$5}
+    tshark_profile_fields "$_py" "$_a" "$_w/pa.tsv" && tshark_profile_fields "$_py" "$_b" "$_w/pb.tsv" ||
+        { fail "$_l: tshark failed"; return; }
+    "$_r" explain --compare "$_a" "$_b" >"$_w/cmp.txt" 2>&1 || { fail "$_l: explain --compare failed"; return; }
     run_checks "$_l" python3 "$_py" --label "$_l" --pair "$_w/pb.tsv" "$_w/pa.tsv" "$_w/cmp.txt"
 }

@@ -22,7 +22,7 @@ FIELDS = ["ip.src", "ipv6.src", "ip.id", "ip.flags.df", "ip.ttl", "udp.srcport",
 
 # RC opcodes (IBA 9.2 Table 35): requests that end a message, requests that do not,
 # and the extended header bytes before the payload of First/Middle packets.
-RC_REQ_END = {2, 3, 4, 5, 8, 9, 10, 11, 12, 19, 20, 22, 23, 24, 25}
+RC_REQ_END = {2, 3, 4, 5, 8, 9, 10, 11, 12, 19, 20, 22, 23, 28, 29}   # 28, 29: FLUSH, ATOMIC WRITE (IBA 1.5)
 RC_REQ_MORE = {0, 1, 6, 7}
 FULL_PACKET_HDR = {0: 0, 1: 0, 6: 16, 7: 0, 13: 4, 14: 0}   # SEND F/M, WRITE F/M, READ resp F/M
 ACKNOWLEDGE = 17
@@ -155,7 +155,11 @@ CATEGORICAL = ["UDP checksum (IPv4)", "IPv4 Identification", "Don't Fragment", "
 
 def read_rows(path):
     with open(path) as f:
-        return rows_from_tshark([l for l in f if l.strip()])
+        lines = [l for l in f if l.strip()]
+    if not lines:
+        print("FAIL %s: tshark found no RoCE packet in it" % path)
+        sys.exit(1)
+    return rows_from_tshark(lines)
 
 
 def main():

@@ -6,6 +6,7 @@
 # checks run without it.
 # Usage: run.sh ROCELAB
 set -u
+. "$(dirname "$0")/../lib/tshark.sh"    # run_tshark
 R=${1:?usage: run.sh ROCELAB}
 case $R in /*) ;; *) R=$(pwd)/$R ;; esac
 T=$(mktemp -d)
@@ -23,7 +24,8 @@ cleanup() {
     ip netns del "$NB" 2>/dev/null
     rm -rf "$T"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # refused CMD... -- PATTERN: exits non-zero and says PATTERN
 refused() {
@@ -103,12 +105,12 @@ pair() {
     sum=$("$R" explain "$T/cap.pcap" 2>&1 | grep -- '^--- ')
     roce=$(echo "$sum" | sed -n 's/^--- \([0-9]*\) frames: \([0-9]*\) RoCE.*/\2/p')
     total=$(echo "$sum" | sed -n 's/^--- \([0-9]*\) frames.*/\1/p')
-    if [ -z "$roce" ] || [ "$roce" -eq 0 ] || [ "$roce" != "$total" ]; then
+    if [ "$(tcpdump -n -r "$T/cap.pcap" 'icmp or icmp6' 2>/dev/null | wc -l)" -ne 0 ]; then
+        fail "$name: ICMP on the wire: $(tcpdump -n -r "$T/cap.pcap" 'icmp or icmp6' 2>/dev/null | head -n 2 | tr '\n' ' ')"
+    elif [ -z "$roce" ] || [ "$roce" -eq 0 ] || [ "$roce" != "$total" ]; then
         fail "$name: capture not all RoCE: $sum; the others: $(tcpdump -n -r "$T/cap.pcap" 'not udp port 4791' 2>/dev/null | head -n 3 | tr '\n' ' ')"
     elif ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes"; then
         fail "$name: capture has bad frames: $sum"
-    elif [ "$(tcpdump -n -r "$T/cap.pcap" 'icmp or icmp6' 2>/dev/null | wc -l)" -ne 0 ]; then
-        fail "$name: ICMP on the wire"
     else
         pass "$name: $roce RoCEv2 frames, every ICRC ok, no ICMP, data verified"
     fi
@@ -129,7 +131,7 @@ if grep -q '"bw_avg_mbps":' "$T/cli"; then pass "--json has the bandwidth"; else
 # --qpn: the numbers both ends chose, as Wireshark's own dissector reads them off the wire.
 SERVER_OPTS="--qpn 0x345"
 pair "send with --qpn at both ends" --op send --iters 5 --qpn 0x1234
-q=$(tshark -r "$T/cap.pcap" -Y infiniband -T fields -e ip.src -e infiniband.bth.destqp 2>/dev/null | sort -u | tr '\t\n' ': ')
+q=$(run_tshark -r - -Y infiniband -T fields -e ip.src -e infiniband.bth.destqp <"$T/cap.pcap" 2>/dev/null | sort -u | tr '\t\n' ': ')
 [ "$q" = "10.79.0.1:0x000345 10.79.0.2:0x001234 " ] && pass "--qpn: requests go to QP 0x345, ACKs to QP 0x1234" ||
     fail "--qpn: tshark reads '$q'"
 
@@ -239,6 +241,8 @@ if [ -x /usr/bin/python3 ]; then
     ip netns exec "$NA" timeout 10 "$R" peer --client 10.79.0.2 --compat pingpong --iters 1 --timeout 2 >/dev/null 2>&1
     if wait $py; then pass "client side of the exchange as ibv_rc_pingpong reads it: $(cat "$T/py")"
     else fail "client exchange as ibv_rc_pingpong: $(cat "$T/py")"; fi
+else
+    fail "/usr/bin/python3 not found: the pingpong exchange checks cannot run"
 fi
 
 # The path MTU follows the interface: 4096 does not fit MTU 1500, and the error says how to fix it.
@@ -256,9 +260,9 @@ ip -n "$NB" link set "$VB" mtu 9000
 pair "write, path MTU 4096 on MTU 9000" --op write --mtu 4096 --iters 300
 if grep -q "Mtu             : 4096" "$T/cli"; then pass "MTU 4096 in the header"; else fail "MTU 4096 header"; fi
 
+left=$(ip netns pids "$NA" 2>/dev/null; ip netns pids "$NB" 2>/dev/null)
+if [ -n "$left" ]; then fail "still running in the namespaces after the last run: $(ps -o comm= -p $left | tr '\n' ' ')"
+else pass "nothing left running in the namespaces (no peer, no tcpdump)"; fi
 cleanup
-if ip netns list | grep -q "^$NA\|^$NB"; then fail "the namespaces are gone afterwards"
-elif ip link show "$VA" > /dev/null 2>&1; then fail "the veth is gone afterwards"
-else pass "the namespaces and the veth are gone afterwards"; fi
 echo "peer: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

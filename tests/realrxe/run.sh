@@ -18,6 +18,8 @@
 # If the VM cannot start the suite fails and says why.
 # Usage: run.sh ROCELAB
 set -u
+. "$(dirname "$0")/../lib/checks.sh"    # run_checks
+. "$(dirname "$0")/../lib/tshark.sh"    # run_tshark, profile_checks
 R=${1:?usage: run.sh ROCELAB}
 case $R in /*) ;; *) R=$(pwd)/$R ;; esac
 T=$(mktemp -d)
@@ -181,7 +183,7 @@ done
 # ---- what only the kernel does, read by Wireshark's own dissector ------------------------------
 
 if [ -s "$T/last-good.pcap" ]; then
-	runuser -u nobody -- tshark -r "$T/last-good.pcap" -Y "ip.src==$G && udp.dstport==4791" -T fields \
+	run_tshark -r "$T/last-good.pcap" -Y "ip.src==$G && udp.dstport==4791" -T fields \
 		-e ip.id -e udp.checksum -e ip.ttl 2>/dev/null >"$T/kernel.txt"
 	ids=$(cut -f1 "$T/kernel.txt" | sort -u | wc -l)
 	n=$(wc -l <"$T/kernel.txt")
@@ -217,13 +219,16 @@ lab_rxe() {
 	pass "lab $1 --real-rxe: $from_g frames from kernel rxe, $from_h from rocelab, every ICRC ok"
 	cp "$pcap" "$T/lab$1.pcap"
 }
-lab_rxe 01 && grep -q "ibv_rc_pingpong -d rxe0 -g 1 -s 64 -n 5" "$T/lab01.out" &&
-	pass "lab 01 --real-rxe ran the standard ibv_rc_pingpong in the VM"
+if lab_rxe 01; then
+	grep -q "ibv_rc_pingpong -d rxe0 -g 1 -s 64 -n 5" "$T/lab01.out" &&
+		pass "lab 01 --real-rxe ran the standard ibv_rc_pingpong in the VM" ||
+		fail "lab 01 --real-rxe did not run ibv_rc_pingpong: $(grep realrxe "$T/lab01.out" | head -n 3)"
+fi
 if lab_rxe 07; then
 	# The kernel's own go-back-N, as Wireshark's dissector reads it: rocelab's NAKs, the kernel's resent WRITEs.
-	naks=$(runuser -u nobody -- tshark -r "$T/lab07.pcap" -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome >= 0x60" \
+	naks=$(run_tshark -r "$T/lab07.pcap" -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome >= 0x60" \
 		-T fields -e frame.number 2>/dev/null | wc -l)
-	resent=$(runuser -u nobody -- tshark -r "$T/lab07.pcap" -Y "ip.src==$G" -T fields -e infiniband.bth.psn 2>/dev/null |
+	resent=$(run_tshark -r "$T/lab07.pcap" -Y "ip.src==$G" -T fields -e infiniband.bth.psn 2>/dev/null |
 		sort | uniq -d | wc -l)
 	if [ "$naks" -gt 0 ] && [ "$resent" -gt 0 ]; then
 		pass "lab 07 --real-rxe: rocelab dropped and NAKed ($naks NAKs), the kernel went back N ($resent PSNs sent again)"
@@ -233,7 +238,7 @@ if lab_rxe 07; then
 fi
 if lab_rxe 02; then
 	# The first packet of each SEND (First, or Only when it fits): UDP 8 + BTH 12 + payload + pad + ICRC 4.
-	mtus=$(runuser -u nobody -- tshark -r "$T/lab02.pcap" -Y "ip.src==$G && (infiniband.bth.opcode == 0 || infiniband.bth.opcode == 4)" \
+	mtus=$(run_tshark -r "$T/lab02.pcap" -Y "ip.src==$G && (infiniband.bth.opcode == 0 || infiniband.bth.opcode == 4)" \
 		-T fields -e udp.length 2>/dev/null | tr '\n' ' ')
 	if [ "$mtus" = "280 1048 4120 32 " ]; then
 		pass "lab 02 --real-rxe: the kernel's 4096-byte SEND at path MTU 256, 1024, 4096 and its 5-byte SEND (UDP lengths $mtus)"
@@ -245,8 +250,8 @@ fi
 # lab_ops NN FROM_KERNEL FROM_ROCELAB: the opcodes (decimal, IBA Table 35) each side sent, by tshark
 lab_ops() {
 	local k r op missing=""
-	k=" $(runuser -u nobody -- tshark -r - -Y "ip.src==$G" -T fields -e infiniband.bth.opcode <"$T/lab$1.pcap" 2>/dev/null | sort -un | tr '\n' ' ')"
-	r=" $(runuser -u nobody -- tshark -r - -Y "ip.dst==$G" -T fields -e infiniband.bth.opcode <"$T/lab$1.pcap" 2>/dev/null | sort -un | tr '\n' ' ')"
+	k=" $(run_tshark -r - -Y "ip.src==$G" -T fields -e infiniband.bth.opcode <"$T/lab$1.pcap" 2>/dev/null | sort -un | tr '\n' ' ')"
+	r=" $(run_tshark -r - -Y "ip.dst==$G" -T fields -e infiniband.bth.opcode <"$T/lab$1.pcap" 2>/dev/null | sort -un | tr '\n' ' ')"
 	for op in $2; do case $k in *" $op "*) ;; *) missing="$missing kernel:$op" ;; esac; done
 	for op in $3; do case $r in *" $op "*) ;; *) missing="$missing rocelab:$op" ;; esac; done
 	if [ -z "$missing" ]; then
@@ -261,9 +266,9 @@ lab_rxe 05 && lab_ops 05 "19 20" "18"            # CmpSwap, FetchAdd; ATOMIC Ack
 if lab_rxe 06; then
 	lab_ops 06 "0 1 2" "17"
 	# rocelab's ACKs: the AETH's MSN counts the kernel's messages; credits advertised (not 31)
-	msn=$(runuser -u nobody -- tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17" -T fields -e infiniband.aeth.msn \
+	msn=$(run_tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17" -T fields -e infiniband.aeth.msn \
 		<"$T/lab06.pcap" 2>/dev/null | tail -n 1)
-	cr=$(runuser -u nobody -- tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17 && infiniband.aeth.syndrome.credit_count==31" \
+	cr=$(run_tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17 && infiniband.aeth.syndrome.credit_count==31" \
 		-T fields -e frame.number <"$T/lab06.pcap" 2>/dev/null | wc -l)
 	if [ -n "$msn" ] && [ "$((msn))" -gt 1 ] && [ "$cr" -eq 0 ]; then
 		pass "lab 06 --real-rxe: rocelab's ACKs count the kernel's messages (last MSN $((msn))) and advertise credits"
@@ -273,7 +278,7 @@ if lab_rxe 06; then
 fi
 if lab_rxe 10; then
 	# one 32-byte SEND Only from the kernel: UDP 8 + BTH 12 + 32 + ICRC 4
-	len=$(runuser -u nobody -- tshark -r - -Y "ip.src==$G && infiniband.bth.opcode==4" -T fields -e udp.length \
+	len=$(run_tshark -r - -Y "ip.src==$G && infiniband.bth.opcode==4" -T fields -e udp.length \
 		<"$T/lab10.pcap" 2>/dev/null | tr '\n' ' ')
 	[ "$len" = "56 " ] && pass "lab 10 --real-rxe: the kernel's one 32-byte SEND Only (UDP length 56)" ||
 		fail "lab 10 --real-rxe: SEND Only UDP lengths '$len', not 56"
@@ -322,38 +327,39 @@ wait $shell_pid 2>/dev/null
 
 # ---- rocelab realrxe capture: the standard tools with the kernel at both ends --------------------
 
-. "$(dirname "$0")/../lib/checks.sh"
-. "$(dirname "$0")/../lib/tshark.sh"
 P=$(cd "$(dirname "$0")/../oracle" && pwd)/profile_tshark.py
 if (cd "$T" && timeout 600 "$R" realrxe capture --out "$T/caps" --netns "$NS") >"$T/capture.out" 2>&1; then
 	pass "realrxe capture: two VMs, six tools, $(grep -c ' frames ' "$T/capture.out") captures"
 else
 	fail "realrxe capture: $(tail -c 600 "$T/capture.out")"
 fi
-# tool, what it prints when it worked (client and server), opcodes its capture must hold (IBA Table 35)
+# tool, what it prints when it worked (client and server: perftest's result row, bytes and iterations),
+# opcodes its capture must hold (IBA Table 35)
 while read -r tool said opcodes; do
 	pcap=$T/caps/$tool.pcap
 	[ -s "$pcap" ] || { fail "capture $tool: no $pcap"; continue; }
 	sum=$("$R" explain "$pcap" 2>&1 | grep -- '^--- ')
 	g0=$(tcpdump -n -r "$pcap" "src host 10.77.0.2 and udp port 4791" 2>/dev/null | wc -l)
 	g1=$(tcpdump -n -r "$pcap" "src host 10.77.0.3 and udp port 4791" 2>/dev/null | wc -l)
-	seen=" $(runuser -u nobody -- tshark -r - -Y infiniband -T fields -e infiniband.bth.opcode <"$pcap" 2>/dev/null |
+	seen=" $(run_tshark -r - -Y infiniband -T fields -e infiniband.bth.opcode <"$pcap" 2>/dev/null |
 		sort -un | tr '\n' ' ')"
 	missing=""
 	for op in $opcodes; do case $seen in *" $op "*) ;; *) missing="$missing $op" ;; esac; done
-	if [ "$(grep -c -- "$said" "$T/caps/$tool.txt")" -ge 2 ] && [ -z "$missing" ] && [ "$g0" -gt 0 ] && [ "$g1" -gt 0 ] &&
+	# the tools' own lines, not the '#' lines that name their commands
+	said_n=$(grep -v '^#' "$T/caps/$tool.txt" | grep -c -- "$said")
+	if [ "$said_n" -ge 2 ] && [ -z "$missing" ] && [ "$g0" -gt 0 ] && [ "$g1" -gt 0 ] &&
 		echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes"; then
 		pass "capture $tool: both ends said '$said'; $g0 + $g1 RoCE frames from the two kernels, every ICRC ok; opcodes$seen"
 	else
-		fail "capture $tool: '$said' $(grep -c -- "$said" "$T/caps/$tool.txt")x; $sum; $g0/$g1 frames; opcodes$seen, missing$missing"
+		fail "capture $tool: '$said' ${said_n}x; $sum; $g0/$g1 frames; opcodes$seen, missing$missing"
 	fi
 	profile_checks "$P" "$R" "$T" "profile of $tool" "$pcap"
 done <<'TOOLS'
 ibv_rc_pingpong iters.in 0 1 2 17
-ib_send_bw 4096.*16 0 1 2 17
-ib_write_bw 4096.*16 6 7 8 17
-ib_read_bw 4096.*16 12 13 14 15
-ib_atomic_bw 8.*16 20 18
+ib_send_bw ^[[:space:]]*4096[[:space:]][[:space:]]*16[[:space:]] 0 1 2 17
+ib_write_bw ^[[:space:]]*4096[[:space:]][[:space:]]*16[[:space:]] 6 7 8 17
+ib_read_bw ^[[:space:]]*4096[[:space:]][[:space:]]*16[[:space:]] 12 13 14 15
+ib_atomic_bw ^[[:space:]]*8[[:space:]][[:space:]]*16[[:space:]] 20 18
 rping ping.data:.rdma-ping-3 4 10 12 16 17 100
 TOOLS
 # rocelab gen's run of the same operation next to the kernel's: the rows marked as differing are those
