@@ -109,7 +109,7 @@ rr_download() {
 	mkdir -p "$RR_CACHE/debs"
 	todo=$(rr_missing_debs)
 	[ -z "$todo" ] && return 0
-	say "downloading$(echo "$todo" | wc -w | tr -d ' ') Debian packages (about 80 MB, once) into $RR_CACHE/debs"
+	say "downloading $(echo "$todo" | wc -w | tr -d ' ') Debian packages (about 80 MB, once) into $RR_CACHE/debs"
 	rr_apt_download $todo
 	[ -z "$(rr_missing_debs)" ] && return 0
 	say "retrying after apt-get update"
