@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* rocelab: one command, several subcommands, like git or ip. */
-#include <errno.h>
 #include <stdarg.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,21 +47,6 @@ const char *cli_self(void)
 			snprintf(exe, sizeof(exe), "rocelab");
 	}
 	return exe;
-}
-
-bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
 }
 
 static void cli_usage(FILE *f)
