@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "cli.h"
 #include "rocelab/rocelab.h"
 
@@ -378,43 +379,36 @@ static bool cmp_differ(const struct cmp_cell *a, const struct cmp_cell *b)
 static bool cmp_profile(const char *file, struct rl_profile *prof, uint64_t *frames)
 {
 	struct rl_annotation ann;
-	struct pcap_pkthdr *h;
-	const uint8_t *data;
+	struct cli_capture *c;
+	struct cli_frame f;
 	struct rl_analyzer *an;
 	struct rl_pkt pkt;
 	enum rl_status st;
-	int64_t t0 = 0, t;
-	pcap_t *pc;
-	int r, dlt;
+	int r;
 
-	pc = cli_capture_open(file, &dlt);
-	if (!pc)
+	c = cli_capture_open("explain", file, CLI_LINKS_DECODED);
+	if (!c)
 		return false;
 	an = rl_analyzer_new();
 	if (!an) {
 		cli_error("explain", "out of memory");
-		pcap_close(pc);
+		cli_capture_close(c);
 		return false;
 	}
 	rl_profile_init(prof);
-	*frames = 0;
-	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
-		t = cli_pcap_ns(h);
-		if (!*frames)
-			t0 = t;
-		++*frames;
-		st = rl_decode((enum rl_link)dlt, data, h->caplen, &pkt);
+	while ((r = cli_capture_next(c, &f)) == 1) {
+		st = rl_decode(cli_capture_link(c), f.data, f.caplen, &pkt);
 		if (st == RL_NOT_ROCE)
 			continue;
-		rl_analyze(an, *frames, (uint64_t)(t - t0), &pkt, st, &ann);
-		rl_profile_add(prof, *frames, (uint64_t)(t - t0), &pkt, st, &ann);
+		rl_analyze(an, f.no, (uint64_t)f.rel_ns, &pkt, st, &ann);
+		rl_profile_add(prof, f.no, (uint64_t)f.rel_ns, &pkt, st, &ann);
 	}
-	if (r == PCAP_ERROR)
-		cli_error("explain", "%s: the file is damaged after frame %" PRIu64 ": %s", file, *frames,
-			  pcap_geterr(pc));
+	if (r < 0)
+		cli_capture_damaged(c, "explain");
+	*frames = cli_capture_frames(c);
 	rl_analyzer_free(an);
-	pcap_close(pc);
-	return r != PCAP_ERROR;
+	cli_capture_close(c);
+	return r >= 0;
 }
 
 static const char *cmp_base(const char *path)

@@ -3,16 +3,17 @@
  * rocelab explain FILE: read a capture with libpcap and print each RoCE
  * packet in RDMA terms, one line (default), field by field (-v) or as JSON.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "capture.h"
 #include "cli.h"
+#include "json.h"
 #include "rocelab/rocelab.h"
 
 enum ex_mode { EX_LINE, EX_VERBOSE, EX_JSON, EX_LADDER };
@@ -28,9 +29,6 @@ struct ex_state {
 	/* This frame: how much the capture kept of it (tcpdump -s), when less than it was. */
 	uint32_t caplen, wirelen;
 	uint64_t per_opcode[256];
-	/* Time of the first frame, to print relative times as Wireshark does. */
-	bool have_t0;
-	int64_t t0_ns;
 	struct json json;
 	struct rl_analyzer *an;
 	struct rl_annotation ann;
@@ -84,18 +82,6 @@ static void ex_usage(FILE *f)
 		"  rocelab gen send-bw --size 4096 --count 16 -o send.pcap\n"
 		"  rocelab realrxe capture ib_send_bw     (the kernel's Soft-RoCE, in VMs)\n"
 		"  rocelab explain --compare send.pcap rxe-captures/ib_send_bw.pcap\n");
-}
-
-/* Nanoseconds since the first frame, as Wireshark shows time by default. */
-static int64_t ex_reltime_ns(struct ex_state *s, const struct pcap_pkthdr *h)
-{
-	int64_t ns = cli_pcap_ns(h);
-
-	if (!s->have_t0) {
-		s->t0_ns = ns;
-		s->have_t0 = true;
-	}
-	return ns - s->t0_ns;
 }
 
 static const char *ex_mac(const uint8_t *m, char *buf, size_t n)
@@ -655,7 +641,7 @@ static void ex_json_analysis(struct json *j, const struct rl_annotation *a, cons
 }
 
 static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns,
-		    const struct pcap_pkthdr *h)
+		    const struct cli_frame *h)
 {
 	double t = (double)t_ns / 1e9;
 	struct json *j = &s->json;
@@ -695,11 +681,11 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 #define EX_PROGRESS_MIN_BYTES (32 << 20)
 #define EX_PROGRESS_EVERY 65536
 
-static void ex_progress_init(struct ex_state *s, pcap_t *pc)
+static void ex_progress_init(struct ex_state *s, const struct cli_capture *c)
 {
 	struct stat st;
 
-	s->in = pcap_file(pc);
+	s->in = cli_capture_stream(c);
 	s->in_size = 0;
 	if (!s->in || !isatty(STDERR_FILENO) || isatty(STDOUT_FILENO))
 		return;
@@ -737,29 +723,29 @@ static void ex_count(struct ex_state *s, const struct rl_pkt *p, enum rl_status 
 		s->unknown++;
 }
 
-static void ex_packet(struct ex_state *s, const struct pcap_pkthdr *h, const uint8_t *data)
+/* One frame; times are since the first frame, as Wireshark shows them by default. */
+static void ex_packet(struct ex_state *s, const struct cli_frame *f)
 {
 	struct rl_pkt p;
 	enum rl_status st;
-	int64_t t;
+	int64_t t = f->rel_ns;
 
-	s->frames++;
-	t = ex_reltime_ns(s, h);
-	st = rl_decode(s->link, data, h->caplen, &p);
+	s->frames = f->no;
+	st = rl_decode(s->link, f->data, f->caplen, &p);
 	if (st == RL_NOT_ROCE) {
 		s->other++;
 		return;
 	}
-	s->caplen = h->caplen;
-	s->wirelen = h->len;
-	if (h->caplen < h->len && rl_status_fatal(st))
+	s->caplen = f->caplen;
+	s->wirelen = f->len;
+	if (f->caplen < f->len && rl_status_fatal(st))
 		s->snapped++;
 	rl_analyze(s->an, s->frames, (uint64_t)t, &p, st, &s->ann);
 	ex_count(s, &p, st);
 	switch (s->mode) {
 	case EX_LINE: ex_line(s, &p, st, t); break;
-	case EX_VERBOSE: ex_verbose(s, &p, st, t, h->len); break;
-	case EX_JSON: ex_json(s, &p, st, t, h); break;
+	case EX_VERBOSE: ex_verbose(s, &p, st, t, f->len); break;
+	case EX_JSON: ex_json(s, &p, st, t, f); break;
 	case EX_LADDER: ex_ladder(s, &p, st, t); break;
 	}
 }
@@ -841,51 +827,13 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 	return CLI_OK;
 }
 
-/* Open through our own FILE with a large buffer: fewer reads on big captures. */
-static pcap_t *ex_open(const char *file, char *errbuf)
-{
-	FILE *f = strcmp(file, "-") ? fopen(file, "rb") : stdin;
-	pcap_t *pc;
-
-	if (!f) {
-		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
-		return NULL;
-	}
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	pc = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-	if (!pc && f != stdin)
-		fclose(f);
-	return pc;
-}
-
-pcap_t *cli_capture_open(const char *file, int *dlt)
-{
-	char errbuf[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = ex_open(file, errbuf);
-
-	if (!pc) {
-		cli_error("explain", "cannot read %s: %s", file, errbuf);
-		return NULL;
-	}
-	*dlt = pcap_datalink(pc);
-	if (!rl_link_supported(*dlt)) {
-		cli_error("explain", "%s: link type %s (%d) is not supported; rocelab reads Ethernet, "
-				     "Linux cooked (tcpdump -i any) and raw IP captures",
-			  file, pcap_datalink_val_to_name(*dlt) ? pcap_datalink_val_to_name(*dlt) : "?", *dlt);
-		pcap_close(pc);
-		return NULL;
-	}
-	return pc;
-}
-
 int cli_explain(int argc, char **argv)
 {
 	static struct ex_state s;
-	struct pcap_pkthdr *h;
-	const uint8_t *data;
+	struct cli_capture *c;
+	struct cli_frame f;
 	const char *file;
-	pcap_t *pc;
-	int r, dlt, rc = CLI_OK;
+	int r, rc = CLI_OK;
 
 	memset(&s, 0, sizeof(s));
 	s.summary = true;
@@ -895,37 +843,35 @@ int cli_explain(int argc, char **argv)
 	if (s.compare)
 		return cli_compare(file, argv[argc - 1]);
 
-	pc = cli_capture_open(file, &dlt);
-	if (!pc)
+	c = cli_capture_open("explain", file, CLI_LINKS_DECODED);
+	if (!c)
 		return CLI_ERR;
-	s.link = (enum rl_link)dlt;
+	s.link = cli_capture_link(c);
 	s.an = rl_analyzer_new();
 	if (!s.an) {
 		cli_error("explain", "out of memory");
-		pcap_close(pc);
+		cli_capture_close(c);
 		return CLI_ERR;
 	}
 	json_begin(&s.json, stdout);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 
-	ex_progress_init(&s, pc);
-	while ((!s.max_packets || s.frames < s.max_packets) && (r = pcap_next_ex(pc, &h, &data)) == 1) {
-		ex_packet(&s, h, data);
+	ex_progress_init(&s, c);
+	while ((!s.max_packets || s.frames < s.max_packets) && (r = cli_capture_next(c, &f)) == 1) {
+		ex_packet(&s, &f);
 		if (s.frames % EX_PROGRESS_EVERY == 0)
 			ex_progress(&s, false);
 	}
 	ex_progress(&s, true);
 	ex_flush(&s);
-	if (r == PCAP_ERROR) {
-		fflush(stdout);
-		cli_error("explain", "%s: the file is damaged after frame %" PRIu64 ": %s", file, s.frames,
-			  pcap_geterr(pc));
+	if (r < 0) {
+		cli_capture_damaged(c, "explain");
 		rc = CLI_ERR;
 	}
 	fflush(stdout);
 	if (s.summary)
 		ex_summary(&s, s.mode == EX_JSON ? stderr : stdout);
-	pcap_close(pc);
+	cli_capture_close(c);
 	rl_analyzer_free(s.an);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error("explain", "cannot write the output");

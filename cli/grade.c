@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
 #include "grade.h"
 #include "rocelab/rocelab.h"

@@ -2,7 +2,7 @@
 /* A minimal streaming JSON writer: enough for one flat-ish object per line. */
 #include <inttypes.h>
 
-#include "cli.h"
+#include "json.h"
 
 void json_begin(struct json *j, FILE *f)
 {
@@ -27,7 +27,7 @@ void json_obj(struct json *j, const char *key)
 {
 	json_key(j, key);
 	fputc('{', j->f);
-	if (j->depth < 15)
+	if (j->depth < JSON_MAX_DEPTH - 1)
 		j->depth++;
 	j->need_comma[j->depth] = false;
 }

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* rocelab: one command, several subcommands, like git or ip. */
-#include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "rocelab/rocelab.h"
@@ -24,46 +21,6 @@ static const struct {
 };
 
 #define CLI_NCOMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))
-
-void cli_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "rocelab %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-const char *cli_self(void)
-{
-	static char exe[4096];
-	ssize_t n;
-
-	if (!exe[0]) {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-		if (n <= 0)
-			snprintf(exe, sizeof(exe), "rocelab");
-	}
-	return exe;
-}
-
-bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
 
 static void cli_usage(FILE *f)
 {

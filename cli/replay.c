@@ -14,9 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "capture.h"
 #include "cli.h"
 #include "rocelab/rocelab.h"
 #include "rocelab/rewrite.h"
+
+#define RP_MAX_PPS 100000000
 
 struct rp_opts {
 	const char *file, *iface, *out;
@@ -92,16 +96,12 @@ static int rp_parse(int argc, char **argv, struct rp_opts *o)
 		switch (c) {
 		case 'i': o->iface = optarg; break;
 		case 'c':
-			if (!cli_parse_u64(optarg, UINT64_MAX, &o->count) || !o->count) {
-				cli_error("replay", "--count needs a positive number, not '%s'", optarg);
+			if (!cli_arg_u64("replay", "--count", optarg, 1, UINT64_MAX, "a positive number", &o->count))
 				return CLI_ERR;
-			}
 			break;
 		case O_PPS:
-			if (!cli_parse_u64(optarg, 100000000, &o->pps) || !o->pps) {
-				cli_error("replay", "--pps needs 1 .. 100000000, not '%s'", optarg);
+			if (!cli_arg_u64("replay", "--pps", optarg, 1, RP_MAX_PPS, "1 .. 100000000", &o->pps))
 				return CLI_ERR;
-			}
 			o->mode = RP_PPS;
 			break;
 		case O_TOP: o->mode = RP_TOP; break;
@@ -117,12 +117,7 @@ static int rp_parse(int argc, char **argv, struct rp_opts *o)
 				return CLI_ERR;
 			break;
 		case 'h': rp_usage(stdout); return -1;
-		case ':':
-			cli_error("replay", "option %s needs a value", argv[optind - 1]);
-			return CLI_ERR;
-		default:
-			cli_error("replay", "unknown option '%s' (see rocelab replay --help)", argv[optind - 1]);
-			return CLI_ERR;
+		default: return cli_opt_error("replay", c, argv);
 		}
 	}
 	if (optind != argc - 1) {
@@ -162,16 +157,6 @@ static void rp_wait_until(uint64_t t)
 	}
 }
 
-static pcap_t *rp_open_file(const char *cmd, const char *file)
-{
-	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *in = pcap_open_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO, err);
-
-	if (!in)
-		cli_error(cmd, "cannot read %s: %s", file, err);
-	return in;
-}
-
 static pcap_t *rp_open_iface(const char *iface)
 {
 	char err[PCAP_ERRBUF_SIZE];
@@ -207,29 +192,25 @@ static void rp_report(const struct rp_stats *st, uint64_t ns, const char *iface)
 	printf("\n");
 }
 
-static int rp_loop(struct rp_opts *o, pcap_t *in, pcap_t *out)
+static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 {
 	uint8_t buf[65536];
-	struct pcap_pkthdr *h;
-	const uint8_t *data;
+	struct cli_frame f;
 	struct rp_stats st = { 0, 0, 0, 0 };
-	uint64_t start = rp_now_ns(), t0 = 0, n = 0;
-	enum rl_link link = (enum rl_link)pcap_datalink(in);
+	uint64_t start = rp_now_ns();
+	enum rl_link link = cli_capture_link(in);
 	double speed = o->speed > 0 ? o->speed : 1;
 	int r;
 
-	while ((!o->count || n < o->count) && (r = pcap_next_ex(in, &h, &data)) == 1) {
-		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
-		size_t len = h->caplen < sizeof(buf) ? h->caplen : sizeof(buf);
+	while ((!o->count || cli_capture_frames(in) < o->count) && (r = cli_capture_next(in, &f)) == 1) {
+		size_t len = f.caplen < sizeof(buf) ? f.caplen : sizeof(buf);
 
-		if (!n++)
-			t0 = ts;
 		if (o->mode == RP_PACE)
 			/* A frame stamped before the first (tcpdump -i any does that) goes at once. */
-			rp_wait_until(start + (uint64_t)((double)(ts > t0 ? ts - t0 : 0) / speed));
+			rp_wait_until(start + (uint64_t)((double)(f.rel_ns > 0 ? f.rel_ns : 0) / speed));
 		else if (o->mode == RP_PPS)
-			rp_wait_until(start + (n - 1) * 1000000000u / o->pps);
-		memcpy(buf, data, len);
+			rp_wait_until(start + (f.no - 1) * 1000000000u / o->pps);
+		memcpy(buf, f.data, len);
 		if (!rl_rewrite_empty(&o->rw)) {
 			enum rl_status rs = rl_rewrite_frame(&o->rw, link, buf, len);
 
@@ -246,8 +227,9 @@ static int rp_loop(struct rp_opts *o, pcap_t *in, pcap_t *out)
 		}
 	}
 	rp_report(&st, rp_now_ns() - start, o->iface);
-	if (r == PCAP_ERROR) {
-		cli_error("replay", "%s is damaged after frame %" PRIu64 ": %s", o->file, n, pcap_geterr(in));
+	if (r < 0) {
+		cli_error("replay", "%s is damaged after frame %" PRIu64 ": %s", o->file, cli_capture_frames(in),
+			  cli_capture_error(in));
 		return CLI_ERR;
 	}
 	if (st.failed)
@@ -258,30 +240,25 @@ static int rp_loop(struct rp_opts *o, pcap_t *in, pcap_t *out)
 int cli_replay(int argc, char **argv)
 {
 	struct rp_opts o;
-	pcap_t *in, *out;
+	struct cli_capture *in;
+	pcap_t *out;
 	int r;
 
 	memset(&o, 0, sizeof(o));
 	r = rp_parse(argc, argv, &o);
 	if (r)
 		return r < 0 ? CLI_OK : r;
-	in = rp_open_file("replay", o.file);
+	in = cli_capture_open("replay", o.file, CLI_LINKS_ETHERNET);
 	if (!in)
 		return CLI_ERR;
-	if (pcap_datalink(in) != DLT_EN10MB) {
-		cli_error("replay", "%s is not an Ethernet capture (link type %s): only Ethernet frames can be put on a wire",
-			  o.file, pcap_datalink_val_to_name(pcap_datalink(in)) ? pcap_datalink_val_to_name(pcap_datalink(in)) : "?");
-		pcap_close(in);
-		return CLI_ERR;
-	}
 	out = rp_open_iface(o.iface);
 	if (!out) {
-		pcap_close(in);
+		cli_capture_close(in);
 		return CLI_ERR;
 	}
 	r = rp_loop(&o, in, out);
 	pcap_close(out);
-	pcap_close(in);
+	cli_capture_close(in);
 	return r;
 }
 
@@ -291,12 +268,12 @@ int cli_rewrite(int argc, char **argv)
 		{ "rewrite", required_argument, NULL, 'r' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rl_rewrite rw;
-	struct pcap_pkthdr *h;
-	const uint8_t *data;
+	struct cli_capture *in;
+	struct cli_capture_out *out;
+	struct cli_frame f;
 	uint8_t buf[65536];
-	uint64_t n = 0, changed = 0, skipped = 0;
-	pcap_dumper_t *dump;
-	pcap_t *in;
+	uint64_t changed = 0, skipped = 0;
+	bool written;
 	int c, r;
 
 	memset(&rw, 0, sizeof(rw));
@@ -323,36 +300,38 @@ int cli_rewrite(int argc, char **argv)
 		cli_error("rewrite", "nothing to change: add --rewrite RULE");
 		return CLI_ERR;
 	}
-	in = rp_open_file("rewrite", argv[optind]);
+	/* Frames of link types the rewriter does not decode are copied as they are. */
+	in = cli_capture_open("rewrite", argv[optind], CLI_LINKS_ANY);
 	if (!in)
 		return CLI_ERR;
-	dump = pcap_dump_open(in, argv[optind + 1]);
-	if (!dump) {
-		cli_error("rewrite", "cannot write %s: %s", argv[optind + 1], pcap_geterr(in));
-		pcap_close(in);
+	out = cli_capture_create("rewrite", in, argv[optind + 1]);
+	if (!out) {
+		cli_capture_close(in);
 		return CLI_ERR;
 	}
-	while ((r = pcap_next_ex(in, &h, &data)) == 1) {
-		struct pcap_pkthdr oh = *h;
-		size_t len = h->caplen < sizeof(buf) ? h->caplen : sizeof(buf);
+	while ((r = cli_capture_next(in, &f)) == 1) {
+		size_t len = f.caplen < sizeof(buf) ? f.caplen : sizeof(buf);
 		enum rl_status st;
 
-		n++;
-		memcpy(buf, data, len);
-		st = rl_rewrite_frame(&rw, (enum rl_link)pcap_datalink(in), buf, len);
+		memcpy(buf, f.data, len);
+		st = rl_rewrite_frame(&rw, cli_capture_link(in), buf, len);
 		changed += st == RL_OK;
 		skipped += st != RL_OK && st != RL_NOT_ROCE;
-		oh.caplen = (bpf_u_int32)len;
-		pcap_dump((u_char *)dump, &oh, buf);
+		cli_capture_write(out, &f, buf, (uint32_t)len);
 	}
-	pcap_dump_close(dump);
-	if (r == PCAP_ERROR) {
-		cli_error("rewrite", "%s is damaged after frame %" PRIu64 ": %s", argv[optind], n, pcap_geterr(in));
-		pcap_close(in);
+	written = cli_capture_finish(out);
+	if (r < 0) {
+		cli_error("rewrite", "%s is damaged after frame %" PRIu64 ": %s", argv[optind], cli_capture_frames(in),
+			  cli_capture_error(in));
+		cli_capture_close(in);
 		return CLI_ERR;
 	}
-	pcap_close(in);
-	fprintf(stderr, "rocelab rewrite: %" PRIu64 " frames, %" PRIu64 " RoCE packets rewritten%s\n", n, changed,
-		skipped ? " (malformed ones copied unchanged)" : "");
+	if (!written) {
+		cli_capture_close(in);
+		return CLI_ERR;
+	}
+	fprintf(stderr, "rocelab rewrite: %" PRIu64 " frames, %" PRIu64 " RoCE packets rewritten%s\n",
+		cli_capture_frames(in), changed, skipped ? " (malformed ones copied unchanged)" : "");
+	cli_capture_close(in);
 	return CLI_OK;
 }

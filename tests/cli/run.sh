@@ -84,6 +84,23 @@ grep -q "^15 " "$T/out" && ok "frames before the damage are still printed" || ba
 # An 802.11 capture (link type 105): a valid pcap rocelab cannot read.
 printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000\377\377\000\000\151\000\000\000' >"$T/wifi.pcap"
 expect "explain an unsupported link type" 2 "link type .*105.* not supported" "$RA" explain "$T/wifi.pcap"
+# Every reader of captures (explain, replay, rewrite) goes through cli/capture.c.
+expect "replay a capture that is not Ethernet" 2 "not an Ethernet capture \\(link type" "$RA" replay "$T/wifi.pcap" --iface lo
+expect "rewrite a pcap cut mid-record" 2 "damaged after frame 15" "$RA" rewrite "$T/cut.pcap" "$T/out.pcap" --rewrite psn:+1
+expect "rewrite reads standard input" 0 "16 frames, 16 RoCE packets rewritten" \
+	sh -c "\"$RA\" rewrite - \"$T/out.pcap\" --rewrite psn:+1 <\"$T/demo.pcap\""
+expect "rewrite says when the output could not be written" 2 "writing /dev/full failed" \
+	"$RA" rewrite "$T/demo.pcap" /dev/full --rewrite psn:+1
+"$R" rewrite "$T/demo.pcap" "$T/moved.pcap" --rewrite psn:+1 2>/dev/null
+if command -v tshark >/dev/null; then
+	tshark -r "$T/demo.pcap" -T fields -e frame.time_epoch >"$T/t1" 2>/dev/null
+	tshark -r "$T/moved.pcap" -T fields -e frame.time_epoch >"$T/t2" 2>/dev/null
+	if [ -s "$T/t1" ] && cmp -s "$T/t1" "$T/t2" && grep -q '[1-9]$' "$T/t1"; then
+		ok "rewrite keeps each frame's time to the nanosecond"
+	else bad "rewrite keeps each frame's time to the nanosecond"; fi
+else
+	bad "tshark not found: cannot check rewrite's times"
+fi
 
 # ---- the demo capture ---------------------------------------------------------
 expect "explain demo" 0 "16 frames: 16 RoCE, 0 other" "$RA" explain "$T/demo.pcap"

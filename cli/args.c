@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* Option arguments, parsed one way with the standard messages: see args.h. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli.h"
+
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool cli_arg_u64(const char *cmd, const char *opt, const char *arg, uint64_t min, uint64_t max, const char *need,
+		 uint64_t *out)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, max, &v) && v >= min) {
+		*out = v;
+		return true;
+	}
+	if (need)
+		cli_error(cmd, "%s needs %s, not '%s'", opt, need, arg);
+	else
+		cli_error(cmd, "%s wants %" PRIu64 "..%" PRIu64 ", not '%s'", opt, min, max, arg);
+	return false;
+}
+
+int cli_arg_choice(const char *cmd, const char *opt, const char *arg, const char *const *names, size_t n)
+{
+	char list[256] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return (int)i;
+	for (size_t i = 0; i < n && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ",
+					 names[i]);
+	cli_error(cmd, "%s wants %s, not '%s'", opt, list, arg);
+	return -1;
+}
+
+int cli_opt_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		cli_error(cmd, "option %s needs a value", argv[optind - 1]);
+	else
+		cli_error(cmd, "unknown option '%s' (see rocelab %s --help)", argv[optind - 1], cmd);
+	return CLI_ERR;
+}

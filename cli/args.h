@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Option arguments, parsed one way with the standard messages:
+ *   "rocelab CMD: --opt needs a positive number, not 'x'"   (a number, said in words)
+ *   "rocelab CMD: --opt wants 1..65535, not 'x'"            (a number, its range)
+ *   "rocelab CMD: --opt wants rc or ud, not 'x'"            (one of some names)
+ *   "rocelab CMD: option -c needs a value", "unknown option '--x' (see rocelab CMD --help)"
+ */
+#ifndef ROCELAB_CLI_ARGS_H
+#define ROCELAB_CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parse an unsigned number (decimal or 0x hex) bounded by @max; false if not one. No message. */
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+/*
+ * @arg of option @opt as a number in @min..@max. Else false after "OPT needs NEED,
+ * not 'ARG'", or "OPT wants MIN..MAX, not 'ARG'" when @need is NULL.
+ */
+bool cli_arg_u64(const char *cmd, const char *opt, const char *arg, uint64_t min, uint64_t max, const char *need,
+		 uint64_t *out);
+
+/* @arg of option @opt as an index into @names; else -1 after "OPT wants A, B or C, not 'ARG'". */
+int cli_arg_choice(const char *cmd, const char *opt, const char *arg, const char *const *names, size_t n);
+
+/*
+ * getopt_long() returned ':' (a value missing) or '?' (an unknown option) for
+ * argv[optind - 1]: say so, and return CLI_ERR. Needs opterr = 0 and a ':' first in the optstring.
+ */
+int cli_opt_error(const char *cmd, int c, char **argv);
+
+#endif

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading (and copying) captures through libpcap: see capture.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "cli.h"
+
+/* Reads of this size: fewer system calls on big captures. */
+#define CAPTURE_READ_BUFFER (1 << 20)
+
+#define NS_PER_S 1000000000
+
+struct cli_capture {
+	pcap_t *pc;
+	FILE *f;
+	const char *file;
+	uint64_t frames;
+	int64_t t0_ns; /* the first frame's time */
+};
+
+struct cli_capture_out {
+	pcap_dumper_t *dump;
+	const char *cmd, *file;
+};
+
+struct cli_capture *cli_capture_open_quiet(const char *file, char *why, size_t whylen)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct cli_capture *c = calloc(1, sizeof(*c));
+	FILE *f;
+
+	if (!c) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	f = strcmp(file, "-") ? fopen(file, "rb") : stdin;
+	if (!f) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		free(c);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, CAPTURE_READ_BUFFER);
+	/* Nanosecond precision: libpcap scales microsecond files up, so every time below is in ns. */
+	c->pc = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!c->pc) {
+		snprintf(why, whylen, "%s", errbuf);
+		if (f != stdin)
+			fclose(f);
+		free(c);
+		return NULL;
+	}
+	c->f = f;
+	c->file = file;
+	return c;
+}
+
+static const char *capture_link_name(int dlt)
+{
+	const char *name = pcap_datalink_val_to_name(dlt);
+
+	return name ? name : "?";
+}
+
+/* Whether the capture's link type is one of @links; if not, a message that says why. */
+static bool capture_links_ok(const struct cli_capture *c, const char *cmd, enum cli_capture_links links)
+{
+	int dlt = pcap_datalink(c->pc);
+
+	switch (links) {
+	case CLI_LINKS_ANY:
+		return true;
+	case CLI_LINKS_DECODED:
+		if (rl_link_supported(dlt))
+			return true;
+		cli_error(cmd, "%s: link type %s (%d) is not supported; rocelab reads Ethernet, "
+			       "Linux cooked (tcpdump -i any) and raw IP captures",
+			  c->file, capture_link_name(dlt), dlt);
+		return false;
+	case CLI_LINKS_ETHERNET:
+		if (dlt == DLT_EN10MB)
+			return true;
+		cli_error(cmd, "%s is not an Ethernet capture (link type %s): only Ethernet frames can be put on a wire",
+			  c->file, capture_link_name(dlt));
+		return false;
+	}
+	return false;
+}
+
+struct cli_capture *cli_capture_open(const char *cmd, const char *file, enum cli_capture_links links)
+{
+	char why[PCAP_ERRBUF_SIZE];
+	struct cli_capture *c = cli_capture_open_quiet(file, why, sizeof(why));
+
+	if (!c) {
+		cli_error(cmd, "cannot read %s: %s", file, why);
+		return NULL;
+	}
+	if (!capture_links_ok(c, cmd, links)) {
+		cli_capture_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+int cli_capture_next(struct cli_capture *c, struct cli_frame *f)
+{
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	int r = pcap_next_ex(c->pc, &h, &data);
+
+	if (r != 1)
+		return r == PCAP_ERROR ? -1 : 0; /* a file ends with PCAP_ERROR_BREAK */
+	f->no = ++c->frames;
+	f->data = data;
+	f->caplen = h->caplen;
+	f->len = h->len;
+	/* With nanosecond precision, tv_usec holds nanoseconds. */
+	f->ns = (int64_t)h->ts.tv_sec * NS_PER_S + (int64_t)h->ts.tv_usec;
+	if (f->no == 1)
+		c->t0_ns = f->ns;
+	f->rel_ns = f->ns - c->t0_ns;
+	return 1;
+}
+
+enum rl_link cli_capture_link(const struct cli_capture *c)
+{
+	return (enum rl_link)pcap_datalink(c->pc);
+}
+
+uint64_t cli_capture_frames(const struct cli_capture *c)
+{
+	return c->frames;
+}
+
+const char *cli_capture_error(const struct cli_capture *c)
+{
+	return pcap_geterr(c->pc);
+}
+
+void cli_capture_damaged(const struct cli_capture *c, const char *cmd)
+{
+	fflush(stdout);
+	cli_error(cmd, "%s: the file is damaged after frame %" PRIu64 ": %s", c->file, c->frames,
+		  cli_capture_error(c));
+}
+
+FILE *cli_capture_stream(const struct cli_capture *c)
+{
+	return c->f;
+}
+
+void cli_capture_close(struct cli_capture *c)
+{
+	if (!c)
+		return;
+	pcap_close(c->pc); /* closes c->f */
+	free(c);
+}
+
+struct cli_capture_out *cli_capture_create(const char *cmd, const struct cli_capture *like, const char *file)
+{
+	struct cli_capture_out *o = calloc(1, sizeof(*o));
+
+	if (!o) {
+		cli_error(cmd, "cannot write %s: out of memory", file);
+		return NULL;
+	}
+	/* The header takes @like's link type, snap length and (nanosecond) precision. */
+	o->dump = pcap_dump_open(like->pc, file);
+	if (!o->dump) {
+		cli_error(cmd, "cannot write %s: %s", file, pcap_geterr(like->pc));
+		free(o);
+		return NULL;
+	}
+	o->cmd = cmd;
+	o->file = file;
+	return o;
+}
+
+void cli_capture_write(struct cli_capture_out *o, const struct cli_frame *f, const uint8_t *data, uint32_t caplen)
+{
+	struct pcap_pkthdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.ts.tv_sec = (time_t)(f->ns / NS_PER_S);
+	h.ts.tv_usec = (suseconds_t)(f->ns % NS_PER_S); /* nanoseconds: the file is written so */
+	h.caplen = caplen;
+	h.len = f->len;
+	pcap_dump((u_char *)o->dump, &h, data);
+}
+
+bool cli_capture_finish(struct cli_capture_out *o)
+{
+	bool ok = pcap_dump_flush(o->dump) == 0 && !ferror(pcap_dump_file(o->dump));
+
+	pcap_dump_close(o->dump);
+	if (!ok)
+		cli_error(o->cmd, "writing %s failed", o->file);
+	free(o);
+	return ok;
+}
