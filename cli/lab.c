@@ -1,51 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rocelab lab: the guided labs. Two network namespaces, rl-a and rl-b,
- * joined by a veth pair stand in for the two machines of a Soft-RoCE
- * tutorial; a lab starts `rocelab peer` at both ends, captures on the veth
- * with tcpdump into labs/out/NN-name.pcap and says what to look at.
+ * rocelab lab: the guided labs. A lab brings up the topology (lab_topo.c:
+ * two namespaces and a veth, standing in for the two machines of a
+ * Soft-RoCE tutorial), starts `rocelab peer` at both ends for each of its
+ * steps, captures on the veth into labs/out/NN-name.pcap and says what to
+ * look at.
  *
  * Every command the lab runs is printed first, so a learner can run it by
  * hand. The topology a run made is removed at its end, also after a failure
  * or Ctrl-C. Where namespaces cannot be made (no root, some containers) a
- * lab runs on a capture from `rocelab gen` and says so. Without root,
- * `unshare --user --map-root-user --net --mount` gives a shell where they can:
- * there /run is not ours to write, so a tmpfs goes over it in that shell's
- * own mount namespace. With --real-rxe the client end is the kernel's
- * Soft-RoCE in a VM (rocelab realrxe) instead of namespace rl-a.
+ * lab runs on a capture from `rocelab gen` and says so. With --real-rxe the
+ * client end is the kernel's Soft-RoCE in a VM (rocelab realrxe) instead of
+ * namespace rl-a.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <pcap/pcap.h>
-#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "grade.h"
+#include "lab_proc.h"
+#include "lab_topo.h"
 
-#define LAB_NS_A "rl-a"
-#define LAB_NS_B "rl-b"
-#define LAB_IF_A "rl-a0"
-#define LAB_IF_B "rl-b0"
-#define LAB_IP_A "10.90.0.1"
-#define LAB_IP_B "10.90.0.2"
 #define LAB_OUT "labs/out"
 #define LAB_MAX_STEPS 4
 /* gen captures use the lab's addresses, so a learner sees one pair of hosts throughout */
 #define LAB_GEN_ADDR "--ip-a " LAB_IP_A " --ip-b " LAB_IP_B
-
-extern char **environ;
 
 /* One step of a lab: a peer pair (server in rl-b, client in rl-a), or frames of `rocelab gen` replayed. */
 struct lab_step {
@@ -124,210 +111,6 @@ static const struct lab lab_table[] = {
 
 #define LAB_COUNT (sizeof(lab_table) / sizeof(lab_table[0]))
 
-static volatile sig_atomic_t lab_interrupted;
-
-static void lab_on_signal(int sig)
-{
-	lab_interrupted = sig;
-}
-
-/* Split @line on spaces into @argv (at most @max - 1 words); @line is modified. */
-static int lab_words(char *line, char **argv, int max)
-{
-	int n = 0;
-
-	for (char *w = strtok(line, " "); w && n < max - 1; w = strtok(NULL, " "))
-		argv[n++] = w;
-	argv[n] = NULL;
-	return n;
-}
-
-/* Start a command line; stdout and stderr go to @out/@err (-1: inherited). */
-static pid_t lab_spawn(const char *line, int out, int err)
-{
-	char buf[1024], *argv[64];
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int rc;
-
-	snprintf(buf, sizeof(buf), "%s", line);
-	if (!lab_words(buf, argv, 64))
-		return -1;
-	posix_spawn_file_actions_init(&fa);
-	if (out >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out, 1);
-	if (err >= 0)
-		posix_spawn_file_actions_adddup2(&fa, err, 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
-		cli_error("lab", "cannot run %s: %s", argv[0], strerror(rc));
-		return -1;
-	}
-	return pid;
-}
-
-/* Exit status of @pid (128 + signal if killed); -1 if the wait was interrupted. */
-static int lab_wait(pid_t pid)
-{
-	int st;
-
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
-			return -1;
-		if (lab_interrupted) {
-			kill(pid, SIGTERM);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* Run a command, printed first ("+ ..."); its output is kept quiet unless @loud. */
-static int lab_cmd(bool loud, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int lab_cmd(bool loud, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	int null = -1, rc;
-	pid_t pid;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	printf("  + %s\n", line);
-	fflush(stdout);
-	if (!loud)
-		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	pid = lab_spawn(line, null, null);
-	if (null >= 0)
-		close(null);
-	rc = pid < 0 ? -1 : lab_wait(pid);
-	return rc;
-}
-
-/* ---- the topology ------------------------------------------------------------------------------- */
-
-static bool lab_is_up(void)
-{
-	struct stat st;
-
-	return !stat("/run/netns/" LAB_NS_A, &st) && !stat("/run/netns/" LAB_NS_B, &st);
-}
-
-/* In a user namespace made by an unprivileged user (uid 0 is not the real root)? */
-static bool lab_in_userns(void)
-{
-	unsigned a, b, n;
-	FILE *f = fopen("/proc/self/uid_map", "r");
-	bool outer = f && fscanf(f, "%u %u %u", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295u;
-
-	if (f)
-		fclose(f);
-	return !outer;
-}
-
-/* Can this process make network namespaces? In a user namespace, give /run a tmpfs first. */
-static bool lab_netns_possible(char *why, size_t n)
-{
-	struct stat st;
-
-	if (geteuid() != 0) {
-		snprintf(why, n, "network namespaces need root (or a shell from "
-				 "'unshare --user --map-root-user --net --mount')");
-		return false;
-	}
-	if (!stat("/run/netns", &st) && !access("/run/netns", W_OK))
-		return true;
-	if (!mkdir("/run/netns", 0755))
-		return true;
-	if (!lab_in_userns()) {
-		snprintf(why, n, "cannot create /run/netns: %s", strerror(errno));
-		return false;
-	}
-	/* A user namespace: /run belongs to the real root. Our own mount namespace may cover it. */
-	if (mount("tmpfs", "/run", "tmpfs", 0, "mode=755") || mkdir("/run/netns", 0755)) {
-		snprintf(why, n, "cannot create /run/netns (%s); in a user namespace, unshare --mount as well",
-			 strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-static int lab_down(void)
-{
-	int rc = 0;
-
-	if (access("/run/netns/" LAB_NS_A, F_OK) == 0)
-		rc |= lab_cmd(false, "ip netns del " LAB_NS_A);
-	if (access("/run/netns/" LAB_NS_B, F_OK) == 0)
-		rc |= lab_cmd(false, "ip netns del " LAB_NS_B);
-	return rc ? -1 : 0;
-}
-
-static int lab_set_mtu(unsigned mtu)
-{
-	return lab_cmd(false, "ip -n " LAB_NS_A " link set " LAB_IF_A " mtu %u", mtu) ||
-			       lab_cmd(false, "ip -n " LAB_NS_B " link set " LAB_IF_B " mtu %u", mtu)
-		       ? -1
-		       : 0;
-}
-
-/* The two hosts: rl-a (10.90.0.1, fd90::1) and rl-b (10.90.0.2, fd90::2), veth rl-a0 -- rl-b0. */
-static int lab_up(unsigned mtu, bool *made)
-{
-	static const char *const cmds[] = {
-		"ip netns add " LAB_NS_A,
-		"ip netns add " LAB_NS_B,
-		"ip -n " LAB_NS_A " link add " LAB_IF_A " type veth peer name " LAB_IF_B " netns " LAB_NS_B,
-		"ip -n " LAB_NS_A " addr add " LAB_IP_A "/24 dev " LAB_IF_A,
-		"ip -n " LAB_NS_B " addr add " LAB_IP_B "/24 dev " LAB_IF_B,
-		"ip -n " LAB_NS_A " addr add fd90::1/64 dev " LAB_IF_A " nodad",
-		"ip -n " LAB_NS_B " addr add fd90::2/64 dev " LAB_IF_B " nodad",
-		"ip -n " LAB_NS_A " link set lo up",
-		"ip -n " LAB_NS_B " link set lo up",
-		"ip -n " LAB_NS_A " link set " LAB_IF_A " up",
-		"ip -n " LAB_NS_B " link set " LAB_IF_B " up",
-	};
-	char why[256];
-
-	*made = false;
-	if (lab_is_up()) {
-		printf("lab: the topology is up already\n");
-		return lab_set_mtu(mtu);
-	}
-	if (!lab_netns_possible(why, sizeof(why))) {
-		cli_error("lab", "%s", why);
-		return -1;
-	}
-	printf("lab: two hosts, %s (%s) and %s (%s), joined by a veth pair %s -- %s, MTU %u\n", LAB_NS_A, LAB_IP_A,
-	       LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, mtu);
-	*made = true;
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (lab_cmd(false, "%s", cmds[i])) {
-			cli_error("lab", "'%s' failed; taking the topology down again", cmds[i]);
-			lab_down();
-			*made = false;
-			return -1;
-		}
-	return lab_set_mtu(mtu);
-}
-
-static int lab_status(void)
-{
-	if (!lab_is_up()) {
-		printf("lab: down (start it with 'rocelab lab up', or run a lab)\n");
-		return 1;
-	}
-	printf("lab: up\n");
-	fflush(stdout);
-	lab_cmd(true, "ip -n " LAB_NS_A " -br addr show dev " LAB_IF_A);
-	lab_cmd(true, "ip -n " LAB_NS_B " -br addr show dev " LAB_IF_B);
-	lab_cmd(true, "ip -n " LAB_NS_A " -o link show dev " LAB_IF_A);
-	return 0;
-}
-
 /* ---- running a lab ------------------------------------------------------------------------------ */
 
 static const struct lab *lab_find(const char *num)
@@ -349,25 +132,6 @@ static void lab_list(void)
 		printf("  %s  %-18s %s%s\n", lab_table[i].num, lab_table[i].name, lab_table[i].title,
 		       access(path, R_OK) ? "  (guide not written yet)" : "");
 	}
-}
-
-/* Wait until @path contains @text (at most @ms). */
-static bool lab_wait_text(const char *path, const char *text, unsigned ms)
-{
-	char buf[4096];
-
-	for (unsigned t = 0; t < ms && !lab_interrupted; t += 50) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		if (strstr(buf, text))
-			return true;
-		usleep(50000);
-	}
-	return false;
 }
 
 /* A server and a client, each a command line; the server's output in @log. */
@@ -516,116 +280,6 @@ static int lab_replay_step(const struct lab *l, const struct lab_step *s)
 	}
 	unlink(file);
 	return 0;
-}
-
-static pcap_t *lab_pcap;
-
-static void lab_pcap_stop(int sig)
-{
-	(void)sig;
-	if (lab_pcap)
-		pcap_breakloop(lab_pcap);
-}
-
-/*
- * The capture without tcpdump, for a user namespace: tcpdump gives up its
- * root there (initgroups is not allowed) and fails. Same libpcap, same filter.
- */
-static void lab_capture_child(const char *pcap, const char *err, const char *ns_name, const char *ifname)
-{
-	char eb[PCAP_ERRBUF_SIZE];
-	struct bpf_program bpf;
-	struct sigaction sa = { .sa_handler = lab_pcap_stop };
-	pcap_dumper_t *d;
-	FILE *e = fopen(err, "w");
-	char path[128];
-	int ns;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns_name);
-	ns = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (!e)
-		_exit(2);
-	setvbuf(e, NULL, _IONBF, 0);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (ns < 0 || setns(ns, CLONE_NEWNET)) {
-		fprintf(e, "cannot enter %s: %s\n", ns_name, strerror(errno));
-		_exit(2);
-	}
-	lab_pcap = pcap_create(ifname, eb);
-	if (!lab_pcap || pcap_set_snaplen(lab_pcap, 65535) || pcap_set_immediate_mode(lab_pcap, 1) ||
-	    pcap_set_buffer_size(lab_pcap, 16 << 20) || pcap_activate(lab_pcap) < 0 ||
-	    pcap_compile(lab_pcap, &bpf, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) ||
-	    pcap_setfilter(lab_pcap, &bpf) || !(d = pcap_dump_open(lab_pcap, pcap))) {
-		fprintf(e, "libpcap: %s\n", lab_pcap ? pcap_geterr(lab_pcap) : eb);
-		_exit(2);
-	}
-	fprintf(e, "listening on %s (libpcap, in a user namespace)\n", ifname);
-	while (pcap_dispatch(lab_pcap, -1, pcap_dump, (u_char *)d) >= 0)
-		pcap_dump_flush(d);
-	pcap_dump_close(d);
-	_exit(0);
-}
-
-/* tcpdump on @ifname in namespace @ns, writing @pcap; its stderr in @err. */
-static pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname)
-{
-	char line[1024];
-	int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	pid_t pid;
-
-	if (lab_in_userns()) {
-		printf("  (a user namespace: tcpdump cannot keep its root here, so libpcap captures in its place)\n");
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0)
-			lab_capture_child(pcap, err, ns, ifname);
-	} else {
-		/* -Z root: tcpdump would give the file to its own user, which a user namespace does not have. */
-		snprintf(line, sizeof(line),
-			 "ip netns exec %s tcpdump -i %s -n -U --immediate-mode -B 16384 -Z root -w %s udp port 4791",
-			 ns, ifname, pcap);
-		printf("  + %s &\n", line);
-		pid = lab_spawn(line, fd, fd);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (pid > 0 && !lab_wait_text(err, "listening on", 5000)) {
-		kill(pid, SIGTERM);
-		lab_wait(pid);
-		cli_error("lab", "the capture did not start; see %s", err);
-		return -1;
-	}
-	return pid;
-}
-
-static void lab_capture_stop(pid_t pid, const char *err)
-{
-	char buf[4096];
-	FILE *f;
-	size_t n;
-	const char *d;
-
-	usleep(200000); /* the last frames of the last step */
-	kill(pid, SIGINT);
-	lab_wait(pid);
-	f = fopen(err, "r");
-	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	d = strstr(buf, "packets dropped by kernel");
-	if (d && d > buf) {
-		const char *b = d - 1;
-
-		while (b > buf && b[-1] != '\n')
-			b--;
-		if (atoi(b) > 0)
-			printf("  note: tcpdump says %d packets were dropped by the kernel: the capture misses them\n",
-			       atoi(b));
-	}
-	unlink(err);
 }
 
 /* A short `rocelab explain`: the first frames and the summary. */
