@@ -196,7 +196,10 @@ static int lab_peer_step(const struct lab_step *s, const char *log)
 /* "-o X" if @v, else "" (for the guest's command line). */
 static const char *lab_opt(char *buf, size_t n, const char *opt, const char *v)
 {
-	snprintf(buf, n, v ? " %s %s" : "", opt, v);
+	if (v)
+		snprintf(buf, n, " %s %s", opt, v);
+	else
+		buf[0] = '\0';
 	return buf;
 }
 
