@@ -30,108 +30,85 @@
 #include "lab_topo.h"
 
 #define LAB_OUT "labs/out"
-#define LAB_MAX_STEPS 4
+#define LAB_MAX_LABS 100 /* NN: two digits */
 /* gen captures use the lab's addresses, so a learner sees one pair of hosts throughout */
 #define LAB_GEN_ADDR "--ip-a " LAB_IP_A " --ip-b " LAB_IP_B
 
-/* One step of a lab: a peer pair (server in rl-b, client in rl-a), or frames of `rocelab gen` replayed. */
-struct lab_step {
-	const char *what;
-	const char *server; /* peer options of the server; NULL: a replay step */
-	const char *client; /* peer options of the client (its address is added) */
-	const char *gen;    /* replay step: `rocelab gen` arguments */
-	bool fails;         /* the client's error is the lesson */
-};
-
-struct lab {
-	const char *num, *name, *title;
-	unsigned mtu;
-	struct lab_step steps[LAB_MAX_STEPS];
-	const char *gen; /* without namespaces: the capture comes from `rocelab gen` with these arguments */
-	const char *next;
-};
-
-static const struct lab lab_table[] = {
-	{ "01", "first-capture", "first capture: SEND ping-pong; BTH fields, QPN, PSN", 1500,
-	  { { "SEND ping-pong, 5 rounds of 64 bytes, like ibv_rc_pingpong", "", "--op pingpong --size 64 --iters 5",
-	      NULL, false } },
-	  "pingpong --count 5 --size 64",
-	  "open it in Wireshark; filter `infiniband` and look at the BTH: opcode, Destination QP, PSN; "
-	  "then `rocelab explain -v` on the same file" },
-	{ "02", "segmentation-mtu", "segmentation and MTU: First/Middle/Last, pad, 256/1024/4096", 9000,
-	  { { "one 4096-byte SEND at path MTU 256", "", "--op send --size 4096 --iters 1 --mtu 256", NULL, false },
-	    { "the same at path MTU 1024 (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 --op send --size 4096 --iters 1 --mtu 1024", NULL, false },
-	    { "the same at path MTU 4096 (QPs 0x13)", "--qpn 0x13", "--qpn 0x13 --op send --size 4096 --iters 1 --mtu 4096", NULL, false },
-	    { "a 5-byte SEND: 3 bytes of pad (QPs 0x14)", "--qpn 0x14", "--qpn 0x14 --op send --size 5 --iters 1", NULL, false } },
-	  "send-bw --count 1 --mtu 256 --size 4096",
-	  "open it in Wireshark; filter `infiniband.bth.opcode` and count the First/Middle/Last packets of each SEND" },
-	{ "03", "rdma-write", "RDMA WRITE and immediate data: RETH (VA, rkey, length)", 1500,
-	  { { "two 8 KiB RDMA WRITEs", "", "--op write --size 8192 --iters 2", NULL, false },
-	    { "RDMA WRITE with immediate (from rocelab gen, replayed onto the veth)", NULL, NULL, "write-imm --qpn-a 0x12 --qpn-b 0x12", false } },
-	  "write-imm", "open it in Wireshark; filter `infiniband.reth` and read VA, R_Key and DMA length" },
-	{ "04", "rdma-read", "RDMA READ: request, responses, AETH, outstanding reads", 1500,
-	  { { "four 8 KiB RDMA READs, two outstanding", "", "--op read --size 8192 --iters 4 --window 2", NULL,
-	      false } },
-	  "read-bw --count 4 --size 8192 --window 2", "open it in Wireshark; filter `rocelab.request_frame` and follow each READ response to its request" },
-	{ "05", "atomics", "atomics: AtomicETH, AtomicAckETH, the original value", 1500,
-	  { { "three Fetch&Adds", "", "--op fetch-add --iters 3", NULL, false },
-	    { "three Compare&Swaps (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 --op cmp-swap --iters 3", NULL, false } },
-	  "fetch-add", "open it in Wireshark; filter `infiniband.atomicacketh` and compare each original value with the "
-	  "next request's" },
-	{ "06", "acks-msn-credits", "ACKs, coalescing, MSN and credits", 1500,
-	  { { "eight 16 KiB SENDs, four outstanding", "", "--op send --size 16384 --iters 8 --window 4", NULL,
-	      false } },
-	  "send-bw --count 8 --size 16384",
-	  "open it in Wireshark; filter `infiniband.aeth` and follow the MSN and the credit count" },
-	{ "07", "loss-go-back-n", "loss and go-back-N: PSN sequence error NAK, timeout, retransmission", 1500,
-	  { { "RDMA WRITEs, two outstanding, while the server drops 5% of what arrives", "--loss 0.05 --seed 7",
-	      "--op write --size 4096 --iters 40 --window 2", NULL, false } },
-	  "request-loss", "open it in Wireshark; filter `rocelab.analysis.retransmission`" },
-	{ "08", "rnr", "receiver not ready: RNR NAK and its timer", 1500,
-	  { { "a SEND before a receive is posted (from rocelab gen, replayed onto the veth)", NULL, NULL, "rnr",
-	      false } },
-	  "rnr", "open it in Wireshark; filter `infiniband.aeth.syndrome` and read the RNR timer value" },
-	{ "09", "access-errors", "access errors: wrong rkey or address, the NAK and the completion status", 1500,
-	  { { "an RDMA WRITE with a wrong rkey (replayed)", NULL, NULL, "access-error", false },
-	    { "an RDMA WRITE past the end of the region (replayed)", NULL, NULL, "range-error --seed 2 --qpn-a 0x12 --qpn-b 0x13", false } },
-	  "access-error", "open it in Wireshark; filter `rocelab.nak` and read `rocelab.nak.meaning`" },
-	{ "10", "icrc-by-hand", "the ICRC by hand", 1500,
-	  { { "one 32-byte SEND whose ICRC you will compute", "", "--op send --size 32 --iters 1", NULL, false } },
-	  "send-bw --count 1 --size 32", "run `rocelab explain -v` on it and recompute the ICRC of the first frame" },
-	{ "11", "ud", "UD: DETH, Q_Key, the GRH area in the receive buffer", 1500,
-	  { { "UD ping-pong, 5 rounds of 256 bytes", "-t ud", "-t ud --op pingpong --size 256 --iters 5", NULL,
-	      false } },
-	  "ud-send", "open it in Wireshark; filter `infiniband.deth` and read the Q_Key and source QP" },
-	{ "12", "qp-state-machine", "the QP state machine and the errors people hit", 1500,
-	  { { "the wrong GID index: 0 is the link-local GID (this one fails on purpose)", "--timeout 5",
-	      "-g 0 --op send --iters 1", NULL, true },
-	    { "the right one: index 1, the IPv4 address (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 -g 1 --op send --size 64 --iters 1", NULL, false } },
-	  "send", "read the first step's error, then the header of the second: GID index, QPN, PSN" },
-};
-
-#define LAB_COUNT (sizeof(lab_table) / sizeof(lab_table[0]))
-
 /* ---- running a lab ------------------------------------------------------------------------------ */
 
-static const struct lab *lab_find(const char *num)
+/* Does @arg name the lab in @folder (NN-name): its number, its name, or its number without the leading 0? */
+static bool lab_named(const char *folder, const char *arg)
 {
-	for (size_t i = 0; i < LAB_COUNT; i++)
-		if (!strcmp(num, lab_table[i].num) || !strcmp(num, lab_table[i].name) ||
-		    (strlen(num) == 1 && num[0] == lab_table[i].num[1] && lab_table[i].num[0] == '0'))
-			return &lab_table[i];
-	return NULL;
+	size_t n = strlen(arg);
+
+	return (n == 2 && !strncmp(arg, folder, 2)) || !strcmp(arg, folder + 3) ||
+	       (n == 1 && folder[0] == '0' && arg[0] == folder[1]);
 }
 
-static void lab_list(void)
+/*
+ * Load the lab @arg names into @l, its questions checked against the grader's.
+ * 0; 1 (said) if there is no such lab; -1 (said) if its definition is broken.
+ */
+static int lab_find(const char *arg, struct lab_def *l)
 {
-	char path[256];
+	static char folders[LAB_MAX_LABS][64];
+	char root[4096];
+	int n;
 
-	printf("labs (rocelab lab run NN; guides in labs/NN-name/README.md and README.zh-CN.md):\n");
-	for (size_t i = 0; i < LAB_COUNT; i++) {
-		snprintf(path, sizeof(path), "labs/%s-%s/README.md", lab_table[i].num, lab_table[i].name);
-		printf("  %s  %-18s %s%s\n", lab_table[i].num, lab_table[i].name, lab_table[i].title,
-		       access(path, R_OK) ? "  (guide not written yet)" : "");
+	if (!lab_def_root(root, sizeof(root)) || (n = lab_def_folders(root, folders, LAB_MAX_LABS)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (lab_named(folders[i], arg)) {
+			if (lab_def_load(l, root, folders[i]))
+				return -1;
+			if (!grade_check(l)) {
+				lab_def_free(l);
+				return -1;
+			}
+			return 0;
+		}
+	cli_error("lab", "no lab '%s' ('rocelab lab list' shows them)", arg);
+	return 1;
+}
+
+/* Every lab, each definition read and checked against the grader before any is listed. */
+static int lab_list(void)
+{
+	static char folders[LAB_MAX_LABS][64], nums[LAB_MAX_LABS][3];
+	struct lab_def *defs;
+	char root[4096], path[4200];
+	int n, loaded = 0;
+	bool ok = true;
+
+	if (!lab_def_root(root, sizeof(root)) || (n = lab_def_folders(root, folders, LAB_MAX_LABS)) < 0)
+		return CLI_ERR;
+	defs = calloc((size_t)n + 1, sizeof(*defs));
+	if (!defs) {
+		cli_error("lab", "out of memory");
+		return CLI_ERR;
 	}
+	for (; loaded < n; loaded++) {
+		if (lab_def_load(&defs[loaded], root, folders[loaded])) {
+			ok = false;
+			break;
+		}
+		ok &= grade_check(&defs[loaded]);
+		memcpy(nums[loaded], defs[loaded].num, sizeof(nums[0]));
+	}
+	if (ok && grade_check_labs(nums, (size_t)n)) {
+		printf("labs (rocelab lab run NN; guides in labs/NN-name/README.md and README.zh-CN.md):\n");
+		for (int i = 0; i < n; i++) {
+			snprintf(path, sizeof(path), "%s/README.md", defs[i].dir);
+			printf("  %s  %-18s %s%s\n", defs[i].num, defs[i].name, defs[i].title,
+			       access(path, R_OK) ? "  (guide not written yet)" : "");
+		}
+	} else {
+		ok = false;
+	}
+	for (int i = 0; i < loaded; i++)
+		lab_def_free(&defs[i]);
+	free(defs);
+	return ok ? CLI_OK : CLI_ERR;
 }
 
 /* A server and a client, each a command line; the server's output in @log. */
@@ -271,12 +248,12 @@ static int lab_rxe_up(unsigned mtu, bool *made)
 	return 0;
 }
 
-static int lab_replay_step(const struct lab *l, const struct lab_step *s)
+static int lab_replay_step(const struct lab_def *l, const struct lab_step *s)
 {
 	char file[256];
 
 	snprintf(file, sizeof(file), LAB_OUT "/%s-%s.gen.pcap", l->num, l->name);
-	if (lab_cmd(false, "%s gen %s " LAB_GEN_ADDR " -o %s", cli_self(), s->gen, file) ||
+	if (lab_cmd(false, "%s gen %s " LAB_GEN_ADDR " -o %s", cli_self(), s->replay, file) ||
 	    lab_cmd(false, "ip netns exec " LAB_NS_B " %s replay %s --iface " LAB_IF_B, cli_self(), file)) {
 		cli_error("lab", "the replay step failed");
 		return -1;
@@ -320,13 +297,13 @@ static void lab_summary(const char *pcap)
 }
 
 /* What the learner sees after the capture: a short explain and the next step. */
-static void lab_after(const struct lab *l, const char *pcap)
+static void lab_after(const struct lab_def *l, const char *pcap)
 {
 	lab_summary(pcap);
 	printf("\nnext: %s (%s)\n", l->next, pcap);
 }
 
-static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
+static int lab_run_gen(const struct lab_def *l, const char *pcap, const char *why)
 {
 	printf("lab %s: %s\n", l->num, why);
 	printf("lab %s: so this lab runs on a capture from rocelab gen: the same transport, between two simulated "
@@ -338,15 +315,15 @@ static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
 }
 
 /* Does a step run two peers (not a replay)? --real-rxe puts the kernel at one end of those. */
-static bool lab_runs_a_stack(const struct lab *l)
+static bool lab_runs_a_stack(const struct lab_def *l)
 {
-	for (unsigned i = 0; i < LAB_MAX_STEPS && l->steps[i].what; i++)
+	for (size_t i = 0; i < l->nsteps; i++)
 		if (l->steps[i].server)
 			return true;
 	return false;
 }
 
-static int lab_run(const struct lab *l, bool keep, bool force_gen, bool real_rxe)
+static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real_rxe)
 {
 	char pcap[256], err[256], log[256], why[256] = "";
 	struct sigaction sa = { .sa_handler = lab_on_signal }, old_int, old_term;
@@ -378,10 +355,10 @@ static int lab_run(const struct lab *l, bool keep, bool force_gen, bool real_rxe
 		rc = CLI_ERR;
 		goto out;
 	}
-	for (int i = 0; i < LAB_MAX_STEPS && l->steps[i].what && !lab_interrupted; i++) {
+	for (size_t i = 0; i < l->nsteps && !lab_interrupted; i++) {
 		const struct lab_step *s = &l->steps[i];
 
-		printf("\nstep %d: %s\n", i + 1, s->what);
+		printf("\nstep %zu: %s\n", i + 1, s->what);
 		if (real_rxe && !s->server) {
 			printf("  (left out with --real-rxe: these frames come from rocelab gen, not from a stack)\n");
 			continue;
@@ -455,10 +432,10 @@ int cli_lab(int argc, char **argv)
 	};
 	bool keep = false, gen = false, real_rxe = false, made;
 	uint64_t mtu = 1500;
-	const struct lab *l;
+	struct lab_def l;
 	const char *verb, *answers = NULL, *capture = NULL;
 	char apath[256], cpath[256];
-	int c;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -483,10 +460,8 @@ int cli_lab(int argc, char **argv)
 		return CLI_BAD_INPUT;
 	}
 	verb = argv[optind];
-	if (!strcmp(verb, "list") && optind + 1 == argc) {
-		lab_list();
-		return CLI_OK;
-	}
+	if (!strcmp(verb, "list") && optind + 1 == argc)
+		return lab_list();
 	if (!strcmp(verb, "up") && optind + 1 == argc)
 		return lab_up((unsigned)mtu, &made) ? CLI_ERR : CLI_OK;
 	if (!strcmp(verb, "down") && optind + 1 == argc)
@@ -494,32 +469,30 @@ int cli_lab(int argc, char **argv)
 	if (!strcmp(verb, "status") && optind + 1 == argc)
 		return lab_status();
 	if (!strcmp(verb, "run") && optind + 2 == argc) {
-		l = lab_find(argv[optind + 1]);
-		if (!l) {
-			cli_error("lab", "no lab '%s' ('rocelab lab list' shows them)", argv[optind + 1]);
-			return CLI_BAD_INPUT;
-		}
+		if ((rc = lab_find(argv[optind + 1], &l)))
+			return rc > 0 ? CLI_BAD_INPUT : CLI_ERR;
 		if (gen && real_rxe) {
 			cli_error("lab", "--gen or --real-rxe, not both");
-			return CLI_BAD_INPUT;
-		}
-		if (real_rxe && !lab_runs_a_stack(l)) {
+			rc = CLI_BAD_INPUT;
+		} else if (real_rxe && !lab_runs_a_stack(&l)) {
 			cli_error("lab", "lab %s only replays frames made by rocelab gen: no stack runs in it, so the kernel "
-					 "would have nothing to do; run it without --real-rxe", l->num);
-			return CLI_BAD_INPUT;
+					 "would have nothing to do; run it without --real-rxe", l.num);
+			rc = CLI_BAD_INPUT;
+		} else {
+			setvbuf(stdout, NULL, _IOLBF, 0);
+			rc = lab_run(&l, keep, gen, real_rxe);
 		}
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		return lab_run(l, keep, gen, real_rxe);
+		lab_def_free(&l);
+		return rc;
 	}
 	if (!strcmp(verb, "grade") && optind + 2 == argc) {
-		l = lab_find(argv[optind + 1]);
-		if (!l) {
-			cli_error("lab", "no lab '%s' ('rocelab lab list' shows them)", argv[optind + 1]);
-			return CLI_BAD_INPUT;
-		}
-		snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l->num, l->name);
-		snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l->num, l->name);
-		return grade_lab(l->num, answers ? answers : apath, capture ? capture : cpath);
+		if ((rc = lab_find(argv[optind + 1], &l)))
+			return rc > 0 ? CLI_BAD_INPUT : CLI_ERR;
+		snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l.num, l.name);
+		snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l.num, l.name);
+		rc = grade_lab(&l, answers ? answers : apath, capture ? capture : cpath);
+		lab_def_free(&l);
+		return rc;
 	}
 	cli_error("lab", "'%s' with %d argument(s): say list, run NN, grade NN, up, down or status", verb,
 		  argc - optind - 1);
