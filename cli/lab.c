@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rocelab lab: the guided labs. A lab brings up the topology (lab_topo.c:
- * two namespaces and a veth, standing in for the two machines of a
- * Soft-RoCE tutorial), starts `rocelab peer` at both ends for each of its
- * steps, captures on the veth into labs/out/NN-name.pcap and says what to
- * look at.
+ * rocelab lab: the guided labs. What a lab does is written in its
+ * definition, labs/NN-name/lab.def (lab_def.c reads it). A run brings up the
+ * topology (lab_topo.c: two namespaces and a veth, standing in for the two
+ * machines of a Soft-RoCE tutorial), starts `rocelab peer` at both ends for
+ * each step, captures on the veth into labs/out/NN-name.pcap and says what
+ * to look at.
  *
  * Every command the lab runs is printed first, so a learner can run it by
  * hand. The topology a run made is removed at its end, also after a failure
@@ -51,8 +52,7 @@ static bool lab_named(const char *folder, const char *arg)
  */
 static int lab_find(const char *arg, struct lab_def *l)
 {
-	static char folders[LAB_MAX_LABS][64];
-	char root[4096];
+	char folders[LAB_MAX_LABS][64], root[4096];
 	int n;
 
 	if (!lab_def_root(root, sizeof(root)) || (n = lab_def_folders(root, folders, LAB_MAX_LABS)) < 0)
@@ -74,7 +74,7 @@ static int lab_find(const char *arg, struct lab_def *l)
 /* Every lab, each definition read and checked against the grader before any is listed. */
 static int lab_list(void)
 {
-	static char folders[LAB_MAX_LABS][64], nums[LAB_MAX_LABS][3];
+	char folders[LAB_MAX_LABS][64], nums[LAB_MAX_LABS][3];
 	struct lab_def *defs;
 	char root[4096], path[4200];
 	int n, loaded = 0;
