@@ -134,6 +134,9 @@ for d in "$LABS"/[0-9][0-9]-*/; do
     if [ -s "$T/qdef" ] && cmp -s "$T/qdef" "$T/qans"; then pass "$b: answers.txt has the keys of its lab.def's questions ($(tr '\n' ' ' <"$T/qdef"))"
     else fail "$b: answers.txt keys ($(tr '\n' ' ' <"$T/qans")) are not its lab.def's questions ($(tr '\n' ' ' <"$T/qdef"))"; fi
 done
+if "$R" lab list >/dev/null 2>"$T/err" && [ ! -s "$T/err" ]; then
+    pass "every lab.def asks exactly the questions cli/grade_labs.c has fact functions for"
+else fail "lab.def files and the grader's fact table: $(head -c 400 "$T/err")"; fi
 # broken NAME PATTERN EDIT [VERBS]: a copy of the labs with EDIT (a shell command, in that copy) is
 # refused by lab list and lab grade 06 (or VERBS), saying PATTERN
 broken() {
