@@ -83,13 +83,24 @@ int lab_def_folders(const char *root, char (*names)[64], int max)
 		cli_error("lab", "cannot read the labs folder %s: %s", root, strerror(errno));
 		return -1;
 	}
-	while ((e = readdir(d)) && n < max) {
+	while ((e = readdir(d))) {
 		snprintf(path, sizeof(path), "%s/%s", root, e->d_name);
-		if (lab_def_folder_name(e->d_name) && lab_def_is_dir(path))
-			memcpy(names[n++], e->d_name, strlen(e->d_name) + 1); /* shorter than 64: a lab's name */
+		if (!lab_def_folder_name(e->d_name) || !lab_def_is_dir(path))
+			continue;
+		if (n == max) {
+			closedir(d);
+			cli_error("lab", "%s: more than %d lab folders", root, max);
+			return -1;
+		}
+		memcpy(names[n++], e->d_name, strlen(e->d_name) + 1); /* shorter than 64: a lab's name */
 	}
 	closedir(d);
 	qsort(names, (size_t)n, sizeof(names[0]), lab_def_cmp);
+	for (int i = 1; i < n; i++)
+		if (!strncmp(names[i - 1], names[i], 2)) {
+			cli_error("lab", "%s: two labs numbered %.2s (%s and %s)", root, names[i], names[i - 1], names[i]);
+			return -1;
+		}
 	return n;
 }
 

@@ -55,7 +55,8 @@ bool lab_def_root(char *dir, size_t n);
 
 /*
  * The lab folders (NN-name) of @root, sorted, into @names (at most @max);
- * their count, or -1 (said) if @root cannot be read.
+ * their count, or -1 (said) if @root cannot be read, holds more, or two
+ * share a number.
  */
 int lab_def_folders(const char *root, char (*names)[64], int max);
 

@@ -159,6 +159,8 @@ broken "a lab the grader knows with no definition" "reads answers of lab 12, whi
     'rm -r 12-qp-state-machine' list
 broken "a keyword that is none" "06-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
     'sed -i "s/^title/titel/" 06-acks-msn-credits/lab.def'
+broken "two labs with one number" "two labs numbered 06 (06-acks-msn-credits and 06-other)" \
+    'cp -r 06-acks-msn-credits 06-other'
 broken "a step with neither peers nor a replay" "step 1 (.*) wants 'server' and 'client'" \
     'sed -i "/^server/d" 06-acks-msn-credits/lab.def'
 if ROCELAB_LABS=$T/none "$R" lab list >"$T/out" 2>&1; then fail "ROCELAB_LABS naming no folder: exit 0"
