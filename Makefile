@@ -169,13 +169,20 @@ install: all
 	install -m 644 core/include/rocelab/*.h $(DESTDIR)$(PREFIX)/include/rocelab/
 	install -d $(DESTDIR)$(PREFIX)/share/rocelab/realrxe
 	install -m 644 realrxe/realrxe.sh realrxe/guest-init.sh realrxe/rxe_peer.c $(DESTDIR)$(PREFIX)/share/rocelab/realrxe/
+	# each lab's definition (rocelab lab reads it), guides and blank answers file
+	for d in labs/[0-9][0-9]-*; do \
+		install -d $(DESTDIR)$(PREFIX)/share/rocelab/$$d && \
+		install -m 644 $$d/lab.def $$d/README.md $$d/README.zh-CN.md $$d/answers.txt \
+			$(DESTDIR)$(PREFIX)/share/rocelab/$$d/ || exit 1; \
+	done
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@CRC_LIBS@|$(CRC_LIBS)|g' core/rocelab.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocelab $(DESTDIR)$(PREFIX)/lib/librocelab.a \
 	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc
-	rm -rf $(DESTDIR)$(PREFIX)/include/rocelab $(DESTDIR)$(PREFIX)/share/rocelab/realrxe
+	rm -rf $(DESTDIR)$(PREFIX)/include/rocelab $(DESTDIR)$(PREFIX)/share/rocelab/realrxe \
+	       $(DESTDIR)$(PREFIX)/share/rocelab/labs
 
 clean:
 	rm -rf $(B) labs/out

@@ -5,6 +5,10 @@
  * capture, with the core's decoder and analyzer: never written down in
  * advance, since every run has its own PSNs (and QPNs, and timing).
  *
+ * The questions come from the lab's definition (labs/NN-name/lab.def), the
+ * way each answer is read off a capture from grade_labs.c; the truths of a
+ * run live in that run's own memory.
+ *
  * The answers file holds "KEY: VALUE" lines (numbers in decimal or 0x hex);
  * '#' starts a comment. The last line printed is "score NN questions GOT/MAX",
  * which `make grade` collects into its table.
@@ -23,23 +27,66 @@
 #include "rocelab/rocelab.h"
 
 #define GRADE_MAX_FRAMES 200000
+#define GRADE_POINTS 1u /* per question */
 
-void grade_set(struct grade_q *q, int n, const char *key, uint64_t v)
+/* One question's true answer, for one grading run. */
+struct grade_truth {
+	bool known; /* the capture holds the answer */
+	uint64_t v;
+};
+
+static grade_fact_fn *grade_fact(const char *num, const char *key)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(q[i].key, key) && !q[i].known) {
-			q[i].known = true;
-			q[i].truth = v;
-		}
+	for (size_t i = 0; i < grade_nfacts; i++)
+		if (!strcmp(grade_facts[i].lab, num) && !strcmp(grade_facts[i].key, key))
+			return grade_facts[i].fact;
+	return NULL;
 }
 
-static int grade_nq(const struct grade_lab *g)
+bool grade_check(const struct lab_def *l)
 {
-	int n = 0;
+	bool ok = true;
 
-	while (n < GRADE_MAX_Q && g->q[n].key)
-		n++;
-	return n;
+	for (size_t i = 0; i < l->nq; i++)
+		if (!grade_fact(l->num, l->q[i].key)) {
+			cli_error("lab", "%s/lab.def asks question %s, but the grader (cli/grade_labs.c) cannot read its "
+					 "answer off a capture", l->dir, l->q[i].key);
+			ok = false;
+		}
+	for (size_t i = 0; i < grade_nfacts; i++) {
+		size_t k = 0;
+
+		if (strcmp(grade_facts[i].lab, l->num))
+			continue;
+		while (k < l->nq && strcmp(l->q[k].key, grade_facts[i].key))
+			k++;
+		if (k == l->nq) {
+			cli_error("lab", "the grader (cli/grade_labs.c) reads the answer to question %s of lab %s, but "
+					 "%s/lab.def does not ask it", grade_facts[i].key, l->num, l->dir);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+bool grade_check_labs(const char (*nums)[3], size_t n)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < grade_nfacts; i++) {
+		size_t k = 0, j = 0;
+
+		while (k < n && strcmp(nums[k], grade_facts[i].lab))
+			k++;
+		while (j < i && strcmp(grade_facts[j].lab, grade_facts[i].lab))
+			j++;
+		if (k == n && j == i) { /* said once per lab */
+			cli_error("lab", "the grader (cli/grade_labs.c) reads answers of lab %s, which has no "
+					 "labs/%s-*/lab.def", grade_facts[i].lab, grade_facts[i].lab);
+			ok = false;
+		}
+	}
+	return ok;
 }
 
 /*
@@ -122,24 +169,23 @@ static int grade_answer(FILE *f, const char *key, uint64_t *v, char *raw, size_t
 	return 0;
 }
 
-int grade_lab(const char *num, const char *answers, const char *capture)
+int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 {
-	struct grade_lab *g = NULL;
+	struct grade_truth truth[LAB_MAX_QUESTIONS];
+	const char *num = l->num;
 	char eb[PCAP_ERRBUF_SIZE], raw[64];
 	unsigned got = 0, max = 0;
 	struct grade_cap cap;
 	pcap_t *pc;
 	FILE *f;
-	int n, r;
+	int r;
 
-	for (size_t i = 0; i < grade_nlabs; i++)
-		if (!strcmp(grade_labs[i].num, num))
-			g = &grade_labs[i];
-	if (!g) {
+	if (!l->nq) {
 		cli_error("lab", "lab %s has no question exercises to grade yet", num);
 		return CLI_BAD_INPUT;
 	}
-	n = grade_nq(g);
+	if (!grade_check(l))
+		return CLI_ERR;
 	pc = pcap_open_offline(capture, eb);
 	if (!pc) {
 		if (access(capture, F_OK))
@@ -155,8 +201,6 @@ int grade_lab(const char *num, const char *answers, const char *capture)
 		pcap_close(pc);
 		return CLI_ERR;
 	}
-	for (int i = 0; i < n; i++)
-		g->q[i].known = false;
 	r = grade_load(pc, &cap);
 	pcap_close(pc);
 	if (r < 0) {
@@ -173,7 +217,8 @@ int grade_lab(const char *num, const char *answers, const char *capture)
 	if (r)
 		fprintf(stderr, "rocelab lab: note: %s is cut short or very long; graded on its first %zu RoCE frames\n",
 			capture, cap.n);
-	g->facts(&cap, g->q, n);
+	for (size_t i = 0; i < l->nq; i++)
+		truth[i].known = grade_fact(num, l->q[i].key)(&cap, &truth[i].v);
 	free(cap.f);
 	f = fopen(answers, "r");
 	if (!f) {
@@ -181,26 +226,26 @@ int grade_lab(const char *num, const char *answers, const char *capture)
 		return CLI_ERR;
 	}
 	printf("lab %s: your answers (%s) against your capture (%s)\n", num, answers, capture);
-	for (int i = 0; i < n; i++) {
-		struct grade_q *q = &g->q[i];
+	for (size_t i = 0; i < l->nq; i++) {
+		const struct lab_question *q = &l->q[i];
 		uint64_t v;
 		int a = grade_answer(f, q->key, &v, raw, sizeof(raw));
 
-		if (!q->known) {
-			printf("  %-3s --    %s: your capture does not show it; not counted\n", q->key, q->what);
+		if (!truth[i].known) {
+			printf("  %-3s --    %s: your capture does not show it; not counted\n", q->key, q->text);
 			continue;
 		}
-		max += q->points;
+		max += GRADE_POINTS;
 		if (a == 0)
-			printf("  %-3s 0/%u  %s: not answered\n", q->key, q->points, q->what);
+			printf("  %-3s 0/%u  %s: not answered\n", q->key, GRADE_POINTS, q->text);
 		else if (a < 0)
-			printf("  %-3s 0/%u  %s: '%s' is not a number (decimal, or hex with 0x)\n", q->key, q->points,
-			       q->what, raw);
-		else if (v == q->truth) {
-			printf("  %-3s %u/%u  %s: right\n", q->key, q->points, q->points, q->what);
-			got += q->points;
+			printf("  %-3s 0/%u  %s: '%s' is not a number (decimal, or hex with 0x)\n", q->key, GRADE_POINTS,
+			       q->text, raw);
+		else if (v == truth[i].v) {
+			printf("  %-3s %u/%u  %s: right\n", q->key, GRADE_POINTS, GRADE_POINTS, q->text);
+			got += GRADE_POINTS;
 		} else {
-			printf("  %-3s 0/%u  %s: not %s; look at %s\n", q->key, q->points, q->what, raw, q->how);
+			printf("  %-3s 0/%u  %s: not %s; look at %s\n", q->key, GRADE_POINTS, q->text, raw, q->hint);
 		}
 	}
 	fclose(f);

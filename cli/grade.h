@@ -7,23 +7,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lab_def.h"
 #include "rocelab/rocelab.h"
 
-/* Grade @answers against @capture; prints a line per question and "score NN questions GOT/MAX". */
-int grade_lab(const char *num, const char *answers, const char *capture);
+/*
+ * Grade @answers against @capture, for the questions of lab @l; prints a line per question and
+ * "score NN questions GOT/MAX". Returns a CLI exit status.
+ */
+int grade_lab(const struct lab_def *l, const char *answers, const char *capture);
 
-/* ---- between grade.c (answers, capture) and grade_labs.c (each lab's questions) ---- */
+/*
+ * Do the questions of @l and the fact functions for lab @l->num match one to one? Says each key
+ * that has no fact function, and each fact function no question asks for.
+ */
+bool grade_check(const struct lab_def *l);
 
-#define GRADE_MAX_Q 8
+/* Has every lab with fact functions a definition among the @n labs numbered @nums? Says each that has none. */
+bool grade_check_labs(const char (*nums)[3], size_t n);
 
-struct grade_q {
-	const char *key;
-	const char *what;
-	const char *how; /* where to look, said when the answer is wrong */
-	unsigned points;
-	bool known;      /* the capture holds the answer */
-	uint64_t truth;
-};
+/* ---- between grade.c (answers, capture) and grade_labs.c (how each question's answer is read) ---- */
 
 /* One RoCE frame of the capture, decoded and analyzed (payload pointers cleared). */
 struct grade_frame {
@@ -39,16 +41,17 @@ struct grade_cap {
 	const struct grade_frame *client; /* NULL if no request at all */
 };
 
-struct grade_lab {
-	const char *num;
-	void (*facts)(const struct grade_cap *c, struct grade_q *q, int n);
-	struct grade_q q[GRADE_MAX_Q];
+/* The true answer to one question, read off @c into *@v; false if the capture does not show it. */
+typedef bool grade_fact_fn(const struct grade_cap *c, uint64_t *v);
+
+/* How the answer to question @key of lab @lab is read off a capture. */
+struct grade_fact {
+	const char *lab;
+	const char *key;
+	grade_fact_fn *fact;
 };
 
-extern struct grade_lab grade_labs[];
-extern const size_t grade_nlabs;
-
-/* Record the true answer to @key (the first one recorded stands). */
-void grade_set(struct grade_q *q, int n, const char *key, uint64_t v);
+extern const struct grade_fact grade_facts[];
+extern const size_t grade_nfacts;
 
 #endif

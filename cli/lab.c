@@ -1,374 +1,115 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rocelab lab: the guided labs. Two network namespaces, rl-a and rl-b,
- * joined by a veth pair stand in for the two machines of a Soft-RoCE
- * tutorial; a lab starts `rocelab peer` at both ends, captures on the veth
- * with tcpdump into labs/out/NN-name.pcap and says what to look at.
+ * rocelab lab: the guided labs. What a lab does is written in its
+ * definition, labs/NN-name/lab.def (lab_def.c reads it). A run brings up the
+ * topology (lab_topo.c: two namespaces and a veth, standing in for the two
+ * machines of a Soft-RoCE tutorial), starts `rocelab peer` at both ends for
+ * each step, captures on the veth into labs/out/NN-name.pcap and says what
+ * to look at.
  *
  * Every command the lab runs is printed first, so a learner can run it by
  * hand. The topology a run made is removed at its end, also after a failure
  * or Ctrl-C. Where namespaces cannot be made (no root, some containers) a
- * lab runs on a capture from `rocelab gen` and says so. Without root,
- * `unshare --user --map-root-user --net --mount` gives a shell where they can:
- * there /run is not ours to write, so a tmpfs goes over it in that shell's
- * own mount namespace. With --real-rxe the client end is the kernel's
- * Soft-RoCE in a VM (rocelab realrxe) instead of namespace rl-a.
+ * lab runs on a capture from `rocelab gen` and says so. With --real-rxe the
+ * client end is the kernel's Soft-RoCE in a VM (rocelab realrxe) instead of
+ * namespace rl-a.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <pcap/pcap.h>
-#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "args.h"
 #include "cli.h"
 #include "grade.h"
+#include "lab_proc.h"
+#include "lab_topo.h"
 
-#define LAB_NS_A "rl-a"
-#define LAB_NS_B "rl-b"
-#define LAB_IF_A "rl-a0"
-#define LAB_IF_B "rl-b0"
-#define LAB_IP_A "10.90.0.1"
-#define LAB_IP_B "10.90.0.2"
 #define LAB_OUT "labs/out"
-#define LAB_MAX_STEPS 4
+#define LAB_MAX_LABS 100 /* NN: two digits */
 /* gen captures use the lab's addresses, so a learner sees one pair of hosts throughout */
 #define LAB_GEN_ADDR "--ip-a " LAB_IP_A " --ip-b " LAB_IP_B
 
-extern char **environ;
-
-/* One step of a lab: a peer pair (server in rl-b, client in rl-a), or frames of `rocelab gen` replayed. */
-struct lab_step {
-	const char *what;
-	const char *server; /* peer options of the server; NULL: a replay step */
-	const char *client; /* peer options of the client (its address is added) */
-	const char *gen;    /* replay step: `rocelab gen` arguments */
-	bool fails;         /* the client's error is the lesson */
-};
-
-struct lab {
-	const char *num, *name, *title;
-	unsigned mtu;
-	struct lab_step steps[LAB_MAX_STEPS];
-	const char *gen; /* without namespaces: the capture comes from `rocelab gen` with these arguments */
-	const char *next;
-};
-
-static const struct lab lab_table[] = {
-	{ "01", "first-capture", "first capture: SEND ping-pong; BTH fields, QPN, PSN", 1500,
-	  { { "SEND ping-pong, 5 rounds of 64 bytes, like ibv_rc_pingpong", "", "--op pingpong --size 64 --iters 5",
-	      NULL, false } },
-	  "pingpong --count 5 --size 64",
-	  "open it in Wireshark; filter `infiniband` and look at the BTH: opcode, Destination QP, PSN; "
-	  "then `rocelab explain -v` on the same file" },
-	{ "02", "segmentation-mtu", "segmentation and MTU: First/Middle/Last, pad, 256/1024/4096", 9000,
-	  { { "one 4096-byte SEND at path MTU 256", "", "--op send --size 4096 --iters 1 --mtu 256", NULL, false },
-	    { "the same at path MTU 1024 (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 --op send --size 4096 --iters 1 --mtu 1024", NULL, false },
-	    { "the same at path MTU 4096 (QPs 0x13)", "--qpn 0x13", "--qpn 0x13 --op send --size 4096 --iters 1 --mtu 4096", NULL, false },
-	    { "a 5-byte SEND: 3 bytes of pad (QPs 0x14)", "--qpn 0x14", "--qpn 0x14 --op send --size 5 --iters 1", NULL, false } },
-	  "send-bw --count 1 --mtu 256 --size 4096",
-	  "open it in Wireshark; filter `infiniband.bth.opcode` and count the First/Middle/Last packets of each SEND" },
-	{ "03", "rdma-write", "RDMA WRITE and immediate data: RETH (VA, rkey, length)", 1500,
-	  { { "two 8 KiB RDMA WRITEs", "", "--op write --size 8192 --iters 2", NULL, false },
-	    { "RDMA WRITE with immediate (from rocelab gen, replayed onto the veth)", NULL, NULL, "write-imm --qpn-a 0x12 --qpn-b 0x12", false } },
-	  "write-imm", "open it in Wireshark; filter `infiniband.reth` and read VA, R_Key and DMA length" },
-	{ "04", "rdma-read", "RDMA READ: request, responses, AETH, outstanding reads", 1500,
-	  { { "four 8 KiB RDMA READs, two outstanding", "", "--op read --size 8192 --iters 4 --window 2", NULL,
-	      false } },
-	  "read-bw --count 4 --size 8192 --window 2", "open it in Wireshark; filter `rocelab.request_frame` and follow each READ response to its request" },
-	{ "05", "atomics", "atomics: AtomicETH, AtomicAckETH, the original value", 1500,
-	  { { "three Fetch&Adds", "", "--op fetch-add --iters 3", NULL, false },
-	    { "three Compare&Swaps (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 --op cmp-swap --iters 3", NULL, false } },
-	  "fetch-add", "open it in Wireshark; filter `infiniband.atomicacketh` and compare each original value with the "
-	  "next request's" },
-	{ "06", "acks-msn-credits", "ACKs, coalescing, MSN and credits", 1500,
-	  { { "eight 16 KiB SENDs, four outstanding", "", "--op send --size 16384 --iters 8 --window 4", NULL,
-	      false } },
-	  "send-bw --count 8 --size 16384",
-	  "open it in Wireshark; filter `infiniband.aeth` and follow the MSN and the credit count" },
-	{ "07", "loss-go-back-n", "loss and go-back-N: PSN sequence error NAK, timeout, retransmission", 1500,
-	  { { "RDMA WRITEs, two outstanding, while the server drops 5% of what arrives", "--loss 0.05 --seed 7",
-	      "--op write --size 4096 --iters 40 --window 2", NULL, false } },
-	  "request-loss", "open it in Wireshark; filter `rocelab.analysis.retransmission`" },
-	{ "08", "rnr", "receiver not ready: RNR NAK and its timer", 1500,
-	  { { "a SEND before a receive is posted (from rocelab gen, replayed onto the veth)", NULL, NULL, "rnr",
-	      false } },
-	  "rnr", "open it in Wireshark; filter `infiniband.aeth.syndrome` and read the RNR timer value" },
-	{ "09", "access-errors", "access errors: wrong rkey or address, the NAK and the completion status", 1500,
-	  { { "an RDMA WRITE with a wrong rkey (replayed)", NULL, NULL, "access-error", false },
-	    { "an RDMA WRITE past the end of the region (replayed)", NULL, NULL, "range-error --seed 2 --qpn-a 0x12 --qpn-b 0x13", false } },
-	  "access-error", "open it in Wireshark; filter `rocelab.nak` and read `rocelab.nak.meaning`" },
-	{ "10", "icrc-by-hand", "the ICRC by hand", 1500,
-	  { { "one 32-byte SEND whose ICRC you will compute", "", "--op send --size 32 --iters 1", NULL, false } },
-	  "send-bw --count 1 --size 32", "run `rocelab explain -v` on it and recompute the ICRC of the first frame" },
-	{ "11", "ud", "UD: DETH, Q_Key, the GRH area in the receive buffer", 1500,
-	  { { "UD ping-pong, 5 rounds of 256 bytes", "-t ud", "-t ud --op pingpong --size 256 --iters 5", NULL,
-	      false } },
-	  "ud-send", "open it in Wireshark; filter `infiniband.deth` and read the Q_Key and source QP" },
-	{ "12", "qp-state-machine", "the QP state machine and the errors people hit", 1500,
-	  { { "the wrong GID index: 0 is the link-local GID (this one fails on purpose)", "--timeout 5",
-	      "-g 0 --op send --iters 1", NULL, true },
-	    { "the right one: index 1, the IPv4 address (new QPs: 0x12)", "--qpn 0x12", "--qpn 0x12 -g 1 --op send --size 64 --iters 1", NULL, false } },
-	  "send", "read the first step's error, then the header of the second: GID index, QPN, PSN" },
-};
-
-#define LAB_COUNT (sizeof(lab_table) / sizeof(lab_table[0]))
-
-static volatile sig_atomic_t lab_interrupted;
-
-static void lab_on_signal(int sig)
-{
-	lab_interrupted = sig;
-}
-
-/* Split @line on spaces into @argv (at most @max - 1 words); @line is modified. */
-static int lab_words(char *line, char **argv, int max)
-{
-	int n = 0;
-
-	for (char *w = strtok(line, " "); w && n < max - 1; w = strtok(NULL, " "))
-		argv[n++] = w;
-	argv[n] = NULL;
-	return n;
-}
-
-/* Start a command line; stdout and stderr go to @out/@err (-1: inherited). */
-static pid_t lab_spawn(const char *line, int out, int err)
-{
-	char buf[1024], *argv[64];
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int rc;
-
-	snprintf(buf, sizeof(buf), "%s", line);
-	if (!lab_words(buf, argv, 64))
-		return -1;
-	posix_spawn_file_actions_init(&fa);
-	if (out >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out, 1);
-	if (err >= 0)
-		posix_spawn_file_actions_adddup2(&fa, err, 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
-		cli_error("lab", "cannot run %s: %s", argv[0], strerror(rc));
-		return -1;
-	}
-	return pid;
-}
-
-/* Exit status of @pid (128 + signal if killed); -1 if the wait was interrupted. */
-static int lab_wait(pid_t pid)
-{
-	int st;
-
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
-			return -1;
-		if (lab_interrupted) {
-			kill(pid, SIGTERM);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* Run a command, printed first ("+ ..."); its output is kept quiet unless @loud. */
-static int lab_cmd(bool loud, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int lab_cmd(bool loud, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	int null = -1, rc;
-	pid_t pid;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	printf("  + %s\n", line);
-	fflush(stdout);
-	if (!loud)
-		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	pid = lab_spawn(line, null, null);
-	if (null >= 0)
-		close(null);
-	rc = pid < 0 ? -1 : lab_wait(pid);
-	return rc;
-}
-
-/* ---- the topology ------------------------------------------------------------------------------- */
-
-static bool lab_is_up(void)
-{
-	struct stat st;
-
-	return !stat("/run/netns/" LAB_NS_A, &st) && !stat("/run/netns/" LAB_NS_B, &st);
-}
-
-/* In a user namespace made by an unprivileged user (uid 0 is not the real root)? */
-static bool lab_in_userns(void)
-{
-	unsigned a, b, n;
-	FILE *f = fopen("/proc/self/uid_map", "r");
-	bool outer = f && fscanf(f, "%u %u %u", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295u;
-
-	if (f)
-		fclose(f);
-	return !outer;
-}
-
-/* Can this process make network namespaces? In a user namespace, give /run a tmpfs first. */
-static bool lab_netns_possible(char *why, size_t n)
-{
-	struct stat st;
-
-	if (geteuid() != 0) {
-		snprintf(why, n, "network namespaces need root (or a shell from "
-				 "'unshare --user --map-root-user --net --mount')");
-		return false;
-	}
-	if (!stat("/run/netns", &st) && !access("/run/netns", W_OK))
-		return true;
-	if (!mkdir("/run/netns", 0755))
-		return true;
-	if (!lab_in_userns()) {
-		snprintf(why, n, "cannot create /run/netns: %s", strerror(errno));
-		return false;
-	}
-	/* A user namespace: /run belongs to the real root. Our own mount namespace may cover it. */
-	if (mount("tmpfs", "/run", "tmpfs", 0, "mode=755") || mkdir("/run/netns", 0755)) {
-		snprintf(why, n, "cannot create /run/netns (%s); in a user namespace, unshare --mount as well",
-			 strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-static int lab_down(void)
-{
-	int rc = 0;
-
-	if (access("/run/netns/" LAB_NS_A, F_OK) == 0)
-		rc |= lab_cmd(false, "ip netns del " LAB_NS_A);
-	if (access("/run/netns/" LAB_NS_B, F_OK) == 0)
-		rc |= lab_cmd(false, "ip netns del " LAB_NS_B);
-	return rc ? -1 : 0;
-}
-
-static int lab_set_mtu(unsigned mtu)
-{
-	return lab_cmd(false, "ip -n " LAB_NS_A " link set " LAB_IF_A " mtu %u", mtu) ||
-			       lab_cmd(false, "ip -n " LAB_NS_B " link set " LAB_IF_B " mtu %u", mtu)
-		       ? -1
-		       : 0;
-}
-
-/* The two hosts: rl-a (10.90.0.1, fd90::1) and rl-b (10.90.0.2, fd90::2), veth rl-a0 -- rl-b0. */
-static int lab_up(unsigned mtu, bool *made)
-{
-	static const char *const cmds[] = {
-		"ip netns add " LAB_NS_A,
-		"ip netns add " LAB_NS_B,
-		"ip -n " LAB_NS_A " link add " LAB_IF_A " type veth peer name " LAB_IF_B " netns " LAB_NS_B,
-		"ip -n " LAB_NS_A " addr add " LAB_IP_A "/24 dev " LAB_IF_A,
-		"ip -n " LAB_NS_B " addr add " LAB_IP_B "/24 dev " LAB_IF_B,
-		"ip -n " LAB_NS_A " addr add fd90::1/64 dev " LAB_IF_A " nodad",
-		"ip -n " LAB_NS_B " addr add fd90::2/64 dev " LAB_IF_B " nodad",
-		"ip -n " LAB_NS_A " link set lo up",
-		"ip -n " LAB_NS_B " link set lo up",
-		"ip -n " LAB_NS_A " link set " LAB_IF_A " up",
-		"ip -n " LAB_NS_B " link set " LAB_IF_B " up",
-	};
-	char why[256];
-
-	*made = false;
-	if (lab_is_up()) {
-		printf("lab: the topology is up already\n");
-		return lab_set_mtu(mtu);
-	}
-	if (!lab_netns_possible(why, sizeof(why))) {
-		cli_error("lab", "%s", why);
-		return -1;
-	}
-	printf("lab: two hosts, %s (%s) and %s (%s), joined by a veth pair %s -- %s, MTU %u\n", LAB_NS_A, LAB_IP_A,
-	       LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, mtu);
-	*made = true;
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (lab_cmd(false, "%s", cmds[i])) {
-			cli_error("lab", "'%s' failed; taking the topology down again", cmds[i]);
-			lab_down();
-			*made = false;
-			return -1;
-		}
-	return lab_set_mtu(mtu);
-}
-
-static int lab_status(void)
-{
-	if (!lab_is_up()) {
-		printf("lab: down (start it with 'rocelab lab up', or run a lab)\n");
-		return 1;
-	}
-	printf("lab: up\n");
-	fflush(stdout);
-	lab_cmd(true, "ip -n " LAB_NS_A " -br addr show dev " LAB_IF_A);
-	lab_cmd(true, "ip -n " LAB_NS_B " -br addr show dev " LAB_IF_B);
-	lab_cmd(true, "ip -n " LAB_NS_A " -o link show dev " LAB_IF_A);
-	return 0;
-}
-
 /* ---- running a lab ------------------------------------------------------------------------------ */
 
-static const struct lab *lab_find(const char *num)
+/* Does @arg name the lab in @folder (NN-name): its number, its name, or its number without the leading 0? */
+static bool lab_named(const char *folder, const char *arg)
 {
-	for (size_t i = 0; i < LAB_COUNT; i++)
-		if (!strcmp(num, lab_table[i].num) || !strcmp(num, lab_table[i].name) ||
-		    (strlen(num) == 1 && num[0] == lab_table[i].num[1] && lab_table[i].num[0] == '0'))
-			return &lab_table[i];
-	return NULL;
+	size_t n = strlen(arg);
+
+	return (n == 2 && !strncmp(arg, folder, 2)) || !strcmp(arg, folder + 3) ||
+	       (n == 1 && folder[0] == '0' && arg[0] == folder[1]);
 }
 
-static void lab_list(void)
+/*
+ * Load the lab @arg names into @l, its questions checked against the grader's.
+ * 0; 1 (said) if there is no such lab; -1 (said) if its definition is broken.
+ */
+static int lab_find(const char *arg, struct lab_def *l)
 {
-	char path[256];
+	char folders[LAB_MAX_LABS][64], root[4096];
+	int n;
 
-	printf("labs (rocelab lab run NN; guides in labs/NN-name/README.md and README.zh-CN.md):\n");
-	for (size_t i = 0; i < LAB_COUNT; i++) {
-		snprintf(path, sizeof(path), "labs/%s-%s/README.md", lab_table[i].num, lab_table[i].name);
-		printf("  %s  %-18s %s%s\n", lab_table[i].num, lab_table[i].name, lab_table[i].title,
-		       access(path, R_OK) ? "  (guide not written yet)" : "");
-	}
+	if (!lab_def_root(root, sizeof(root)) || (n = lab_def_folders(root, folders, LAB_MAX_LABS)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (lab_named(folders[i], arg)) {
+			if (lab_def_load(l, root, folders[i]))
+				return -1;
+			if (!grade_check(l)) {
+				lab_def_free(l);
+				return -1;
+			}
+			return 0;
+		}
+	cli_error("lab", "no lab '%s' ('rocelab lab list' shows them)", arg);
+	return 1;
 }
 
-/* Wait until @path contains @text (at most @ms). */
-static bool lab_wait_text(const char *path, const char *text, unsigned ms)
+/* Every lab, each definition read and checked against the grader before any is listed. */
+static int lab_list(void)
 {
-	char buf[4096];
+	char folders[LAB_MAX_LABS][64], nums[LAB_MAX_LABS][3];
+	struct lab_def *defs;
+	char root[4096], path[4200];
+	int n, loaded = 0;
+	bool ok = true;
 
-	for (unsigned t = 0; t < ms && !lab_interrupted; t += 50) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		if (strstr(buf, text))
-			return true;
-		usleep(50000);
+	if (!lab_def_root(root, sizeof(root)) || (n = lab_def_folders(root, folders, LAB_MAX_LABS)) < 0)
+		return CLI_ERR;
+	defs = calloc((size_t)n + 1, sizeof(*defs));
+	if (!defs) {
+		cli_error("lab", "out of memory");
+		return CLI_ERR;
 	}
-	return false;
+	for (; loaded < n; loaded++) {
+		if (lab_def_load(&defs[loaded], root, folders[loaded])) {
+			ok = false;
+			break;
+		}
+		ok &= grade_check(&defs[loaded]);
+		memcpy(nums[loaded], defs[loaded].num, sizeof(nums[0]));
+	}
+	if (ok && grade_check_labs(nums, (size_t)n)) {
+		printf("labs (rocelab lab run NN; guides in labs/NN-name/README.md and README.zh-CN.md):\n");
+		for (int i = 0; i < n; i++) {
+			snprintf(path, sizeof(path), "%s/README.md", defs[i].dir);
+			printf("  %s  %-18s %s%s\n", defs[i].num, defs[i].name, defs[i].title,
+			       access(path, R_OK) ? "  (guide not written yet)" : "");
+		}
+	} else {
+		ok = false;
+	}
+	for (int i = 0; i < loaded; i++)
+		lab_def_free(&defs[i]);
+	free(defs);
+	return ok ? CLI_OK : CLI_ERR;
 }
 
 /* A server and a client, each a command line; the server's output in @log. */
@@ -433,7 +174,10 @@ static int lab_peer_step(const struct lab_step *s, const char *log)
 /* "-o X" if @v, else "" (for the guest's command line). */
 static const char *lab_opt(char *buf, size_t n, const char *opt, const char *v)
 {
-	snprintf(buf, n, v ? " %s %s" : "", opt, v);
+	if (v)
+		snprintf(buf, n, " %s %s", opt, v);
+	else
+		buf[0] = '\0';
 	return buf;
 }
 
@@ -505,128 +249,18 @@ static int lab_rxe_up(unsigned mtu, bool *made)
 	return 0;
 }
 
-static int lab_replay_step(const struct lab *l, const struct lab_step *s)
+static int lab_replay_step(const struct lab_def *l, const struct lab_step *s)
 {
 	char file[256];
 
 	snprintf(file, sizeof(file), LAB_OUT "/%s-%s.gen.pcap", l->num, l->name);
-	if (lab_cmd(false, "%s gen %s " LAB_GEN_ADDR " -o %s", cli_self(), s->gen, file) ||
+	if (lab_cmd(false, "%s gen %s " LAB_GEN_ADDR " -o %s", cli_self(), s->replay, file) ||
 	    lab_cmd(false, "ip netns exec " LAB_NS_B " %s replay %s --iface " LAB_IF_B, cli_self(), file)) {
 		cli_error("lab", "the replay step failed");
 		return -1;
 	}
 	unlink(file);
 	return 0;
-}
-
-static pcap_t *lab_pcap;
-
-static void lab_pcap_stop(int sig)
-{
-	(void)sig;
-	if (lab_pcap)
-		pcap_breakloop(lab_pcap);
-}
-
-/*
- * The capture without tcpdump, for a user namespace: tcpdump gives up its
- * root there (initgroups is not allowed) and fails. Same libpcap, same filter.
- */
-static void lab_capture_child(const char *pcap, const char *err, const char *ns_name, const char *ifname)
-{
-	char eb[PCAP_ERRBUF_SIZE];
-	struct bpf_program bpf;
-	struct sigaction sa = { .sa_handler = lab_pcap_stop };
-	pcap_dumper_t *d;
-	FILE *e = fopen(err, "w");
-	char path[128];
-	int ns;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns_name);
-	ns = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (!e)
-		_exit(2);
-	setvbuf(e, NULL, _IONBF, 0);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (ns < 0 || setns(ns, CLONE_NEWNET)) {
-		fprintf(e, "cannot enter %s: %s\n", ns_name, strerror(errno));
-		_exit(2);
-	}
-	lab_pcap = pcap_create(ifname, eb);
-	if (!lab_pcap || pcap_set_snaplen(lab_pcap, 65535) || pcap_set_immediate_mode(lab_pcap, 1) ||
-	    pcap_set_buffer_size(lab_pcap, 16 << 20) || pcap_activate(lab_pcap) < 0 ||
-	    pcap_compile(lab_pcap, &bpf, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) ||
-	    pcap_setfilter(lab_pcap, &bpf) || !(d = pcap_dump_open(lab_pcap, pcap))) {
-		fprintf(e, "libpcap: %s\n", lab_pcap ? pcap_geterr(lab_pcap) : eb);
-		_exit(2);
-	}
-	fprintf(e, "listening on %s (libpcap, in a user namespace)\n", ifname);
-	while (pcap_dispatch(lab_pcap, -1, pcap_dump, (u_char *)d) >= 0)
-		pcap_dump_flush(d);
-	pcap_dump_close(d);
-	_exit(0);
-}
-
-/* tcpdump on @ifname in namespace @ns, writing @pcap; its stderr in @err. */
-static pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname)
-{
-	char line[1024];
-	int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	pid_t pid;
-
-	if (lab_in_userns()) {
-		printf("  (a user namespace: tcpdump cannot keep its root here, so libpcap captures in its place)\n");
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0)
-			lab_capture_child(pcap, err, ns, ifname);
-	} else {
-		/* -Z root: tcpdump would give the file to its own user, which a user namespace does not have. */
-		snprintf(line, sizeof(line),
-			 "ip netns exec %s tcpdump -i %s -n -U --immediate-mode -B 16384 -Z root -w %s udp port 4791",
-			 ns, ifname, pcap);
-		printf("  + %s &\n", line);
-		pid = lab_spawn(line, fd, fd);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (pid > 0 && !lab_wait_text(err, "listening on", 5000)) {
-		kill(pid, SIGTERM);
-		lab_wait(pid);
-		cli_error("lab", "the capture did not start; see %s", err);
-		return -1;
-	}
-	return pid;
-}
-
-static void lab_capture_stop(pid_t pid, const char *err)
-{
-	char buf[4096];
-	FILE *f;
-	size_t n;
-	const char *d;
-
-	usleep(200000); /* the last frames of the last step */
-	kill(pid, SIGINT);
-	lab_wait(pid);
-	f = fopen(err, "r");
-	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	d = strstr(buf, "packets dropped by kernel");
-	if (d && d > buf) {
-		const char *b = d - 1;
-
-		while (b > buf && b[-1] != '\n')
-			b--;
-		if (atoi(b) > 0)
-			printf("  note: tcpdump says %d packets were dropped by the kernel: the capture misses them\n",
-			       atoi(b));
-	}
-	unlink(err);
 }
 
 /* A short `rocelab explain`: the first frames and the summary. */
@@ -664,13 +298,13 @@ static void lab_summary(const char *pcap)
 }
 
 /* What the learner sees after the capture: a short explain and the next step. */
-static void lab_after(const struct lab *l, const char *pcap)
+static void lab_after(const struct lab_def *l, const char *pcap)
 {
 	lab_summary(pcap);
 	printf("\nnext: %s (%s)\n", l->next, pcap);
 }
 
-static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
+static int lab_run_gen(const struct lab_def *l, const char *pcap, const char *why)
 {
 	printf("lab %s: %s\n", l->num, why);
 	printf("lab %s: so this lab runs on a capture from rocelab gen: the same transport, between two simulated "
@@ -682,15 +316,15 @@ static int lab_run_gen(const struct lab *l, const char *pcap, const char *why)
 }
 
 /* Does a step run two peers (not a replay)? --real-rxe puts the kernel at one end of those. */
-static bool lab_runs_a_stack(const struct lab *l)
+static bool lab_runs_a_stack(const struct lab_def *l)
 {
-	for (unsigned i = 0; i < LAB_MAX_STEPS && l->steps[i].what; i++)
+	for (size_t i = 0; i < l->nsteps; i++)
 		if (l->steps[i].server)
 			return true;
 	return false;
 }
 
-static int lab_run(const struct lab *l, bool keep, bool force_gen, bool real_rxe)
+static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real_rxe)
 {
 	char pcap[256], err[256], log[256], why[256] = "";
 	struct sigaction sa = { .sa_handler = lab_on_signal }, old_int, old_term;
@@ -722,10 +356,10 @@ static int lab_run(const struct lab *l, bool keep, bool force_gen, bool real_rxe
 		rc = CLI_ERR;
 		goto out;
 	}
-	for (int i = 0; i < LAB_MAX_STEPS && l->steps[i].what && !lab_interrupted; i++) {
+	for (size_t i = 0; i < l->nsteps && !lab_interrupted; i++) {
 		const struct lab_step *s = &l->steps[i];
 
-		printf("\nstep %d: %s\n", i + 1, s->what);
+		printf("\nstep %zu: %s\n", i + 1, s->what);
 		if (real_rxe && !s->server) {
 			printf("  (left out with --real-rxe: these frames come from rocelab gen, not from a stack)\n");
 			continue;
@@ -799,10 +433,10 @@ int cli_lab(int argc, char **argv)
 	};
 	bool keep = false, gen = false, real_rxe = false, made;
 	uint64_t mtu = 1500;
-	const struct lab *l;
+	struct lab_def l;
 	const char *verb, *answers = NULL, *capture = NULL;
 	char apath[256], cpath[256];
-	int c;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -827,10 +461,8 @@ int cli_lab(int argc, char **argv)
 		return CLI_BAD_INPUT;
 	}
 	verb = argv[optind];
-	if (!strcmp(verb, "list") && optind + 1 == argc) {
-		lab_list();
-		return CLI_OK;
-	}
+	if (!strcmp(verb, "list") && optind + 1 == argc)
+		return lab_list();
 	if (!strcmp(verb, "up") && optind + 1 == argc)
 		return lab_up((unsigned)mtu, &made) ? CLI_ERR : CLI_OK;
 	if (!strcmp(verb, "down") && optind + 1 == argc)
@@ -838,32 +470,30 @@ int cli_lab(int argc, char **argv)
 	if (!strcmp(verb, "status") && optind + 1 == argc)
 		return lab_status();
 	if (!strcmp(verb, "run") && optind + 2 == argc) {
-		l = lab_find(argv[optind + 1]);
-		if (!l) {
-			cli_error("lab", "no lab '%s' ('rocelab lab list' shows them)", argv[optind + 1]);
-			return CLI_BAD_INPUT;
-		}
+		if ((rc = lab_find(argv[optind + 1], &l)))
+			return rc > 0 ? CLI_BAD_INPUT : CLI_ERR;
 		if (gen && real_rxe) {
 			cli_error("lab", "--gen or --real-rxe, not both");
-			return CLI_BAD_INPUT;
-		}
-		if (real_rxe && !lab_runs_a_stack(l)) {
+			rc = CLI_BAD_INPUT;
+		} else if (real_rxe && !lab_runs_a_stack(&l)) {
 			cli_error("lab", "lab %s only replays frames made by rocelab gen: no stack runs in it, so the kernel "
-					 "would have nothing to do; run it without --real-rxe", l->num);
-			return CLI_BAD_INPUT;
+					 "would have nothing to do; run it without --real-rxe", l.num);
+			rc = CLI_BAD_INPUT;
+		} else {
+			setvbuf(stdout, NULL, _IOLBF, 0);
+			rc = lab_run(&l, keep, gen, real_rxe);
 		}
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		return lab_run(l, keep, gen, real_rxe);
+		lab_def_free(&l);
+		return rc;
 	}
 	if (!strcmp(verb, "grade") && optind + 2 == argc) {
-		l = lab_find(argv[optind + 1]);
-		if (!l) {
-			cli_error("lab", "no lab '%s' ('rocelab lab list' shows them)", argv[optind + 1]);
-			return CLI_BAD_INPUT;
-		}
-		snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l->num, l->name);
-		snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l->num, l->name);
-		return grade_lab(l->num, answers ? answers : apath, capture ? capture : cpath);
+		if ((rc = lab_find(argv[optind + 1], &l)))
+			return rc > 0 ? CLI_BAD_INPUT : CLI_ERR;
+		snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l.num, l.name);
+		snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l.num, l.name);
+		rc = grade_lab(&l, answers ? answers : apath, capture ? capture : cpath);
+		lab_def_free(&l);
+		return rc;
 	}
 	cli_error("lab", "'%s' with %d argument(s): say list, run NN, grade NN, up, down or status", verb,
 		  argc - optind - 1);

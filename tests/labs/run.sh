@@ -5,7 +5,9 @@
 # lab suggests are ones Wireshark (with the rocelab plugin) accepts; without
 # root the lab says it runs on gen, in a user namespace it captures with
 # libpcap; the English and Chinese guides give the same commands in the same
-# order.
+# order, their by-hand commands are the steps of the lab's lab.def (and, over
+# the veth, commands the lab ran); each lab.def and the grader's fact
+# functions name the same questions, and answers.txt has their keys.
 # Usage: run.sh ROCELAB PLUGIN_SO
 set -u
 R=${1:?usage: run.sh ROCELAB PLUGIN_SO}
@@ -102,6 +104,85 @@ filters_ok() {
     [ -s "$T/filters" ] || return 0
     pass "$1: the suggested filters ($(tr '\n' ' ' <"$T/filters")) are valid in Wireshark with the plugin"
 }
+
+# ---- one definition per lab: labs/NN-name/lab.def ------------------------------------------
+# def_cmds DIR: the commands a learner types to do the lab by hand, from its lab.def alone
+def_cmds() {
+    awk -v out="labs/out/$(basename "$1").gen.pcap" '
+        { v = $0; sub(/^[ \t]*[a-z]+[ \t]*/, "", v) }
+        $1 == "mtu" && v != 1500 { up = " --mtu " v }
+        $1 == "server" { c[n++] = "ip netns exec rl-b rocelab peer --server" (v == "" ? "" : " " v) }
+        $1 == "client" { c[n++] = "ip netns exec rl-a rocelab peer --client 10.90.0.2 " v }
+        $1 == "replay" { c[n++] = "rocelab gen " v " --ip-a 10.90.0.1 --ip-b 10.90.0.2 -o " out
+                         c[n++] = "ip netns exec rl-b rocelab replay " out " --iface rl-b0" }
+        END { print "rocelab lab up" up; for (i = 0; i < n; i++) print c[i] }' "$1/lab.def"
+}
+# guide_cmds DIR: the guide's commands of those kinds, in its order
+guide_cmds() {
+    cmds "$1/README.md" | grep -E '^rocelab lab up|^ip netns exec rl-[ab] rocelab (peer|replay) |^rocelab gen '
+}
+for d in "$LABS"/[0-9][0-9]-*/; do
+    d=${d%/}
+    b=$(basename "$d")
+    [ -f "$d/lab.def" ] || { fail "$b: no lab.def"; continue; }
+    def_cmds "$d" >"$T/def"
+    guide_cmds "$d" >"$T/guide"
+    if cmp -s "$T/def" "$T/guide"; then pass "$b: the guide's by-hand commands ($(wc -l <"$T/def")) are its lab.def's steps"
+    else fail "$b: the guide's by-hand commands are not its lab.def's steps: $(diff "$T/def" "$T/guide" | head -4 | tr '\n' ' ')"; fi
+    awk '$1 == "question" { print $2 }' "$d/lab.def" >"$T/qdef"
+    sed -n 's/^\([^#: ][^: ]*\):.*/\1/p' "$d/answers.txt" >"$T/qans"
+    if [ -s "$T/qdef" ] && cmp -s "$T/qdef" "$T/qans"; then pass "$b: answers.txt has the keys of its lab.def's questions ($(tr '\n' ' ' <"$T/qdef"))"
+    else fail "$b: answers.txt keys ($(tr '\n' ' ' <"$T/qans")) are not its lab.def's questions ($(tr '\n' ' ' <"$T/qdef"))"; fi
+done
+if "$R" lab list >/dev/null 2>"$T/err" && [ ! -s "$T/err" ]; then
+    pass "every lab.def asks exactly the questions cli/grade_labs.c has fact functions for"
+else fail "lab.def files and the grader's fact table: $(head -c 400 "$T/err")"; fi
+# broken NAME PATTERN EDIT [VERBS]: a copy of the labs with EDIT (a shell command, in that copy) is
+# refused by lab list and lab grade 06 (or VERBS), saying PATTERN
+broken() {
+    name=$1 pat=$2 edit=$3 verbs=${4:-list:grade 06}
+    rm -rf "$T/defs" && cp -r "$LABS" "$T/defs" && rm -rf "$T/defs/out" && (cd "$T/defs" && eval "$edit")
+    IFS=:
+    set -- $verbs
+    unset IFS
+    for verb in "$@"; do
+        if ROCELAB_LABS=$T/defs "$R" lab $verb >"$T/out" 2>&1; then fail "$name: lab $verb exit 0"; return
+        elif ! grep -q -- "$pat" "$T/out"; then fail "$name: lab $verb says $(head -c 300 "$T/out")"; return; fi
+    done
+    pass "$name: refused by lab $(echo "$verbs" | sed 's/:/ and by lab /g'), saying '$pat'"
+}
+broken "a question the grader has no fact function for" "lab.def asks question 7, but the grader" \
+    'printf "question 7\ntext t\nhint h\n" >>06-acks-msn-credits/lab.def'
+broken "a fact function no question asks for" "reads the answer to question 6 of lab 06, but .*does not ask it" \
+    'sed -i "/^question 6/,\$d" 06-acks-msn-credits/lab.def'
+broken "a lab the grader knows with no definition" "reads answers of lab 12, which has no labs/12-\*/lab.def" \
+    'rm -r 12-qp-state-machine' list
+broken "a keyword that is none" "06-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
+    'sed -i "s/^title/titel/" 06-acks-msn-credits/lab.def'
+broken "two labs with one number" "two labs numbered 06 (06-acks-msn-credits and 06-other)" \
+    'cp -r 06-acks-msn-credits 06-other'
+broken "a step with neither peers nor a replay" "step 1 (.*) wants 'server' and 'client'" \
+    'sed -i "/^server/d" 06-acks-msn-credits/lab.def'
+if ROCELAB_LABS=$T/none "$R" lab list >"$T/out" 2>&1; then fail "ROCELAB_LABS naming no folder: exit 0"
+elif grep -q "ROCELAB_LABS=$T/none is not a folder" "$T/out"; then pass "ROCELAB_LABS naming no folder is refused"
+else fail "ROCELAB_LABS naming no folder: $(cat "$T/out")"; fi
+# Installed: PREFIX/bin/rocelab reads PREFIX/share/rocelab/labs; a binary with neither says so.
+mkdir -p "$T/inst/bin" "$T/inst/share/rocelab/labs" "$T/inst/run"
+cp "$R" "$T/inst/bin/rocelab"
+for d in "$LABS"/[0-9][0-9]-*/; do
+    i=$T/inst/share/rocelab/labs/$(basename "$d")
+    mkdir -p "$i" && cp "$d/lab.def" "$i/"
+done
+if (cd "$T/inst/run" && "$T/inst/bin/rocelab" lab run 06 --gen >"$T/out" 2>&1) &&
+   [ "$("$T/inst/bin/rocelab" lab list | grep -c '^  [0-9][0-9]  ')" = "$("$R" lab list | grep -c '^  [0-9][0-9]  ')" ] &&
+   capture_ok "installed lab 06" "$T/inst/run/labs/out/06-acks-msn-credits.pcap"; then
+    pass "installed under PREFIX, rocelab finds the labs in PREFIX/share/rocelab/labs"
+else fail "installed: $(tail -c 300 "$T/out")"; fi
+rm -r "$T/inst/share"
+if "$T/inst/bin/rocelab" lab list >"$T/out" 2>&1; then fail "a rocelab with no labs folder lists labs"
+elif grep -q "cannot find the labs folder beside $T/inst/bin/rocelab (set ROCELAB_LABS to it)" "$T/out"; then
+    pass "a rocelab with no labs folder beside it says where it looked and what to set"
+else fail "no labs folder: $(cat "$T/out")"; fi
 
 labs=$("$R" lab list | sed -n 's/^  \([0-9][0-9]\)  \([a-z0-9-]*\) .*/\1-\2/p')
 mkdir -p "$T/g"
@@ -251,6 +332,12 @@ else
             if gone; then pass "lab $l over veth: $(grep -c '^step ' "$T/w.out") step(s), a capture of RoCEv2 with good ICRCs, nothing left behind"
             else fail "lab $l: the namespaces are still there afterwards"; fi
             questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
+            # The commands the guide shows for doing it by hand are ones this run ran.
+            sed -n 's/^  + //p' "$T/w.out" | sed -e 's/ &$//' -e "s|$R|rocelab|g" >"$T/ran"
+            cmds "$LABS/$l/README.md" | grep -E '^ip netns exec |^rocelab gen ' >"$T/shown"
+            if grep -vxF -f "$T/ran" "$T/shown" >"$T/missing"; then
+                fail "lab $l over veth: the guide shows commands the lab did not run: $(head -3 "$T/missing" | tr '\n' ' ')"
+            else pass "lab $l over veth: the guide's $(wc -l <"$T/shown") by-hand commands are ones the lab ran"; fi
         else
             fail "lab $l over veth: $(tail -c 400 "$T/w.out")"
         fi

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab lab: the topology and its capture (lab_topo.h). Every command is
+ * printed first, so a learner can run it by hand. Without root,
+ * `unshare --user --map-root-user --net --mount` gives a shell where
+ * namespaces can be made: there /run is not ours to write, so a tmpfs goes
+ * over it in that shell's own mount namespace, and tcpdump (which cannot
+ * keep its root there) gives way to libpcap in this process's own child.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pcap/pcap.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lab_proc.h"
+#include "lab_topo.h"
+
+bool lab_is_up(void)
+{
+	struct stat st;
+
+	return !stat("/run/netns/" LAB_NS_A, &st) && !stat("/run/netns/" LAB_NS_B, &st);
+}
+
+bool lab_in_userns(void)
+{
+	unsigned a, b, n;
+	FILE *f = fopen("/proc/self/uid_map", "r");
+	bool outer = f && fscanf(f, "%u %u %u", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295u;
+
+	if (f)
+		fclose(f);
+	return !outer;
+}
+
+bool lab_netns_possible(char *why, size_t n)
+{
+	struct stat st;
+
+	if (geteuid() != 0) {
+		snprintf(why, n, "network namespaces need root (or a shell from "
+				 "'unshare --user --map-root-user --net --mount')");
+		return false;
+	}
+	if (!stat("/run/netns", &st) && !access("/run/netns", W_OK))
+		return true;
+	if (!mkdir("/run/netns", 0755))
+		return true;
+	if (!lab_in_userns()) {
+		snprintf(why, n, "cannot create /run/netns: %s", strerror(errno));
+		return false;
+	}
+	/* A user namespace: /run belongs to the real root. Our own mount namespace may cover it. */
+	if (mount("tmpfs", "/run", "tmpfs", 0, "mode=755") || mkdir("/run/netns", 0755)) {
+		snprintf(why, n, "cannot create /run/netns (%s); in a user namespace, unshare --mount as well",
+			 strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+int lab_down(void)
+{
+	int rc = 0;
+
+	if (access("/run/netns/" LAB_NS_A, F_OK) == 0)
+		rc |= lab_cmd(false, "ip netns del " LAB_NS_A);
+	if (access("/run/netns/" LAB_NS_B, F_OK) == 0)
+		rc |= lab_cmd(false, "ip netns del " LAB_NS_B);
+	return rc ? -1 : 0;
+}
+
+static int lab_set_mtu(unsigned mtu)
+{
+	return lab_cmd(false, "ip -n " LAB_NS_A " link set " LAB_IF_A " mtu %u", mtu) ||
+			       lab_cmd(false, "ip -n " LAB_NS_B " link set " LAB_IF_B " mtu %u", mtu)
+		       ? -1
+		       : 0;
+}
+
+/* The two hosts: rl-a (10.90.0.1, fd90::1) and rl-b (10.90.0.2, fd90::2), veth rl-a0 -- rl-b0. */
+int lab_up(unsigned mtu, bool *made)
+{
+	static const char *const cmds[] = {
+		"ip netns add " LAB_NS_A,
+		"ip netns add " LAB_NS_B,
+		"ip -n " LAB_NS_A " link add " LAB_IF_A " type veth peer name " LAB_IF_B " netns " LAB_NS_B,
+		"ip -n " LAB_NS_A " addr add " LAB_IP_A "/24 dev " LAB_IF_A,
+		"ip -n " LAB_NS_B " addr add " LAB_IP_B "/24 dev " LAB_IF_B,
+		"ip -n " LAB_NS_A " addr add fd90::1/64 dev " LAB_IF_A " nodad",
+		"ip -n " LAB_NS_B " addr add fd90::2/64 dev " LAB_IF_B " nodad",
+		"ip -n " LAB_NS_A " link set lo up",
+		"ip -n " LAB_NS_B " link set lo up",
+		"ip -n " LAB_NS_A " link set " LAB_IF_A " up",
+		"ip -n " LAB_NS_B " link set " LAB_IF_B " up",
+	};
+	char why[256];
+
+	*made = false;
+	if (lab_is_up()) {
+		printf("lab: the topology is up already\n");
+		return lab_set_mtu(mtu);
+	}
+	if (!lab_netns_possible(why, sizeof(why))) {
+		cli_error("lab", "%s", why);
+		return -1;
+	}
+	printf("lab: two hosts, %s (%s) and %s (%s), joined by a veth pair %s -- %s, MTU %u\n", LAB_NS_A, LAB_IP_A,
+	       LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, mtu);
+	*made = true;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (lab_cmd(false, "%s", cmds[i])) {
+			cli_error("lab", "'%s' failed; taking the topology down again", cmds[i]);
+			lab_down();
+			*made = false;
+			return -1;
+		}
+	return lab_set_mtu(mtu);
+}
+
+int lab_status(void)
+{
+	if (!lab_is_up()) {
+		printf("lab: down (start it with 'rocelab lab up', or run a lab)\n");
+		return 1;
+	}
+	printf("lab: up\n");
+	fflush(stdout);
+	lab_cmd(true, "ip -n " LAB_NS_A " -br addr show dev " LAB_IF_A);
+	lab_cmd(true, "ip -n " LAB_NS_B " -br addr show dev " LAB_IF_B);
+	lab_cmd(true, "ip -n " LAB_NS_A " -o link show dev " LAB_IF_A);
+	return 0;
+}
+
+/* The capture child's handle, for its signal handler to end the loop. */
+static pcap_t *lab_pcap;
+
+static void lab_pcap_stop(int sig)
+{
+	(void)sig;
+	if (lab_pcap)
+		pcap_breakloop(lab_pcap);
+}
+
+/*
+ * The capture without tcpdump, for a user namespace: tcpdump gives up its
+ * root there (initgroups is not allowed) and fails. Same libpcap, same filter.
+ */
+static void lab_capture_child(const char *pcap, const char *err, const char *ns_name, const char *ifname)
+{
+	char eb[PCAP_ERRBUF_SIZE];
+	struct bpf_program bpf;
+	struct sigaction sa = { .sa_handler = lab_pcap_stop };
+	pcap_dumper_t *d;
+	FILE *e = fopen(err, "w");
+	char path[128];
+	int ns;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns_name);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (!e)
+		_exit(2);
+	setvbuf(e, NULL, _IONBF, 0);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (ns < 0 || setns(ns, CLONE_NEWNET)) {
+		fprintf(e, "cannot enter %s: %s\n", ns_name, strerror(errno));
+		_exit(2);
+	}
+	lab_pcap = pcap_create(ifname, eb);
+	if (!lab_pcap || pcap_set_snaplen(lab_pcap, 65535) || pcap_set_immediate_mode(lab_pcap, 1) ||
+	    pcap_set_buffer_size(lab_pcap, 16 << 20) || pcap_activate(lab_pcap) < 0 ||
+	    pcap_compile(lab_pcap, &bpf, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) ||
+	    pcap_setfilter(lab_pcap, &bpf) || !(d = pcap_dump_open(lab_pcap, pcap))) {
+		fprintf(e, "libpcap: %s\n", lab_pcap ? pcap_geterr(lab_pcap) : eb);
+		_exit(2);
+	}
+	fprintf(e, "listening on %s (libpcap, in a user namespace)\n", ifname);
+	while (pcap_dispatch(lab_pcap, -1, pcap_dump, (u_char *)d) >= 0)
+		pcap_dump_flush(d);
+	pcap_dump_close(d);
+	_exit(0);
+}
+
+pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname)
+{
+	char line[1024];
+	int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	pid_t pid;
+
+	if (lab_in_userns()) {
+		printf("  (a user namespace: tcpdump cannot keep its root here, so libpcap captures in its place)\n");
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			lab_capture_child(pcap, err, ns, ifname);
+	} else {
+		/* -Z root: tcpdump would give the file to its own user, which a user namespace does not have. */
+		snprintf(line, sizeof(line),
+			 "ip netns exec %s tcpdump -i %s -n -U --immediate-mode -B 16384 -Z root -w %s udp port 4791",
+			 ns, ifname, pcap);
+		printf("  + %s &\n", line);
+		pid = lab_spawn(line, fd, fd);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (pid > 0 && !lab_wait_text(err, "listening on", 5000)) {
+		kill(pid, SIGTERM);
+		lab_wait(pid);
+		cli_error("lab", "the capture did not start; see %s", err);
+		return -1;
+	}
+	return pid;
+}
+
+void lab_capture_stop(pid_t pid, const char *err)
+{
+	char buf[4096];
+	FILE *f;
+	size_t n;
+	const char *d;
+
+	usleep(200000); /* the last frames of the last step */
+	kill(pid, SIGINT);
+	lab_wait(pid);
+	f = fopen(err, "r");
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	d = strstr(buf, "packets dropped by kernel");
+	if (d && d > buf) {
+		const char *b = d - 1;
+
+		while (b > buf && b[-1] != '\n')
+			b--;
+		if (atoi(b) > 0)
+			printf("  note: tcpdump says %d packets were dropped by the kernel: the capture misses them\n",
+			       atoi(b));
+	}
+	unlink(err);
+}

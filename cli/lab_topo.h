@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab lab: the topology. Two network namespaces, rl-a and rl-b, joined by
+ * a veth pair, stand in for the two machines of a Soft-RoCE tutorial; a
+ * capture (tcpdump, or libpcap in a user namespace) records what crosses.
+ */
+#ifndef ROCELAB_CLI_LAB_TOPO_H
+#define ROCELAB_CLI_LAB_TOPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define LAB_NS_A "rl-a"
+#define LAB_NS_B "rl-b"
+#define LAB_IF_A "rl-a0"
+#define LAB_IF_B "rl-b0"
+#define LAB_IP_A "10.90.0.1"
+#define LAB_IP_B "10.90.0.2"
+
+/* Are both namespaces there? */
+bool lab_is_up(void);
+
+/* In a user namespace made by an unprivileged user (uid 0 is not the real root)? */
+bool lab_in_userns(void);
+
+/* Can this process make network namespaces? In a user namespace, /run gets a tmpfs first. If not, @why says why. */
+bool lab_netns_possible(char *why, size_t n);
+
+/* The two hosts at link MTU @mtu; *@made if this call made them (else they were up). 0, or -1 (said, undone). */
+int lab_up(unsigned mtu, bool *made);
+
+/* Remove both namespaces (and the veth with them). 0, or -1 if a removal failed. */
+int lab_down(void);
+
+/* Print whether the topology is up, and its addresses and MTU; 0 if up, 1 if down. */
+int lab_status(void);
+
+/* Capture RoCEv2 (UDP port 4791) on @ifname in namespace @ns into @pcap, its messages in @err. The capturer's pid, -1 (said) if it did not start. */
+pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname);
+
+/* Stop the capturer @pid after the last frames; say if the kernel dropped any; remove @err. */
+void lab_capture_stop(pid_t pid, const char *err);
+
+#endif
