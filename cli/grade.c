@@ -15,13 +15,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "args.h"
+#include "capture.h"
 #include "cli.h"
 #include "grade.h"
 #include "rocelab/rocelab.h"
@@ -94,20 +94,18 @@ bool grade_check_labs(const char (*nums)[3], size_t n)
  * does. Returns 0, 1 if the capture is cut short or longer than we keep
  * (graded on what was read), -1 if out of memory.
  */
-static int grade_load(pcap_t *pc, struct grade_cap *c)
+static int grade_load(struct cli_capture *in, struct grade_cap *c)
 {
 	struct rl_analyzer *an = rl_analyzer_new();
-	enum rl_link link = (enum rl_link)pcap_datalink(pc);
-	struct pcap_pkthdr *h;
-	const u_char *d;
+	enum rl_link link = cli_capture_link(in);
+	struct cli_frame fr;
 	size_t cap = 0;
-	uint64_t no = 0;
 	int r;
 
 	memset(c, 0, sizeof(*c));
 	if (!an)
 		return -1;
-	while ((r = pcap_next_ex(pc, &h, &d)) == 1 && c->n < GRADE_MAX_FRAMES) {
+	while ((r = cli_capture_next(in, &fr)) == 1 && c->n < GRADE_MAX_FRAMES) {
 		struct grade_frame *f;
 		enum rl_status st;
 
@@ -121,10 +119,9 @@ static int grade_load(pcap_t *pc, struct grade_cap *c)
 			c->f = m;
 		}
 		f = &c->f[c->n];
-		f->no = ++no;
-		st = rl_decode(link, d, h->caplen, &f->p);
-		rl_analyze(an, no, (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u, &f->p, st,
-			   &f->a);
+		f->no = fr.no;
+		st = rl_decode(link, fr.data, fr.caplen, &f->p);
+		rl_analyze(an, fr.no, (uint64_t)fr.ns, &f->p, st, &f->a);
 		if (st == RL_NOT_ROCE || rl_status_fatal(st))
 			continue;
 		f->p.payload = NULL;
@@ -173,10 +170,10 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 {
 	struct grade_truth truth[LAB_MAX_QUESTIONS];
 	const char *num = l->num;
-	char eb[PCAP_ERRBUF_SIZE], raw[64];
+	char why[256], raw[64];
 	unsigned got = 0, max = 0;
 	struct grade_cap cap;
-	pcap_t *pc;
+	struct cli_capture *in;
 	FILE *f;
 	int r;
 
@@ -186,23 +183,24 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 	}
 	if (!grade_check(l))
 		return CLI_ERR;
-	pc = pcap_open_offline(capture, eb);
-	if (!pc) {
+	in = cli_capture_open_quiet(capture, why, sizeof(why));
+	if (!in) {
 		if (access(capture, F_OK))
-			cli_error("lab", "no capture to grade against (%s): run 'rocelab lab run %s' first", eb, num);
+			cli_error("lab", "no capture to grade against (%s: %s): run 'rocelab lab run %s' first", capture,
+				  why, num);
 		else
 			cli_error("lab", "%s is not a capture this can read (%s): run 'rocelab lab run %s' again", capture,
-				  eb, num);
+				  why, num);
 		return CLI_ERR;
 	}
-	if (!rl_link_supported(pcap_datalink(pc))) {
+	if (!rl_link_supported((int)cli_capture_link(in))) {
 		cli_error("lab", "%s: link type %d is not one rocelab decodes: run 'rocelab lab run %s' again", capture,
-			  pcap_datalink(pc), num);
-		pcap_close(pc);
+			  (int)cli_capture_link(in), num);
+		cli_capture_close(in);
 		return CLI_ERR;
 	}
-	r = grade_load(pc, &cap);
-	pcap_close(pc);
+	r = grade_load(in, &cap);
+	cli_capture_close(in);
 	if (r < 0) {
 		cli_error("lab", "out of memory reading %s", capture);
 		free(cap.f);
