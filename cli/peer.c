@@ -30,7 +30,6 @@ bool peer_sends(enum peer_op op)
 	return op == PEER_SEND || op == PEER_PINGPONG;
 }
 
-
 /*
  * The data both ends know. Ours: a pattern of the offset. The pingpong
  * tools': 0x7b (their memset), and with their -c the client zeroes the
@@ -290,7 +289,6 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	}
 	return peer_defaults(o, size_set, op_set);
 }
-
 
 int cli_peer(int argc, char **argv)
 {

@@ -142,8 +142,7 @@ bool peer_client_finished(struct peer *p);
 
 /* ---- peer_run.c ---- */
 
-/* The host, PD, CQ and QP; the buffer and its MR (again when the size changes). */
-int peer_setup(struct peer *p);
+/* The buffer and its MR (again when the size changes). */
 int peer_buffer(struct peer *p);
 /* RESET -> INIT -> RTR -> RTS with what the exchange brought. */
 int peer_connect_qp(struct peer *p);
@@ -170,10 +169,10 @@ void peer_addr_str(const union peer_addr *a, char *s, size_t n);
 void peer_addr_to_gid(const union peer_addr *a, uint8_t gid[16]);
 void peer_gid_str(const uint8_t gid[16], char *s, size_t n);
 bool peer_gid_is_link_local(const uint8_t gid[16]);
-/* Is @gid an address of the family p->family (IPv4-mapped for IPv4)? */
+/* Is @gid an address of the family p->net.family (IPv4-mapped for IPv4)? */
 bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16]);
 
-/* Pick the local GID (--gid-index, or the one of p->local) and make p->local its address. */
+/* Pick the local GID (--gid-index, or the one of p->net.local) and make p->net.local its address. */
 int peer_pick_gid(struct peer *p);
 /* The path MTU as rxe picks it from the interface; an --mtu it cannot carry is refused. */
 int peer_pick_mtu(struct peer *p);
@@ -183,7 +182,7 @@ int peer_sockets(struct peer *p, uint16_t sport, bool any_sport);
 void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t len);
 /* Send what peer_emit() queued, in one sendmmsg() where it can. */
 void peer_flush(struct peer *p);
-/* Frames may flow to p->remote from now on. */
+/* Packets may flow to p->net.remote from now on. */
 int peer_tx_start(struct peer *p);
 /* Everything the rx socket holds, into the host (which runs after each), with --loss applied. */
 void peer_receive(struct peer *p, uint64_t now);

@@ -264,7 +264,6 @@ int peer_tcp_accept(struct peer *p)
 	return 0;
 }
 
-
 /* The server's QP is ready to receive before it tells the client where it is. */
 static int peer_server_ready(struct peer *p)
 {

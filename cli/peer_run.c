@@ -15,7 +15,8 @@
 #include "cli.h"
 #include "peer.h"
 
-int peer_setup(struct peer *p)
+/* The host, PD, CQ and QP; the host sends through peer_wire.c as path + BTH..ICRC. */
+static int peer_setup(struct peer *p)
 {
 	struct rl_host_config hc = { .emit_pkt = peer_emit, .ctx = p };
 	struct rl_qp_init_attr ia = { .qp_type = p->o.ud ? RL_QPT_UD : RL_QPT_RC };

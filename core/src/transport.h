@@ -9,6 +9,7 @@
 #define ROCELAB_TRANSPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rocelab/packet.h"
