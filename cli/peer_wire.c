@@ -369,6 +369,7 @@ void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t
 	struct peer *p = ctx;
 	struct peer_tx *t = p->net.txq;
 
+	/* One QP, one other side: the path's destination is p->net.remote, which peer_dest_check() took from its GID. */
 	(void)path;
 	if (!t)
 		return;
