@@ -518,6 +518,7 @@ static void bn_deliver(struct bn_run *r, int to, const uint8_t *frame, size_t le
 			(unsigned long long)r->frames, strerror(-st));
 		abort();
 	}
+	rl_host_run(r->end[to].host, r->now);
 	bn_poll(r);
 }
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rocelab peer, shared between peer.c (the test: options, connection
- * exchange, verbs, results) and peer_wire.c (the wire: addresses, the GID
- * table, UDP sockets, frames in and out).
+ * rocelab peer, shared between its files, one concern each:
+ *   peer.c           options, and the command itself
+ *   peer_exchange.c  the TCP connection exchange (the pingpong tools' format)
+ *   peer_run.c       the verbs objects, the QP's connection, the test loops
+ *   peer_report.c    the results, as perftest prints them, or --json
+ *   peer_wire.c      the wire: addresses, the GID table, UDP sockets, packets in and out
  */
 #ifndef ROCELAB_CLI_PEER_H
 #define ROCELAB_CLI_PEER_H
@@ -19,6 +22,8 @@
 #define PEER_TCP_PORT 18515
 #define PEER_QKEY 0x11111111u /* ibv_ud_pingpong's Q_Key */
 #define PEER_MAX_GIDS 16
+#define PEER_UD_GRH 40                /* UD: the first 40 bytes of a receive hold the GRH */
+#define PEER_UD_WAIT_NS 50000000u     /* UD pingpong: a reply this late counts as lost */
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
 
@@ -63,8 +68,8 @@ struct peer_gids {
 struct peer_rx;
 struct peer_tx;
 
-struct peer {
-	struct peer_opts o;
+/* Sockets and addresses: the TCP exchange and the RoCE wire (peer_wire.c). */
+struct peer_net {
 	int family;
 	int tcp, rx, tx;
 	int hold;           /* IPv4 with a raw rx socket: the UDP socket that keeps port 4791 open */
@@ -74,6 +79,11 @@ struct peer {
 	struct peer_gids gids;
 	int gid_index;
 	uint16_t sport;
+	uint64_t rng;       /* --loss */
+};
+
+/* The verbs objects of the one QP, and its buffer. */
+struct peer_verbs {
 	struct rl_host *host;
 	struct rl_pd *pd;
 	struct rl_cq *cq;
@@ -81,11 +91,17 @@ struct peer {
 	struct rl_mr *mr;
 	uint8_t *buf;
 	size_t buf_len;
+};
+
+/* What the connection exchange told each side. */
+struct peer_conn {
 	struct peer_dest me, them;
 	uint64_t remote_va;
 	uint32_t remote_rkey;
-	uint64_t rng;
-	/* counters */
+};
+
+/* What happened: frames, work requests, times. */
+struct peer_stat {
 	uint64_t sent, recv_frames, dropped_loss, rx_bad, tx_errors;
 	uint64_t posted, completed, errors, lost, delivered, sends_done;
 	uint32_t recvs_out, recvs_posted, spins;
@@ -93,6 +109,57 @@ struct peer {
 	double *lat_us;
 	size_t nlat;
 };
+
+struct peer {
+	struct peer_opts o;
+	struct peer_net net;
+	struct peer_verbs verbs;
+	struct peer_conn conn;
+	struct peer_stat stat;
+};
+
+/* ---- peer.c: the test's names and data ---- */
+
+extern const char *const peer_op_names[PEER_NOPS];
+bool peer_atomic(enum peer_op op);
+bool peer_sends(enum peer_op op);
+/* The data both ends know, and whether @n bytes at @b are it. */
+uint8_t peer_pattern(const struct peer *p, size_t i);
+bool peer_check(const struct peer *p, const uint8_t *b, size_t n);
+
+/* ---- peer_exchange.c ---- */
+
+/* The TCP connection: the client's to ADDR, or the server's first client. */
+int peer_tcp_connect(struct peer *p);
+int peer_tcp_accept(struct peer *p);
+/* Both sides' QPN, PSN and GID, then (unless --compat) the test and the server's buffer. */
+int peer_exchange(struct peer *p);
+/* After the test: the server tells (and the client asks) whether the data arrived, and how much. */
+int peer_exchange_result(struct peer *p, bool data_ok);
+int peer_client_result(struct peer *p);
+/* The server's end of the test: the client's "fin". */
+bool peer_client_finished(struct peer *p);
+
+/* ---- peer_run.c ---- */
+
+/* The buffer and its MR (again when the size changes). */
+int peer_buffer(struct peer *p);
+/* RESET -> INIT -> RTR -> RTS with what the exchange brought. */
+int peer_connect_qp(struct peer *p);
+int peer_post_recvs(struct peer *p, uint32_t completed);
+/* The whole test, after the options; returns a CLI_* exit code. */
+int peer_run(struct peer *p);
+void peer_close(struct peer *p);
+
+/* ---- peer_report.c ---- */
+
+void peer_header(const struct peer *p);
+void peer_bw_report(const struct peer *p, const uint64_t *stamps);
+void peer_lat_report(const struct peer *p);
+void peer_pingpong_report(const struct peer *p);
+void peer_served_report(const struct peer *p, bool data_ok);
+
+/* ---- peer_wire.c ---- */
 
 uint64_t peer_now(void);
 
@@ -102,22 +169,22 @@ void peer_addr_str(const union peer_addr *a, char *s, size_t n);
 void peer_addr_to_gid(const union peer_addr *a, uint8_t gid[16]);
 void peer_gid_str(const uint8_t gid[16], char *s, size_t n);
 bool peer_gid_is_link_local(const uint8_t gid[16]);
-/* Is @gid an address of the family p->family (IPv4-mapped for IPv4)? */
+/* Is @gid an address of the family p->net.family (IPv4-mapped for IPv4)? */
 bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16]);
 
-/* Pick the local GID (--gid-index, or the one of p->local) and make p->local its address. */
+/* Pick the local GID (--gid-index, or the one of p->net.local) and make p->net.local its address. */
 int peer_pick_gid(struct peer *p);
 /* The path MTU as rxe picks it from the interface; an --mtu it cannot carry is refused. */
 int peer_pick_mtu(struct peer *p);
 /* The UDP sockets: 4791 to receive, the QP's source port to send; -1 with a message. */
 int peer_sockets(struct peer *p, uint16_t sport, bool any_sport);
-/* The emit callback of the host: a frame of the core, queued as a UDP datagram for peer_flush(). */
-void peer_emit(void *ctx, const uint8_t *frame, size_t len);
+/* The host's emit_pkt callback: BTH..ICRC, queued as a UDP datagram for peer_flush(). */
+void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t len);
 /* Send what peer_emit() queued, in one sendmmsg() where it can. */
 void peer_flush(struct peer *p);
-/* Frames may flow to p->remote from now on. */
+/* Packets may flow to p->net.remote from now on. */
 int peer_tx_start(struct peer *p);
-/* Everything the rx socket holds, into the host, with --loss applied. */
+/* Everything the rx socket holds, into the host (which runs after each), with --loss applied. */
 void peer_receive(struct peer *p, uint64_t now);
 void peer_queues_free(struct peer *p);
 /* SO_BINDTODEVICE for --interface; -1 with a message. */

@@ -1,29 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rocelab peer, the wire: UDP sockets carry the core's frames.
+ * rocelab peer, the wire: UDP sockets carry the core's packets.
  *
  * Why sockets: the kernel does routing, neighbour discovery and checksums,
  * and a datagram socket is the fastest path Linux offers without a kernel
- * module. A frame the core emits is sent as a UDP datagram from a socket
- * bound to the QP's UDP source port. Over IPv4 that socket has
- * IP_PMTUDISC_DO, so Linux sends DF=1 and Identification 0: the header the
- * core computed the ICRC over (IBA A17.3.3 masks TTL, TOS and the checksums,
- * not the Identification). Over IPv6 the ICRC masks traffic class, flow
- * label and hop limit, the only fields Linux chooses, and IPV6_DONTFRAG keeps
- * a datagram from being fragmented.
+ * module. The host hands over each packet as a path and its bytes from the
+ * BTH to the ICRC (emit_pkt), sent as a UDP datagram from a socket bound to
+ * the QP's UDP source port. Over IPv4 that socket has IP_PMTUDISC_DO, so
+ * Linux sends DF=1 and Identification 0: the path the core computed the ICRC
+ * over (IBA A17.3.3 masks TTL, TOS and the checksums, not the
+ * Identification). Over IPv6 the ICRC masks traffic class, flow label and
+ * hop limit, the only fields Linux chooses, and IPV6_DONTFRAG keeps a
+ * datagram from being fragmented.
  *
- * A socket bound to 4791 takes what arrives, so the kernel never answers
- * RoCE with ICMP port unreachable. recvmsg() on it does not show the IP
- * header, and over IPv4 the ICRC covers the Identification, which each
- * sender picks its own way (Linux's rxe counts it up). So where it may
- * (CAP_NET_RAW), the peer reads IPv4 frames from a raw IPPROTO_UDP socket
- * instead, which hands over the IP header as it came; the UDP socket then
- * only holds the port, and a filter drops its copies. Without that right,
- * and over IPv6 (whose ICRC covers no field a sender picks), the header is
- * rebuilt from the addresses (IP_PKTINFO / IPV6_PKTINFO), the TOS or traffic
- * class and, over IPv4, DF with Identification 0: rocelab's own frames then
- * pass, and a sender with other Identifications fails the ICRC check and is
- * counted, not accepted.
+ * A packet that arrives goes to the host the same way, as a path and
+ * BTH..ICRC (rl_host_read_pkt), and the host checks the ICRC over the
+ * invariant fields the path carries. A socket bound to 4791 takes what
+ * arrives, so the kernel never answers RoCE with ICMP port unreachable.
+ * recvmsg() on it does not show the IP header, and over IPv4 the ICRC
+ * covers the Identification, which each sender picks its own way (Linux's
+ * rxe counts it up). So where it may (CAP_NET_RAW), the peer reads IPv4
+ * packets from a raw IPPROTO_UDP socket instead, which hands over the IP
+ * header as it came, and the path takes the real Identification from it;
+ * the UDP socket then only holds the port, and a filter drops its copies.
+ * Without that right, and over IPv6 (whose ICRC covers no field a sender
+ * picks), the path is made of the addresses (IP_PKTINFO / IPV6_PKTINFO), the
+ * TOS or traffic class and, over IPv4, DF with Identification 0: rocelab's
+ * own packets then pass, and a sender with other Identifications fails the
+ * ICRC check and is counted, not accepted.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -43,8 +47,10 @@
 
 #define PEER_RXE_HDR 80 /* rxe: the largest header it allows for when it picks the path MTU */
 #define PEER_BATCH 64
-#define PEER_ETH_LEN 14
-#define PEER_HDR_MAX (PEER_ETH_LEN + 40 + 8) /* Ethernet, IPv6, UDP */
+#define PEER_DGRAM_MAX 9216
+#define PEER_IPV4_LEN 20
+#define PEER_UDP_LEN 8
+#define PEER_TTL 64 /* what Linux sends; the ICRC masks it */
 
 uint64_t peer_now(void)
 {
@@ -56,10 +62,10 @@ uint64_t peer_now(void)
 
 static double peer_rand(struct peer *p)
 {
-	p->rng ^= p->rng << 13;
-	p->rng ^= p->rng >> 7;
-	p->rng ^= p->rng << 17;
-	return (double)(p->rng >> 11) / 9007199254740992.0;
+	p->net.rng ^= p->net.rng << 13;
+	p->net.rng ^= p->net.rng >> 7;
+	p->net.rng ^= p->net.rng << 17;
+	return (double)(p->net.rng >> 11) / 9007199254740992.0;
 }
 
 /* ---- addresses and GIDs ------------------------------------------------------------------------- */
@@ -207,21 +213,21 @@ static void peer_gid_list(const struct peer_gids *t, char *s, size_t n)
 
 bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16])
 {
-	return rl_gid_is_ipv4(gid) == (p->family == AF_INET);
+	return rl_gid_is_ipv4(gid) == (p->net.family == AF_INET);
 }
 
 int peer_pick_gid(struct peer *p)
 {
-	const struct peer_gids *t = &p->gids;
+	const struct peer_gids *t = &p->net.gids;
 	uint8_t mine[16];
 	char list[512], g[INET6_ADDRSTRLEN], a[INET6_ADDRSTRLEN];
 	int gi = p->o.gid_index;
 
-	if (peer_gid_table(p->o.ifname, &p->local, &p->gids))
+	if (peer_gid_table(p->o.ifname, &p->net.local, &p->net.gids))
 		return -1;
 	peer_gid_list(t, list, sizeof(list));
-	peer_addr_to_gid(&p->local, mine);
-	peer_addr_str(&p->local, a, sizeof(a));
+	peer_addr_to_gid(&p->net.local, mine);
+	peer_addr_str(&p->net.local, a, sizeof(a));
 	if (gi < 0) {
 		for (gi = 1; gi < t->n && memcmp(t->gid[gi], mine, 16); gi++)
 			;
@@ -243,23 +249,23 @@ int peer_pick_gid(struct peer *p)
 	} else if (!peer_gid_family_ok(p, t->gid[gi])) {
 		peer_gid_str(t->gid[gi], g, sizeof(g));
 		cli_error("peer", "GID index %d (%s) is %s, but the other side is reached over %s; GIDs of %s: %s", gi,
-			  g, p->family == AF_INET ? "IPv6" : "IPv4", p->family == AF_INET ? "IPv4" : "IPv6", t->ifname,
+			  g, p->net.family == AF_INET ? "IPv6" : "IPv4", p->net.family == AF_INET ? "IPv4" : "IPv6", t->ifname,
 			  list);
 		return -1;
 	}
-	p->gid_index = gi;
-	if (p->family == AF_INET)
-		memcpy(&p->local.v4.sin_addr, t->gid[gi] + 12, 4);
+	p->net.gid_index = gi;
+	if (p->net.family == AF_INET)
+		memcpy(&p->net.local.v4.sin_addr, t->gid[gi] + 12, 4);
 	else
-		memcpy(&p->local.v6.sin6_addr, t->gid[gi], 16);
+		memcpy(&p->net.local.v6.sin6_addr, t->gid[gi], 16);
 	return 0;
 }
 
 int peer_pick_mtu(struct peer *p)
 {
 	enum rl_mtu best = RL_MTU_256;
-	const char *ifn = p->gids.ifname;
-	int if_mtu = p->gids.mtu;
+	const char *ifn = p->net.gids.ifname;
+	int if_mtu = p->net.gids.mtu;
 	uint32_t need;
 
 	for (enum rl_mtu m = RL_MTU_256; m <= RL_MTU_4096; m++)
@@ -302,7 +308,7 @@ struct peer_tx {
 	struct iovec iov[PEER_BATCH];
 	union peer_addr to;
 	unsigned n;
-	uint8_t dgram[PEER_BATCH][9216];
+	uint8_t dgram[PEER_BATCH][PEER_DGRAM_MAX];
 };
 
 static bool peer_is_request(const struct iovec *v)
@@ -333,52 +339,49 @@ static void peer_tx_order(struct peer_tx *t)
 
 void peer_flush(struct peer *p)
 {
-	struct peer_tx *t = p->txq;
+	struct peer_tx *t = p->net.txq;
 	unsigned done = 0;
 
 	if (t && t->n > 1)
 		peer_tx_order(t);
 
 	while (t && done < t->n) {
-		int r = sendmmsg(p->tx, t->mm + done, t->n - done, 0);
+		int r = sendmmsg(p->net.tx, t->mm + done, t->n - done, 0);
 
 		if (r <= 0) {
 			if (r < 0 && errno == EINTR)
 				continue;
 			/* The one that failed is counted and skipped (a full queue, an ICMP error reported late). */
-			p->tx_errors++;
+			p->stat.tx_errors++;
 			done++;
 			continue;
 		}
-		p->sent += (unsigned)r;
+		p->stat.sent += (unsigned)r;
 		done += (unsigned)r;
 	}
 	if (t)
 		t->n = 0;
 }
 
-/* The core's frame minus Ethernet, IP and UDP headers, to be sent from the QP's source port. */
-void peer_emit(void *ctx, const uint8_t *frame, size_t len)
+/* The host's packet, BTH..ICRC, to be sent from the QP's source port to p->net.remote: the path it names. */
+void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t len)
 {
 	struct peer *p = ctx;
-	struct peer_tx *t = p->txq;
-	size_t off;
+	struct peer_tx *t = p->net.txq;
 
-	if (len < PEER_ETH_LEN + 28 || !t)
+	/* One QP, one other side: the path's destination is p->net.remote, which peer_dest_check() took from its GID. */
+	(void)path;
+	if (!t)
 		return;
-	if ((frame[PEER_ETH_LEN] >> 4) == 6)
-		off = PEER_ETH_LEN + 40 + 8;
-	else
-		off = PEER_ETH_LEN + (size_t)(frame[PEER_ETH_LEN] & 0x0f) * 4 + 8;
-	if (off > len || len - off > sizeof(t->dgram[0])) {
-		p->tx_errors++;
+	if (len > sizeof(t->dgram[0])) {
+		p->stat.tx_errors++;
 		return;
 	}
 	if (t->n == PEER_BATCH)
 		peer_flush(p);
-	memcpy(t->dgram[t->n], frame + off, len - off);
+	memcpy(t->dgram[t->n], pkt, len);
 	t->iov[t->n].iov_base = t->dgram[t->n];
-	t->iov[t->n].iov_len = len - off;
+	t->iov[t->n].iov_len = len;
 	t->n++;
 }
 
@@ -388,7 +391,7 @@ static struct peer_tx *peer_tx_new(const struct peer *p)
 
 	if (!t)
 		return NULL;
-	t->to = p->remote;
+	t->to = p->net.remote;
 	peer_addr_set_port(&t->to, PEER_ROCE_PORT);
 	for (int i = 0; i < PEER_BATCH; i++) {
 		t->mm[i].msg_hdr.msg_iov = &t->iov[i];
@@ -401,26 +404,22 @@ static struct peer_tx *peer_tx_new(const struct peer *p)
 
 /* ---- frames in ----------------------------------------------------------------------------------- */
 
-/*
- * recvmmsg() slots, set up once: each datagram lands right after room for
- * its rebuilt headers; a raw socket's IP packet right after the Ethernet header.
- */
+/* recvmmsg() slots, set up once: a UDP socket's datagram, or a raw socket's IP packet. */
 struct peer_rx {
 	struct mmsghdr mm[PEER_BATCH];
 	struct iovec iov[PEER_BATCH];
 	union peer_addr from[PEER_BATCH];
 	uint8_t cmsg[PEER_BATCH][128];
-	uint8_t frame[PEER_BATCH][PEER_HDR_MAX + 9216];
+	uint8_t data[PEER_BATCH][PEER_IPV4_LEN + PEER_UDP_LEN + PEER_DGRAM_MAX];
 };
 
-static struct peer_rx *peer_rx_new(bool raw)
+static struct peer_rx *peer_rx_new(void)
 {
 	struct peer_rx *r = calloc(1, sizeof(*r));
-	size_t room = raw ? PEER_ETH_LEN : PEER_HDR_MAX;
 
 	for (int i = 0; r && i < PEER_BATCH; i++) {
-		r->iov[i].iov_base = r->frame[i] + room;
-		r->iov[i].iov_len = sizeof(r->frame[i]) - room;
+		r->iov[i].iov_base = r->data[i];
+		r->iov[i].iov_len = sizeof(r->data[i]);
 		r->mm[i].msg_hdr.msg_iov = &r->iov[i];
 		r->mm[i].msg_hdr.msg_iovlen = 1;
 		r->mm[i].msg_hdr.msg_name = &r->from[i];
@@ -431,50 +430,26 @@ static struct peer_rx *peer_rx_new(bool raw)
 
 void peer_queues_free(struct peer *p)
 {
-	free(p->rxq);
-	free(p->txq);
-	p->rxq = NULL;
-	p->txq = NULL;
+	free(p->net.rxq);
+	free(p->net.txq);
+	p->net.rxq = NULL;
+	p->net.txq = NULL;
 }
 
 /*
- * The Ethernet, IP and UDP headers in front of the @n-byte datagram at
- * @dgram, as Linux sent them (IPv4: DF, Identification 0, as our sender and
- * rxe's do), so that the core can check the ICRC. Returns the frame's start.
+ * The path of a datagram from a UDP socket: its addresses, its source port,
+ * and what Linux sends that recvmsg() does not show (IPv4: DF, Identification 0).
  */
-static uint8_t *peer_frame(uint8_t *dgram, const union peer_addr *src, const union peer_addr *dst, uint8_t tclass,
-			   size_t n)
+static void peer_dgram_path(const union peer_addr *src, const union peer_addr *dst, uint8_t tclass,
+			    struct rl_path *path)
 {
-	bool v6 = src->sa.sa_family == AF_INET6;
-	uint8_t *udp = dgram - 8, *ip = udp - (v6 ? 40 : 20), *f = ip - PEER_ETH_LEN;
-
-	memset(f, 0, (size_t)(dgram - f));
-	if (v6) {
-		f[12] = 0x86;
-		f[13] = 0xdd;
-		rl_put32(ip, 6u << 28 | (uint32_t)tclass << 20);
-		rl_put16(ip + 4, (uint16_t)(n + 8));
-		ip[6] = 17;
-		ip[7] = 64;
-		memcpy(ip + 8, &src->v6.sin6_addr, 16);
-		memcpy(ip + 24, &dst->v6.sin6_addr, 16);
-		memcpy(udp, &src->v6.sin6_port, 2);
-	} else {
-		f[12] = 0x08;
-		ip[0] = 0x45;
-		ip[1] = tclass;
-		rl_put16(ip + 2, (uint16_t)(n + 28));
-		ip[6] = 0x40;
-		ip[8] = 64;
-		ip[9] = 17;
-		memcpy(ip + 12, &src->v4.sin_addr, 4);
-		memcpy(ip + 16, &dst->v4.sin_addr, 4);
-		rl_put16(ip + 10, rl_ipv4_checksum(ip, 20));
-		memcpy(udp, &src->v4.sin_port, 2);
-	}
-	rl_put16(udp + 2, PEER_ROCE_PORT);
-	rl_put16(udp + 4, (uint16_t)(n + 8));
-	return f;
+	memset(path, 0, sizeof(*path));
+	peer_addr_to_gid(src, path->sgid);
+	peer_addr_to_gid(dst, path->dgid);
+	path->udp_sport = ntohs(src->sa.sa_family == AF_INET6 ? src->v6.sin6_port : src->v4.sin_port);
+	path->traffic_class = tclass;
+	path->hop_limit = PEER_TTL;
+	path->ip_df = src->sa.sa_family == AF_INET;
 }
 
 /* The destination address and TOS / traffic class of a received datagram, from its control messages. */
@@ -497,26 +472,36 @@ static void peer_cmsgs(struct msghdr *m, union peer_addr *dst, uint8_t *tclass)
 }
 
 /*
- * A raw socket's IPv4 packet of @n bytes at @ip, behind an Ethernet header,
- * if it is RoCEv2 (UDP to 4791); NULL for any other UDP the socket sees.
+ * A raw socket's IPv4 packet of @n bytes at @ip: 1 with the path its header
+ * says if it is RoCEv2 (UDP to 4791), 0 for any other UDP the socket sees.
+ * RoCE senders put no IP options in (rxe does not) and a path has no room
+ * for them: -1 for RoCEv2 behind options, which the ICRC would cover.
  */
-static uint8_t *peer_raw_frame(uint8_t *ip, size_t n)
+static int peer_raw_path(const uint8_t *ip, size_t n, struct rl_path *path)
 {
 	size_t ihl = (size_t)(ip[0] & 0x0f) * 4;
-	uint8_t *f = ip - PEER_ETH_LEN;
 
-	if (n < 28 || ip[0] >> 4 != 4 || ihl < 20 || n < ihl + 8 || ip[9] != 17 ||
-	    rl_get16(ip + ihl + 2) != PEER_ROCE_PORT)
-		return NULL;
-	memset(f, 0, PEER_ETH_LEN);
-	f[12] = 0x08;
-	return f;
+	if (n < PEER_IPV4_LEN + PEER_UDP_LEN || ip[0] >> 4 != 4 || ihl < PEER_IPV4_LEN || n < ihl + PEER_UDP_LEN ||
+	    ip[9] != IPPROTO_UDP || rl_get16(ip + ihl + 2) != PEER_ROCE_PORT)
+		return 0;
+	if (ihl != PEER_IPV4_LEN)
+		return -1;
+	memset(path, 0, sizeof(*path));
+	rl_gid_from_ipv4(path->sgid, ip + 12);
+	rl_gid_from_ipv4(path->dgid, ip + 16);
+	path->traffic_class = ip[1];
+	path->ip_id = rl_get16(ip + 4);
+	path->ip_df = ip[6] & 0x40;
+	path->hop_limit = ip[8];
+	path->udp_sport = rl_get16(ip + PEER_IPV4_LEN);
+	return 1;
 }
 
 void peer_receive(struct peer *p, uint64_t now)
 {
-	struct peer_rx *r = p->rxq;
-	bool raw = p->hold >= 0;
+	struct peer_rx *r = p->net.rxq;
+	bool raw = p->net.hold >= 0;
+	struct rl_path path;
 	int n;
 
 	/* The kernel shortens these to what it wrote; give the room back. */
@@ -524,37 +509,40 @@ void peer_receive(struct peer *p, uint64_t now)
 		r->mm[i].msg_hdr.msg_namelen = sizeof(r->from[i]);
 		r->mm[i].msg_hdr.msg_controllen = sizeof(r->cmsg[i]);
 	}
-	n = recvmmsg(p->rx, r->mm, PEER_BATCH, MSG_DONTWAIT, NULL);
+	n = recvmmsg(p->net.rx, r->mm, PEER_BATCH, MSG_DONTWAIT, NULL);
 	for (int i = 0; i < n; i++) {
-		uint8_t *f, *data = r->iov[i].iov_base;
-		size_t len = r->mm[i].msg_len;
+		const uint8_t *data = r->data[i];
+		size_t len = r->mm[i].msg_len, off = 0;
+		int roce = 1;
 
 		if (raw) {
-			f = peer_raw_frame(data, len);
-			if (!f)
+			roce = peer_raw_path(data, len, &path);
+			if (!roce)
 				continue;
+			off = PEER_IPV4_LEN + PEER_UDP_LEN;
 		} else {
-			union peer_addr dst = p->local;
+			union peer_addr dst = p->net.local;
 			uint8_t tclass = 0;
 
 			peer_cmsgs(&r->mm[i].msg_hdr, &dst, &tclass);
-			f = peer_frame(data, &r->from[i], &dst, tclass, len);
+			peer_dgram_path(&r->from[i], &dst, tclass, &path);
 		}
-		p->recv_frames++;
+		p->stat.recv_frames++;
 		if (p->o.loss > 0 && peer_rand(p) < p->o.loss) {
-			p->dropped_loss++;
+			p->stat.dropped_loss++;
 			continue;
 		}
-		if (rl_host_recv(p->host, f, (size_t)(data - f) + len, now))
-			p->rx_bad++;
+		if (roce < 0 || rl_host_read_pkt(p->verbs.host, &path, data + off, len - off, now))
+			p->stat.rx_bad++;
+		rl_host_run(p->verbs.host, now);
 	}
 }
 
 int peer_tx_start(struct peer *p)
 {
-	free(p->txq);
-	p->txq = peer_tx_new(p);
-	return p->txq ? 0 : -1;
+	free(p->net.txq);
+	p->net.txq = peer_tx_new(p);
+	return p->net.txq ? 0 : -1;
 }
 
 /* ---- sockets ------------------------------------------------------------------------------------- */
@@ -571,16 +559,16 @@ static void peer_bufsize(int fd, int opt_force, int opt)
 /* The UDP socket on 4791: where frames arrive, or (IPv4, raw socket) only what keeps the port open. */
 static int peer_udp_socket(struct peer *p)
 {
-	union peer_addr sa = p->local;
+	union peer_addr sa = p->net.local;
 	char a[INET6_ADDRSTRLEN];
-	int one = 1, fd = socket(p->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int one = 1, fd = socket(p->net.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0 || peer_bind_device(p, fd)) {
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
-	if (p->family == AF_INET6) {
+	if (p->net.family == AF_INET6) {
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
 		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
@@ -607,7 +595,7 @@ static int peer_raw_socket(struct peer *p)
 
 	if (fd < 0)
 		return -1;
-	if (bind(fd, &p->local.sa, sizeof(p->local.v4)) || peer_bind_device(p, fd)) {
+	if (bind(fd, &p->net.local.sa, sizeof(p->net.local.v4)) || peer_bind_device(p, fd)) {
 		close(fd);
 		return -1;
 	}
@@ -623,11 +611,11 @@ static int peer_rx_socket(struct peer *p)
 
 	if (udp < 0)
 		return -1;
-	if (p->family == AF_INET)
+	if (p->net.family == AF_INET)
 		raw = peer_raw_socket(p);
 	if (raw < 0) {
-		p->rx = udp;
-		if (p->family == AF_INET && !p->o.json)
+		p->net.rx = udp;
+		if (p->net.family == AF_INET && !p->o.json)
 			fprintf(stderr, "rocelab peer: note: without CAP_NET_RAW this peer cannot see the IPv4 "
 				"Identification of what arrives, and takes it for 0 (as rocelab sends): frames from "
 				"kernel Soft-RoCE will fail the ICRC check. Run as root for them.\n");
@@ -639,39 +627,39 @@ static int peer_rx_socket(struct peer *p)
 		close(raw);
 		return -1;
 	}
-	p->hold = udp;
-	p->rx = raw;
+	p->net.hold = udp;
+	p->net.rx = raw;
 	return 0;
 }
 
 int peer_sockets(struct peer *p, uint16_t sport, bool any_sport)
 {
-	union peer_addr sa = p->local;
+	union peer_addr sa = p->net.local;
 	int pmtu = IP_PMTUDISC_DO, pmtu6 = IPV6_PMTUDISC_DO, one = 1;
 
 	if (peer_rx_socket(p))
 		return -1;
-	p->rxq = peer_rx_new(p->hold >= 0);
-	if (!p->rxq)
+	p->net.rxq = peer_rx_new();
+	if (!p->net.rxq)
 		return -1;
-	/* p->txq comes when frames may flow: the destination is the GID the exchange brings. */
-	p->tx = socket(p->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (p->tx < 0 || peer_bind_device(p, p->tx))
+	/* p->net.txq comes when frames may flow: the destination is the GID the exchange brings. */
+	p->net.tx = socket(p->net.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (p->net.tx < 0 || peer_bind_device(p, p->net.tx))
 		return -1;
-	if (p->family == AF_INET6) {
-		setsockopt(p->tx, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu6, sizeof(pmtu6));
-		setsockopt(p->tx, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
+	if (p->net.family == AF_INET6) {
+		setsockopt(p->net.tx, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu6, sizeof(pmtu6));
+		setsockopt(p->net.tx, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
 	} else {
-		setsockopt(p->tx, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+		setsockopt(p->net.tx, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
 	}
-	peer_bufsize(p->tx, SO_SNDBUFFORCE, SO_SNDBUF);
+	peer_bufsize(p->net.tx, SO_SNDBUFFORCE, SO_SNDBUF);
 	/* A UDP source port per QP, in 0xC000-0xFFFF as rxe picks them; the ICRC covers it. */
 	for (unsigned i = 0; i < (any_sport ? 0x4000u : 1u); i++) {
 		uint16_t port = (uint16_t)(0xc000 | ((sport + i) & 0x3fff));
 
 		peer_addr_set_port(&sa, port);
-		if (!bind(p->tx, &sa.sa, peer_addr_len(&sa))) {
-			p->sport = port;
+		if (!bind(p->net.tx, &sa.sa, peer_addr_len(&sa))) {
+			p->net.sport = port;
 			return 0;
 		}
 	}

@@ -5,7 +5,7 @@
  * the interop tests (realrxe/): built on the host against Debian's
  * libibverbs-dev, run in the VM against Debian's libibverbs1 and rdma_rxe.
  *
- * It speaks cli/peer.c's exchange: ibv_rc_pingpong's "LID:QPN:PSN:GID"
+ * It speaks cli/peer_exchange.c's exchange: ibv_rc_pingpong's "LID:QPN:PSN:GID"
  * lines and "done", then rocelab's 160-byte test line each way (what to do;
  * where the server's buffer is), and at the end the client's "fin" and the
  * server's verdict ("ok N" / "bad N"). And its data: byte i of a message is

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Frames in and out of a host. A received frame is decoded, checked the way
- * rxe_rcv() checks it (ICRC, destination, QP), and handed to the QP's
- * responder (requests) or completer (responses). Outgoing packets are framed
- * from the QP's address vector and leave through the emit callback.
+ * Packets in and out of a host. A received packet, a whole frame or a path
+ * with BTH..ICRC, is decoded, checked the way rxe_rcv() checks it (ICRC,
+ * destination, QP), and handed to the QP's responder (requests) or
+ * completer (responses). Outgoing packets are addressed from the QP's
+ * address vector, encoded once, and leave through the emit callback as a
+ * frame or through emit_pkt as a path and BTH..ICRC.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "rocelab/packet.h"
+#include "rocelab/path.h"
 #include "transport.h"
 
 /* UDP source port of a QP: stable per connection, in 0xC000-0xFFFF as Linux picks them. */
@@ -47,17 +51,31 @@ void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
 	p->bth.dqpn = qp->attr.dest_qp_num;
 }
 
+/*
+ * One encoder for both ways out: a frame from the Ethernet header on, or,
+ * for emit_pkt, from the IP header on, whose fields the path then carries
+ * and whose bytes (needed for the ICRC) stay here.
+ */
 void rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p)
 {
 	struct rl_host *h = qp->host;
-	size_t n;
+	struct rl_path path;
+	size_t n, hdr;
 
+	if (h->cfg.emit_pkt)
+		p->link = RL_LINK_RAW;
 	if (rl_encode(p, h->frame, sizeof(h->frame), &n) != RL_OK) {
 		rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "could not encode an outgoing packet");
 		return;
 	}
 	qp->stats.pkts_sent++;
-	h->cfg.emit(h->cfg.ctx, h->frame, n);
+	if (!h->cfg.emit_pkt) {
+		h->cfg.emit(h->cfg.ctx, h->frame, n);
+		return;
+	}
+	rl_path_from_pkt(p, &path);
+	hdr = rl_path_hdr_len(&path);
+	h->cfg.emit_pkt(h->cfg.ctx, &path, h->frame + hdr, n - hdr);
 }
 
 static struct rl_qp *rl_find_qp(struct rl_host *h, uint32_t qpn)
@@ -129,35 +147,59 @@ static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
 	rl_event(qp, RL_EV_CNP_SENT, p->bth.psn, 0, "ECN congestion experienced: CNP to the sender");
 }
 
-int rl_host_recv(struct rl_host *h, const uint8_t *frame, size_t len, uint64_t now)
+/* Both ways in end here: a decoded packet (status @st) to its QP. */
+static int rl_host_deliver(struct rl_host *h, const struct rl_pkt *p, enum rl_status st, uint64_t now)
 {
 	struct rl_qp *qp = NULL;
-	struct rl_pkt p;
-	enum rl_status st;
 	int r;
 
 	if (now > h->now)
 		h->now = now;
-	st = rl_decode(RL_LINK_ETHERNET, frame, len, &p);
-	r = rl_host_check(h, &p, st, &qp);
+	r = rl_host_check(h, p, st, &qp);
 	if (r)
 		return r;
-	if (p.op->flags & RL_OPF_CNP) {
+	if (p->op->flags & RL_OPF_CNP) {
 		/* The notification point saw congestion; rocelab has no reaction point to slow down. */
 		qp->stats.cnps_recv++;
 		rl_event(qp, RL_EV_CNP_RECV, 0, 0, "CNP: the receiver saw ECN congestion marks");
 		return 0;
 	}
-	rl_ecn_check(qp, &p);
-	if (p.op->flags & RL_OPF_REQ) {
+	rl_ecn_check(qp, p);
+	if (p->op->flags & RL_OPF_REQ) {
 		if (qp->state >= RL_QPS_RTR && qp->state != RL_QPS_ERR)
-			rl_resp_recv(qp, &p);
-	} else if (p.op->flags & RL_OPF_RESP) {
+			rl_resp_recv(qp, p);
+	} else if (p->op->flags & RL_OPF_RESP) {
 		if (qp->state == RL_QPS_RTS || qp->state == RL_QPS_SQD || qp->state == RL_QPS_SQE)
-			rl_comp_recv(qp, &p);
+			rl_comp_recv(qp, p);
 	}
-	rl_host_run(h, now);
 	return 0;
+}
+
+int rl_host_recv(struct rl_host *h, const uint8_t *frame, size_t len, uint64_t now)
+{
+	struct rl_pkt p;
+	enum rl_status st = rl_decode(RL_LINK_ETHERNET, frame, len, &p);
+
+	return rl_host_deliver(h, &p, st, now);
+}
+
+/*
+ * The decoder reads packets from their IP header on: the path's fields go
+ * in front as the headers its sender wrote (rl_path_hdr), so that the
+ * decoder's ICRC check covers exactly the invariant fields the path carries.
+ */
+int rl_host_read_pkt(struct rl_host *h, const struct rl_path *path, const uint8_t *pkt, size_t len, uint64_t now)
+{
+	struct rl_pkt p;
+	size_t hdr;
+
+	if (len > sizeof(h->rx) - RL_PATH_HDR_MAX)
+		return -EMSGSIZE;
+	hdr = rl_path_hdr(path, len, h->rx);
+	if (!hdr)
+		return -EBADMSG;
+	memcpy(h->rx + hdr, pkt, len);
+	return rl_host_deliver(h, &p, rl_decode(RL_LINK_RAW, h->rx, hdr + len, &p), now);
 }
 
 void rl_host_run(struct rl_host *h, uint64_t now)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "rocelab/icrc.h"
+#include "rocelab/path.h"
 
 /*
  * CRC-32 state after the 8 bytes of ones that stand for the InfiniBand LRH,
@@ -120,4 +121,24 @@ uint32_t rl_icrc_compute(const struct rl_pkt *pkt, const uint8_t *frame)
 	size_t l3_len = pkt->l3 == RL_L3_IPV4 ? (size_t)pkt->ip4.ihl * 4 : 40;
 
 	return rl_icrc_calc(pkt->l3, frame + pkt->l3_off, l3_len, pkt->icrc_off - pkt->l3_off);
+}
+
+uint32_t rl_icrc_path(const struct rl_path *path, const uint8_t *bth, size_t len)
+{
+	uint8_t prefix[RL_PATH_HDR_MAX + RL_BTH_LEN];
+	const uint8_t *mask;
+	size_t hlen, n;
+
+	if (len < RL_BTH_LEN + RL_ICRC_LEN)
+		return 0;
+	hlen = rl_path_hdr(path, len, prefix);
+	if (!hlen)
+		return 0;
+	/* The headers as the path's sender wrote them, then the BTH: the masks run over both. */
+	memcpy(prefix + hlen, bth, RL_BTH_LEN);
+	n = hlen + RL_BTH_LEN;
+	mask = rl_path_is_ipv4(path) ? rl_icrc_mask_ipv4 : rl_icrc_mask_ipv6;
+	for (size_t i = 0; i < n; i++)
+		prefix[i] |= mask[i];
+	return rl_crc32(rl_crc32(RL_ICRC_LRH_SEED, prefix, n), bth + RL_BTH_LEN, len - RL_BTH_LEN - RL_ICRC_LEN);
 }

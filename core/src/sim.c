@@ -96,8 +96,10 @@ long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_ap
 			return steps;
 		if (t > sim->now)
 			sim->now = t;
-		while (rl_simwire_deliver(sim->wire, sim->now, &d))
+		while (rl_simwire_deliver(sim->wire, sim->now, &d)) {
 			rl_host_recv(sim->host[d.to_port], d.frame, d.len, sim->now);
+			rl_host_run(sim->host[d.to_port], sim->now);
+		}
 	}
 	return -1;
 }

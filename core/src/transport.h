@@ -8,7 +8,11 @@
 #ifndef ROCELAB_TRANSPORT_H
 #define ROCELAB_TRANSPORT_H
 
-#include "rocelab/rocelab.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rocelab/packet.h"
 #include "rocelab/verbs.h"
 
 #define RL_NEVER UINT64_MAX
@@ -33,7 +37,8 @@ struct rl_host {
 	struct rl_cq *cqs;
 	struct rl_qp *qps;
 	char err[200];
-	uint8_t frame[RL_FRAME_MAX];
+	uint8_t frame[RL_FRAME_MAX];    /* what the host sends, encoded */
+	uint8_t rx[RL_FRAME_MAX];       /* rl_host_read_pkt(): the path's headers, then the packet */
 };
 
 struct rl_pd {

@@ -119,7 +119,7 @@ struct rl_host *rl_host_new(const struct rl_host_config *cfg)
 {
 	struct rl_host *h;
 
-	if (!cfg || !cfg->emit)
+	if (!cfg || !cfg->emit == !cfg->emit_pkt)
 		return NULL;
 	if (cfg->active_mtu && !rl_mtu_bytes(cfg->active_mtu))
 		return NULL;

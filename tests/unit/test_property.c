@@ -933,6 +933,7 @@ static void pr_drive(struct pr_run *r)
 			if (d.to_port == 0)
 				pr_observe_response(r, &d);
 			rl_host_recv(r->h[d.to_port], d.frame, d.len, r->now);
+			rl_host_run(r->h[d.to_port], r->now);
 		}
 		rl_host_run(r->h[0], r->now);
 		rl_host_run(r->h[1], r->now);

@@ -45,5 +45,6 @@ int tl_suite_property(void);
 int tl_suite_qp(void);
 int tl_suite_rewrite(void);
 int tl_suite_analyze(void);
+int tl_suite_path(void);
 
 #endif

@@ -180,6 +180,7 @@ void tp_run(struct tp_pair *t, uint64_t limit_ns)
 			t->q_len--;
 			t->now += 1000;
 			rl_host_recv(t->end[f->to].host, f->data, f->len, t->now);
+			rl_host_run(t->end[f->to].host, t->now);
 			continue;
 		}
 		uint64_t next = rl_host_next_timer(t->end[0].host);

@@ -9,6 +9,7 @@
 #include "rocelab/icrc.h"
 #include "rocelab/opcode.h"
 #include "rocelab/packet.h"
+#include "rocelab/path.h"
 #include "rocelab/profile.h"
 #include "rocelab/rewrite.h"
 #include "rocelab/status.h"

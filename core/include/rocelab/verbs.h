@@ -6,8 +6,12 @@
  * poll_cq; modify_qp through RESET -> INIT -> RTR -> RTS.
  *
  * Sans-IO, in the manner of ngtcp2: a host never reads a clock or a socket.
- * Frames come in through rl_host_recv() with the current time; frames go out
- * through the emit callback; rl_host_run() lets queued work and due timers
+ * Packets come in with the current time, as whole Ethernet frames
+ * (rl_host_recv(): pcaps, the simulated wire) or as a path and the bytes
+ * from the BTH to the ICRC (rl_host_read_pkt(): a program whose sockets own
+ * IP and UDP, like ngtcp2's read_pkt). They go out the same two ways,
+ * through the emit or the emit_pkt callback. Receiving only receives:
+ * rl_host_run() then lets the work it caused, queued work and due timers
  * make progress; rl_host_next_timer() says when to call it again. Posting a
  * work request only queues it: nothing is sent until the host runs.
  *
@@ -27,6 +31,7 @@ extern "C" {
 #endif
 
 struct rl_host;
+struct rl_path;
 struct rl_pd;
 struct rl_mr;
 struct rl_cq;
@@ -238,7 +243,10 @@ struct rl_event {
 	const char *text;    /* a short reason, for people */
 };
 
+/* An Ethernet frame to send, from the Ethernet header to the ICRC. */
 typedef void (*rl_emit_fn)(void *ctx, const uint8_t *frame, size_t len);
+/* A packet to send on @path: @len bytes from the BTH to the ICRC, for a socket to wrap in IP and UDP. */
+typedef void (*rl_emit_pkt_fn)(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t len);
 typedef void (*rl_event_fn)(void *ctx, const struct rl_event *ev);
 
 struct rl_host_config {
@@ -246,7 +254,8 @@ struct rl_host_config {
 	uint8_t gid[16];          /* IPv4-mapped for RoCEv2 over IPv4, else IPv6 */
 	enum rl_mtu active_mtu;   /* the port's MTU; 0: 1024, as rxe on a 1500-byte netdev */
 	uint32_t first_qpn;       /* number of the first QP created; 0: 0x11, as rxe */
-	rl_emit_fn emit;
+	rl_emit_fn emit;          /* frames go out here ... */
+	rl_emit_pkt_fn emit_pkt;  /* ... or as path + BTH..ICRC here: set exactly one */
 	rl_event_fn event;        /* optional */
 	void *ctx;                /* passed to emit (and to event, unless event_ctx is set) */
 	void *event_ctx;
@@ -259,8 +268,20 @@ void rl_host_free(struct rl_host *h);
 /* Why the last call on this host failed, in words a learner can act on. */
 const char *rl_host_error(const struct rl_host *h);
 
-/* A frame from the wire. Returns 0, or a negative errno-style code if malformed/not for us. */
+/*
+ * An Ethernet frame from the wire, checked as rxe_rcv() checks it (ICRC,
+ * destination, QP) and handed to its QP. Returns 0, or a negative
+ * errno-style code if it was malformed, not for this host or dropped
+ * (-EBADMSG for a bad ICRC). Call rl_host_run() after: receiving only receives.
+ */
 int rl_host_recv(struct rl_host *h, const uint8_t *frame, size_t len, uint64_t now);
+/*
+ * The same for @len bytes from the BTH to the ICRC that arrived on @path:
+ * the ICRC is checked over the invariant fields the path carries (IBA
+ * A17.3.3). Returns as rl_host_recv(), and -EMSGSIZE for a packet no frame
+ * could hold. Call rl_host_run() after.
+ */
+int rl_host_read_pkt(struct rl_host *h, const struct rl_path *path, const uint8_t *pkt, size_t len, uint64_t now);
 /* Send what queued work and the windows allow, and fire timers due by now. */
 void rl_host_run(struct rl_host *h, uint64_t now);
 /* When the host next needs rl_host_run(); UINT64_MAX if never. */

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/* rocelab peer, the results: as perftest and ibv_rc_pingpong print them, or one JSON object (--json). */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "json.h"
+#include "peer.h"
+
+static const char *const peer_test_names[PEER_NOPS] = { "Send BW", "RDMA_Write BW", "RDMA_Read BW", "Send Latency",
+							"Atomic FETCH_AND_ADD BW", "Atomic CMP_AND_SWAP BW" };
+
+/* --json: one object on one line; the client's starts with what the test was. */
+static void peer_json_test(struct json *j, const char *op, const struct peer *p)
+{
+	json_begin(j, stdout);
+	json_obj(j, NULL);
+	json_str(j, "op", op);
+	json_str(j, "transport", p->o.ud ? "ud" : "rc");
+	json_u64(j, "bytes", p->o.size);
+	json_u64(j, "iterations", p->o.iters);
+}
+
+static void peer_json_frames(struct json *j, const struct peer *p)
+{
+	json_u64(j, "frames_sent", p->stat.sent);
+	json_u64(j, "frames_received", p->stat.recv_frames);
+	json_u64(j, "dropped_by_loss", p->stat.dropped_loss);
+}
+
+static void peer_json_done(struct json *j)
+{
+	json_end(j);
+	json_newline(j);
+}
+
+void peer_header(const struct peer *p)
+{
+	char g[INET6_ADDRSTRLEN];
+
+	printf("---------------------------------------------------------------------------------------\n");
+	printf("                    %s Test (rocelab reference transport)\n",
+	       p->o.compat ? "ibv_pingpong" : peer_test_names[p->o.op]);
+	printf(" Number of qps   : 1\t\tTransport type : IB\n");
+	printf(" Connection type : %s\t\tUDP sport      : 0x%04x\n", p->o.ud ? "UD" : "RC", p->net.sport);
+	printf(" TX depth        : %u\n", p->o.window);
+	printf(" Mtu             : %u[B]\n", rl_mtu_bytes(p->o.mtu));
+	printf(" Link type       : Ethernet\n");
+	printf(" GID index       : %d\t\tInterface      : %s\n", p->net.gid_index, p->net.gids.ifname);
+	printf(" Data ex. method : Ethernet (TCP port %u, %s)\n", p->o.port,
+	       p->o.compat ? "ibv_rc_pingpong's exchange only" : "ibv_rc_pingpong format + rocelab test line");
+	printf("---------------------------------------------------------------------------------------\n");
+	peer_gid_str(p->conn.me.gid, g, sizeof(g));
+	printf(" local address: LID %#06x QPN %#08x PSN %#08x RKey %#010x VAddr %#018" PRIx64 "\n", p->conn.me.lid,
+	       p->conn.me.qpn, p->conn.me.psn, rl_mr_rkey(p->verbs.mr), rl_mr_iova(p->verbs.mr));
+	printf(" GID: %s\n", g);
+	peer_gid_str(p->conn.them.gid, g, sizeof(g));
+	printf(" remote address: LID %#06x QPN %#08x PSN %#08x RKey %#010x VAddr %#018" PRIx64 "\n", p->conn.them.lid,
+	       p->conn.them.qpn, p->conn.them.psn, p->conn.remote_rkey, p->conn.remote_va);
+	printf(" GID: %s\n", g);
+	printf("---------------------------------------------------------------------------------------\n");
+}
+
+void peer_bw_report(const struct peer *p, const uint64_t *stamps)
+{
+	double secs = (double)(p->stat.t_end - p->stat.t_start) / 1e9, avg, peak = 0, mb = 1048576.0;
+	uint64_t step = p->o.iters / 10;
+
+	avg = secs > 0 ? (double)p->o.size * p->o.iters / mb / secs : 0;
+	/* Peak: the best of ten stretches of completions (perftest takes the best gap between two). */
+	for (uint64_t i = step; step >= 2 && i < p->o.iters; i += step) {
+		double dt = (double)(stamps[i] - stamps[i - step]) / 1e9;
+
+		if (dt > 0 && (double)p->o.size * (double)step / mb / dt > peak)
+			peak = (double)p->o.size * (double)step / mb / dt;
+	}
+	if (peak < avg)
+		peak = avg;
+	if (p->o.json) {
+		struct json j;
+
+		peer_json_test(&j, peer_op_names[p->o.op], p);
+		json_double(&j, "bw_peak_mbps", peak, 2);
+		json_double(&j, "bw_avg_mbps", avg, 2);
+		json_double(&j, "msg_rate_mpps", secs > 0 ? p->o.iters / secs / 1e6 : 0, 6);
+		json_u64(&j, "delivered", p->stat.delivered);
+		peer_json_frames(&j, p);
+		json_u64(&j, "rejected", p->stat.rx_bad);
+		peer_json_done(&j);
+		return;
+	}
+	printf(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
+	printf(" %-10u %-14u %-18.2f %-20.2f %.6f\n", p->o.size, p->o.iters, peak, avg,
+	       secs > 0 ? p->o.iters / secs / 1e6 : 0);
+	printf("---------------------------------------------------------------------------------------\n");
+	if (p->o.ud && peer_sends(p->o.op))
+		printf(" delivered %" PRIu64 " of %u messages (UD: what is lost stays lost)\n", p->stat.delivered,
+		       p->o.iters);
+	printf(" frames sent %" PRIu64 ", received %" PRIu64 " (%" PRIu64 " dropped on purpose by --loss, %" PRIu64
+	       " rejected)\n", p->stat.sent, p->stat.recv_frames, p->stat.dropped_loss, p->stat.rx_bad);
+}
+
+static int peer_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void peer_lat_report(const struct peer *p)
+{
+	size_t n = p->stat.nlat;
+	double sum = 0, sq = 0, avg, sd;
+
+	qsort(p->stat.lat_us, n, sizeof(double), peer_cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sum += p->stat.lat_us[i];
+	avg = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (p->stat.lat_us[i] - avg) * (p->stat.lat_us[i] - avg);
+	sd = sqrt(sq / (double)n);
+#define PCT(q) p->stat.lat_us[(size_t)((double)(n - 1) * (q))]
+	if (p->o.json) {
+		struct json j;
+
+		peer_json_test(&j, "pingpong", p);
+		json_u64(&j, "lost", p->stat.lost);
+		json_double(&j, "t_min_us", p->stat.lat_us[0], 2);
+		json_double(&j, "t_max_us", p->stat.lat_us[n - 1], 2);
+		json_double(&j, "t_typical_us", PCT(0.5), 2);
+		json_double(&j, "t_avg_us", avg, 2);
+		json_double(&j, "t_stdev_us", sd, 2);
+		json_double(&j, "p99_us", PCT(0.99), 2);
+		json_double(&j, "p99_9_us", PCT(0.999), 2);
+		peer_json_frames(&j, p);
+		peer_json_done(&j);
+		return;
+	}
+	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+	       "t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec]\n");
+	printf(" %-6u %-11u    %-11.2f    %-11.2f  %-15.2f    %-11.2f    %-13.2f   %-20.2f   %.2f\n", p->o.size,
+	       p->o.iters, p->stat.lat_us[0], p->stat.lat_us[n - 1], PCT(0.5), avg, sd, PCT(0.99), PCT(0.999));
+	printf("---------------------------------------------------------------------------------------\n");
+	if (p->o.ud)
+		printf(" %" PRIu64 " of %u rounds lost (UD: nothing is resent; a reply later than %u ms counts lost)\n",
+		       p->stat.lost, p->o.iters, PEER_UD_WAIT_NS / 1000000);
+#undef PCT
+}
+
+/* The two lines ibv_rc_pingpong prints at the end, for --compat pingpong. */
+void peer_pingpong_report(const struct peer *p)
+{
+	double usec = (double)(p->stat.t_end - p->stat.t_start) / 1000.0;
+	long long bytes = (long long)p->o.size * p->o.iters * 2;
+
+	if (p->o.json || usec <= 0)
+		return;
+	printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / 1e6, (double)bytes * 8. / usec);
+	printf("%u iters in %.2f seconds = %.2f usec/iter\n", p->o.iters, usec / 1e6, usec / p->o.iters);
+}
+
+void peer_served_report(const struct peer *p, bool data_ok)
+{
+	if (p->o.json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j, NULL);
+		json_str(&j, "served", peer_op_names[p->o.op]);
+		json_str(&j, "transport", p->o.ud ? "ud" : "rc");
+		json_u64(&j, "messages_received", p->stat.completed);
+		json_bool(&j, "data_ok", data_ok);
+		peer_json_frames(&j, p);
+		peer_json_done(&j);
+	} else {
+		printf(" served %s: %" PRIu64 " messages received, data %s\n", peer_op_names[p->o.op], p->stat.completed,
+		       data_ok ? "verified" : "WRONG");
+	}
+}

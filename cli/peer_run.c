@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab peer, the test: the verbs objects, the QP's connection, and the
+ * loops that post work, let the host run and poll completions. Packets
+ * reach the host through peer_wire.c as a path and BTH..ICRC.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "peer.h"
+
+/* The host, PD, CQ and QP; the host sends through peer_wire.c as path + BTH..ICRC. */
+static int peer_setup(struct peer *p)
+{
+	struct rl_host_config hc = { .emit_pkt = peer_emit, .ctx = p };
+	struct rl_qp_init_attr ia = { .qp_type = p->o.ud ? RL_QPT_UD : RL_QPT_RC };
+	uint32_t depth = p->o.window + 8;
+
+	if (p->o.ud || p->o.compat)
+		depth += 512; /* datagrams are not flow controlled: keep receives posted ahead (the tools: 500) */
+	peer_addr_to_gid(&p->net.local, hc.gid);
+	/* The port's MTU: a UD message must fit it (IBA: one packet per UD message). */
+	hc.active_mtu = p->o.mtu;
+	hc.first_qpn = p->o.qpn;
+	p->verbs.host = rl_host_new(&hc);
+	p->verbs.pd = p->verbs.host ? rl_alloc_pd(p->verbs.host) : NULL;
+	p->verbs.cq = p->verbs.host ? rl_create_cq(p->verbs.host, (int)(2 * depth + 64)) : NULL;
+	if (!p->verbs.pd || !p->verbs.cq)
+		return -1;
+	ia.send_cq = ia.recv_cq = p->verbs.cq;
+	ia.max_send_wr = p->o.window + 8;
+	ia.max_recv_wr = depth;
+	ia.sq_sig_all = true;
+	p->verbs.qp = rl_create_qp(p->verbs.pd, &ia);
+	if (!p->verbs.qp)
+		return -1;
+	p->conn.me.qpn = rl_qp_num(p->verbs.qp);
+	p->conn.me.psn = (uint32_t)(p->o.seed * 0x9e3779b97f4a7c15u >> 40);
+	memcpy(p->conn.me.gid, hc.gid, 16);
+	return 0;
+}
+
+/*
+ * The buffer. Ours: what is sent at 0, what arrives at size (UD: after the
+ * 40-byte GRH area). The pingpong tools': one message-sized buffer that is
+ * sent from and received into (UD: the GRH area first, then the message).
+ */
+static size_t peer_send_off(const struct peer *p)
+{
+	return p->o.compat && p->o.ud ? PEER_UD_GRH : 0;
+}
+
+static size_t peer_recv_off(const struct peer *p)
+{
+	return p->o.compat ? 0 : p->o.size;
+}
+
+static size_t peer_data_off(const struct peer *p)
+{
+	return peer_recv_off(p) + (p->o.ud ? PEER_UD_GRH : 0);
+}
+
+int peer_buffer(struct peer *p)
+{
+	int access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_ATOMIC;
+	/* A WRITE or atomic target, and where a READ lands, start at 0: what arrives there is then checked. */
+	bool target = p->o.server ? p->o.op == PEER_WRITE || peer_atomic(p->o.op) : p->o.op == PEER_READ;
+
+	free(p->verbs.buf);
+	if (p->o.compat)
+		p->verbs.buf_len = p->o.size + (p->o.ud ? PEER_UD_GRH : 0);
+	else if (peer_sends(p->o.op))
+		p->verbs.buf_len = (size_t)p->o.size * 2 + (p->o.ud ? PEER_UD_GRH : 0);
+	else if (peer_atomic(p->o.op) && !p->o.server)
+		p->verbs.buf_len = 8 * (size_t)p->o.window; /* a slot per outstanding atomic for the value fetched */
+	else
+		p->verbs.buf_len = p->o.size;
+	p->verbs.buf = malloc(p->verbs.buf_len);
+	if (!p->verbs.buf)
+		return -1;
+	memset(p->verbs.buf, p->o.compat ? 0x7b : 0, p->verbs.buf_len);
+	for (size_t i = 0; !target && i < p->o.size && peer_send_off(p) + i < p->verbs.buf_len; i++)
+		if (!p->o.compat || !p->o.server)
+			p->verbs.buf[peer_send_off(p) + i] = peer_pattern(p, i);
+	if (p->verbs.mr)
+		rl_dereg_mr(p->verbs.mr);
+	p->verbs.mr = rl_reg_mr_iova(p->verbs.pd, p->verbs.buf, p->verbs.buf_len, 0x10000000, (unsigned)access);
+	return p->verbs.mr ? 0 : -1;
+}
+
+static int peer_connect_ud(struct peer *p)
+{
+	struct rl_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RL_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = PEER_QKEY;
+	if (rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_QKEY))
+		return -1;
+	a.qp_state = RL_QPS_RTR;
+	if (rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE))
+		return -1;
+	a.qp_state = RL_QPS_RTS;
+	a.sq_psn = p->conn.me.psn;
+	return rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_SQ_PSN);
+}
+
+/* RESET -> INIT -> RTR -> RTS with the other side's QPN, PSN and GID (IBA 10.3.1). */
+static int peer_connect_rc(struct peer *p)
+{
+	struct rl_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RL_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ |
+			    RL_ACCESS_REMOTE_ATOMIC;
+	if (rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS))
+		return -1;
+	a.qp_state = RL_QPS_RTR;
+	memcpy(a.ah_attr.dgid, p->conn.them.gid, 16);
+	a.ah_attr.udp_sport = p->net.sport;
+	a.path_mtu = p->o.mtu;
+	a.dest_qp_num = p->conn.them.qpn;
+	a.rq_psn = p->conn.them.psn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 12;
+	if (rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN |
+				    RL_QP_MAX_DEST_RD_ATOMIC | RL_QP_MIN_RNR_TIMER))
+		return -1;
+	a.qp_state = RL_QPS_RTS;
+	a.sq_psn = p->conn.me.psn;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	return rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT |
+				       RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC);
+}
+
+/*
+ * The one place peer moves its QP through the states; the core's own
+ * connect (one ladder for every program) takes its place when it comes.
+ */
+int peer_connect_qp(struct peer *p)
+{
+	if (rl_qp_state(p->verbs.qp) == RL_QPS_RTS)
+		return 0;
+	if (p->o.ud ? peer_connect_ud(p) : peer_connect_rc(p)) {
+		cli_error("peer", "cannot connect the QP: %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the test loop ------------------------------------------------------------------------------- */
+
+/*
+ * Let the host work and send, then wait for packets (peer_receive() hands
+ * each to the host and runs it) or for @fd (if >= 0) until the host's next
+ * timer; true if @fd is readable.
+ */
+static bool peer_pump(struct peer *p, int fd)
+{
+	struct pollfd pf[2] = { { .fd = p->net.rx, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
+	uint64_t now = peer_now(), next;
+	int ms;
+
+	rl_host_run(p->verbs.host, now);
+	peer_flush(p);
+	if (p->o.busy_poll) {
+		bool readable = false;
+
+		/* No poll() at all while spinning, but a look at @fd now and then. */
+		if (fd >= 0 && !(++p->stat.spins & 255)) {
+			struct pollfd t = { .fd = fd, .events = POLLIN };
+
+			readable = poll(&t, 1, 0) > 0 && (t.revents & (POLLIN | POLLHUP));
+		}
+		peer_receive(p, peer_now());
+		return readable;
+	}
+	next = rl_host_next_timer(p->verbs.host);
+	if (rl_cq_pending(p->verbs.cq))
+		ms = 0;
+	else if (next == UINT64_MAX || next > now + 100000000u)
+		ms = 100;
+	else
+		ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+	if (p->o.ud && ms > 10)
+		ms = 10; /* the UD pingpong's own wait for a reply */
+	if (poll(pf, fd >= 0 ? 2 : 1, ms) > 0 && (pf[0].revents & POLLIN))
+		peer_receive(p, peer_now());
+	return fd >= 0 && (pf[1].revents & (POLLIN | POLLHUP));
+}
+
+static bool peer_expired(const struct peer *p)
+{
+	return peer_now() - p->stat.t_start > (uint64_t)p->o.timeout_s * 1000000000u;
+}
+
+static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc);
+
+/* One pump, counting the SENDs that completed (for when no message is expected). */
+static void peer_reap_sends(struct peer *p)
+{
+	struct rl_wc wc[8];
+
+	peer_pump(p, -1);
+	for (int n = rl_poll_cq(p->verbs.cq, 8, wc), i = 0; i < n; i++)
+		p->stat.sends_done += peer_wc_ok(p, &wc[i]) && wc[i].opcode != RL_WC_RECV;
+}
+
+/*
+ * Wait (at most 2 s) until every SEND this side posted is acknowledged: once
+ * the other side has gone, nothing of ours may still be resent to its closed
+ * port (the kernel would answer with ICMP port unreachable).
+ */
+static void peer_settle(struct peer *p)
+{
+	uint64_t start = peer_now();
+
+	while (p->stat.sends_done < p->stat.posted && peer_now() - start < 2000000000ull && !p->stat.errors)
+		peer_reap_sends(p);
+}
+
+/*
+ * Keep answering until the wire is quiet for @quiet_ms (at most 2 s): a late
+ * retransmission or ACK must find a socket on 4791, or the kernel would answer
+ * it with ICMP port unreachable.
+ */
+static void peer_drain(struct peer *p, unsigned quiet_ms)
+{
+	uint64_t start = peer_now(), last = start, seen = p->stat.recv_frames;
+
+	while (peer_now() - last < quiet_ms * 1000000ull && peer_now() - start < 2000000000ull) {
+		peer_pump(p, -1);
+		if (p->stat.recv_frames != seen) {
+			seen = p->stat.recv_frames;
+			last = peer_now();
+		}
+	}
+	peer_flush(p);
+}
+
+static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
+{
+	struct rl_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = id;
+	wr.opcode = op;
+	wr.num_sge = 1;
+	wr.sg_list[0].addr = rl_mr_iova(p->verbs.mr) + peer_send_off(p);
+	wr.sg_list[0].length = p->o.size;
+	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
+	wr.send_flags = RL_SEND_SIGNALED;
+	wr.rdma.remote_addr = p->conn.remote_va;
+	wr.rdma.rkey = p->conn.remote_rkey;
+	if (p->o.ud) {
+		memcpy(wr.ud.dgid, p->conn.them.gid, 16);
+		wr.ud.remote_qpn = p->conn.them.qpn;
+		wr.ud.remote_qkey = PEER_QKEY;
+	}
+	if (op == RL_WR_ATOMIC_FETCH_AND_ADD || op == RL_WR_ATOMIC_CMP_AND_SWP) {
+		/*
+		 * The server's counter starts at 0 and atomics run in PSN order, so
+		 * work request i finds i there: Fetch&Add adds 1, Compare&Swap
+		 * replaces i with i + 1. A resent atomic must not run twice
+		 * (a duplicate atomic is answered from the result the responder saved).
+		 */
+		wr.sg_list[0].addr = rl_mr_iova(p->verbs.mr) + (id % p->o.window) * 8;
+		wr.sg_list[0].length = 8;
+		wr.atomic.remote_addr = p->conn.remote_va;
+		wr.atomic.rkey = p->conn.remote_rkey;
+		wr.atomic.compare_add = op == RL_WR_ATOMIC_FETCH_AND_ADD ? 1 : id;
+		wr.atomic.swap = id + 1;
+	}
+	if (rl_post_send(p->verbs.qp, &wr)) {
+		cli_error("peer", "post_send: %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	p->stat.posted++;
+	return 0;
+}
+
+/* How many receives this side keeps posted, if it receives SENDs at all. */
+static uint32_t peer_recv_depth(const struct peer *p)
+{
+	if (!peer_sends(p->o.op) || (!p->o.server && p->o.op != PEER_PINGPONG))
+		return 0;
+	return p->o.window + 4 + (p->o.ud || p->o.compat ? 512 : 0);
+}
+
+static int peer_post_recv(struct peer *p)
+{
+	struct rl_recv_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = p->stat.recvs_posted;
+	wr.num_sge = 1;
+	wr.sg_list[0].addr = rl_mr_iova(p->verbs.mr) + peer_recv_off(p);
+	wr.sg_list[0].length = p->o.size + (p->o.ud ? PEER_UD_GRH : 0);
+	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
+	if (rl_post_recv(p->verbs.qp, &wr)) {
+		cli_error("peer", "post_recv: %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	p->stat.recvs_posted++;
+	return 0;
+}
+
+/* @completed receives finished: post new ones up to the depth, as ibv_rc_pingpong's rx_depth. */
+int peer_post_recvs(struct peer *p, uint32_t completed)
+{
+	p->stat.recvs_out -= completed;
+	while (p->stat.recvs_out < peer_recv_depth(p)) {
+		if (peer_post_recv(p))
+			return -1;
+		p->stat.recvs_out++;
+	}
+	return 0;
+}
+
+static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc)
+{
+	if (wc->status == RL_WC_SUCCESS)
+		return true;
+	if (!p->stat.errors++)
+		cli_error("peer", "work request %" PRIu64 " failed: %s", wc->wr_id, rl_wc_status_str(wc->status));
+	return false;
+}
+
+/* A received message: the size the test said, and the data the other side sends. */
+static bool peer_recv_ok(const struct peer *p, const struct rl_wc *wc)
+{
+	uint32_t want = p->o.size + (p->o.ud ? PEER_UD_GRH : 0);
+
+	return wc->byte_len == want && peer_check(p, p->verbs.buf + peer_data_off(p), p->o.size);
+}
+
+/* Client, bandwidth: keep --window work requests outstanding until --iters complete. */
+static int peer_client_bw(struct peer *p, uint64_t *stamps)
+{
+	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_RDMA_WRITE, RL_WR_RDMA_READ, RL_WR_SEND,
+						 RL_WR_ATOMIC_FETCH_AND_ADD, RL_WR_ATOMIC_CMP_AND_SWP };
+	enum rl_wr_opcode op = ops[p->o.op];
+	uint64_t fetched;
+	struct rl_wc wc[32];
+
+	p->stat.t_start = peer_now();
+	while (p->stat.completed < p->o.iters && !p->stat.errors) {
+		while (p->stat.posted < p->o.iters && p->stat.posted - p->stat.completed < p->o.window)
+			if (peer_post(p, op, p->stat.posted))
+				return -1;
+		peer_pump(p, -1);
+		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
+			if (!peer_wc_ok(p, &wc[i]))
+				break;
+			if (peer_atomic(p->o.op)) {
+				memcpy(&fetched, p->verbs.buf + (wc[i].wr_id % p->o.window) * 8, 8);
+				if (fetched != wc[i].wr_id) {
+					cli_error("peer", "atomic %" PRIu64 " found %" PRIu64 " at the server, not %" PRIu64,
+						  wc[i].wr_id, fetched, wc[i].wr_id);
+					return -1;
+				}
+			}
+			stamps[p->stat.completed++] = peer_now();
+		}
+		if (peer_expired(p)) {
+			cli_error("peer", "timed out after %u s with %" PRIu64 " of %u done (--timeout)", p->o.timeout_s,
+				  p->stat.completed, p->o.iters);
+			return -1;
+		}
+	}
+	p->stat.t_end = peer_now();
+	if (p->stat.errors)
+		return -1;
+	if (p->o.op == PEER_READ && !peer_check(p, p->verbs.buf, p->o.size)) {
+		cli_error("peer", "the data READ back is not what the server holds");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Client, latency: SEND, wait for the other side's SEND back. As ib_send_lat,
+ * a round ends when the reply arrives: the ACK of our SEND completes it on
+ * its own time (at most --window SENDs wait for theirs). With --compat
+ * pingpong a round also waits for that completion, as ibv_rc_pingpong does.
+ * Over UD nothing is resent: a reply that does not come within
+ * PEER_UD_WAIT_NS is counted lost and the next round starts.
+ */
+static int peer_client_lat(struct peer *p)
+{
+	struct rl_wc wc[8];
+
+	p->stat.t_start = peer_now();
+	for (uint32_t it = 0; it < p->o.iters; it++) {
+		bool got = false, sent = false;
+		uint64_t t0;
+
+		while (p->stat.posted - p->stat.sends_done >= p->o.window && !p->stat.errors && !peer_expired(p))
+			peer_reap_sends(p);
+		t0 = peer_now();   /* the round trip, not the wait for a free send slot */
+		if (peer_post(p, RL_WR_SEND, it))
+			return -1;
+		while (!(got && (sent || !p->o.compat)) && !p->stat.errors) {
+			peer_pump(p, -1);
+			for (int n = rl_poll_cq(p->verbs.cq, 8, wc), i = 0; i < n; i++) {
+				if (!peer_wc_ok(p, &wc[i]))
+					break;
+				if (wc[i].opcode != RL_WC_RECV) {
+					sent = true;
+					p->stat.sends_done++;
+					continue;
+				}
+				got = true;
+				/* Half the round trip, as perftest's send_lat reports it. */
+				p->stat.lat_us[p->stat.nlat++] = (double)(peer_now() - t0) / 2000.0;
+				if (!peer_recv_ok(p, &wc[i])) {
+					cli_error("peer", "message %u came back changed", it);
+					return -1;
+				}
+				if (peer_post_recvs(p, 1))
+					return -1;
+			}
+			if (p->o.ud && sent && !got && peer_now() - t0 > PEER_UD_WAIT_NS) {
+				p->stat.lost++;
+				break;
+			}
+			if (peer_expired(p)) {
+				cli_error("peer", "timed out after %u s at message %u of %u (--timeout)", p->o.timeout_s, it,
+					  p->o.iters);
+				return -1;
+			}
+		}
+		if (p->stat.errors)
+			return -1;
+		p->stat.completed++;
+	}
+	p->stat.t_end = peer_now();
+	peer_settle(p);
+	if (!p->stat.nlat) {
+		cli_error("peer", "no reply came back in %u rounds", p->o.iters);
+		return -1;
+	}
+	return 0;
+}
+
+/* One completion at the server: a message to check (and, for pingpong, answer) or a reply sent. */
+static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, bool *data_ok)
+{
+	if (!peer_wc_ok(p, wc))
+		return 0;
+	if (wc->opcode != RL_WC_RECV) {
+		p->stat.sends_done++;
+		return 0;
+	}
+	p->stat.completed++;
+	if (!peer_recv_ok(p, wc))
+		*data_ok = false;
+	if (peer_post_recvs(p, 1) || (p->o.op == PEER_PINGPONG && peer_post(p, RL_WR_SEND, p->stat.completed)))
+		return -1;
+	return 0;
+}
+
+/*
+ * Server: answer until the client says it is finished (with --compat
+ * pingpong, until every round is done, as the tools count them); verify what
+ * was written or sent.
+ */
+static int peer_serve(struct peer *p, bool *data_ok)
+{
+	struct rl_wc wc[32];
+	uint64_t last = peer_now(), seen = 0;
+	int n;
+
+	*data_ok = true;
+	p->stat.t_start = peer_now();
+	for (;;) {
+		if (peer_pump(p, p->o.compat ? -1 : p->net.tcp))
+			break;
+		/* Every completion before the next batch of frames, so that receives are posted again in time. */
+		while ((n = rl_poll_cq(p->verbs.cq, 32, wc)) > 0)
+			for (int i = 0; i < n; i++)
+				if (peer_serve_wc(p, &wc[i], data_ok))
+					return -1;
+		if (p->stat.completed != seen) {
+			seen = p->stat.completed;
+			last = peer_now();
+		}
+		if (p->o.compat && ((p->stat.completed == p->o.iters && p->stat.sends_done == p->o.iters) ||
+				    (p->o.ud && seen && peer_now() - last > 1000000000u)))
+			break;
+		if (peer_expired(p)) {
+			cli_error("peer", "timed out after %u s (--timeout) with %" PRIu64 " of %u messages received and %"
+				  PRIu64 " replies done: the client never finished", p->o.timeout_s, p->stat.completed, p->o.iters,
+				  p->stat.sends_done);
+			return -1;
+		}
+	}
+	p->stat.t_end = peer_now();
+	if (!p->o.compat && !peer_client_finished(p)) {
+		cli_error("peer", "the client went away before the end of the test");
+		return -1;
+	}
+	if (p->o.op == PEER_WRITE)
+		*data_ok = peer_check(p, p->verbs.buf, p->o.size);
+	if (peer_atomic(p->o.op)) {
+		uint64_t v;
+
+		memcpy(&v, p->verbs.buf, 8);
+		*data_ok = v == p->o.iters;
+	}
+	/* RC delivers every message; UD delivers what the wire (and --loss) let through. */
+	if (peer_sends(p->o.op) && (p->o.ud ? !p->stat.completed : p->stat.completed != p->o.iters))
+		*data_ok = false;
+	return 0;
+}
+
+void peer_close(struct peer *p)
+{
+	if (p->verbs.qp)
+		rl_destroy_qp(p->verbs.qp);
+	if (p->verbs.mr)
+		rl_dereg_mr(p->verbs.mr);
+	if (p->verbs.cq)
+		rl_destroy_cq(p->verbs.cq);
+	if (p->verbs.pd)
+		rl_dealloc_pd(p->verbs.pd);
+	rl_host_free(p->verbs.host);
+	free(p->verbs.buf);
+	free(p->stat.lat_us);
+	peer_queues_free(p);
+	if (p->net.tcp >= 0)
+		close(p->net.tcp);
+	if (p->net.rx >= 0)
+		close(p->net.rx);
+	if (p->net.hold >= 0)
+		close(p->net.hold);
+	if (p->net.tx >= 0)
+		close(p->net.tx);
+}
+
+/* Addresses, GID, MTU, the QP and the sockets: everything before the exchange. */
+static int peer_prepare(struct peer *p)
+{
+	/* The TCP connection first: it tells which local address (and so GID) faces the peer. */
+	if (p->o.server ? peer_tcp_accept(p) : peer_tcp_connect(p))
+		return -1;
+	if (peer_pick_gid(p) || peer_pick_mtu(p))
+		return -1;
+	if (p->o.ud && (!p->o.server || p->o.compat) && p->o.size > rl_mtu_bytes(p->o.mtu)) {
+		cli_error("peer", "a UD message is one packet: --size %u is more than the path MTU %u of %s; use "
+			  "--size %u or less, or a larger interface MTU", p->o.size, rl_mtu_bytes(p->o.mtu), p->net.gids.ifname,
+			  rl_mtu_bytes(p->o.mtu));
+		return -1;
+	}
+	if (peer_setup(p) || ((!p->o.server || p->o.compat) && peer_buffer(p))) {
+		cli_error("peer", "out of memory");
+		return -1;
+	}
+	/* Sockets before the exchange ends, so that the first frame finds port 4791 open. */
+	return peer_sockets(p, rl_qp_udp_sport(p->verbs.qp), !p->o.ud);
+}
+
+static int peer_run_server(struct peer *p)
+{
+	bool data_ok = true;
+
+	if (peer_serve(p, &data_ok))
+		return CLI_ERR;
+	peer_settle(p);
+	peer_drain(p, 50);
+	if (!p->o.compat) {
+		if (peer_exchange_result(p, data_ok))
+			return CLI_ERR;
+		/* Stay on the wire until the client hangs up. */
+		while (!peer_pump(p, p->net.tcp) && !peer_expired(p))
+			;
+		peer_flush(p);
+	}
+	peer_served_report(p, data_ok);
+	if (p->o.compat)
+		peer_pingpong_report(p);
+	return data_ok ? CLI_OK : CLI_ERR;
+}
+
+int peer_run(struct peer *p)
+{
+	uint64_t *stamps = NULL;
+	int rc = CLI_ERR;
+
+	if (peer_prepare(p) || peer_exchange(p))
+		return CLI_ERR;
+	if (peer_connect_qp(p) || peer_post_recvs(p, 0))
+		return CLI_ERR;
+	if (!p->o.json)
+		peer_header(p);
+	if (p->o.server)
+		return peer_run_server(p);
+	if (p->o.op == PEER_PINGPONG) {
+		p->stat.lat_us = calloc(p->o.iters, sizeof(double));
+		if (!p->stat.lat_us || peer_client_lat(p))
+			return CLI_ERR;
+	} else {
+		stamps = calloc(p->o.iters, sizeof(uint64_t));
+		if (!stamps || peer_client_bw(p, stamps)) {
+			free(stamps);
+			return CLI_ERR;
+		}
+	}
+	/* Let the last ACKs and resends settle before the result. */
+	peer_drain(p, 50);
+	if (!peer_client_result(p)) {
+		if (p->o.op == PEER_PINGPONG)
+			peer_lat_report(p);
+		else
+			peer_bw_report(p, stamps);
+		if (p->o.compat)
+			peer_pingpong_report(p);
+		rc = CLI_OK;
+	}
+	free(stamps);
+	return rc;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Paths: the IP and UDP layer of a RoCEv2 packet as a few fields, for
+ * programs that leave those headers to a socket (see rocelab/path.h).
+ */
+#include <string.h>
+
+#include "rocelab/hdr.h"
+#include "rocelab/packet.h"
+#include "rocelab/path.h"
+#include "rocelab/verbs.h"
+
+#define RL_IPV4_HDR_LEN 20
+#define RL_IPV6_HDR_LEN 40
+#define RL_UDP_HDR_LEN 8
+#define RL_IPV4_DF 0x40           /* in the byte of the flags (RFC 791) */
+
+bool rl_path_is_ipv4(const struct rl_path *path)
+{
+	return rl_gid_is_ipv4(path->sgid) && rl_gid_is_ipv4(path->dgid);
+}
+
+int rl_path_from_pkt(const struct rl_pkt *pkt, struct rl_path *path)
+{
+	memset(path, 0, sizeof(*path));
+	if (pkt->roce != RL_ROCE_V2)
+		return -1;
+	if (pkt->l3 == RL_L3_IPV4) {
+		rl_gid_from_ipv4(path->sgid, pkt->ip4.src);
+		rl_gid_from_ipv4(path->dgid, pkt->ip4.dst);
+		path->traffic_class = (uint8_t)(pkt->ip4.dscp << 2 | pkt->ip4.ecn);
+		path->hop_limit = pkt->ip4.ttl;
+		path->ip_id = pkt->ip4.id;
+		path->ip_df = pkt->ip4.df;
+	} else if (pkt->l3 == RL_L3_IPV6) {
+		memcpy(path->sgid, pkt->ip6.src, 16);
+		memcpy(path->dgid, pkt->ip6.dst, 16);
+		path->traffic_class = pkt->ip6.tclass;
+		path->hop_limit = pkt->ip6.hop_limit;
+		path->flow_label = pkt->ip6.flow_label;
+	} else {
+		return -1;
+	}
+	path->udp_sport = pkt->udp.sport;
+	return 0;
+}
+
+size_t rl_path_hdr_len(const struct rl_path *path)
+{
+	return (rl_gid_is_ipv4(path->sgid) ? RL_IPV4_HDR_LEN : RL_IPV6_HDR_LEN) + RL_UDP_HDR_LEN;
+}
+
+size_t rl_path_hdr(const struct rl_path *path, size_t len, uint8_t *out)
+{
+	bool v4 = rl_gid_is_ipv4(path->sgid);
+	size_t ip_len = rl_path_hdr_len(path) - RL_UDP_HDR_LEN;
+	uint8_t *udp = out + ip_len;
+
+	if (v4 != rl_gid_is_ipv4(path->dgid) || len > 0xffff - ip_len - RL_UDP_HDR_LEN)
+		return 0;
+	memset(out, 0, ip_len + RL_UDP_HDR_LEN);
+	if (v4) {
+		out[0] = 4 << 4 | RL_IPV4_HDR_LEN / 4;
+		out[1] = path->traffic_class;
+		rl_put16(out + 2, (uint16_t)(ip_len + RL_UDP_HDR_LEN + len));
+		rl_put16(out + 4, path->ip_id);
+		out[6] = path->ip_df ? RL_IPV4_DF : 0;
+		out[8] = path->hop_limit;
+		out[9] = RL_IPPROTO_UDP;
+		memcpy(out + 12, path->sgid + 12, 4);
+		memcpy(out + 16, path->dgid + 12, 4);
+	} else {
+		rl_put32(out, 6u << 28 | (uint32_t)path->traffic_class << 20 | (path->flow_label & 0xfffff));
+		rl_put16(out + 4, (uint16_t)(RL_UDP_HDR_LEN + len));
+		out[6] = RL_IPPROTO_UDP;
+		out[7] = path->hop_limit;
+		memcpy(out + 8, path->sgid, 16);
+		memcpy(out + 24, path->dgid, 16);
+	}
+	rl_put16(udp, path->udp_sport);
+	rl_put16(udp + 2, RL_ROCEV2_UDP_PORT);
+	rl_put16(udp + 4, (uint16_t)(RL_UDP_HDR_LEN + len));
+	return ip_len + RL_UDP_HDR_LEN;
+}
