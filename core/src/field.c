@@ -100,25 +100,53 @@ int rl_field_hdr_offset(const struct rl_pkt *pkt, uint32_t hdr)
 void rl_field_iter_init(struct rl_field_iter *it, const struct rl_pkt *pkt)
 {
 	it->pkt = pkt;
-	it->i = 0;
+	it->i = it->h = 0;
+	it->hdr = NULL;
 	it->value = 0;
 	it->off = 0;
+}
+
+static bool rl_field_present(const struct rl_pkt *pkt, uint32_t hdr)
+{
+	return hdr == RL_FIELD_BTH || (pkt->op && (pkt->hdrs & hdr));
 }
 
 const struct rl_field *rl_field_next(struct rl_field_iter *it)
 {
 	const size_t n = sizeof(rl_fields) / sizeof(rl_fields[0]);
-	uint32_t present = it->pkt->op ? it->pkt->hdrs : 0;
 
 	while (it->i < n) {
-		const struct rl_field *f = &rl_fields[it->i++];
+		const struct rl_field *f = &rl_fields[it->i];
 
-		if (f->hdr != RL_FIELD_BTH && !(present & f->hdr))
+		if (it->hdr && f->hdr != it->hdr->hdr)
+			return NULL;
+		it->i++;
+		if (!rl_field_present(it->pkt, f->hdr))
 			continue;
 		it->value = rl_field_value(f, it->pkt);
 		it->off = (size_t)rl_field_hdr_offset(it->pkt, f->hdr) + f->off;
 		return f;
 	}
+	return NULL;
+}
+
+const struct rl_field_hdr *rl_field_next_hdr(struct rl_field_iter *it)
+{
+	const size_t nh = sizeof(rl_field_hdrs) / sizeof(rl_field_hdrs[0]);
+	const size_t n = sizeof(rl_fields) / sizeof(rl_fields[0]);
+
+	while (it->h < nh) {
+		const struct rl_field_hdr *h = &rl_field_hdrs[it->h++];
+
+		if (!rl_field_present(it->pkt, h->hdr))
+			continue;
+		it->hdr = h;
+		for (it->i = 0; it->i < n && rl_fields[it->i].hdr != h->hdr; it->i++)
+			;
+		return h;
+	}
+	it->hdr = NULL;
+	it->i = n;
 	return NULL;
 }
 

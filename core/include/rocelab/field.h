@@ -87,15 +87,21 @@ uint64_t rl_field_value(const struct rl_field *f, const struct rl_pkt *pkt);
  *     struct rl_field_iter it;
  *     rl_field_iter_init(&it, pkt);
  *     while ((f = rl_field_next(&it)))  ... it.value, it.off ...
+ * Or header by header (a header may have no fields, as the CNP's):
+ *     while ((h = rl_field_next_hdr(&it)))
+ *             while ((f = rl_field_next(&it)))  ... the fields of h ...
  */
 struct rl_field_iter {
 	const struct rl_pkt *pkt;
-	size_t i;
+	size_t i;               /* next row of the field table */
+	size_t h;               /* next row of the header table */
+	const struct rl_field_hdr *hdr; /* header by header: the current one */
 	uint64_t value;         /* the field's value */
 	size_t off;             /* its first byte, from the start of the BTH */
 };
 void rl_field_iter_init(struct rl_field_iter *it, const struct rl_pkt *pkt);
 const struct rl_field *rl_field_next(struct rl_field_iter *it);
+const struct rl_field_hdr *rl_field_next_hdr(struct rl_field_iter *it);
 
 /* Offset of header @hdr from the start of the BTH in @pkt, or -1 if it has none. */
 int rl_field_hdr_offset(const struct rl_pkt *pkt, uint32_t hdr);
