@@ -136,6 +136,9 @@ const char *rl_describe_opcode(uint8_t opcode)
 		return "asks the responder to make earlier writes to va..va+len persistent or visible";
 	if (f & RL_OPF_RESYNC)
 		return "resynchronises the PSN of an RD EE context";
+	if ((f & RL_OPF_ATOMIC) && (f & RL_OPF_PAYLOAD))
+		return "writes its 8-byte payload into the responder's memory at va (rkey) in one piece: no reader "
+		       "sees half of it";
 	if (f & RL_OPF_ATOMIC)
 		return "an atomic operation on 8 bytes of the responder's memory at va (rkey)";
 	if ((f & RL_OPF_WRITE) && (f & RL_OPF_IMM))
