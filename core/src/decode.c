@@ -37,24 +37,21 @@ static enum rl_status rl_fail(struct rl_pkt *pkt, enum rl_status st, size_t off,
 	}
 RL_FIELD_HDRS(RL_DEC_HDR)
 
-/* The extended headers' decoders and lengths, by enum rl_hdr bit number. */
-#define RL_DEC_EXT(id, hdr, len, ...) { rl_decode_##id, len },
-static const struct {
-	void (*decode)(struct rl_pkt *pkt, const uint8_t *h);
-	uint8_t len;
-} rl_ext[] = { RL_FIELD_HDRS(RL_DEC_EXT) };
-
-/* Walk the extended headers the opcode table lists, in wire order (rl_ext[0] is the BTH). */
+/*
+ * Walk the extended headers the opcode table lists, in wire order: one step
+ * per header row (the BTH's row is left out), which the compiler turns into
+ * the tests and inlined decoders a hand-written ladder would have.
+ */
+#define RL_DEC_STEP(id, hdr, len, ...)           \
+	if ((hdr) != RL_FIELD_BTH && (m & (hdr))) { \
+		rl_decode_##id(pkt, h);          \
+		h += (len);                      \
+	}
 static void rl_decode_ext(struct rl_pkt *pkt, const uint8_t *h)
 {
 	uint32_t m = pkt->hdrs;
 
-	for (unsigned i = 0; m; i++, m >>= 1) {
-		if (m & 1) {
-			rl_ext[i + 1].decode(pkt, h);
-			h += rl_ext[i + 1].len;
-		}
-	}
+	RL_FIELD_HDRS(RL_DEC_STEP)
 }
 
 /*

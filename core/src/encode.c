@@ -159,21 +159,15 @@ static void rl_encode_ipv6(const struct rl_pkt *pkt, uint8_t *h, size_t payload_
 	}
 RL_FIELD_HDRS(RL_ENC_HDR)
 
-#define RL_ENC_EXT(id, hdr, len, ...) { rl_encode_##id, len },
-static const struct {
-	void (*encode)(const struct rl_pkt *pkt, uint8_t *h);
-	uint8_t len;
-} rl_ext[] = { RL_FIELD_HDRS(RL_ENC_EXT) };
-
-/* The extended headers the opcode table lists for this opcode, in wire order (rl_ext[0] is the BTH). */
+/* The extended headers the opcode table lists for this opcode, in wire order: one step per header row. */
+#define RL_ENC_STEP(id, hdr, len, ...)           \
+	if ((hdr) != RL_FIELD_BTH && (m & (hdr))) { \
+		rl_encode_##id(pkt, h);          \
+		h += (len);                      \
+	}
 static uint8_t *rl_encode_ext(const struct rl_pkt *pkt, uint32_t m, uint8_t *h)
 {
-	for (unsigned i = 0; m; i++, m >>= 1) {
-		if (m & 1) {
-			rl_ext[i + 1].encode(pkt, h);
-			h += rl_ext[i + 1].len;
-		}
-	}
+	RL_FIELD_HDRS(RL_ENC_STEP)
 	return h;
 }
 
