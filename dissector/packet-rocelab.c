@@ -54,9 +54,8 @@ static int hf_packet = -1;
 static int hf_role = -1;
 static int hf_decode_error = -1;
 /* The transport headers' fields, registered from core/'s field table (rocelab/field.h). */
-#define RLP_MAX_FIELDS 64
 #define RLP_MAX_HDRS (RL_HDR_COUNT + 1)
-static int hf_fields[RLP_MAX_FIELDS];
+static int *hf_fields;                   /* one per row of the field table */
 static gint ett_hdrs[RLP_MAX_HDRS];
 static int hf_icrc = -1;
 static int hf_icrc_expected = -1;
@@ -699,8 +698,7 @@ static void rlp_register_fields(void)
 	hf_register_info *hf;
 	static gint *ett[RLP_MAX_HDRS];
 
-	if (n > RLP_MAX_FIELDS)
-		n = RLP_MAX_FIELDS;
+	hf_fields = g_new(int, n);
 	hf = g_new0(hf_register_info, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct rl_field *f = &tab[i];

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "field_rows.h"
 #include "rocelab/opcode.h"
 
 #define HLEN(m)                                                          \
@@ -50,17 +51,12 @@ const char *rl_transport_name(enum rl_transport t)
 	return rl_transport_names[t];
 }
 
+/* Names and lengths of the headers, from the field table's header rows (field_rows.h): [0] is the BTH. */
+#define RL_HDR_ROW(id, hdr, len_, name_, ...) { .name = name_, .len = len_ },
 static const struct {
 	const char *name;
 	uint8_t len;
-} rl_hdr_table[RL_HDR_COUNT] = {
-	{ "RDETH", RL_RDETH_LEN },     { "DETH", RL_DETH_LEN },
-	{ "XRCETH", RL_XRCETH_LEN },   { "FETH", RL_FETH_LEN },
-	{ "RETH", RL_RETH_LEN },       { "AtomicETH", RL_ATOMICETH_LEN },
-	{ "AETH", RL_AETH_LEN },       { "AtomicAckETH", RL_ATOMICACKETH_LEN },
-	{ "ImmDt", RL_IMMDT_LEN },     { "IETH", RL_IETH_LEN },
-	{ "CNP reserved", RL_CNP_LEN },
-};
+} rl_hdr_table[RL_HDR_COUNT + 1] = { RL_FIELD_HDRS(RL_HDR_ROW) };
 
 static int rl_hdr_bit(enum rl_hdr h)
 {
@@ -74,14 +70,14 @@ size_t rl_hdr_len(enum rl_hdr h)
 {
 	int b = rl_hdr_bit(h);
 
-	return b < 0 ? 0 : rl_hdr_table[b].len;
+	return b < 0 ? 0 : rl_hdr_table[b + 1].len;
 }
 
 const char *rl_hdr_name(enum rl_hdr h)
 {
 	int b = rl_hdr_bit(h);
 
-	return b < 0 ? "?" : rl_hdr_table[b].name;
+	return b < 0 ? "?" : rl_hdr_table[b + 1].name;
 }
 
 int rl_opcode_hdr_offset(uint8_t opcode, enum rl_hdr h)
@@ -93,7 +89,7 @@ int rl_opcode_hdr_offset(uint8_t opcode, enum rl_hdr h)
 		return -1;
 	for (int i = 0; i < RL_HDR_COUNT && (1u << i) != (unsigned)h; i++)
 		if (info->hdrs & (1u << i))
-			off += rl_hdr_table[i].len;
+			off += rl_hdr_table[i + 1].len;
 	return off;
 }
 
