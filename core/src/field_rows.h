@@ -10,7 +10,7 @@
  *     format, -v hex digits, one-line hex digits, flags,
  *     JSON key, filter name, -v label, one-line key, name, words, meaning)
  * The header rows give each header's name, JSON object, display-filter
- * group, title and length:
+ * group, title and length, in wire order (BTH, then enum rl_hdr's order):
  *   H(id, header, length, name, JSON key, filter group, title, -v text)
  */
 #ifndef ROCELAB_FIELD_ROWS_H
@@ -19,24 +19,36 @@
 #include "rocelab/field.h"
 #include "rocelab/hdr.h"
 
-#define RL_FIELD_HDRS(H)                                                                           \
-	H(BTH, RL_FIELD_BTH, RL_BTH_LEN, "BTH", "bth", "bth", "Base Transport Header", NULL)       \
-	H(RDETH, RL_HDR_RDETH, RL_RDETH_LEN, "RDETH", "rdeth", "rdeth",                            \
+#define RL_FIELD_HDRS_X(H, x)                                                                      \
+	H(x, BTH, RL_FIELD_BTH, RL_BTH_LEN, "BTH", "bth", "bth", "Base Transport Header", NULL)    \
+	H(x, RDETH, RL_HDR_RDETH, RL_RDETH_LEN, "RDETH", "rdeth", "rdeth",                         \
 	  "Reliable Datagram Extended Transport Header", NULL)                                     \
-	H(DETH, RL_HDR_DETH, RL_DETH_LEN, "DETH", "deth", "deth",                                  \
+	H(x, DETH, RL_HDR_DETH, RL_DETH_LEN, "DETH", "deth", "deth",                               \
 	  "Datagram Extended Transport Header", NULL)                                              \
-	H(XRCETH, RL_HDR_XRCETH, RL_XRCETH_LEN, "XRCETH", "xrceth", "xrceth",                      \
+	H(x, XRCETH, RL_HDR_XRCETH, RL_XRCETH_LEN, "XRCETH", "xrceth", "xrceth",                   \
 	  "XRC Extended Transport Header", NULL)                                                   \
-	H(FETH, RL_HDR_FETH, RL_FETH_LEN, "FETH", "feth", "feth", "FLUSH Extended Transport Header", NULL) \
-	H(RETH, RL_HDR_RETH, RL_RETH_LEN, "RETH", "reth", "reth", "RDMA Extended Transport Header", NULL) \
-	H(ATOMICETH, RL_HDR_ATOMICETH, RL_ATOMICETH_LEN, "AtomicETH", "atomiceth", "atomiceth",    \
+	H(x, FETH, RL_HDR_FETH, RL_FETH_LEN, "FETH", "feth", "feth",                               \
+	  "FLUSH Extended Transport Header", NULL)                                                 \
+	H(x, RETH, RL_HDR_RETH, RL_RETH_LEN, "RETH", "reth", "reth",                               \
+	  "RDMA Extended Transport Header", NULL)                                                  \
+	H(x, ATOMICETH, RL_HDR_ATOMICETH, RL_ATOMICETH_LEN, "AtomicETH", "atomiceth", "atomiceth", \
 	  "Atomic Extended Transport Header", NULL)                                                \
-	H(AETH, RL_HDR_AETH, RL_AETH_LEN, "AETH", "aeth", "aeth", "ACK Extended Transport Header", NULL) \
-	H(ATOMICACKETH, RL_HDR_ATOMICACKETH, RL_ATOMICACKETH_LEN, "AtomicAckETH", "atomicacketh",  \
-	  "atomicacketh", "Atomic ACK Extended Transport Header", NULL)                             \
-	H(IMMDT, RL_HDR_IMMDT, RL_IMMDT_LEN, "ImmDt", NULL, "immdt", "Immediate Data", NULL)       \
-	H(IETH, RL_HDR_IETH, RL_IETH_LEN, "IETH", "ieth", "ieth", "Invalidate Extended Transport Header", NULL) \
-	H(CNP, RL_HDR_CNP, RL_CNP_LEN, "CNP", NULL, "cnp", "CNP reserved bytes", "16 reserved bytes")
+	H(x, AETH, RL_HDR_AETH, RL_AETH_LEN, "AETH", "aeth", "aeth",                               \
+	  "ACK Extended Transport Header", NULL)                                                   \
+	H(x, ATOMICACKETH, RL_HDR_ATOMICACKETH, RL_ATOMICACKETH_LEN, "AtomicAckETH", "atomicacketh", \
+	  "atomicacketh", "Atomic ACK Extended Transport Header", NULL)                            \
+	H(x, IMMDT, RL_HDR_IMMDT, RL_IMMDT_LEN, "ImmDt", NULL, "immdt", "Immediate Data", NULL)    \
+	H(x, IETH, RL_HDR_IETH, RL_IETH_LEN, "IETH", "ieth", "ieth",                               \
+	  "Invalidate Extended Transport Header", NULL)                                            \
+	H(x, CNP, RL_HDR_CNP, RL_CNP_LEN, "CNP", NULL, "cnp", "CNP reserved bytes", "16 reserved bytes")
+
+/* The header rows for a callback H(id, header, length, ...); the _X form passes @x first. */
+#define RL_FIELD_HDRS(H) RL_FIELD_HDRS_X(RL_FIELD_HDR_CALL, H)
+#define RL_FIELD_HDR_CALL(H, ...) H(__VA_ARGS__)
+
+/* The length of the headers in mask @m (enum rl_hdr), as a constant expression. */
+#define RL_FIELD_HDRS_LEN(m) (0 RL_FIELD_HDRS_X(RL_FIELD_HDR_LEN_TERM, m))
+#define RL_FIELD_HDR_LEN_TERM(m, id, hdr, len, ...) +(((m) & (hdr)) ? (len) : 0)
 
 #define RL_FIELD_ROWS(F)                                                                           \
 	/* BTH, IBA 9.2 */                                                                         \
@@ -60,7 +72,8 @@
 	  "partition key: both ends of a QP must be members of the partition")                     \
 	F(RL_FIELD_BTH, bth.fecn, 4, 1, 7, 1, RL_FMT_BOOL, 0, 0, RL_FF_TERSE,                      \
 	  "fecn", "fecn", "FECN", NULL, "FECN", NULL,                                              \
-	  "Forward Explicit Congestion Notification: congestion seen on the way to the receiver (IBA 9.2)") \
+	  "Forward Explicit Congestion Notification: congestion seen on the way to the receiver "  \
+	  "(IBA 9.2)")                                                                             \
 	F(RL_FIELD_BTH, bth.becn, 4, 1, 6, 1, RL_FMT_BOOL, 0, 0, 0,                                \
 	  "becn", "becn", "BECN", NULL, "BECN", rl_fw_becn,                                        \
 	  "Backward Explicit Congestion Notification: the receiver tells the sender to slow down; " \
@@ -121,7 +134,8 @@
 	  "remote key granting access")                                                            \
 	F(RL_HDR_ATOMICETH, atomiceth.swap_add, 12, 8, 0, 64, RL_FMT_HEX, 16, 1,                   \
 	  RL_FF_BREAK | RL_FF_TERSE, "swap_add", "swap_add", "swap/add", "swap/add",               \
-	  "Swap (or add) data", NULL, "CmpSwap: the value written if memory matches; FetchAdd: what is added") \
+	  "Swap (or add) data", NULL,                                                              \
+	  "CmpSwap: the value written if memory matches; FetchAdd: what is added")                 \
 	F(RL_HDR_ATOMICETH, atomiceth.compare, 20, 8, 0, 64, RL_FMT_HEX, 16, 1, RL_FF_TERSE,       \
 	  "compare", "compare", "compare", "compare", "Compare data", NULL,                        \
 	  "CmpSwap: the value memory must hold for the swap to happen")                            \
@@ -159,10 +173,11 @@ static inline void rl_fstore8(uint8_t *p, uint64_t v) { rl_put64(p, v); }
 
 #define RL_FIELD_MASK(bits) (~0ull >> (64 - (bits)))
 /* A field's value, from the first byte of its header. */
-#define RL_FIELD_GET(h, off, bytes, shift, bits) \
+#define RL_FIELD_GET(h, off, bytes, shift, bits)                                                   \
 	((rl_fload##bytes((h) + (off)) >> (shift)) & RL_FIELD_MASK(bits))
 /* Put a field into a header whose bytes start out zero. */
-#define RL_FIELD_PUT(h, off, bytes, shift, bits, v) \
-	rl_fstore##bytes((h) + (off), rl_fload##bytes((h) + (off)) | ((uint64_t)(v) & RL_FIELD_MASK(bits)) << (shift))
+#define RL_FIELD_PUT(h, off, bytes, shift, bits, v)                                                \
+	rl_fstore##bytes((h) + (off),                                                              \
+			 rl_fload##bytes((h) + (off)) | ((uint64_t)(v) & RL_FIELD_MASK(bits)) << (shift))
 
 #endif

@@ -10,18 +10,8 @@
 #include "field_rows.h"
 #include "rocelab/opcode.h"
 
-#define HLEN(m)                                                          \
-	((((m) & RL_HDR_RDETH) ? RL_RDETH_LEN : 0) +                     \
-	 (((m) & RL_HDR_DETH) ? RL_DETH_LEN : 0) +                       \
-	 (((m) & RL_HDR_XRCETH) ? RL_XRCETH_LEN : 0) +                   \
-	 (((m) & RL_HDR_FETH) ? RL_FETH_LEN : 0) +                       \
-	 (((m) & RL_HDR_RETH) ? RL_RETH_LEN : 0) +                       \
-	 (((m) & RL_HDR_ATOMICETH) ? RL_ATOMICETH_LEN : 0) +             \
-	 (((m) & RL_HDR_AETH) ? RL_AETH_LEN : 0) +                       \
-	 (((m) & RL_HDR_ATOMICACKETH) ? RL_ATOMICACKETH_LEN : 0) +       \
-	 (((m) & RL_HDR_IMMDT) ? RL_IMMDT_LEN : 0) +                     \
-	 (((m) & RL_HDR_IETH) ? RL_IETH_LEN : 0) +                       \
-	 (((m) & RL_HDR_CNP) ? RL_CNP_LEN : 0))
+/* Length of the headers in @m, from the field table's header rows. */
+#define HLEN(m) RL_FIELD_HDRS_LEN(m)
 
 /* One table entry per row of RL_OPCODE_ROWS (opcode.h). */
 #define OP(code, id, nm, fl, hd, fixed)                                                      \
