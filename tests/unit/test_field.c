@@ -270,6 +270,73 @@ static void test_iterator_matches_bytes(void)
 	}
 }
 
+/*
+ * hdr.h's accessors (rxe's style, kept for code that works on raw bytes)
+ * read what the field table decodes, header by header, for every opcode.
+ */
+static void test_accessors_agree(void)
+{
+	struct tl_rng r = { 0xacce55 };
+	uint8_t payload[512], f[2048];
+
+	for (int op = 0; op < 256; op++) {
+		struct rl_pkt p, d;
+		const uint8_t *b;
+		size_t n = 0;
+		int o;
+
+		if (!(rl_opcode_info((uint8_t)op)->flags & RL_OPF_VALID))
+			continue;
+		tl_random_pkt(&r, (uint8_t)op, TL_ETH_V6, &p, payload);
+		CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
+		CU_ASSERT_FATAL(!rl_status_fatal(rl_decode(RL_LINK_ETHERNET, f, n, &d)));
+		b = f + d.bth_off;
+		CU_ASSERT_EQUAL(rl_bth_opcode(b), d.bth.opcode);
+		CU_ASSERT_EQUAL(rl_bth_se(b), d.bth.se);
+		CU_ASSERT_EQUAL(rl_bth_migreq(b), d.bth.migreq);
+		CU_ASSERT_EQUAL(rl_bth_padcnt(b), d.bth.padcnt);
+		CU_ASSERT_EQUAL(rl_bth_pkey(b), d.bth.pkey);
+		CU_ASSERT_EQUAL(rl_bth_fecn(b), d.bth.fecn);
+		CU_ASSERT_EQUAL(rl_bth_becn(b), d.bth.becn);
+		CU_ASSERT_EQUAL(rl_bth_dqpn(b), d.bth.dqpn);
+		CU_ASSERT_EQUAL(rl_bth_ackreq(b), d.bth.ackreq);
+		CU_ASSERT_EQUAL(rl_bth_psn(b), d.bth.psn);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_RDETH)) >= 0)
+			CU_ASSERT_EQUAL(rl_rdeth_eecnxt(b + o), d.rdeth_eecnxt);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_DETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_deth_qkey(b + o), d.deth.qkey);
+			CU_ASSERT_EQUAL(rl_deth_srcqp(b + o), d.deth.src_qp);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_XRCETH)) >= 0)
+			CU_ASSERT_EQUAL(rl_xrceth_srq(b + o), d.xrc_srq);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_FETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_feth_sel(b + o), d.feth.sel);
+			CU_ASSERT_EQUAL(rl_feth_plt(b + o), d.feth.plt);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_RETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_reth_va(b + o), d.reth.va);
+			CU_ASSERT_EQUAL(rl_reth_rkey(b + o), d.reth.rkey);
+			CU_ASSERT_EQUAL(rl_reth_len(b + o), d.reth.dma_len);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_ATOMICETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_atmeth_va(b + o), d.atomiceth.va);
+			CU_ASSERT_EQUAL(rl_atmeth_rkey(b + o), d.atomiceth.rkey);
+			CU_ASSERT_EQUAL(rl_atmeth_swap_add(b + o), d.atomiceth.swap_add);
+			CU_ASSERT_EQUAL(rl_atmeth_compare(b + o), d.atomiceth.compare);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_AETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_aeth_syndrome(b + o), d.aeth.syndrome);
+			CU_ASSERT_EQUAL(rl_aeth_msn(b + o), d.aeth.msn);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_ATOMICACKETH)) >= 0)
+			CU_ASSERT_EQUAL(rl_atmack_orig(b + o), d.atomicack_orig);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_IMMDT)) >= 0)
+			CU_ASSERT_EQUAL(rl_immdt(b + o), d.immdt);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_IETH)) >= 0)
+			CU_ASSERT_EQUAL(rl_ieth_rkey(b + o), d.ieth_rkey);
+	}
+}
+
 int tl_suite_field(void)
 {
 	CU_pSuite s = CU_add_suite("field", NULL, NULL);
@@ -280,5 +347,6 @@ int tl_suite_field(void)
 	       !CU_add_test(s, "FLUSH: encode, decode, describe", test_flush_end_to_end) ||
 	       !CU_add_test(s, "ATOMIC WRITE: encode, decode, describe", test_atomic_write_end_to_end) ||
 	       !CU_add_test(s, "iterator: a FLUSH's fields and headers", test_iterator_flush) ||
-	       !CU_add_test(s, "iterator values are the frame's bits", test_iterator_matches_bytes);
+	       !CU_add_test(s, "iterator values are the frame's bits", test_iterator_matches_bytes) ||
+	       !CU_add_test(s, "hdr.h accessors read what the table decodes", test_accessors_agree);
 }
