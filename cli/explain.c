@@ -255,64 +255,62 @@ static void ex_verbose_l3(const struct rl_pkt *p)
 		printf("              the source port spreads QPs over ECMP paths; 4791 marks RoCEv2\n");
 }
 
-static void ex_verbose_bth(const struct rl_pkt *p)
+/* One field's value as explain -v shows it. */
+static void ex_verbose_value(const struct rl_field *f, uint64_t v)
 {
-	const struct rl_bth *b = &p->bth;
-
-	printf("  BTH       opcode 0x%02x %s\n", b->opcode, p->op->name);
-	printf("              %s\n", rl_describe_opcode(b->opcode));
-	printf("              SE %u (%s)  MigReq %u  PadCnt %u (pad bytes to a 4-byte multiple)  TVer %u\n",
-	       b->se, b->se ? "wake the receiver's completion handler" : "no solicited event",
-	       b->migreq, b->padcnt, b->tver);
-	printf("              P_Key 0x%04x (partition%s)  FECN %u  BECN %u%s\n", b->pkey,
-	       b->pkey == 0xffff ? ", the default one" : "", b->fecn, b->becn,
-	       b->becn ? " (CNP: congestion seen on the path back)" : "");
-	printf("              DestQP 0x%06x (the queue pair this packet is for)  AckReq %u%s\n", b->dqpn,
-	       b->ackreq, b->ackreq ? " (the responder must acknowledge)" : "");
-	printf("              PSN %u (packet sequence number, 24 bits, counts packets not bytes)\n", b->psn);
-}
-
-static void ex_verbose_ext(const struct rl_pkt *p)
-{
-	uint32_t m = p->hdrs;
 	char syn[80];
 
-	if (m & RL_HDR_RDETH)
-		printf("  RDETH     EE context 0x%06x (the reliable datagram end-to-end context)\n", p->rdeth_eecnxt);
-	if (m & RL_HDR_DETH)
-		printf("  DETH      Q_Key 0x%08x (must match the receiving QP's Q_Key)  SrcQP 0x%06x (the sender's QP)\n",
-		       p->deth.qkey, p->deth.src_qp);
-	if (m & RL_HDR_XRCETH)
-		printf("  XRCETH    XRC SRQ 0x%06x (the shared receive queue to use)\n", p->xrc_srq);
-	if (m & RL_HDR_FETH)
-		printf("  FETH      selectivity %u  placement type %u\n", p->feth.sel, p->feth.plt);
-	if (m & RL_HDR_RETH)
-		printf("  RETH      va 0x%016" PRIx64 " (remote virtual address)  rkey 0x%08x (remote key granting access)\n"
-		       "              DMA length %u (bytes of the whole RDMA operation)\n",
-		       p->reth.va, p->reth.rkey, p->reth.dma_len);
-	if (m & RL_HDR_ATOMICETH)
-		printf("  AtomicETH va 0x%016" PRIx64 "  rkey 0x%08x\n"
-		       "              swap/add 0x%016" PRIx64 "  compare 0x%016" PRIx64 "\n",
-		       p->atomiceth.va, p->atomiceth.rkey, p->atomiceth.swap_add, p->atomiceth.compare);
-	if (m & RL_HDR_AETH) {
-		rl_describe_syndrome(p->aeth.syndrome, syn, sizeof(syn));
-		printf("  AETH      syndrome 0x%02x: %s  MSN %u (messages completed so far)\n", p->aeth.syndrome, syn,
-		       p->aeth.msn);
-		if (rl_syndrome_type(p->aeth.syndrome) == RL_AETH_NAK)
-			printf("              %s\n", rl_nak_code_meaning(rl_syndrome_value(p->aeth.syndrome)));
-		else if (rl_syndrome_type(p->aeth.syndrome) == RL_AETH_RNR_NAK)
-			printf("              no receive buffer was posted: the requester waits, then retries from PSN %u\n",
-			       p->bth.psn);
+	switch (f->fmt) {
+	case RL_FMT_HEX:
+		printf("0x%0*" PRIx64, f->digits, v);
+		break;
+	case RL_FMT_OPCODE:
+		printf("0x%02x %s", (unsigned)v, rl_opcode_info((uint8_t)v)->name);
+		break;
+	case RL_FMT_SYNDROME:
+		rl_describe_syndrome((uint8_t)v, syn, sizeof(syn));
+		printf("0x%02x: %s", (unsigned)v, syn);
+		break;
+	default:
+		printf("%" PRIu64, v);
+		break;
 	}
-	if (m & RL_HDR_ATOMICACKETH)
-		printf("  AtomicAckETH original remote data 0x%016" PRIx64 " (memory before the atomic)\n",
-		       p->atomicack_orig);
-	if (m & RL_HDR_IMMDT)
-		printf("  ImmDt     0x%08x (delivered to the receiver's completion)\n", p->immdt);
-	if (m & RL_HDR_IETH)
-		printf("  IETH      rkey 0x%08x (invalidated at the receiver)\n", p->ieth_rkey);
-	if (m & RL_HDR_CNP)
-		printf("  CNP       16 reserved bytes\n");
+}
+
+/* The transport headers, field by field, with what each field means: a printer over the field table. */
+static void ex_verbose_fields(const struct rl_pkt *p)
+{
+	const struct rl_field_hdr *h;
+	const struct rl_field *f;
+	struct rl_field_iter it;
+	char note[160];
+
+	rl_field_iter_init(&it, p);
+	while ((h = rl_field_next_hdr(&it))) {
+		bool first = true;
+
+		printf("  %-9s %s", h->name, h->text ? h->text : "");
+		while ((f = rl_field_next(&it))) {
+			const char *words = f->words ? f->words(it.value)
+					  : (f->flags & RL_FF_TERSE) ? NULL : f->meaning;
+
+			if (f->flags & RL_FF_RESERVED)
+				continue;
+			if (!first)
+				printf((f->flags & RL_FF_BREAK) ? "\n              " : "  ");
+			first = false;
+			if (*f->label)
+				printf("%s ", f->label);
+			ex_verbose_value(f, it.value);
+			if (words && (f->flags & RL_FF_WORDS_LINE))
+				printf("\n              %s", words);
+			else if (words)
+				printf(" (%s)", words);
+		}
+		printf("\n");
+		if (rl_field_hdr_note(h->hdr, p, note, sizeof(note)))
+			printf("              %s\n", rl_field_hdr_note(h->hdr, p, note, sizeof(note)));
+	}
 }
 
 static void ex_verbose_analysis(const struct rl_annotation *a, const struct rl_pkt *p)
@@ -348,8 +346,7 @@ static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_statu
 	}
 	ex_verbose_l2(p);
 	ex_verbose_l3(p);
-	ex_verbose_bth(p);
-	ex_verbose_ext(p);
+	ex_verbose_fields(p);
 	if (p->payload_len || (p->op->flags & RL_OPF_PAYLOAD))
 		printf("  Payload   %zu bytes%s\n", p->payload_len, p->bth.padcnt ? " (+ pad)" : "");
 	ex_verbose_analysis(&s->ann, p);
@@ -489,33 +486,11 @@ static void ex_json_l2l3(struct json *j, const struct rl_pkt *p)
 	}
 }
 
-static void ex_json_bth(struct json *j, const struct rl_pkt *p)
+/* What a syndrome says, spelled out beside it (IBA 9.7.5.1). */
+static void ex_json_syndrome(struct json *j, uint8_t s)
 {
-	const struct rl_bth *b = &p->bth;
+	uint8_t v = rl_syndrome_value(s);
 
-	json_obj(j, "bth");
-	json_u64(j, "opcode", b->opcode);
-	json_str(j, "opcode_name", p->op->name);
-	json_str(j, "transport", rl_transport_name(rl_opcode_transport(b->opcode)));
-	json_bool(j, "se", b->se);
-	json_bool(j, "migreq", b->migreq);
-	json_u64(j, "padcnt", b->padcnt);
-	json_u64(j, "tver", b->tver);
-	json_u64(j, "pkey", b->pkey);
-	json_bool(j, "fecn", b->fecn);
-	json_bool(j, "becn", b->becn);
-	json_u64(j, "dqpn", b->dqpn);
-	json_bool(j, "ackreq", b->ackreq);
-	json_u64(j, "psn", b->psn);
-	json_end(j);
-}
-
-static void ex_json_aeth(struct json *j, const struct rl_pkt *p)
-{
-	uint8_t s = p->aeth.syndrome, v = rl_syndrome_value(s);
-
-	json_obj(j, "aeth");
-	json_u64(j, "syndrome", s);
 	json_str(j, "type", rl_aeth_type_name(rl_syndrome_type(s)));
 	switch (rl_syndrome_type(s)) {
 	case RL_AETH_ACK:
@@ -532,64 +507,35 @@ static void ex_json_aeth(struct json *j, const struct rl_pkt *p)
 	default:
 		break;
 	}
-	json_u64(j, "msn", p->aeth.msn);
-	json_end(j);
 }
 
-static void ex_json_ext(struct json *j, const struct rl_pkt *p)
+/* The transport headers, one object each: a printer over the field table. */
+static void ex_json_fields(struct json *j, const struct rl_pkt *p)
 {
-	uint32_t m = p->hdrs;
+	const struct rl_field_hdr *h;
+	const struct rl_field *f;
+	struct rl_field_iter it;
 
-	if (m & RL_HDR_RDETH) {
-		json_obj(j, "rdeth");
-		json_u64(j, "eecnxt", p->rdeth_eecnxt);
-		json_end(j);
-	}
-	if (m & RL_HDR_DETH) {
-		json_obj(j, "deth");
-		json_u64(j, "qkey", p->deth.qkey);
-		json_u64(j, "src_qp", p->deth.src_qp);
-		json_end(j);
-	}
-	if (m & RL_HDR_XRCETH) {
-		json_obj(j, "xrceth");
-		json_u64(j, "srq", p->xrc_srq);
-		json_end(j);
-	}
-	if (m & RL_HDR_FETH) {
-		json_obj(j, "feth");
-		json_u64(j, "sel", p->feth.sel);
-		json_u64(j, "plt", p->feth.plt);
-		json_end(j);
-	}
-	if (m & RL_HDR_RETH) {
-		json_obj(j, "reth");
-		json_u64(j, "va", p->reth.va);
-		json_u64(j, "rkey", p->reth.rkey);
-		json_u64(j, "dma_len", p->reth.dma_len);
-		json_end(j);
-	}
-	if (m & RL_HDR_ATOMICETH) {
-		json_obj(j, "atomiceth");
-		json_u64(j, "va", p->atomiceth.va);
-		json_u64(j, "rkey", p->atomiceth.rkey);
-		json_u64(j, "swap_add", p->atomiceth.swap_add);
-		json_u64(j, "compare", p->atomiceth.compare);
-		json_end(j);
-	}
-	if (m & RL_HDR_AETH)
-		ex_json_aeth(j, p);
-	if (m & RL_HDR_ATOMICACKETH) {
-		json_obj(j, "atomicacketh");
-		json_u64(j, "orig", p->atomicack_orig);
-		json_end(j);
-	}
-	if (m & RL_HDR_IMMDT)
-		json_u64(j, "immdt", p->immdt);
-	if (m & RL_HDR_IETH) {
-		json_obj(j, "ieth");
-		json_u64(j, "rkey", p->ieth_rkey);
-		json_end(j);
+	rl_field_iter_init(&it, p);
+	while ((h = rl_field_next_hdr(&it))) {
+		if (h->key)
+			json_obj(j, h->key);
+		while ((f = rl_field_next(&it))) {
+			if (f->flags & RL_FF_RESERVED)
+				continue;
+			if (f->fmt == RL_FMT_BOOL)
+				json_bool(j, f->key, it.value);
+			else
+				json_u64(j, f->key, it.value);
+			if (f->fmt == RL_FMT_OPCODE) {
+				json_str(j, "opcode_name", rl_opcode_info((uint8_t)it.value)->name);
+				json_str(j, "transport", rl_transport_name(rl_opcode_transport((uint8_t)it.value)));
+			} else if (f->fmt == RL_FMT_SYNDROME) {
+				ex_json_syndrome(j, (uint8_t)it.value);
+			}
+		}
+		if (h->key)
+			json_end(j);
 	}
 }
 
@@ -659,8 +605,7 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 	}
 	if (!rl_status_fatal(st)) {
 		ex_json_l2l3(j, p);
-		ex_json_bth(j, p);
-		ex_json_ext(j, p);
+		ex_json_fields(j, p);
 		json_u64(j, "payload_len", p->payload_len);
 		json_obj(j, "icrc");
 		ex_hex32(hex, sizeof(hex), rl_icrc_display(p->icrc));

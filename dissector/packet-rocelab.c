@@ -28,6 +28,7 @@
 
 #include "rocelab/analyze.h"
 #include "rocelab/describe.h"
+#include "rocelab/field.h"
 #include "rocelab/hdr.h"
 #include "rocelab/icrc.h"
 #include "rocelab/opcode.h"
@@ -52,11 +53,10 @@ static int hf_explanation = -1;
 static int hf_packet = -1;
 static int hf_role = -1;
 static int hf_decode_error = -1;
-static int hf_bth_opcode = -1;
-static int hf_bth_dqpn = -1;
-static int hf_bth_psn = -1;
-static int hf_bth_fecn = -1;
-static int hf_bth_becn = -1;
+/* The transport headers' fields, registered from core/'s field table (rocelab/field.h). */
+#define RLP_MAX_HDRS (RL_HDR_COUNT + 1)
+static int *hf_fields;                   /* one per row of the field table */
+static gint ett_hdrs[RLP_MAX_HDRS];
 static int hf_icrc = -1;
 static int hf_icrc_expected = -1;
 static int hf_icrc_status = -1;
@@ -91,7 +91,6 @@ static int hf_cnp = -1;
 static int hf_cnp_qp = -1;
 
 static gint ett_rocelab = -1;
-static gint ett_bth = -1;
 static gint ett_icrc = -1;
 static gint ett_analysis = -1;
 static gint ett_link = -1;
@@ -322,22 +321,54 @@ static proto_item *rlp_gen(proto_item *pi)
 	return pi;
 }
 
-static void rlp_show_bth(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
-			 enum rl_status st, size_t len)
+/* Index of a field's row in the field table, which hf_fields[] follows. */
+static size_t rlp_field_index(const struct rl_field *f)
 {
-	proto_tree *bt;
-	proto_item *pi;
-	gint o = (gint)pkt->bth_off;
+	size_t n;
 
-	bt = proto_tree_add_subtree(t, tvb, o, rlp_len(pkt->bth_off, RL_BTH_LEN, len), ett_bth, NULL,
-				    "Base Transport Header");
-	pi = proto_tree_add_uint(bt, hf_bth_opcode, tvb, o, rlp_len(pkt->bth_off, 1, len), pkt->bth.opcode);
-	if (st == RL_E_UNKNOWN_OPCODE)
-		expert_add_info(pinfo, pi, &ei_unknown_opcode);
-	proto_tree_add_uint(bt, hf_bth_dqpn, tvb, o + 5, rlp_len(pkt->bth_off + 5, 3, len), pkt->bth.dqpn);
-	proto_tree_add_uint(bt, hf_bth_psn, tvb, o + 9, rlp_len(pkt->bth_off + 9, 3, len), pkt->bth.psn);
-	proto_tree_add_boolean(bt, hf_bth_fecn, tvb, o + 4, rlp_len(pkt->bth_off + 4, 1, len), pkt->bth.fecn);
-	proto_tree_add_boolean(bt, hf_bth_becn, tvb, o + 4, rlp_len(pkt->bth_off + 4, 1, len), pkt->bth.becn);
+	return (size_t)(f - rl_field_table(&n));
+}
+
+/* One field into the tree, at its bytes. */
+static proto_item *rlp_add_field(proto_tree *t, tvbuff_t *tvb, const struct rl_field *f, size_t off, uint64_t v,
+				 size_t len)
+{
+	int hf = hf_fields[rlp_field_index(f)];
+	gint o = (gint)off, n = rlp_len(off, f->bytes, len);
+
+	if (f->fmt == RL_FMT_BOOL)
+		return proto_tree_add_boolean(t, hf, tvb, o, n, (guint32)v);
+	if (f->bits > 32)
+		return proto_tree_add_uint64(t, hf, tvb, o, n, v);
+	return proto_tree_add_uint(t, hf, tvb, o, n, (guint32)v);
+}
+
+/* The transport headers, a subtree each, every field from the field table. */
+static void rlp_show_fields(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
+			    enum rl_status st, size_t len)
+{
+	const struct rl_field_hdr *h;
+	const struct rl_field *f;
+	struct rl_field_iter it;
+
+	rl_field_iter_init(&it, pkt);
+	while ((h = rl_field_next_hdr(&it))) {
+		size_t hoff = pkt->bth_off + (size_t)rl_field_hdr_offset(pkt, h->hdr);
+		proto_tree *ht = proto_tree_add_subtree(t, tvb, (gint)hoff, rlp_len(hoff, h->len, len),
+							ett_hdrs[(size_t)(h - rl_field_hdr(RL_FIELD_BTH)) % RLP_MAX_HDRS],
+							NULL, h->title);
+
+		while ((f = rl_field_next(&it))) {
+			proto_item *pi = rlp_add_field(ht, tvb, f, pkt->bth_off + it.off, it.value, len);
+
+			const char *words = f->words && f->fmt != RL_FMT_OPCODE ? f->words(it.value) : NULL;
+
+			if (words)
+				proto_item_append_text(pi, " (%s)", words);
+			if (f->fmt == RL_FMT_OPCODE && st == RL_E_UNKNOWN_OPCODE)
+				expert_add_info(pinfo, pi, &ei_unknown_opcode);
+		}
+	}
 }
 
 static void rlp_show_icrc(proto_tree *t, proto_item *top, tvbuff_t *tvb, packet_info *pinfo,
@@ -603,7 +634,7 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 				      line));
 	if (fr)
 		rlp_gen(proto_tree_add_uint(t, hf_role, tvb, 0, 0, fr->ann.role));
-	rlp_show_bth(t, tvb, pinfo, &pkt, st, len);
+	rlp_show_fields(t, tvb, pinfo, &pkt, st, len);
 	rlp_show_icrc(t, ti, tvb, pinfo, &pkt, len);
 	if (fr) {
 		rlp_show_analysis(t, tvb, pinfo, &pkt, fr);
@@ -641,6 +672,57 @@ static void rlp_fill_names(void)
 	verdict_vals[RL_V_DUPLICATE + 1].strptr = NULL;
 }
 
+/* The hf type of a field of @bits bits. */
+static enum ftenum rlp_ftype(const struct rl_field *f)
+{
+	if (f->fmt == RL_FMT_BOOL)
+		return FT_BOOLEAN;
+	if (f->bits <= 8)
+		return FT_UINT8;
+	if (f->bits <= 16)
+		return FT_UINT16;
+	if (f->bits <= 24)
+		return FT_UINT24;
+	return f->bits <= 32 ? FT_UINT32 : FT_UINT64;
+}
+
+/*
+ * hf entries for the transport headers, one per row of the field table:
+ * rocelab.<header>.<field>, with the row's name, format and meaning.
+ * Wireshark keeps the pointers, so the array and its strings live on.
+ */
+static void rlp_register_fields(void)
+{
+	size_t n;
+	const struct rl_field *tab = rl_field_table(&n);
+	hf_register_info *hf;
+	static gint *ett[RLP_MAX_HDRS];
+
+	hf_fields = g_new(int, n);
+	hf = g_new0(hf_register_info, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct rl_field *f = &tab[i];
+
+		hf_fields[i] = -1;
+		hf[i].p_id = &hf_fields[i];
+		hf[i].hfinfo.name = f->name;
+		hf[i].hfinfo.abbrev = g_strdup_printf("rocelab.%s.%s", rl_field_hdr(f->hdr)->filter, f->filter);
+		hf[i].hfinfo.type = rlp_ftype(f);
+		hf[i].hfinfo.display = f->fmt == RL_FMT_BOOL ? BASE_NONE
+				       : f->fmt == RL_FMT_DEC ? BASE_DEC : BASE_HEX;
+		hf[i].hfinfo.strings = f->fmt == RL_FMT_OPCODE ? VALS(opcode_vals) : NULL;
+		hf[i].hfinfo.bitmask = 0;
+		hf[i].hfinfo.blurb = f->meaning;
+		HFILL_INIT(hf[i]);
+	}
+	proto_register_field_array(proto_rocelab, hf, (int)n);
+	for (size_t i = 0; i < RLP_MAX_HDRS; i++) {
+		ett_hdrs[i] = -1;
+		ett[i] = &ett_hdrs[i];
+	}
+	proto_register_subtree_array(ett, RLP_MAX_HDRS);
+}
+
 static void proto_register_rocelab(void)
 {
 	static hf_register_info hf[] = {
@@ -655,19 +737,6 @@ static void proto_register_rocelab(void)
 			"from the responder, or a congestion notification", HFILL } },
 		{ &hf_decode_error, { "Decode error", "rocelab.decode_error", FT_STRING, BASE_NONE, NULL, 0x0,
 			"Why rocelab's decoder could not read this RoCE packet to its end, and where", HFILL } },
-
-		{ &hf_bth_opcode, { "Opcode", "rocelab.bth.opcode", FT_UINT8, BASE_HEX, VALS(opcode_vals), 0x0,
-			"BTH opcode: transport service (top 3 bits) and operation (IBA 9.2, Table 38)", HFILL } },
-		{ &hf_bth_dqpn, { "Destination QP", "rocelab.bth.dest_qp", FT_UINT24, BASE_HEX, NULL, 0x0,
-			"The queue pair this packet is for, at the receiving end", HFILL } },
-		{ &hf_bth_psn, { "PSN", "rocelab.bth.psn", FT_UINT24, BASE_DEC, NULL, 0x0,
-			"Packet Sequence Number: counts packets of a connection, 24 bits, wrapping at 16777215", HFILL } },
-		{ &hf_bth_fecn, { "FECN", "rocelab.bth.fecn", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
-			"Forward Explicit Congestion Notification: congestion seen on the way to the receiver (IBA 9.2)",
-			HFILL } },
-		{ &hf_bth_becn, { "BECN", "rocelab.bth.becn", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
-			"Backward Explicit Congestion Notification: the receiver tells the sender to slow down; "
-			"set in every RoCEv2 CNP", HFILL } },
 
 		{ &hf_icrc, { "ICRC", "rocelab.icrc", FT_UINT32, BASE_HEX, NULL, 0x0,
 			"Invariant CRC as carried in the packet (the 4 bytes read big-endian, as Wireshark shows "
@@ -756,7 +825,7 @@ static void proto_register_rocelab(void)
 			"The CNP's destination QP: the sending QP whose packets were marked", HFILL } },
 	};
 	static gint *ett[] = {
-		&ett_rocelab, &ett_bth, &ett_icrc, &ett_analysis, &ett_link, &ett_ack, &ett_msg, &ett_nak, &ett_congestion,
+		&ett_rocelab, &ett_icrc, &ett_analysis, &ett_link, &ett_ack, &ett_msg, &ett_nak, &ett_congestion,
 	};
 	static ei_register_info ei[] = {
 		{ &ei_malformed, { "rocelab.expert.malformed", PI_MALFORMED, PI_ERROR,
@@ -791,6 +860,7 @@ static void proto_register_rocelab(void)
 	rlp_fill_names();
 	proto_rocelab = proto_register_protocol("RoCE Lab", "RoCE Lab", "rocelab");
 	proto_register_field_array(proto_rocelab, hf, array_length(hf));
+	rlp_register_fields();
 	proto_register_subtree_array(ett, array_length(ett));
 	expert = expert_register_protocol(proto_rocelab);
 	expert_register_field_array(expert, ei, array_length(ei));

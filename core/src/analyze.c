@@ -505,6 +505,26 @@ static void an_text(char *buf, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* FLUSH (IBA 1.5): which bytes (FETH selectivity level) and to what end (placement type). */
+static void an_flush_summary(const struct rl_pkt *p, char *buf, size_t n)
+{
+	static const char *const plt[] = { NULL, "visible", "persistent", "visible and persistent" };
+	char where[96], what[64];
+
+	if (p->feth.sel == 0)
+		an_text(where, sizeof(where), "%u bytes at 0x%llx (rkey 0x%x)", p->reth.dma_len,
+			(unsigned long long)p->reth.va, p->reth.rkey);
+	else if (p->feth.sel == 1)
+		an_text(where, sizeof(where), "the whole region of rkey 0x%x", p->reth.rkey);
+	else
+		an_text(where, sizeof(where), "(reserved selectivity level %u)", p->feth.sel);
+	if (p->feth.plt < 4 && plt[p->feth.plt])
+		an_text(what, sizeof(what), "make earlier writes %s", plt[p->feth.plt]);
+	else
+		an_text(what, sizeof(what), "reserved placement type %u", p->feth.plt);
+	an_text(buf, n, "FLUSH %s: %s", where, what);
+}
+
 static void an_request_summary(const struct rl_annotation *o, const struct rl_pkt *p, char *buf, size_t n)
 {
 	uint32_t fl = p->op->flags;
@@ -528,6 +548,11 @@ static void an_request_summary(const struct rl_annotation *o, const struct rl_pk
 	if (fl & RL_OPF_READ)
 		an_text(buf, n, "READ %u bytes from 0x%llx (rkey 0x%x)", p->reth.dma_len, (unsigned long long)p->reth.va,
 			p->reth.rkey);
+	else if (fl & RL_OPF_FLUSH)
+		an_flush_summary(p, buf, n);
+	else if ((fl & RL_OPF_ATOMIC) && (p->hdrs & RL_HDR_RETH))
+		an_text(buf, n, "ATOMIC WRITE of %zu bytes to 0x%llx (rkey 0x%x)", p->payload_len,
+			(unsigned long long)p->reth.va, p->reth.rkey);
 	else if (fl & RL_OPF_CMPSWAP)
 		an_text(buf, n, "Compare&Swap at 0x%llx: if 0x%llx, write 0x%llx", (unsigned long long)p->atomiceth.va,
 			(unsigned long long)p->atomiceth.compare, (unsigned long long)p->atomiceth.swap_add);

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "field_rows.h"
 #include "rocelab/icrc.h"
 #include "rocelab/packet.h"
 
@@ -18,76 +19,39 @@ static enum rl_status rl_fail(struct rl_pkt *pkt, enum rl_status st, size_t off,
 	return st;
 }
 
-/* Walk the extended headers the opcode table lists, in wire order. */
+/*
+ * One decoder per header, generated from the field rows (field_rows.h): each
+ * keeps the rows of its own header, so it compiles to the loads and masks a
+ * hand-written one would have.
+ */
+#define RL_DEC_FIELD(hdr, member, off, bytes, shift, bits, ...) \
+	if ((hdr) == cur)                                        \
+		pkt->member = RL_FIELD_GET(h, off, bytes, shift, bits);
+#define RL_DEC_HDR(id, hdr, ...)                                             \
+	static void rl_decode_##id(struct rl_pkt *pkt, const uint8_t *h)    \
+	{                                                                    \
+		const uint32_t cur = (hdr);                                  \
+		(void)pkt;                                                   \
+		(void)h;                                                     \
+		RL_FIELD_ROWS(RL_DEC_FIELD)                                  \
+	}
+RL_FIELD_HDRS(RL_DEC_HDR)
+
+/*
+ * Walk the extended headers the opcode table lists, in wire order: one step
+ * per header row (the BTH's row is left out), which the compiler turns into
+ * the tests and inlined decoders a hand-written ladder would have.
+ */
+#define RL_DEC_STEP(id, hdr, len, ...)           \
+	if ((hdr) != RL_FIELD_BTH && (m & (hdr))) { \
+		rl_decode_##id(pkt, h);          \
+		h += (len);                      \
+	}
 static void rl_decode_ext(struct rl_pkt *pkt, const uint8_t *h)
 {
 	uint32_t m = pkt->hdrs;
 
-	if (m & RL_HDR_RDETH) {
-		pkt->rdeth_eecnxt = rl_rdeth_eecnxt(h);
-		h += RL_RDETH_LEN;
-	}
-	if (m & RL_HDR_DETH) {
-		pkt->deth.qkey = rl_deth_qkey(h);
-		pkt->deth.src_qp = rl_deth_srcqp(h);
-		h += RL_DETH_LEN;
-	}
-	if (m & RL_HDR_XRCETH) {
-		pkt->xrc_srq = rl_xrceth_srq(h);
-		h += RL_XRCETH_LEN;
-	}
-	if (m & RL_HDR_FETH) {
-		pkt->feth.sel = rl_feth_sel(h);
-		pkt->feth.plt = rl_feth_plt(h);
-		h += RL_FETH_LEN;
-	}
-	if (m & RL_HDR_RETH) {
-		pkt->reth.va = rl_reth_va(h);
-		pkt->reth.rkey = rl_reth_rkey(h);
-		pkt->reth.dma_len = rl_reth_len(h);
-		h += RL_RETH_LEN;
-	}
-	if (m & RL_HDR_ATOMICETH) {
-		pkt->atomiceth.va = rl_atmeth_va(h);
-		pkt->atomiceth.rkey = rl_atmeth_rkey(h);
-		pkt->atomiceth.swap_add = rl_atmeth_swap_add(h);
-		pkt->atomiceth.compare = rl_atmeth_compare(h);
-		h += RL_ATOMICETH_LEN;
-	}
-	if (m & RL_HDR_AETH) {
-		pkt->aeth.syndrome = rl_aeth_syndrome(h);
-		pkt->aeth.msn = rl_aeth_msn(h);
-		h += RL_AETH_LEN;
-	}
-	if (m & RL_HDR_ATOMICACKETH) {
-		pkt->atomicack_orig = rl_atmack_orig(h);
-		h += RL_ATOMICACKETH_LEN;
-	}
-	if (m & RL_HDR_IMMDT) {
-		pkt->immdt = rl_immdt(h);
-		h += RL_IMMDT_LEN;
-	}
-	if (m & RL_HDR_IETH)
-		pkt->ieth_rkey = rl_ieth_rkey(h);
-}
-
-static void rl_decode_bth(struct rl_pkt *pkt, const uint8_t *b)
-{
-	struct rl_bth *bth = &pkt->bth;
-
-	bth->opcode = rl_bth_opcode(b);
-	bth->se = rl_bth_se(b);
-	bth->migreq = rl_bth_migreq(b);
-	bth->padcnt = rl_bth_padcnt(b);
-	bth->tver = rl_bth_tver(b);
-	bth->pkey = rl_bth_pkey(b);
-	bth->fecn = rl_bth_fecn(b);
-	bth->becn = rl_bth_becn(b);
-	bth->resv6 = rl_bth_resv6(b);
-	bth->dqpn = rl_bth_dqpn(b);
-	bth->ackreq = rl_bth_ackreq(b);
-	bth->resv7 = rl_bth_resv7(b);
-	bth->psn = rl_bth_psn(b);
+	RL_FIELD_HDRS(RL_DEC_STEP)
 }
 
 /*
@@ -119,7 +83,7 @@ static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pk
 
 	if (end - off < RL_BTH_LEN)
 		return rl_fail(pkt, RL_E_TRUNC_BTH, off, RL_BTH_LEN, end - off);
-	rl_decode_bth(pkt, data + off);
+	rl_decode_BTH(pkt, data + off);
 	/* IBA 9.2: TVer is 0; other values mean a layout this decoder cannot know. */
 	if (pkt->bth.tver != 0)
 		return rl_fail(pkt, RL_E_TVER, off + 1, 0, pkt->bth.tver);

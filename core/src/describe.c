@@ -2,6 +2,7 @@
 /* Plain-language text for packets and header fields. */
 
 #include "rocelab/describe.h"
+#include "rocelab/field.h"
 
 void rl_sb_describe_syndrome(struct rl_sb *sb, uint8_t s)
 {
@@ -63,44 +64,25 @@ static void rl_sb_field_u64(struct rl_sb *sb, const char *name, uint64_t v)
 	rl_sb_u64(sb, v);
 }
 
+/* The extended headers' fields that have a one-line key, from the field table. */
 static void rl_describe_ext(struct rl_sb *sb, const struct rl_pkt *p)
 {
-	uint32_t m = p->hdrs;
+	const struct rl_field *f;
+	struct rl_field_iter it;
 
-	if (m & RL_HDR_RDETH)
-		rl_sb_field_hex(sb, "EEC", p->rdeth_eecnxt, 6);
-	if (m & RL_HDR_DETH) {
-		rl_sb_field_hex(sb, "Q_Key", p->deth.qkey, 8);
-		rl_sb_field_hex(sb, "SrcQP", p->deth.src_qp, 6);
+	rl_field_iter_init(&it, p);
+	while ((f = rl_field_next(&it))) {
+		if (f->hdr == RL_FIELD_BTH || !f->brief)
+			continue;
+		if (f->fmt == RL_FMT_SYNDROME) {
+			rl_sb_putc(sb, ' ');
+			rl_sb_describe_syndrome(sb, (uint8_t)it.value);
+		} else if (f->fmt == RL_FMT_HEX) {
+			rl_sb_field_hex(sb, f->brief, it.value, f->brief_digits);
+		} else {
+			rl_sb_field_u64(sb, f->brief, it.value);
+		}
 	}
-	if (m & RL_HDR_XRCETH)
-		rl_sb_field_hex(sb, "XRCSRQ", p->xrc_srq, 6);
-	if (m & RL_HDR_FETH) {
-		rl_sb_field_u64(sb, "sel", p->feth.sel);
-		rl_sb_field_u64(sb, "plt", p->feth.plt);
-	}
-	if (m & RL_HDR_RETH) {
-		rl_sb_field_hex(sb, "va", p->reth.va, 1);
-		rl_sb_field_hex(sb, "rkey", p->reth.rkey, 1);
-		rl_sb_field_u64(sb, "len", p->reth.dma_len);
-	}
-	if (m & RL_HDR_ATOMICETH) {
-		rl_sb_field_hex(sb, "va", p->atomiceth.va, 1);
-		rl_sb_field_hex(sb, "rkey", p->atomiceth.rkey, 1);
-		rl_sb_field_hex(sb, "swap/add", p->atomiceth.swap_add, 1);
-		rl_sb_field_hex(sb, "compare", p->atomiceth.compare, 1);
-	}
-	if (m & RL_HDR_AETH) {
-		rl_sb_putc(sb, ' ');
-		rl_sb_describe_syndrome(sb, p->aeth.syndrome);
-		rl_sb_field_u64(sb, "MSN", p->aeth.msn);
-	}
-	if (m & RL_HDR_ATOMICACKETH)
-		rl_sb_field_hex(sb, "orig", p->atomicack_orig, 1);
-	if (m & RL_HDR_IMMDT)
-		rl_sb_field_hex(sb, "imm", p->immdt, 8);
-	if (m & RL_HDR_IETH)
-		rl_sb_field_hex(sb, "inv_rkey", p->ieth_rkey, 1);
 }
 
 void rl_sb_describe_pkt(struct rl_sb *sb, const struct rl_pkt *p)
@@ -154,6 +136,9 @@ const char *rl_describe_opcode(uint8_t opcode)
 		return "asks the responder to make earlier writes to va..va+len persistent or visible";
 	if (f & RL_OPF_RESYNC)
 		return "resynchronises the PSN of an RD EE context";
+	if ((f & RL_OPF_ATOMIC) && (f & RL_OPF_PAYLOAD))
+		return "writes its 8-byte payload into the responder's memory at va (rkey) in one piece: no reader "
+		       "sees half of it";
 	if (f & RL_OPF_ATOMIC)
 		return "an atomic operation on 8 bytes of the responder's memory at va (rkey)";
 	if ((f & RL_OPF_WRITE) && (f & RL_OPF_IMM))

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "field_rows.h"
 #include "rocelab/icrc.h"
 #include "rocelab/packet.h"
 
@@ -140,78 +141,33 @@ static void rl_encode_ipv6(const struct rl_pkt *pkt, uint8_t *h, size_t payload_
 	memcpy(h + 24, ip->dst, 16);
 }
 
-static void rl_encode_bth(const struct rl_bth *bth, uint8_t padcnt, uint8_t *b)
-{
-	memset(b, 0, RL_BTH_LEN);
-	rl_bth_set_opcode(b, bth->opcode);
-	rl_bth_set_se(b, bth->se);
-	rl_bth_set_migreq(b, bth->migreq);
-	rl_bth_set_padcnt(b, padcnt);
-	rl_bth_set_tver(b, bth->tver);
-	rl_bth_set_pkey(b, bth->pkey);
-	rl_bth_set_fecn(b, bth->fecn);
-	rl_bth_set_becn(b, bth->becn);
-	rl_bth_set_resv6(b, bth->resv6);
-	rl_bth_set_dqpn(b, bth->dqpn);
-	rl_bth_set_ackreq(b, bth->ackreq);
-	rl_bth_set_resv7(b, bth->resv7);
-	rl_bth_set_psn(b, bth->psn);
-}
+/*
+ * One encoder per header, generated from the field rows (field_rows.h), as
+ * decode.c's decoders are: each zeroes its header (reserved bits are sent
+ * as 0) and puts its own fields in.
+ */
+#define RL_ENC_FIELD(hdr, member, off, bytes, shift, bits, ...) \
+	if ((hdr) == cur)                                        \
+		RL_FIELD_PUT(h, off, bytes, shift, bits, pkt->member);
+#define RL_ENC_HDR(id, hdr, len, ...)                                        \
+	static void rl_encode_##id(const struct rl_pkt *pkt, uint8_t *h)    \
+	{                                                                    \
+		const uint32_t cur = (hdr);                                  \
+		(void)pkt;                                                   \
+		memset(h, 0, len);                                           \
+		RL_FIELD_ROWS(RL_ENC_FIELD)                                  \
+	}
+RL_FIELD_HDRS(RL_ENC_HDR)
 
-/* The extended headers the opcode table lists for this opcode, in wire order. */
+/* The extended headers the opcode table lists for this opcode, in wire order: one step per header row. */
+#define RL_ENC_STEP(id, hdr, len, ...)           \
+	if ((hdr) != RL_FIELD_BTH && (m & (hdr))) { \
+		rl_encode_##id(pkt, h);          \
+		h += (len);                      \
+	}
 static uint8_t *rl_encode_ext(const struct rl_pkt *pkt, uint32_t m, uint8_t *h)
 {
-	if (m & RL_HDR_RDETH) {
-		rl_rdeth_set_eecnxt(h, pkt->rdeth_eecnxt);
-		h += RL_RDETH_LEN;
-	}
-	if (m & RL_HDR_DETH) {
-		rl_deth_set_qkey(h, pkt->deth.qkey);
-		rl_deth_set_srcqp(h, pkt->deth.src_qp);
-		h += RL_DETH_LEN;
-	}
-	if (m & RL_HDR_XRCETH) {
-		rl_xrceth_set_srq(h, pkt->xrc_srq);
-		h += RL_XRCETH_LEN;
-	}
-	if (m & RL_HDR_FETH) {
-		rl_feth_set(h, pkt->feth.sel, pkt->feth.plt);
-		h += RL_FETH_LEN;
-	}
-	if (m & RL_HDR_RETH) {
-		rl_reth_set_va(h, pkt->reth.va);
-		rl_reth_set_rkey(h, pkt->reth.rkey);
-		rl_reth_set_len(h, pkt->reth.dma_len);
-		h += RL_RETH_LEN;
-	}
-	if (m & RL_HDR_ATOMICETH) {
-		rl_atmeth_set_va(h, pkt->atomiceth.va);
-		rl_atmeth_set_rkey(h, pkt->atomiceth.rkey);
-		rl_atmeth_set_swap_add(h, pkt->atomiceth.swap_add);
-		rl_atmeth_set_compare(h, pkt->atomiceth.compare);
-		h += RL_ATOMICETH_LEN;
-	}
-	if (m & RL_HDR_AETH) {
-		rl_aeth_set_syndrome(h, pkt->aeth.syndrome);
-		rl_aeth_set_msn(h, pkt->aeth.msn);
-		h += RL_AETH_LEN;
-	}
-	if (m & RL_HDR_ATOMICACKETH) {
-		rl_atmack_set_orig(h, pkt->atomicack_orig);
-		h += RL_ATOMICACKETH_LEN;
-	}
-	if (m & RL_HDR_IMMDT) {
-		rl_immdt_set(h, pkt->immdt);
-		h += RL_IMMDT_LEN;
-	}
-	if (m & RL_HDR_IETH) {
-		rl_ieth_set_rkey(h, pkt->ieth_rkey);
-		h += RL_IETH_LEN;
-	}
-	if (m & RL_HDR_CNP) {
-		memset(h, 0, RL_CNP_LEN);
-		h += RL_CNP_LEN;
-	}
+	RL_FIELD_HDRS(RL_ENC_STEP)
 	return h;
 }
 
@@ -252,7 +208,8 @@ enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, siz
 		rl_put16(bth + 6, pkt->udp.checksum);
 		bth += 8;
 	}
-	rl_encode_bth(&pkt->bth, pad, bth);
+	rl_encode_BTH(pkt, bth);
+	rl_bth_set_padcnt(bth, pad);    /* what the payload needs, whatever bth.padcnt says */
 	p = rl_encode_ext(pkt, op->hdrs, bth + RL_BTH_LEN);
 	if (pkt->payload_len)
 		memcpy(p, pkt->payload, pkt->payload_len);

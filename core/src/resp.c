@@ -58,7 +58,7 @@ static void rl_resp_send_aeth(struct rl_qp *qp, uint32_t psn, uint8_t syndrome)
 {
 	struct rl_pkt p;
 
-	rl_qp_pkt_init(qp, &p, 0x11);   /* RC Acknowledge */
+	rl_qp_pkt_init(qp, &p, RL_OP_RC_ACKNOWLEDGE);
 	p.bth.psn = psn;
 	p.aeth.syndrome = syndrome;
 	p.aeth.msn = qp->resp.msn;
@@ -486,7 +486,7 @@ static enum rl_resp_state rl_resp_exec_atomic(struct rl_qp *qp, struct rl_resp_c
 	qp->resp.msn++;
 	r->msn = qp->resp.msn;
 
-	rl_qp_pkt_init(qp, &a, 0x12);   /* RC ATOMIC Acknowledge */
+	rl_qp_pkt_init(qp, &a, RL_OP_RC_ATOMIC_ACKNOWLEDGE);
 	a.bth.psn = p->bth.psn;
 	a.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, rl_resp_credits(qp));
 	a.aeth.msn = qp->resp.msn;
@@ -560,7 +560,7 @@ static enum rl_resp_state rl_resp_duplicate(struct rl_qp *qp, struct rl_resp_ctx
 		struct rl_pkt a;
 
 		/* Answer from the replay cache: executing twice would add twice. */
-		rl_qp_pkt_init(qp, &a, 0x12);
+		rl_qp_pkt_init(qp, &a, RL_OP_RC_ATOMIC_ACKNOWLEDGE);
 		a.bth.psn = r->first_psn;
 		a.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, rl_resp_credits(qp));
 		a.aeth.msn = r->msn;

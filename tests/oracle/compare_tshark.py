@@ -21,8 +21,9 @@ Known limitations of tshark 4.0's built-in dissector, handled explicitly below
   * Opcodes it does not know at all: 0x1c RC FLUSH, 0x1d RC ATOMIC WRITE,
     0x81 CNP and the whole XRC range 0xa0-0xb7.  It prints them as
     "Unknown OpCode" and dumps everything after the BTH as "vendor" data
-    (no extended headers, no Invariant CRC).  For these we compare only the
-    BTH fields.
+    (no extended headers, no Invariant CRC).  For these we compare the BTH
+    fields; for FLUSH and ATOMIC WRITE also FETH, RETH, the payload length
+    and the ICRC, cut from that blob by the IBA 1.5 layout (compare_iba15).
   * The RD range 0x40-0x5f: since Wireshark 3.x the dissector assumes that
     transport type 0b010 is Mellanox DC transport (DCT), not IBA Reliable
     Datagram.  It then treats the BTH as 20 bytes long (12 + an 8-byte DC
@@ -196,6 +197,34 @@ def ib_parts(ib):
     headers = set(k[len("infiniband."):] for k, _ in top)
     return trees, top, headers
 
+# FLUSH and ATOMIC WRITE (IBA 1.5): tshark 4.0 does not know them, but its
+# "vendor" blob is every byte after the BTH.  We cut it by the spec's layout:
+#   FLUSH:        FETH (reserved bits 31-6, SEL 5-4, PLT 3-0), RETH, ICRC
+#   ATOMIC WRITE: RETH, 8 bytes of payload, ICRC
+# where RETH is VA (8 bytes), R_Key (4), DMA length (4), all big-endian.
+IBA15_OPCODES = {0x1C: "FLUSH", 0x1D: "ATOMIC WRITE"}
+
+
+def compare_iba15(c, r, blob):
+    raw = bytes.fromhex(str(blob).replace(":", ""))
+    op = r["bth"]["opcode"]
+    want = 4 + 16 + 4 if op == 0x1C else 16 + 8 + 4
+    c.cmp(r, "bytes after the BTH", want, str(len(raw)), num)
+    if len(raw) != want:
+        return
+    reth = raw[4:20] if op == 0x1C else raw[0:16]
+    if op == 0x1C:
+        feth = int.from_bytes(raw[0:4], "big")
+        c.cmp(r, "feth.sel", r["feth"]["sel"], str((feth >> 4) & 3), num)
+        c.cmp(r, "feth.plt", r["feth"]["plt"], str(feth & 0xF), num)
+        c.cmp(r, "feth reserved bits", 0, str(feth >> 6), num)
+    else:
+        c.cmp(r, "payload_len", r["payload_len"], "8", num)
+    c.cmp(r, "reth.va", r["reth"]["va"], str(int.from_bytes(reth[0:8], "big")), num)
+    c.cmp(r, "reth.rkey", r["reth"]["rkey"], str(int.from_bytes(reth[8:12], "big")), num)
+    c.cmp(r, "reth.dma_len", r["reth"]["dma_len"], str(int.from_bytes(reth[12:16], "big")), num)
+    c.cmp(r, "icrc.value", num(r["icrc"]["value"]), str(int.from_bytes(raw[-4:], "big")), num)
+
 
 def compare_packet(c, r, layers, notes):
     """Compare one rocelab record r with one tshark packet's layers."""
@@ -244,6 +273,8 @@ def compare_packet(c, r, layers, notes):
         c.bad("icrc.value", "frame %d (%s, %s): tshark shows no Invariant CRC"
               % (r["frame"], b["opcode_name"], framing(r)))
 
+    if op in IBA15_OPCODES and "vendor" in trees:
+        compare_iba15(c, r, one(trees["vendor"], "infiniband.vendor"))
     if not full:
         if op in TSHARK_UNKNOWN_OPCODES and "vendor" not in present:
             notes.add("tshark now decodes opcode 0x%02x (no 'vendor' blob): "
@@ -473,7 +504,8 @@ def main(argv):
         for d in det:
             print("    " + d)
     print("    NOTE: %d packets fully compared; %d packets with opcodes tshark 4.0 does "
-          "not know (0x1c FLUSH, 0x1d ATOMIC WRITE, 0x81 CNP, 0xa0-0xb7 XRC): BTH only; "
+          "not know (0x1c FLUSH, 0x1d ATOMIC WRITE, 0x81 CNP, 0xa0-0xb7 XRC): BTH only, "
+          "plus FETH, RETH and ICRC from the raw bytes for FLUSH and ATOMIC WRITE; "
           "%d RD packets (0x40-0x55, decoded by tshark as Mellanox DCT): BTH + ICRC only"
           % (n_full, n_unknown, n_dct))
     for n in sorted(notes):

@@ -12,6 +12,8 @@ usage:
   check.py port69-check JSONL FIELDS.tsv ORIG.tsv
   check.py relink IN.pcap OUT.pcap raw|ipv4|sll|sll2   the same frames in another framing
   check.py same LABEL FIELDS.tsv ORIG.tsv             the analysis as over Ethernet
+  check.py header-fields                  the -e options for the transport headers' fields
+  check.py headers PCAP JSONL HEADERS.tsv every header field the plugin shows = the frame's bits
 
 Prints PASS/FAIL lines.
 """
@@ -583,6 +585,90 @@ def cmd_same(label, fields, orig):
     same_analysis(load_tsv(fields), load_tsv(orig), label, "as over Ethernet")
 
 
+# ---- the transport headers' fields, against the bytes (IBA 9.2, 9.3, A14, 1.5) ----
+
+# header -> (length, [(field, byte offset, bytes, shift, bits)]), typed from the spec's layouts.
+SPEC = {
+    "bth": (12, [("opcode", 0, 1, 0, 8), ("se", 1, 1, 7, 1), ("migreq", 1, 1, 6, 1), ("padcnt", 1, 1, 4, 2),
+                 ("tver", 1, 1, 0, 4), ("pkey", 2, 2, 0, 16), ("fecn", 4, 1, 7, 1), ("becn", 4, 1, 6, 1),
+                 ("dest_qp", 5, 3, 0, 24), ("ackreq", 8, 1, 7, 1), ("psn", 9, 3, 0, 24)]),
+    "rdeth": (4, [("ee_context", 1, 3, 0, 24)]),
+    "deth": (8, [("qkey", 0, 4, 0, 32), ("src_qp", 5, 3, 0, 24)]),
+    "xrceth": (4, [("srq", 1, 3, 0, 24)]),
+    "feth": (4, [("sel", 3, 1, 4, 2), ("plt", 3, 1, 0, 4)]),
+    "reth": (16, [("va", 0, 8, 0, 64), ("rkey", 8, 4, 0, 32), ("dma_len", 12, 4, 0, 32)]),
+    "atomiceth": (28, [("va", 0, 8, 0, 64), ("rkey", 8, 4, 0, 32), ("swap_add", 12, 8, 0, 64),
+                       ("compare", 20, 8, 0, 64)]),
+    "aeth": (4, [("syndrome", 0, 1, 0, 8), ("msn", 1, 3, 0, 24)]),
+    "atomicacketh": (8, [("orig", 0, 8, 0, 64)]),
+    "immdt": (4, [("data", 0, 4, 0, 32)]),
+    "ieth": (4, [("rkey", 0, 4, 0, 32)]),
+}
+# The order in which extended headers follow the BTH (IBA 9.2 Figure 98; XRCETH A14; FETH 1.5).
+EXT_ORDER = ["rdeth", "deth", "xrceth", "feth", "reth", "atomiceth", "aeth", "atomicacketh", "immdt", "ieth"]
+HFIELDS = ["rocelab.%s.%s" % (h, f[0]) for h in ["bth"] + EXT_ORDER for f in SPEC[h][1]]
+
+
+def bth_offset(frame):
+    """Offset of the BTH in an Ethernet frame: after IPv4/IPv6 and UDP, or after a RoCEv1 GRH."""
+    off, et = 14, struct.unpack(">H", frame[12:14])[0]
+    if et == 0x8100:
+        off, et = 18, struct.unpack(">H", frame[16:18])[0]
+    if et == 0x0800:
+        return off + (frame[off] & 0x0F) * 4 + 8
+    if et == 0x86DD:
+        return off + 40 + 8
+    return off + 40 if et == 0x8915 else None
+
+
+def bits(frame, off, nbytes, shift, width):
+    return (int.from_bytes(frame[off:off + nbytes], "big") >> shift) & ((1 << width) - 1)
+
+
+def cmd_headers(pcap, jsonl, tsv):
+    _, _, _, recs = read_pcap(pcap)
+    pkts = [p for p in load_jsonl(jsonl) if "bth" in p]
+    rows = {}
+    with open(tsv) as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            cols += [""] * (len(HFIELDS) + 1 - len(cols))
+            rows[int(cols[0])] = dict(zip(HFIELDS, cols[1:]))
+    wrong, absent, compared, by_hdr = [], [], 0, {}
+    for p in pkts:
+        fno = p["frame"]
+        frame = recs[fno - 1][1]
+        off = bth_offset(frame)
+        present = ["bth"] + [h for h in EXT_ORDER if h in p]
+        hoff = {}
+        for h in present:
+            hoff[h] = off
+            off += SPEC[h][0]
+        for fld in HFIELDS:
+            h, name = fld.split(".")[1:]
+            got = rows.get(fno, {}).get(fld, "")
+            if h not in hoff:
+                if got != "":
+                    absent.append("frame %d (%s): %s=%s, but it has no %s" % (fno, p["bth"]["opcode_name"], fld, got, h))
+                continue
+            o, n, sh, w = [x for x in SPEC[h][1] if x[0] == name][0][1:]
+            want = bits(frame, hoff[h] + o, n, sh, w)
+            if got in ("True", "False"):
+                got = "1" if got == "True" else "0"
+            compared += 1
+            by_hdr[h] = by_hdr.get(h, 0) + 1
+            if got == "" or int(got, 0) != want:
+                wrong.append("frame %d (%s): %s: plugin %r, bytes %d" % (fno, p["bth"]["opcode_name"], fld, got, want))
+    check(not wrong, "headers: %d field values the plugin shows equal the frame's bits (%s)%s"
+          % (compared, ", ".join("%s %d" % kv for kv in sorted(by_hdr.items())), "; " + "; ".join(wrong[:3]) if wrong else ""))
+    check(not absent, "headers: no field of a header the packet does not carry%s"
+          % ("; " + "; ".join(absent[:3]) if absent else ""))
+    for op, hdr in ((0x1C, "feth"), (0x1D, "reth")):
+        n = sum(1 for p in pkts if p["bth"]["opcode"] == op)
+        check(n > 0 and by_hdr.get(hdr, 0) > 0, "headers: opcode 0x%02x is in the capture (%d packets) and its %s shown"
+              % (op, n, hdr))
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -605,6 +691,12 @@ def main(argv):
         return 0
     if cmd == "same":
         cmd_same(argv[2], argv[3], argv[4])
+        return 0 if failed == 0 else 1
+    if cmd == "header-fields":
+        print(" ".join("-e " + f for f in HFIELDS))
+        return 0
+    if cmd == "headers":
+        cmd_headers(*argv[2:5])
         return 0 if failed == 0 else 1
     if cmd == "port69-check":
         cmd_port69_check(*argv[2:5])

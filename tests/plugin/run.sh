@@ -153,6 +153,17 @@ for kind in raw ipv4 sll sll2; do
     fi
 done
 
+# ---- every transport header field, from core's field table, against the frames' bytes ----
+# all-opcodes has every opcode (FLUSH and ATOMIC WRITE too) in every framing.
+"$R" gen all-opcodes -o "$T/all-opcodes.pcap" 2>/dev/null
+"$R" explain --json "$T/all-opcodes.pcap" >"$T/all-opcodes.jsonl" 2>/dev/null
+# shellcheck disable=SC2046  # the field list is words
+ts "$T/p" tshark -r - -T fields -E occurrence=f -e frame.number $("$PY" "$CHECK" header-fields) \
+    <"$T/all-opcodes.pcap" >"$T/headers.tsv" 2>"$T/headers.err"
+checked "headers" "$PY" "$CHECK" headers "$T/all-opcodes.pcap" "$T/all-opcodes.jsonl" "$T/headers.tsv" \
+    >"$T/headers.report"
+count_lines "$T/headers.report"
+
 # ---- robustness: mutated captures under ASan and UBSan --------------------------------
 # tshark is not instrumented, so the ASan runtime is preloaded for the plugin's sake.
 ASAN_LIB=$(ldd "$ASAN_SO" 2>/dev/null | awk '/libasan/ { print $3; exit }')

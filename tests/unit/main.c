@@ -11,7 +11,7 @@ int main(void)
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
-	if (tl_suite_opcode() || tl_suite_codec() || tl_suite_icrc() || tl_suite_malformed() ||
+	if (tl_suite_opcode() || tl_suite_field() || tl_suite_codec() || tl_suite_icrc() || tl_suite_malformed() ||
 	    tl_suite_describe() || tl_suite_simwire() || tl_suite_rc() ||
 	    tl_suite_property() ||
 	    tl_suite_rc_faults() || tl_suite_qp() || tl_suite_rewrite() ||

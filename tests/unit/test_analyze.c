@@ -51,20 +51,20 @@ static void test_verdicts(void)
 	struct rl_analyzer *a = rl_analyzer_new();
 	struct rl_annotation o;
 
-	feed(a, 1, 0x04, 0x12, 100, true, &o);
+	feed(a, 1, RL_OP_RC_SEND_ONLY, 0x12, 100, true, &o);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_FIRST);
-	feed(a, 2, 0x04, 0x12, 101, true, &o);
+	feed(a, 2, RL_OP_RC_SEND_ONLY, 0x12, 101, true, &o);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
-	feed(a, 3, 0x04, 0x12, 104, true, &o);
+	feed(a, 3, RL_OP_RC_SEND_ONLY, 0x12, 104, true, &o);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_GAP);
 	CU_ASSERT_EQUAL(o.gap, 2);
 	CU_ASSERT_EQUAL(o.expected_psn, 102);
-	feed(a, 4, 0x04, 0x12, 102, true, &o);
+	feed(a, 4, RL_OP_RC_SEND_ONLY, 0x12, 102, true, &o);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_OUT_OF_ORDER);
-	feed(a, 5, 0x04, 0x12, 101, true, &o);
+	feed(a, 5, RL_OP_RC_SEND_ONLY, 0x12, 101, true, &o);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_DUPLICATE);
 	CU_ASSERT_EQUAL(o.original_frame, 2);
-	feed(a, 6, 0x11, 0x11, 104, false, &o);          /* ACK of 104 */
+	feed(a, 6, RL_OP_RC_ACKNOWLEDGE, 0x11, 104, false, &o);          /* ACK of 104 */
 	CU_ASSERT_EQUAL(o.role, RL_ROLE_RESPONSE);
 	CU_ASSERT_EQUAL(o.request_frame, 3);
 	CU_ASSERT_TRUE(o.acks);
@@ -91,19 +91,19 @@ static void test_two_naks(void)
 	struct rl_pkt d;
 
 	for (uint32_t psn = 200; psn <= 205; psn++)
-		feed(a, frame++, 0x04, 0x12, psn, true, &o);
-	feed_pkt(a, frame++, 0x11, 0x60, 0x11, 201, false, &o, &d); /* NAK: PSN sequence error, 201 expected */
+		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x12, psn, true, &o);
+	feed_pkt(a, frame++, RL_OP_RC_ACKNOWLEDGE, 0x60, 0x11, 201, false, &o, &d); /* NAK: PSN sequence error, 201 expected */
 	CU_ASSERT_EQUAL(o.resend_from_psn, 201);
 	for (size_t i = 0; i < sizeof(round) / sizeof(round[0]); i++) {
 		if (!round[i]) {
-			feed_pkt(a, frame++, 0x11, 0x60, 0x11, 202, false, &o, &d);
+			feed_pkt(a, frame++, RL_OP_RC_ACKNOWLEDGE, 0x60, 0x11, 202, false, &o, &d);
 			CU_ASSERT_TRUE(o.nak);
 			continue;
 		}
-		feed(a, frame++, 0x04, 0x12, round[i], true, &o);
+		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x12, round[i], true, &o);
 		CU_ASSERT_EQUAL(o.verdict, RL_V_RETRANSMISSION);
 	}
-	feed(a, frame++, 0x04, 0x12, 205, true, &o);
+	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x12, 205, true, &o);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_DUPLICATE);
 	rl_analyzer_free(a);
 }
@@ -121,9 +121,9 @@ static void test_words(void)
 	struct rl_pkt ps, pn, pj;
 	uint8_t junk[60] = { 0 };
 
-	feed_pkt(a, 1, 0x04, 0, 0x12, 7, true, &send, &ps);
-	feed_pkt(a, 2, 0x04, 0, 0x12, 9, true, &send, &ps);    /* PSN 8 lost */
-	feed_pkt(a, 3, 0x11, 0x60, 0x11, 8, false, &nak, &pn); /* NAK code 0: PSN sequence error */
+	feed_pkt(a, 1, RL_OP_RC_SEND_ONLY, 0, 0x12, 7, true, &send, &ps);
+	feed_pkt(a, 2, RL_OP_RC_SEND_ONLY, 0, 0x12, 9, true, &send, &ps);    /* PSN 8 lost */
+	feed_pkt(a, 3, RL_OP_RC_ACKNOWLEDGE, 0x60, 0x11, 8, false, &nak, &pn); /* NAK code 0: PSN sequence error */
 	rl_analyze(a, 4, 4000, &pj, rl_decode(RL_LINK_ETHERNET, junk, sizeof(junk), &pj), &other);
 	rl_analyzer_free(a);
 
@@ -161,12 +161,12 @@ static void read_then_send(uint32_t len, uint32_t mtu)
 	struct rl_annotation o;
 	struct rl_pkt d;
 
-	feed_read(a, 1, 0x0c, 0, len, 0x12, 100, true, &o, &d);          /* RC RDMA READ Request */
+	feed_read(a, 1, RL_OP_RC_RDMA_READ_REQUEST, 0, len, 0x12, 100, true, &o, &d);          /* RC RDMA READ Request */
 	CU_ASSERT_EQUAL(o.verdict, RL_V_FIRST);
-	feed_read(a, 2, 0x0c, 0, 32, 0x12, 100 + npkts, true, &o, &d);   /* the next request */
+	feed_read(a, 2, RL_OP_RC_RDMA_READ_REQUEST, 0, 32, 0x12, 100 + npkts, true, &o, &d);   /* the next request */
 	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
 	CU_ASSERT_EQUAL(o.original_frame, 0);
-	feed(a, 3, 0x04, 0x12, 101 + npkts, true, &o);                  /* and a SEND after it */
+	feed(a, 3, RL_OP_RC_SEND_ONLY, 0x12, 101 + npkts, true, &o);                  /* and a SEND after it */
 	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
 	CU_ASSERT_EQUAL(o.original_frame, 0);
 	rl_analyzer_free(a);
@@ -187,15 +187,15 @@ static void test_memory_bounded(void)
 	uint64_t frame = 1;
 
 	for (uint32_t i = 0; i < 100000; i++) {
-		feed(a, frame++, 0x04, 0x12, i, true, &o);
+		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x12, i, true, &o);
 		if (i % 16 == 15)
-			feed(a, frame++, 0x11, 0x11, i, false, &o);
+			feed(a, frame++, RL_OP_RC_ACKNOWLEDGE, 0x11, i, false, &o);
 	}
 	CU_ASSERT_EQUAL(rl_analyzer_flows(a), 1);
 	CU_ASSERT_TRUE(rl_analyzer_outstanding(a) <= 512);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_NONE);
 	for (uint32_t q = 0; q < 6000; q++)
-		feed(a, frame++, 0x04, 0x100 + q, 5, true, &o);
+		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + q, 5, true, &o);
 	CU_ASSERT_TRUE(rl_analyzer_flows(a) <= 4096);
 	rl_analyzer_free(a);
 }

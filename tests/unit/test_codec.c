@@ -139,12 +139,12 @@ static void test_encode_rejects(void)
 	uint8_t buf[64];
 	size_t n;
 
-	rl_pkt_init(&p, 0x04);
+	rl_pkt_init(&p, RL_OP_RC_SEND_ONLY);
 	CU_ASSERT_EQUAL(rl_encode(&p, buf, 10, &n), RL_E_NOSPACE);
 	p.payload_len = 4;
 	p.payload = NULL;
 	CU_ASSERT_EQUAL(rl_encode(&p, buf, sizeof(buf), &n), RL_E_ARG);
-	rl_pkt_init(&p, 0x04);
+	rl_pkt_init(&p, RL_OP_RC_SEND_ONLY);
 	p.l3 = RL_L3_GRH;
 	p.link = RL_LINK_RAW;   /* RoCEv1 needs a link layer that carries ethertype 0x8915 */
 	CU_ASSERT_EQUAL(rl_encode(&p, buf, sizeof(buf), &n), RL_E_ARG);
@@ -157,7 +157,7 @@ static void test_ethernet_trailer_ignored(void)
 	uint8_t buf[128];
 	size_t n;
 
-	rl_pkt_init(&p, 0x11);   /* RC Acknowledge: 62 bytes, padded to 64 on a wire */
+	rl_pkt_init(&p, RL_OP_RC_ACKNOWLEDGE);   /* RC Acknowledge: 62 bytes, padded to 64 on a wire */
 	p.aeth.msn = 7;
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, buf, sizeof(buf), &n), RL_OK);
 	memset(buf + n, 0, 6);
@@ -172,7 +172,7 @@ static void test_not_roce(void)
 	uint8_t buf[128];
 	size_t n;
 
-	rl_pkt_init(&p, 0x04);
+	rl_pkt_init(&p, RL_OP_RC_SEND_ONLY);
 	p.udp.dport = 53;
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, buf, sizeof(buf), &n), RL_OK);
 	CU_ASSERT_EQUAL(rl_decode(RL_LINK_ETHERNET, buf, n, &d), RL_NOT_ROCE);

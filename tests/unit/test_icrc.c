@@ -94,7 +94,7 @@ static void test_cnp_connectx4(void)
 	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, ref, rn, &d), RL_OK);
 	CU_ASSERT_TRUE(d.icrc_ok);
 	CU_ASSERT_EQUAL(rl_icrc_display(d.icrc), 0x82fd002a);
-	CU_ASSERT_EQUAL(d.bth.opcode, 0x81);
+	CU_ASSERT_EQUAL(d.bth.opcode, RL_OP_CNP);
 	CU_ASSERT_STRING_EQUAL(d.op->name, "CNP");
 	CU_ASSERT_TRUE(d.bth.becn);
 	CU_ASSERT_FALSE(d.bth.fecn);
@@ -104,7 +104,7 @@ static void test_cnp_connectx4(void)
 	CU_ASSERT_EQUAL(d.udp.sport, 0);
 
 	/* Rebuild it from fields with the encoder: byte for byte the NIC's frame. */
-	rl_pkt_init(&p, 0x81);
+	rl_pkt_init(&p, RL_OP_CNP);
 	memcpy(p.eth.dst, ref, 6);
 	memcpy(p.eth.src, ref + 6, 6);
 	p.ip4.dscp = 0xc2 >> 2;
@@ -141,7 +141,7 @@ static void test_rocev1_write_only(void)
 	CU_ASSERT_EQUAL(d.roce, RL_ROCE_V1);
 	CU_ASSERT_EQUAL(d.ip6.tclass, 2);
 	CU_ASSERT_EQUAL(d.ip6.payload_len, 40);
-	CU_ASSERT_EQUAL(d.bth.opcode, 0x0a);
+	CU_ASSERT_EQUAL(d.bth.opcode, RL_OP_RC_RDMA_WRITE_ONLY);
 	CU_ASSERT_EQUAL(d.bth.padcnt, 3);
 	CU_ASSERT_EQUAL(d.bth.dqpn, 0x10a);
 	CU_ASSERT_TRUE(d.bth.ackreq);
@@ -182,7 +182,7 @@ static void test_lrh_seed_matches_zlib(void)
 	size_t n;
 
 	/* An ICRC computed by hand with zlib over ones + masked headers must equal ours. */
-	rl_pkt_init(&p, 0x04);
+	rl_pkt_init(&p, RL_OP_RC_SEND_ONLY);
 	p.ip4.ttl = 7;
 	p.ip4.ecn = 3;
 	p.udp.checksum = 0x1234;
@@ -226,7 +226,7 @@ static void test_invariance(void)
 	size_t na, nb;
 	uint32_t base;
 
-	rl_pkt_init(&p, 0x0a);
+	rl_pkt_init(&p, RL_OP_RC_RDMA_WRITE_ONLY);
 	p.payload = pl;
 	p.payload_len = sizeof(pl);
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, a, sizeof(a), &na), RL_OK);

@@ -76,7 +76,7 @@ static void test_udp_length(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x04, 16, f, &p);
+	size_t n = good_frame(RL_OP_RC_SEND_ONLY, 16, f, &p);
 
 	rl_put16(f + UDP + 4, (uint16_t)(rl_get16(f + UDP + 4) - 4));
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_UDP_LEN);
@@ -86,7 +86,7 @@ static void test_ip_length_too_small(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x04, 16, f, &p);
+	size_t n = good_frame(RL_OP_RC_SEND_ONLY, 16, f, &p);
 
 	rl_put16(f + IP + 2, 24);
 	fix_ip_checksum(f);
@@ -97,7 +97,7 @@ static void test_ip_fragment(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x04, 16, f, &p);
+	size_t n = good_frame(RL_OP_RC_SEND_ONLY, 16, f, &p);
 
 	f[IP + 6] |= 0x20;   /* more fragments */
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_IP_FRAGMENT);
@@ -107,7 +107,7 @@ static void test_ip_version(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x04, 16, f, &p);
+	size_t n = good_frame(RL_OP_RC_SEND_ONLY, 16, f, &p);
 
 	f[IP] = 0x65;        /* ethertype says IPv4, header says 6 */
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_IP_VERSION);
@@ -119,7 +119,7 @@ static void test_tver(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x04, 16, f, &p);
+	size_t n = good_frame(RL_OP_RC_SEND_ONLY, 16, f, &p);
 
 	rl_bth_set_tver(f + BTH, 1);
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_TVER);
@@ -130,9 +130,9 @@ static void test_missing_header(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x04, 8, f, &p);   /* SEND Only: BTH + 8 payload + ICRC */
+	size_t n = good_frame(RL_OP_RC_SEND_ONLY, 8, f, &p);   /* SEND Only: BTH + 8 payload + ICRC */
 
-	rl_bth_set_opcode(f + BTH, 0x0a);          /* now claims RDMA WRITE Only (RETH 16) */
+	rl_bth_set_opcode(f + BTH, RL_OP_RC_RDMA_WRITE_ONLY);          /* now claims RDMA WRITE Only (RETH 16) */
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_MISSING_HDR);
 	CU_ASSERT_EQUAL(d.err_need, RL_RETH_LEN);
 	CU_ASSERT_EQUAL(d.err_have, 8 + RL_ICRC_LEN);
@@ -142,16 +142,16 @@ static void test_pad(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x00, 16, f, &p);  /* SEND First: pad is not allowed */
+	size_t n = good_frame(RL_OP_RC_SEND_FIRST, 16, f, &p);  /* SEND First: pad is not allowed */
 
 	rl_bth_set_padcnt(f + BTH, 2);
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_PAD);
 
-	n = good_frame(0x11, 0, f, &p);          /* ACK: no payload, so no pad */
+	n = good_frame(RL_OP_RC_ACKNOWLEDGE, 0, f, &p);          /* ACK: no payload, so no pad */
 	rl_bth_set_padcnt(f + BTH, 1);
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_PAD);
 
-	n = good_frame(0x04, 0, f, &p);          /* SEND Only, empty: pad 3 > 0 bytes */
+	n = good_frame(RL_OP_RC_SEND_ONLY, 0, f, &p);          /* SEND Only, empty: pad 3 > 0 bytes */
 	rl_bth_set_padcnt(f + BTH, 3);
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_PAD);
 }
@@ -161,7 +161,7 @@ static void test_first_middle_payload_multiple_of_4(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x00, 8, f, &p);   /* SEND First, 8 bytes */
+	size_t n = good_frame(RL_OP_RC_SEND_FIRST, 8, f, &p);   /* SEND First, 8 bytes */
 	static const uint8_t five[5];
 
 	/* Grow the payload to 10 bytes, pad still 0: not allowed on a First packet. */
@@ -173,25 +173,25 @@ static void test_first_middle_payload_multiple_of_4(void)
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_PAYLOAD_LEN);
 
 	/* And the encoder refuses to write one. */
-	rl_pkt_init(&p, 0x01);
+	rl_pkt_init(&p, RL_OP_RC_SEND_MIDDLE);
 	p.payload = five;
 	p.payload_len = sizeof(five);
 	CU_ASSERT_EQUAL(rl_encode(&p, f, sizeof(f), &n), RL_E_PAYLOAD_LEN);
 	p.payload_len = 4;
 	CU_ASSERT_EQUAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
-	CU_ASSERT_FALSE(rl_opcode_payload_ok(0x11, 4));    /* ACK: no payload */
-	CU_ASSERT_FALSE(rl_opcode_payload_ok(0x1d, 4));    /* ATOMIC WRITE: exactly 8 */
-	CU_ASSERT_TRUE(rl_opcode_payload_ok(0x1d, 8));
-	CU_ASSERT_TRUE(rl_opcode_payload_ok(0x02, 5));     /* SEND Last: any */
+	CU_ASSERT_FALSE(rl_opcode_payload_ok(RL_OP_RC_ACKNOWLEDGE, 4));    /* ACK: no payload */
+	CU_ASSERT_FALSE(rl_opcode_payload_ok(RL_OP_RC_ATOMIC_WRITE, 4));    /* ATOMIC WRITE: exactly 8 */
+	CU_ASSERT_TRUE(rl_opcode_payload_ok(RL_OP_RC_ATOMIC_WRITE, 8));
+	CU_ASSERT_TRUE(rl_opcode_payload_ok(RL_OP_RC_SEND_LAST, 5));     /* SEND Last: any */
 }
 
 static void test_payload_where_none_allowed(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x04, 8, f, &p);
+	size_t n = good_frame(RL_OP_RC_SEND_ONLY, 8, f, &p);
 
-	rl_bth_set_opcode(f + BTH, 0x11);          /* ACK with 4 stray bytes */
+	rl_bth_set_opcode(f + BTH, RL_OP_RC_ACKNOWLEDGE);          /* ACK with 4 stray bytes */
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_PAYLOAD_LEN);
 }
 
@@ -199,7 +199,7 @@ static void test_icrc_mismatch_is_reported_not_fatal(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x0a, 32, f, &p);
+	size_t n = good_frame(RL_OP_RC_RDMA_WRITE_ONLY, 32, f, &p);
 
 	f[n - 10] ^= 0x01;    /* one bit of payload */
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_ICRC);
@@ -214,7 +214,7 @@ static void test_unknown_opcode(void)
 {
 	uint8_t f[512];
 	struct rl_pkt p, d;
-	size_t n = good_frame(0x15, 20, f, &p);
+	size_t n = good_frame(0x15, 20, f, &p);   /* reserved in IBA Table 38: no name */
 
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_UNKNOWN_OPCODE);
 	CU_ASSERT_STRING_EQUAL(d.op->name, "Unknown");
@@ -228,11 +228,11 @@ static void test_grh_next_header(void)
 	struct rl_pkt p, d;
 	size_t n;
 
-	rl_pkt_init(&p, 0x11);
+	rl_pkt_init(&p, RL_OP_RC_ACKNOWLEDGE);
 	p.l3 = RL_L3_GRH;
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_OK);
-	f[14 + 6] = 0x11;
+	f[14 + 6] = RL_IPPROTO_UDP;   /* a GRH must say 0x1B, IBA 8.3 */
 	CU_ASSERT_EQUAL(decode_exact(RL_LINK_ETHERNET, f, n, &d), RL_E_GRH);
 }
 

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The opcode table against IBA 9.2 Table 38, written out independently here. */
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "testlib.h"
@@ -149,6 +151,99 @@ static void test_psn_space(void)
 	CU_ASSERT_EQUAL(rl_nak_wc_status(RL_NAK_REM_OP_ERR), 11);
 }
 
+/*
+ * Named opcodes against IBA 9.2 Table 38: the numbers and names are typed
+ * from the spec (and from IBA 1.5 for FLUSH and ATOMIC WRITE, A17.9.3 for
+ * the CNP), not taken from opcode.h.
+ */
+static void test_named_from_spec(void)
+{
+	static const struct { int constant; uint8_t spec; const char *name; } named[] = {
+		{ RL_OP_RC_SEND_FIRST, 0x00, "RC SEND First" },
+		{ RL_OP_RC_SEND_ONLY, 0x04, "RC SEND Only" },
+		{ RL_OP_RC_SEND_ONLY_WITH_IMMEDIATE, 0x05, "RC SEND Only with Immediate" },
+		{ RL_OP_RC_RDMA_WRITE_FIRST, 0x06, "RC RDMA WRITE First" },
+		{ RL_OP_RC_RDMA_WRITE_ONLY, 0x0a, "RC RDMA WRITE Only" },
+		{ RL_OP_RC_RDMA_READ_REQUEST, 0x0c, "RC RDMA READ Request" },
+		{ RL_OP_RC_RDMA_READ_RESPONSE_LAST, 0x0f, "RC RDMA READ response Last" },
+		{ RL_OP_RC_ACKNOWLEDGE, 0x11, "RC Acknowledge" },
+		{ RL_OP_RC_ATOMIC_ACKNOWLEDGE, 0x12, "RC ATOMIC Acknowledge" },
+		{ RL_OP_RC_COMPARE_SWAP, 0x13, "RC CmpSwap" },
+		{ RL_OP_RC_FETCH_ADD, 0x14, "RC FetchAdd" },
+		{ RL_OP_RC_SEND_LAST_WITH_INVALIDATE, 0x16, "RC SEND Last with Invalidate" },
+		{ RL_OP_RC_FLUSH, 0x1c, "RC FLUSH" },
+		{ RL_OP_RC_ATOMIC_WRITE, 0x1d, "RC ATOMIC WRITE" },
+		{ RL_OP_UC_SEND_MIDDLE, 0x21, "UC SEND Middle" },
+		{ RL_OP_UC_RDMA_WRITE_LAST_WITH_IMMEDIATE, 0x29, "UC RDMA WRITE Last with Immediate" },
+		{ RL_OP_RD_SEND_FIRST, 0x40, "RD SEND First" },
+		{ RL_OP_RD_ACKNOWLEDGE, 0x51, "RD Acknowledge" },
+		{ RL_OP_RD_RESYNC, 0x55, "RD RESYNC" },
+		{ RL_OP_UD_SEND_ONLY, 0x64, "UD SEND Only" },
+		{ RL_OP_UD_SEND_ONLY_WITH_IMMEDIATE, 0x65, "UD SEND Only with Immediate" },
+		{ RL_OP_CNP, 0x81, "CNP" },
+		{ RL_OP_XRC_SEND_FIRST, 0xa0, "XRC SEND First" },
+		{ RL_OP_XRC_ATOMIC_ACKNOWLEDGE, 0xb2, "XRC ATOMIC Acknowledge" },
+		{ RL_OP_XRC_SEND_ONLY_WITH_INVALIDATE, 0xb7, "XRC SEND Only with Invalidate" },
+	};
+
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		CU_ASSERT_EQUAL(named[i].constant, named[i].spec);
+		CU_ASSERT_STRING_EQUAL(rl_opcode_info((uint8_t)named[i].constant)->name, named[i].name);
+	}
+}
+
+/*
+ * Every constant spells its row's spec name: "RC RDMA READ response First"
+ * is RL_OP_RC_RDMA_READ_RESPONSE_FIRST, with rxe's words for the two
+ * atomics (CmpSwap COMPARE_SWAP, FetchAdd FETCH_ADD).
+ */
+static void tl_spell(const char *name, char *out, size_t n)
+{
+	static const struct { const char *from, *to; } words[] = {
+		{ "CmpSwap", "COMPARE_SWAP" }, { "FetchAdd", "FETCH_ADD" },
+	};
+	size_t o = 0;
+
+	o += (size_t)snprintf(out, n, "RL_OP_");
+	while (*name && o + 16 < n) {
+		size_t w = 0;
+
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (!strncmp(name, words[i].from, strlen(words[i].from))) {
+				o += (size_t)snprintf(out + o, n - o, "%s", words[i].to);
+				w = strlen(words[i].from);
+			}
+		if (w) {
+			name += w;
+			continue;
+		}
+		out[o++] = *name == ' ' ? '_' : (char)toupper((unsigned char)*name);
+		name++;
+	}
+	out[o] = '\0';
+}
+
+static void test_named_spell_rows(void)
+{
+#define TL_OP_ROW(code, id, nm, fl, hd, fixed) { RL_OP_##id, "RL_OP_" #id },
+	static const struct { int op; const char *constant; } rows[] = { RL_OPCODE_ROWS(TL_OP_ROW) };
+#undef TL_OP_ROW
+	int valid = 0;
+	char want[96];
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct rl_opcode_info *info = rl_opcode_info((uint8_t)rows[i].op);
+
+		CU_ASSERT_TRUE(info->flags & RL_OPF_VALID);
+		tl_spell(info->name, want, sizeof(want));
+		CU_ASSERT_STRING_EQUAL(rows[i].constant, want);
+	}
+	/* One constant per valid opcode: the rows are the whole table. */
+	for (int op = 0; op < 256; op++)
+		valid += !!(rl_opcode_info((uint8_t)op)->flags & RL_OPF_VALID);
+	CU_ASSERT_EQUAL(sizeof(rows) / sizeof(rows[0]), (size_t)valid);
+}
+
 int tl_suite_opcode(void)
 {
 	CU_pSuite s = CU_add_suite("opcode", NULL, NULL);
@@ -158,5 +253,7 @@ int tl_suite_opcode(void)
 	       !CU_add_test(s, "table is self-consistent", test_table_consistency) ||
 	       !CU_add_test(s, "extended header offsets", test_hdr_offsets) ||
 	       !CU_add_test(s, "AETH syndrome, RNR timer, credits", test_aeth_tables) ||
-	       !CU_add_test(s, "PSN distance, the responder's check, NAK statuses", test_psn_space);
+	       !CU_add_test(s, "PSN distance, the responder's check, NAK statuses", test_psn_space) ||
+	       !CU_add_test(s, "named opcodes have the spec's numbers", test_named_from_spec) ||
+	       !CU_add_test(s, "each named opcode spells its row", test_named_spell_rows);
 }

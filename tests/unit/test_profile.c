@@ -8,7 +8,8 @@
 #include "testlib.h"
 
 /* RC opcodes, IBA 9.2 Table 35. */
-enum { SEND_FIRST = 0x00, SEND_LAST = 0x02, SEND_ONLY = 0x04, ACKNOWLEDGE = 0x11 };
+enum { SEND_FIRST = RL_OP_RC_SEND_FIRST, SEND_LAST = RL_OP_RC_SEND_LAST, SEND_ONLY = RL_OP_RC_SEND_ONLY,
+       ACKNOWLEDGE = RL_OP_RC_ACKNOWLEDGE };
 
 /* A decoded RoCEv2 packet from 10.0.0.@host with IPv4 Identification @id. */
 static void pf_pkt(struct rl_pkt *p, uint8_t host, uint16_t id, uint8_t opcode, uint32_t psn)

@@ -33,6 +33,7 @@ size_t tl_hex(const char *text, uint8_t *out, size_t cap);
 
 /* Suites; each returns 0 on success. */
 int tl_suite_opcode(void);
+int tl_suite_field(void);
 int tl_suite_codec(void);
 int tl_suite_icrc(void);
 int tl_suite_malformed(void);

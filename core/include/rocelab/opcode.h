@@ -86,6 +86,107 @@ enum rl_opflag {
 	RL_OPF_CMPSWAP = 1u << 17, /* Compare&Swap, to tell it from Fetch&Add */
 };
 
+/*
+ * The opcode rows, IBA 9.2 Table 38 ("OpCode field"), with XRC (IBA Annex
+ * A14), FLUSH and ATOMIC WRITE (IBA 1.5) and the RoCEv2 CNP (IBA A17.9.3).
+ * Each row is written once, as
+ *     OP(value, CONSTANT, "spec name", what it does, headers after the BTH, fixed payload)
+ * and expanded twice: into the RL_OP_* constants below and into the table in
+ * opcode.c, so that a constant cannot drift from its row. The shorthands
+ * (RL_O_*) stand for the rl_opflag and rl_hdr values defined above.
+ */
+#define RL_O_F RL_OPF_FIRST
+#define RL_O_M RL_OPF_MIDDLE
+#define RL_O_L RL_OPF_LAST
+#define RL_O_O (RL_OPF_FIRST | RL_OPF_LAST)
+#define RL_O_SEND (RL_OPF_REQ | RL_OPF_SEND | RL_OPF_PAYLOAD)
+#define RL_O_WRITE (RL_OPF_REQ | RL_OPF_WRITE | RL_OPF_PAYLOAD)
+#define RL_O_READRQ (RL_OPF_REQ | RL_OPF_READ | RL_O_O)
+#define RL_O_READRS (RL_OPF_RESP | RL_OPF_READ | RL_OPF_PAYLOAD)
+#define RL_O_ATOMIC (RL_OPF_REQ | RL_OPF_ATOMIC | RL_O_O)
+#define RL_O_ACK (RL_OPF_RESP | RL_OPF_ACK)
+#define RL_O_IMM RL_OPF_IMM
+#define RL_O_INV RL_OPF_INV
+
+/* Requests of RD carry RDETH and DETH, of XRC XRCETH (ex); responses of RD carry RDETH (rex). */
+#define RL_OP_REQ_ROWS(OP, base, tr, ex)                                                           \
+	OP(base + 0x00, tr##_SEND_FIRST, #tr " SEND First", RL_O_SEND | RL_O_F, ex, 0)             \
+	OP(base + 0x01, tr##_SEND_MIDDLE, #tr " SEND Middle", RL_O_SEND | RL_O_M, ex, 0)           \
+	OP(base + 0x02, tr##_SEND_LAST, #tr " SEND Last", RL_O_SEND | RL_O_L, ex, 0)               \
+	OP(base + 0x03, tr##_SEND_LAST_WITH_IMMEDIATE, #tr " SEND Last with Immediate",            \
+	   RL_O_SEND | RL_O_L | RL_O_IMM, ex | RL_HDR_IMMDT, 0)                                    \
+	OP(base + 0x04, tr##_SEND_ONLY, #tr " SEND Only", RL_O_SEND | RL_O_O, ex, 0)               \
+	OP(base + 0x05, tr##_SEND_ONLY_WITH_IMMEDIATE, #tr " SEND Only with Immediate",            \
+	   RL_O_SEND | RL_O_O | RL_O_IMM, ex | RL_HDR_IMMDT, 0)
+
+#define RL_OP_WRITE_ROWS(OP, base, tr, ex)                                                         \
+	OP(base + 0x06, tr##_RDMA_WRITE_FIRST, #tr " RDMA WRITE First", RL_O_WRITE | RL_O_F,       \
+	   ex | RL_HDR_RETH, 0)                                                                    \
+	OP(base + 0x07, tr##_RDMA_WRITE_MIDDLE, #tr " RDMA WRITE Middle", RL_O_WRITE | RL_O_M, ex, 0) \
+	OP(base + 0x08, tr##_RDMA_WRITE_LAST, #tr " RDMA WRITE Last", RL_O_WRITE | RL_O_L, ex, 0)  \
+	OP(base + 0x09, tr##_RDMA_WRITE_LAST_WITH_IMMEDIATE, #tr " RDMA WRITE Last with Immediate", \
+	   RL_O_WRITE | RL_O_L | RL_O_IMM, ex | RL_HDR_IMMDT, 0)                                   \
+	OP(base + 0x0a, tr##_RDMA_WRITE_ONLY, #tr " RDMA WRITE Only", RL_O_WRITE | RL_O_O,         \
+	   ex | RL_HDR_RETH, 0)                                                                    \
+	OP(base + 0x0b, tr##_RDMA_WRITE_ONLY_WITH_IMMEDIATE, #tr " RDMA WRITE Only with Immediate", \
+	   RL_O_WRITE | RL_O_O | RL_O_IMM, ex | RL_HDR_RETH | RL_HDR_IMMDT, 0)
+
+#define RL_OP_READ_ATOMIC_ROWS(OP, base, tr, ex, rex)                                              \
+	OP(base + 0x0c, tr##_RDMA_READ_REQUEST, #tr " RDMA READ Request", RL_O_READRQ,             \
+	   ex | RL_HDR_RETH, 0)                                                                    \
+	OP(base + 0x0d, tr##_RDMA_READ_RESPONSE_FIRST, #tr " RDMA READ response First",            \
+	   RL_O_READRS | RL_O_F, rex | RL_HDR_AETH, 0)                                             \
+	OP(base + 0x0e, tr##_RDMA_READ_RESPONSE_MIDDLE, #tr " RDMA READ response Middle",          \
+	   RL_O_READRS | RL_O_M, rex, 0)                                                           \
+	OP(base + 0x0f, tr##_RDMA_READ_RESPONSE_LAST, #tr " RDMA READ response Last",              \
+	   RL_O_READRS | RL_O_L, rex | RL_HDR_AETH, 0)                                             \
+	OP(base + 0x10, tr##_RDMA_READ_RESPONSE_ONLY, #tr " RDMA READ response Only",              \
+	   RL_O_READRS | RL_O_O, rex | RL_HDR_AETH, 0)                                             \
+	OP(base + 0x11, tr##_ACKNOWLEDGE, #tr " Acknowledge", RL_O_ACK, rex | RL_HDR_AETH, 0)      \
+	OP(base + 0x12, tr##_ATOMIC_ACKNOWLEDGE, #tr " ATOMIC Acknowledge",                        \
+	   RL_O_ACK | RL_OPF_ATOMIC, rex | RL_HDR_AETH | RL_HDR_ATOMICACKETH, 0)                   \
+	OP(base + 0x13, tr##_COMPARE_SWAP, #tr " CmpSwap", RL_O_ATOMIC | RL_OPF_CMPSWAP,           \
+	   ex | RL_HDR_ATOMICETH, 0)                                                               \
+	OP(base + 0x14, tr##_FETCH_ADD, #tr " FetchAdd", RL_O_ATOMIC, ex | RL_HDR_ATOMICETH, 0)
+
+#define RL_OP_INV_ROWS(OP, base, tr, ex)                                                           \
+	OP(base + 0x16, tr##_SEND_LAST_WITH_INVALIDATE, #tr " SEND Last with Invalidate",          \
+	   RL_O_SEND | RL_O_L | RL_O_INV, ex | RL_HDR_IETH, 0)                                     \
+	OP(base + 0x17, tr##_SEND_ONLY_WITH_INVALIDATE, #tr " SEND Only with Invalidate",          \
+	   RL_O_SEND | RL_O_O | RL_O_INV, ex | RL_HDR_IETH, 0)
+
+#define RL_OPCODE_ROWS(OP)                                                                         \
+	RL_OP_REQ_ROWS(OP, 0x00, RC, 0)                                                            \
+	RL_OP_WRITE_ROWS(OP, 0x00, RC, 0)                                                          \
+	RL_OP_READ_ATOMIC_ROWS(OP, 0x00, RC, 0, 0)                                                 \
+	RL_OP_INV_ROWS(OP, 0x00, RC, 0)                                                            \
+	/* IBA 1.5: FLUSH (FETH + RETH) and ATOMIC WRITE (RETH + 8 bytes of payload). */           \
+	OP(0x1c, RC_FLUSH, "RC FLUSH", RL_OPF_REQ | RL_O_O | RL_OPF_FLUSH,                         \
+	   RL_HDR_FETH | RL_HDR_RETH, 0)                                                           \
+	OP(0x1d, RC_ATOMIC_WRITE, "RC ATOMIC WRITE",                                               \
+	   RL_OPF_REQ | RL_O_O | RL_OPF_ATOMIC | RL_OPF_PAYLOAD,                                   \
+	   RL_HDR_RETH, 8)                                                                         \
+	RL_OP_REQ_ROWS(OP, 0x20, UC, 0)                                                            \
+	RL_OP_WRITE_ROWS(OP, 0x20, UC, 0)                                                          \
+	RL_OP_REQ_ROWS(OP, 0x40, RD, RL_HDR_RDETH | RL_HDR_DETH)                                   \
+	RL_OP_WRITE_ROWS(OP, 0x40, RD, RL_HDR_RDETH | RL_HDR_DETH)                                 \
+	RL_OP_READ_ATOMIC_ROWS(OP, 0x40, RD, RL_HDR_RDETH | RL_HDR_DETH, RL_HDR_RDETH)             \
+	OP(0x55, RD_RESYNC, "RD RESYNC", RL_OPF_REQ | RL_O_O | RL_OPF_RESYNC,                      \
+	   RL_HDR_RDETH | RL_HDR_DETH, 0)                                                          \
+	OP(0x64, UD_SEND_ONLY, "UD SEND Only", RL_O_SEND | RL_O_O, RL_HDR_DETH, 0)                 \
+	OP(0x65, UD_SEND_ONLY_WITH_IMMEDIATE, "UD SEND Only with Immediate",                       \
+	   RL_O_SEND | RL_O_O | RL_O_IMM, RL_HDR_DETH | RL_HDR_IMMDT, 0)                           \
+	OP(0x81, CNP, "CNP", RL_OPF_CNP, RL_HDR_CNP, 0)                                            \
+	RL_OP_REQ_ROWS(OP, 0xa0, XRC, RL_HDR_XRCETH)                                               \
+	RL_OP_WRITE_ROWS(OP, 0xa0, XRC, RL_HDR_XRCETH)                                             \
+	RL_OP_READ_ATOMIC_ROWS(OP, 0xa0, XRC, RL_HDR_XRCETH, 0)                                    \
+	RL_OP_INV_ROWS(OP, 0xa0, XRC, RL_HDR_XRCETH)
+
+/* The named opcodes: RL_OP_RC_SEND_FIRST, RL_OP_RC_ACKNOWLEDGE, RL_OP_CNP, ... */
+#define RL_OP_ENUM_ROW(code, id, name, flags, hdrs, fixed) RL_OP_##id = (code),
+enum rl_op { RL_OPCODE_ROWS(RL_OP_ENUM_ROW) };
+#undef RL_OP_ENUM_ROW
+
 struct rl_opcode_info {
 	const char *name;        /* IB spec name, e.g. "RC RDMA WRITE First" */
 	uint32_t flags;          /* enum rl_opflag */

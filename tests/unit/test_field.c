@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The field table (rocelab/field.h): its rows against the header layouts of
+ * IBA 9.2/9.3 and 1.5, the iterator, and FLUSH and ATOMIC WRITE end to end.
+ * The byte strings are typed from the spec's layouts, not from field_rows.h.
+ */
+#include <string.h>
+
+#include "testlib.h"
+
+/* Every row fits its header, no two fields of a header share a bit, and names are unique. */
+static void test_rows_fit_their_headers(void)
+{
+	size_t n;
+	const struct rl_field *tab = rl_field_table(&n);
+
+	CU_ASSERT_TRUE(n > 30);
+	for (size_t i = 0; i < n; i++) {
+		const struct rl_field *f = &tab[i];
+		const struct rl_field_hdr *h = rl_field_hdr(f->hdr);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		CU_ASSERT_TRUE(f->off + f->bytes <= h->len);
+		CU_ASSERT_TRUE(f->bits >= 1 && f->shift + f->bits <= 8u * f->bytes);
+		CU_ASSERT_TRUE(8u * f->member_size >= f->bits);
+		CU_ASSERT_TRUE(f->name && *f->name && f->key && *f->key && f->filter && f->meaning && *f->meaning);
+		/* Rows are grouped by header, in wire order. */
+		if (i)
+			CU_ASSERT_TRUE(tab[i - 1].hdr == f->hdr || tab[i - 1].hdr < f->hdr);
+		for (size_t j = 0; j < i; j++) {
+			const struct rl_field *g = &tab[j];
+
+			if (g->hdr != f->hdr)
+				continue;
+			CU_ASSERT_STRING_NOT_EQUAL(g->key, f->key);
+			CU_ASSERT_STRING_NOT_EQUAL(g->filter, f->filter);
+			/* Bits as offsets from the header's first bit, MSB first. */
+			unsigned fa = 8u * (f->off + f->bytes) - f->shift - f->bits, fb = fa + f->bits;
+			unsigned ga = 8u * (g->off + g->bytes) - g->shift - g->bits, gb = ga + g->bits;
+			CU_ASSERT_TRUE(fb <= ga || gb <= fa);
+		}
+	}
+}
+
+/* The header rows agree with the opcode table's lengths, one per enum rl_hdr bit. */
+static void test_header_rows(void)
+{
+	CU_ASSERT_EQUAL(rl_field_hdr(RL_FIELD_BTH)->len, RL_BTH_LEN);
+	CU_ASSERT_STRING_EQUAL(rl_field_hdr(RL_FIELD_BTH)->name, "BTH");
+	for (int b = 0; b < RL_HDR_COUNT; b++) {
+		const struct rl_field_hdr *h = rl_field_hdr(1u << b);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		CU_ASSERT_EQUAL(h->len, rl_hdr_len((enum rl_hdr)(1u << b)));
+		CU_ASSERT_PTR_EQUAL(h, rl_field_hdr(RL_FIELD_BTH) + b + 1);
+	}
+	CU_ASSERT_PTR_NULL(rl_field_hdr(1u << RL_HDR_COUNT));
+}
+
+/* Bit positions typed from the spec: BTH IBA 9.2, FETH IBA 1.5 (SEL bits 5-4, PLT 3-0). */
+static void test_layout_from_spec(void)
+{
+	static const struct { uint32_t hdr; const char *key; uint8_t off, bits, lsb; } spec[] = {
+		{ RL_FIELD_BTH, "opcode", 0, 8, 0 }, { RL_FIELD_BTH, "se", 1, 1, 7 },
+		{ RL_FIELD_BTH, "migreq", 1, 1, 6 }, { RL_FIELD_BTH, "padcnt", 1, 2, 4 },
+		{ RL_FIELD_BTH, "tver", 1, 4, 0 },   { RL_FIELD_BTH, "fecn", 4, 1, 7 },
+		{ RL_FIELD_BTH, "becn", 4, 1, 6 },   { RL_FIELD_BTH, "ackreq", 8, 1, 7 },
+		{ RL_HDR_FETH, "sel", 3, 2, 4 },     { RL_HDR_FETH, "plt", 3, 4, 0 },
+		{ RL_HDR_AETH, "syndrome", 0, 8, 0 },
+	};
+	size_t n;
+	const struct rl_field *tab = rl_field_table(&n);
+
+	for (size_t s = 0; s < sizeof(spec) / sizeof(spec[0]); s++) {
+		const struct rl_field *f = NULL;
+
+		for (size_t i = 0; i < n; i++)
+			if (tab[i].hdr == spec[s].hdr && !strcmp(tab[i].key, spec[s].key))
+				f = &tab[i];
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		CU_ASSERT_EQUAL(f->off + f->bytes - 1, spec[s].off);   /* ends in that byte */
+		CU_ASSERT_EQUAL(f->bits, spec[s].bits);
+		CU_ASSERT_EQUAL(f->shift, spec[s].lsb);
+	}
+}
+
+/* An RC FLUSH frame, as IBA 1.5 lays it out, with its headers' bytes typed here. */
+static const char flush_transport[] =
+	"1c 00 ff ff 00 00 00 11 80 00 00 64"                          /* BTH: FLUSH, QP 0x11, AckReq, PSN 100 */
+	"00 00 00 12"                                                  /* FETH: SEL 1 (MR), PLT 2 (persistence) */
+	"00 00 7f 00 12 34 56 78 ab cd 00 01 00 00 10 00";             /* RETH: va, rkey, len 4096 */
+
+/* An RC ATOMIC WRITE: RETH, then the 8 bytes written. */
+static const char awrite_transport[] =
+	"1d 00 ff ff 00 00 00 12 80 00 01 00"                          /* BTH: ATOMIC WRITE, QP 0x12, PSN 256 */
+	"00 00 00 00 00 00 10 00 00 00 00 2a 00 00 00 08"              /* RETH: va 0x1000, rkey 0x2a, len 8 */
+	"01 02 03 04 05 06 07 08";                                     /* the payload */
+
+static size_t encode(struct rl_pkt *p, uint8_t *f, size_t cap)
+{
+	size_t n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rl_encode(p, f, cap, &n), RL_OK);
+	return n;
+}
+
+static void test_flush_end_to_end(void)
+{
+	uint8_t want[64], f[256];
+	size_t wn = tl_hex(flush_transport, want, sizeof(want)), n;
+	struct rl_pkt p, d;
+	char line[256];
+
+	rl_pkt_init(&p, RL_OP_RC_FLUSH);
+	p.bth.dqpn = 0x11;
+	p.bth.ackreq = true;
+	p.bth.psn = 100;
+	p.feth.sel = 1;
+	p.feth.plt = 2;
+	p.reth.va = 0x7f0012345678ull;
+	p.reth.rkey = 0xabcd0001;
+	p.reth.dma_len = 4096;
+	n = encode(&p, f, sizeof(f));
+	/* Ethernet 14 + IPv4 20 + UDP 8, then the transport headers, then the ICRC. */
+	CU_ASSERT_EQUAL_FATAL(n, 42 + wn + 4);
+	CU_ASSERT_EQUAL(memcmp(f + 42, want, wn), 0);
+	/* The accessors of hdr.h read the same bytes. */
+	CU_ASSERT_EQUAL(rl_feth_sel(f + 42 + 12), 1);
+	CU_ASSERT_EQUAL(rl_feth_plt(f + 42 + 12), 2);
+
+	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, &d), RL_OK);
+	CU_ASSERT_EQUAL(d.hdrs, RL_HDR_FETH | RL_HDR_RETH);
+	CU_ASSERT_EQUAL(d.feth.sel, 1);
+	CU_ASSERT_EQUAL(d.feth.plt, 2);
+	CU_ASSERT_EQUAL(d.reth.va, 0x7f0012345678ull);
+	CU_ASSERT_EQUAL(d.reth.rkey, 0xabcd0001);
+	CU_ASSERT_EQUAL(d.reth.dma_len, 4096);
+	CU_ASSERT_EQUAL(d.payload_len, 0);
+
+	rl_describe_pkt(&d, line, sizeof(line));
+	CU_ASSERT_STRING_EQUAL(line, "RC FLUSH QP=0x000011 PSN=100 AckReq sel=1 plt=2 va=0x7f0012345678 "
+				     "rkey=0xabcd0001 len=4096");
+	/* A FLUSH carries no payload (IBA 1.5): one byte more is malformed. */
+	CU_ASSERT_FALSE(rl_opcode_payload_ok(RL_OP_RC_FLUSH, 1));
+}
+
+static void test_atomic_write_end_to_end(void)
+{
+	static const uint8_t data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t want[64], f[256];
+	size_t wn = tl_hex(awrite_transport, want, sizeof(want)), n;
+	struct rl_pkt p, d;
+	char line[256];
+
+	rl_pkt_init(&p, RL_OP_RC_ATOMIC_WRITE);
+	p.bth.dqpn = 0x12;
+	p.bth.ackreq = true;
+	p.bth.psn = 256;
+	p.reth.va = 0x1000;
+	p.reth.rkey = 0x2a;
+	p.reth.dma_len = 8;
+	p.payload = data;
+	p.payload_len = sizeof(data);
+	n = encode(&p, f, sizeof(f));
+	CU_ASSERT_EQUAL_FATAL(n, 42 + wn + 4);
+	CU_ASSERT_EQUAL(memcmp(f + 42, want, wn), 0);
+
+	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, &d), RL_OK);
+	CU_ASSERT_EQUAL(d.hdrs, RL_HDR_RETH);
+	CU_ASSERT_EQUAL(d.reth.va, 0x1000);
+	CU_ASSERT_EQUAL(d.payload_len, 8);
+	CU_ASSERT_EQUAL(memcmp(d.payload, data, 8), 0);
+	rl_describe_pkt(&d, line, sizeof(line));
+	CU_ASSERT_STRING_EQUAL(line, "RC ATOMIC WRITE QP=0x000012 PSN=256 AckReq va=0x1000 rkey=0x2a len=8 payload=8");
+	/* Exactly 8 bytes (IBA 1.5): the encoder refuses 4. */
+	p.payload_len = 4;
+	CU_ASSERT_EQUAL(rl_encode(&p, f, sizeof(f), &n), RL_E_PAYLOAD_LEN);
+}
+
+/* The iterator walks a FLUSH's fields in wire order, at their offsets from the BTH. */
+static void test_iterator_flush(void)
+{
+	static const struct { const char *key; size_t off; uint64_t v; } want[] = {
+		{ "sel", 12 + 3, 1 }, { "plt", 12 + 3, 2 },
+		{ "va", 16, 0x7f0012345678ull }, { "rkey", 24, 0xabcd0001 }, { "dma_len", 28, 4096 },
+	};
+	const struct rl_field *f;
+	struct rl_field_iter it;
+	struct rl_pkt p;
+	size_t i = 0, bth = 0;
+
+	rl_pkt_init(&p, RL_OP_RC_FLUSH);
+	p.feth.sel = 1;
+	p.feth.plt = 2;
+	p.reth.va = 0x7f0012345678ull;
+	p.reth.rkey = 0xabcd0001;
+	p.reth.dma_len = 4096;
+	rl_field_iter_init(&it, &p);
+	while ((f = rl_field_next(&it))) {
+		if (f->hdr == RL_FIELD_BTH) {
+			CU_ASSERT_TRUE(it.off < RL_BTH_LEN);
+			bth++;
+			continue;
+		}
+		CU_ASSERT_FATAL(i < sizeof(want) / sizeof(want[0]));
+		CU_ASSERT_STRING_EQUAL(f->key, want[i].key);
+		CU_ASSERT_EQUAL(it.off, want[i].off);
+		CU_ASSERT_EQUAL(it.value, want[i].v);
+		i++;
+	}
+	CU_ASSERT_EQUAL(i, sizeof(want) / sizeof(want[0]));
+	CU_ASSERT_EQUAL(bth, 13);   /* every BTH field, reserved ones too */
+
+	/* Header by header: BTH, FETH, RETH; a CNP's header has no fields but is there. */
+	{
+		const struct rl_field_hdr *h;
+		const char *names[4] = { 0 };
+		size_t k = 0;
+
+		rl_field_iter_init(&it, &p);
+		while ((h = rl_field_next_hdr(&it)) && k < 4)
+			names[k++] = h->name;
+		CU_ASSERT_EQUAL(k, 3);
+		CU_ASSERT_STRING_EQUAL(names[1], "FETH");
+		CU_ASSERT_STRING_EQUAL(names[2], "RETH");
+		rl_pkt_init(&p, RL_OP_CNP);
+		rl_field_iter_init(&it, &p);
+		CU_ASSERT_STRING_EQUAL(rl_field_next_hdr(&it)->name, "BTH");
+		h = rl_field_next_hdr(&it);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		CU_ASSERT_STRING_EQUAL(h->name, "CNP");
+		CU_ASSERT_PTR_NULL(rl_field_next(&it));
+		CU_ASSERT_PTR_NULL(rl_field_next_hdr(&it));
+	}
+}
+
+/*
+ * For every opcode, random field values: the value the iterator reports is
+ * the one the frame's bytes hold at the field's offset, read here bit by bit.
+ */
+static void test_iterator_matches_bytes(void)
+{
+	struct tl_rng r = { 0x5eed };
+	uint8_t payload[512], f[2048];
+
+	for (int op = 0; op < 256; op++) {
+		const struct rl_field *fl;
+		struct rl_field_iter it;
+		struct rl_pkt p, d;
+		size_t n = 0;
+
+		if (!(rl_opcode_info((uint8_t)op)->flags & RL_OPF_VALID))
+			continue;
+		tl_random_pkt(&r, (uint8_t)op, TL_ETH_V4, &p, payload);
+		CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
+		CU_ASSERT_FATAL(!rl_status_fatal(rl_decode(RL_LINK_ETHERNET, f, n, &d)));
+		rl_field_iter_init(&it, &d);
+		while ((fl = rl_field_next(&it))) {
+			const uint8_t *b = f + d.bth_off + it.off;
+			unsigned first = 8u * fl->bytes - fl->shift - fl->bits;   /* MSB-first bit index */
+			uint64_t v = 0;
+
+			for (unsigned k = first; k < first + fl->bits; k++)
+				v = v << 1 | ((b[k / 8] >> (7 - k % 8)) & 1);
+			if (fl->fmt == RL_FMT_DEC && !strcmp(fl->key, "padcnt"))
+				continue;   /* the encoder sets PadCnt itself */
+			CU_ASSERT_EQUAL(it.value, v);
+			CU_ASSERT_EQUAL(rl_field_value(fl, &p), v);
+		}
+	}
+}
+
+/*
+ * hdr.h's accessors (rxe's style, kept for code that works on raw bytes)
+ * read what the field table decodes, header by header, for every opcode.
+ */
+static void test_accessors_agree(void)
+{
+	struct tl_rng r = { 0xacce55 };
+	uint8_t payload[512], f[2048];
+
+	for (int op = 0; op < 256; op++) {
+		struct rl_pkt p, d;
+		const uint8_t *b;
+		size_t n = 0;
+		int o;
+
+		if (!(rl_opcode_info((uint8_t)op)->flags & RL_OPF_VALID))
+			continue;
+		tl_random_pkt(&r, (uint8_t)op, TL_ETH_V6, &p, payload);
+		CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
+		CU_ASSERT_FATAL(!rl_status_fatal(rl_decode(RL_LINK_ETHERNET, f, n, &d)));
+		b = f + d.bth_off;
+		CU_ASSERT_EQUAL(rl_bth_opcode(b), d.bth.opcode);
+		CU_ASSERT_EQUAL(rl_bth_se(b), d.bth.se);
+		CU_ASSERT_EQUAL(rl_bth_migreq(b), d.bth.migreq);
+		CU_ASSERT_EQUAL(rl_bth_padcnt(b), d.bth.padcnt);
+		CU_ASSERT_EQUAL(rl_bth_pkey(b), d.bth.pkey);
+		CU_ASSERT_EQUAL(rl_bth_fecn(b), d.bth.fecn);
+		CU_ASSERT_EQUAL(rl_bth_becn(b), d.bth.becn);
+		CU_ASSERT_EQUAL(rl_bth_dqpn(b), d.bth.dqpn);
+		CU_ASSERT_EQUAL(rl_bth_ackreq(b), d.bth.ackreq);
+		CU_ASSERT_EQUAL(rl_bth_psn(b), d.bth.psn);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_RDETH)) >= 0)
+			CU_ASSERT_EQUAL(rl_rdeth_eecnxt(b + o), d.rdeth_eecnxt);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_DETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_deth_qkey(b + o), d.deth.qkey);
+			CU_ASSERT_EQUAL(rl_deth_srcqp(b + o), d.deth.src_qp);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_XRCETH)) >= 0)
+			CU_ASSERT_EQUAL(rl_xrceth_srq(b + o), d.xrc_srq);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_FETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_feth_sel(b + o), d.feth.sel);
+			CU_ASSERT_EQUAL(rl_feth_plt(b + o), d.feth.plt);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_RETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_reth_va(b + o), d.reth.va);
+			CU_ASSERT_EQUAL(rl_reth_rkey(b + o), d.reth.rkey);
+			CU_ASSERT_EQUAL(rl_reth_len(b + o), d.reth.dma_len);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_ATOMICETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_atmeth_va(b + o), d.atomiceth.va);
+			CU_ASSERT_EQUAL(rl_atmeth_rkey(b + o), d.atomiceth.rkey);
+			CU_ASSERT_EQUAL(rl_atmeth_swap_add(b + o), d.atomiceth.swap_add);
+			CU_ASSERT_EQUAL(rl_atmeth_compare(b + o), d.atomiceth.compare);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_AETH)) >= 0) {
+			CU_ASSERT_EQUAL(rl_aeth_syndrome(b + o), d.aeth.syndrome);
+			CU_ASSERT_EQUAL(rl_aeth_msn(b + o), d.aeth.msn);
+		}
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_ATOMICACKETH)) >= 0)
+			CU_ASSERT_EQUAL(rl_atmack_orig(b + o), d.atomicack_orig);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_IMMDT)) >= 0)
+			CU_ASSERT_EQUAL(rl_immdt(b + o), d.immdt);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_IETH)) >= 0)
+			CU_ASSERT_EQUAL(rl_ieth_rkey(b + o), d.ieth_rkey);
+	}
+}
+
+int tl_suite_field(void)
+{
+	CU_pSuite s = CU_add_suite("field", NULL, NULL);
+
+	return !s || !CU_add_test(s, "rows fit their headers, no bit shared", test_rows_fit_their_headers) ||
+	       !CU_add_test(s, "header rows match the opcode table", test_header_rows) ||
+	       !CU_add_test(s, "bit positions typed from the spec", test_layout_from_spec) ||
+	       !CU_add_test(s, "FLUSH: encode, decode, describe", test_flush_end_to_end) ||
+	       !CU_add_test(s, "ATOMIC WRITE: encode, decode, describe", test_atomic_write_end_to_end) ||
+	       !CU_add_test(s, "iterator: a FLUSH's fields and headers", test_iterator_flush) ||
+	       !CU_add_test(s, "iterator values are the frame's bits", test_iterator_matches_bytes) ||
+	       !CU_add_test(s, "hdr.h accessors read what the table decodes", test_accessors_agree);
+}
