@@ -53,7 +53,7 @@ static bool gl_client_new_request(const struct grade_cap *c, const struct grade_
 /* An RC Acknowledge (not an ATOMIC Acknowledge, not a READ response) of AETH type @t. */
 static bool gl_aeth(const struct grade_frame *f, enum rl_aeth_type t)
 {
-	return f->p.bth.opcode == 0x11 && rl_syndrome_type(f->p.aeth.syndrome) == t;
+	return f->p.bth.opcode == RL_OP_RC_ACKNOWLEDGE && rl_syndrome_type(f->p.aeth.syndrome) == t;
 }
 
 /* ---- messages --------------------------------------------------------------- */
@@ -163,7 +163,7 @@ static bool gl_is_ack(const struct grade_cap *c, const struct grade_frame *f)
 static bool gl_is_any_ack_opcode(const struct grade_cap *c, const struct grade_frame *f)
 {
 	(void)c;
-	return f->p.bth.opcode == 0x11;
+	return f->p.bth.opcode == RL_OP_RC_ACKNOWLEDGE;
 }
 static bool gl_is_rnr_nak(const struct grade_cap *c, const struct grade_frame *f)
 {
