@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Two hosts, one simulated wire, simulated time. */
+/* Two hosts, one wire (simulated or a direct FIFO), simulated time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,29 +10,136 @@ struct rl_sim_port {
 	int idx;
 };
 
+/*
+ * The direct FIFO: frames in fixed slots; a ring of slot numbers in send
+ * order, and a stack of free slots so that the slots in use are the ones
+ * used last (cache-warm), as malloc would hand them out.
+ */
+struct rl_sim_fifo {
+	uint8_t *slots;
+	uint16_t *len;
+	uint8_t *to;
+	uint32_t *ring, *free;
+	size_t mask, head, count, nfree;
+};
+
 struct rl_sim {
+	struct rl_sim_config cfg;
 	struct rl_host *host[2];
 	struct rl_simwire *wire;
+	struct rl_sim_fifo fifo;
 	struct rl_sim_port port[2];
 	uint64_t now;
+	uint64_t frames, overflows;
+	bool kicked[2];
 };
+
+static int rl_sim_fifo_push(struct rl_sim *sim, int to, const uint8_t *frame, size_t len, uint32_t *slot)
+{
+	struct rl_sim_fifo *f = &sim->fifo;
+	uint32_t s;
+
+	if (!f->nfree || len > RL_SIM_FIFO_SLOT) {
+		sim->overflows++;
+		return -1;
+	}
+	s = f->free[--f->nfree];
+	memcpy(f->slots + (size_t)s * RL_SIM_FIFO_SLOT, frame, len);
+	f->len[s] = (uint16_t)len;
+	f->to[s] = (uint8_t)to;
+	if (slot)
+		*slot = s;
+	return 0;
+}
+
+static void rl_sim_fifo_enqueue(struct rl_sim_fifo *f, uint32_t s)
+{
+	f->ring[(f->head + f->count) & f->mask] = s;
+	f->count++;
+}
 
 static void rl_sim_emit(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct rl_sim_port *p = ctx;
+	struct rl_sim *sim = p->sim;
+	uint32_t s;
 
-	rl_simwire_send(p->sim->wire, p->idx, frame, len, p->sim->now);
+	sim->frames++;
+	if (sim->cfg.tap)
+		sim->cfg.tap(sim->cfg.tap_ctx, p->idx, frame, len);
+	if (sim->wire) {
+		rl_simwire_send(sim->wire, p->idx, frame, len, sim->now);
+		return;
+	}
+	if (rl_sim_fifo_push(sim, !p->idx, frame, len, &s))
+		return;
+	if (sim->cfg.fifo.filter &&
+	    !sim->cfg.fifo.filter(sim->cfg.fifo.ctx, p->idx, sim->fifo.slots + (size_t)s * RL_SIM_FIFO_SLOT,
+				  len, sim->frames)) {
+		sim->fifo.free[sim->fifo.nfree++] = s;
+		return;
+	}
+	rl_sim_fifo_enqueue(&sim->fifo, s);
+}
+
+int rl_sim_inject(struct rl_sim *sim, int to, const uint8_t *frame, size_t len)
+{
+	uint32_t s;
+
+	if (sim->wire || rl_sim_fifo_push(sim, to & 1, frame, len, &s))
+		return -1;
+	rl_sim_fifo_enqueue(&sim->fifo, s);
+	return 0;
+}
+
+static int rl_sim_fifo_new(struct rl_sim_fifo *f, size_t frames)
+{
+	size_t n = 1;
+
+	while (n < (frames ? frames : RL_SIM_FIFO_DEFAULT_FRAMES))
+		n <<= 1;
+	if (n > 1u << 20)
+		return -1;
+	f->slots = aligned_alloc(64, n * RL_SIM_FIFO_SLOT);
+	f->len = calloc(n, sizeof(*f->len));
+	f->to = calloc(n, sizeof(*f->to));
+	f->ring = calloc(n, sizeof(*f->ring));
+	f->free = calloc(n, sizeof(*f->free));
+	if (!f->slots || !f->len || !f->to || !f->ring || !f->free)
+		return -1;
+	f->mask = n - 1;
+	for (size_t k = 0; k < n; k++)
+		f->free[f->nfree++] = (uint32_t)(n - 1 - k);
+	return 0;
+}
+
+static void rl_sim_fifo_free(struct rl_sim_fifo *f)
+{
+	free(f->slots);
+	free(f->len);
+	free(f->to);
+	free(f->ring);
+	free(f->free);
 }
 
 struct rl_sim *rl_sim_new(const struct rl_sim_config *cfg)
 {
 	struct rl_sim *sim = calloc(1, sizeof(*sim));
+	bool wired;
 
 	if (!sim)
 		return NULL;
+	sim->cfg = *cfg;
 	sim->now = cfg->start_ns;
-	sim->wire = rl_simwire_new(&cfg->wire);
-	for (int i = 0; i < 2 && sim->wire; i++) {
+	if (cfg->kind == RL_SIM_FIFO) {
+		wired = !rl_sim_fifo_new(&sim->fifo, cfg->fifo.frames);
+		if (!sim->cfg.fifo.step_ns)
+			sim->cfg.fifo.step_ns = RL_SIM_FIFO_DEFAULT_STEP_NS;
+	} else {
+		sim->wire = rl_simwire_new(&cfg->wire);
+		wired = sim->wire != NULL;
+	}
+	for (int i = 0; i < 2 && wired; i++) {
 		struct rl_host_config hc = cfg->host[i];
 
 		sim->port[i] = (struct rl_sim_port){ sim, i };
@@ -44,7 +151,7 @@ struct rl_sim *rl_sim_new(const struct rl_sim_config *cfg)
 		if (!sim->host[i])
 			break;
 	}
-	if (!sim->wire || !sim->host[0] || !sim->host[1]) {
+	if (!wired || !sim->host[0] || !sim->host[1]) {
 		rl_sim_free(sim);
 		return NULL;
 	}
@@ -58,35 +165,48 @@ void rl_sim_free(struct rl_sim *sim)
 	rl_host_free(sim->host[0]);
 	rl_host_free(sim->host[1]);
 	rl_simwire_free(sim->wire);
+	rl_sim_fifo_free(&sim->fifo);
 	free(sim);
 }
 
 struct rl_host *rl_sim_host(struct rl_sim *sim, int i) { return sim->host[i & 1]; }
 struct rl_simwire *rl_sim_wire(struct rl_sim *sim) { return sim->wire; }
 uint64_t rl_sim_now(const struct rl_sim *sim) { return sim->now; }
+uint64_t rl_sim_frames(const struct rl_sim *sim) { return sim->frames; }
+uint64_t rl_sim_overflows(const struct rl_sim *sim) { return sim->overflows; }
+void rl_sim_kick(struct rl_sim *sim, int i) { sim->kicked[i & 1] = true; }
 
-static uint64_t rl_sim_next(const struct rl_sim *sim)
+static uint64_t rl_sim_next_timer(const struct rl_sim *sim)
 {
-	uint64_t t = rl_simwire_next_time(sim->wire);
 	uint64_t a = rl_host_next_timer(sim->host[0]), b = rl_host_next_timer(sim->host[1]);
 
-	if (a < t)
-		t = a;
-	return b < t ? b : t;
+	return a < b ? a : b;
 }
 
-long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx)
+/* A frame reaches host @to; then that host runs (receiving only receives). */
+static void rl_sim_recv(struct rl_sim *sim, int to, const uint8_t *frame, size_t len)
+{
+	rl_host_recv(sim->host[to], frame, len, sim->now);
+	rl_host_run(sim->host[to], sim->now);
+}
+
+static long rl_sim_run_simwire(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app,
+			       void *ctx)
 {
 	struct rl_simwire_delivery d;
 	long steps;
 
 	for (steps = 0; steps < max_steps; steps++) {
 		bool busy = app ? app(sim, sim->now, ctx) : false;
-		uint64_t t;
+		uint64_t t, timer;
 
+		sim->kicked[0] = sim->kicked[1] = false;   /* both run anyway */
 		rl_host_run(sim->host[0], sim->now);
 		rl_host_run(sim->host[1], sim->now);
-		t = rl_sim_next(sim);
+		t = rl_simwire_next_time(sim->wire);
+		timer = rl_sim_next_timer(sim);
+		if (timer < t)
+			t = timer;
 		if (t == UINT64_MAX) {
 			if (!busy)
 				return steps;
@@ -97,7 +217,61 @@ long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_ap
 		if (t > sim->now)
 			sim->now = t;
 		while (rl_simwire_deliver(sim->wire, sim->now, &d))
-			rl_host_recv(sim->host[d.to_port], d.frame, d.len, sim->now);
+			rl_sim_recv(sim, d.to_port, d.frame, d.len);
 	}
 	return -1;
+}
+
+static void rl_sim_run_kicked(struct rl_sim *sim)
+{
+	for (int i = 0; i < 2; i++)
+		if (sim->kicked[i]) {
+			sim->kicked[i] = false;
+			rl_host_run(sim->host[i], sim->now);
+		}
+}
+
+static long rl_sim_run_fifo(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx)
+{
+	struct rl_sim_fifo *f = &sim->fifo;
+	long steps;
+
+	rl_host_run(sim->host[0], sim->now);
+	rl_host_run(sim->host[1], sim->now);
+	for (steps = 0; steps < max_steps && sim->now <= until_ns; steps++) {
+		bool busy = app ? app(sim, sim->now, ctx) : false;
+		uint64_t t;
+
+		rl_sim_run_kicked(sim);
+		if (f->count) {
+			uint32_t s = f->ring[f->head];
+
+			f->head = (f->head + 1) & f->mask;
+			f->count--;
+			sim->now += sim->cfg.fifo.step_ns;
+			rl_sim_recv(sim, f->to[s], f->slots + (size_t)s * RL_SIM_FIFO_SLOT, f->len[s]);
+			f->free[f->nfree++] = s;   /* after: the host read the frame in place */
+			continue;
+		}
+		t = rl_sim_next_timer(sim);
+		if (t == UINT64_MAX) {
+			if (!busy)
+				return steps;
+			continue;
+		}
+		if (t > until_ns)
+			return steps;
+		if (t > sim->now)
+			sim->now = t;
+		rl_host_run(sim->host[0], sim->now);
+		rl_host_run(sim->host[1], sim->now);
+	}
+	return steps < max_steps ? steps : -1;
+}
+
+long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx)
+{
+	if (sim->wire)
+		return rl_sim_run_simwire(sim, until_ns, max_steps, app, ctx);
+	return rl_sim_run_fifo(sim, until_ns, max_steps, app, ctx);
 }

@@ -8,6 +8,7 @@
 #include "rocelab/hdr.h"
 #include "rocelab/icrc.h"
 #include "rocelab/opcode.h"
+#include "rocelab/pair.h"
 #include "rocelab/packet.h"
 #include "rocelab/profile.h"
 #include "rocelab/rewrite.h"

@@ -9,6 +9,7 @@
 #define ROCELAB_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rocelab/simwire.h"
@@ -20,8 +21,41 @@ extern "C" {
 
 struct rl_sim;
 
+/* Which wire joins the two hosts. */
+enum rl_sim_wire {
+	RL_SIM_SIMWIRE,   /* rl_simwire: latency, rate, seeded faults (simwire.h) */
+	RL_SIM_FIFO,      /* a direct FIFO: frames in send order, one at a time, no wire model */
+};
+
+/* Longest frame the FIFO carries: Ethernet + VLAN + IPv6 + UDP + BTH + headers + 4096 + ICRC, rounded up. */
+#define RL_SIM_FIFO_SLOT 4352
+#define RL_SIM_FIFO_DEFAULT_FRAMES 512
+#define RL_SIM_FIFO_DEFAULT_STEP_NS 1000
+
+/*
+ * The FIFO's per-frame hook: frame @number (1-based, both directions, in
+ * send order) from host @from. It may change the frame in place (corrupt,
+ * mark) and put more frames on the wire with rl_sim_inject() (duplicate,
+ * forge); it returns false to lose the frame.
+ */
+typedef bool (*rl_sim_filter_fn)(void *ctx, int from, uint8_t *frame, size_t len, uint64_t number);
+
+struct rl_sim_fifo_config {
+	size_t frames;                   /* frames it holds at once; 0: 512 (rounded up to a power of two) */
+	uint64_t step_ns;                /* simulated time one delivery takes; 0: 1000 */
+	rl_sim_filter_fn filter;         /* optional */
+	void *ctx;
+};
+
+/* Every frame a host emits, before the wire decides its fate (both wires). */
+typedef void (*rl_sim_tap_fn)(void *ctx, int from, const uint8_t *frame, size_t len);
+
 struct rl_sim_config {
-	struct rl_simwire_config wire;   /* latency, rate, faults, seed, record callback */
+	enum rl_sim_wire kind;
+	struct rl_simwire_config wire;   /* RL_SIM_SIMWIRE: latency, rate, faults, seed, record callback */
+	struct rl_sim_fifo_config fifo;  /* RL_SIM_FIFO */
+	rl_sim_tap_fn tap;               /* optional */
+	void *tap_ctx;
 	struct rl_host_config host[2];   /* mac, gid, active_mtu, event; emit/ctx are set by the sim */
 	uint64_t start_ns;               /* simulated time at the start */
 };
@@ -43,8 +77,24 @@ uint64_t rl_sim_now(const struct rl_sim *sim);
  * Run until nothing is left to do (wire empty, no timers, @app says done),
  * until simulated time @until_ns, or for at most @max_steps steps. Returns
  * the number of steps taken, or -1 if max_steps ran out (a livelock).
+ *
+ * RL_SIM_SIMWIRE: a step jumps to the next arrival or timer, delivers every
+ * frame due then, and runs both hosts after @app. RL_SIM_FIFO: a step
+ * delivers one frame, @step_ns after the previous one, and runs the host
+ * that got it and any host rl_sim_kick() named; when the FIFO is empty,
+ * time jumps to the next timer and both hosts run. A FIFO run begins by
+ * running both hosts and stops once time has passed @until_ns.
  */
 long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx);
+
+/* Host @i has new work (a post): the FIFO loop runs it before the next delivery. */
+void rl_sim_kick(struct rl_sim *sim, int i);
+/* RL_SIM_FIFO: put a frame at the tail of the FIFO, towards host @to. 0, or -1 if full or too long. */
+int rl_sim_inject(struct rl_sim *sim, int to, const uint8_t *frame, size_t len);
+/* Frames emitted so far, both hosts (the numbering the filter sees). */
+uint64_t rl_sim_frames(const struct rl_sim *sim);
+/* RL_SIM_FIFO: frames lost because the FIFO was full or they were too long (a bug in the setup). */
+uint64_t rl_sim_overflows(const struct rl_sim *sim);
 
 #ifdef __cplusplus
 }
