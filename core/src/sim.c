@@ -30,7 +30,7 @@ struct rl_sim {
 	struct rl_sim_fifo fifo;
 	struct rl_sim_port port[2];
 	uint64_t now;
-	uint64_t frames, overflows;
+	uint64_t frames, refused;
 	bool kicked[2];
 };
 
@@ -40,7 +40,7 @@ static int rl_sim_fifo_push(struct rl_sim *sim, int to, const uint8_t *frame, si
 	uint32_t s;
 
 	if (!f->nfree || len > RL_SIM_FIFO_SLOT) {
-		sim->overflows++;
+		sim->refused++;
 		return -1;
 	}
 	s = f->free[--f->nfree];
@@ -68,7 +68,8 @@ static void rl_sim_emit(void *ctx, const uint8_t *frame, size_t len)
 	if (sim->cfg.tap)
 		sim->cfg.tap(sim->cfg.tap_ctx, p->idx, frame, len);
 	if (sim->wire) {
-		rl_simwire_send(sim->wire, p->idx, frame, len, sim->now);
+		if (rl_simwire_send(sim->wire, p->idx, frame, len, sim->now) != RL_SIMWIRE_OK)
+			sim->refused++;
 		return;
 	}
 	if (rl_sim_fifo_push(sim, !p->idx, frame, len, &s))
@@ -173,8 +174,13 @@ struct rl_host *rl_sim_host(struct rl_sim *sim, int i) { return sim->host[i & 1]
 struct rl_simwire *rl_sim_wire(struct rl_sim *sim) { return sim->wire; }
 uint64_t rl_sim_now(const struct rl_sim *sim) { return sim->now; }
 uint64_t rl_sim_frames(const struct rl_sim *sim) { return sim->frames; }
-uint64_t rl_sim_overflows(const struct rl_sim *sim) { return sim->overflows; }
+uint64_t rl_sim_refused(const struct rl_sim *sim) { return sim->refused; }
 void rl_sim_kick(struct rl_sim *sim, int i) { sim->kicked[i & 1] = true; }
+
+bool rl_sim_idle(const struct rl_sim *sim)
+{
+	return sim->wire ? rl_simwire_next_time(sim->wire) == UINT64_MAX : sim->fifo.count == 0;
+}
 
 static uint64_t rl_sim_next_timer(const struct rl_sim *sim)
 {

@@ -129,7 +129,7 @@ void tp_run(struct tp_pair *t, uint64_t limit_ns)
 	long r = rl_pair_run(&t->pair, rl_sim_now(t->pair.sim) + limit_ns, 1L << 40, NULL, NULL);
 
 	CU_ASSERT(r >= 0);
-	CU_ASSERT_EQUAL(rl_sim_overflows(t->pair.sim), 0);   /* the FIFO held every frame */
+	CU_ASSERT_EQUAL(rl_sim_refused(t->pair.sim), 0);   /* the FIFO held every frame */
 }
 
 int tp_post_send(struct tp_pair *t, int e, enum rl_wr_opcode op, uint32_t off, uint32_t len,

@@ -93,8 +93,10 @@ void rl_sim_kick(struct rl_sim *sim, int i);
 int rl_sim_inject(struct rl_sim *sim, int to, const uint8_t *frame, size_t len);
 /* Frames emitted so far, both hosts (the numbering the filter sees). */
 uint64_t rl_sim_frames(const struct rl_sim *sim);
-/* RL_SIM_FIFO: frames lost because the FIFO was full or they were too long (a bug in the setup). */
-uint64_t rl_sim_overflows(const struct rl_sim *sim);
+/* Frames the wire refused: the FIFO full or a frame too long, an rl_simwire_send() error (a setup bug). */
+uint64_t rl_sim_refused(const struct rl_sim *sim);
+/* Nothing on the wire: no frame in flight or queued. */
+bool rl_sim_idle(const struct rl_sim *sim);
 
 #ifdef __cplusplus
 }
