@@ -622,39 +622,27 @@ static void pr_emit(void *ctx, const uint8_t *frame, size_t len)
 	}
 }
 
+/* What the two sides exchange, and what each chooses; rl_qp_connect() walks the ladder. */
 static void pr_connect(struct pr_run *r, int i)
 {
 	const struct pr_params *p = &r->p;
 	uint8_t ip[4] = { 10, 0, 0, (uint8_t)(!i + 1) };
-	struct rl_qp_attr a;
+	struct rl_conn c;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RL_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ |
-			    RL_ACCESS_REMOTE_ATOMIC;
-	CU_ASSERT_EQUAL_FATAL(rl_modify_qp(r->qp[i], &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT |
-							      RL_QP_ACCESS_FLAGS), 0);
-	a.qp_state = RL_QPS_RTR;
-	rl_gid_from_ipv4(a.ah_attr.dgid, ip);
-	memcpy(a.ah_attr.dmac, (uint8_t[6]){ 2, 0, 0, 0, 0, (uint8_t)(!i + 1) }, 6);
-	a.path_mtu = p->mtu;
-	a.dest_qp_num = rl_qp_num(r->qp[!i]);
-	a.rq_psn = i ? p->psn_a : p->psn_b;
-	a.max_dest_rd_atomic = i ? p->max_dest_rd_atomic : 1;
-	a.min_rnr_timer = p->min_rnr_timer;
-	CU_ASSERT_EQUAL_FATAL(rl_modify_qp(r->qp[i], &a, RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN |
-							      RL_QP_RQ_PSN | RL_QP_MAX_DEST_RD_ATOMIC |
-							      RL_QP_MIN_RNR_TIMER), 0);
-	a.qp_state = RL_QPS_RTS;
-	a.sq_psn = i ? p->psn_b : p->psn_a;
-	a.timeout = p->timeout;
-	a.retry_cnt = PR_RETRY_CNT;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = i ? 1 : p->max_rd_atomic;
-	CU_ASSERT_EQUAL_FATAL(rl_modify_qp(r->qp[i], &a, RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT |
-							      RL_QP_RETRY_CNT | RL_QP_RNR_RETRY |
-							      RL_QP_MAX_QP_RD_ATOMIC), 0);
+	rl_conn_defaults(&c);
+	rl_gid_from_ipv4(c.gid, ip);
+	memcpy(c.mac, (uint8_t[6]){ 2, 0, 0, 0, 0, (uint8_t)(!i + 1) }, 6);
+	c.qpn = rl_qp_num(r->qp[!i]);
+	c.psn = i ? p->psn_a : p->psn_b;
+	c.sq_psn = i ? p->psn_b : p->psn_a;
+	c.path_mtu = p->mtu;
+	c.max_dest_rd_atomic = i ? p->max_dest_rd_atomic : 1;
+	c.min_rnr_timer = p->min_rnr_timer;
+	c.timeout = p->timeout;
+	c.retry_cnt = PR_RETRY_CNT;
+	c.rnr_retry = 7;
+	c.max_rd_atomic = i ? 1 : p->max_rd_atomic;
+	CU_ASSERT_EQUAL_FATAL(rl_qp_connect(r->qp[i], &c), 0);
 }
 
 static void pr_setup(struct pr_run *r)

@@ -43,6 +43,7 @@ int tl_suite_rc(void);
 int tl_suite_rc_faults(void);
 int tl_suite_property(void);
 int tl_suite_qp(void);
+int tl_suite_connect(void);
 int tl_suite_rewrite(void);
 int tl_suite_analyze(void);
 
