@@ -108,7 +108,6 @@ struct gen_qp_cfg {
 	enum rl_qp_type type;
 	size_t mem;                  /* bytes of registered memory per side */
 	unsigned access;             /* QP access flags; 0: all remote operations */
-	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic;
 	uint32_t psn_a;              /* overrides the PSNs (e.g. for wrap-around) when set */
 	bool psn_a_set;
 };

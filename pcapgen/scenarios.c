@@ -41,12 +41,6 @@ void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
 	memset(c, 0, sizeof(*c));
 	c->type = type;
 	c->mem = mem;
-	/* perftest's defaults: timeout 14 (67 ms), retry 7, rnr_retry 7, min_rnr_timer 12 (0.64 ms). */
-	c->timeout = 14;
-	c->retry_cnt = 7;
-	c->rnr_retry = 7;
-	c->min_rnr_timer = 12;
-	c->max_rd_atomic = 16;
 }
 
 /* The wire and the two hosts, from the options. */
@@ -76,7 +70,10 @@ static void gen_sim_config(struct gen_sess *s, struct rl_sim_config *sc)
 	}
 }
 
-/* What each side chooses for its QP; its starting PSN is random from the seed, as perftest's. */
+/*
+ * What each side chooses for its QP: perftest's defaults (timeout 14 = 67 ms, retry 7, rnr_retry
+ * 7, min_rnr_timer 12 = 0.64 ms, 16 READs/atomics), its starting PSN random from the seed.
+ */
 static void gen_conn_config(const struct gen_opts *o, const struct gen_qp_cfg *c, int i, struct rl_conn *conn)
 {
 	uint32_t psn = o->psn_set[i] ? o->psn[i] : (uint32_t)gen_mix(o->seed * 2 + (uint64_t)i) & 0xffffff;
@@ -87,11 +84,6 @@ static void gen_conn_config(const struct gen_opts *o, const struct gen_qp_cfg *c
 	if (c->access)
 		conn->access = c->access;
 	conn->traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
-	conn->timeout = c->timeout;
-	conn->retry_cnt = c->retry_cnt;
-	conn->rnr_retry = c->rnr_retry;
-	conn->min_rnr_timer = c->min_rnr_timer;
-	conn->max_rd_atomic = c->max_rd_atomic;
 }
 
 int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c)
