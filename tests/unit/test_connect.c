@@ -52,23 +52,13 @@ static void cn_setup(struct cn_fixture *f, enum rl_qp_type type)
 /* What the peer (10.0.0.2, QPN 0x2a, first PSN 0x2000) told us, and our own choices. */
 static void cn_conn(struct rl_conn *c)
 {
-	uint8_t ip[4] = { 10, 0, 0, 2 };
-
-	rl_conn_defaults(c);
-	c->qpn = 0x2a;
-	c->psn = 0x2000;
-	rl_gid_from_ipv4(c->gid, ip);
-	memcpy(c->mac, (uint8_t[6]){ 2, 0, 0, 0, 0, 2 }, 6);
-	c->sq_psn = 0x1000;
-	c->path_mtu = RL_MTU_2048;
-	c->timeout = 9;
-	c->retry_cnt = 5;
-	c->rnr_retry = 6;
-	c->min_rnr_timer = 3;
-	c->max_rd_atomic = 2;
-	c->max_dest_rd_atomic = 3;
-	c->qkey = 0x1234;
-	c->traffic_class = 26 << 2;
+	*c = (struct rl_conn){
+		.qpn = 0x2a, .psn = 0x2000, .mac = { 2, 0, 0, 0, 0, 2 }, .sq_psn = 0x1000, .path_mtu = RL_MTU_2048,
+		.access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_READ, .qkey = 0x1234, .port_num = 1,
+		.traffic_class = 26 << 2, .timeout = 9, .retry_cnt = 5, .rnr_retry = 6, .min_rnr_timer = 3,
+		.max_rd_atomic = 2, .max_dest_rd_atomic = 3,
+	};
+	rl_gid_from_ipv4(c->gid, (const uint8_t[4]){ 10, 0, 0, 2 });
 }
 
 static bool error_says(const struct rl_host *h, const char *what)
