@@ -262,7 +262,7 @@ static void bn_setup(struct bn_run *r, enum bn_wire wire, enum bn_work work, siz
 	}
 	pc.sim.start_ns = 1000000;
 	pc.type = RL_QPT_RC;
-	pc.mem = mem;
+	pc.mem[0] = pc.mem[1] = mem;
 	pc.mr_access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE;
 	pc.max_send_wr = pc.max_recv_wr = BN_QUEUE_WR;
 	pc.cqe = BN_CQE;

@@ -98,8 +98,8 @@ int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *
 	memset(&pc, 0, sizeof(pc));
 	gen_sim_config(s, &pc.sim);
 	pc.type = c->type;
-	pc.mem = c->mem;
 	for (int i = 0; i < 2; i++) {
+		pc.mem[i] = c->mem;
 		pc.iova[i] = 0x00007f0000000000ull + ((uint64_t)i << 32);   /* like a heap address, but reproducible */
 		gen_conn_config(o, c, i, &pc.conn[i]);
 	}

@@ -21,12 +21,12 @@ static int rl_pair_make_end(struct rl_pair *p, int i, const struct rl_pair_confi
 	struct rl_pair_end *e = &p->end[i];
 	struct rl_qp_init_attr ia = { .qp_type = cfg->type, .max_send_wr = cfg->max_send_wr,
 				      .max_recv_wr = cfg->max_recv_wr };
-	size_t alloc = (cfg->mem + 4095) & ~(size_t)4095;
+	size_t alloc = (cfg->mem[i] + 4095) & ~(size_t)4095;
 
 	e->host = rl_sim_host(p->sim, i);
 	memcpy(e->gid, cfg->sim.host[i].gid, 16);
 	memcpy(e->mac, cfg->sim.host[i].mac, 6);
-	e->len = cfg->mem;
+	e->len = cfg->mem[i];
 	e->iova = cfg->iova[i];
 	e->mem = alloc ? aligned_alloc(4096, alloc) : NULL;
 	if (!e->mem)

@@ -31,7 +31,8 @@ struct rl_sim {
 	struct rl_sim_port port[2];
 	uint64_t now;
 	uint64_t frames, refused;
-	bool kicked[2];
+	uint64_t wake;          /* the application's next call, at the latest */
+	bool kicked[2], stop;
 };
 
 static int rl_sim_fifo_push(struct rl_sim *sim, int to, const uint8_t *frame, size_t len, uint32_t *slot)
@@ -132,6 +133,7 @@ struct rl_sim *rl_sim_new(const struct rl_sim_config *cfg)
 		return NULL;
 	sim->cfg = *cfg;
 	sim->now = cfg->start_ns;
+	sim->wake = UINT64_MAX;
 	if (cfg->kind == RL_SIM_FIFO) {
 		wired = !rl_sim_fifo_new(&sim->fifo, cfg->fifo.frames);
 		if (!sim->cfg.fifo.step_ns)
@@ -176,6 +178,13 @@ uint64_t rl_sim_now(const struct rl_sim *sim) { return sim->now; }
 uint64_t rl_sim_frames(const struct rl_sim *sim) { return sim->frames; }
 uint64_t rl_sim_refused(const struct rl_sim *sim) { return sim->refused; }
 void rl_sim_kick(struct rl_sim *sim, int i) { sim->kicked[i & 1] = true; }
+void rl_sim_stop(struct rl_sim *sim) { sim->stop = true; }
+
+void rl_sim_wake(struct rl_sim *sim, uint64_t t)
+{
+	if (t < sim->wake)
+		sim->wake = t;
+}
 
 bool rl_sim_idle(const struct rl_sim *sim)
 {
@@ -189,11 +198,24 @@ static uint64_t rl_sim_next_timer(const struct rl_sim *sim)
 	return a < b ? a : b;
 }
 
-/* A frame reaches host @to; then that host runs (receiving only receives). */
-static void rl_sim_recv(struct rl_sim *sim, int to, const uint8_t *frame, size_t len)
+/* A frame reaches host d->to_port; then that host runs (receiving only receives). */
+static void rl_sim_recv(struct rl_sim *sim, const struct rl_simwire_delivery *d)
 {
-	rl_host_recv(sim->host[to], frame, len, sim->now);
-	rl_host_run(sim->host[to], sim->now);
+	if (sim->cfg.deliver)
+		sim->cfg.deliver(sim->cfg.tap_ctx, d);
+	rl_host_recv(sim->host[d->to_port], d->frame, d->len, sim->now);
+	rl_host_run(sim->host[d->to_port], sim->now);
+}
+
+/* The application's turn: true if it asked to stop. */
+static bool rl_sim_app(struct rl_sim *sim, rl_sim_app_fn app, void *ctx, bool *busy)
+{
+	sim->wake = UINT64_MAX;
+	*busy = app ? app(sim, sim->now, ctx) : false;
+	if (!sim->stop)
+		return false;
+	sim->stop = false;
+	return true;
 }
 
 static long rl_sim_run_simwire(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app,
@@ -203,9 +225,11 @@ static long rl_sim_run_simwire(struct rl_sim *sim, uint64_t until_ns, long max_s
 	long steps;
 
 	for (steps = 0; steps < max_steps; steps++) {
-		bool busy = app ? app(sim, sim->now, ctx) : false;
 		uint64_t t, timer;
+		bool busy;
 
+		if (rl_sim_app(sim, app, ctx, &busy))
+			return steps;
 		sim->kicked[0] = sim->kicked[1] = false;   /* both run anyway */
 		rl_host_run(sim->host[0], sim->now);
 		rl_host_run(sim->host[1], sim->now);
@@ -213,6 +237,8 @@ static long rl_sim_run_simwire(struct rl_sim *sim, uint64_t until_ns, long max_s
 		timer = rl_sim_next_timer(sim);
 		if (timer < t)
 			t = timer;
+		if (sim->wake < t)
+			t = sim->wake;
 		if (t == UINT64_MAX) {
 			if (!busy)
 				return steps;
@@ -223,7 +249,7 @@ static long rl_sim_run_simwire(struct rl_sim *sim, uint64_t until_ns, long max_s
 		if (t > sim->now)
 			sim->now = t;
 		while (rl_simwire_deliver(sim->wire, sim->now, &d))
-			rl_sim_recv(sim, d.to_port, d.frame, d.len);
+			rl_sim_recv(sim, &d);
 	}
 	return -1;
 }
@@ -245,21 +271,28 @@ static long rl_sim_run_fifo(struct rl_sim *sim, uint64_t until_ns, long max_step
 	rl_host_run(sim->host[0], sim->now);
 	rl_host_run(sim->host[1], sim->now);
 	for (steps = 0; steps < max_steps && sim->now <= until_ns; steps++) {
-		bool busy = app ? app(sim, sim->now, ctx) : false;
 		uint64_t t;
+		bool busy;
 
+		if (rl_sim_app(sim, app, ctx, &busy))
+			return steps;
 		rl_sim_run_kicked(sim);
 		if (f->count) {
 			uint32_t s = f->ring[f->head];
+			struct rl_simwire_delivery d;
 
 			f->head = (f->head + 1) & f->mask;
 			f->count--;
 			sim->now += sim->cfg.fifo.step_ns;
-			rl_sim_recv(sim, f->to[s], f->slots + (size_t)s * RL_SIM_FIFO_SLOT, f->len[s]);
+			d = (struct rl_simwire_delivery){ f->to[s], sim->now, f->slots + (size_t)s * RL_SIM_FIFO_SLOT,
+							  f->len[s], 0 };
+			rl_sim_recv(sim, &d);
 			f->free[f->nfree++] = s;   /* after: the host read the frame in place */
 			continue;
 		}
 		t = rl_sim_next_timer(sim);
+		if (sim->wake < t)
+			t = sim->wake;
 		if (t == UINT64_MAX) {
 			if (!busy)
 				return steps;

@@ -231,7 +231,7 @@ static void pair_config(struct rl_pair_config *pc, enum rl_sim_wire kind)
 	memset(pc, 0, sizeof(*pc));
 	pc->sim.kind = kind;
 	pc->type = RL_QPT_RC;
-	pc->mem = 8192;
+	pc->mem[0] = pc->mem[1] = 8192;
 	for (int i = 0; i < 2; i++) {
 		uint8_t ip[4] = { 10, 0, 0, (uint8_t)(i + 1) };
 

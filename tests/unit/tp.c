@@ -88,7 +88,7 @@ void tp_setup(struct tp_pair *t, const struct tp_opts *o)
 	pc.sim.tap_ctx = t;
 	pc.sim.start_ns = 1000000;
 	pc.type = o->type;
-	pc.mem = TP_MEM;
+	pc.mem[0] = pc.mem[1] = TP_MEM;
 	pc.mr_access = o->access;
 	pc.max_send_wr = pc.max_recv_wr = 256;
 	pc.cqe = 1024;

@@ -38,7 +38,7 @@ struct rl_pair_end {
 struct rl_pair_config {
 	struct rl_sim_config sim;    /* the wire, and each host's mac, gid, active MTU, first QPN, events */
 	enum rl_qp_type type;
-	size_t mem;                  /* bytes of registered memory per side (zeroed) */
+	size_t mem[2];               /* bytes of registered memory of each side (zeroed) */
 	uint64_t iova[2];            /* where each side's memory sits in its iova space */
 	unsigned mr_access;          /* the regions' access flags; 0: every access */
 	uint32_t max_send_wr, max_recv_wr;   /* 0: 128 */

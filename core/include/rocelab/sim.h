@@ -49,13 +49,16 @@ struct rl_sim_fifo_config {
 
 /* Every frame a host emits, before the wire decides its fate (both wires). */
 typedef void (*rl_sim_tap_fn)(void *ctx, int from, const uint8_t *frame, size_t len);
+/* Every frame the wire hands to a host, just before the host gets it (number: 0 on the FIFO). */
+typedef void (*rl_sim_deliver_fn)(void *ctx, const struct rl_simwire_delivery *d);
 
 struct rl_sim_config {
 	enum rl_sim_wire kind;
 	struct rl_simwire_config wire;   /* RL_SIM_SIMWIRE: latency, rate, faults, seed, record callback */
 	struct rl_sim_fifo_config fifo;  /* RL_SIM_FIFO */
 	rl_sim_tap_fn tap;               /* optional */
-	void *tap_ctx;
+	rl_sim_deliver_fn deliver;       /* optional */
+	void *tap_ctx;                   /* for tap and deliver */
 	struct rl_host_config host[2];   /* mac, gid, active_mtu, event; emit/ctx are set by the sim */
 	uint64_t start_ns;               /* simulated time at the start */
 };
@@ -63,7 +66,8 @@ struct rl_sim_config {
 /*
  * Called after every step with the current time. Return true while the
  * application still has work to do (the loop then keeps running even if
- * the wire is idle); post work from here.
+ * the wire is idle); post work from here. rl_sim_wake() asks for a call at
+ * a given time, rl_sim_stop() ends the run.
  */
 typedef bool (*rl_sim_app_fn)(struct rl_sim *sim, uint64_t now, void *ctx);
 
@@ -89,6 +93,10 @@ long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_ap
 
 /* Host @i has new work (a post): the FIFO loop runs it before the next delivery. */
 void rl_sim_kick(struct rl_sim *sim, int i);
+/* From @app: call it again at @t at the latest, even if the wire and the timers are quiet until then. */
+void rl_sim_wake(struct rl_sim *sim, uint64_t t);
+/* From @app: end the run now; rl_sim_run() returns the steps taken. */
+void rl_sim_stop(struct rl_sim *sim);
 /* RL_SIM_FIFO: put a frame at the tail of the FIFO, towards host @to. 0, or -1 if full or too long. */
 int rl_sim_inject(struct rl_sim *sim, int to, const uint8_t *frame, size_t len);
 /* Frames emitted so far, both hosts (the numbering the filter sees). */
