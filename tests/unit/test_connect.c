@@ -314,6 +314,48 @@ static void test_pair_fifo_refuses(void)
 	rl_pair_free(&p);
 }
 
+struct app_probe {
+	unsigned calls;
+	uint64_t wake_at, seen;
+	bool stop;
+};
+
+static bool probe_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct app_probe *a = ctx;
+
+	a->calls++;
+	a->seen = now;
+	if (a->stop)
+		rl_sim_stop(sim);
+	if (now < a->wake_at)
+		rl_sim_wake(sim, a->wake_at);
+	return false;
+}
+
+/* The application can end a run, and be called back at a time of its choosing on a quiet wire. */
+static void test_sim_stop_and_wake(void)
+{
+	for (int kind = RL_SIM_SIMWIRE; kind <= RL_SIM_FIFO; kind++) {
+		struct rl_pair_config pc;
+		struct app_probe a = { 0 };
+		struct rl_pair p;
+		uint64_t t0;
+
+		pair_config(&pc, (enum rl_sim_wire)kind);
+		CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+		t0 = rl_sim_now(p.sim);
+		a.stop = true;
+		CU_ASSERT_EQUAL(rl_pair_run(&p, UINT64_MAX, 100, probe_app, &a), 0);
+		CU_ASSERT_EQUAL(a.calls, 1);
+		a = (struct app_probe){ .wake_at = t0 + 5000 };
+		CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 100, probe_app, &a) > 0);
+		CU_ASSERT_EQUAL(a.seen, t0 + 5000);              /* nothing else was due: it came back for us */
+		CU_ASSERT_EQUAL(rl_sim_now(p.sim), t0 + 5000);
+		rl_pair_free(&p);
+	}
+}
+
 int tl_suite_connect(void)
 {
 	CU_pSuite s = CU_add_suite("connect-pair", NULL, NULL);
@@ -327,5 +369,6 @@ int tl_suite_connect(void)
 			    test_connect_missing_attributes) ||
 	       !CU_add_test(s, "pair: exchange, then a WRITE over either wire", test_pair_write) ||
 	       !CU_add_test(s, "pair: errors with a reason", test_pair_errors) ||
-	       !CU_add_test(s, "pair: a full FIFO refuses frames and counts them", test_pair_fifo_refuses);
+	       !CU_add_test(s, "pair: a full FIFO refuses frames and counts them", test_pair_fifo_refuses) ||
+	       !CU_add_test(s, "sim: the application stops a run, or wakes at its time", test_sim_stop_and_wake);
 }

@@ -82,12 +82,13 @@ uint64_t rl_sim_now(const struct rl_sim *sim);
  * until simulated time @until_ns, or for at most @max_steps steps. Returns
  * the number of steps taken, or -1 if max_steps ran out (a livelock).
  *
- * RL_SIM_SIMWIRE: a step jumps to the next arrival or timer, delivers every
- * frame due then, and runs both hosts after @app. RL_SIM_FIFO: a step
- * delivers one frame, @step_ns after the previous one, and runs the host
- * that got it and any host rl_sim_kick() named; when the FIFO is empty,
- * time jumps to the next timer and both hosts run. A FIFO run begins by
- * running both hosts and stops once time has passed @until_ns.
+ * Each step calls @app first. RL_SIM_SIMWIRE: then both hosts run, time
+ * jumps to the next arrival, timer or rl_sim_wake() time, and every frame
+ * due then is delivered, each followed by a run of the host that got it.
+ * RL_SIM_FIFO: a step delivers one frame, @step_ns after the previous one,
+ * after running any host rl_sim_kick() named; when the FIFO is empty, time
+ * jumps to the next timer or wake-up and both hosts run. A FIFO run begins
+ * by running both hosts and stops once time has passed @until_ns.
  */
 long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx);
 
