@@ -26,11 +26,13 @@ PCAP_LIBS := $(shell pkg-config --libs libpcap 2>/dev/null || echo -lpcap)
 CUNIT_LIBS := -lcunit
 
 CORE_SRC := $(wildcard core/src/*.c)
-CLI_SRC := $(wildcard cli/*.c) $(wildcard pcapgen/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+PCAPGEN_SRC := $(wildcard pcapgen/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
 # One object tree per flavour: normal, sanitized (isa-l), sanitized (zlib).
 core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
+pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 
 .PHONY: all lib bootstrap demo test unit cli-test peer-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
@@ -65,8 +67,15 @@ $(B)/core/crc32.o: $(B)/crc-$(CRC).stamp
 $(B)/librocelab.a: $(call core_objs,$(B))
 	$(AR) rcs $@ $^
 
-$(B)/rocelab: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/librocelab.a
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS) -lm
+# pcapgen/ is built on its own, seeing core's headers and its own only: it cannot reach up into cli/.
+$(B)/pcapgen/%.o: pcapgen/%.c $(wildcard pcapgen/*.h core/include/rocelab/*.h) | $(B)/pcapgen
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Ipcapgen -c $< -o $@
+
+$(B)/libpcapgen.a: $(call pcapgen_objs,$(B))
+	$(AR) rcs $@ $^
+
+$(B)/rocelab: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/libpcapgen.a $(B)/librocelab.a
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/libpcapgen.a $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS) -lm
 
 # ---- sanitized builds for the unit tests ---------------------------------
 $(B)/asan-isal/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h core/src/*.h) | $(B)/asan-isal/core
@@ -82,10 +91,12 @@ $(B)/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(B)/librocelab.a
 	$(CC) $(CPPFLAGS) $(CRC_DEF) $(ALL_CFLAGS) -Itests/unit $(UNIT_SRC) $(B)/librocelab.a -o $@ $(CUNIT_LIBS) $(CRC_LIBS) -lz
 
 # The CLI under the sanitizers, for the bad-input tests.
-$(B)/rocelab-asan: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(call core_objs,$(B)/asan-isal)
-	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Icli -Ipcapgen $(CLI_SRC) $(call core_objs,$(B)/asan-isal) -o $@ $(PCAP_LIBS) -lisal -lm
+$(B)/asan-isal/pcapgen/%.o: pcapgen/%.c $(wildcard pcapgen/*.h core/include/rocelab/*.h) | $(B)/asan-isal/pcapgen
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Ipcapgen -c $< -o $@
+$(B)/rocelab-asan: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(call pcapgen_objs,$(B)/asan-isal) $(call core_objs,$(B)/asan-isal)
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Icli -Ipcapgen $(CLI_SRC) $(call pcapgen_objs,$(B)/asan-isal) $(call core_objs,$(B)/asan-isal) -o $@ $(PCAP_LIBS) -lisal -lm
 
-$(B) $(B)/core $(B)/asan-isal/core $(B)/asan-zlib/core $(B)/fuzz:
+$(B) $(B)/core $(B)/pcapgen $(B)/asan-isal/core $(B)/asan-isal/pcapgen $(B)/asan-zlib/core $(B)/fuzz:
 	mkdir -p $@
 
 # ---- user-facing targets --------------------------------------------------

@@ -8,9 +8,10 @@
  *      outstanding; every SEND Only is answered by an ACK.
  *   2. 64 KiB RDMA WRITEs: 16 packets each at MTU 4096, one ACK per WRITE.
  *
+ * The two hosts are core's rl_pair (rl_qp_connect, RC, PSNs 0x1000/0x2000).
  * Each workload runs over rl_simwire (rate 0: infinitely fast, default
- * 1000 ns latency) and over a direct FIFO between the hosts' emit callbacks
- * (no wire model at all). Every packet that crosses counts, requests and
+ * 1000 ns latency) and over rl_sim's direct FIFO between the hosts' emit
+ * callbacks (no wire model at all), driven by rl_sim_run(). Every packet that crosses counts, requests and
  * ACKs alike. The floor is the encode+ICRC work of the same packets alone:
  * an untimed run records every frame (opcode, PSN, headers, payload length),
  * checks that re-encoding the record gives the same bytes, and a tight loop
@@ -24,6 +25,7 @@
  * --only runs that contender alone (after the untimed recording run), for a
  * profiler: perf record -g bench_transport --only simwire.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +47,8 @@
 #define BN_CQE 1024
 #define BN_CHECK_EVERY 64               /* full payload compare of every 64th message */
 #define BN_FIFO 512                     /* direct FIFO slots (power of two) */
-#define BN_FRAME_SLOT 4352              /* >= Ethernet+VLAN+IPv6+UDP+BTH+headers+4096+ICRC */
+#define BN_FIFO_STEP_NS 100             /* simulated time a FIFO delivery takes */
+#define BN_FRAME_SLOT RL_SIM_FIFO_SLOT  /* >= Ethernet+VLAN+IPv6+UDP+BTH+headers+4096+ICRC */
 #define BN_SIM_LATENCY_NS 1000
 
 enum bn_wire { BN_WIRE_SIMWIRE, BN_WIRE_FIFO, BN_WIRES };
@@ -78,37 +81,10 @@ struct bn_capture {
 	size_t n_by_opcode[256];
 };
 
-struct bn_run;
-
-struct bn_end {
-	struct bn_run *run;
-	int idx;
-	struct rl_host *host;
-	struct rl_pd *pd;
-	struct rl_cq *cq;
-	struct rl_qp *qp;
-	struct rl_mr *mr;
-	uint8_t *mem;
-	size_t mem_len;
-	uint64_t iova;
-};
-
 struct bn_run {
-	struct bn_end end[2];
+	struct rl_pair pair;            /* A (0) and B (1), one RC QP each */
+	struct rl_pair_end *end;        /* pair.end */
 	enum bn_work work;
-	uint64_t now;
-	uint64_t frames;                /* emitted, both directions */
-	struct rl_simwire *sw;          /* BN_WIRE_SIMWIRE */
-	/*
-	 * BN_WIRE_FIFO: frames in BN_FIFO buffers of BN_FRAME_SLOT bytes; a ring
-	 * of buffer numbers in send order, and a stack of free ones so that the
-	 * buffers in use are the recently used (cache-warm) ones, as with malloc.
-	 */
-	uint8_t *fifo;
-	uint16_t fifo_len[BN_FIFO];
-	uint8_t fifo_to[BN_FIFO];
-	uint16_t q[BN_FIFO], free_slots[BN_FIFO];
-	size_t q_head, q_len, n_free;
 	struct bn_capture *capture;     /* set for the recording run only */
 	/* The workload. */
 	size_t total, posted, done, recvd;
@@ -129,9 +105,9 @@ static void bn_die(const char *msg)
 	abort();
 }
 
-static void bn_die_host(const struct bn_end *e, const char *what)
+static void bn_die_pair(const struct bn_run *r, const char *what)
 {
-	fprintf(stderr, "bench_transport: %s: %s\n", what, rl_host_error(e->host));
+	fprintf(stderr, "bench_transport: %s: %s\n", what, r->pair.err);
 	abort();
 }
 
@@ -245,30 +221,11 @@ static void bn_capture_frame(struct bn_capture *c, int from, const uint8_t *fram
 
 /* ---- the two hosts ---------------------------------------------------------- */
 
-static void bn_emit(void *ctx, const uint8_t *frame, size_t len)
+static void bn_tap(void *ctx, int from, const uint8_t *frame, size_t len)
 {
-	struct bn_end *e = ctx;
-	struct bn_run *r = e->run;
-	size_t t;
+	struct bn_run *r = ctx;
 
-	r->frames++;
-	if (r->capture)
-		bn_capture_frame(r->capture, e->idx, frame, len);
-	if (r->sw) {
-		int st = rl_simwire_send(r->sw, e->idx, frame, len, r->now);
-
-		if (st != RL_SIMWIRE_OK)
-			bn_die(rl_simwire_strerror(st));
-		return;
-	}
-	if (!r->n_free || len > BN_FRAME_SLOT)
-		bn_die("direct FIFO overflow");
-	t = r->free_slots[--r->n_free];
-	memcpy(r->fifo + t * BN_FRAME_SLOT, frame, len);
-	r->fifo_len[t] = (uint16_t)len;
-	r->fifo_to[t] = (uint8_t)!e->idx;
-	r->q[(r->q_head + r->q_len) & (BN_FIFO - 1)] = (uint16_t)t;
-	r->q_len++;
+	bn_capture_frame(r->capture, from, frame, len);
 }
 
 static void bn_ip(int idx, uint8_t ip[4])
@@ -279,139 +236,77 @@ static void bn_ip(int idx, uint8_t ip[4])
 	ip[3] = (uint8_t)(idx + 1);
 }
 
-static void bn_make_end(struct bn_run *r, int i, size_t mem_len)
-{
-	struct bn_end *e = &r->end[i];
-	struct rl_host_config cfg = { .mac = { 2, 0, 0, 0, 0, (uint8_t)(i + 1) }, .emit = bn_emit,
-				      .ctx = e, .active_mtu = RL_MTU_4096 };
-	struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC, .max_send_wr = BN_QUEUE_WR,
-				      .max_recv_wr = BN_QUEUE_WR };
-	uint8_t ip[4];
-
-	e->run = r;
-	e->idx = i;
-	bn_ip(i, ip);
-	rl_gid_from_ipv4(cfg.gid, ip);
-	e->host = rl_host_new(&cfg);
-	if (!e->host)
-		bn_die("rl_host_new failed");
-	e->pd = rl_alloc_pd(e->host);
-	e->cq = rl_create_cq(e->host, BN_CQE);
-	if (!e->pd || !e->cq)
-		bn_die_host(e, "alloc_pd/create_cq");
-	e->mem_len = mem_len;
-	e->mem = aligned_alloc(4096, mem_len);
-	if (!e->mem)
-		bn_die("out of memory");
-	/* A sends from patterned buffers; B's start out zero, so missing data shows. */
-	for (size_t k = 0; k < mem_len; k++)
-		e->mem[k] = i ? 0 : bn_pattern(k / (r->work == BN_WORK_SEND ? BN_SEND_LEN : BN_WRITE_LEN), k);
-	e->iova = 0x10000000ull * (uint64_t)(i + 1);
-	e->mr = rl_reg_mr_iova(e->pd, e->mem, mem_len, e->iova,
-			       RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE);
-	if (!e->mr)
-		bn_die_host(e, "reg_mr");
-	ia.send_cq = ia.recv_cq = e->cq;
-	e->qp = rl_create_qp(e->pd, &ia);
-	if (!e->qp)
-		bn_die_host(e, "create_qp");
-}
-
-/* RESET -> INIT -> RTR -> RTS with the RC attribute masks (as tests/unit/tp.c). */
-static void bn_connect(struct bn_run *r, int i)
-{
-	struct bn_end *e = &r->end[i], *peer = &r->end[!i];
-	uint8_t ip[4];
-	struct rl_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RL_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE;
-	if (rl_modify_qp(e->qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS))
-		bn_die_host(e, "modify_qp to INIT");
-
-	a.qp_state = RL_QPS_RTR;
-	bn_ip(!i, ip);
-	rl_gid_from_ipv4(a.ah_attr.dgid, ip);
-	memcpy(a.ah_attr.dmac, (uint8_t[6]){ 2, 0, 0, 0, 0, (uint8_t)(!i + 1) }, 6);
-	a.path_mtu = BN_MTU;
-	a.dest_qp_num = rl_qp_num(peer->qp);
-	a.rq_psn = i ? 0x1000 : 0x2000;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	if (rl_modify_qp(e->qp, &a, RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN |
-				    RL_QP_MAX_DEST_RD_ATOMIC | RL_QP_MIN_RNR_TIMER))
-		bn_die_host(e, "modify_qp to RTR");
-
-	a.qp_state = RL_QPS_RTS;
-	a.sq_psn = i ? 0x2000 : 0x1000;
-	a.timeout = 14;           /* 67 ms */
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	if (rl_modify_qp(e->qp, &a, RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT |
-				    RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC))
-		bn_die_host(e, "modify_qp to RTS");
-}
-
 static void bn_setup(struct bn_run *r, enum bn_wire wire, enum bn_work work, size_t total,
 		     struct bn_capture *capture)
 {
 	size_t mem = work == BN_WORK_SEND ? (size_t)BN_SEND_SLOTS * BN_SEND_LEN
 					  : (size_t)BN_WRITE_SLOTS * BN_WRITE_LEN;
+	struct rl_pair_config pc;
 
 	memset(r, 0, sizeof(*r));
 	r->work = work;
 	r->total = total;
 	r->capture = capture;
-	r->now = 1000000;
+	memset(&pc, 0, sizeof(pc));
 	if (wire == BN_WIRE_SIMWIRE) {
-		struct rl_simwire_config c = { .latency_ns = BN_SIM_LATENCY_NS };
-
-		r->sw = rl_simwire_new(&c);
-		if (!r->sw)
-			bn_die("rl_simwire_new failed");
+		pc.sim.kind = RL_SIM_SIMWIRE;
+		pc.sim.wire.latency_ns = BN_SIM_LATENCY_NS;
 	} else {
-		r->fifo = aligned_alloc(64, (size_t)BN_FIFO * BN_FRAME_SLOT);
-		if (!r->fifo)
-			bn_die("out of memory");
-		for (size_t k = 0; k < BN_FIFO; k++)
-			r->free_slots[r->n_free++] = (uint16_t)(BN_FIFO - 1 - k);
+		pc.sim.kind = RL_SIM_FIFO;
+		pc.sim.fifo.frames = BN_FIFO;
+		pc.sim.fifo.step_ns = BN_FIFO_STEP_NS;
 	}
-	bn_make_end(r, 0, mem);
-	bn_make_end(r, 1, mem);
-	bn_connect(r, 0);
-	bn_connect(r, 1);
+	if (capture) {
+		pc.sim.tap = bn_tap;
+		pc.sim.tap_ctx = r;
+	}
+	pc.sim.start_ns = 1000000;
+	pc.type = RL_QPT_RC;
+	pc.mem[0] = pc.mem[1] = mem;
+	pc.mr_access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE;
+	pc.max_send_wr = pc.max_recv_wr = BN_QUEUE_WR;
+	pc.cqe = BN_CQE;
+	for (int i = 0; i < 2; i++) {
+		uint8_t ip[4];
+		struct rl_conn *c = &pc.conn[i];
+
+		pc.sim.host[i] = (struct rl_host_config){ .mac = { 2, 0, 0, 0, 0, (uint8_t)(i + 1) },
+							  .active_mtu = RL_MTU_4096 };
+		bn_ip(i, ip);
+		rl_gid_from_ipv4(pc.sim.host[i].gid, ip);
+		pc.iova[i] = 0x10000000ull * (uint64_t)(i + 1);
+		rl_conn_defaults(c);
+		c->sq_psn = i ? 0x2000 : 0x1000;
+		c->path_mtu = BN_MTU;
+		c->access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE;
+		c->min_rnr_timer = 1;
+		c->max_rd_atomic = c->max_dest_rd_atomic = 4;
+	}
+	if (rl_pair_init(&r->pair, &pc))
+		bn_die_pair(r, "setting up the two hosts");
+	r->end = r->pair.end;
+	/* A sends from patterned buffers; B's start out zero, so missing data shows. */
+	for (size_t k = 0; k < mem; k++)
+		r->end[0].mem[k] = bn_pattern(k / (work == BN_WORK_SEND ? BN_SEND_LEN : BN_WRITE_LEN), k);
 }
 
 static void bn_teardown(struct bn_run *r)
 {
-	for (int i = 0; i < 2; i++) {
-		rl_host_free(r->end[i].host);
-		free(r->end[i].mem);
-	}
-	rl_simwire_free(r->sw);
-	free(r->fifo);
+	rl_pair_free(&r->pair);
 }
 
 /* ---- the workloads ------------------------------------------------------------ */
 
 static void bn_post_recv(struct bn_run *r, size_t k)
 {
-	struct bn_end *b = &r->end[1];
-	struct rl_recv_wr wr = { .wr_id = k, .num_sge = 1 };
-
-	wr.sg_list[0] = (struct rl_sge){ b->iova + (k % BN_SEND_SLOTS) * BN_SEND_LEN, BN_SEND_LEN,
-					 rl_mr_lkey(b->mr) };
-	if (rl_post_recv(b->qp, &wr))
-		bn_die_host(b, "post_recv");
+	if (rl_pair_post_recv(&r->pair, 1, (k % BN_SEND_SLOTS) * BN_SEND_LEN, BN_SEND_LEN, k))
+		bn_die_pair(r, "post_recv");
 }
 
 /* Post the next message of the workload on A, stamped with its number. */
 static void bn_post_next(struct bn_run *r)
 {
-	struct bn_end *a = &r->end[0], *b = &r->end[1];
+	struct rl_pair_end *a = &r->end[0], *b = &r->end[1];
 	size_t i = r->posted++;
 	struct rl_send_wr wr;
 
@@ -436,8 +331,8 @@ static void bn_post_next(struct bn_run *r)
 		wr.rdma.remote_addr = b->iova + slot * BN_WRITE_LEN;
 		wr.rdma.rkey = rl_mr_rkey(b->mr);
 	}
-	if (rl_post_send(a->qp, &wr))
-		bn_die_host(a, "post_send");
+	if (rl_pair_post_send(&r->pair, 0, &wr))   /* A runs before the next delivery */
+		bn_die_pair(r, "post_send");
 }
 
 static void bn_bad(const char *what, size_t i)
@@ -476,13 +371,15 @@ static void bn_check_write(struct bn_run *r, size_t i)
 		bn_bad("WRITE payload differs", i);
 }
 
-/* What an application does between frames: reap completions, post more. */
-static void bn_poll(struct bn_run *r)
+/* What an application does between steps: reap completions, post more. */
+static bool bn_poll(struct rl_sim *sim, uint64_t now, void *ctx)
 {
+	struct bn_run *r = ctx;
 	struct rl_wc wc[32];
-	bool more = false;
 	int n;
 
+	(void)sim;
+	(void)now;
 	while ((n = rl_poll_cq(r->end[1].cq, 32, wc)) > 0) {
 		for (int k = 0; k < n; k++) {
 			bn_check_recv(r, &wc[k]);
@@ -499,31 +396,15 @@ static void bn_poll(struct bn_run *r)
 			if (r->work == BN_WORK_WRITE)
 				bn_check_write(r, r->done);
 			r->done++;
-			if (r->posted < r->total) {
+			if (r->posted < r->total)
 				bn_post_next(r);
-				more = true;
-			}
 		}
 	}
-	if (more)
-		rl_host_run(r->end[0].host, r->now);
-}
-
-static void bn_deliver(struct bn_run *r, int to, const uint8_t *frame, size_t len)
-{
-	int st = rl_host_recv(r->end[to].host, frame, len, r->now);
-
-	if (st) {
-		fprintf(stderr, "bench_transport: host %c refused a frame (%llu sent so far): %s\n", 'A' + to,
-			(unsigned long long)r->frames, strerror(-st));
-		abort();
-	}
-	rl_host_run(r->end[to].host, r->now);
-	bn_poll(r);
+	return r->done < r->total;
 }
 
 /* Run the workload to the last completion; returns the seconds it took. */
-static double bn_drive(struct bn_run *r, enum bn_wire wire)
+static double bn_drive(struct bn_run *r)
 {
 	size_t window = r->work == BN_WORK_SEND ? BN_SEND_WINDOW : BN_WRITE_WINDOW;
 	double t0 = bn_now();
@@ -533,31 +414,10 @@ static double bn_drive(struct bn_run *r, enum bn_wire wire)
 			bn_post_recv(r, k);
 	while (r->posted < r->total && r->posted < window)
 		bn_post_next(r);
-	rl_host_run(r->end[0].host, r->now);
-	rl_host_run(r->end[1].host, r->now);
-	while (r->done < r->total) {
-		if (wire == BN_WIRE_SIMWIRE) {
-			struct rl_simwire_delivery d;
-			uint64_t t = rl_simwire_next_time(r->sw);
-
-			if (t == UINT64_MAX)
-				bn_die("stalled: nothing on the wire and work outstanding");
-			r->now = t;
-			while (rl_simwire_deliver(r->sw, t, &d))
-				bn_deliver(r, d.to_port, d.frame, d.len);
-		} else {
-			size_t h;
-
-			if (!r->q_len)
-				bn_die("stalled: nothing in the FIFO and work outstanding");
-			h = r->q[r->q_head];
-			r->q_head = (r->q_head + 1) & (BN_FIFO - 1);
-			r->q_len--;
-			r->now += 100;
-			bn_deliver(r, r->fifo_to[h], r->fifo + h * BN_FRAME_SLOT, r->fifo_len[h]);
-			r->free_slots[r->n_free++] = (uint16_t)h;   /* after: the frame was in use */
-		}
-	}
+	if (rl_pair_run(&r->pair, UINT64_MAX, LONG_MAX, bn_poll, r) < 0)
+		bn_die("the run did not settle (a livelock?)");
+	if (r->done < r->total)
+		bn_die("stalled: nothing on the wire and work outstanding");
 	return bn_now() - t0;
 }
 
@@ -573,24 +433,28 @@ static double bn_transport_run(enum bn_wire wire, enum bn_work work, size_t msgs
 {
 	struct bn_run *r = bn_alloc(sizeof(*r));
 	struct rl_qp_stats st[2];
+	uint64_t frames;
 	double t;
 
 	bn_setup(r, wire, work, msgs, cap);
-	t = bn_drive(r, wire);
+	t = bn_drive(r);
 	if (work == BN_WORK_SEND && r->recvd != msgs)
 		bn_die("not every SEND was received");
-	if (r->sw ? rl_simwire_next_time(r->sw) != UINT64_MAX : r->q_len != 0)
+	if (!rl_sim_idle(r->pair.sim))
 		bn_die("frames still in flight after the last completion");
+	if (rl_sim_refused(r->pair.sim))
+		bn_die("the wire refused a frame (FIFO overflow or a simwire error)");
 	for (int i = 0; i < 2; i++) {
 		rl_qp_stats(r->end[i].qp, &st[i]);
 		if (st[i].retransmits || st[i].timeouts || st[i].naks_sent || st[i].dup_requests ||
 		    st[i].icrc_drops || rl_qp_state(r->end[i].qp) != RL_QPS_RTS)
 			bn_die("the run was not clean (retransmits, NAKs or an error state)");
 	}
-	if (r->frames != msgs * bn_pkts_per_msg(work) || st[0].pkts_sent + st[1].pkts_sent != r->frames ||
-	    st[0].pkts_recv + st[1].pkts_recv != r->frames)
+	frames = rl_sim_frames(r->pair.sim);
+	if (frames != msgs * bn_pkts_per_msg(work) || st[0].pkts_sent + st[1].pkts_sent != frames ||
+	    st[0].pkts_recv + st[1].pkts_recv != frames)
 		bn_die("unexpected packet count");
-	*pkts = r->frames;
+	*pkts = frames;
 	bn_teardown(r);
 	free(r);
 	return t;

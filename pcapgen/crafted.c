@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "gen.h"
 
 /* Crafted frames are 1 us apart, plus the time a 25 Gb/s link takes to send each. */

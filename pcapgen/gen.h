@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* rocelab gen: options, the pcap writer, and the two-host session scenarios run in. */
+/*
+ * pcapgen: scenarios on a simulated wire, written to a pcap. The options a
+ * scenario reads, the pcap writer, the two-host session (an rl_pair) that
+ * scenarios run in, and the scenario tables. Depends on core and libpcap;
+ * errors come back as messages (gen_out.msg), never printed here. The
+ * `rocelab gen` subcommand (cli/gen.c) parses options and calls this.
+ */
 #ifndef ROCELAB_GEN_H
 #define ROCELAB_GEN_H
 
@@ -12,6 +18,7 @@
 /* A simulated start time (2023-11-14 22:13:20 UTC), so files are reproducible. */
 #define GEN_EPOCH_NS 1700000000000000000ull
 #define GEN_MAX_DROPS 64
+#define GEN_PROGRESS_EVERY 100000
 
 struct gen_opts {
 	const char *out;
@@ -36,6 +43,9 @@ struct gen_opts {
 	uint64_t latency_ns;
 };
 
+/* The defaults: seed 1, MTU 1024, 192.168.100.1/.2 (fd00::1/::2), 02:00:00:00:00:01/02, QPNs 0x11/0x12. */
+void gen_opts_default(struct gen_opts *o);
+
 /*
  * Frames go to a pcap through libpcap, optionally with an 802.1Q tag added,
  * in timestamp order: frames whose time may still be overtaken wait in a
@@ -47,36 +57,33 @@ struct gen_held {
 	uint8_t *frame;
 };
 
+/* Called every GEN_PROGRESS_EVERY frames written, with the count. */
+typedef void (*gen_progress_fn)(uint64_t frames);
+
 struct gen_out {
 	pcap_t *dead;
 	pcap_dumper_t *dump;
 	const struct gen_opts *o;
 	uint64_t frames;
 	uint64_t next_progress;
-	bool progress;
+	gen_progress_fn progress;
 	int err;
 	struct gen_held *held;
 	size_t nheld, capheld;
 	uint64_t seq;
+	char msg[320];               /* why the writer or the scenario failed */
 };
 
-int gen_out_open(struct gen_out *out, const struct gen_opts *o);
+/* Open o->out ('-': standard output); @progress may be NULL. 0, or -1 with out->msg. */
+int gen_out_open(struct gen_out *out, const struct gen_opts *o, gen_progress_fn progress);
 /* Write a frame stamped @t_ns; no later call will carry a time before @horizon_ns. */
 void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len);
+/* Flush and close. 0, or -1 with out->msg. */
 int gen_out_close(struct gen_out *out);
+/* Say why in out->msg; returns -1. */
+int gen_fail(struct gen_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- scenarios driven by the reference transport ------------------------------------- */
-
-struct gen_end {
-	struct rl_host *host;
-	struct rl_pd *pd;
-	struct rl_cq *cq;
-	struct rl_qp *qp;
-	struct rl_mr *mr;
-	uint8_t *mem;
-	size_t len;
-	uint64_t iova;
-};
 
 struct gen_sess;
 /* Choose the fate of the @n-th frame on the wire (sent by @from); NULL-safe default: deliver. */
@@ -85,8 +92,8 @@ typedef enum rl_simwire_fate (*gen_fault_fn)(struct gen_sess *s, uint64_t n, int
 struct gen_sess {
 	const struct gen_opts *o;
 	struct gen_out *out;
-	struct rl_sim *sim;
-	struct gen_end e[2];
+	struct rl_pair pair;         /* A (0) requests, B (1) responds */
+	struct rl_pair_end *e;       /* pair.end */
 	enum rl_qp_type type;
 	gen_fault_fn fault;
 	uint64_t sent_by[2];         /* frames each side has put on the wire */
@@ -101,7 +108,6 @@ struct gen_qp_cfg {
 	enum rl_qp_type type;
 	size_t mem;                  /* bytes of registered memory per side */
 	unsigned access;             /* QP access flags; 0: all remote operations */
-	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic;
 	uint32_t psn_a;              /* overrides the PSNs (e.g. for wrap-around) when set */
 	bool psn_a_set;
 };
@@ -125,6 +131,9 @@ struct gen_scenario {
 	int (*run)(const struct gen_opts *o, struct gen_out *out);
 	const char *teaches;
 };
+
+/* The scenario called @name, or NULL. */
+const struct gen_scenario *gen_find(const char *name);
 
 extern const struct gen_scenario gen_crafted[];
 extern const size_t gen_ncrafted;

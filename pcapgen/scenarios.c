@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "gen.h"
 
 /* ---- the session ------------------------------------------------------------------------- */
@@ -42,181 +41,109 @@ void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
 	memset(c, 0, sizeof(*c));
 	c->type = type;
 	c->mem = mem;
-	/* perftest's defaults: timeout 14 (67 ms), retry 7, rnr_retry 7, min_rnr_timer 12 (0.64 ms). */
-	c->timeout = 14;
-	c->retry_cnt = 7;
-	c->rnr_retry = 7;
-	c->min_rnr_timer = 12;
-	c->max_rd_atomic = 16;
 }
 
-static int gen_make_end(struct gen_sess *s, int i, const struct gen_qp_cfg *c)
-{
-	struct gen_end *e = &s->e[i];
-	struct rl_qp_init_attr ia = { .qp_type = c->type, .max_send_wr = 4096, .max_recv_wr = 4096 };
-	unsigned access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ |
-			  RL_ACCESS_REMOTE_ATOMIC;
-
-	e->host = rl_sim_host(s->sim, i);
-	e->len = c->mem;
-	e->mem = calloc(1, e->len);
-	e->iova = 0x00007f0000000000ull + ((uint64_t)i << 32);   /* like a heap address, but reproducible */
-	e->pd = rl_alloc_pd(e->host);
-	e->cq = rl_create_cq(e->host, 8192);
-	if (!e->mem || !e->pd || !e->cq)
-		return -1;
-	e->mr = rl_reg_mr_iova(e->pd, e->mem, e->len, e->iova, access);
-	ia.send_cq = ia.recv_cq = e->cq;
-	e->qp = e->mr ? rl_create_qp(e->pd, &ia) : NULL;
-	return e->qp ? 0 : -1;
-}
-
-static int gen_connect(struct gen_sess *s, int i, const struct gen_qp_cfg *c)
+/* The wire and the two hosts, from the options. */
+static void gen_sim_config(struct gen_sess *s, struct rl_sim_config *sc)
 {
 	const struct gen_opts *o = s->o;
-	struct gen_end *e = &s->e[i];
-	struct rl_qp_attr a;
-	bool rc = c->type == RL_QPT_RC, ud = c->type == RL_QPT_UD;
-	uint32_t psn[2];
 
-	for (int k = 0; k < 2; k++)
-		psn[k] = o->psn_set[k] ? o->psn[k] : (uint32_t)gen_mix(o->seed * 2 + (uint64_t)k) & 0xffffff;
-	if (c->psn_a_set)
-		psn[0] = c->psn_a;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RL_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = c->access ? c->access : RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE |
-							 RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_ATOMIC;
-	a.qkey = 0x11111111;
-	if (rl_modify_qp(e->qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | (ud ? RL_QP_QKEY : RL_QP_ACCESS_FLAGS)))
-		return -1;
-	a.qp_state = RL_QPS_RTR;
-	if (o->ipv6)
-		memcpy(a.ah_attr.dgid, o->ip6[!i], 16);
-	else
-		rl_gid_from_ipv4(a.ah_attr.dgid, o->ip4[!i]);
-	memcpy(a.ah_attr.dmac, o->mac[!i], 6);
-	a.ah_attr.traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
-	a.path_mtu = o->mtu;
-	a.dest_qp_num = rl_qp_num(s->e[!i].qp);
-	a.rq_psn = psn[!i];
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = c->min_rnr_timer;
-	if (rl_modify_qp(e->qp, &a, ud ? RL_QP_STATE
-				 : RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN |
-					   (rc ? RL_QP_MAX_DEST_RD_ATOMIC | RL_QP_MIN_RNR_TIMER : 0)))
-		return -1;
-	a.qp_state = RL_QPS_RTS;
-	a.sq_psn = psn[i];
-	a.timeout = c->timeout;
-	a.retry_cnt = c->retry_cnt;
-	a.rnr_retry = c->rnr_retry;
-	a.max_rd_atomic = c->max_rd_atomic;
-	return rl_modify_qp(e->qp, &a, rc ? RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT |
-						 RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC
-					   : RL_QP_STATE | RL_QP_SQ_PSN);
+	sc->start_ns = GEN_EPOCH_NS;
+	sc->wire.latency_ns = o->latency_ns;
+	sc->wire.rate_bps = o->rate_bps;
+	sc->wire.seed = o->seed;
+	sc->wire.drop_rate = o->loss;
+	sc->wire.drop_frames = o->ndrops ? o->drops : NULL;
+	sc->wire.n_drop_frames = o->ndrops;
+	sc->wire.queue_frames = 1 << 20;
+	sc->wire.choose = gen_choose;
+	sc->wire.record = gen_record;
+	sc->wire.ctx = s;
+	for (int i = 0; i < 2; i++) {
+		memcpy(sc->host[i].mac, o->mac[i], 6);
+		if (o->ipv6)
+			memcpy(sc->host[i].gid, o->ip6[i], 16);
+		else
+			rl_gid_from_ipv4(sc->host[i].gid, o->ip4[i]);
+		sc->host[i].active_mtu = RL_MTU_4096;
+		sc->host[i].first_qpn = o->qpn[i];
+	}
+}
+
+/*
+ * What each side chooses for its QP: perftest's defaults (timeout 14 = 67 ms, retry 7, rnr_retry
+ * 7, min_rnr_timer 12 = 0.64 ms, 16 READs/atomics), its starting PSN random from the seed.
+ */
+static void gen_conn_config(const struct gen_opts *o, const struct gen_qp_cfg *c, int i, struct rl_conn *conn)
+{
+	uint32_t psn = o->psn_set[i] ? o->psn[i] : (uint32_t)gen_mix(o->seed * 2 + (uint64_t)i) & 0xffffff;
+
+	rl_conn_defaults(conn);
+	conn->sq_psn = i == 0 && c->psn_a_set ? c->psn_a : psn;
+	conn->path_mtu = o->mtu;
+	if (c->access)
+		conn->access = c->access;
+	conn->traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
 }
 
 int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c)
 {
-	struct rl_sim_config sc;
+	struct rl_pair_config pc;
 
 	memset(s, 0, sizeof(*s));
 	s->o = o;
 	s->out = out;
 	s->type = c->type;
-	memset(&sc, 0, sizeof(sc));
-	sc.start_ns = GEN_EPOCH_NS;
-	sc.wire.latency_ns = o->latency_ns;
-	sc.wire.rate_bps = o->rate_bps;
-	sc.wire.seed = o->seed;
-	sc.wire.drop_rate = o->loss;
-	sc.wire.drop_frames = o->ndrops ? o->drops : NULL;
-	sc.wire.n_drop_frames = o->ndrops;
-	sc.wire.queue_frames = 1 << 20;
-	sc.wire.choose = gen_choose;
-	sc.wire.record = gen_record;
-	sc.wire.ctx = s;
+	s->e = s->pair.end;
+	memset(&pc, 0, sizeof(pc));
+	gen_sim_config(s, &pc.sim);
+	pc.type = c->type;
 	for (int i = 0; i < 2; i++) {
-		memcpy(sc.host[i].mac, o->mac[i], 6);
-		if (o->ipv6)
-			memcpy(sc.host[i].gid, o->ip6[i], 16);
-		else
-			rl_gid_from_ipv4(sc.host[i].gid, o->ip4[i]);
-		sc.host[i].active_mtu = RL_MTU_4096;
-		sc.host[i].first_qpn = o->qpn[i];
+		pc.mem[i] = c->mem;
+		pc.iova[i] = 0x00007f0000000000ull + ((uint64_t)i << 32);   /* like a heap address, but reproducible */
+		gen_conn_config(o, c, i, &pc.conn[i]);
 	}
-	s->sim = rl_sim_new(&sc);
-	if (!s->sim || gen_make_end(s, 0, c) || gen_make_end(s, 1, c) || gen_connect(s, 0, c) || gen_connect(s, 1, c)) {
-		cli_error("gen", "cannot set up the two hosts: %s",
-			  s->sim ? rl_host_error(rl_sim_host(s->sim, 0)) : "out of memory");
-		return -1;
+	pc.max_send_wr = pc.max_recv_wr = 4096;
+	pc.cqe = 8192;
+	if (rl_pair_init(&s->pair, &pc)) {
+		s->e = s->pair.end;
+		return gen_fail(out, "%s", s->pair.err);
 	}
+	s->e = s->pair.end;
 	return 0;
 }
 
 void gen_sess_free(struct gen_sess *s)
 {
-	rl_sim_free(s->sim);   /* frees hosts and everything they own */
-	free(s->e[0].mem);
-	free(s->e[1].mem);
+	rl_pair_free(&s->pair);
 }
 
 int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
 {
 	/* Bounded: at most a simulated hour, and a step budget that no scenario should reach. */
-	long r = rl_sim_run(s->sim, GEN_EPOCH_NS + 3600000000000ull, 1L << 40, app, s);
+	long r = rl_pair_run(&s->pair, GEN_EPOCH_NS + 3600000000000ull, 1L << 40, app, s);
 
-	if (r < 0) {
-		cli_error("gen", "the simulation did not settle (a livelock in the transport?)");
-		return -1;
-	}
+	if (r < 0)
+		return gen_fail(s->out, "the simulation did not settle (a livelock in the transport?)");
 	return 0;
 }
 
 int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
 		  uint64_t remote_off, uint64_t wr_id)
 {
-	struct gen_end *me = &s->e[from], *peer = &s->e[!from];
 	struct rl_send_wr wr;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = op;
-	wr.send_flags = RL_SEND_SIGNALED;
-	wr.num_sge = 1;
-	wr.sg_list[0] = (struct rl_sge){ me->iova + local_off, len, rl_mr_lkey(me->mr) };
-	wr.rdma.remote_addr = wr.atomic.remote_addr = peer->iova + remote_off;
-	wr.rdma.rkey = wr.atomic.rkey = rl_mr_rkey(peer->mr);
+	rl_pair_send_wr(&s->pair, from, op, local_off, len, remote_off, wr_id, &wr);
 	wr.imm_data = 0x1234 + (uint32_t)wr_id;
-	wr.invalidate_rkey = rl_mr_rkey(peer->mr);
+	wr.invalidate_rkey = rl_mr_rkey(s->e[!from].mr);
 	wr.atomic.compare_add = 1;
 	wr.atomic.swap = 0x5a5a;
-	wr.ud.remote_qpn = rl_qp_num(peer->qp);
-	wr.ud.remote_qkey = 0x11111111;
-	memcpy(wr.ud.dmac, s->o->mac[!from], 6);
-	if (s->o->ipv6)
-		memcpy(wr.ud.dgid, s->o->ip6[!from], 16);
-	else
-		rl_gid_from_ipv4(wr.ud.dgid, s->o->ip4[!from]);
-	if (rl_post_send(me->qp, &wr)) {
-		cli_error("gen", "post_send: %s", rl_host_error(me->host));
-		return -1;
-	}
-	return 0;
+	return rl_pair_post_send(&s->pair, from, &wr) ? gen_fail(s->out, "%s", s->pair.err) : 0;
 }
 
 int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id)
 {
-	struct rl_recv_wr wr = { .wr_id = wr_id, .num_sge = 1 };
-
-	wr.sg_list[0] = (struct rl_sge){ s->e[e].iova + off, len, rl_mr_lkey(s->e[e].mr) };
-	if (rl_post_recv(s->e[e].qp, &wr)) {
-		cli_error("gen", "post_recv: %s", rl_host_error(s->e[e].host));
-		return -1;
-	}
-	return 0;
+	return rl_pair_post_recv(&s->pair, e, off, len, wr_id) ? gen_fail(s->out, "%s", s->pair.err) : 0;
 }
 
 static void gen_fill(struct gen_sess *s, int e, uint64_t off, size_t len)
@@ -361,8 +288,8 @@ static int sc_ud_send(const struct gen_opts *o, struct gen_out *out)
 	uint32_t max = rl_mtu_bytes(o->mtu);
 
 	if (gen_size(o, 256) > max) {
-		cli_error("gen", "a UD message is one packet: --size %u is more than the MTU %u", gen_size(o, 256), max);
-		return -1;
+		return gen_fail(out, "a UD message is one packet: --size %u is more than the MTU %u", gen_size(o, 256),
+				max);
 	}
 	return gen_one(o, out, RL_QPT_UD, RL_WR_SEND, gen_size(o, 256), NULL, NULL);
 }
@@ -565,8 +492,7 @@ static int sc_rping(const struct gen_opts *o, struct gen_out *out)
 	int r;
 
 	if (size > 4096) {
-		cli_error("gen", "rping buffers are at most 4096 bytes here (--size)");
-		return -1;
+		return gen_fail(out, "rping buffers are at most 4096 bytes here (--size)");
 	}
 	gen_qp_cfg_default(&c, RL_QPT_RC, 16384);
 	r = gen_sess_init(&s, o, out, &c);
@@ -781,3 +707,36 @@ const struct gen_scenario gen_transport[] = {
 	{ "ecn", sc_ecn, "ECN Congestion Experienced marks on the way: the receiver answers with CNPs" },
 };
 const size_t gen_ntransport = sizeof(gen_transport) / sizeof(gen_transport[0]);
+
+/* ---- options and lookup ------------------------------------------------------------------ */
+
+void gen_opts_default(struct gen_opts *o)
+{
+	static const uint8_t ip6[16] = { 0xfd, 0 };
+
+	memset(o, 0, sizeof(*o));
+	o->seed = 1;
+	o->mtu = RL_MTU_1024;
+	for (int i = 0; i < 2; i++) {
+		uint8_t mac[6] = { 0x02, 0, 0, 0, 0, (uint8_t)(i + 1) }, ip4[4] = { 192, 168, 100, (uint8_t)(i + 1) };
+
+		memcpy(o->mac[i], mac, 6);
+		memcpy(o->ip4[i], ip4, 4);
+		memcpy(o->ip6[i], ip6, 16);
+		o->ip6[i][15] = (uint8_t)(i + 1);
+		o->qpn[i] = 0x11 + (uint32_t)i;
+	}
+	o->rate_bps = 25000000000ull;
+	o->latency_ns = 1000;
+}
+
+const struct gen_scenario *gen_find(const char *name)
+{
+	for (size_t i = 0; i < gen_ntransport; i++)
+		if (!strcmp(name, gen_transport[i].name))
+			return &gen_transport[i];
+	for (size_t i = 0; i < gen_ncrafted; i++)
+		if (!strcmp(name, gen_crafted[i].name))
+			return &gen_crafted[i];
+	return NULL;
+}

@@ -162,11 +162,6 @@ struct pr_recv {
 	struct pr_sges sges;            /* in B's memory */
 };
 
-struct pr_end {
-	struct pr_run *run;
-	int port;
-};
-
 struct pr_run {
 	struct pr_params p;
 	struct pr_op *ops;
@@ -179,14 +174,12 @@ struct pr_run {
 	size_t memlen[2];
 	uint8_t *mem[2], *shadow[2];
 
-	struct pr_end ends[2];
-	struct rl_simwire *w;
-	struct rl_host *h[2];
-	struct rl_pd *pd[2];
+	struct rl_pair pair;            /* A (0) and B (1) on the simulated wire */
+	struct rl_host *h[2];           /* pair.end[i]'s */
 	struct rl_cq *cq[2];
 	struct rl_qp *qp[2];
 	struct rl_mr *mr[2];
-	uint64_t now, t0;
+	uint64_t t0;
 
 	unsigned posted, completed, recv_posted, recv_done;
 	bool verbose;
@@ -194,7 +187,7 @@ struct pr_run {
 	/* What crossed the wire. */
 	uint64_t hash, frames, dropped, duplicated, reordered, corrupted;
 	bool psn_high, psn_low;         /* A sent PSNs near 0xffffff and near 0 */
-	int send_err;
+	bool send_err;
 	uint8_t *corrupt;               /* by frame number: the wire corrupted it */
 	size_t corrupt_cap;
 
@@ -505,10 +498,17 @@ static void pr_hash(uint64_t *h, const void *data, size_t n)
 	*h = x;
 }
 
+
+/* The simulated time: the pair's clock. */
+static uint64_t pr_now(const struct pr_run *r)
+{
+	return rl_sim_now(r->pair.sim);
+}
+
 static void pr_record(void *ctx, const struct rl_simwire_record *rec)
 {
 	struct pr_run *r = ctx;
-	uint64_t fields[5] = { rec->number, (uint64_t)rec->from_port, r->now, rec->time_ns, (uint64_t)rec->fate };
+	uint64_t fields[5] = { rec->number, (uint64_t)rec->from_port, pr_now(r), rec->time_ns, (uint64_t)rec->fate };
 	uint32_t psn;
 
 	pr_hash(&r->hash, fields, sizeof(fields));
@@ -535,14 +535,13 @@ static void pr_record(void *ctx, const struct rl_simwire_record *rec)
 		r->psn_low |= psn < 0x010000;
 	}
 	if (r->verbose)
-		pr_print_frame(rec, r->now);
+		pr_print_frame(rec, pr_now(r));
 }
 
 /* A's events: count retransmit timeouts; note the stall when the retry budget runs out. */
 static void pr_event(void *ctx, const struct rl_event *ev)
 {
-	struct pr_end *e = ctx;
-	struct pr_run *r = e->run;
+	struct pr_run *r = ctx;
 
 	if (ev->type == RL_EV_TIMER_FIRED)
 		r->stalled_timeouts++;
@@ -610,105 +609,80 @@ static void pr_observe_response(struct pr_run *r, const struct rl_simwire_delive
 	pr_advance(r, u + 1);                           /* ACK */
 }
 
-static void pr_emit(void *ctx, const uint8_t *frame, size_t len)
+/* Each side's choices; rl_pair exchanges QPN, PSN, GID and MAC and calls rl_qp_connect(). */
+static void pr_conn(const struct pr_params *p, int i, struct rl_conn *c)
 {
-	struct pr_end *e = ctx;
-	int st = rl_simwire_send(e->run->w, e->port, frame, len, e->run->now);
-
-	if (st != RL_SIMWIRE_OK && !e->run->send_err) {
-		e->run->send_err = st;
-		pr_fail(e->run, PP_FINISH, "rl_simwire_send from %c at %" PRIu64 " ns: %s", 'A' + e->port,
-			e->run->now, rl_simwire_strerror(st));
-	}
+	rl_conn_defaults(c);
+	c->sq_psn = i ? p->psn_b : p->psn_a;
+	c->path_mtu = p->mtu;
+	c->max_dest_rd_atomic = i ? p->max_dest_rd_atomic : 1;
+	c->min_rnr_timer = p->min_rnr_timer;
+	c->timeout = p->timeout;
+	c->retry_cnt = PR_RETRY_CNT;
+	c->rnr_retry = 7;
+	c->max_rd_atomic = i ? 1 : p->max_rd_atomic;
 }
 
-static void pr_connect(struct pr_run *r, int i)
-{
-	const struct pr_params *p = &r->p;
-	uint8_t ip[4] = { 10, 0, 0, (uint8_t)(!i + 1) };
-	struct rl_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RL_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ |
-			    RL_ACCESS_REMOTE_ATOMIC;
-	CU_ASSERT_EQUAL_FATAL(rl_modify_qp(r->qp[i], &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT |
-							      RL_QP_ACCESS_FLAGS), 0);
-	a.qp_state = RL_QPS_RTR;
-	rl_gid_from_ipv4(a.ah_attr.dgid, ip);
-	memcpy(a.ah_attr.dmac, (uint8_t[6]){ 2, 0, 0, 0, 0, (uint8_t)(!i + 1) }, 6);
-	a.path_mtu = p->mtu;
-	a.dest_qp_num = rl_qp_num(r->qp[!i]);
-	a.rq_psn = i ? p->psn_a : p->psn_b;
-	a.max_dest_rd_atomic = i ? p->max_dest_rd_atomic : 1;
-	a.min_rnr_timer = p->min_rnr_timer;
-	CU_ASSERT_EQUAL_FATAL(rl_modify_qp(r->qp[i], &a, RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN |
-							      RL_QP_RQ_PSN | RL_QP_MAX_DEST_RD_ATOMIC |
-							      RL_QP_MIN_RNR_TIMER), 0);
-	a.qp_state = RL_QPS_RTS;
-	a.sq_psn = i ? p->psn_b : p->psn_a;
-	a.timeout = p->timeout;
-	a.retry_cnt = PR_RETRY_CNT;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = i ? 1 : p->max_rd_atomic;
-	CU_ASSERT_EQUAL_FATAL(rl_modify_qp(r->qp[i], &a, RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT |
-							      RL_QP_RETRY_CNT | RL_QP_RNR_RETRY |
-							      RL_QP_MAX_QP_RD_ATOMIC), 0);
-}
+static void pr_deliver(void *ctx, const struct rl_simwire_delivery *d);
 
 static void pr_setup(struct pr_run *r)
 {
-	struct rl_simwire_config wc = { 0 };
+	struct rl_pair_config pc;
+	struct rl_simwire_config *wc = &pc.sim.wire;
 
-	wc.latency_ns = r->p.latency_ns;
-	wc.rate_bps = r->p.rate_bps;
-	wc.seed = r->p.seed * 0x9e3779b97f4a7c15ull + 1;
-	wc.drop_rate = r->p.drop;
-	wc.dup_rate = r->p.dup;
-	wc.reorder_rate = r->p.reorder;
-	wc.corrupt_rate = r->p.corrupt;
-	wc.record = pr_record;
-	wc.ctx = r;
-	r->w = rl_simwire_new(&wc);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r->w);
+	memset(&pc, 0, sizeof(pc));
+	pc.sim.kind = RL_SIM_SIMWIRE;
+	wc->latency_ns = r->p.latency_ns;
+	wc->rate_bps = r->p.rate_bps;
+	wc->seed = r->p.seed * 0x9e3779b97f4a7c15ull + 1;
+	wc->drop_rate = r->p.drop;
+	wc->dup_rate = r->p.dup;
+	wc->reorder_rate = r->p.reorder;
+	wc->corrupt_rate = r->p.corrupt;
+	wc->record = pr_record;
+	wc->ctx = r;
+	pc.sim.deliver = pr_deliver;
+	pc.sim.tap_ctx = r;
+	pc.sim.start_ns = r->t0 = 1000000;
+	pc.type = RL_QPT_RC;
+	pc.max_send_wr = r->p.nops + 1;
+	pc.max_recv_wr = r->nrecv + 1;
+	pc.cqe = (int)(r->p.nops + r->nrecv + 16);
 	r->hash = 0xcbf29ce484222325ull;
-	r->now = r->t0 = 1000000;
-
 	for (int i = 0; i < 2; i++) {
 		uint8_t ip[4] = { 10, 0, 0, (uint8_t)(i + 1) };
-		struct rl_host_config cfg = { .mac = { 2, 0, 0, 0, 0, (uint8_t)(i + 1) }, .active_mtu = RL_MTU_4096,
-					      .emit = pr_emit, .event = i ? NULL : pr_event, .ctx = &r->ends[i] };
-		struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC, .max_send_wr = r->p.nops + 1,
-					      .max_recv_wr = r->nrecv + 1 };
 
-		r->ends[i] = (struct pr_end){ r, i };
-		rl_gid_from_ipv4(cfg.gid, ip);
-		r->h[i] = rl_host_new(&cfg);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(r->h[i]);
-		r->pd[i] = rl_alloc_pd(r->h[i]);
-		r->cq[i] = rl_create_cq(r->h[i], (int)(r->p.nops + r->nrecv + 16));
-		CU_ASSERT_FATAL(r->pd[i] && r->cq[i]);
-		r->mr[i] = rl_reg_mr_iova(r->pd[i], r->mem[i], r->memlen[i], r->p.iova[i],
-					  RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ |
-						  RL_ACCESS_REMOTE_ATOMIC);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(r->mr[i]);
-		ia.send_cq = ia.recv_cq = r->cq[i];
-		r->qp[i] = rl_create_qp(r->pd[i], &ia);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(r->qp[i]);
+		pc.sim.host[i] = (struct rl_host_config){ .mac = { 2, 0, 0, 0, 0, (uint8_t)(i + 1) },
+							  .active_mtu = RL_MTU_4096, .event = i ? NULL : pr_event,
+							  .event_ctx = r };
+		rl_gid_from_ipv4(pc.sim.host[i].gid, ip);
+		pc.mem[i] = r->memlen[i];
+		pc.iova[i] = r->p.iova[i];
+		pr_conn(&r->p, i, &pc.conn[i]);
 	}
-	pr_connect(r, 0);
-	pr_connect(r, 1);
+	if (rl_pair_init(&r->pair, &pc))
+		fprintf(stderr, "property: %s\n", r->pair.err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->pair.end[1].qp);
+	CU_ASSERT_EQUAL_FATAL(rl_qp_state(r->pair.end[1].qp), RL_QPS_RTS);
+	for (int i = 0; i < 2; i++) {
+		struct rl_pair_end *e = &r->pair.end[i];
+
+		/* The workload was planned on this memory: it becomes the registered region. */
+		memcpy(e->mem, r->mem[i], r->memlen[i]);
+		free(r->mem[i]);
+		r->mem[i] = e->mem;
+		r->h[i] = e->host;
+		r->cq[i] = e->cq;
+		r->qp[i] = e->qp;
+		r->mr[i] = e->mr;
+	}
 }
 
 static void pr_teardown(struct pr_run *r)
 {
-	for (int i = 0; i < 2; i++) {
-		rl_host_free(r->h[i]);
-		free(r->mem[i]);
+	for (int i = 0; i < 2; i++)
 		free(r->shadow[i]);
-	}
-	rl_simwire_free(r->w);
+	rl_pair_free(&r->pair);       /* and the two memories */
 	free(r->corrupt);
 	free(r->ops);
 	free(r->recvs);
@@ -773,7 +747,7 @@ static bool pr_post(struct pr_run *r)
 		pr_post_send(r);
 		any = true;
 	}
-	while (pr_recv_due(r) <= r->now) {
+	while (pr_recv_due(r) <= pr_now(r)) {
 		pr_post_recv(r);
 		any = true;
 	}
@@ -805,7 +779,7 @@ static void pr_check_send_wc(struct pr_run *r, const struct rl_wc *wc)
 	unsigned i = r->completed;
 
 	if (r->verbose)
-		fprintf(stderr, "  %12.3f us  A completion wr_id %" PRIu64 " %s %s\n", r->now / 1000.0, wc->wr_id,
+		fprintf(stderr, "  %12.3f us  A completion wr_id %" PRIu64 " %s %s\n", pr_now(r) / 1000.0, wc->wr_id,
 			i < r->p.nops ? rl_wr_opcode_name(r->ops[i].opcode) : "?", rl_wc_status_str(wc->status));
 	if (wc->status == RL_WC_RETRY_EXC_ERR && r->stalled_at_fail >= PR_RETRY_CNT && !r->broken &&
 	    wc->wr_id == i) {
@@ -823,7 +797,7 @@ static void pr_check_send_wc(struct pr_run *r, const struct rl_wc *wc)
 		pr_fail(r, PP_FINISH, "op %" PRIu64 " (%s, %u bytes) completed with \"%s\" at %.3f us%s", wc->wr_id,
 			wc->wr_id < r->p.nops ? rl_wr_opcode_name(r->ops[wc->wr_id].opcode) : "?",
 			wc->wr_id < r->p.nops ? r->ops[wc->wr_id].len : 0, rl_wc_status_str(wc->status),
-			(r->now - r->t0) / 1000.0,
+			(pr_now(r) - r->t0) / 1000.0,
 			wc->status == RL_WC_RETRY_EXC_ERR ? pr_stall_note(r) : "");
 	}
 	if (i >= r->p.nops)
@@ -845,7 +819,7 @@ static void pr_check_recv_wc(struct pr_run *r, const struct rl_wc *wc)
 	unsigned i = r->recv_done;
 
 	if (r->verbose)
-		fprintf(stderr, "  %12.3f us  B completion wr_id %" PRIu64 " byte_len %u %s\n", r->now / 1000.0,
+		fprintf(stderr, "  %12.3f us  B completion wr_id %" PRIu64 " byte_len %u %s\n", pr_now(r) / 1000.0,
 			wc->wr_id, wc->byte_len, rl_wc_status_str(wc->status));
 	if (i >= r->nrecv) {
 		pr_fail(r, PP_RECV, "an extra receive completion: wr_id %" PRIu64 " after all %u", wc->wr_id, r->nrecv);
@@ -890,56 +864,76 @@ static void pr_poll(struct pr_run *r)
 
 static uint64_t pr_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* The driver loop of simwire.h, with posting, polling and bounds. */
+static bool pr_can_post(const struct pr_run *r)
+{
+	return r->posted < r->p.nops && (!r->p.window || r->posted - r->completed < r->p.window);
+}
+
+/* A frame reaches a host: one that reaches A tells the independent account of progress. */
+static void pr_deliver(void *ctx, const struct rl_simwire_delivery *d)
+{
+	struct pr_run *r = ctx;
+
+	if (r->verbose)
+		fprintf(stderr, "  %12.3f us  %c receives #%" PRIu64 "\n", pr_now(r) / 1000.0, 'A' + d->to_port,
+			d->number);
+	if (d->to_port == 0)
+		pr_observe_response(r, d);
+}
+
+/* The application between steps: post what is due, check completions, say when to come back. */
+static bool pr_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct pr_run *r = ctx;
+
+	pr_post(r);
+	pr_poll(r);
+	if (rl_sim_refused(sim) && !r->send_err) {
+		r->send_err = true;
+		pr_fail(r, PP_FINISH, "the simulated wire refused a frame (rl_simwire_send failed) by %.3f us",
+			(now - r->t0) / 1000.0);
+	}
+	if (r->broken & (1u << PP_FINISH)) {
+		rl_sim_stop(sim);
+		return false;
+	}
+	if (pr_can_post(r))
+		rl_sim_wake(sim, now);
+	rl_sim_wake(sim, pr_recv_due(r));
+	return false;
+}
+
+/* rl_sim_run() with posting, polling and bounds; then why it ended. */
 static void pr_drive(struct pr_run *r)
 {
-	uint64_t limit = r->t0 + PR_SIM_LIMIT_NS;
-	unsigned iter;
+	uint64_t limit = r->t0 + PR_SIM_LIMIT_NS, t;
+	long steps = 0, n;
 
-	for (iter = 0; iter < PR_MAX_ITER; iter++) {
-		struct rl_simwire_delivery d;
-		uint64_t t;
-
-		if (pr_post(r)) {
-			rl_host_run(r->h[0], r->now);
-			rl_host_run(r->h[1], r->now);
-		}
+	/* The hosts' last run may complete work (a flush) that lets the application post again. */
+	do {
+		n = rl_pair_run(&r->pair, limit, PR_MAX_ITER - steps, pr_app, r);
+		steps = n < 0 ? -1 : steps + n + 1;
 		pr_poll(r);
-		if (r->broken & (1u << PP_FINISH))
-			return;
-		t = pr_min(rl_simwire_next_time(r->w), pr_min(rl_host_next_timer(r->h[0]), rl_host_next_timer(r->h[1])));
-		if (r->posted < r->p.nops && (!r->p.window || r->posted - r->completed < r->p.window))
-			t = r->now;
-		t = pr_min(t, pr_recv_due(r));
-		if (t == UINT64_MAX) {
-			if (r->completed < r->p.nops || (r->recv_done < r->nrecv && !r->gave_up))
-				pr_fail(r, PP_FINISH,
-					"stuck at %.3f us: %u/%u sends and %u/%u receives complete, nothing in flight, "
-					"no timer armed", (r->now - r->t0) / 1000.0, r->completed, r->p.nops,
-					r->recv_done, r->nrecv);
-			return;                     /* quiet: done */
-		}
-		if (t > limit) {
-			pr_fail(r, PP_FINISH, "not done after %.1f ms of simulated time: %u/%u sends, %u/%u receives",
-				(limit - r->t0) / 1e6, r->completed, r->p.nops, r->recv_done, r->nrecv);
-			return;
-		}
-		if (t > r->now)
-			r->now = t;
-		while (rl_simwire_deliver(r->w, r->now, &d)) {
-			if (r->verbose)
-				fprintf(stderr, "  %12.3f us  %c receives #%" PRIu64 "\n", r->now / 1000.0, 'A' + d.to_port,
-					d.number);
-			if (d.to_port == 0)
-				pr_observe_response(r, &d);
-			rl_host_recv(r->h[d.to_port], d.frame, d.len, r->now);
-			rl_host_run(r->h[d.to_port], r->now);
-		}
-		rl_host_run(r->h[0], r->now);
-		rl_host_run(r->h[1], r->now);
+	} while (steps >= 0 && steps < PR_MAX_ITER && !(r->broken & (1u << PP_FINISH)) && pr_can_post(r) &&
+		 pr_now(r) <= limit);
+	if (r->broken & (1u << PP_FINISH))
+		return;
+	if (steps < 0 || steps >= PR_MAX_ITER) {
+		pr_fail(r, PP_FINISH, "not done after %u driver iterations (%.3f us simulated)", PR_MAX_ITER,
+			(pr_now(r) - r->t0) / 1000.0);
+		return;
 	}
-	pr_fail(r, PP_FINISH, "not done after %u driver iterations (%.3f us simulated)", iter,
-		(r->now - r->t0) / 1000.0);
+	t = pr_min(rl_simwire_next_time(rl_sim_wire(r->pair.sim)),
+		   pr_min(rl_host_next_timer(r->h[0]), rl_host_next_timer(r->h[1])));
+	t = pr_min(pr_can_post(r) ? pr_now(r) : t, pr_recv_due(r));
+	if (t != UINT64_MAX)
+		pr_fail(r, PP_FINISH, "not done after %.1f ms of simulated time: %u/%u sends, %u/%u receives",
+			(limit - r->t0) / 1e6, r->completed, r->p.nops, r->recv_done, r->nrecv);
+	else if (r->completed < r->p.nops || (r->recv_done < r->nrecv && !r->gave_up))
+		pr_fail(r, PP_FINISH,
+			"stuck at %.3f us: %u/%u sends and %u/%u receives complete, nothing in flight, "
+			"no timer armed", (pr_now(r) - r->t0) / 1000.0, r->completed, r->p.nops,
+			r->recv_done, r->nrecv);
 }
 
 /* Which operation owns byte @off of memory @e, for a failure message. */
@@ -1095,7 +1089,7 @@ static void pr_run_one(uint64_t seed, enum pr_class cls, bool verbose, bool quie
 	res->duplicated = r->duplicated;
 	res->reordered = r->reordered;
 	res->corrupted = r->corrupted;
-	res->sim_ns = r->now - r->t0;
+	res->sim_ns = pr_now(r) - r->t0;
 	res->timeouts = st.timeouts;
 	res->retransmits = st.retransmits;
 	res->seq_naks = st.seq_naks_recv;

@@ -44,6 +44,7 @@ int tl_suite_rc(void);
 int tl_suite_rc_faults(void);
 int tl_suite_property(void);
 int tl_suite_qp(void);
+int tl_suite_connect(void);
 int tl_suite_rewrite(void);
 int tl_suite_analyze(void);
 int tl_suite_path(void);

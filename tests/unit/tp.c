@@ -4,48 +4,45 @@
 
 #include "tp.h"
 
-static void tp_emit(void *ctx, const uint8_t *frame, size_t len)
-{
-	struct tp_end *e = ctx;
-	struct tp_pair *t = e->pair;
-	uint8_t copy[sizeof(t->q[0].data)];
-	struct rl_pkt p;
-	uint64_t n = ++t->frames;
+#define TP_STEP_NS 1000
+#define TP_QKEY 0x11111111
 
-	CU_ASSERT_FATAL(len <= sizeof(copy));
-	memcpy(copy, frame, len);
-	if (rl_decode(RL_LINK_ETHERNET, copy, len, &p) == RL_OK && n <= TP_QUEUE) {
+/* Every frame a host emits, decoded before the wire decides its fate. */
+static void tp_tap(void *ctx, int from, const uint8_t *frame, size_t len)
+{
+	struct tp_pair *t = ctx;
+	uint64_t n = ++t->frames;
+	struct rl_pkt p;
+
+	if (rl_decode(RL_LINK_ETHERNET, frame, len, &p) == RL_OK && n <= TP_QUEUE) {
 		t->opcodes[n - 1] = p.bth.opcode;
 		t->psns[n - 1] = p.bth.psn;
 		t->syndromes[n - 1] = (p.hdrs & RL_HDR_AETH) ? p.aeth.syndrome : 0xff;
-		t->from[n - 1] = e->idx;
+		t->from[n - 1] = from;
 	} else {
 		CU_FAIL("a host emitted a frame that does not decode cleanly");
 	}
-	if (t->filter && !t->filter(t, e->idx, copy, len, n))
-		return;
-	tp_inject(t, !e->idx, copy, len);
+}
+
+static bool tp_filter(void *ctx, int from, uint8_t *frame, size_t len, uint64_t n)
+{
+	struct tp_pair *t = ctx;
+
+	return !t->filter || t->filter(t, from, frame, len, n);
 }
 
 void tp_inject(struct tp_pair *t, int to, const uint8_t *frame, size_t len)
 {
-	struct tp_frame *f;
-
-	CU_ASSERT_FATAL(t->q_len < TP_QUEUE);
-	f = &t->q[(t->q_head + t->q_len) % TP_QUEUE];
-	f->to = to;
-	f->len = len;
-	memcpy(f->data, frame, len);
-	t->q_len++;
+	CU_ASSERT_EQUAL_FATAL(rl_sim_inject(t->pair.sim, to, frame, len), 0);
 }
 
 static void tp_event(void *ctx, const struct rl_event *ev)
 {
-	struct tp_end *e = ctx;
+	struct tp_pair *t = ctx;
 
 	if ((unsigned)ev->type < 16) {
-		e->pair->ev_count[ev->type]++;
-		e->pair->last_ev[ev->type] = *ev;
+		t->ev_count[ev->type]++;
+		t->last_ev[ev->type] = *ev;
 	}
 }
 
@@ -78,161 +75,81 @@ static void tp_gid(const struct tp_opts *o, int idx, uint8_t gid[16])
 	}
 }
 
-static void tp_make_end(struct tp_pair *t, int i, const struct tp_opts *o)
-{
-	struct tp_end *e = &t->end[i];
-	struct rl_host_config cfg = { .mac = { 2, 0, 0, 0, 0, (uint8_t)(i + 1) }, .emit = tp_emit,
-				      .event = tp_event, .ctx = e, .active_mtu = RL_MTU_4096 };
-	struct rl_qp_init_attr ia = { .qp_type = o->type, .max_send_wr = 256, .max_recv_wr = 256 };
-
-	e->pair = t;
-	e->idx = i;
-	tp_gid(o, i, cfg.gid);
-	memcpy(e->gid, cfg.gid, 16);
-	e->host = rl_host_new(&cfg);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e->host);
-	e->pd = rl_alloc_pd(e->host);
-	e->cq = rl_create_cq(e->host, 1024);
-	e->mem = calloc(1, TP_MEM);
-	CU_ASSERT_FATAL(e->pd && e->cq && e->mem);
-	e->mr = rl_reg_mr_iova(e->pd, e->mem, TP_MEM, 0x100000ull * (uint64_t)(i + 1), o->access);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e->mr);
-	ia.send_cq = ia.recv_cq = e->cq;
-	e->qp = rl_create_qp(e->pd, &ia);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e->qp);
-}
-
-static void tp_connect(struct tp_pair *t, int i, const struct tp_opts *o)
-{
-	struct tp_end *e = &t->end[i], *peer = &t->end[!i];
-	struct rl_qp_attr a;
-	int r;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RL_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = o->access;
-	a.qkey = 0x11111111;
-	r = rl_modify_qp(e->qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT |
-				    (o->type == RL_QPT_UD ? RL_QP_QKEY : RL_QP_ACCESS_FLAGS));
-	CU_ASSERT_EQUAL_FATAL(r, 0);
-
-	a.qp_state = RL_QPS_RTR;
-	tp_gid(o, !i, a.ah_attr.dgid);
-	memcpy(a.ah_attr.dmac, (uint8_t[6]){ 2, 0, 0, 0, 0, (uint8_t)(!i + 1) }, 6);
-	a.path_mtu = o->mtu ? o->mtu : RL_MTU_1024;
-	a.dest_qp_num = rl_qp_num(peer->qp);
-	a.rq_psn = i ? o->psn_a : o->psn_b;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = o->min_rnr_timer;
-	r = rl_modify_qp(e->qp, &a, o->type == RL_QPT_UD ? RL_QP_STATE
-			: o->type == RL_QPT_UC ? (RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN)
-			: (RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN |
-			   RL_QP_MAX_DEST_RD_ATOMIC | RL_QP_MIN_RNR_TIMER));
-	CU_ASSERT_EQUAL_FATAL(r, 0);
-
-	a.qp_state = RL_QPS_RTS;
-	a.sq_psn = i ? o->psn_b : o->psn_a;
-	a.timeout = o->timeout;
-	a.retry_cnt = o->retry_cnt;
-	a.rnr_retry = o->rnr_retry;
-	a.max_rd_atomic = o->max_rd_atomic;
-	r = rl_modify_qp(e->qp, &a, o->type == RL_QPT_RC ? (RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT |
-					RL_QP_RETRY_CNT | RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC)
-					: (RL_QP_STATE | RL_QP_SQ_PSN));
-	if (r)
-		fprintf(stderr, "tp_connect: %s\n", rl_host_error(e->host));
-	CU_ASSERT_EQUAL_FATAL(r, 0);
-}
-
 void tp_setup(struct tp_pair *t, const struct tp_opts *o)
 {
+	struct rl_pair_config pc;
+
 	memset(t, 0, sizeof(*t));
-	t->q = calloc(TP_QUEUE, sizeof(*t->q));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t->q);
-	t->now = 1000000;
-	tp_make_end(t, 0, o);
-	tp_make_end(t, 1, o);
-	tp_connect(t, 0, o);
-	tp_connect(t, 1, o);
+	memset(&pc, 0, sizeof(pc));
+	pc.sim.kind = RL_SIM_FIFO;
+	pc.sim.fifo = (struct rl_sim_fifo_config){ .frames = TP_QUEUE, .step_ns = TP_STEP_NS,
+						   .filter = tp_filter, .ctx = t };
+	pc.sim.tap = tp_tap;
+	pc.sim.tap_ctx = t;
+	pc.sim.start_ns = 1000000;
+	pc.type = o->type;
+	pc.mem[0] = pc.mem[1] = TP_MEM;
+	pc.mr_access = o->access;
+	pc.max_send_wr = pc.max_recv_wr = 256;
+	pc.cqe = 1024;
+	for (int i = 0; i < 2; i++) {
+		struct rl_host_config *h = &pc.sim.host[i];
+		struct rl_conn *c = &pc.conn[i];
+
+		*h = (struct rl_host_config){ .mac = { 2, 0, 0, 0, 0, (uint8_t)(i + 1) }, .event = tp_event,
+					      .event_ctx = t, .active_mtu = RL_MTU_4096 };
+		tp_gid(o, i, h->gid);
+		pc.iova[i] = 0x100000ull * (uint64_t)(i + 1);
+		rl_conn_defaults(c);
+		c->sq_psn = i ? o->psn_b : o->psn_a;
+		c->path_mtu = o->mtu ? o->mtu : RL_MTU_1024;
+		c->access = o->access;
+		c->qkey = TP_QKEY;
+		c->timeout = o->timeout;
+		c->retry_cnt = o->retry_cnt;
+		c->rnr_retry = o->rnr_retry;
+		c->min_rnr_timer = o->min_rnr_timer;
+		c->max_rd_atomic = o->max_rd_atomic;
+		c->max_dest_rd_atomic = 4;
+	}
+	if (rl_pair_init(&t->pair, &pc))
+		fprintf(stderr, "tp_setup: %s\n", t->pair.err);
+	t->end = t->pair.end;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t->end[1].qp);
+	CU_ASSERT_EQUAL_FATAL(rl_qp_state(t->end[1].qp), RL_QPS_RTS);
 }
 
 void tp_teardown(struct tp_pair *t)
 {
-	for (int i = 0; i < 2; i++) {
-		rl_host_free(t->end[i].host);
-		free(t->end[i].mem);
-	}
-	free(t->q);
+	rl_pair_free(&t->pair);
 }
 
 void tp_run(struct tp_pair *t, uint64_t limit_ns)
 {
-	uint64_t end = t->now + limit_ns;
+	long r = rl_pair_run(&t->pair, rl_sim_now(t->pair.sim) + limit_ns, 1L << 40, NULL, NULL);
 
-	for (int i = 0; i < 2; i++)
-		rl_host_run(t->end[i].host, t->now);
-	while (t->now <= end) {
-		if (t->q_len) {
-			struct tp_frame *f = &t->q[t->q_head];
-
-			t->q_head = (t->q_head + 1) % TP_QUEUE;
-			t->q_len--;
-			t->now += 1000;
-			rl_host_recv(t->end[f->to].host, f->data, f->len, t->now);
-			rl_host_run(t->end[f->to].host, t->now);
-			continue;
-		}
-		uint64_t next = rl_host_next_timer(t->end[0].host);
-		uint64_t n1 = rl_host_next_timer(t->end[1].host);
-
-		if (n1 < next)
-			next = n1;
-		if (next == UINT64_MAX || next > end)
-			break;
-		if (next > t->now)
-			t->now = next;
-		for (int i = 0; i < 2; i++)
-			rl_host_run(t->end[i].host, t->now);
-	}
+	CU_ASSERT(r >= 0);
+	CU_ASSERT_EQUAL(rl_sim_refused(t->pair.sim), 0);   /* the FIFO held every frame */
 }
 
 int tp_post_send(struct tp_pair *t, int e, enum rl_wr_opcode op, uint32_t off, uint32_t len,
 		 uint64_t remote_off, uint64_t wr_id)
 {
-	struct tp_end *me = &t->end[e], *peer = &t->end[!e];
 	struct rl_send_wr wr;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = op;
-	wr.send_flags = RL_SEND_SIGNALED;
-	wr.num_sge = 1;
-	wr.sg_list[0] = (struct rl_sge){ rl_mr_iova(me->mr) + off, len, rl_mr_lkey(me->mr) };
-	wr.rdma.remote_addr = rl_mr_iova(peer->mr) + remote_off;
-	wr.rdma.rkey = rl_mr_rkey(peer->mr);
-	wr.atomic.remote_addr = wr.rdma.remote_addr;
-	wr.atomic.rkey = wr.rdma.rkey;
+	rl_pair_send_wr(&t->pair, e, op, off, len, remote_off, wr_id, &wr);
 	wr.imm_data = 0xabcd0000u | (uint32_t)wr_id;
-	wr.ud.remote_qpn = rl_qp_num(peer->qp);
-	wr.ud.remote_qkey = 0x11111111;
-	memcpy(wr.ud.dmac, (uint8_t[6]){ 2, 0, 0, 0, 0, (uint8_t)(!e + 1) }, 6);
-	memcpy(wr.ud.dgid, peer->gid, 16);
-	return rl_post_send(me->qp, &wr);
+	return rl_pair_post_send(&t->pair, e, &wr);
 }
 
 int tp_post_recv(struct tp_pair *t, int e, uint32_t off, uint32_t len, uint64_t wr_id)
 {
-	struct tp_end *me = &t->end[e];
-	struct rl_recv_wr wr = { .wr_id = wr_id, .num_sge = 1 };
-
-	wr.sg_list[0] = (struct rl_sge){ rl_mr_iova(me->mr) + off, len, rl_mr_lkey(me->mr) };
-	return rl_post_recv(me->qp, &wr);
+	return rl_pair_post_recv(&t->pair, e, off, len, wr_id);
 }
 
 bool tp_poll(struct tp_pair *t, int e, struct rl_wc *wc)
 {
-	return rl_poll_cq(t->end[e].cq, 1, wc) == 1;
+	return rl_pair_poll(&t->pair, e, wc, 1) == 1;
 }
 
 void tp_fill(struct tp_pair *t, int e, uint32_t off, uint32_t len, uint32_t seed)

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A two-host fixture for transport tests: host A (10.0.0.1) and host B
- * (10.0.0.2), one QP each, connected back to back through a FIFO that a test
- * can filter (drop, duplicate, corrupt chosen frames). Simulated time moves
- * 1 us per delivered frame and jumps to the next timer when the wire is idle.
+ * A two-host fixture for transport tests: core's rl_pair with host A
+ * (10.0.0.1) and host B (10.0.0.2), one QP each, connected back to back
+ * through rl_sim's direct FIFO, which a test can filter (drop, duplicate,
+ * corrupt chosen frames). Simulated time moves 1 us per delivered frame and
+ * jumps to the next timer when the wire is idle. What crossed is decoded
+ * here, for assertions.
  */
 #ifndef ROCELAB_TP_H
 #define ROCELAB_TP_H
 
 #include "testlib.h"
-#include "rocelab/verbs.h"
+#include "rocelab/pair.h"
 
 #define TP_QUEUE 8192
 #define TP_MEM (256 * 1024)
@@ -20,29 +22,9 @@ struct tp_pair;
 /* Decide the fate of the @n-th frame (1-based, both directions): return false to drop it. */
 typedef bool (*tp_filter_fn)(struct tp_pair *t, int from, uint8_t *frame, size_t len, uint64_t n);
 
-struct tp_end {
-	struct tp_pair *pair;
-	int idx;
-	struct rl_host *host;
-	struct rl_pd *pd;
-	struct rl_cq *cq;
-	struct rl_qp *qp;
-	struct rl_mr *mr;
-	uint8_t *mem;
-	uint8_t gid[16];
-};
-
-struct tp_frame {
-	int to;
-	size_t len;
-	uint8_t data[(18 + 40 + 8 + 12 + 64 + 4096 + 4)];
-};
-
 struct tp_pair {
-	struct tp_end end[2];
-	struct tp_frame *q;
-	size_t q_head, q_len;
-	uint64_t now;
+	struct rl_pair pair;      /* the two ends on a direct FIFO (core's rl_pair) */
+	struct rl_pair_end *end;  /* pair.end: host, qp, cq, mr, mem, gid of each side */
 	uint64_t frames;          /* frames emitted so far */
 	tp_filter_fn filter;
 	void *filter_ctx;

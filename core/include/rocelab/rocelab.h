@@ -9,6 +9,7 @@
 #include "rocelab/hdr.h"
 #include "rocelab/icrc.h"
 #include "rocelab/opcode.h"
+#include "rocelab/pair.h"
 #include "rocelab/packet.h"
 #include "rocelab/path.h"
 #include "rocelab/profile.h"

@@ -9,6 +9,7 @@
 #define ROCELAB_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rocelab/simwire.h"
@@ -20,8 +21,44 @@ extern "C" {
 
 struct rl_sim;
 
+/* Which wire joins the two hosts. */
+enum rl_sim_wire {
+	RL_SIM_SIMWIRE,   /* rl_simwire: latency, rate, seeded faults (simwire.h) */
+	RL_SIM_FIFO,      /* a direct FIFO: frames in send order, one at a time, no wire model */
+};
+
+/* Longest frame the FIFO carries: Ethernet + VLAN + IPv6 + UDP + BTH + headers + 4096 + ICRC, rounded up. */
+#define RL_SIM_FIFO_SLOT 4352
+#define RL_SIM_FIFO_DEFAULT_FRAMES 512
+#define RL_SIM_FIFO_DEFAULT_STEP_NS 1000
+
+/*
+ * The FIFO's per-frame hook: frame @number (1-based, both directions, in
+ * send order) from host @from. It may change the frame in place (corrupt,
+ * mark) and put more frames on the wire with rl_sim_inject() (duplicate,
+ * forge); it returns false to lose the frame.
+ */
+typedef bool (*rl_sim_filter_fn)(void *ctx, int from, uint8_t *frame, size_t len, uint64_t number);
+
+struct rl_sim_fifo_config {
+	size_t frames;                   /* frames it holds at once; 0: 512 (rounded up to a power of two) */
+	uint64_t step_ns;                /* simulated time one delivery takes; 0: 1000 */
+	rl_sim_filter_fn filter;         /* optional */
+	void *ctx;
+};
+
+/* Every frame a host emits, before the wire decides its fate (both wires). */
+typedef void (*rl_sim_tap_fn)(void *ctx, int from, const uint8_t *frame, size_t len);
+/* Every frame the wire hands to a host, just before the host gets it (number: 0 on the FIFO). */
+typedef void (*rl_sim_deliver_fn)(void *ctx, const struct rl_simwire_delivery *d);
+
 struct rl_sim_config {
-	struct rl_simwire_config wire;   /* latency, rate, faults, seed, record callback */
+	enum rl_sim_wire kind;
+	struct rl_simwire_config wire;   /* RL_SIM_SIMWIRE: latency, rate, faults, seed, record callback */
+	struct rl_sim_fifo_config fifo;  /* RL_SIM_FIFO */
+	rl_sim_tap_fn tap;               /* optional */
+	rl_sim_deliver_fn deliver;       /* optional */
+	void *tap_ctx;                   /* for tap and deliver */
 	struct rl_host_config host[2];   /* mac, gid, active_mtu, event; emit/ctx are set by the sim */
 	uint64_t start_ns;               /* simulated time at the start */
 };
@@ -29,7 +66,8 @@ struct rl_sim_config {
 /*
  * Called after every step with the current time. Return true while the
  * application still has work to do (the loop then keeps running even if
- * the wire is idle); post work from here.
+ * the wire is idle); post work from here. rl_sim_wake() asks for a call at
+ * a given time, rl_sim_stop() ends the run.
  */
 typedef bool (*rl_sim_app_fn)(struct rl_sim *sim, uint64_t now, void *ctx);
 
@@ -43,8 +81,31 @@ uint64_t rl_sim_now(const struct rl_sim *sim);
  * Run until nothing is left to do (wire empty, no timers, @app says done),
  * until simulated time @until_ns, or for at most @max_steps steps. Returns
  * the number of steps taken, or -1 if max_steps ran out (a livelock).
+ *
+ * Each step calls @app first. RL_SIM_SIMWIRE: then both hosts run, time
+ * jumps to the next arrival, timer or rl_sim_wake() time, and every frame
+ * due then is delivered, each followed by a run of the host that got it.
+ * RL_SIM_FIFO: a step delivers one frame, @step_ns after the previous one,
+ * after running any host rl_sim_kick() named; when the FIFO is empty, time
+ * jumps to the next timer or wake-up and both hosts run. A FIFO run begins
+ * by running both hosts and stops once time has passed @until_ns.
  */
 long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx);
+
+/* Host @i has new work (a post): the FIFO loop runs it before the next delivery. */
+void rl_sim_kick(struct rl_sim *sim, int i);
+/* From @app: call it again at @t at the latest, even if the wire and the timers are quiet until then. */
+void rl_sim_wake(struct rl_sim *sim, uint64_t t);
+/* From @app: end the run now; rl_sim_run() returns the steps taken. */
+void rl_sim_stop(struct rl_sim *sim);
+/* RL_SIM_FIFO: put a frame at the tail of the FIFO, towards host @to. 0, or -1 if full or too long. */
+int rl_sim_inject(struct rl_sim *sim, int to, const uint8_t *frame, size_t len);
+/* Frames emitted so far, both hosts (the numbering the filter sees). */
+uint64_t rl_sim_frames(const struct rl_sim *sim);
+/* Frames the wire refused: the FIFO full or a frame too long, an rl_simwire_send() error (a setup bug). */
+uint64_t rl_sim_refused(const struct rl_sim *sim);
+/* Nothing on the wire: no frame in flight or queued. */
+bool rl_sim_idle(const struct rl_sim *sim);
 
 #ifdef __cplusplus
 }

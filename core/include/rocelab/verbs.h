@@ -197,6 +197,33 @@ enum rl_qp_attr_mask {
 	RL_QP_DEST_QPN = 1 << 20,
 };
 
+/*
+ * What connecting a QP needs (rl_qp_connect()): what the two sides told each
+ * other out of band, as perftest's pingpong_dest or rdma-core's pp_dest
+ * carry over TCP ("LID:QPN:PSN:GID"), and what this side chose itself.
+ * rl_conn_defaults() fills the choices with perftest's values.
+ */
+struct rl_conn {
+	/* The remote side's, exchanged out of band. */
+	uint32_t qpn;               /* its QP number: our dest_qp_num (RC, UC) */
+	uint32_t psn;               /* its first send PSN: our rq_psn (RC, UC) */
+	uint8_t gid[16];            /* its GID (IP address): our ah_attr.dgid (RC, UC) */
+	uint8_t mac[6];             /* its MAC, which RoCE resolves from the GID: our ah_attr.dmac */
+	/* This side's choices. */
+	uint32_t sq_psn;            /* our first send PSN: what we told the remote side as ours */
+	enum rl_mtu path_mtu;       /* RC, UC; UD uses the port's MTU */
+	unsigned access;            /* qp_access_flags: what the remote side may do here (RC, UC) */
+	uint32_t qkey;              /* UD */
+	uint16_t pkey_index;
+	uint8_t port_num;
+	uint8_t traffic_class;      /* ah_attr: DSCP << 2 | ECN */
+	uint8_t hop_limit;          /* ah_attr: 0 = 64 */
+	uint16_t udp_sport;         /* ah_attr: 0 = derived from the QP numbers */
+	uint8_t timeout, retry_cnt, rnr_retry;       /* RC requester (IBA 9.7.6.1.3, 9.7.5.2.8) */
+	uint8_t min_rnr_timer;                       /* RC responder (IBA Table 46) */
+	uint8_t max_rd_atomic, max_dest_rd_atomic;   /* RC: READ/atomic depth out and in */
+};
+
 struct rl_qp_init_attr {
 	enum rl_qp_type qp_type;
 	struct rl_cq *send_cq, *recv_cq;
@@ -311,6 +338,18 @@ uint16_t rl_qp_udp_sport(const struct rl_qp *qp);
 enum rl_qp_state rl_qp_state(const struct rl_qp *qp);
 int rl_modify_qp(struct rl_qp *qp, const struct rl_qp_attr *attr, int attr_mask);
 int rl_query_qp(const struct rl_qp *qp, struct rl_qp_attr *attr);
+/* perftest's choices: path MTU 1024, every remote access, Q_Key 0x11111111, port 1,
+ * timeout 14 (67 ms), retry_cnt 7, rnr_retry 7, min_rnr_timer 12 (0.64 ms), 16 READs/atomics. */
+void rl_conn_defaults(struct rl_conn *c);
+/*
+ * Connect @qp as perftest's ctx_connect and ibv_rc_pingpong's pp_connect_ctx
+ * do: RESET -> INIT -> RTR -> RTS, three rl_modify_qp() calls with the
+ * attributes IBA Table 91 requires of the QP's transport (RC, UC or UD).
+ * From INIT (receives posted first) it goes on from there. Returns 0, or
+ * the failing rl_modify_qp()'s negative errno with rl_host_error() saying
+ * which step and why; the QP stays in the last state it reached.
+ */
+int rl_qp_connect(struct rl_qp *qp, const struct rl_conn *conn);
 int rl_post_send(struct rl_qp *qp, const struct rl_send_wr *wr);
 int rl_post_recv(struct rl_qp *qp, const struct rl_recv_wr *wr);
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rocelab gen SCENARIO -o FILE: run a scenario and write every frame that
- * crossed the simulated wire, with its simulated time, through libpcap.
- * The same arguments always produce the same bytes.
+ * rocelab gen SCENARIO -o FILE: the subcommand over pcapgen/. It parses
+ * the options, runs the scenario and writes every frame that crossed the
+ * simulated wire, with its simulated time, through pcapgen's writer. The
+ * same arguments always produce the same bytes.
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,171 +14,6 @@
 #include "args.h"
 #include "cli.h"
 #include "gen.h"
-
-/* ---- output ------------------------------------------------------------------------------ */
-
-int gen_out_open(struct gen_out *out, const struct gen_opts *o)
-{
-	memset(out, 0, sizeof(*out));
-	out->o = o;
-	out->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
-	if (!out->dead)
-		return -1;
-	if (strcmp(o->out, "-")) {
-		/* Our own FILE with a large buffer: big captures take far fewer writes. */
-		FILE *f = fopen(o->out, "wb");
-
-		if (!f) {
-			cli_error("gen", "cannot write %s: %s", o->out, strerror(errno));
-			pcap_close(out->dead);
-			return -1;
-		}
-		setvbuf(f, NULL, _IOFBF, 1 << 20);
-		out->dump = pcap_dump_fopen(out->dead, f);
-		if (!out->dump)
-			fclose(f);
-	} else {
-		out->dump = pcap_dump_open(out->dead, o->out);
-	}
-	if (!out->dump) {
-		cli_error("gen", "cannot write %s: %s", o->out, pcap_geterr(out->dead));
-		pcap_close(out->dead);
-		return -1;
-	}
-	out->progress = strcmp(o->out, "-") && isatty(STDERR_FILENO);
-	out->next_progress = 100000;
-	return 0;
-}
-
-/* A frame as a capture on the link shows it; with --vlan, as on a trunk port. */
-static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *frame, size_t len)
-{
-	uint8_t tagged[RL_SIMWIRE_MAX_FRAME + 4];
-	struct pcap_pkthdr h;
-
-	/* A frame built tagged (gen all-opcodes has such shapes) keeps its one tag. */
-	if (out->o->vlan && len >= 14 && len + 4 <= sizeof(tagged) && rl_get16(frame + 12) != RL_ETHERTYPE_VLAN) {
-		memcpy(tagged, frame, 12);
-		rl_put16(tagged + 12, RL_ETHERTYPE_VLAN);
-		rl_put16(tagged + 14, (uint16_t)(3u << 13 | out->o->vlan_id));   /* priority 3, as RoCE usually gets */
-		memcpy(tagged + 16, frame + 12, len - 12);
-		frame = tagged;
-		len += 4;
-	}
-	h.ts.tv_sec = (time_t)(t_ns / 1000000000u);
-	h.ts.tv_usec = (suseconds_t)(t_ns % 1000000000u);   /* nanoseconds: a nanosecond pcap */
-	h.caplen = h.len = (bpf_u_int32)len;
-	pcap_dump((u_char *)out->dump, &h, frame);
-	out->frames++;
-	if (out->progress && out->frames >= out->next_progress) {
-		fprintf(stderr, "\rrocelab gen: %llu frames", (unsigned long long)out->frames);
-		out->next_progress += 100000;
-	}
-}
-
-static bool gen_held_before(const struct gen_held *a, const struct gen_held *b)
-{
-	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
-}
-
-static void gen_held_swap(struct gen_out *out, size_t i, size_t j)
-{
-	struct gen_held t = out->held[i];
-
-	out->held[i] = out->held[j];
-	out->held[j] = t;
-}
-
-static void gen_held_push(struct gen_out *out, struct gen_held h)
-{
-	size_t i = out->nheld++;
-
-	out->held[i] = h;
-	while (i && gen_held_before(&out->held[i], &out->held[(i - 1) / 2])) {
-		gen_held_swap(out, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-}
-
-static struct gen_held gen_held_pop(struct gen_out *out)
-{
-	struct gen_held top = out->held[0];
-	size_t i = 0;
-
-	out->held[0] = out->held[--out->nheld];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < out->nheld && gen_held_before(&out->held[l], &out->held[m]))
-			m = l;
-		if (r < out->nheld && gen_held_before(&out->held[r], &out->held[m]))
-			m = r;
-		if (m == i)
-			return top;
-		gen_held_swap(out, i, m);
-		i = m;
-	}
-}
-
-/* Write out every held frame stamped at or before @horizon_ns. */
-static void gen_out_release(struct gen_out *out, uint64_t horizon_ns)
-{
-	while (out->nheld && out->held[0].t_ns <= horizon_ns) {
-		struct gen_held h = gen_held_pop(out);
-
-		gen_out_write(out, h.t_ns, h.frame, h.len);
-		free(h.frame);
-	}
-}
-
-void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len)
-{
-	struct gen_held h;
-
-	/* Nothing held and nothing can come before it: straight out, no copy. */
-	if (!out->nheld && t_ns <= horizon_ns) {
-		gen_out_write(out, t_ns, frame, len);
-		return;
-	}
-	h = (struct gen_held){ t_ns, out->seq++, len, malloc(len ? len : 1) };
-
-	if (out->nheld == out->capheld) {
-		size_t cap = out->capheld ? out->capheld * 2 : 256;
-		struct gen_held *n = realloc(out->held, cap * sizeof(*n));
-
-		if (!n) {
-			free(h.frame);
-			out->err = 1;
-			return;
-		}
-		out->held = n;
-		out->capheld = cap;
-	}
-	if (!h.frame) {
-		out->err = 1;
-		return;
-	}
-	memcpy(h.frame, frame, len);
-	gen_held_push(out, h);
-	gen_out_release(out, horizon_ns);
-}
-
-int gen_out_close(struct gen_out *out)
-{
-	int rc = 0;
-
-	gen_out_release(out, UINT64_MAX);
-	free(out->held);
-	if (out->progress && out->frames >= 100000)
-		fprintf(stderr, "\r%40s\r", "");
-	if (pcap_dump_flush(out->dump) != 0 || out->err) {
-		cli_error("gen", "writing %s failed", out->o->out);
-		rc = -1;
-	}
-	pcap_dump_close(out->dump);
-	pcap_close(out->dead);
-	return rc;
-}
 
 /* ---- options --------------------------------------------------------------------------- */
 
@@ -248,26 +83,6 @@ static bool gen_parse_ip(const char *s, struct gen_opts *o, int i)
 	if (inet_pton(AF_INET, s, o->ip4[i]) == 1)
 		return true;
 	return inet_pton(AF_INET6, s, o->ip6[i]) == 1 && (o->ipv6 = true);
-}
-
-static void gen_defaults(struct gen_opts *o)
-{
-	static const uint8_t ip6[16] = { 0xfd, 0 };
-
-	memset(o, 0, sizeof(*o));
-	o->seed = 1;
-	o->mtu = RL_MTU_1024;
-	for (int i = 0; i < 2; i++) {
-		uint8_t mac[6] = { 0x02, 0, 0, 0, 0, (uint8_t)(i + 1) }, ip4[4] = { 192, 168, 100, (uint8_t)(i + 1) };
-
-		memcpy(o->mac[i], mac, 6);
-		memcpy(o->ip4[i], ip4, 4);
-		memcpy(o->ip6[i], ip6, 16);
-		o->ip6[i][15] = (uint8_t)(i + 1);
-		o->qpn[i] = 0x11 + (uint32_t)i;
-	}
-	o->rate_bps = 25000000000ull;
-	o->latency_ns = 1000;
 }
 
 enum {
@@ -402,15 +217,9 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 	return CLI_OK;
 }
 
-static const struct gen_scenario *gen_find(const char *name)
+static void gen_progress(uint64_t frames)
 {
-	for (size_t i = 0; i < gen_ntransport; i++)
-		if (!strcmp(name, gen_transport[i].name))
-			return &gen_transport[i];
-	for (size_t i = 0; i < gen_ncrafted; i++)
-		if (!strcmp(name, gen_crafted[i].name))
-			return &gen_crafted[i];
-	return NULL;
+	fprintf(stderr, "\rrocelab gen: %llu frames", (unsigned long long)frames);
 }
 
 int cli_gen(int argc, char **argv)
@@ -419,9 +228,10 @@ int cli_gen(int argc, char **argv)
 	const char *scenario = NULL;
 	struct gen_opts o;
 	struct gen_out out;
-	int r;
+	bool progress;
+	int r, rc;
 
-	gen_defaults(&o);
+	gen_opts_default(&o);
 	r = gen_parse(argc, argv, &o, &scenario);
 	if (r)
 		return r < 0 ? CLI_OK : r;
@@ -430,10 +240,20 @@ int cli_gen(int argc, char **argv)
 		cli_error("gen", "no scenario '%s'; rocelab gen --list shows them", scenario);
 		return CLI_ERR;
 	}
-	if (gen_out_open(&out, &o))
+	progress = strcmp(o.out, "-") && isatty(STDERR_FILENO);
+	if (gen_out_open(&out, &o, progress ? gen_progress : NULL)) {
+		cli_error("gen", "%s", out.msg);
 		return CLI_ERR;
+	}
 	r = sc->run(&o, &out);
-	if (gen_out_close(&out) || r)
+	if (out.msg[0])
+		cli_error("gen", "%s", out.msg);
+	rc = gen_out_close(&out);
+	if (progress && out.frames >= GEN_PROGRESS_EVERY)
+		fprintf(stderr, "\r%40s\r", "");
+	if (rc)
+		cli_error("gen", "%s", out.msg);
+	if (rc || r)
 		return CLI_ERR;
 	if (strcmp(o.out, "-"))
 		fprintf(stderr, "rocelab gen: wrote %llu frames of '%s' to %s\n", (unsigned long long)out.frames,

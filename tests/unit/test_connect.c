@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rl_qp_connect(): the RESET -> INIT -> RTR -> RTS ladder with IBA Table 91's
+ * attributes per transport; and rl_pair, the two connected endpoints built
+ * on it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "testlib.h"
+#include "rocelab/pair.h"
+
+static unsigned state_events;
+
+static void emit_nothing(void *ctx, const uint8_t *frame, size_t len)
+{
+	(void)ctx; (void)frame; (void)len;
+	CU_FAIL("connecting sends nothing");
+}
+
+static void count_states(void *ctx, const struct rl_event *ev)
+{
+	(void)ctx;
+	state_events += ev->type == RL_EV_QP_STATE;
+}
+
+struct cn_fixture {
+	struct rl_host *h;
+	struct rl_pd *pd;
+	struct rl_cq *cq;
+	struct rl_qp *qp;
+};
+
+static void cn_setup(struct cn_fixture *f, enum rl_qp_type type)
+{
+	struct rl_host_config cfg = { .mac = { 2, 0, 0, 0, 0, 1 }, .emit = emit_nothing, .event = count_states,
+				      .active_mtu = RL_MTU_4096 };
+	uint8_t ip[4] = { 10, 0, 0, 1 };
+	struct rl_qp_init_attr ia = { .qp_type = type };
+
+	rl_gid_from_ipv4(cfg.gid, ip);
+	state_events = 0;
+	f->h = rl_host_new(&cfg);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f->h);
+	f->pd = rl_alloc_pd(f->h);
+	f->cq = rl_create_cq(f->h, 16);
+	ia.send_cq = ia.recv_cq = f->cq;
+	f->qp = f->pd && f->cq ? rl_create_qp(f->pd, &ia) : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f->qp);
+}
+
+/* What the peer (10.0.0.2, QPN 0x2a, first PSN 0x2000) told us, and our own choices. */
+static void cn_conn(struct rl_conn *c)
+{
+	*c = (struct rl_conn){
+		.qpn = 0x2a, .psn = 0x2000, .mac = { 2, 0, 0, 0, 0, 2 }, .sq_psn = 0x1000, .path_mtu = RL_MTU_2048,
+		.access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_READ, .qkey = 0x1234, .port_num = 1,
+		.traffic_class = 26 << 2, .timeout = 9, .retry_cnt = 5, .rnr_retry = 6, .min_rnr_timer = 3,
+		.max_rd_atomic = 2, .max_dest_rd_atomic = 3,
+	};
+	rl_gid_from_ipv4(c->gid, (const uint8_t[4]){ 10, 0, 0, 2 });
+}
+
+static bool error_says(const struct rl_host *h, const char *what)
+{
+	return strstr(rl_host_error(h), what) != NULL;
+}
+
+/* RC: every Table 91 attribute of the three steps lands in the QP. */
+static void test_connect_rc(void)
+{
+	struct cn_fixture f;
+	struct rl_qp_attr a;
+	struct rl_conn c;
+
+	cn_setup(&f, RL_QPT_RC);
+	cn_conn(&c);
+	CU_ASSERT_EQUAL(rl_qp_connect(f.qp, &c), 0);
+	CU_ASSERT_EQUAL(rl_qp_state(f.qp), RL_QPS_RTS);
+	CU_ASSERT_EQUAL(state_events, 3);                /* INIT, RTR, RTS: one modify_qp each */
+	rl_query_qp(f.qp, &a);
+	CU_ASSERT_EQUAL(a.qp_access_flags, c.access);
+	CU_ASSERT_EQUAL(a.port_num, 1);
+	CU_ASSERT_EQUAL(memcmp(a.ah_attr.dgid, c.gid, 16), 0);
+	CU_ASSERT_EQUAL(memcmp(a.ah_attr.dmac, c.mac, 6), 0);
+	CU_ASSERT_EQUAL(a.ah_attr.traffic_class, 26 << 2);
+	CU_ASSERT_EQUAL(a.path_mtu, RL_MTU_2048);
+	CU_ASSERT_EQUAL(a.dest_qp_num, 0x2a);
+	CU_ASSERT_EQUAL(a.rq_psn, 0x2000);               /* the peer's first PSN */
+	CU_ASSERT_EQUAL(a.sq_psn, 0x1000);               /* ours */
+	CU_ASSERT_EQUAL(a.max_dest_rd_atomic, 3);
+	CU_ASSERT_EQUAL(a.min_rnr_timer, 3);
+	CU_ASSERT_EQUAL(a.timeout, 9);
+	CU_ASSERT_EQUAL(a.retry_cnt, 5);
+	CU_ASSERT_EQUAL(a.rnr_retry, 6);
+	CU_ASSERT_EQUAL(a.max_rd_atomic, 2);
+	CU_ASSERT_EQUAL(a.qkey, 0);                      /* not an RC attribute */
+	rl_host_free(f.h);
+}
+
+/* UC: the AV, MTU, QPN and PSNs, but none of RC's ACK, retry and READ/atomic attributes. */
+static void test_connect_uc(void)
+{
+	struct cn_fixture f;
+	struct rl_qp_attr a;
+	struct rl_conn c;
+
+	cn_setup(&f, RL_QPT_UC);
+	cn_conn(&c);
+	CU_ASSERT_EQUAL(rl_qp_connect(f.qp, &c), 0);
+	CU_ASSERT_EQUAL(rl_qp_state(f.qp), RL_QPS_RTS);
+	rl_query_qp(f.qp, &a);
+	CU_ASSERT_EQUAL(a.dest_qp_num, 0x2a);
+	CU_ASSERT_EQUAL(a.rq_psn, 0x2000);
+	CU_ASSERT_EQUAL(a.sq_psn, 0x1000);
+	CU_ASSERT_EQUAL(a.path_mtu, RL_MTU_2048);
+	CU_ASSERT_EQUAL(a.qp_access_flags, c.access);
+	CU_ASSERT_EQUAL(a.timeout, 0);
+	CU_ASSERT_EQUAL(a.retry_cnt, 0);
+	CU_ASSERT_EQUAL(a.max_rd_atomic, 0);
+	CU_ASSERT_EQUAL(a.max_dest_rd_atomic, 0);
+	rl_host_free(f.h);
+}
+
+/* UD: a Q_Key at INIT, nothing at RTR (no peer in the QP), its PSN at RTS. */
+static void test_connect_ud(void)
+{
+	struct cn_fixture f;
+	struct rl_qp_attr a;
+	struct rl_conn c;
+
+	cn_setup(&f, RL_QPT_UD);
+	cn_conn(&c);
+	memset(c.gid, 0, 16);                            /* a datagram QP needs no peer address */
+	CU_ASSERT_EQUAL(rl_qp_connect(f.qp, &c), 0);
+	CU_ASSERT_EQUAL(rl_qp_state(f.qp), RL_QPS_RTS);
+	rl_query_qp(f.qp, &a);
+	CU_ASSERT_EQUAL(a.qkey, 0x1234);
+	CU_ASSERT_EQUAL(a.sq_psn, 0x1000);
+	CU_ASSERT_EQUAL(a.dest_qp_num, 0);
+	CU_ASSERT_EQUAL(a.rq_psn, 0);
+	CU_ASSERT_EQUAL(a.qp_access_flags, 0);
+	rl_host_free(f.h);
+}
+
+/* From INIT, as ibv_rc_pingpong connects after posting its receives. */
+static void test_connect_from_init(void)
+{
+	struct rl_qp_attr init = { .qp_state = RL_QPS_INIT, .port_num = 1, .qp_access_flags = RL_ACCESS_REMOTE_WRITE };
+	struct rl_recv_wr rwr = { .wr_id = 1 };
+	struct cn_fixture f;
+	struct rl_qp_attr a;
+	struct rl_conn c;
+
+	cn_setup(&f, RL_QPT_RC);
+	cn_conn(&c);
+	CU_ASSERT_EQUAL(rl_modify_qp(f.qp, &init, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS), 0);
+	CU_ASSERT_EQUAL(rl_post_recv(f.qp, &rwr), 0);
+	CU_ASSERT_EQUAL(rl_qp_connect(f.qp, &c), 0);
+	CU_ASSERT_EQUAL(rl_qp_state(f.qp), RL_QPS_RTS);
+	rl_query_qp(f.qp, &a);
+	CU_ASSERT_EQUAL(a.qp_access_flags, RL_ACCESS_REMOTE_WRITE);   /* INIT's own choice stands */
+	rl_host_free(f.h);
+}
+
+/* Only RESET and INIT start the ladder; the QP keeps its state. */
+static void test_connect_wrong_state(void)
+{
+	struct rl_qp_attr a = { .qp_state = RL_QPS_ERR };
+	struct cn_fixture f;
+	struct rl_conn c;
+
+	cn_setup(&f, RL_QPT_RC);
+	cn_conn(&c);
+	CU_ASSERT_EQUAL(rl_qp_connect(f.qp, &c), 0);
+	CU_ASSERT_EQUAL(rl_qp_connect(f.qp, &c), -EINVAL);
+	CU_ASSERT_TRUE(error_says(f.h, "connect starts from RESET or INIT, and this QP is in RTS"));
+	CU_ASSERT_EQUAL(rl_qp_state(f.qp), RL_QPS_RTS);
+	CU_ASSERT_EQUAL(rl_modify_qp(f.qp, &a, RL_QP_STATE), 0);
+	CU_ASSERT_EQUAL(rl_qp_connect(f.qp, &c), -EINVAL);
+	CU_ASSERT_TRUE(error_says(f.h, "this QP is in ERR"));
+	CU_ASSERT_EQUAL(rl_qp_state(f.qp), RL_QPS_ERR);
+	/* Back to RESET, and the ladder works again. */
+	a.qp_state = RL_QPS_RESET;
+	CU_ASSERT_EQUAL(rl_modify_qp(f.qp, &a, RL_QP_STATE), 0);
+	CU_ASSERT_EQUAL(rl_qp_connect(f.qp, &c), 0);
+	CU_ASSERT_EQUAL(rl_qp_state(f.qp), RL_QPS_RTS);
+	rl_host_free(f.h);
+}
+
+/* A missing or bad value is refused by modify_qp, with its reason; the QP stays where it got to. */
+static void test_connect_missing_attributes(void)
+{
+	static const struct {
+		const char *why;
+		enum rl_qp_state stays;
+	} cases[] = {
+		{ "RTR needs a destination GID: RoCE has no LIDs", RL_QPS_INIT },
+		{ "path MTU 0 is not one of 1 (256) .. 5 (4096)", RL_QPS_INIT },
+		{ "max_dest_rd_atomic must be 1 .. 16", RL_QPS_INIT },
+		{ "a PSN has 24 bits", RL_QPS_INIT },
+		{ "retry_cnt and rnr_retry are 3-bit fields", RL_QPS_RTR },
+		{ "a QPN has 24 bits", RL_QPS_INIT },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct cn_fixture f;
+		struct rl_conn c;
+
+		cn_setup(&f, RL_QPT_RC);
+		cn_conn(&c);
+		switch (k) {
+		case 0: memset(c.gid, 0, 16); break;
+		case 1: c.path_mtu = 0; break;
+		case 2: c.max_dest_rd_atomic = 0; break;
+		case 3: c.psn = 0x1000000; break;
+		case 4: c.retry_cnt = 8; break;
+		case 5: c.qpn = 0x1000000; break;
+		}
+		CU_ASSERT_EQUAL(rl_qp_connect(f.qp, &c), -EINVAL);
+		CU_ASSERT_TRUE(error_says(f.h, cases[k].why));
+		CU_ASSERT_EQUAL(rl_qp_state(f.qp), cases[k].stays);
+		rl_host_free(f.h);
+	}
+}
+
+/* ---- rl_pair ----------------------------------------------------------------------------- */
+
+static void pair_config(struct rl_pair_config *pc, enum rl_sim_wire kind)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->sim.kind = kind;
+	pc->type = RL_QPT_RC;
+	pc->mem[0] = pc->mem[1] = 8192;
+	for (int i = 0; i < 2; i++) {
+		uint8_t ip[4] = { 10, 0, 0, (uint8_t)(i + 1) };
+
+		pc->sim.host[i].mac[5] = (uint8_t)(i + 1);
+		rl_gid_from_ipv4(pc->sim.host[i].gid, ip);
+		pc->iova[i] = 0x10000ull * (uint64_t)(i + 1);
+		rl_conn_defaults(&pc->conn[i]);
+		pc->conn[i].sq_psn = 0x100 * (uint32_t)(i + 1);
+	}
+}
+
+/* The pair exchanges each side's QPN, PSN, GID and MAC; a WRITE crosses either wire. */
+static void test_pair_write(void)
+{
+	for (int kind = RL_SIM_SIMWIRE; kind <= RL_SIM_FIFO; kind++) {
+		struct rl_pair_config pc;
+		struct rl_send_wr wr;
+		struct rl_pair p;
+		struct rl_qp_attr a;
+		struct rl_wc wc;
+
+		pair_config(&pc, (enum rl_sim_wire)kind);
+		CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+		rl_query_qp(p.end[0].qp, &a);
+		CU_ASSERT_EQUAL(a.dest_qp_num, rl_qp_num(p.end[1].qp));
+		CU_ASSERT_EQUAL(a.rq_psn, 0x200);
+		CU_ASSERT_EQUAL(a.sq_psn, 0x100);
+		CU_ASSERT_EQUAL(memcmp(a.ah_attr.dgid, pc.sim.host[1].gid, 16), 0);
+		memcpy(p.end[0].mem + 100, "two ends, one wire", 18);
+		rl_pair_send_wr(&p, 0, RL_WR_RDMA_WRITE, 100, 18, 4000, 7, &wr);
+		CU_ASSERT_EQUAL(rl_pair_post_send(&p, 0, &wr), 0);
+		CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 1000, NULL, NULL) >= 0);
+		CU_ASSERT_EQUAL(memcmp(p.end[1].mem + 4000, "two ends, one wire", 18), 0);
+		CU_ASSERT_EQUAL(rl_pair_poll(&p, 0, &wc, 1), 1);
+		CU_ASSERT_EQUAL(wc.wr_id, 7);
+		CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+		CU_ASSERT_EQUAL(rl_sim_frames(p.sim), 2);          /* the WRITE and its ACK */
+		CU_ASSERT_TRUE(rl_sim_idle(p.sim));
+		CU_ASSERT_EQUAL(rl_sim_refused(p.sim), 0);
+		rl_pair_free(&p);
+	}
+}
+
+/* Setup errors and post errors come back with a reason. */
+static void test_pair_errors(void)
+{
+	struct rl_pair_config pc;
+	struct rl_send_wr wr;
+	struct rl_pair p;
+
+	pair_config(&pc, RL_SIM_FIFO);
+	pc.conn[1].path_mtu = RL_MTU_4096;                     /* the port's MTU is 1024 */
+	CU_ASSERT_EQUAL(rl_pair_init(&p, &pc), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "larger than the port's active MTU"));
+	rl_pair_free(&p);
+
+	pair_config(&pc, RL_SIM_FIFO);
+	CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+	rl_pair_send_wr(&p, 0, RL_WR_SEND, 0, 16, 0, 1, &wr);
+	wr.num_sge = RL_MAX_SGE + 1;
+	CU_ASSERT_NOT_EQUAL(rl_pair_post_send(&p, 0, &wr), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "post_send: num_sge"));
+	rl_pair_free(&p);
+}
+
+/* A FIFO too small for what is in flight refuses frames and says so: no silent loss. */
+static void test_pair_fifo_refuses(void)
+{
+	struct rl_pair_config pc;
+	struct rl_send_wr wr;
+	struct rl_pair p;
+
+	pair_config(&pc, RL_SIM_FIFO);
+	pc.sim.fifo.frames = 2;
+	CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+	rl_pair_send_wr(&p, 0, RL_WR_RDMA_WRITE, 0, 4096, 0, 1, &wr);   /* 4 packets at MTU 1024 */
+	CU_ASSERT_EQUAL(rl_pair_post_send(&p, 0, &wr), 0);
+	rl_pair_run(&p, rl_sim_now(p.sim) + 1000000, 1000, NULL, NULL);
+	CU_ASSERT(rl_sim_refused(p.sim) > 0);
+	rl_pair_free(&p);
+}
+
+struct app_probe {
+	unsigned calls;
+	uint64_t wake_at, seen;
+	bool stop;
+};
+
+static bool probe_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct app_probe *a = ctx;
+
+	a->calls++;
+	a->seen = now;
+	if (a->stop)
+		rl_sim_stop(sim);
+	if (now < a->wake_at)
+		rl_sim_wake(sim, a->wake_at);
+	return false;
+}
+
+/* The application can end a run, and be called back at a time of its choosing on a quiet wire. */
+static void test_sim_stop_and_wake(void)
+{
+	for (int kind = RL_SIM_SIMWIRE; kind <= RL_SIM_FIFO; kind++) {
+		struct rl_pair_config pc;
+		struct app_probe a = { 0 };
+		struct rl_pair p;
+		uint64_t t0;
+
+		pair_config(&pc, (enum rl_sim_wire)kind);
+		CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+		t0 = rl_sim_now(p.sim);
+		a.stop = true;
+		CU_ASSERT_EQUAL(rl_pair_run(&p, UINT64_MAX, 100, probe_app, &a), 0);
+		CU_ASSERT_EQUAL(a.calls, 1);
+		a = (struct app_probe){ .wake_at = t0 + 5000 };
+		CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 100, probe_app, &a) > 0);
+		CU_ASSERT_EQUAL(a.seen, t0 + 5000);              /* nothing else was due: it came back for us */
+		CU_ASSERT_EQUAL(rl_sim_now(p.sim), t0 + 5000);
+		rl_pair_free(&p);
+	}
+}
+
+int tl_suite_connect(void)
+{
+	CU_pSuite s = CU_add_suite("connect-pair", NULL, NULL);
+
+	return !s || !CU_add_test(s, "connect RC: every Table 91 attribute lands", test_connect_rc) ||
+	       !CU_add_test(s, "connect UC: no ACK, retry or READ/atomic attributes", test_connect_uc) ||
+	       !CU_add_test(s, "connect UD: Q_Key, nothing at RTR, SQ PSN", test_connect_ud) ||
+	       !CU_add_test(s, "connect from INIT, receives posted first", test_connect_from_init) ||
+	       !CU_add_test(s, "connect refuses other starting states", test_connect_wrong_state) ||
+	       !CU_add_test(s, "connect: missing attributes refused as modify_qp refuses them",
+			    test_connect_missing_attributes) ||
+	       !CU_add_test(s, "pair: exchange, then a WRITE over either wire", test_pair_write) ||
+	       !CU_add_test(s, "pair: errors with a reason", test_pair_errors) ||
+	       !CU_add_test(s, "pair: a full FIFO refuses frames and counts them", test_pair_fifo_refuses) ||
+	       !CU_add_test(s, "sim: the application stops a run, or wakes at its time", test_sim_stop_and_wake);
+}
