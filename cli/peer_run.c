@@ -94,66 +94,29 @@ int peer_buffer(struct peer *p)
 	return p->verbs.mr ? 0 : -1;
 }
 
-static int peer_connect_ud(struct peer *p)
-{
-	struct rl_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RL_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = PEER_QKEY;
-	if (rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_QKEY))
-		return -1;
-	a.qp_state = RL_QPS_RTR;
-	if (rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE))
-		return -1;
-	a.qp_state = RL_QPS_RTS;
-	a.sq_psn = p->conn.me.psn;
-	return rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_SQ_PSN);
-}
-
-/* RESET -> INIT -> RTR -> RTS with the other side's QPN, PSN and GID (IBA 10.3.1). */
-static int peer_connect_rc(struct peer *p)
-{
-	struct rl_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RL_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ |
-			    RL_ACCESS_REMOTE_ATOMIC;
-	if (rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS))
-		return -1;
-	a.qp_state = RL_QPS_RTR;
-	memcpy(a.ah_attr.dgid, p->conn.them.gid, 16);
-	a.ah_attr.udp_sport = p->net.sport;
-	a.path_mtu = p->o.mtu;
-	a.dest_qp_num = p->conn.them.qpn;
-	a.rq_psn = p->conn.them.psn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 12;
-	if (rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN |
-				    RL_QP_MAX_DEST_RD_ATOMIC | RL_QP_MIN_RNR_TIMER))
-		return -1;
-	a.qp_state = RL_QPS_RTS;
-	a.sq_psn = p->conn.me.psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	return rl_modify_qp(p->verbs.qp, &a, RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT |
-				       RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC);
-}
-
 /*
- * The one place peer moves its QP through the states; the core's own
- * connect (one ladder for every program) takes its place when it comes.
+ * The one place peer moves its QP through RESET -> INIT -> RTR -> RTS: the
+ * core's rl_qp_connect() with perftest's choices (rl_conn_defaults()) and
+ * what the exchange told each side. UD names its peer in every work request,
+ * so only RC takes the other side's QPN, PSN and GID here.
  */
 int peer_connect_qp(struct peer *p)
 {
+	struct rl_conn c;
+
 	if (rl_qp_state(p->verbs.qp) == RL_QPS_RTS)
 		return 0;
-	if (p->o.ud ? peer_connect_ud(p) : peer_connect_rc(p)) {
+	rl_conn_defaults(&c);
+	c.qkey = PEER_QKEY;
+	c.sq_psn = p->conn.me.psn;
+	if (!p->o.ud) {
+		c.qpn = p->conn.them.qpn;
+		c.psn = p->conn.them.psn;
+		memcpy(c.gid, p->conn.them.gid, 16);
+		c.udp_sport = p->net.sport;
+		c.path_mtu = p->o.mtu;
+	}
+	if (rl_qp_connect(p->verbs.qp, &c)) {
 		cli_error("peer", "cannot connect the QP: %s", rl_host_error(p->verbs.host));
 		return -1;
 	}
