@@ -26,22 +26,12 @@
 #define BN_PAYLOAD_MAX 1024
 #define BN_L3_OFF 14                    /* Ethernet, no VLAN */
 
-/* Opcodes used here (IBA 9.2 Table 38). */
-enum {
-	BN_RC_SEND_ONLY = 0x04,
-	BN_RC_WRITE_ONLY = 0x0a,
-	BN_RC_READ_REQ = 0x0c,
-	BN_RC_READ_RESP_ONLY = 0x10,
-	BN_RC_ACK = 0x11,
-	BN_UD_SEND_ONLY = 0x64,
-};
-
 /* Decode-benchmark mix, one row per packet index mod 16: payload opcodes mostly. */
 static const uint8_t bn_mix[16] = {
-	BN_RC_SEND_ONLY, BN_RC_WRITE_ONLY, BN_RC_READ_RESP_ONLY, BN_RC_SEND_ONLY,
-	BN_RC_WRITE_ONLY, BN_UD_SEND_ONLY, BN_RC_ACK, BN_RC_SEND_ONLY,
-	BN_RC_WRITE_ONLY, BN_RC_READ_RESP_ONLY, BN_RC_SEND_ONLY, BN_RC_WRITE_ONLY,
-	BN_UD_SEND_ONLY, BN_RC_READ_RESP_ONLY, BN_RC_ACK, BN_RC_SEND_ONLY,
+	RL_OP_RC_SEND_ONLY, RL_OP_RC_RDMA_WRITE_ONLY, RL_OP_RC_RDMA_READ_RESPONSE_ONLY, RL_OP_RC_SEND_ONLY,
+	RL_OP_RC_RDMA_WRITE_ONLY, RL_OP_UD_SEND_ONLY, RL_OP_RC_ACKNOWLEDGE, RL_OP_RC_SEND_ONLY,
+	RL_OP_RC_RDMA_WRITE_ONLY, RL_OP_RC_RDMA_READ_RESPONSE_ONLY, RL_OP_RC_SEND_ONLY, RL_OP_RC_RDMA_WRITE_ONLY,
+	RL_OP_UD_SEND_ONLY, RL_OP_RC_RDMA_READ_RESPONSE_ONLY, RL_OP_RC_ACKNOWLEDGE, RL_OP_RC_SEND_ONLY,
 };
 
 /* Frames packed in 64-byte aligned slots of one buffer. */
@@ -338,18 +328,18 @@ static void bn_exchange(struct bn_gen *g)
 
 	switch ((r >> 8) % 10) {
 	case 0: case 1: case 2: case 3:
-		bn_emit(g, BN_RC_SEND_ONLY, qp, psn, plen);
+		bn_emit(g, RL_OP_RC_SEND_ONLY, qp, psn, plen);
 		break;
 	case 4: case 5: case 6:
-		bn_emit(g, BN_RC_WRITE_ONLY, qp, psn, plen);
+		bn_emit(g, RL_OP_RC_RDMA_WRITE_ONLY, qp, psn, plen);
 		break;
 	default:
-		bn_emit(g, BN_RC_READ_REQ, qp, psn, plen);
-		bn_emit(g, BN_RC_READ_RESP_ONLY, qp, psn, plen);
+		bn_emit(g, RL_OP_RC_RDMA_READ_REQUEST, qp, psn, plen);
+		bn_emit(g, RL_OP_RC_RDMA_READ_RESPONSE_ONLY, qp, psn, plen);
 		return;
 	}
 	if (psn % 4 == 3)
-		bn_emit(g, BN_RC_ACK, qp, psn, 0);
+		bn_emit(g, RL_OP_RC_ACKNOWLEDGE, qp, psn, 0);
 }
 
 static int bn_write_pcap(const char *path, size_t n)

@@ -534,13 +534,13 @@ static void bn_bench_work(enum bn_work work, size_t msgs, int reps)
 	if (work == BN_WORK_SEND)
 		printf("64-byte SENDs: %zu messages, %zu outstanding: %llu packets "
 		       "(%zu SEND Only + %zu ACK), %.0f B/frame avg\n",
-		       msgs, (size_t)BN_SEND_WINDOW, (unsigned long long)pkts, cap.n_by_opcode[0x04],
-		       cap.n_by_opcode[0x11], (double)cap.bytes / (double)cap.n);
+		       msgs, (size_t)BN_SEND_WINDOW, (unsigned long long)pkts, cap.n_by_opcode[RL_OP_RC_SEND_ONLY],
+		       cap.n_by_opcode[RL_OP_RC_ACKNOWLEDGE], (double)cap.bytes / (double)cap.n);
 	else
 		printf("64 KiB RDMA WRITEs: %zu messages, %zu outstanding: %llu packets "
 		       "(%zu First + %zu Middle + %zu Last + %zu ACK), %.0f B/frame avg\n",
-		       msgs, (size_t)BN_WRITE_WINDOW, (unsigned long long)pkts, cap.n_by_opcode[0x06],
-		       cap.n_by_opcode[0x07], cap.n_by_opcode[0x08], cap.n_by_opcode[0x11],
+		       msgs, (size_t)BN_WRITE_WINDOW, (unsigned long long)pkts, cap.n_by_opcode[RL_OP_RC_RDMA_WRITE_FIRST],
+		       cap.n_by_opcode[RL_OP_RC_RDMA_WRITE_MIDDLE], cap.n_by_opcode[RL_OP_RC_RDMA_WRITE_LAST], cap.n_by_opcode[RL_OP_RC_ACKNOWLEDGE],
 		       (double)cap.bytes / (double)cap.n);
 	if (bn_runs(BN_WIRE_SIMWIRE))
 		bn_row("transport over rl_simwire", pkts, best[BN_WIRE_SIMWIRE]);

@@ -72,7 +72,7 @@ static void gen_randomize(struct rl_pkt *p, uint64_t *s, uint8_t *payload)
 	p->bth.se = gen_rand(s) & 1;
 	p->bth.migreq = gen_rand(s) & 1;
 	p->bth.pkey = (uint16_t)gen_rand(s);
-	p->bth.becn = p->bth.opcode == 0x81 || (gen_rand(s) & 1);
+	p->bth.becn = p->bth.opcode == RL_OP_CNP || (gen_rand(s) & 1);
 	p->bth.dqpn = (uint32_t)gen_rand(s) & 0xffffff;
 	p->bth.ackreq = gen_rand(s) & 1;
 	p->bth.psn = (uint32_t)gen_rand(s) & 0xffffff;
@@ -188,8 +188,10 @@ static void dmg_udp_len(uint8_t *f, size_t *n) { (void)n; rl_put16(f + G_UDP + 4
 static void dmg_tver(uint8_t *f, size_t *n) { (void)n; rl_bth_set_tver(f + G_BTH, 1); }
 static void dmg_pad(uint8_t *f, size_t *n) { (void)n; rl_bth_set_padcnt(f + G_BTH, 3); }
 static void dmg_icrc(uint8_t *f, size_t *n) { f[*n - 20] ^= 0x40; }
-static void dmg_opcode_reserved(uint8_t *f, size_t *n) { rl_bth_set_opcode(f + G_BTH, 0x1e); dmg_reseal(f, *n); }
-static void dmg_missing_reth(uint8_t *f, size_t *n) { (void)n; rl_bth_set_opcode(f + G_BTH, 0x0a); }
+/* RC 0x1e: reserved in IBA Table 38, so it has no name in the opcode rows. */
+#define DMG_RESERVED_OPCODE 0x1e
+static void dmg_opcode_reserved(uint8_t *f, size_t *n) { rl_bth_set_opcode(f + G_BTH, DMG_RESERVED_OPCODE); dmg_reseal(f, *n); }
+static void dmg_missing_reth(uint8_t *f, size_t *n) { (void)n; rl_bth_set_opcode(f + G_BTH, RL_OP_RC_RDMA_WRITE_ONLY); }
 static void dmg_not_roce(uint8_t *f, size_t *n)
 {
 	rl_put16(f + G_UDP + 2, 53);      /* an ordinary UDP packet: counted, skipped */

@@ -400,7 +400,7 @@ static void test_ecn_marks_make_cnps(void)
 	CU_ASSERT_EQUAL(b.ecn_ce_recv, 8);
 	CU_ASSERT_TRUE(b.cnps_sent >= 1 && b.cnps_sent < 8);
 	CU_ASSERT_EQUAL(a.cnps_recv, b.cnps_sent);
-	CU_ASSERT_EQUAL(tp_count_opcode(&T, 1, 0x81), b.cnps_sent);
+	CU_ASSERT_EQUAL(tp_count_opcode(&T, 1, RL_OP_CNP), b.cnps_sent);
 	tp_teardown(&T);
 }
 
