@@ -34,7 +34,11 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
 pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 
-.PHONY: all lib bootstrap demo test unit cli-test peer-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
+# The include graph against the layers (core <- pcapgen <- cli; dissector on core).
+layers-test:
+	sh tests/layers/run.sh
+
+.PHONY: layers-test all lib bootstrap demo test unit cli-test peer-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -138,6 +142,7 @@ realrxe-test: all
 
 test: bootstrap
 	$(MAKE) all
+	sh tests/layers/run.sh
 	$(MAKE) unit
 	$(MAKE) cli-test
 	$(MAKE) plugin-test
