@@ -47,6 +47,14 @@ bool rl_path_is_ipv4(const struct rl_path *path);
 /* The path of a packet rl_decode() read (RoCEv2 only); -1 for RoCEv1 or no IP layer. */
 int rl_path_from_pkt(const struct rl_pkt *pkt, struct rl_path *path);
 
+/*
+ * The other way: the network layer of a packet of @len bytes of BTH..ICRC
+ * on @path (roce, l3, ip4 or ip6, udp), the fields rl_decode() reads from
+ * the headers rl_path_hdr() writes. -1, and @pkt untouched, if
+ * rl_path_hdr() would refuse the path.
+ */
+int rl_path_to_pkt(const struct rl_path *path, size_t len, struct rl_pkt *pkt);
+
 /* Bytes of IP and UDP header in front of the BTH on @path: 28 over IPv4, 48 over IPv6. */
 size_t rl_path_hdr_len(const struct rl_path *path);
 
