@@ -6,7 +6,8 @@
  *
  * A program that owns the IP and UDP layers (a UDP socket, a raw socket)
  * hands a host the path and the bytes from the BTH to the ICRC
- * (rl_host_read_pkt), and gets the same back (rl_host_config.emit_pkt); no
+ * (rl_host_read_pkt, which decodes them where they lie with
+ * rl_decode_path), and gets the same back (rl_host_config.emit_pkt); no
  * Ethernet, IP or UDP header is built or parsed on its side. The ICRC
  * (IBA A17.3.3) covers the invariant fields of those headers, so the path
  * carries every one a sender may choose: the addresses, the UDP source port
