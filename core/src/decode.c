@@ -3,12 +3,15 @@
  * Frame -> struct rl_pkt. Each layer checks its length before it reads, and
  * each malformation returns its own status with the offset where it was
  * found. The transport headers after the BTH are located by the opcode table.
+ * A packet that comes as a path and BTH..ICRC (rl_decode_path) takes its
+ * network layer from the path and joins the same transport decoder.
  */
 #include <string.h>
 
 #include "field_rows.h"
 #include "rocelab/icrc.h"
 #include "rocelab/packet.h"
+#include "rocelab/path.h"
 
 static enum rl_status rl_fail(struct rl_pkt *pkt, enum rl_status st, size_t off, size_t need,
 			      size_t have)
@@ -75,8 +78,13 @@ static enum rl_status rl_check_payload(struct rl_pkt *pkt, size_t area)
 	return RL_OK;
 }
 
-/* From the BTH at pkt->bth_off to pkt->end_off, which the caller has checked. */
-static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pkt)
+/*
+ * From the BTH at pkt->bth_off to pkt->end_off, which the caller has checked.
+ * The ICRC (IBA A17.3.3) also covers the IP and UDP headers: those in @data,
+ * or, if @path is given, those the path stands for.
+ */
+static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pkt,
+					  const struct rl_path *path)
 {
 	size_t off = pkt->bth_off, end = pkt->end_off, avail;
 	enum rl_status st;
@@ -110,7 +118,8 @@ static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pk
 
 	pkt->icrc = (uint32_t)data[pkt->icrc_off] | (uint32_t)data[pkt->icrc_off + 1] << 8 |
 		    (uint32_t)data[pkt->icrc_off + 2] << 16 | (uint32_t)data[pkt->icrc_off + 3] << 24;
-	pkt->icrc_expected = rl_icrc_compute(pkt, data);
+	pkt->icrc_expected = path ? rl_icrc_path(path, data + pkt->bth_off, end - pkt->bth_off)
+				  : rl_icrc_compute(pkt, data);
 	pkt->icrc_ok = pkt->icrc == pkt->icrc_expected;
 
 	if (!(pkt->op->flags & RL_OPF_VALID))
@@ -132,7 +141,7 @@ static enum rl_status rl_decode_udp(const uint8_t *data, struct rl_pkt *pkt, siz
 		return rl_fail(pkt, RL_E_UDP_LEN, pkt->l4_off + 4, ip_payload, pkt->udp.len);
 	pkt->bth_off = pkt->l4_off + 8;
 	pkt->roce = RL_ROCE_V2;
-	return rl_decode_transport(data, pkt);
+	return rl_decode_transport(data, pkt, NULL);
 }
 
 static enum rl_status rl_decode_ipv4(const uint8_t *data, size_t len, struct rl_pkt *pkt)
@@ -240,7 +249,7 @@ static enum rl_status rl_decode_grh(const uint8_t *data, size_t len, struct rl_p
 		return rl_fail(pkt, RL_E_TRUNC_IP, off, 40 + (size_t)grh->payload_len, len - off);
 	pkt->l4_off = pkt->bth_off = off + 40;
 	pkt->end_off = pkt->bth_off + grh->payload_len;
-	return rl_decode_transport(data, pkt);
+	return rl_decode_transport(data, pkt, NULL);
 }
 
 static enum rl_status rl_decode_ethertype(const uint8_t *data, size_t len, struct rl_pkt *pkt,
@@ -381,6 +390,20 @@ enum rl_status rl_decode_l3(const uint8_t *data, size_t len, bool grh, struct rl
 		return RL_E_ARG;
 	rl_decode_reset(RL_LINK_RAW, len, pkt);
 	return grh ? rl_decode_grh(data, len, pkt) : rl_decode_raw_ip(data, len, pkt);
+}
+
+enum rl_status rl_decode_path(const struct rl_path *path, const uint8_t *bth, size_t len,
+			      struct rl_pkt *pkt)
+{
+	if (!path || !bth || !pkt)
+		return RL_E_ARG;
+	rl_prefetch_frame(bth, len);
+	rl_decode_reset(RL_LINK_RAW, len, pkt);
+	if (rl_path_to_pkt(path, len, pkt))
+		return RL_E_ARG;
+	/* The headers are not in @bth: l3_off, l4_off and bth_off stay 0. */
+	pkt->end_off = len;
+	return rl_decode_transport(bth, pkt, path);
 }
 
 bool rl_link_supported(int linktype)

@@ -139,7 +139,7 @@ static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
 	if (qp->stats.cnps_sent && qp->host->now - qp->last_cnp < RL_CNP_INTERVAL_NS)
 		return;
 	qp->last_cnp = qp->host->now;
-	rl_qp_pkt_init(qp, &cnp, 0x81);
+	rl_qp_pkt_init(qp, &cnp, RL_OP_CNP);
 	cnp.bth.becn = true;
 	cnp.bth.psn = 0;
 	qp->stats.cnps_sent++;
@@ -184,22 +184,22 @@ int rl_host_recv(struct rl_host *h, const uint8_t *frame, size_t len, uint64_t n
 }
 
 /*
- * The decoder reads packets from their IP header on: the path's fields go
- * in front as the headers its sender wrote (rl_path_hdr), so that the
- * decoder's ICRC check covers exactly the invariant fields the path carries.
+ * Decoded where it lies: the network layer comes from the path, and the
+ * ICRC is checked over the invariant fields the path carries.
  */
 int rl_host_read_pkt(struct rl_host *h, const struct rl_path *path, const uint8_t *pkt, size_t len, uint64_t now)
 {
 	struct rl_pkt p;
-	size_t hdr;
+	enum rl_status st;
 
-	if (len > sizeof(h->rx) - RL_PATH_HDR_MAX)
+	/* No more than the largest frame a host handles, without its link and network headers. */
+	if (len > RL_FRAME_MAX - RL_PATH_HDR_MAX)
 		return -EMSGSIZE;
-	hdr = rl_path_hdr(path, len, h->rx);
-	if (!hdr)
+	st = rl_decode_path(path, pkt, len, &p);
+	/* A path no IP packet could take (two address families) never reaches the host. */
+	if (st == RL_E_ARG)
 		return -EBADMSG;
-	memcpy(h->rx + hdr, pkt, len);
-	return rl_host_deliver(h, &p, rl_decode(RL_LINK_RAW, h->rx, hdr + len, &p), now);
+	return rl_host_deliver(h, &p, st, now);
 }
 
 void rl_host_run(struct rl_host *h, uint64_t now)

@@ -50,13 +50,63 @@ size_t rl_path_hdr_len(const struct rl_path *path)
 	return (rl_gid_is_ipv4(path->sgid) ? RL_IPV4_HDR_LEN : RL_IPV6_HDR_LEN) + RL_UDP_HDR_LEN;
 }
 
+/* Can @len bytes of BTH..ICRC travel on @path: one address family, lengths that fit the IP header? */
+static bool rl_path_fits(const struct rl_path *path, size_t len)
+{
+	return rl_gid_is_ipv4(path->sgid) == rl_gid_is_ipv4(path->dgid) &&
+	       len <= 0xffff - rl_path_hdr_len(path);
+}
+
+int rl_path_to_pkt(const struct rl_path *path, size_t len, struct rl_pkt *pkt)
+{
+	size_t hlen = rl_path_hdr_len(path);
+
+	if (!rl_path_fits(path, len))
+		return -1;
+	pkt->roce = RL_ROCE_V2;
+	if (rl_gid_is_ipv4(path->sgid)) {
+		struct rl_ipv4 *ip = &pkt->ip4;
+
+		pkt->l3 = RL_L3_IPV4;
+		ip->ihl = RL_IPV4_HDR_LEN / 4;
+		ip->dscp = path->traffic_class >> 2;
+		ip->ecn = path->traffic_class & 3;
+		ip->total_len = (uint16_t)(hlen + len);
+		ip->id = path->ip_id;
+		ip->df = path->ip_df;
+		ip->mf = false;
+		ip->frag_off = 0;
+		ip->ttl = path->hop_limit;
+		ip->proto = RL_IPPROTO_UDP;
+		ip->checksum = 0;
+		memcpy(ip->src, path->sgid + 12, 4);
+		memcpy(ip->dst, path->dgid + 12, 4);
+	} else {
+		struct rl_ipv6 *ip = &pkt->ip6;
+
+		pkt->l3 = RL_L3_IPV6;
+		ip->tclass = path->traffic_class;
+		ip->flow_label = path->flow_label & 0xfffff;
+		ip->payload_len = (uint16_t)(RL_UDP_HDR_LEN + len);
+		ip->next_header = RL_IPPROTO_UDP;
+		ip->hop_limit = path->hop_limit;
+		memcpy(ip->src, path->sgid, 16);
+		memcpy(ip->dst, path->dgid, 16);
+	}
+	pkt->udp.sport = path->udp_sport;
+	pkt->udp.dport = RL_ROCEV2_UDP_PORT;
+	pkt->udp.len = (uint16_t)(RL_UDP_HDR_LEN + len);
+	pkt->udp.checksum = 0;
+	return 0;
+}
+
 size_t rl_path_hdr(const struct rl_path *path, size_t len, uint8_t *out)
 {
 	bool v4 = rl_gid_is_ipv4(path->sgid);
 	size_t ip_len = rl_path_hdr_len(path) - RL_UDP_HDR_LEN;
 	uint8_t *udp = out + ip_len;
 
-	if (v4 != rl_gid_is_ipv4(path->dgid) || len > 0xffff - ip_len - RL_UDP_HDR_LEN)
+	if (!rl_path_fits(path, len))
 		return 0;
 	memset(out, 0, ip_len + RL_UDP_HDR_LEN);
 	if (v4) {

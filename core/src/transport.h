@@ -38,7 +38,6 @@ struct rl_host {
 	struct rl_qp *qps;
 	char err[200];
 	uint8_t frame[RL_FRAME_MAX];    /* what the host sends, encoded */
-	uint8_t rx[RL_FRAME_MAX];       /* rl_host_read_pkt(): the path's headers, then the packet */
 };
 
 struct rl_pd {

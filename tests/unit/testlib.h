@@ -48,5 +48,6 @@ int tl_suite_connect(void);
 int tl_suite_rewrite(void);
 int tl_suite_analyze(void);
 int tl_suite_path(void);
+int tl_suite_decode_path(void);
 
 #endif

@@ -20,6 +20,8 @@
 extern "C" {
 #endif
 
+struct rl_path;
+
 #define RL_ROCEV2_UDP_PORT 4791
 #define RL_ETHERTYPE_IPV4 0x0800
 #define RL_ETHERTYPE_IPV6 0x86dd
@@ -166,6 +168,18 @@ enum rl_status rl_decode(enum rl_link link, const uint8_t *data, size_t len, str
 
 /* Decode starting at the IP header (or at the GRH for RoCEv1 if @grh). */
 enum rl_status rl_decode_l3(const uint8_t *data, size_t len, bool grh, struct rl_pkt *pkt);
+
+/*
+ * Decode a RoCEv2 packet given as its path (rocelab/path.h) and the @len
+ * bytes from its BTH to its ICRC, as a socket delivers them. The packet is
+ * the one rl_decode() finds behind the IP and UDP headers the path stands
+ * for (rl_path_hdr), with the same statuses and the same fields, the ICRC
+ * checked over the path's invariant fields; link is RL_LINK_RAW, and the
+ * offsets count from the BTH (l3_off and l4_off are 0). RL_E_ARG if the
+ * path has two address families or @len does not fit an IP packet.
+ */
+enum rl_status rl_decode_path(const struct rl_path *path, const uint8_t *bth, size_t len,
+			      struct rl_pkt *pkt);
 
 /*
  * Write a well-formed frame for @pkt. The caller fills the link layer, l3

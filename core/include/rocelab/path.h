@@ -6,7 +6,8 @@
  *
  * A program that owns the IP and UDP layers (a UDP socket, a raw socket)
  * hands a host the path and the bytes from the BTH to the ICRC
- * (rl_host_read_pkt), and gets the same back (rl_host_config.emit_pkt); no
+ * (rl_host_read_pkt, which decodes them where they lie with
+ * rl_decode_path), and gets the same back (rl_host_config.emit_pkt); no
  * Ethernet, IP or UDP header is built or parsed on its side. The ICRC
  * (IBA A17.3.3) covers the invariant fields of those headers, so the path
  * carries every one a sender may choose: the addresses, the UDP source port
@@ -46,6 +47,14 @@ bool rl_path_is_ipv4(const struct rl_path *path);
 
 /* The path of a packet rl_decode() read (RoCEv2 only); -1 for RoCEv1 or no IP layer. */
 int rl_path_from_pkt(const struct rl_pkt *pkt, struct rl_path *path);
+
+/*
+ * The other way: the network layer of a packet of @len bytes of BTH..ICRC
+ * on @path (roce, l3, ip4 or ip6, udp), the fields rl_decode() reads from
+ * the headers rl_path_hdr() writes. -1, and @pkt untouched, if
+ * rl_path_hdr() would refuse the path.
+ */
+int rl_path_to_pkt(const struct rl_path *path, size_t len, struct rl_pkt *pkt);
 
 /* Bytes of IP and UDP header in front of the BTH on @path: 28 over IPv4, 48 over IPv6. */
 size_t rl_path_hdr_len(const struct rl_path *path);
