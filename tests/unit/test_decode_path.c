@@ -295,26 +295,13 @@ static void test_decode_path_truncated_bth(void)
 /* scapy's UC SEND Only (roce.uts), its ICRC damaged: icrc-mismatch, with scapy's value expected. */
 static void test_decode_path_bad_icrc(void)
 {
-	static const uint8_t payload[18] = {
-		'F', '0', 0x81, 0x8b, 0xe2, 0x89, '5', 0xd9, 0x0e, 0x9a, 0x95, 'P', 'T', 0x01, 0xbe, 0x88, '^', 'P',
-	};
 	uint8_t frame[160], ip[4];
 	struct rl_path path;
 	struct rl_pkt p, d;
 	size_t n, len;
 	uint8_t *bth;
 
-	rl_pkt_init(&p, RL_OP_UC_SEND_ONLY);
-	p.udp.sport = 49152;
-	p.bth.migreq = true;
-	p.bth.dqpn = 211;
-	p.bth.psn = 13571856;
-	p.payload = payload;
-	p.payload_len = sizeof(payload);
-	p.ip4.ecn = 1;
-	p.ip4.id = 1144;
-	inet_pton(AF_INET, "192.168.0.7", p.ip4.src);
-	inet_pton(AF_INET, "192.168.0.7", p.ip4.dst);
+	tl_scapy_uc_send(&p, false);
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, frame, sizeof(frame), &n), RL_OK);
 	bth = frame + 14 + 20 + 8;
 	len = n - (14 + 20 + 8);

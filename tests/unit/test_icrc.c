@@ -9,26 +9,6 @@
 
 #include "testlib.h"
 
-/* Payload of scapy's "RoCE layer" UC SEND Only example (18 bytes + 2 pad). */
-static const uint8_t scapy_payload[18] = {
-	'F', '0', 0x81, 0x8b, 0xe2, 0x89, '5', 0xd9, 0x0e, 0x9a, 0x95, 'P', 'T', 0x01, 0xbe, 0x88, '^', 'P',
-};
-
-static void scapy_uc_send(struct rl_pkt *p)
-{
-	static const uint8_t mac[6] = { 0x24, 0x8a, 0x07, 0xa8, 0xfa, 0x22 };
-
-	rl_pkt_init(p, rl_opcode_by_name("UC SEND Only"));
-	memcpy(p->eth.dst, mac, 6);
-	memcpy(p->eth.src, mac, 6);
-	p->udp.sport = 49152;
-	p->bth.migreq = true;
-	p->bth.dqpn = 211;
-	p->bth.psn = 13571856;
-	p->payload = scapy_payload;
-	p->payload_len = sizeof(scapy_payload);
-}
-
 static uint32_t wire_icrc(const uint8_t *frame, size_t len)
 {
 	const uint8_t *c = frame + len - 4;
@@ -42,11 +22,7 @@ static void test_scapy_uc_send_ipv4(void)
 	uint8_t buf[128];
 	size_t n;
 
-	scapy_uc_send(&p);
-	p.ip4.ecn = 1;                  /* tos=0x1 */
-	p.ip4.id = 1144;
-	inet_pton(AF_INET, "192.168.0.7", p.ip4.src);
-	inet_pton(AF_INET, "192.168.0.7", p.ip4.dst);
+	tl_scapy_uc_send(&p, false);
 	p.udp.checksum = 0xaca2;        /* what scapy computed; masked by the ICRC anyway */
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, buf, sizeof(buf), &n), RL_OK);
 	CU_ASSERT_EQUAL(n, 14 + 64);                          /* scapy: IP len=64 */
@@ -64,13 +40,7 @@ static void test_scapy_uc_send_ipv6(void)
 	uint8_t buf[128];
 	size_t n;
 
-	scapy_uc_send(&p);
-	p.l3 = RL_L3_IPV6;
-	inet_pton(AF_INET6, "2022::1023", p.ip6.src);
-	inet_pton(AF_INET6, "2023::1024", p.ip6.dst);
-	p.ip6.tclass = 226;
-	p.ip6.flow_label = 0x1face;
-	p.ip6.hop_limit = 255;
+	tl_scapy_uc_send(&p, true);
 	p.udp.checksum = 0xe7c5;
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, buf, sizeof(buf), &n), RL_OK);
 	CU_ASSERT_EQUAL(rl_icrc_display(wire_icrc(buf, n)), 0x3e5b743b);

@@ -12,37 +12,13 @@
 
 #include "testlib.h"
 
-/* Payload of scapy's "RoCE layer" UC SEND Only example (roce.uts: 18 bytes + 2 pad). */
-static const uint8_t scapy_payload[18] = {
-	'F', '0', 0x81, 0x8b, 0xe2, 0x89, '5', 0xd9, 0x0e, 0x9a, 0x95, 'P', 'T', 0x01, 0xbe, 0x88, '^', 'P',
-};
-
 /* scapy's UC SEND Only, as an encoded frame; @v6 picks its IPv6 twin. */
 static size_t scapy_frame(bool v6, uint8_t *buf, size_t cap)
 {
 	struct rl_pkt p;
 	size_t n;
 
-	rl_pkt_init(&p, rl_opcode_by_name("UC SEND Only"));
-	p.udp.sport = 49152;
-	p.bth.migreq = true;
-	p.bth.dqpn = 211;
-	p.bth.psn = 13571856;
-	p.payload = scapy_payload;
-	p.payload_len = sizeof(scapy_payload);
-	if (v6) {
-		p.l3 = RL_L3_IPV6;
-		inet_pton(AF_INET6, "2022::1023", p.ip6.src);
-		inet_pton(AF_INET6, "2023::1024", p.ip6.dst);
-		p.ip6.tclass = 226;
-		p.ip6.flow_label = 0x1face;
-		p.ip6.hop_limit = 255;
-	} else {
-		p.ip4.ecn = 1;
-		p.ip4.id = 1144;
-		inet_pton(AF_INET, "192.168.0.7", p.ip4.src);
-		inet_pton(AF_INET, "192.168.0.7", p.ip4.dst);
-	}
+	tl_scapy_uc_send(&p, v6);
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, buf, cap, &n), RL_OK);
 	return n;
 }
@@ -359,37 +335,21 @@ static void pt_emit_pkt(void *ctx, const struct rl_path *path, const uint8_t *pk
 	memcpy(s->bytes, pkt, len);
 }
 
-/* A connected RC QP pair (until the core has one call for this ladder). */
+/* Connect end @i's RC QP to the other end's, through the core's one ladder. */
 static void pt_connect(struct pt_net *n, int i)
 {
-	struct rl_qp_attr a;
 	uint8_t ip[4] = { 10, 0, 0, (uint8_t)(2 - i) };
+	struct rl_conn c;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RL_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ;
-	CU_ASSERT_EQUAL_FATAL(rl_modify_qp(n->qp[i], &a, RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT |
-								RL_QP_ACCESS_FLAGS), 0);
-	a.qp_state = RL_QPS_RTR;
-	rl_gid_from_ipv4(a.ah_attr.dgid, ip);
-	a.ah_attr.traffic_class = 0x03 * (uint8_t)i;  /* B marks its packets ECN CE: A answers with CNPs */
-	a.path_mtu = RL_MTU_1024;
-	a.dest_qp_num = rl_qp_num(n->qp[!i]);
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 4;
-	CU_ASSERT_EQUAL_FATAL(rl_modify_qp(n->qp[i], &a, RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN |
-								RL_QP_RQ_PSN | RL_QP_MAX_DEST_RD_ATOMIC |
-								RL_QP_MIN_RNR_TIMER), 0);
-	a.qp_state = RL_QPS_RTS;
-	a.sq_psn = 100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	CU_ASSERT_EQUAL_FATAL(rl_modify_qp(n->qp[i], &a, RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT |
-								RL_QP_RETRY_CNT | RL_QP_RNR_RETRY |
-								RL_QP_MAX_QP_RD_ATOMIC), 0);
+	rl_conn_defaults(&c);
+	rl_gid_from_ipv4(c.gid, ip);
+	c.qpn = rl_qp_num(n->qp[!i]);
+	c.psn = c.sq_psn = 100;
+	c.traffic_class = 0x03 * (uint8_t)i;  /* B marks its packets ECN CE: A answers with CNPs */
+	c.access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ;
+	c.min_rnr_timer = 0;
+	c.max_rd_atomic = c.max_dest_rd_atomic = 4;
+	CU_ASSERT_EQUAL_FATAL(rl_qp_connect(n->qp[i], &c), 0);
 }
 
 static void pt_setup(struct pt_net *n, bool by_path)

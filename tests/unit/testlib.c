@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <string.h>
 
@@ -132,4 +133,35 @@ size_t tl_hex(const char *text, uint8_t *out, size_t cap)
 		}
 	}
 	return n;
+}
+
+void tl_scapy_uc_send(struct rl_pkt *p, bool ipv6)
+{
+	static const uint8_t mac[6] = { 0x24, 0x8a, 0x07, 0xa8, 0xfa, 0x22 };
+	static const uint8_t payload[18] = {
+		'F', '0', 0x81, 0x8b, 0xe2, 0x89, '5', 0xd9, 0x0e, 0x9a, 0x95, 'P', 'T', 0x01, 0xbe, 0x88, '^', 'P',
+	};
+
+	rl_pkt_init(p, RL_OP_UC_SEND_ONLY);
+	memcpy(p->eth.dst, mac, 6);
+	memcpy(p->eth.src, mac, 6);
+	p->udp.sport = 49152;
+	p->bth.migreq = true;
+	p->bth.dqpn = 211;
+	p->bth.psn = 13571856;
+	p->payload = payload;
+	p->payload_len = sizeof(payload);
+	if (ipv6) {
+		p->l3 = RL_L3_IPV6;
+		inet_pton(AF_INET6, "2022::1023", p->ip6.src);
+		inet_pton(AF_INET6, "2023::1024", p->ip6.dst);
+		p->ip6.tclass = 226;
+		p->ip6.flow_label = 0x1face;
+		p->ip6.hop_limit = 255;
+	} else {
+		p->ip4.ecn = 1;                 /* tos=0x1 */
+		p->ip4.id = 1144;
+		inet_pton(AF_INET, "192.168.0.7", p->ip4.src);
+		inet_pton(AF_INET, "192.168.0.7", p->ip4.dst);
+	}
 }

@@ -4,6 +4,7 @@
 #define ROCELAB_TESTLIB_H
 
 #include <CUnit/CUnit.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rocelab/rocelab.h"
@@ -27,6 +28,16 @@ extern const char *const tl_shape_names[TL_SHAPE_COUNT];
  */
 void tl_random_pkt(struct tl_rng *r, uint8_t opcode, enum tl_shape shape, struct rl_pkt *p,
 		   uint8_t *payload);
+
+/*
+ * scapy's "RoCE layer" example packet (test/contrib/roce.uts): a UC SEND
+ * Only, QP 211, PSN 13571856, MigReq, UDP source port 49152, 18 bytes of
+ * payload; over IPv4 192.168.0.7 -> 192.168.0.7 (TOS 1, ID 1144) or, with
+ * @ipv6, its twin 2022::1023 -> 2023::1024 (traffic class 226, flow label
+ * 0x1face, hop limit 255). scapy computes its ICRC as 0x78f353f3 and
+ * 0x3e5b743b: a vector nobody here wrote.
+ */
+void tl_scapy_uc_send(struct rl_pkt *p, bool ipv6);
 
 /* Parse "aa bb cc ..." / "aabbcc" hex text into @out; returns the byte count. */
 size_t tl_hex(const char *text, uint8_t *out, size_t cap);
