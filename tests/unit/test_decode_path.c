@@ -199,29 +199,17 @@ static void test_decode_path_every_opcode(void)
 	CU_ASSERT(checked > 100);
 }
 
-/* CNP captured on a ConnectX-4 Lx (scapy roce.uts); its path as Wireshark shows the headers. */
-static const char dp_cnp_cx4[] =
-	"e41d 2dab 2bc2 7cfe 9064 3b32 0800 45c2 003c 718c 4000 4011 9161 0a00 1101 0a00"
-	"1201 0000 12b7 0028 0000 8100 ffff 4000 0118 0000 0000 0000 0000 0000 0000 0000"
-	"0000 0000 0000 82fd 002a";
-#define DP_CX4_BTH (14 + 20 + 8)
-
+/* The ConnectX-4 CNP (testlib): its BTH..ICRC and its path. */
 static size_t dp_cx4(struct rl_path *path, uint8_t *bth, size_t cap)
 {
-	uint8_t frame[128], src[4] = { 10, 0, 17, 1 }, dst[4] = { 10, 0, 18, 1 };
-	size_t n = tl_hex(dp_cnp_cx4, frame, sizeof(frame));
+	uint8_t frame[128];
+	size_t n = tl_hex(tl_cnp_cx4, frame, sizeof(frame));
 
 	CU_ASSERT_EQUAL_FATAL(n, 14 + 60);
-	CU_ASSERT_FATAL(n - DP_CX4_BTH <= cap);
-	memcpy(bth, frame + DP_CX4_BTH, n - DP_CX4_BTH);
-	memset(path, 0, sizeof(*path));
-	rl_gid_from_ipv4(path->sgid, src);
-	rl_gid_from_ipv4(path->dgid, dst);
-	path->traffic_class = 0xc2;
-	path->hop_limit = 64;
-	path->ip_id = 0x718c;
-	path->ip_df = true;
-	return n - DP_CX4_BTH;
+	CU_ASSERT_FATAL(n - TL_CNP_CX4_BTH <= cap);
+	memcpy(bth, frame + TL_CNP_CX4_BTH, n - TL_CNP_CX4_BTH);
+	tl_cnp_cx4_path(path);
+	return n - TL_CNP_CX4_BTH;
 }
 
 /* The capture's fields, read by Wireshark: a CNP to QP 0x118 with BECN, DSCP 48, ECN 2. */

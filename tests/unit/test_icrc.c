@@ -48,16 +48,10 @@ static void test_scapy_uc_send_ipv6(void)
 	CU_ASSERT_TRUE(d.icrc_ok);
 }
 
-/* CNP captured on a ConnectX-4 Lx (scapy roce.uts): UDP checksum 0, ECN bits set. */
-static const char cnp_cx4[] =
-	"e41d 2dab 2bc2 7cfe 9064 3b32 0800 45c2 003c 718c 4000 4011 9161 0a00 1101 0a00"
-	"1201 0000 12b7 0028 0000 8100 ffff 4000 0118 0000 0000 0000 0000 0000 0000 0000"
-	"0000 0000 0000 82fd 002a";
-
 static void test_cnp_connectx4(void)
 {
 	uint8_t ref[128], buf[128];
-	size_t rn = tl_hex(cnp_cx4, ref, sizeof(ref)), n;
+	size_t rn = tl_hex(tl_cnp_cx4, ref, sizeof(ref)), n;
 	struct rl_pkt p, d;
 
 	/* Decode the captured frame and check it field by field. */

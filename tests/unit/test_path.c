@@ -143,16 +143,6 @@ static void test_path_hdr_decodes(void)
 
 /* ---- a host, both ways in ----------------------------------------------------------------------- */
 
-/*
- * CNP captured on a ConnectX-4 Lx (scapy roce.uts), 10.0.17.1 -> 10.0.18.1,
- * to QP 0x118, IPv4 Identification 0x718c: a sender that does not send 0,
- * as a raw socket shows it and a UDP socket hides it.
- */
-static const char cnp_cx4[] =
-	"e41d 2dab 2bc2 7cfe 9064 3b32 0800 45c2 003c 718c 4000 4011 9161 0a00 1101 0a00"
-	"1201 0000 12b7 0028 0000 8100 ffff 4000 0118 0000 0000 0000 0000 0000 0000 0000"
-	"0000 0000 0000 82fd 002a";
-#define CX4_BTH (14 + 20 + 8)
 
 static void pt_drop_emit(void *ctx, const uint8_t *frame, size_t len)
 {
@@ -187,63 +177,48 @@ static struct rl_host *pt_cnp_host(struct rl_qp **qp)
 	return h;
 }
 
-/* The NIC's path, from the capture's header fields as Wireshark shows them. */
-static void cx4_path(struct rl_path *path)
-{
-	uint8_t src[4] = { 10, 0, 17, 1 }, dst[4] = { 10, 0, 18, 1 };
-
-	memset(path, 0, sizeof(*path));
-	rl_gid_from_ipv4(path->sgid, src);
-	rl_gid_from_ipv4(path->dgid, dst);
-	path->traffic_class = 0xc2;
-	path->hop_limit = 64;
-	path->ip_id = 0x718c;
-	path->ip_df = true;
-	path->udp_sport = 0;
-}
-
 /* The real Identification is accepted, 0 in its place is an ICRC error, as with the whole frame. */
 static void test_read_pkt_ip_id(void)
 {
 	uint8_t ref[128];
-	size_t rn = tl_hex(cnp_cx4, ref, sizeof(ref));
+	size_t rn = tl_hex(tl_cnp_cx4, ref, sizeof(ref));
 	struct rl_qp_stats st;
 	struct rl_path path;
 	struct rl_qp *qp;
 	struct rl_host *h = pt_cnp_host(&qp);
 
 	CU_ASSERT_EQUAL_FATAL(rn, 14 + 60);
-	cx4_path(&path);
-	CU_ASSERT_EQUAL(rl_icrc_display(rl_icrc_path(&path, ref + CX4_BTH, rn - CX4_BTH)), 0x82fd002a);
+	tl_cnp_cx4_path(&path);
+	CU_ASSERT_EQUAL(rl_icrc_display(rl_icrc_path(&path, ref + TL_CNP_CX4_BTH, rn - TL_CNP_CX4_BTH)), 0x82fd002a);
 
 	CU_ASSERT_EQUAL(rl_host_recv(h, ref, rn, 1000), 0);
-	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + CX4_BTH, rn - CX4_BTH, 2000), 0);
+	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + TL_CNP_CX4_BTH, rn - TL_CNP_CX4_BTH, 2000), 0);
 	rl_qp_stats(qp, &st);
 	CU_ASSERT_EQUAL(st.cnps_recv, 2);
 	CU_ASSERT_EQUAL(st.icrc_drops, 0);
 
 	/* What a UDP socket would report: DF and Identification 0. */
 	path.ip_id = 0;
-	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + CX4_BTH, rn - CX4_BTH, 3000), -EBADMSG);
+	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + TL_CNP_CX4_BTH, rn - TL_CNP_CX4_BTH, 3000), -EBADMSG);
 	/* DF is covered too. */
 	path.ip_id = 0x718c;
 	path.ip_df = false;
-	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + CX4_BTH, rn - CX4_BTH, 4000), -EBADMSG);
+	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + TL_CNP_CX4_BTH, rn - TL_CNP_CX4_BTH, 4000), -EBADMSG);
 	rl_qp_stats(qp, &st);
 	CU_ASSERT_EQUAL(st.cnps_recv, 2);
 	CU_ASSERT_EQUAL(st.icrc_drops, 2);
 
 	/* Not for this host; a path of two families; a packet no frame could hold. */
-	cx4_path(&path);
+	tl_cnp_cx4_path(&path);
 	path.dgid[15] = 2;
-	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + CX4_BTH, rn - CX4_BTH, 5000), -EADDRNOTAVAIL);
-	cx4_path(&path);
+	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + TL_CNP_CX4_BTH, rn - TL_CNP_CX4_BTH, 5000), -EADDRNOTAVAIL);
+	tl_cnp_cx4_path(&path);
 	inet_pton(AF_INET6, "fd00::1", path.sgid);
-	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + CX4_BTH, rn - CX4_BTH, 5000), -EBADMSG);
+	CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, ref + TL_CNP_CX4_BTH, rn - TL_CNP_CX4_BTH, 5000), -EBADMSG);
 	{
 		uint8_t *big = calloc(1, 70000);
 
-		cx4_path(&path);
+		tl_cnp_cx4_path(&path);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(big);
 		CU_ASSERT_EQUAL(rl_host_read_pkt(h, &path, big, 70000, 5000), -EMSGSIZE);
 		free(big);

@@ -165,3 +165,21 @@ void tl_scapy_uc_send(struct rl_pkt *p, bool ipv6)
 		inet_pton(AF_INET, "192.168.0.7", p->ip4.dst);
 	}
 }
+
+const char tl_cnp_cx4[] =
+	"e41d 2dab 2bc2 7cfe 9064 3b32 0800 45c2 003c 718c 4000 4011 9161 0a00 1101 0a00"
+	"1201 0000 12b7 0028 0000 8100 ffff 4000 0118 0000 0000 0000 0000 0000 0000 0000"
+	"0000 0000 0000 82fd 002a";
+
+void tl_cnp_cx4_path(struct rl_path *path)
+{
+	uint8_t src[4] = { 10, 0, 17, 1 }, dst[4] = { 10, 0, 18, 1 };
+
+	memset(path, 0, sizeof(*path));
+	rl_gid_from_ipv4(path->sgid, src);
+	rl_gid_from_ipv4(path->dgid, dst);
+	path->traffic_class = 0xc2;
+	path->hop_limit = 64;
+	path->ip_id = 0x718c;
+	path->ip_df = true;
+}

@@ -39,6 +39,18 @@ void tl_random_pkt(struct tl_rng *r, uint8_t opcode, enum tl_shape shape, struct
  */
 void tl_scapy_uc_send(struct rl_pkt *p, bool ipv6);
 
+/*
+ * A CNP captured on a ConnectX-4 Lx (scapy's roce.uts), as hex text for
+ * tl_hex(): 10.0.17.1 -> 10.0.18.1, to QP 0x118, UDP checksum 0, DSCP 48 and
+ * ECN 2, IPv4 Identification 0x718c (a sender that does not send 0). The
+ * BTH starts at TL_CNP_CX4_BTH. tl_cnp_cx4_path() is its path, written out
+ * from the header fields as Wireshark shows them, not from our decoder.
+ */
+extern const char tl_cnp_cx4[];
+#define TL_CNP_CX4_BTH (14 + 20 + 8)
+struct rl_path;
+void tl_cnp_cx4_path(struct rl_path *path);
+
 /* Parse "aa bb cc ..." / "aabbcc" hex text into @out; returns the byte count. */
 size_t tl_hex(const char *text, uint8_t *out, size_t cap);
 
