@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,14 +94,6 @@ static void peer_usage(FILE *f)
 		"  ip netns exec A rocelab peer --client 10.0.0.2 -t ud --op pingpong\n");
 }
 
-static bool peer_parse_num(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *v)
-{
-	if (cli_parse_u64(arg, max, v) && *v >= min)
-		return true;
-	cli_error("peer", "%s wants %" PRIu64 "..%" PRIu64 ", not '%s'", opt, min, max, arg);
-	return false;
-}
-
 /* What the options mean together; false (with a message) for combinations that cannot work. */
 static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 {
@@ -164,10 +155,11 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
+	static const char *const transports[] = { "rc", "ud" };
 	bool size_set = false, op_set = false;
 	uint64_t v;
 	char *end;
-	int c;
+	int c, t;
 
 	memset(o, 0, sizeof(*o));
 	o->op = PEER_WRITE;
@@ -195,20 +187,19 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			op_set = true;
 			break;
 		case 't':
-			if (strcmp(optarg, "rc") && strcmp(optarg, "ud")) {
-				cli_error("peer", "--transport wants rc or ud, not '%s'", optarg);
+			t = cli_arg_choice("peer", "--transport", optarg, transports, sizeof(transports) / sizeof(transports[0]));
+			if (t < 0)
 				return false;
-			}
-			o->ud = !strcmp(optarg, "ud");
+			o->ud = t == 1;
 			break;
 		case 'S':
-			if (!peer_parse_num("--size", optarg, 1, 1u << 30, &v))
+			if (!cli_arg_u64("peer", "--size", optarg, 1, 1u << 30, NULL, &v))
 				return false;
 			o->size = (uint32_t)v;
 			size_set = true;
 			break;
 		case 'n':
-			if (!peer_parse_num("--iters", optarg, 1, 100000000, &v))
+			if (!cli_arg_u64("peer", "--iters", optarg, 1, 100000000, NULL, &v))
 				return false;
 			o->iters = (uint32_t)v;
 			break;
@@ -220,12 +211,12 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			o->mtu = (enum rl_mtu)(__builtin_ctz((unsigned)v) - 7);
 			break;
 		case 'w':
-			if (!peer_parse_num("--window", optarg, 1, 1024, &v))
+			if (!cli_arg_u64("peer", "--window", optarg, 1, 1024, NULL, &v))
 				return false;
 			o->window = (uint32_t)v;
 			break;
 		case 'p':
-			if (!peer_parse_num("--port", optarg, 1, 65535, &v))
+			if (!cli_arg_u64("peer", "--port", optarg, 1, 65535, NULL, &v))
 				return false;
 			o->port = (uint16_t)v;
 			break;
@@ -239,7 +230,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			break;
 		case 'g':
 		case 'x':
-			if (!peer_parse_num("--gid-index", optarg, 0, 255, &v))
+			if (!cli_arg_u64("peer", "--gid-index", optarg, 0, 255, NULL, &v))
 				return false;
 			o->gid_index = (int)v;
 			break;
@@ -252,17 +243,17 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			}
 			break;
 		case O_SEED:
-			if (!peer_parse_num("--seed", optarg, 0, UINT64_MAX, &o->seed))
+			if (!cli_arg_u64("peer", "--seed", optarg, 0, UINT64_MAX, NULL, &o->seed))
 				return false;
 			break;
 		case O_QPN:
 			/* QPs 0 and 1 are the management QPs (IBA 3.5.1). */
-			if (!peer_parse_num("--qpn", optarg, 2, 0xffffff, &v))
+			if (!cli_arg_u64("peer", "--qpn", optarg, 2, 0xffffff, NULL, &v))
 				return false;
 			o->qpn = (uint32_t)v;
 			break;
 		case O_TIMEOUT:
-			if (!peer_parse_num("--timeout", optarg, 1, 3600, &v))
+			if (!cli_arg_u64("peer", "--timeout", optarg, 1, 3600, NULL, &v))
 				return false;
 			o->timeout_s = (uint32_t)v;
 			break;
