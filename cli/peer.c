@@ -94,6 +94,18 @@ static void peer_usage(FILE *f)
 		"  ip netns exec A rocelab peer --client 10.0.0.2 -t ud --op pingpong\n");
 }
 
+/* The path MTU @arg names in bytes, or 0 if it names none of the five (enum rl_mtu). */
+static enum rl_mtu peer_mtu(const char *arg)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, UINT32_MAX, &v))
+		for (enum rl_mtu m = RL_MTU_256; m <= RL_MTU_4096; m++)
+			if (rl_mtu_bytes(m) == v)
+				return m;
+	return 0;
+}
+
 /* What the options mean together; false (with a message) for combinations that cannot work. */
 static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 {
@@ -204,11 +216,11 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			o->iters = (uint32_t)v;
 			break;
 		case 'm':
-			if (!cli_parse_u64(optarg, 4096, &v) || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096)) {
+			o->mtu = peer_mtu(optarg);
+			if (!o->mtu) {
 				cli_error("peer", "--mtu wants 256, 512, 1024, 2048 or 4096, not '%s'", optarg);
 				return false;
 			}
-			o->mtu = (enum rl_mtu)(__builtin_ctz((unsigned)v) - 7);
 			break;
 		case 'w':
 			if (!cli_arg_u64("peer", "--window", optarg, 1, 1024, NULL, &v))
