@@ -737,18 +737,11 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		case 'C': s->compare = true; break;
 		case 'q': s->summary = false; break;
 		case 'c':
-			if (!cli_parse_u64(optarg, UINT64_MAX, &s->max_packets) || !s->max_packets) {
-				cli_error("explain", "--count needs a positive number, not '%s'", optarg);
+			if (!cli_arg_u64("explain", "--count", optarg, 1, UINT64_MAX, "a positive number", &s->max_packets))
 				return CLI_ERR;
-			}
 			break;
 		case 'h': ex_usage(stdout); return -1;
-		case ':':
-			cli_error("explain", "option %s needs a value", argv[optind - 1]);
-			return CLI_ERR;
-		default:
-			cli_error("explain", "unknown option '%s' (see rocelab explain --help)", argv[optind - 1]);
-			return CLI_ERR;
+		default: return cli_opt_error("explain", c, argv);
 		}
 	}
 	if (s->compare) {
@@ -777,7 +770,7 @@ int cli_explain(int argc, char **argv)
 	static struct ex_state s;
 	struct cli_capture *c;
 	struct cli_frame f;
-	const char *file;
+	const char *file = NULL;
 	int r, rc = CLI_OK;
 
 	memset(&s, 0, sizeof(s));

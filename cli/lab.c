@@ -432,7 +432,7 @@ int cli_lab(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool keep = false, gen = false, real_rxe = false, made;
-	uint64_t mtu = 1500;
+	uint64_t mtu = LAB_MTU;
 	struct lab_def l;
 	const char *verb, *answers = NULL, *capture = NULL;
 	char apath[256], cpath[256];
@@ -445,10 +445,8 @@ int cli_lab(int argc, char **argv)
 		case 'g': gen = true; break;
 		case 'r': real_rxe = true; break;
 		case 'm':
-			if (!cli_parse_u64(optarg, 65535, &mtu) || mtu < 1280) {
-				cli_error("lab", "--mtu wants 1280..65535, not '%s'", optarg);
+			if (!cli_arg_u64("lab", "--mtu", optarg, LAB_MTU_MIN, LAB_MTU_MAX, NULL, &mtu))
 				return CLI_BAD_INPUT;
-			}
 			break;
 		case 'a': answers = optarg; break;
 		case 'C': capture = optarg; break;

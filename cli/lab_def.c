@@ -18,11 +18,10 @@
 #include "args.h"
 #include "cli.h"
 #include "lab_def.h"
+#include "lab_topo.h"
 
 #define LAB_DEF_FILE "lab.def"
 #define LAB_DEF_MAX_BYTES (64 * 1024)
-#define LAB_DEF_MTU 1500
-#define LAB_DEF_MIN_MTU 1280
 
 /* Beside the binary's folder in the source tree (build/rocelab), or under PREFIX/share once installed. */
 static const char *const lab_def_places[] = { "../labs", "../share/rocelab/labs" };
@@ -210,8 +209,8 @@ static int lab_def_line(struct lab_def_reader *r, const char *kw, const char *v)
 	if (!strcmp(kw, "next"))
 		return lab_def_set(r, &l->next, kw, v, false);
 	if (!strcmp(kw, "mtu")) {
-		if (!cli_parse_u64(v, 65535, &mtu) || mtu < LAB_DEF_MIN_MTU)
-			return lab_def_fail(r, "mtu wants %d..65535, not '%s'", LAB_DEF_MIN_MTU, v);
+		if (!cli_parse_u64(v, LAB_MTU_MAX, &mtu) || mtu < LAB_MTU_MIN)
+			return lab_def_fail(r, "mtu wants %d..%d, not '%s'", LAB_MTU_MIN, LAB_MTU_MAX, v);
 		l->mtu = (unsigned)mtu;
 		return 0;
 	}
@@ -288,7 +287,7 @@ int lab_def_load(struct lab_def *l, const char *root, const char *folder)
 	memcpy(l->num, folder, 2);
 	snprintf(l->name, sizeof(l->name), "%s", folder + 3);
 	snprintf(l->dir, sizeof(l->dir), "%s/%s", root, folder);
-	l->mtu = LAB_DEF_MTU;
+	l->mtu = LAB_MTU;
 	f = fopen(r.file, "r");
 	if (!f) {
 		cli_error("lab", "cannot read %s: %s", r.file, strerror(errno));

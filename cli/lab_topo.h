@@ -18,6 +18,15 @@
 #define LAB_IP_A "10.90.0.1"
 #define LAB_IP_B "10.90.0.2"
 
+/*
+ * The veth's link MTU: Ethernet's 1500 unless a lab or --mtu says otherwise;
+ * no less than IPv6's minimum link MTU (RFC 8200 section 5), no more than an
+ * IP packet's 16-bit length.
+ */
+#define LAB_MTU 1500
+#define LAB_MTU_MIN 1280
+#define LAB_MTU_MAX 65535
+
 /* Are both namespaces there? */
 bool lab_is_up(void);
 

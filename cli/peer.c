@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,12 +94,16 @@ static void peer_usage(FILE *f)
 		"  ip netns exec A rocelab peer --client 10.0.0.2 -t ud --op pingpong\n");
 }
 
-static bool peer_parse_num(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *v)
+/* The path MTU @arg names in bytes, or 0 if it names none of the five (enum rl_mtu). */
+static enum rl_mtu peer_mtu(const char *arg)
 {
-	if (cli_parse_u64(arg, max, v) && *v >= min)
-		return true;
-	cli_error("peer", "%s wants %" PRIu64 "..%" PRIu64 ", not '%s'", opt, min, max, arg);
-	return false;
+	uint64_t v;
+
+	if (cli_parse_u64(arg, UINT32_MAX, &v))
+		for (enum rl_mtu m = RL_MTU_256; m <= RL_MTU_4096; m++)
+			if (rl_mtu_bytes(m) == v)
+				return m;
+	return 0;
 }
 
 /* What the options mean together; false (with a message) for combinations that cannot work. */
@@ -164,10 +167,11 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
+	static const char *const transports[] = { "rc", "ud" };
 	bool size_set = false, op_set = false;
 	uint64_t v;
 	char *end;
-	int c;
+	int c, t;
 
 	memset(o, 0, sizeof(*o));
 	o->op = PEER_WRITE;
@@ -195,37 +199,36 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			op_set = true;
 			break;
 		case 't':
-			if (strcmp(optarg, "rc") && strcmp(optarg, "ud")) {
-				cli_error("peer", "--transport wants rc or ud, not '%s'", optarg);
+			t = cli_arg_choice("peer", "--transport", optarg, transports, sizeof(transports) / sizeof(transports[0]));
+			if (t < 0)
 				return false;
-			}
-			o->ud = !strcmp(optarg, "ud");
+			o->ud = t == 1;
 			break;
 		case 'S':
-			if (!peer_parse_num("--size", optarg, 1, 1u << 30, &v))
+			if (!cli_arg_u64("peer", "--size", optarg, 1, 1u << 30, NULL, &v))
 				return false;
 			o->size = (uint32_t)v;
 			size_set = true;
 			break;
 		case 'n':
-			if (!peer_parse_num("--iters", optarg, 1, 100000000, &v))
+			if (!cli_arg_u64("peer", "--iters", optarg, 1, 100000000, NULL, &v))
 				return false;
 			o->iters = (uint32_t)v;
 			break;
 		case 'm':
-			if (!cli_parse_u64(optarg, 4096, &v) || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096)) {
+			o->mtu = peer_mtu(optarg);
+			if (!o->mtu) {
 				cli_error("peer", "--mtu wants 256, 512, 1024, 2048 or 4096, not '%s'", optarg);
 				return false;
 			}
-			o->mtu = (enum rl_mtu)(__builtin_ctz((unsigned)v) - 7);
 			break;
 		case 'w':
-			if (!peer_parse_num("--window", optarg, 1, 1024, &v))
+			if (!cli_arg_u64("peer", "--window", optarg, 1, 1024, NULL, &v))
 				return false;
 			o->window = (uint32_t)v;
 			break;
 		case 'p':
-			if (!peer_parse_num("--port", optarg, 1, 65535, &v))
+			if (!cli_arg_u64("peer", "--port", optarg, 1, 65535, NULL, &v))
 				return false;
 			o->port = (uint16_t)v;
 			break;
@@ -239,7 +242,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			break;
 		case 'g':
 		case 'x':
-			if (!peer_parse_num("--gid-index", optarg, 0, 255, &v))
+			if (!cli_arg_u64("peer", "--gid-index", optarg, 0, 255, NULL, &v))
 				return false;
 			o->gid_index = (int)v;
 			break;
@@ -252,17 +255,17 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			}
 			break;
 		case O_SEED:
-			if (!peer_parse_num("--seed", optarg, 0, UINT64_MAX, &o->seed))
+			if (!cli_arg_u64("peer", "--seed", optarg, 0, UINT64_MAX, NULL, &o->seed))
 				return false;
 			break;
 		case O_QPN:
 			/* QPs 0 and 1 are the management QPs (IBA 3.5.1). */
-			if (!peer_parse_num("--qpn", optarg, 2, 0xffffff, &v))
+			if (!cli_arg_u64("peer", "--qpn", optarg, 2, 0xffffff, NULL, &v))
 				return false;
 			o->qpn = (uint32_t)v;
 			break;
 		case O_TIMEOUT:
-			if (!peer_parse_num("--timeout", optarg, 1, 3600, &v))
+			if (!cli_arg_u64("peer", "--timeout", optarg, 1, 3600, NULL, &v))
 				return false;
 			o->timeout_s = (uint32_t)v;
 			break;
