@@ -96,11 +96,8 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
 
 	switch (c) {
 	case O_MTU:
-		for (int m = RL_MTU_256; m <= RL_MTU_4096; m++)
-			if (cli_parse_u64(arg, 4096, &v) && v == rl_mtu_bytes((enum rl_mtu)m)) {
-				o->mtu = (enum rl_mtu)m;
-				return 0;
-			}
+		if (cli_parse_u64(arg, 4096, &v) && (o->mtu = rl_mtu_from_bytes(v)))
+			return 0;
 		cli_error("gen", "--mtu is one of 256, 512, 1024, 2048, 4096 (IB path MTUs), not '%s'", arg);
 		return CLI_ERR;
 	case O_SIZE:

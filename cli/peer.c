@@ -99,11 +99,7 @@ static enum rl_mtu peer_mtu(const char *arg)
 {
 	uint64_t v;
 
-	if (cli_parse_u64(arg, UINT32_MAX, &v))
-		for (enum rl_mtu m = RL_MTU_256; m <= RL_MTU_4096; m++)
-			if (rl_mtu_bytes(m) == v)
-				return m;
-	return 0;
+	return cli_parse_u64(arg, UINT32_MAX, &v) ? rl_mtu_from_bytes(v) : 0;
 }
 
 /* What the options mean together; false (with a message) for combinations that cannot work. */

@@ -40,6 +40,14 @@ struct rl_qp;
 /* Path MTU, as ibv_mtu: 1 = 256 ... 5 = 4096 bytes (IBA 9.2: PMTU). */
 enum rl_mtu { RL_MTU_256 = 1, RL_MTU_512, RL_MTU_1024, RL_MTU_2048, RL_MTU_4096 };
 static inline uint32_t rl_mtu_bytes(enum rl_mtu m) { return m >= RL_MTU_256 && m <= RL_MTU_4096 ? 128u << m : 0; }
+/* The path MTU of @bytes (256, 512, 1024, 2048 or 4096); 0 for any other number. */
+static inline enum rl_mtu rl_mtu_from_bytes(uint64_t bytes)
+{
+	for (enum rl_mtu m = RL_MTU_256; m <= RL_MTU_4096; m++)
+		if (rl_mtu_bytes(m) == bytes)
+			return m;
+	return (enum rl_mtu)0;
+}
 
 enum rl_qp_type { RL_QPT_RC = 2, RL_QPT_UC = 3, RL_QPT_UD = 4 };   /* ibv_qp_type values */
 
