@@ -547,16 +547,17 @@ static void rl_resp_placement_ack(struct rl_qp *qp, uint32_t psn, uint32_t msn)
 	rl_event(qp, RL_EV_ACK_SENT, psn, msn, "zero-length READ response: placed");
 }
 
-/* Both take a responder resource, so that a duplicate is answered without executing again (oA19-14, -15). */
+/*
+ * FLUSH and ATOMIC WRITE done: each takes a responder resource, so that a
+ * duplicate is answered again without being executed again (rxe, citing
+ * oA19-14 and oA19-15 for FLUSH).
+ */
 static void rl_resp_placed(struct rl_qp *qp, const struct rl_pkt *p)
 {
 	struct rl_resp_res *r = rl_resp_new_res(qp);
 
 	r->opcode = p->bth.opcode;
 	r->first_psn = r->last_psn = p->bth.psn;
-	r->va = p->reth.va;
-	r->rkey = p->reth.rkey;
-	r->length = p->reth.dma_len;
 	qp->resp.msn++;
 	r->msn = qp->resp.msn;
 	rl_resp_placement_ack(qp, p->bth.psn, r->msn);
