@@ -29,8 +29,22 @@ static enum rl_wc_opcode rl_wc_opcode_of(enum rl_wr_opcode op)
 	case RL_WR_RDMA_READ: return RL_WC_RDMA_READ;
 	case RL_WR_ATOMIC_CMP_AND_SWP: return RL_WC_COMP_SWAP;
 	case RL_WR_ATOMIC_FETCH_AND_ADD: return RL_WC_FETCH_ADD;
+	case RL_WR_FLUSH: return RL_WC_FLUSH;
+	case RL_WR_ATOMIC_WRITE: return RL_WC_ATOMIC_WRITE;
 	default: return RL_WC_SEND;
 	}
+}
+
+/*
+ * Does the response carry something the work request waits for (READ data,
+ * the original value of an atomic)? Then an ACK beyond it means that
+ * response was lost. FLUSH and ATOMIC WRITE are answered with a zero-length
+ * READ response: a later ACK says the responder executed them, and
+ * completes them, as in rxe (not in its WR_ATOMIC_OR_READ_MASK).
+ */
+static bool rl_wr_resp_has_data(enum rl_wr_opcode op)
+{
+	return op == RL_WR_RDMA_READ || rl_wr_is_atomic(op);
 }
 
 /* Errors are always reported (IBA 10.8.3.1). */
@@ -104,7 +118,7 @@ static enum rl_ack_result rl_comp_ack_upto(struct rl_qp *qp, uint32_t psn)
 			}
 			break;
 		}
-		if (rl_wr_is_rd_atomic(w->wr.opcode))
+		if (rl_wr_resp_has_data(w->wr.opcode))
 			return ACK_LOST_RESPONSE;
 		qp->comp.psn = rl_psn_add(rl_wqe_last_psn(w), 1);
 		rl_comp_advanced(qp);
@@ -200,6 +214,24 @@ static void rl_comp_nak(struct rl_qp *qp, const struct rl_pkt *p)
 	}
 }
 
+/*
+ * FLUSH and ATOMIC WRITE are acknowledged with an RDMA READ response Only
+ * of length zero (IBA 1.5 A19; rxe's send_read_response_ack): the work
+ * request @w at the head is done once it is placed.
+ */
+static void rl_comp_placement_ack(struct rl_qp *qp, struct rl_send_wqe *w, const struct rl_pkt *p)
+{
+	if (w->first_psn != p->bth.psn)
+		return;   /* a duplicate or stray response */
+	qp->comp.psn = rl_psn_add(p->bth.psn, 1);
+	if (!(p->op->flags & RL_OPF_FIRST) || !(p->op->flags & RL_OPF_LAST) || p->payload_len) {
+		rl_comp_complete(qp, RL_WC_BAD_RESP_ERR);
+		return;
+	}
+	rl_comp_complete(qp, RL_WC_SUCCESS);
+	rl_comp_progress(qp);
+}
+
 /* READ response: data for the READ at the head, in PSN order (IBA 9.7.5.1.4). */
 static void rl_comp_read_resp(struct rl_qp *qp, const struct rl_pkt *p)
 {
@@ -216,6 +248,10 @@ static void rl_comp_read_resp(struct rl_qp *qp, const struct rl_pkt *p)
 	if (qp->sq_head == qp->req.wqe && !qp->req.offset)
 		return;
 	w = &qp->sq[qp->sq_head % qp->sq_size];
+	if (w->wr.opcode == RL_WR_FLUSH || w->wr.opcode == RL_WR_ATOMIC_WRITE) {
+		rl_comp_placement_ack(qp, w, p);
+		return;
+	}
 	if (w->wr.opcode != RL_WR_RDMA_READ || rl_psn_diff(p->bth.psn, qp->comp.psn) < 0)
 		return;   /* a duplicate or stray response */
 	if (rl_psn_diff(p->bth.psn, qp->comp.psn) > 0) {

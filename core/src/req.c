@@ -18,9 +18,15 @@ enum rl_req_state {
 	REQ_DONE,
 };
 
+/* FLUSH and ATOMIC WRITE, like the atomics, are one packet whatever the SGEs say (IBA 1.5 A19). */
+static bool rl_wr_is_single_packet(enum rl_wr_opcode op)
+{
+	return rl_wr_is_atomic(op) || op == RL_WR_FLUSH || op == RL_WR_ATOMIC_WRITE;
+}
+
 static uint32_t rl_wqe_npkts(const struct rl_qp *qp, const struct rl_send_wqe *w)
 {
-	return rl_wr_is_atomic(w->wr.opcode) ? 1 : rl_qp_npkts(qp, w->length);
+	return rl_wr_is_single_packet(w->wr.opcode) ? 1 : rl_qp_npkts(qp, w->length);
 }
 
 /* READ and atomic requests already outstanding, between the completer and us. */
@@ -49,6 +55,13 @@ static uint8_t rl_req_opcode(const struct rl_qp *qp, const struct rl_send_wqe *w
 		break;
 	case RL_WR_ATOMIC_FETCH_AND_ADD:
 		f |= RL_OPF_ATOMIC | RL_OPF_FIRST | RL_OPF_LAST;
+		break;
+	case RL_WR_FLUSH:
+		f |= RL_OPF_FLUSH | RL_OPF_FIRST | RL_OPF_LAST;
+		break;
+	case RL_WR_ATOMIC_WRITE:
+		/* The atomic whose operand travels as 8 bytes of payload behind a RETH. */
+		f |= RL_OPF_ATOMIC | RL_OPF_PAYLOAD | RL_OPF_FIRST | RL_OPF_LAST;
 		break;
 	case RL_WR_RDMA_WRITE:
 	case RL_WR_RDMA_WRITE_WITH_IMM:
@@ -130,6 +143,13 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 		w->started = true;
 		w->first_psn = qp->req.psn;
 		w->npkts = rl_wqe_npkts(qp, w);
+		/* The value is taken once, as rxe copies it into the WQE: a resend carries the same 8 bytes. */
+		if (w->wr.opcode == RL_WR_ATOMIC_WRITE &&
+		    (st = rl_req_gather(qp, w, 0, w->atomic_wr, sizeof(w->atomic_wr))) != RL_WC_SUCCESS) {
+			w->error = st;
+			rl_qp_to_error(qp, "the ATOMIC WRITE value's SGE is outside its memory region or has a bad lkey");
+			return REQ_DONE;
+		}
 	}
 	rl_qp_pkt_init(qp, &p, 0);
 	p.bth.psn = qp->req.psn;
@@ -147,6 +167,24 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 		p.atomiceth.rkey = w->wr.atomic.rkey;
 		p.atomiceth.swap_add = w->wr.opcode == RL_WR_ATOMIC_CMP_AND_SWP ? w->wr.atomic.swap : w->wr.atomic.compare_add;
 		p.atomiceth.compare = w->wr.opcode == RL_WR_ATOMIC_CMP_AND_SWP ? w->wr.atomic.compare_add : 0;
+		last = true;
+	} else if (w->wr.opcode == RL_WR_FLUSH) {
+		/* FETH says what to flush and how far; the RETH names the range (IBA 1.5; no payload, oA19-2). */
+		p.bth.opcode = rl_req_opcode(qp, w, true, true);
+		p.feth.sel = w->wr.flush.level;
+		p.feth.plt = w->wr.flush.type;
+		p.reth.va = w->wr.flush.remote_addr;
+		p.reth.rkey = w->wr.flush.rkey;
+		p.reth.dma_len = w->wr.flush.len;
+		last = true;
+	} else if (w->wr.opcode == RL_WR_ATOMIC_WRITE) {
+		/* A RETH for exactly 8 bytes, and the 8 bytes (IBA 1.5 A19.4). */
+		p.bth.opcode = rl_req_opcode(qp, w, true, true);
+		p.reth.va = w->wr.rdma.remote_addr;
+		p.reth.rkey = w->wr.rdma.rkey;
+		p.reth.dma_len = sizeof(w->atomic_wr);
+		p.payload = w->atomic_wr;
+		p.payload_len = sizeof(w->atomic_wr);
 		last = true;
 	} else {
 		chunk = w->length - off < qp->mtu ? w->length - off : qp->mtu;

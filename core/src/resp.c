@@ -216,19 +216,45 @@ static enum rl_resp_state rl_resp_check_op_seq(struct rl_qp *qp, struct rl_resp_
 	return qp->type == RL_QPT_UC ? RESP_DROP : RESP_NAK_INVALID;
 }
 
+/* IBA 1.5's ATOMIC WRITE: the atomic whose 8-byte operand is payload behind a RETH. */
+static bool rl_op_is_atomic_write(uint32_t f)
+{
+	return (f & RL_OPF_ATOMIC) && (f & RL_OPF_PAYLOAD);
+}
+
+/* The access a FLUSH needs: one flag per placement type bit of its FETH (IBA 1.5 A19; rxe). */
+static unsigned rl_flush_access(uint8_t plt)
+{
+	return ((plt & RL_FLUSH_GLOBAL) ? RL_ACCESS_FLUSH_GLOBAL : 0u) |
+	       ((plt & RL_FLUSH_PERSISTENT) ? RL_ACCESS_FLUSH_PERSISTENT : 0u);
+}
+
+/*
+ * The access flags a request needs, of the QP and of the memory region.
+ * ATOMIC WRITE is a write (IBA 1.5 A19; rxe checks remote write for it,
+ * not remote atomic).
+ */
+static unsigned rl_resp_access_needed(const struct rl_pkt *p, uint32_t f)
+{
+	if (rl_op_is_atomic_write(f))
+		return RL_ACCESS_REMOTE_WRITE;
+	if (f & RL_OPF_FLUSH)
+		return rl_flush_access(p->feth.plt);
+	return ((f & RL_OPF_WRITE) ? RL_ACCESS_REMOTE_WRITE : 0u) | ((f & RL_OPF_READ) ? RL_ACCESS_REMOTE_READ : 0u) |
+	       ((f & RL_OPF_ATOMIC) ? RL_ACCESS_REMOTE_ATOMIC : 0u);
+}
+
 /* IBA 10.2.4 / C10-4: the QP's access flags say which remote operations it accepts. */
 static enum rl_resp_state rl_resp_check_op_valid(struct rl_qp *qp, struct rl_resp_ctx *c)
 {
-	unsigned acc = qp->attr.qp_access_flags;
+	unsigned need = rl_resp_access_needed(c->pkt, c->flags);
 	uint32_t f = c->flags;
 
-	if (((f & RL_OPF_WRITE) && !(acc & RL_ACCESS_REMOTE_WRITE)) ||
-	    ((f & RL_OPF_READ) && !(acc & RL_ACCESS_REMOTE_READ)) ||
-	    ((f & RL_OPF_ATOMIC) && !(acc & RL_ACCESS_REMOTE_ATOMIC))) {
+	if ((qp->attr.qp_access_flags & need) != need) {
 		c->why = "the QP's access flags do not allow this remote operation";
 		return qp->type == RL_QPT_UC ? RESP_DROP : RESP_NAK_INVALID;
 	}
-	if ((f & RL_OPF_FLUSH) || (f & RL_OPF_RESYNC) || c->pkt->op->fixed_payload) {
+	if (f & RL_OPF_RESYNC) {
 		c->why = "rocelab's responder does not implement this opcode";
 		return qp->type == RL_QPT_RC ? RESP_NAK_INVALID : RESP_DROP;
 	}
@@ -275,13 +301,19 @@ static enum rl_resp_state rl_resp_check_length(struct rl_qp *qp, struct rl_resp_
 		c->why = "more WRITE data than the RETH's DMA length";
 		return qp->type == RL_QPT_RC ? RESP_NAK_INVALID : RESP_DROP;
 	}
+	/* The 8 bytes of an ATOMIC WRITE must be what its RETH announces (rxe: ERR_LENGTH). */
+	if (rl_op_is_atomic_write(f) && p->reth.dma_len != p->payload_len) {
+		c->why = "an ATOMIC WRITE whose RETH DMA length is not its 8 bytes of payload";
+		return RESP_NAK_INVALID;
+	}
 	return RESP_CHECK_RKEY;
 }
 
 /*
  * IBA 9.7.5.2.4 / 10.6: the R_Key must name a region of this QP's PD that
  * grants the access, and va..va+len must lie inside it; atomics need an
- * 8-byte aligned address (IBA 9.4.5).
+ * 8-byte aligned address (IBA 9.4.5). A FLUSH of the whole region has no
+ * range to check (rxe: IB_FLUSH_MR skips it).
  */
 static enum rl_resp_state rl_resp_check_rkey(struct rl_qp *qp, struct rl_resp_ctx *c)
 {
@@ -301,15 +333,15 @@ static enum rl_resp_state rl_resp_check_rkey(struct rl_qp *qp, struct rl_resp_ct
 	} else if (p->hdrs & RL_HDR_RETH) {
 		va = p->reth.va;
 		rkey = p->reth.rkey;
-		len = p->reth.dma_len;
-		need = (f & RL_OPF_READ) ? RL_ACCESS_REMOTE_READ : RL_ACCESS_REMOTE_WRITE;
+		len = (f & RL_OPF_FLUSH) && p->feth.sel == RL_FLUSH_MR ? 0 : p->reth.dma_len;
+		need = rl_resp_access_needed(p, f);
 	} else {
 		return RESP_EXECUTE;
 	}
 	c->mr = rl_mr_find_rkey(qp->host, rkey);
 	if (!c->mr || c->mr->pd != qp->pd)
 		c->why = "R_Key not valid: no such memory region in this protection domain";
-	else if (!(c->mr->access & need))
+	else if ((c->mr->access & need) != need)
 		c->why = "the memory region does not grant this access";
 	else if (len && !rl_mr_ptr(c->mr, va, len))
 		c->why = "address range outside the memory region";
@@ -453,6 +485,7 @@ static enum rl_resp_state rl_resp_exec_read(struct rl_qp *qp, struct rl_resp_ctx
 	uint32_t len = p->reth.dma_len, npkts = rl_qp_npkts(qp, len);
 	struct rl_resp_res *r = rl_resp_new_res(qp);
 
+	r->opcode = p->bth.opcode;
 	r->first_psn = p->bth.psn;
 	r->last_psn = rl_psn_add(p->bth.psn, npkts - 1);
 	r->va = p->reth.va;
@@ -481,6 +514,7 @@ static enum rl_resp_state rl_resp_exec_atomic(struct rl_qp *qp, struct rl_resp_c
 		val = orig + p->atomiceth.swap_add;
 	memcpy(mem, &val, 8);
 	r->atomic = true;
+	r->opcode = p->bth.opcode;
 	r->first_psn = r->last_psn = p->bth.psn;
 	r->orig = orig;
 	qp->resp.msn++;
@@ -496,12 +530,80 @@ static enum rl_resp_state rl_resp_exec_atomic(struct rl_qp *qp, struct rl_resp_c
 	return RESP_DONE;
 }
 
+/*
+ * FLUSH and ATOMIC WRITE are answered with an RDMA READ response Only that
+ * carries no data, first and last at once, so it has the AETH (IBA 1.5 A19;
+ * rxe's send_read_response_ack).
+ */
+static void rl_resp_placement_ack(struct rl_qp *qp, uint32_t psn, uint32_t msn)
+{
+	struct rl_pkt a;
+
+	rl_qp_pkt_init(qp, &a, RL_OP_RC_RDMA_READ_RESPONSE_ONLY);
+	a.bth.psn = psn;
+	a.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, rl_resp_credits(qp));
+	a.aeth.msn = msn;
+	rl_qp_emit(qp, &a);
+	rl_event(qp, RL_EV_ACK_SENT, psn, msn, "zero-length READ response: placed");
+}
+
+/*
+ * FLUSH and ATOMIC WRITE done: each takes a responder resource, so that a
+ * duplicate is answered again without being executed again (rxe, citing
+ * oA19-14 and oA19-15 for FLUSH).
+ */
+static void rl_resp_placed(struct rl_qp *qp, const struct rl_pkt *p)
+{
+	struct rl_resp_res *r = rl_resp_new_res(qp);
+
+	r->opcode = p->bth.opcode;
+	r->first_psn = r->last_psn = p->bth.psn;
+	qp->resp.msn++;
+	r->msn = qp->resp.msn;
+	rl_resp_placement_ack(qp, p->bth.psn, r->msn);
+	qp->resp.psn = rl_psn_add(p->bth.psn, 1);
+}
+
+/*
+ * FLUSH: the writes before it are to be globally visible or persistent.
+ * Here memory is the application's buffer and the writes are in it already:
+ * nothing is left to do but say so, after the checks.
+ */
+static enum rl_resp_state rl_resp_exec_flush(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	rl_resp_placed(qp, c->pkt);
+	return RESP_DONE;
+}
+
+/*
+ * ATOMIC WRITE: 8 bytes stored in one piece, never torn (IBA 1.5 A19.4.2:
+ * the address must be 8-byte aligned, or it is an invalid request, as rxe's
+ * RESPST_ERR_MISALIGNED_ATOMIC is).
+ */
+static enum rl_resp_state rl_resp_exec_atomic_write(struct rl_qp *qp, struct rl_resp_ctx *c)
+{
+	const struct rl_pkt *p = c->pkt;
+
+	if (p->reth.va & 7) {
+		c->why = "ATOMIC WRITE to an address that is not 8-byte aligned";
+		return RESP_NAK_INVALID;
+	}
+	/* One 8-byte copy: no other packet runs in between, so no one sees half of it. */
+	memcpy(rl_mr_ptr(c->mr, p->reth.va, 8), p->payload, 8);
+	rl_resp_placed(qp, p);
+	return RESP_DONE;
+}
+
 static enum rl_resp_state rl_resp_execute(struct rl_qp *qp, struct rl_resp_ctx *c)
 {
 	uint32_t f = c->flags;
 
 	if (f & RL_OPF_READ)
 		return rl_resp_exec_read(qp, c);
+	if (f & RL_OPF_FLUSH)
+		return rl_resp_exec_flush(qp, c);
+	if (rl_op_is_atomic_write(f))
+		return rl_resp_exec_atomic_write(qp, c);
 	if (f & RL_OPF_ATOMIC)
 		return rl_resp_exec_atomic(qp, c);
 	if (f & RL_OPF_WRITE)
@@ -552,9 +654,14 @@ static enum rl_resp_state rl_resp_duplicate(struct rl_qp *qp, struct rl_resp_ctx
 		return RESP_DONE;
 	}
 	r = rl_resp_find_res(qp, p->bth.psn);
-	if (!r || r->atomic != !!(c->flags & RL_OPF_ATOMIC)) {
+	if (!r || r->opcode != p->bth.opcode) {
 		c->why = "duplicate READ/atomic older than the responder remembers";
 		return RESP_DROP;
+	}
+	if ((c->flags & RL_OPF_FLUSH) || rl_op_is_atomic_write(c->flags)) {
+		/* Answer again, but do not store again: a later WRITE may have changed the bytes (rxe: replay). */
+		rl_resp_placement_ack(qp, r->first_psn, r->msn);
+		return RESP_DONE;
 	}
 	if (r->atomic) {
 		struct rl_pkt a;

@@ -73,13 +73,15 @@ struct rl_send_wqe {
 	uint32_t npkts;
 	bool started;             /* the requester has given it PSNs */
 	uint32_t resp_bytes;      /* READ: bytes of response placed so far */
+	uint8_t atomic_wr[8];     /* ATOMIC WRITE: the value, gathered from the SGE when first sent */
 	enum rl_wc_status error;  /* a local error found while sending, reported when flushed */
 };
 
-/* A READ or atomic the responder executed, kept to answer duplicates (IBA 9.7.5.1.x). */
+/* A READ, atomic, FLUSH or ATOMIC WRITE the responder executed, kept to answer duplicates (IBA 9.7.5.1.x). */
 struct rl_resp_res {
 	bool valid;
 	bool atomic;
+	uint8_t opcode;           /* the request's: a duplicate must be the same operation */
 	uint32_t first_psn, last_psn;
 	uint64_t va;
 	uint32_t rkey, length;
@@ -178,10 +180,15 @@ void rl_comp_flush(struct rl_qp *qp);
 void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st);
 void rl_resp_flush(struct rl_qp *qp);
 
-/* Work request kind helpers. */
+/*
+ * Work request kind helpers. READ, the atomics, FLUSH and ATOMIC WRITE each
+ * hold a responder resource until answered, so all count against
+ * max_rd_atomic (IBA 9.4.4, C9-37; rxe's check_init_depth for ATOMIC WRITE).
+ */
 static inline bool rl_wr_is_rd_atomic(enum rl_wr_opcode op)
 {
-	return op == RL_WR_RDMA_READ || op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD;
+	return op == RL_WR_RDMA_READ || op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD ||
+	       op == RL_WR_FLUSH || op == RL_WR_ATOMIC_WRITE;
 }
 /* ACK timeout, IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means wait forever. */
 static inline uint64_t rl_qp_timeout_ns(const struct rl_qp *qp)

@@ -32,6 +32,8 @@ const char *rl_wr_opcode_name(enum rl_wr_opcode op)
 	case RL_WR_ATOMIC_CMP_AND_SWP: return "Compare&Swap";
 	case RL_WR_ATOMIC_FETCH_AND_ADD: return "Fetch&Add";
 	case RL_WR_SEND_WITH_INV: return "SEND with invalidate";
+	case RL_WR_FLUSH: return "FLUSH";
+	case RL_WR_ATOMIC_WRITE: return "ATOMIC WRITE";
 	}
 	return "?";
 }
@@ -718,9 +720,20 @@ static int rl_check_send_wr(struct rl_qp *qp, const struct rl_send_wr *wr)
 		rl_host_set_error(h, "an atomic works on 8 bytes: one 8-byte SGE and an 8-byte aligned remote address");
 		return -EINVAL;
 	}
+	if (rc && wr->opcode == RL_WR_ATOMIC_WRITE && rl_sge_total(wr->sg_list, wr->num_sge) != 8) {
+		rl_host_set_error(h, "an ATOMIC WRITE stores 8 bytes: its SGEs hold exactly the 8-byte value");
+		return -EINVAL;
+	}
+	if (rc && wr->opcode == RL_WR_FLUSH &&
+	    (!wr->flush.type || (wr->flush.type & ~(RL_FLUSH_GLOBAL | RL_FLUSH_PERSISTENT)) ||
+	     (wr->flush.level != RL_FLUSH_RANGE && wr->flush.level != RL_FLUSH_MR))) {
+		rl_host_set_error(h, "a FLUSH needs a type (RL_FLUSH_GLOBAL and/or RL_FLUSH_PERSISTENT) "
+				     "and a level (RL_FLUSH_RANGE or RL_FLUSH_MR)");
+		return -EINVAL;
+	}
 	if (rc && rl_wr_is_rd_atomic(wr->opcode) && !qp->attr.max_rd_atomic) {
-		rl_host_set_error(h, "this QP's max_rd_atomic is 0: it may not issue RDMA READ or atomics "
-				     "(set max_rd_atomic in the RTR -> RTS modify_qp)");
+		rl_host_set_error(h, "this QP's max_rd_atomic is 0: it may not issue RDMA READ, atomics, "
+				     "FLUSH or ATOMIC WRITE (set max_rd_atomic in the RTR -> RTS modify_qp)");
 		return -EINVAL;
 	}
 	if (qp->type == RL_QPT_UD && rl_sge_total(wr->sg_list, wr->num_sge) > qp->host->port_mtu) {

@@ -14,8 +14,8 @@ int main(void)
 	if (tl_suite_opcode() || tl_suite_field() || tl_suite_codec() || tl_suite_icrc() || tl_suite_malformed() ||
 	    tl_suite_describe() || tl_suite_simwire() || tl_suite_rc() ||
 	    tl_suite_property() ||
-	    tl_suite_rc_faults() || tl_suite_qp() || tl_suite_connect() || tl_suite_rewrite() ||
-	    tl_suite_analyze() || tl_suite_profile() || tl_suite_path() ||
+	    tl_suite_rc_faults() || tl_suite_flush_atomic_write() || tl_suite_qp() || tl_suite_connect() ||
+	    tl_suite_rewrite() || tl_suite_analyze() || tl_suite_profile() || tl_suite_path() ||
 	    tl_suite_decode_path()) {
 		fprintf(stderr, "unit: cannot register suites: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

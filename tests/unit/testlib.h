@@ -65,6 +65,7 @@ int tl_suite_simwire(void);
 int tl_suite_profile(void);
 int tl_suite_rc(void);
 int tl_suite_rc_faults(void);
+int tl_suite_flush_atomic_write(void);
 int tl_suite_property(void);
 int tl_suite_qp(void);
 int tl_suite_connect(void);

@@ -63,6 +63,9 @@ enum rl_access {
 	RL_ACCESS_REMOTE_WRITE = 2,
 	RL_ACCESS_REMOTE_READ = 4,
 	RL_ACCESS_REMOTE_ATOMIC = 8,
+	/* IBA 1.5 Memory Placement Extensions (A19): who may FLUSH to which placement. */
+	RL_ACCESS_FLUSH_GLOBAL = 1 << 8,      /* IBV_ACCESS_FLUSH_GLOBAL */
+	RL_ACCESS_FLUSH_PERSISTENT = 1 << 9,  /* IBV_ACCESS_FLUSH_PERSISTENT */
 };
 
 /* Send work request opcodes (ibv_wr_opcode values). */
@@ -75,10 +78,17 @@ enum rl_wr_opcode {
 	RL_WR_ATOMIC_CMP_AND_SWP = 5,
 	RL_WR_ATOMIC_FETCH_AND_ADD = 6,
 	RL_WR_SEND_WITH_INV = 9,
+	RL_WR_FLUSH = 14,            /* IBA 1.5 FLUSH: make earlier writes visible or persistent */
+	RL_WR_ATOMIC_WRITE = 15,     /* IBA 1.5 ATOMIC WRITE: store 8 bytes in one piece */
 };
 const char *rl_wr_opcode_name(enum rl_wr_opcode op);
 
 enum rl_send_flags { RL_SEND_SIGNALED = 2, RL_SEND_SOLICITED = 4 };
+
+/* What a FLUSH makes of earlier writes: the FETH placement type bits (ibv_placement_type). */
+enum rl_flush_type { RL_FLUSH_GLOBAL = 1, RL_FLUSH_PERSISTENT = 2 };
+/* What a FLUSH covers: the FETH selectivity level (ibv_selectivity_level). */
+enum rl_flush_level { RL_FLUSH_RANGE = 0, RL_FLUSH_MR = 1 };
 
 /* Completion statuses, ibv_wc_status values. */
 enum rl_wc_status {
@@ -100,7 +110,8 @@ const char *rl_wc_status_str(enum rl_wc_status s);
 
 enum rl_wc_opcode {
 	RL_WC_SEND = 0, RL_WC_RDMA_WRITE = 1, RL_WC_RDMA_READ = 2, RL_WC_COMP_SWAP = 3,
-	RL_WC_FETCH_ADD = 4, RL_WC_RECV = 128, RL_WC_RECV_RDMA_WITH_IMM = 129,
+	RL_WC_FETCH_ADD = 4, RL_WC_FLUSH = 8, RL_WC_ATOMIC_WRITE = 9,
+	RL_WC_RECV = 128, RL_WC_RECV_RDMA_WITH_IMM = 129,
 };
 
 enum rl_wc_flags { RL_WC_WITH_IMM = 2, RL_WC_WITH_INV = 8, RL_WC_GRH = 1 };
@@ -121,7 +132,7 @@ struct rl_send_wr {
 	unsigned send_flags;        /* enum rl_send_flags */
 	uint32_t imm_data;          /* host order; big-endian on the wire */
 	uint32_t invalidate_rkey;   /* SEND with invalidate */
-	struct {
+	struct {                    /* also ATOMIC WRITE's target; its 8-byte value is the SGE data */
 		uint64_t remote_addr;
 		uint32_t rkey;
 	} rdma;
@@ -131,6 +142,13 @@ struct rl_send_wr {
 		uint64_t compare_add;   /* compare (CmpSwap) or add (FetchAdd) */
 		uint64_t swap;
 	} atomic;
+	struct {                    /* FLUSH: ibv_wr_flush()'s arguments */
+		uint64_t remote_addr;
+		uint32_t rkey;
+		uint32_t len;           /* bytes from remote_addr; RL_FLUSH_MR ignores it */
+		uint8_t type;           /* enum rl_flush_type bits */
+		uint8_t level;          /* enum rl_flush_level */
+	} flush;
 	struct {                    /* UD only: where the datagram goes */
 		uint8_t dgid[16];
 		uint8_t dmac[6];
