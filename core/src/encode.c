@@ -2,13 +2,16 @@
 /*
  * struct rl_pkt -> frame. The caller says what the packet is; everything
  * derived from that (lengths, pad, checksums, ICRC) is computed here, so a
- * frame that leaves rl_encode() is always well formed.
+ * frame that leaves rl_encode() is always well formed. A packet that leaves
+ * as a path and BTH..ICRC (rl_encode_path) goes through the same transport
+ * encoder, with its ICRC over the headers the path stands for.
  */
 #include <string.h>
 
 #include "field_rows.h"
 #include "rocelab/icrc.h"
 #include "rocelab/packet.h"
+#include "rocelab/path.h"
 
 static size_t rl_l2_len(const struct rl_pkt *pkt)
 {
@@ -142,6 +145,17 @@ static void rl_encode_ipv6(const struct rl_pkt *pkt, uint8_t *h, size_t payload_
 }
 
 /*
+ * rl_encode() is the floor bench_transport measures: the transport encoder
+ * below is inlined whole into it, header encoders included, as it was before
+ * rl_encode_path() shared it (with two callers a compiler may keep calls).
+ */
+#if defined(__GNUC__)
+#define RL_ENC_INLINE inline __attribute__((always_inline))
+#else
+#define RL_ENC_INLINE inline
+#endif
+
+/*
  * One encoder per header, generated from the field rows (field_rows.h), as
  * decode.c's decoders are: each zeroes its header (reserved bits are sent
  * as 0) and puts its own fields in.
@@ -149,13 +163,13 @@ static void rl_encode_ipv6(const struct rl_pkt *pkt, uint8_t *h, size_t payload_
 #define RL_ENC_FIELD(hdr, member, off, bytes, shift, bits, ...) \
 	if ((hdr) == cur)                                        \
 		RL_FIELD_PUT(h, off, bytes, shift, bits, pkt->member);
-#define RL_ENC_HDR(id, hdr, len, ...)                                        \
-	static void rl_encode_##id(const struct rl_pkt *pkt, uint8_t *h)    \
-	{                                                                    \
-		const uint32_t cur = (hdr);                                  \
-		(void)pkt;                                                   \
-		memset(h, 0, len);                                           \
-		RL_FIELD_ROWS(RL_ENC_FIELD)                                  \
+#define RL_ENC_HDR(id, hdr, len, ...)                                                  \
+	static RL_ENC_INLINE void rl_encode_##id(const struct rl_pkt *pkt, uint8_t *h) \
+	{                                                                              \
+		const uint32_t cur = (hdr);                                            \
+		(void)pkt;                                                             \
+		memset(h, 0, len);                                                     \
+		RL_FIELD_ROWS(RL_ENC_FIELD)                                            \
 	}
 RL_FIELD_HDRS(RL_ENC_HDR)
 
@@ -165,27 +179,71 @@ RL_FIELD_HDRS(RL_ENC_HDR)
 		rl_encode_##id(pkt, h);          \
 		h += (len);                      \
 	}
-static uint8_t *rl_encode_ext(const struct rl_pkt *pkt, uint32_t m, uint8_t *h)
+static RL_ENC_INLINE uint8_t *rl_encode_ext(const struct rl_pkt *pkt, uint32_t m, uint8_t *h)
 {
 	RL_FIELD_HDRS(RL_ENC_STEP)
 	return h;
+}
+
+/*
+ * What rl_encode() and rl_encode_path() check alike: a payload that is
+ * there and fits the opcode (IBA 9.2; rl_opcode_payload_ok).
+ */
+static enum rl_status rl_transport_check(const struct rl_pkt *pkt)
+{
+	if (pkt->payload_len && !pkt->payload)
+		return RL_E_ARG;
+	if (!rl_opcode_payload_ok(pkt->bth.opcode, pkt->payload_len))
+		return RL_E_PAYLOAD_LEN;
+	return RL_OK;
+}
+
+/*
+ * The transport encoder both ways out share: at @bth, the BTH, the extended
+ * headers @op lists, the payload and its pad (IBA 9.2 PadCnt, what the
+ * payload needs whatever bth.padcnt says). Returns where the ICRC goes; the
+ * caller computes it over the headers in front, written or not.
+ */
+static RL_ENC_INLINE uint8_t *rl_encode_transport(const struct rl_pkt *pkt, const struct rl_opcode_info *op,
+						  uint8_t *bth)
+{
+	uint8_t pad = rl_padcnt(pkt->payload_len);
+	uint8_t *p;
+
+	rl_encode_BTH(pkt, bth);
+	rl_bth_set_padcnt(bth, pad);
+	p = rl_encode_ext(pkt, op->hdrs, bth + RL_BTH_LEN);
+	if (pkt->payload_len)
+		memcpy(p, pkt->payload, pkt->payload_len);
+	p += pkt->payload_len;
+	memset(p, 0, pad);
+	return p + pad;
+}
+
+/* The ICRC goes on the wire least-significant byte first (IBA A17.3.3). */
+static inline void rl_put_icrc(uint8_t *p, uint32_t icrc)
+{
+	p[0] = (uint8_t)icrc;
+	p[1] = (uint8_t)(icrc >> 8);
+	p[2] = (uint8_t)(icrc >> 16);
+	p[3] = (uint8_t)(icrc >> 24);
 }
 
 enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, size_t *out_len)
 {
 	const struct rl_opcode_info *op;
 	size_t total, tlen, l3_len;
+	enum rl_status st;
 	uint8_t *p, *l3, *bth;
-	uint8_t pad;
-	uint32_t icrc;
 
-	if (!pkt || !buf || !out_len || (pkt->payload_len && !pkt->payload) ||
-	    pkt->l3 == RL_L3_NONE || (pkt->l3 == RL_L3_GRH && pkt->link != RL_LINK_ETHERNET &&
-				      pkt->link != RL_LINK_LINUX_SLL && pkt->link != RL_LINK_LINUX_SLL2))
+	if (!pkt || !buf || !out_len || pkt->l3 == RL_L3_NONE ||
+	    (pkt->l3 == RL_L3_GRH && pkt->link != RL_LINK_ETHERNET && pkt->link != RL_LINK_LINUX_SLL &&
+	     pkt->link != RL_LINK_LINUX_SLL2))
 		return RL_E_ARG;
+	st = rl_transport_check(pkt);
+	if (st != RL_OK)
+		return st;
 	op = rl_opcode_info(pkt->bth.opcode);
-	if (!rl_opcode_payload_ok(pkt->bth.opcode, pkt->payload_len))
-		return RL_E_PAYLOAD_LEN;
 	total = rl_encoded_len(pkt);
 	if (total > cap)
 		return RL_E_NOSPACE;
@@ -193,7 +251,6 @@ enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, siz
 	l3_len = rl_l3_len(pkt);
 	if (tlen + l3_len + 8 > 0xffff)
 		return RL_E_ARG;
-	pad = rl_padcnt(pkt->payload_len);
 
 	l3 = rl_encode_l2(pkt, buf);
 	if (pkt->l3 == RL_L3_IPV4)
@@ -208,21 +265,36 @@ enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, siz
 		rl_put16(bth + 6, pkt->udp.checksum);
 		bth += 8;
 	}
-	rl_encode_BTH(pkt, bth);
-	rl_bth_set_padcnt(bth, pad);    /* what the payload needs, whatever bth.padcnt says */
-	p = rl_encode_ext(pkt, op->hdrs, bth + RL_BTH_LEN);
-	if (pkt->payload_len)
-		memcpy(p, pkt->payload, pkt->payload_len);
-	p += pkt->payload_len;
-	memset(p, 0, pad);
-	p += pad;
-
-	icrc = rl_icrc_calc(pkt->l3, l3, l3_len, (size_t)(p - l3));
-	p[0] = (uint8_t)icrc;
-	p[1] = (uint8_t)(icrc >> 8);
-	p[2] = (uint8_t)(icrc >> 16);
-	p[3] = (uint8_t)(icrc >> 24);
+	p = rl_encode_transport(pkt, op, bth);
+	rl_put_icrc(p, rl_icrc_calc(pkt->l3, l3, l3_len, (size_t)(p - l3)));
 	*out_len = total;
+	return RL_OK;
+}
+
+/*
+ * The same transport bytes without the frame: the headers the ICRC covers
+ * are the ones @path stands for (rl_icrc_path), and none goes into @buf.
+ */
+enum rl_status rl_encode_path(const struct rl_path *path, const struct rl_pkt *pkt, uint8_t *buf, size_t cap,
+			      size_t *out_len)
+{
+	enum rl_status st;
+	size_t tlen;
+	uint8_t *p;
+
+	if (!path || !pkt || !buf || !out_len)
+		return RL_E_ARG;
+	st = rl_transport_check(pkt);
+	if (st != RL_OK)
+		return st;
+	tlen = rl_transport_len(pkt);
+	if (tlen > cap)
+		return RL_E_NOSPACE;
+	if (!rl_path_fits(path, tlen))
+		return RL_E_ARG;
+	p = rl_encode_transport(pkt, rl_opcode_info(pkt->bth.opcode), buf);
+	rl_put_icrc(p, rl_icrc_path(path, buf, tlen));
+	*out_len = tlen;
 	return RL_OK;
 }
 

@@ -50,8 +50,7 @@ size_t rl_path_hdr_len(const struct rl_path *path)
 	return (rl_gid_is_ipv4(path->sgid) ? RL_IPV4_HDR_LEN : RL_IPV6_HDR_LEN) + RL_UDP_HDR_LEN;
 }
 
-/* Can @len bytes of BTH..ICRC travel on @path: one address family, lengths that fit the IP header? */
-static bool rl_path_fits(const struct rl_path *path, size_t len)
+bool rl_path_fits(const struct rl_path *path, size_t len)
 {
 	return rl_gid_is_ipv4(path->sgid) == rl_gid_is_ipv4(path->dgid) &&
 	       len <= 0xffff - rl_path_hdr_len(path);

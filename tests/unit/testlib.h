@@ -73,5 +73,6 @@ int tl_suite_rewrite(void);
 int tl_suite_analyze(void);
 int tl_suite_path(void);
 int tl_suite_decode_path(void);
+int tl_suite_encode_path(void);
 
 #endif

@@ -192,6 +192,20 @@ enum rl_status rl_decode_path(const struct rl_path *path, const uint8_t *bth, si
  */
 enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, size_t *out_len);
 
+/*
+ * Write @pkt as the @path it travels on (rocelab/path.h) and the bytes from
+ * its BTH to its ICRC, for a socket to wrap in IP and UDP: the encoder of
+ * rl_decode_path(), and the bytes rl_encode() writes after the UDP header
+ * of a frame whose IP and UDP headers say what @path says. The caller fills
+ * the BTH, the headers bth.opcode carries, and the payload; the network
+ * layer of @pkt is not read. The pad count and the ICRC, over the path's
+ * invariant fields (rl_icrc_path), are derived. RL_E_ARG if the path has
+ * two address families or the packet does not fit an IP packet on it.
+ * On return *out_len is the length from the BTH to the ICRC.
+ */
+enum rl_status rl_encode_path(const struct rl_path *path, const struct rl_pkt *pkt, uint8_t *buf, size_t cap,
+			      size_t *out_len);
+
 /* Bytes rl_encode() will need for @pkt. */
 size_t rl_encoded_len(const struct rl_pkt *pkt);
 

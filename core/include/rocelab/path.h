@@ -7,13 +7,13 @@
  * A program that owns the IP and UDP layers (a UDP socket, a raw socket)
  * hands a host the path and the bytes from the BTH to the ICRC
  * (rl_host_read_pkt, which decodes them where they lie with
- * rl_decode_path), and gets the same back (rl_host_config.emit_pkt); no
- * Ethernet, IP or UDP header is built or parsed on its side. The ICRC
- * (IBA A17.3.3) covers the invariant fields of those headers, so the path
- * carries every one a sender may choose: the addresses, the UDP source port
- * and, over IPv4, the Identification and the Don't Fragment flag. The
- * variant fields (TOS, TTL, flow label) are carried for what they mean
- * (ECN), not for the ICRC.
+ * rl_decode_path), and gets the same back (rl_host_config.emit_pkt, the
+ * bytes written by rl_encode_path); no Ethernet, IP or UDP header is built
+ * or parsed on its side. The ICRC (IBA A17.3.3) covers the invariant
+ * fields of those headers, so the path carries every one a sender may
+ * choose: the addresses, the UDP source port and, over IPv4, the
+ * Identification and the Don't Fragment flag. The variant fields (TOS, TTL,
+ * flow label) are carried for what they mean (ECN), not for the ICRC.
  */
 #ifndef ROCELAB_PATH_H
 #define ROCELAB_PATH_H
@@ -58,6 +58,9 @@ int rl_path_to_pkt(const struct rl_path *path, size_t len, struct rl_pkt *pkt);
 
 /* Bytes of IP and UDP header in front of the BTH on @path: 28 over IPv4, 48 over IPv6. */
 size_t rl_path_hdr_len(const struct rl_path *path);
+
+/* Can @len bytes of BTH..ICRC travel on @path: one address family, and an IP packet that holds them? */
+bool rl_path_fits(const struct rl_path *path, size_t len);
 
 /*
  * The IP and UDP headers a sender on @path puts in front of @len bytes of
