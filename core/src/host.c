@@ -5,7 +5,8 @@
  * destination, QP), and handed to the QP's responder (requests) or
  * completer (responses). Outgoing packets are addressed from the QP's
  * address vector, encoded once, and leave through the emit callback as a
- * frame or through emit_pkt as a path and BTH..ICRC.
+ * frame (rl_encode) or through emit_pkt as a path and BTH..ICRC
+ * (rl_encode_path).
  */
 #include <errno.h>
 #include <string.h>
@@ -52,30 +53,28 @@ void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
 }
 
 /*
- * One encoder for both ways out: a frame from the Ethernet header on, or,
- * for emit_pkt, from the IP header on, whose fields the path then carries
- * and whose bytes (needed for the ICRC) stay here.
+ * Two ways out, one transport encoder under both: a whole frame for emit,
+ * or, for emit_pkt, the packet's path and only the bytes from the BTH on,
+ * with the ICRC over the headers the path stands for (no frame is built).
  */
 void rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p)
 {
 	struct rl_host *h = qp->host;
 	struct rl_path path;
-	size_t n, hdr;
+	size_t n;
 
-	if (h->cfg.emit_pkt)
-		p->link = RL_LINK_RAW;
-	if (rl_encode(p, h->frame, sizeof(h->frame), &n) != RL_OK) {
-		rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "could not encode an outgoing packet");
-		return;
-	}
-	qp->stats.pkts_sent++;
-	if (!h->cfg.emit_pkt) {
+	if (h->cfg.emit_pkt) {
+		if (!rl_path_from_pkt(p, &path) && rl_encode_path(&path, p, h->frame, sizeof(h->frame), &n) == RL_OK) {
+			qp->stats.pkts_sent++;
+			h->cfg.emit_pkt(h->cfg.ctx, &path, h->frame, n);
+			return;
+		}
+	} else if (rl_encode(p, h->frame, sizeof(h->frame), &n) == RL_OK) {
+		qp->stats.pkts_sent++;
 		h->cfg.emit(h->cfg.ctx, h->frame, n);
 		return;
 	}
-	rl_path_from_pkt(p, &path);
-	hdr = rl_path_hdr_len(&path);
-	h->cfg.emit_pkt(h->cfg.ctx, &path, h->frame + hdr, n - hdr);
+	rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "could not encode an outgoing packet");
 }
 
 static struct rl_qp *rl_find_qp(struct rl_host *h, uint32_t qpn)

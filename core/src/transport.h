@@ -37,7 +37,7 @@ struct rl_host {
 	struct rl_cq *cqs;
 	struct rl_qp *qps;
 	char err[200];
-	uint8_t frame[RL_FRAME_MAX];    /* what the host sends, encoded */
+	uint8_t frame[RL_FRAME_MAX];    /* what the host sends: a frame, or BTH..ICRC for emit_pkt */
 };
 
 struct rl_pd {
