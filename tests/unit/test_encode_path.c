@@ -128,30 +128,6 @@ static void test_encode_path_round_trip(void)
 	CU_ASSERT(checked > 100);
 }
 
-/* The path scapy's packet took (roce.uts and its IPv6 twin), written out from scapy's fields. */
-static void ep_scapy_path(bool v6, struct rl_path *path)
-{
-	uint8_t ip[4];
-
-	memset(path, 0, sizeof(*path));
-	if (v6) {
-		inet_pton(AF_INET6, "2022::1023", path->sgid);
-		inet_pton(AF_INET6, "2023::1024", path->dgid);
-		path->traffic_class = 226;
-		path->flow_label = 0x1face;
-		path->hop_limit = 255;
-	} else {
-		inet_pton(AF_INET, "192.168.0.7", ip);
-		rl_gid_from_ipv4(path->sgid, ip);
-		rl_gid_from_ipv4(path->dgid, ip);
-		path->traffic_class = 1;
-		path->ip_id = 1144;
-		path->ip_df = true;
-		path->hop_limit = 64;
-	}
-	path->udp_sport = 49152;
-}
-
 /* scapy's UC SEND Only: BTH, 18 bytes of payload, 2 of pad, and scapy's ICRC, from the path alone. */
 static void test_encode_path_scapy(void)
 {
@@ -165,7 +141,7 @@ static void test_encode_path_scapy(void)
 		uint32_t icrc;
 
 		tl_scapy_uc_send(&p, v6);
-		ep_scapy_path(v6, &path);
+		tl_scapy_path(v6, &path);
 		CU_ASSERT_EQUAL_FATAL(rl_encode_path(&path, &p, bytes, sizeof(bytes), &n), RL_OK);
 		CU_ASSERT_EQUAL(n, RL_BTH_LEN + 18 + 2 + RL_ICRC_LEN);
 		icrc = (uint32_t)bytes[n - 4] | (uint32_t)bytes[n - 3] << 8 | (uint32_t)bytes[n - 2] << 16 |
@@ -202,7 +178,7 @@ static void test_encode_path_refuses(void)
 	size_t n = 7;
 
 	tl_scapy_uc_send(&p, false);
-	ep_scapy_path(false, &path);
+	tl_scapy_path(false, &path);
 	CU_ASSERT_EQUAL(rl_encode_path(NULL, &p, bytes, sizeof(bytes), &n), RL_E_ARG);
 	CU_ASSERT_EQUAL(rl_encode_path(&path, NULL, bytes, sizeof(bytes), &n), RL_E_ARG);
 	CU_ASSERT_EQUAL(rl_encode_path(&path, &p, NULL, sizeof(bytes), &n), RL_E_ARG);
@@ -226,7 +202,7 @@ static void test_encode_path_refuses(void)
 	inet_pton(AF_INET6, "2023::1024", path.dgid);
 	CU_ASSERT_EQUAL(rl_encode_path(&path, &p, bytes, sizeof(bytes), &n), RL_E_ARG);
 	/* An IPv4 packet holds 65535 - 28 bytes after its IP and UDP headers: the most that fit, then 4 more. */
-	ep_scapy_path(false, &path);
+	tl_scapy_path(false, &path);
 	big = calloc(2, 0x10000);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
 	p.payload = big;

@@ -23,30 +23,6 @@ static size_t scapy_frame(bool v6, uint8_t *buf, size_t cap)
 	return n;
 }
 
-/* The path scapy's packet took, written out from its fields (not from our decoder). */
-static void scapy_path(bool v6, struct rl_path *path)
-{
-	uint8_t ip[4];
-
-	memset(path, 0, sizeof(*path));
-	if (v6) {
-		inet_pton(AF_INET6, "2022::1023", path->sgid);
-		inet_pton(AF_INET6, "2023::1024", path->dgid);
-		path->traffic_class = 226;
-		path->flow_label = 0x1face;
-		path->hop_limit = 255;
-	} else {
-		inet_pton(AF_INET, "192.168.0.7", ip);
-		rl_gid_from_ipv4(path->sgid, ip);
-		rl_gid_from_ipv4(path->dgid, ip);
-		path->traffic_class = 1;
-		path->ip_id = 1144;
-		path->ip_df = true;
-		path->hop_limit = 64;
-	}
-	path->udp_sport = 49152;
-}
-
 /* scapy's ICRCs (roce.uts and its IPv6 twin), from a path and BTH..ICRC alone. */
 static void test_icrc_path_scapy(void)
 {
@@ -57,7 +33,7 @@ static void test_icrc_path_scapy(void)
 		size_t n = scapy_frame(v6, buf, sizeof(buf)), bth = 14 + (v6 ? 40 : 20) + 8;
 		struct rl_path path;
 
-		scapy_path(v6, &path);
+		tl_scapy_path(v6, &path);
 		CU_ASSERT_EQUAL(rl_icrc_display(rl_icrc_path(&path, buf + bth, n - bth)), want[v6]);
 		/* The variant fields do not count (IBA A17.3.3) ... */
 		path.traffic_class ^= 0xfc;
@@ -110,7 +86,7 @@ static void test_path_hdr_decodes(void)
 		struct rl_path path, back;
 		struct rl_pkt d;
 
-		scapy_path(v6, &path);
+		tl_scapy_path(v6, &path);
 		h = rl_path_hdr(&path, n - bth, raw);
 		CU_ASSERT_EQUAL_FATAL(h, v6 ? 48u : 28u);
 		CU_ASSERT_EQUAL(h, rl_path_hdr_len(&path));
@@ -133,10 +109,10 @@ static void test_path_hdr_decodes(void)
 		struct rl_path mixed;
 		uint8_t out[RL_PATH_HDR_MAX];
 
-		scapy_path(false, &mixed);
+		tl_scapy_path(false, &mixed);
 		inet_pton(AF_INET6, "2023::1024", mixed.dgid);
 		CU_ASSERT_EQUAL(rl_path_hdr(&mixed, 100, out), 0);
-		scapy_path(true, &mixed);
+		tl_scapy_path(true, &mixed);
 		CU_ASSERT_EQUAL(rl_path_hdr(&mixed, 70000, out), 0);
 	}
 }

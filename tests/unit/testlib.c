@@ -166,6 +166,29 @@ void tl_scapy_uc_send(struct rl_pkt *p, bool ipv6)
 	}
 }
 
+void tl_scapy_path(bool ipv6, struct rl_path *path)
+{
+	uint8_t ip[4];
+
+	memset(path, 0, sizeof(*path));
+	if (ipv6) {
+		inet_pton(AF_INET6, "2022::1023", path->sgid);
+		inet_pton(AF_INET6, "2023::1024", path->dgid);
+		path->traffic_class = 226;
+		path->flow_label = 0x1face;
+		path->hop_limit = 255;
+	} else {
+		inet_pton(AF_INET, "192.168.0.7", ip);
+		rl_gid_from_ipv4(path->sgid, ip);
+		rl_gid_from_ipv4(path->dgid, ip);
+		path->traffic_class = 1;
+		path->ip_id = 1144;
+		path->ip_df = true;
+		path->hop_limit = 64;
+	}
+	path->udp_sport = 49152;
+}
+
 const char tl_cnp_cx4[] =
 	"e41d 2dab 2bc2 7cfe 9064 3b32 0800 45c2 003c 718c 4000 4011 9161 0a00 1101 0a00"
 	"1201 0000 12b7 0028 0000 8100 ffff 4000 0118 0000 0000 0000 0000 0000 0000 0000"

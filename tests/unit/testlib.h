@@ -38,6 +38,9 @@ void tl_random_pkt(struct tl_rng *r, uint8_t opcode, enum tl_shape shape, struct
  * 0x3e5b743b: a vector nobody here wrote.
  */
 void tl_scapy_uc_send(struct rl_pkt *p, bool ipv6);
+struct rl_path;
+/* The path that packet took, written out from scapy's fields (not from our decoder): DF set, TTL 64 over IPv4. */
+void tl_scapy_path(bool ipv6, struct rl_path *path);
 
 /*
  * A CNP captured on a ConnectX-4 Lx (scapy's roce.uts), as hex text for
@@ -48,7 +51,6 @@ void tl_scapy_uc_send(struct rl_pkt *p, bool ipv6);
  */
 extern const char tl_cnp_cx4[];
 #define TL_CNP_CX4_BTH (14 + 20 + 8)
-struct rl_path;
 void tl_cnp_cx4_path(struct rl_path *path);
 
 /* Parse "aa bb cc ..." / "aabbcc" hex text into @out; returns the byte count. */
