@@ -197,11 +197,39 @@ static int lab_def_open_question(struct lab_def_reader *r, const char *v)
 	return 0;
 }
 
+/* Words of @v as lab_words() splits a command line: runs of anything but spaces. */
+static size_t lab_def_words(const char *v)
+{
+	size_t n = 0;
+
+	for (v += strspn(v, " "); *v; v += strspn(v, " ")) {
+		n++;
+		v += strcspn(v, " ");
+	}
+	return n;
+}
+
+/* Is @v short enough to run as it is written? A longer one would be cut on its way to a command line. */
+static int lab_def_size(const struct lab_def_reader *r, const char *kw, const char *v)
+{
+	static const char *const commands[] = { "gen", "server", "client", "replay" };
+	size_t n = strlen(v);
+
+	if (n > LAB_DEF_MAX_VALUE)
+		return lab_def_fail(r, "'%s' with a value of %zu bytes: at most %d", kw, n, LAB_DEF_MAX_VALUE);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(kw, commands[i]) && (n = lab_def_words(v)) > LAB_DEF_MAX_WORDS)
+			return lab_def_fail(r, "'%s' with %zu words: at most %d", kw, n, LAB_DEF_MAX_WORDS);
+	return 0;
+}
+
 static int lab_def_line(struct lab_def_reader *r, const char *kw, const char *v)
 {
 	struct lab_def *l = r->l;
 	uint64_t mtu;
 
+	if (lab_def_size(r, kw, v))
+		return -1;
 	if (!strcmp(kw, "title"))
 		return lab_def_set(r, &l->title, kw, v, false);
 	if (!strcmp(kw, "gen"))
