@@ -112,6 +112,7 @@ struct lab_def_reader {
 	unsigned line;
 	struct lab_step *step;   /* the block being filled in, if a step */
 	struct lab_question *q;  /* the block being filled in, if a question */
+	bool mtu_set;            /* an 'mtu' line was read (l->mtu has a default) */
 };
 
 static int lab_def_fail(const struct lab_def_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -237,6 +238,9 @@ static int lab_def_line(struct lab_def_reader *r, const char *kw, const char *v)
 	if (!strcmp(kw, "next"))
 		return lab_def_set(r, &l->next, kw, v, false);
 	if (!strcmp(kw, "mtu")) {
+		if (r->mtu_set)
+			return lab_def_fail(r, "'%s' twice", kw);
+		r->mtu_set = true;
 		if (!cli_parse_u64(v, LAB_MTU_MAX, &mtu) || mtu < LAB_MTU_MIN)
 			return lab_def_fail(r, "mtu wants %d..%d, not '%s'", LAB_MTU_MIN, LAB_MTU_MAX, v);
 		l->mtu = (unsigned)mtu;
@@ -327,6 +331,13 @@ int lab_def_load(struct lab_def *l, const char *root, const char *folder)
 		return lab_def_fail(&r, "out of memory");
 	}
 	n = fread(l->text_, 1, LAB_DEF_MAX_BYTES + 1, f);
+	if (ferror(f)) {
+		/* errno is fread's (a folder named lab.def: EISDIR); fclose would not keep it. */
+		cli_error("lab", "cannot read %s: %s", r.file, strerror(errno));
+		fclose(f);
+		lab_def_free(l);
+		return -1;
+	}
 	fclose(f);
 	if (n > LAB_DEF_MAX_BYTES || memchr(l->text_, '\0', n)) {
 		lab_def_free(l);

@@ -163,7 +163,7 @@ broken "two labs with one number" "two labs numbered 06 (06-acks-msn-credits and
     'cp -r 06-acks-msn-credits 06-other'
 broken "a step with neither peers nor a replay" "step 1 (.*) wants 'server' and 'client'" \
     'sed -i "/^server/d" 06-acks-msn-credits/lab.def'
-# Values that would be cut on their way to a command line.
+# Values that would be cut on their way to a command line, a second mtu, a lab.def that cannot be read.
 D06=$LABS/06-acks-msn-credits/lab.def
 cl=$(grep -n '^client' "$D06" | head -n 1 | cut -d: -f1)
 long="--op send --interface $(printf 'x%.0s' $(seq 1 400))"
@@ -173,6 +173,10 @@ broken "a client line too long to run as written" \
 many=$(printf -- ' --iters 1%.0s' $(seq 1 17))
 broken "a client line of more words than a lab runs" "06-acks-msn-credits/lab.def:$cl: 'client' with 34 words: at most 32" \
     "sed -i 's/^client .*/client$many/' 06-acks-msn-credits/lab.def"
+broken "a second mtu line" "06-acks-msn-credits/lab.def:$(($(wc -l <"$D06") + 1)): 'mtu' twice" \
+    'echo "mtu 9000" >>06-acks-msn-credits/lab.def'
+broken "a lab.def that is a folder" "cannot read .*06-acks-msn-credits/lab.def: Is a directory" \
+    'rm 06-acks-msn-credits/lab.def && mkdir 06-acks-msn-credits/lab.def'
 if ROCELAB_LABS=$T/none "$R" lab list >"$T/out" 2>&1; then fail "ROCELAB_LABS naming no folder: exit 0"
 elif grep -q "ROCELAB_LABS=$T/none is not a folder" "$T/out"; then pass "ROCELAB_LABS naming no folder is refused"
 else fail "ROCELAB_LABS naming no folder: $(cat "$T/out")"; fi
