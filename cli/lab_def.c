@@ -35,7 +35,7 @@ static bool lab_def_is_dir(const char *path)
 
 bool lab_def_root(char *dir, size_t n)
 {
-	char self[PATH_MAX], path[PATH_MAX + 32];
+	char self[PATH_MAX], path[PATH_MAX + 32], real[PATH_MAX];
 	const char *env = getenv("ROCELAB_LABS"), *bin;
 
 	if (env && *env) {
@@ -50,8 +50,9 @@ bool lab_def_root(char *dir, size_t n)
 	bin = dirname(self);
 	for (size_t i = 0; i < sizeof(lab_def_places) / sizeof(lab_def_places[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", bin, lab_def_places[i]);
-		if (lab_def_is_dir(path) && realpath(path, self)) {
-			snprintf(dir, n, "%s", self);
+		/* Not into self: bin points into it, and realpath may write there even when it fails. */
+		if (lab_def_is_dir(path) && realpath(path, real)) {
+			snprintf(dir, n, "%s", real);
 			return true;
 		}
 	}
