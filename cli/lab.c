@@ -28,6 +28,7 @@
 #include "args.h"
 #include "cli.h"
 #include "grade.h"
+#include "lab_def.h"
 #include "lab_proc.h"
 #include "lab_topo.h"
 
