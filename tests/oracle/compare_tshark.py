@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Wireshark oracle: compare `rocelab explain --json` with stock tshark.
 
-usage: compare_tshark.py [--label TEXT] ROCELAB.jsonl TSHARK.json
+usage: compare_tshark.py [--label TEXT] [--require-iba15] ROCELAB.jsonl TSHARK.json
+
+--require-iba15: the capture must hold FLUSH (0x1c) and ATOMIC WRITE (0x1d)
+packets (all-opcodes does), and each must be compared.
 
 ROCELAB.jsonl is the output of `rocelab explain --json F.pcap` (one object per
 RoCE packet per line).  TSHARK.json is the output of
@@ -426,12 +429,19 @@ def compare_network(c, r, layers):
 
 def main(argv):
     label = "tshark"
+    require_iba15 = False
     args = list(argv[1:])
-    if len(args) >= 2 and args[0] == "--label":
-        label = "tshark %s" % args[1]
-        args = args[2:]
+    while args and args[0].startswith("--"):
+        if args[0] == "--label" and len(args) >= 2:
+            label = "tshark %s" % args[1]
+            args = args[2:]
+        elif args[0] == "--require-iba15":
+            require_iba15 = True
+            args = args[1:]
+        else:
+            break
     if len(args) != 2:
-        print("usage: compare_tshark.py [--label TEXT] ROCELAB.jsonl TSHARK.json",
+        print("usage: compare_tshark.py [--label TEXT] [--require-iba15] ROCELAB.jsonl TSHARK.json",
               file=sys.stderr)
         return 2
     rpath, tpath = args
@@ -508,11 +518,15 @@ def main(argv):
                     % (label, n_icrc, len(crc_bad), len(common) - n_icrc),
                     details(crc_bad)))
 
-    # FLUSH and ATOMIC WRITE compared at all: the capture holds them and tshark shows their bytes.
-    results.append((all(c.iba15.get(op, 0) > 0 for op in IBA15_OPCODES),
-                    "%s: IBA 1.5 opcodes cut from tshark's raw bytes: %s"
-                    % (label, ", ".join("0x%02x %s %d packets" % (op, name, c.iba15.get(op, 0))
-                                        for op, name in sorted(IBA15_OPCODES.items()))), []))
+    # FLUSH and ATOMIC WRITE: every one rocelab reports was cut from tshark's bytes and compared;
+    # with --require-iba15 (a capture made to hold them, all-opcodes) there must be some of each.
+    held = {op: sum(1 for fno in common if ours[fno]["bth"]["opcode"] == op) for op in IBA15_OPCODES}
+    if require_iba15 or any(held.values()):
+        results.append((all(c.iba15.get(op, 0) == held[op] for op in IBA15_OPCODES) and
+                        (not require_iba15 or all(held.values())),
+                        "%s: IBA 1.5 opcodes cut from tshark's raw bytes and compared: %s"
+                        % (label, ", ".join("0x%02x %s %d of %d packets" % (op, name, c.iba15.get(op, 0), held[op])
+                                            for op, name in sorted(IBA15_OPCODES.items()))), []))
 
     for ok, line, det in results:
         print("%s %s" % ("PASS" if ok else "FAIL", line))
