@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading captures, one way for every command that reads one (explain, its
- * --compare, replay, rewrite; lab grade to follow): pcap or pcapng, '-' for
+ * --compare, replay, rewrite, lab grade): pcap or pcapng, '-' for
  * standard input, every time in nanoseconds whatever the file's precision,
  * frames numbered from 1 as Wireshark numbers them. libpcap stays behind
  * this header.

@@ -101,21 +101,19 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
 		cli_error("gen", "--mtu is one of 256, 512, 1024, 2048, 4096 (IB path MTUs), not '%s'", arg);
 		return CLI_ERR;
 	case O_SIZE:
-		if (cli_parse_u64(arg, 1u << 30, &v)) { o->size = (uint32_t)v; return 0; }
-		cli_error("gen", "--size needs a byte count up to 1 GiB, not '%s'", arg);
-		return CLI_ERR;
+		if (!cli_arg_u64("gen", "--size", arg, 0, 1u << 30, "a byte count up to 1 GiB", &v))
+			return CLI_ERR;
+		o->size = (uint32_t)v;
+		return 0;
 	case O_COUNT:
-		if (cli_parse_u64(arg, 1000000000000ull, &v) && v) { o->count = v; return 0; }
-		cli_error("gen", "--count needs a positive number, not '%s'", arg);
-		return CLI_ERR;
+		return cli_arg_u64("gen", "--count", arg, 1, 1000000000000ull, "a positive number", &o->count) ? 0 : CLI_ERR;
 	case O_WINDOW:
-		if (cli_parse_u64(arg, 4096, &v) && v) { o->window = (uint32_t)v; return 0; }
-		cli_error("gen", "--window needs 1 .. 4096, not '%s'", arg);
-		return CLI_ERR;
+		if (!cli_arg_u64("gen", "--window", arg, 1, 4096, "1 .. 4096", &v))
+			return CLI_ERR;
+		o->window = (uint32_t)v;
+		return 0;
 	case O_SEED:
-		if (cli_parse_u64(arg, UINT64_MAX, &o->seed)) return 0;
-		cli_error("gen", "--seed needs a number, not '%s'", arg);
-		return CLI_ERR;
+		return cli_arg_u64("gen", "--seed", arg, 0, UINT64_MAX, "a number", &o->seed) ? 0 : CLI_ERR;
 	case O_LOSS: {
 		char *end;
 
@@ -129,9 +127,11 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
 		cli_error("gen", "--drop needs frame numbers like 3 or 3,7,12 (at most %d), not '%s'", GEN_MAX_DROPS, arg);
 		return CLI_ERR;
 	case O_VLAN:
-		if (cli_parse_u64(arg, 4094, &v) && v) { o->vlan = true; o->vlan_id = (uint16_t)v; return 0; }
-		cli_error("gen", "--vlan needs a VLAN ID from 1 to 4094, not '%s'", arg);
-		return CLI_ERR;
+		if (!cli_arg_u64("gen", "--vlan", arg, 1, 4094, "a VLAN ID from 1 to 4094", &v))
+			return CLI_ERR;
+		o->vlan = true;
+		o->vlan_id = (uint16_t)v;
+		return 0;
 	case O_IPA: case O_IPB:
 		if (gen_parse_ip(arg, o, c == O_IPB)) return 0;
 		cli_error("gen", "'%s' is not an IPv4 or IPv6 address", arg);
@@ -153,13 +153,13 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
 		cli_error("gen", "a PSN has 24 bits: 0 .. 0xffffff, not '%s'", arg);
 		return CLI_ERR;
 	case O_RATE:
-		if (cli_parse_u64(arg, 1000, &v) && v) { o->rate_bps = v * 1000000000ull; return 0; }
-		cli_error("gen", "--rate needs Gbit/s from 1 to 1000, not '%s'", arg);
-		return CLI_ERR;
+		if (!cli_arg_u64("gen", "--rate", arg, 1, 1000, "Gbit/s from 1 to 1000", &v))
+			return CLI_ERR;
+		o->rate_bps = v * 1000000000ull;
+		return 0;
 	case O_LATENCY:
-		if (cli_parse_u64(arg, 1000000000ull, &v)) { o->latency_ns = v; return 0; }
-		cli_error("gen", "--latency needs nanoseconds up to 1 s, not '%s'", arg);
-		return CLI_ERR;
+		return cli_arg_u64("gen", "--latency", arg, 0, 1000000000ull, "nanoseconds up to 1 s", &o->latency_ns)
+		       ? 0 : CLI_ERR;
 	}
 	return CLI_ERR;
 }
@@ -191,11 +191,8 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		case 'h': gen_usage(stdout); return -1;
 		case O_IPV6: o->ipv6 = true; break;
 		case ':':
-			cli_error("gen", "option %s needs a value", argv[optind - 1]);
-			return CLI_ERR;
 		case '?':
-			cli_error("gen", "unknown option '%s' (see rocelab gen --help)", argv[optind - 1]);
-			return CLI_ERR;
+			return cli_opt_error("gen", c, argv);
 		default:
 			if ((r = gen_opt_value(c, optarg, o)))
 				return r;

@@ -24,6 +24,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "grade.h"
+#include "lab_def.h"
 #include "rocelab/rocelab.h"
 
 #define GRADE_MAX_FRAMES 200000

@@ -7,8 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lab_def.h"
 #include "rocelab/rocelab.h"
+
+struct lab_def; /* lab_def.h */
 
 /*
  * Grade @answers against @capture, for the questions of lab @l; prints a line per question and

@@ -627,9 +627,13 @@ static bool gl_09_rkey(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = gl_find(c, NULL, gl_is_nak);
 
-	for (const struct grade_frame *f = nak; f && f-- > c->f;)
+	/* The frames before the NAK, last first. */
+	for (size_t i = nak ? (size_t)(nak - c->f) : 0; i-- > 0;) {
+		const struct grade_frame *f = &c->f[i];
+
 		if (gl_is_client_request(c, f) && f->p.bth.psn == nak->p.bth.psn)
 			return GL_FROM(f->p.hdrs & RL_HDR_RETH, f->p.reth.rkey);
+	}
 	return false;
 }
 

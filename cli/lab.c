@@ -28,6 +28,7 @@
 #include "args.h"
 #include "cli.h"
 #include "grade.h"
+#include "lab_def.h"
 #include "lab_proc.h"
 #include "lab_topo.h"
 
@@ -155,12 +156,13 @@ static int lab_pair(const struct lab_step *s, const char *log, const char *serve
 
 static int lab_peer_step(const struct lab_step *s, const char *log)
 {
-	char server[1024], client[1024];
+	char server[LAB_LINE_MAX], client[LAB_LINE_MAX];
 
-	snprintf(server, sizeof(server), "ip netns exec " LAB_NS_B " %s peer --server%s%s", cli_self(),
-		 *s->server ? " " : "", s->server);
-	snprintf(client, sizeof(client), "ip netns exec " LAB_NS_A " %s peer --client " LAB_IP_B " %s", cli_self(),
-		 s->client);
+	if (!lab_line(server, sizeof(server), "ip netns exec " LAB_NS_B " %s peer --server%s%s", cli_self(),
+		      *s->server ? " " : "", s->server) ||
+	    !lab_line(client, sizeof(client), "ip netns exec " LAB_NS_A " %s peer --client " LAB_IP_B " %s",
+		      cli_self(), s->client))
+		return -1;
 	return lab_pair(s, log, server, client);
 }
 
@@ -171,14 +173,10 @@ static int lab_peer_step(const struct lab_step *s, const char *log)
 #define LAB_RXE_HOST "10.77.0.1"
 #define LAB_RXE_DIR LAB_OUT "/realrxe"
 
-/* "-o X" if @v, else "" (for the guest's command line). */
-static const char *lab_opt(char *buf, size_t n, const char *opt, const char *v)
+/* Append " OPT V" to the command line in @buf if @v; false (said) if it does not fit. */
+static bool lab_opt(char *buf, size_t n, const char *opt, const char *v)
 {
-	if (v)
-		snprintf(buf, n, " %s %s", opt, v);
-	else
-		buf[0] = '\0';
-	return buf;
+	return !v || lab_append(buf, n, " %s %s", opt, v);
 }
 
 /*
@@ -190,13 +188,19 @@ static const char *lab_opt(char *buf, size_t n, const char *opt, const char *v)
  */
 static int lab_rxe_step(const struct lab_step *s, const char *log)
 {
-	char opts[512], *w[32], server[1024], client[1024], a[4][48], compat[128] = "";
+	char opts[LAB_LINE_MAX], *w[LAB_LINE_WORDS + 1], server[LAB_LINE_MAX], client[LAB_LINE_MAX];
+	char compat[LAB_LINE_MAX] = "";
 	const char *op = "send", *size = NULL, *iters = NULL, *window = NULL, *mtu = NULL, *gid = "1";
-	bool ud = false;
+	bool ud = false, ok;
 	int n;
 
-	snprintf(opts, sizeof(opts), "%s", s->client);
-	n = lab_words(opts, w, 32);
+	if (!lab_line(opts, sizeof(opts), "%s", s->client))
+		return -1;
+	n = lab_words(opts, w, LAB_LINE_WORDS + 1);
+	if (n < 0) {
+		cli_error("lab", "the client options have more than %d words: %.60s...", LAB_LINE_WORDS, s->client);
+		return -1;
+	}
 	for (int i = 0; i + 1 < n; i += 2) {
 		if (!strcmp(w[i], "-t") || !strcmp(w[i], "--transport"))
 			ud = !strcmp(w[i + 1], "ud");
@@ -214,21 +218,24 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 			gid = w[i + 1];
 	}
 	if (!strcmp(op, "pingpong")) {
-		snprintf(compat, sizeof(compat), " --compat pingpong%s%s", lab_opt(a[0], sizeof(a[0]), "--size", size),
-			 lab_opt(a[1], sizeof(a[1]), "--iters", iters));
-		snprintf(client, sizeof(client),
-			 "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- ibv_%s_pingpong -d rxe0 -g %s%s%s%s "
-			 LAB_RXE_HOST, cli_self(), ud ? "ud" : "rc", gid, lab_opt(a[0], sizeof(a[0]), "-s", size),
-			 lab_opt(a[1], sizeof(a[1]), "-n", iters), lab_opt(a[2], sizeof(a[2]), "-m", mtu));
+		ok = lab_line(compat, sizeof(compat), " --compat pingpong") &&
+		     lab_opt(compat, sizeof(compat), "--size", size) && lab_opt(compat, sizeof(compat), "--iters", iters) &&
+		     lab_line(client, sizeof(client),
+			      "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- ibv_%s_pingpong -d rxe0 -g %s",
+			      cli_self(), ud ? "ud" : "rc", gid) &&
+		     lab_opt(client, sizeof(client), "-s", size) && lab_opt(client, sizeof(client), "-n", iters) &&
+		     lab_opt(client, sizeof(client), "-m", mtu);
 	} else {
-		snprintf(client, sizeof(client),
-			 "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- rxe_peer -t 60 -g %s -o %s%s%s%s%s "
-			 LAB_RXE_HOST, cli_self(), gid, op, lab_opt(a[0], sizeof(a[0]), "-s", size),
-			 lab_opt(a[1], sizeof(a[1]), "-n", iters), lab_opt(a[2], sizeof(a[2]), "-w", window),
-			 lab_opt(a[3], sizeof(a[3]), "-m", mtu));
+		ok = lab_line(client, sizeof(client),
+			      "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- rxe_peer -t 60 -g %s -o %s",
+			      cli_self(), gid, op) &&
+		     lab_opt(client, sizeof(client), "-s", size) && lab_opt(client, sizeof(client), "-n", iters) &&
+		     lab_opt(client, sizeof(client), "-w", window) && lab_opt(client, sizeof(client), "-m", mtu);
 	}
-	snprintf(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --server%s%s%s", cli_self(),
-		 *s->server ? " " : "", s->server, compat);
+	if (!ok || !lab_append(client, sizeof(client), " " LAB_RXE_HOST) ||
+	    !lab_line(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --server%s%s%s", cli_self(),
+		      *s->server ? " " : "", s->server, compat))
+		return -1;
 	return lab_pair(s, log, server, client);
 }
 
@@ -266,15 +273,14 @@ static int lab_replay_step(const struct lab_def *l, const struct lab_step *s)
 /* A short `rocelab explain`: the first frames and the summary. */
 static void lab_summary(const char *pcap)
 {
-	char line[1024], cmd[600];
+	char line[1024], cmd[LAB_LINE_MAX];
 	int p[2], shown = 0;
 	bool summary = false;
 	FILE *f;
 	pid_t pid;
 
-	snprintf(cmd, sizeof(cmd), "%s explain %s", cli_self(), pcap);
 	printf("\n$ rocelab explain %s\n", pcap);
-	if (pipe(p))
+	if (!lab_line(cmd, sizeof(cmd), "%s explain %s", cli_self(), pcap) || pipe(p))
 		return;
 	fflush(stdout);
 	pid = lab_spawn(cmd, p[1], -1);

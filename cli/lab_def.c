@@ -35,7 +35,7 @@ static bool lab_def_is_dir(const char *path)
 
 bool lab_def_root(char *dir, size_t n)
 {
-	char self[PATH_MAX], path[PATH_MAX + 32];
+	char self[PATH_MAX], path[PATH_MAX + 32], real[PATH_MAX];
 	const char *env = getenv("ROCELAB_LABS"), *bin;
 
 	if (env && *env) {
@@ -50,8 +50,9 @@ bool lab_def_root(char *dir, size_t n)
 	bin = dirname(self);
 	for (size_t i = 0; i < sizeof(lab_def_places) / sizeof(lab_def_places[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", bin, lab_def_places[i]);
-		if (lab_def_is_dir(path) && realpath(path, self)) {
-			snprintf(dir, n, "%s", self);
+		/* Not into self: bin points into it, and realpath may write there even when it fails. */
+		if (lab_def_is_dir(path) && realpath(path, real)) {
+			snprintf(dir, n, "%s", real);
 			return true;
 		}
 	}
@@ -112,6 +113,7 @@ struct lab_def_reader {
 	unsigned line;
 	struct lab_step *step;   /* the block being filled in, if a step */
 	struct lab_question *q;  /* the block being filled in, if a question */
+	bool mtu_set;            /* an 'mtu' line was read (l->mtu has a default) */
 };
 
 static int lab_def_fail(const struct lab_def_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -197,11 +199,39 @@ static int lab_def_open_question(struct lab_def_reader *r, const char *v)
 	return 0;
 }
 
+/* Words of @v as lab_words() splits a command line: runs of anything but spaces. */
+static size_t lab_def_words(const char *v)
+{
+	size_t n = 0;
+
+	for (v += strspn(v, " "); *v; v += strspn(v, " ")) {
+		n++;
+		v += strcspn(v, " ");
+	}
+	return n;
+}
+
+/* Is @v short enough to run as it is written? A longer one would be cut on its way to a command line. */
+static int lab_def_size(const struct lab_def_reader *r, const char *kw, const char *v)
+{
+	static const char *const commands[] = { "gen", "server", "client", "replay" };
+	size_t n = strlen(v);
+
+	if (n > LAB_DEF_MAX_VALUE)
+		return lab_def_fail(r, "'%s' with a value of %zu bytes: at most %d", kw, n, LAB_DEF_MAX_VALUE);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(kw, commands[i]) && (n = lab_def_words(v)) > LAB_DEF_MAX_WORDS)
+			return lab_def_fail(r, "'%s' with %zu words: at most %d", kw, n, LAB_DEF_MAX_WORDS);
+	return 0;
+}
+
 static int lab_def_line(struct lab_def_reader *r, const char *kw, const char *v)
 {
 	struct lab_def *l = r->l;
 	uint64_t mtu;
 
+	if (lab_def_size(r, kw, v))
+		return -1;
 	if (!strcmp(kw, "title"))
 		return lab_def_set(r, &l->title, kw, v, false);
 	if (!strcmp(kw, "gen"))
@@ -209,6 +239,9 @@ static int lab_def_line(struct lab_def_reader *r, const char *kw, const char *v)
 	if (!strcmp(kw, "next"))
 		return lab_def_set(r, &l->next, kw, v, false);
 	if (!strcmp(kw, "mtu")) {
+		if (r->mtu_set)
+			return lab_def_fail(r, "'%s' twice", kw);
+		r->mtu_set = true;
 		if (!cli_parse_u64(v, LAB_MTU_MAX, &mtu) || mtu < LAB_MTU_MIN)
 			return lab_def_fail(r, "mtu wants %d..%d, not '%s'", LAB_MTU_MIN, LAB_MTU_MAX, v);
 		l->mtu = (unsigned)mtu;
@@ -299,6 +332,13 @@ int lab_def_load(struct lab_def *l, const char *root, const char *folder)
 		return lab_def_fail(&r, "out of memory");
 	}
 	n = fread(l->text_, 1, LAB_DEF_MAX_BYTES + 1, f);
+	if (ferror(f)) {
+		/* errno is fread's (a folder named lab.def: EISDIR); fclose would not keep it. */
+		cli_error("lab", "cannot read %s: %s", r.file, strerror(errno));
+		fclose(f);
+		lab_def_free(l);
+		return -1;
+	}
 	fclose(f);
 	if (n > LAB_DEF_MAX_BYTES || memchr(l->text_, '\0', n)) {
 		lab_def_free(l);

@@ -14,6 +14,9 @@
 
 #define LAB_MAX_STEPS 4
 #define LAB_MAX_QUESTIONS 8
+/* A value has at most this many bytes; one that becomes a command line (gen, server, client, replay) this many words. */
+#define LAB_DEF_MAX_VALUE 400
+#define LAB_DEF_MAX_WORDS 32
 
 /* One step: a peer pair (server in rl-b, client in rl-a), or frames of `rocelab gen` replayed. */
 struct lab_step {

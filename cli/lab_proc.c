@@ -27,21 +27,61 @@ int lab_words(char *line, char **argv, int max)
 {
 	int n = 0;
 
-	for (char *w = strtok(line, " "); w && n < max - 1; w = strtok(NULL, " "))
+	for (char *w = strtok(line, " "); w; w = strtok(NULL, " ")) {
+		if (n == max - 1)
+			return -1;
 		argv[n++] = w;
+	}
 	argv[n] = NULL;
 	return n;
 }
 
+/* Cut short, a command line would run something other than what was printed: refuse it instead. */
+static bool lab_fits(const char *line, int len, size_t n)
+{
+	if (len >= 0 && (size_t)len < n)
+		return true;
+	cli_error("lab", "a command line longer than %zu bytes, not run: %.60s...", n - 1, line);
+	return false;
+}
+
+bool lab_line(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return lab_fits(buf, len, n);
+}
+
+bool lab_append(char *buf, size_t n, const char *fmt, ...)
+{
+	size_t used = strnlen(buf, n);
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = used < n ? vsnprintf(buf + used, n - used, fmt, ap) : -1;
+	va_end(ap);
+	return lab_fits(buf, len < 0 ? -1 : (int)(used + (size_t)len), n);
+}
+
 pid_t lab_spawn(const char *line, int out, int err)
 {
-	char buf[1024], *argv[64];
+	char buf[LAB_LINE_MAX], *argv[LAB_LINE_WORDS + 1];
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	int rc;
+	int rc, n;
 
-	snprintf(buf, sizeof(buf), "%s", line);
-	if (!lab_words(buf, argv, 64))
+	if (!lab_fits(line, (int)strnlen(line, sizeof(buf)), sizeof(buf)))
+		return -1;
+	memcpy(buf, line, strlen(line) + 1);
+	n = lab_words(buf, argv, LAB_LINE_WORDS + 1);
+	if (n < 0)
+		cli_error("lab", "a command line of more than %d words, not run: %.60s...", LAB_LINE_WORDS, line);
+	if (n <= 0)
 		return -1;
 	posix_spawn_file_actions_init(&fa);
 	if (out >= 0)
@@ -75,14 +115,16 @@ int lab_wait(pid_t pid)
 
 int lab_cmd(bool loud, const char *fmt, ...)
 {
-	char line[1024];
+	char line[LAB_LINE_MAX];
 	va_list ap;
-	int null = -1, rc;
+	int null = -1, rc, len;
 	pid_t pid;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	len = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (!lab_fits(line, len, sizeof(line)))
+		return -1;
 	printf("  + %s\n", line);
 	fflush(stdout);
 	if (!loud)

@@ -290,6 +290,16 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	return peer_defaults(o, size_set, op_set);
 }
 
+/* Did standard output reach its file (not so on a full disk)? Else say so, and exit CLI_ERR. */
+static int peer_output_written(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("peer", "cannot write the output");
+		return CLI_ERR;
+	}
+	return rc;
+}
+
 int cli_peer(int argc, char **argv)
 {
 	struct peer p;
@@ -298,9 +308,9 @@ int cli_peer(int argc, char **argv)
 	memset(&p, 0, sizeof(p));
 	p.net.tcp = p.net.rx = p.net.tx = p.net.hold = -1;
 	if (!peer_parse(argc, argv, &p.o, &rc))
-		return rc;
+		return peer_output_written(rc);
 	p.net.rng = p.o.seed;
 	rc = peer_run(&p);
 	peer_close(&p);
-	return rc;
+	return peer_output_written(rc);
 }

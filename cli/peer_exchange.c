@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -29,12 +30,14 @@
 #define PEER_OP_LEN 160
 #define PEER_RES_LEN 32
 
+/* All of @n bytes to or from the TCP socket @fd; false if it failed or closed. */
 static bool peer_io(int fd, void *buf, size_t n, bool wr)
 {
 	uint8_t *b = buf;
 
 	while (n) {
-		ssize_t r = wr ? write(fd, b, n) : read(fd, b, n);
+		/* MSG_NOSIGNAL: a peer that went away is an error we report, not a SIGPIPE that kills us. */
+		ssize_t r = wr ? send(fd, b, n, MSG_NOSIGNAL) : recv(fd, b, n, 0);
 
 		if (r < 0 && errno == EINTR)
 			continue;

@@ -228,6 +228,7 @@ static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 	}
 	rp_report(&st, rp_now_ns() - start, o->iface);
 	if (r < 0) {
+		/* Not cli_capture_damaged(), whose words are explain's ("FILE: the file is damaged"): ours stay as they were. */
 		cli_error("replay", "%s is damaged after frame %" PRIu64 ": %s", o->file, cli_capture_frames(in),
 			  cli_capture_error(in));
 		return CLI_ERR;
@@ -321,6 +322,7 @@ int cli_rewrite(int argc, char **argv)
 	}
 	written = cli_capture_finish(out);
 	if (r < 0) {
+		/* Not cli_capture_damaged(), whose words are explain's ("FILE: the file is damaged"): ours stay as they were. */
 		cli_error("rewrite", "%s is damaged after frame %" PRIu64 ": %s", argv[optind], cli_capture_frames(in),
 			  cli_capture_error(in));
 		cli_capture_close(in);

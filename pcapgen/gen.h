@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pcapgen: scenarios on a simulated wire, written to a pcap. The options a
- * scenario reads, the pcap writer, the two-host session (an rl_pair) that
- * scenarios run in, and the scenario tables. Depends on core and libpcap;
+ * scenario reads, the pcap writer and the scenario tables (the two-host
+ * session they run in is scenarios.c's own). Depends on core and libpcap;
  * errors come back as messages (gen_out.msg), never printed here. The
  * `rocelab gen` subcommand (cli/gen.c) parses options and calls this.
  */
@@ -83,48 +83,7 @@ int gen_out_close(struct gen_out *out);
 /* Say why in out->msg; returns -1. */
 int gen_fail(struct gen_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- scenarios driven by the reference transport ------------------------------------- */
-
-struct gen_sess;
-/* Choose the fate of the @n-th frame on the wire (sent by @from); NULL-safe default: deliver. */
-typedef enum rl_simwire_fate (*gen_fault_fn)(struct gen_sess *s, uint64_t n, int from);
-
-struct gen_sess {
-	const struct gen_opts *o;
-	struct gen_out *out;
-	struct rl_pair pair;         /* A (0) requests, B (1) responds */
-	struct rl_pair_end *e;       /* pair.end */
-	enum rl_qp_type type;
-	gen_fault_fn fault;
-	uint64_t sent_by[2];         /* frames each side has put on the wire */
-	/* Scenario state, used by the application callbacks. */
-	uint64_t posted, done, target;
-	int step;
-	uint64_t mark;
-};
-
-/* What a scenario may change before the QPs are connected. */
-struct gen_qp_cfg {
-	enum rl_qp_type type;
-	size_t mem;                  /* bytes of registered memory per side */
-	unsigned access;             /* QP access flags; 0: all remote operations */
-	uint32_t psn_a;              /* overrides the PSNs (e.g. for wrap-around) when set */
-	bool psn_a_set;
-};
-
-static inline bool gen_is_atomic(enum rl_wr_opcode op)
-{
-	return op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem);
-int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c);
-void gen_sess_free(struct gen_sess *s);
-/* Run until the wire is quiet and @app (may be NULL) says it is done. 0, or -1 on a livelock. */
-int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app);
-int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
-		  uint64_t remote_off, uint64_t wr_id);
-int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id);
+/* ---- the scenarios (scenarios.c, crafted.c) ---------------------------------------------- */
 
 struct gen_scenario {
 	const char *name;

@@ -11,6 +11,39 @@
 
 /* ---- the session ------------------------------------------------------------------------- */
 
+struct gen_sess;
+/* Choose the fate of the @n-th frame on the wire (sent by @from); NULL-safe default: deliver. */
+typedef enum rl_simwire_fate (*gen_fault_fn)(struct gen_sess *s, uint64_t n, int from);
+
+/* Two hosts on the simulated wire, an rl_pair, and what a scenario keeps between its callbacks. */
+struct gen_sess {
+	const struct gen_opts *o;
+	struct gen_out *out;
+	struct rl_pair pair;         /* A (0) requests, B (1) responds */
+	struct rl_pair_end *e;       /* pair.end */
+	enum rl_qp_type type;
+	gen_fault_fn fault;
+	uint64_t sent_by[2];         /* frames each side has put on the wire */
+	/* Scenario state, used by the application callbacks. */
+	uint64_t posted, done, target;
+	int step;
+	uint64_t mark;
+};
+
+/* What a scenario may change before the QPs are connected. */
+struct gen_qp_cfg {
+	enum rl_qp_type type;
+	size_t mem;                  /* bytes of registered memory per side */
+	unsigned access;             /* QP access flags; 0: all remote operations */
+	uint32_t psn_a;              /* overrides the PSNs (e.g. for wrap-around) when set */
+	bool psn_a_set;
+};
+
+static bool gen_is_atomic(enum rl_wr_opcode op)
+{
+	return op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 static uint64_t gen_mix(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;
@@ -36,7 +69,7 @@ static enum rl_simwire_fate gen_choose(void *ctx, uint64_t n, int from, const ui
 	return s->fault ? s->fault(s, n, from) : RL_SIMWIRE_DELIVERED;
 }
 
-void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
+static void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
 {
 	memset(c, 0, sizeof(*c));
 	c->type = type;
@@ -86,7 +119,7 @@ static void gen_conn_config(const struct gen_opts *o, const struct gen_qp_cfg *c
 	conn->traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
 }
 
-int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c)
+static int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c)
 {
 	struct rl_pair_config pc;
 
@@ -113,12 +146,13 @@ int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *
 	return 0;
 }
 
-void gen_sess_free(struct gen_sess *s)
+static void gen_sess_free(struct gen_sess *s)
 {
 	rl_pair_free(&s->pair);
 }
 
-int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
+/* Run until the wire is quiet and @app (may be NULL) says it is done. 0, or -1 on a livelock. */
+static int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
 {
 	/* Bounded: at most a simulated hour, and a step budget that no scenario should reach. */
 	long r = rl_pair_run(&s->pair, GEN_EPOCH_NS + 3600000000000ull, 1L << 40, app, s);
@@ -128,8 +162,8 @@ int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
 	return 0;
 }
 
-int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
-		  uint64_t remote_off, uint64_t wr_id)
+static int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
+			 uint64_t remote_off, uint64_t wr_id)
 {
 	struct rl_send_wr wr;
 
@@ -141,7 +175,7 @@ int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t l
 	return rl_pair_post_send(&s->pair, from, &wr) ? gen_fail(s->out, "%s", s->pair.err) : 0;
 }
 
-int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id)
+static int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id)
 {
 	return rl_pair_post_recv(&s->pair, e, off, len, wr_id) ? gen_fail(s->out, "%s", s->pair.err) : 0;
 }

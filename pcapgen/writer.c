@@ -29,7 +29,7 @@ int gen_out_open(struct gen_out *out, const struct gen_opts *o, gen_progress_fn 
 	out->progress = progress;
 	out->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
 	if (!out->dead)
-		return -1;
+		return gen_fail(out, "out of memory");
 	if (strcmp(o->out, "-")) {
 		/* Our own FILE with a large buffer: big captures take far fewer writes. */
 		FILE *f = fopen(o->out, "wb");
@@ -174,7 +174,8 @@ int gen_out_close(struct gen_out *out)
 
 	gen_out_release(out, UINT64_MAX);
 	free(out->held);
-	if (pcap_dump_flush(out->dump) != 0 || out->err)
+	/* A write that failed while the buffer drained sets the stream's error flag even if the last flush works. */
+	if (pcap_dump_flush(out->dump) != 0 || ferror(pcap_dump_file(out->dump)) || out->err)
 		rc = gen_fail(out, "writing %s failed", out->o->out);
 	pcap_dump_close(out->dump);
 	pcap_close(out->dead);

@@ -58,6 +58,11 @@ expect "gen unknown scenario" 2 "no scenario 'nope'" "$RA" gen nope -o "$T/x.pca
 expect "gen bad --vlan" 2 "VLAN ID from 1 to 4094" "$RA" gen demo --vlan 4095 -o "$T/x.pcap"
 expect "gen bad --seed" 2 "--seed needs a number" "$RA" gen all-opcodes --seed -3 -o "$T/x.pcap"
 expect "gen into a missing directory" 2 "cannot write" "$RA" gen demo -o "$T/no/such/dir.pcap"
+# A full disk is an error, whether the last flush or a write while the buffer drained meets it.
+expect "gen to a full disk" 2 "rocelab gen: writing /dev/full failed" "$RA" gen send -o /dev/full
+expect "gen to a full disk, more than its buffer" 2 "rocelab gen: writing /dev/full failed" \
+	"$RA" gen send-bw --count 2000 --size 4096 -o /dev/full
+expect "peer --help to a full disk" 2 "rocelab peer: cannot write the output" sh -c "\"$RA\" peer --help >/dev/full"
 expect "gen bad --mtu" 2 "256, 512, 1024, 2048, 4096" "$RA" gen send --mtu 1000 -o "$T/x.pcap"
 expect "gen bad --loss" 2 "rate from 0 to 0.5" "$RA" gen send --loss 2 -o "$T/x.pcap"
 expect "gen bad --drop" 2 "frame numbers like 3 or 3,7,12" "$RA" gen send --drop 3,x -o "$T/x.pcap"

@@ -6,8 +6,10 @@
 # root the lab says it runs on gen, in a user namespace it captures with
 # libpcap; the English and Chinese guides give the same commands in the same
 # order, their by-hand commands are the steps of the lab's lab.def (and, over
-# the veth, commands the lab ran); each lab.def and the grader's fact
-# functions name the same questions, and answers.txt has their keys.
+# the veth, commands the lab ran), their explain and tshark commands run on
+# the lab's capture; each replay step's gen arguments make a capture; each
+# lab.def and the grader's fact functions name the same questions, and
+# answers.txt has their keys; installed by make install, rocelab finds them.
 # Usage: run.sh ROCELAB PLUGIN_SO
 set -u
 R=${1:?usage: run.sh ROCELAB PLUGIN_SO}
@@ -163,24 +165,37 @@ broken "two labs with one number" "two labs numbered 06 (06-acks-msn-credits and
     'cp -r 06-acks-msn-credits 06-other'
 broken "a step with neither peers nor a replay" "step 1 (.*) wants 'server' and 'client'" \
     'sed -i "/^server/d" 06-acks-msn-credits/lab.def'
+# Values that would be cut on their way to a command line, a second mtu, a lab.def that cannot be read.
+D06=$LABS/06-acks-msn-credits/lab.def
+cl=$(grep -n '^client' "$D06" | head -n 1 | cut -d: -f1)
+long="--op send --interface $(printf 'x%.0s' $(seq 1 400))"
+broken "a client line too long to run as written" \
+    "06-acks-msn-credits/lab.def:$cl: 'client' with a value of ${#long} bytes: at most 400" \
+    "sed -i 's/^client .*/client $long/' 06-acks-msn-credits/lab.def"
+many=$(printf -- ' --iters 1%.0s' $(seq 1 17))
+broken "a client line of more words than a lab runs" "06-acks-msn-credits/lab.def:$cl: 'client' with 34 words: at most 32" \
+    "sed -i 's/^client .*/client$many/' 06-acks-msn-credits/lab.def"
+broken "a second mtu line" "06-acks-msn-credits/lab.def:$(($(wc -l <"$D06") + 1)): 'mtu' twice" \
+    'echo "mtu 9000" >>06-acks-msn-credits/lab.def'
+broken "a lab.def that is a folder" "cannot read .*06-acks-msn-credits/lab.def: Is a directory" \
+    'rm 06-acks-msn-credits/lab.def && mkdir 06-acks-msn-credits/lab.def'
 if ROCELAB_LABS=$T/none "$R" lab list >"$T/out" 2>&1; then fail "ROCELAB_LABS naming no folder: exit 0"
 elif grep -q "ROCELAB_LABS=$T/none is not a folder" "$T/out"; then pass "ROCELAB_LABS naming no folder is refused"
 else fail "ROCELAB_LABS naming no folder: $(cat "$T/out")"; fi
-# Installed: PREFIX/bin/rocelab reads PREFIX/share/rocelab/labs; a binary with neither says so.
-mkdir -p "$T/inst/bin" "$T/inst/share/rocelab/labs" "$T/inst/run"
-cp "$R" "$T/inst/bin/rocelab"
-for d in "$LABS"/[0-9][0-9]-*/; do
-    i=$T/inst/share/rocelab/labs/$(basename "$d")
-    mkdir -p "$i" && cp "$d/lab.def" "$i/"
-done
-if (cd "$T/inst/run" && "$T/inst/bin/rocelab" lab run 06 --gen >"$T/out" 2>&1) &&
-   [ "$("$T/inst/bin/rocelab" lab list | grep -c '^  [0-9][0-9]  ')" = "$("$R" lab list | grep -c '^  [0-9][0-9]  ')" ] &&
+# Installed by make install (the tree's build/rocelab, whichever ROCELAB this suite was given):
+# PREFIX/bin/rocelab reads PREFIX/share/rocelab/labs; a binary with neither says so.
+I=$T/inst/usr/local
+mkdir -p "$T/inst/run"
+if ! make -s -C "$LABS/.." install DESTDIR="$T/inst" PREFIX=/usr/local >"$T/out" 2>&1; then
+    fail "make install DESTDIR=$T/inst: $(tail -c 300 "$T/out")"
+elif (cd "$T/inst/run" && "$I/bin/rocelab" lab run 06 --gen >"$T/out" 2>&1) &&
+   [ "$("$I/bin/rocelab" lab list | grep -c '^  [0-9][0-9]  ')" = "$("$R" lab list | grep -c '^  [0-9][0-9]  ')" ] &&
    capture_ok "installed lab 06" "$T/inst/run/labs/out/06-acks-msn-credits.pcap"; then
-    pass "installed under PREFIX, rocelab finds the labs in PREFIX/share/rocelab/labs"
+    pass "installed by make install under PREFIX, rocelab finds the labs in PREFIX/share/rocelab/labs"
 else fail "installed: $(tail -c 300 "$T/out")"; fi
-rm -r "$T/inst/share"
-if "$T/inst/bin/rocelab" lab list >"$T/out" 2>&1; then fail "a rocelab with no labs folder lists labs"
-elif grep -q "cannot find the labs folder beside $T/inst/bin/rocelab (set ROCELAB_LABS to it)" "$T/out"; then
+rm -rf "$I/share/rocelab/labs"
+if "$I/bin/rocelab" lab list >"$T/out" 2>&1; then fail "a rocelab with no labs folder lists labs"
+elif grep -q "cannot find the labs folder beside $I/bin/rocelab (set ROCELAB_LABS to it)" "$T/out"; then
     pass "a rocelab with no labs folder beside it says where it looked and what to set"
 else fail "no labs folder: $(cat "$T/out")"; fi
 
@@ -195,6 +210,42 @@ for l in $labs; do
     else
         fail "lab $l --gen: $(tail -c 300 "$T/g.out")"
     fi
+done
+
+# ---- without namespaces: the rest of what a lab runs, and the guides' commands ----------------
+# Each replay step's rocelab gen arguments, as lab run passes them (with the lab's addresses).
+for l in $labs; do
+    i=0
+    sed -n 's/^replay[ \t]*//p' "$LABS/$l/lab.def" >"$T/replays"
+    while read -r args; do
+        i=$((i + 1))
+        # shellcheck disable=SC2086  # the arguments are words, as lab run splits them
+        if ! "$R" gen $args --ip-a 10.90.0.1 --ip-b 10.90.0.2 -o "$T/replay.pcap" >"$T/out" 2>&1 </dev/null; then
+            fail "lab $l replay step $i: rocelab gen $args: $(tail -c 300 "$T/out")"
+        elif capture_ok "lab $l replay step $i (rocelab gen $args)" "$T/replay.pcap"; then
+            pass "lab $l replay step $i: rocelab gen $args makes a capture, all RoCE, ICRCs good"
+        fi
+    done <"$T/replays"
+done
+# The guides' rocelab explain and tshark commands, run in $T/g, where the lab's --gen capture is
+# labs/out/NN-name.pcap as the guide names it; tshark as the unprivileged user, with the plugin.
+mkdir -p "$T/bin" && ln -sf "$R" "$T/bin/rocelab"
+for l in $labs; do
+    cmds "$LABS/$l/README.md" | grep -E '^(rocelab explain|tshark) ' | sed 's/ *| *less$//' >"$T/gcmds"
+    [ -s "$T/gcmds" ] || continue
+    n=0 why=
+    while read -r c; do
+        case $c in
+        tshark*) (cd "$T/g" && ts bash -o pipefail -c "$c") ;;
+        *) (cd "$T/g" && PATH=$T/bin:$PATH bash -o pipefail -c "$c") ;;
+        esac >"$T/gc.out" 2>"$T/gc.err" </dev/null
+        rc=$?
+        if [ $rc -ne 0 ] || [ ! -s "$T/gc.out" ]; then why="'$c': exit $rc, $(head -c 300 "$T/gc.err")"; break; fi
+        case $c in rocelab*) [ -s "$T/gc.err" ] && { why="'$c' says $(head -c 300 "$T/gc.err")"; break; } ;; esac
+        n=$((n + 1))
+    done <"$T/gcmds"
+    if [ -z "$why" ]; then pass "lab $l: the guide's $n rocelab explain / tshark commands run on its --gen capture"
+    else fail "lab $l: a guide command fails on its --gen capture: $why"; fi
 done
 
 # ---- grading: the reference solutions score full marks, blanks and skeletons zero, -------

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Wireshark oracle: compare `rocelab explain --json` with stock tshark.
 
-usage: compare_tshark.py [--label TEXT] ROCELAB.jsonl TSHARK.json
+usage: compare_tshark.py [--label TEXT] [--require-iba15] ROCELAB.jsonl TSHARK.json
+
+--require-iba15: the capture must hold FLUSH (0x1c) and ATOMIC WRITE (0x1d)
+packets (all-opcodes does), and each must be compared.
 
 ROCELAB.jsonl is the output of `rocelab explain --json F.pcap` (one object per
 RoCE packet per line).  TSHARK.json is the output of
@@ -145,6 +148,7 @@ class Comparer:
         self.values = 0
         self.mismatches = []  # messages
         self.what = []        # the field each mismatch is about
+        self.iba15 = {}       # opcode: packets compared by compare_iba15
 
     def bad(self, what, msg):
         self.what.append(what)
@@ -273,8 +277,16 @@ def compare_packet(c, r, layers, notes):
         c.bad("icrc.value", "frame %d (%s, %s): tshark shows no Invariant CRC"
               % (r["frame"], b["opcode_name"], framing(r)))
 
-    if op in IBA15_OPCODES and "vendor" in trees:
-        compare_iba15(c, r, one(trees["vendor"], "infiniband.vendor"))
+    if op in IBA15_OPCODES:
+        if "vendor" in trees:
+            compare_iba15(c, r, one(trees["vendor"], "infiniband.vendor"))
+            c.iba15[op] = c.iba15.get(op, 0) + 1
+        else:
+            # A tshark that knows these opcodes: compare its own fields here instead.
+            c.values += 1
+            c.bad("iba15", "frame %d (%s, %s): IBA 1.5 opcode without a vendor blob: "
+                  "tshark decodes %s now, and this checker does not compare it"
+                  % (r["frame"], b["opcode_name"], framing(r), IBA15_OPCODES[op]))
     if not full:
         if op in TSHARK_UNKNOWN_OPCODES and "vendor" not in present:
             notes.add("tshark now decodes opcode 0x%02x (no 'vendor' blob): "
@@ -417,12 +429,19 @@ def compare_network(c, r, layers):
 
 def main(argv):
     label = "tshark"
+    require_iba15 = False
     args = list(argv[1:])
-    if len(args) >= 2 and args[0] == "--label":
-        label = "tshark %s" % args[1]
-        args = args[2:]
+    while args and args[0].startswith("--"):
+        if args[0] == "--label" and len(args) >= 2:
+            label = "tshark %s" % args[1]
+            args = args[2:]
+        elif args[0] == "--require-iba15":
+            require_iba15 = True
+            args = args[1:]
+        else:
+            break
     if len(args) != 2:
-        print("usage: compare_tshark.py [--label TEXT] ROCELAB.jsonl TSHARK.json",
+        print("usage: compare_tshark.py [--label TEXT] [--require-iba15] ROCELAB.jsonl TSHARK.json",
               file=sys.stderr)
         return 2
     rpath, tpath = args
@@ -498,6 +517,16 @@ def main(argv):
                     "compared, %d mismatches (tshark shows no ICRC for the other %d)"
                     % (label, n_icrc, len(crc_bad), len(common) - n_icrc),
                     details(crc_bad)))
+
+    # FLUSH and ATOMIC WRITE: every one rocelab reports was cut from tshark's bytes and compared;
+    # with --require-iba15 (a capture made to hold them, all-opcodes) there must be some of each.
+    held = {op: sum(1 for fno in common if ours[fno]["bth"]["opcode"] == op) for op in IBA15_OPCODES}
+    if require_iba15 or any(held.values()):
+        results.append((all(c.iba15.get(op, 0) == held[op] for op in IBA15_OPCODES) and
+                        (not require_iba15 or all(held.values())),
+                        "%s: IBA 1.5 opcodes cut from tshark's raw bytes and compared: %s"
+                        % (label, ", ".join("0x%02x %s %d of %d packets" % (op, name, c.iba15.get(op, 0), held[op])
+                                            for op, name in sorted(IBA15_OPCODES.items()))), []))
 
     for ok, line, det in results:
         print("%s %s" % ("PASS" if ok else "FAIL", line))

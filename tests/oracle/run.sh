@@ -94,7 +94,7 @@ for seed in $SEEDS; do
                 -J "frame eth vlan ip ipv6 udp infiniband data" \
                 <"$pcap" >"$TMP/tshark-$seed.json" 2>"$TMP/tshark.err"; then
             run_checks "tshark seed $seed" \
-                "$PY" "$HERE/compare_tshark.py" --label "seed $seed" \
+                "$PY" "$HERE/compare_tshark.py" --label "seed $seed" --require-iba15 \
                 "$TMP/rocelab-$seed.jsonl" "$TMP/tshark-$seed.json"
         else
             fail "tshark seed $seed: tshark failed: $(head -c 300 "$TMP/tshark.err")"

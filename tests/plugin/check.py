@@ -625,6 +625,11 @@ def bits(frame, off, nbytes, shift, width):
     return (int.from_bytes(frame[off:off + nbytes], "big") >> shift) & ((1 << width) - 1)
 
 
+# The headers after the BTH of the IBA 1.5 / rxe opcodes, typed from the spec rather than taken from
+# rocelab's own explain --json: FLUSH carries FETH and RETH, ATOMIC WRITE a RETH (and 8 bytes of payload).
+IBA15_HEADERS = {0x1C: ["feth", "reth"], 0x1D: ["reth"]}
+
+
 def cmd_headers(pcap, jsonl, tsv):
     _, _, _, recs = read_pcap(pcap)
     pkts = [p for p in load_jsonl(jsonl) if "bth" in p]
@@ -634,12 +639,17 @@ def cmd_headers(pcap, jsonl, tsv):
             cols = line.rstrip("\n").split("\t")
             cols += [""] * (len(HFIELDS) + 1 - len(cols))
             rows[int(cols[0])] = dict(zip(HFIELDS, cols[1:]))
-    wrong, absent, compared, by_hdr = [], [], 0, {}
+    wrong, absent, compared, by_hdr, own = [], [], 0, {}, []
     for p in pkts:
         fno = p["frame"]
+        op = p["bth"]["opcode"]
         frame = recs[fno - 1][1]
         off = bth_offset(frame)
         present = ["bth"] + [h for h in EXT_ORDER if h in p]
+        if op in IBA15_HEADERS:
+            if present[1:] != IBA15_HEADERS[op]:
+                own.append("frame %d (%s): explain --json shows %s" % (fno, p["bth"]["opcode_name"], present[1:]))
+            present = ["bth"] + IBA15_HEADERS[op]
         hoff = {}
         for h in present:
             hoff[h] = off
@@ -656,17 +666,25 @@ def cmd_headers(pcap, jsonl, tsv):
             if got in ("True", "False"):
                 got = "1" if got == "True" else "0"
             compared += 1
-            by_hdr[h] = by_hdr.get(h, 0) + 1
             if got == "" or int(got, 0) != want:
                 wrong.append("frame %d (%s): %s: plugin %r, bytes %d" % (fno, p["bth"]["opcode_name"], fld, got, want))
+            else:
+                by_hdr[(op, h)] = by_hdr.get((op, h), 0) + 1
+    per_hdr = {}
+    for (_, h), n in by_hdr.items():
+        per_hdr[h] = per_hdr.get(h, 0) + n
     check(not wrong, "headers: %d field values the plugin shows equal the frame's bits (%s)%s"
-          % (compared, ", ".join("%s %d" % kv for kv in sorted(by_hdr.items())), "; " + "; ".join(wrong[:3]) if wrong else ""))
+          % (compared, ", ".join("%s %d" % kv for kv in sorted(per_hdr.items())), "; " + "; ".join(wrong[:3]) if wrong else ""))
     check(not absent, "headers: no field of a header the packet does not carry%s"
           % ("; " + "; ".join(absent[:3]) if absent else ""))
-    for op, hdr in ((0x1C, "feth"), (0x1D, "reth")):
+    check(not own, "headers: rocelab explain --json gives FLUSH and ATOMIC WRITE the IBA 1.5 headers%s"
+          % ("; " + "; ".join(own[:3]) if own else ""))
+    for op, hdrs in sorted(IBA15_HEADERS.items()):
         n = sum(1 for p in pkts if p["bth"]["opcode"] == op)
-        check(n > 0 and by_hdr.get(hdr, 0) > 0, "headers: opcode 0x%02x is in the capture (%d packets) and its %s shown"
-              % (op, n, hdr))
+        shown = ["%s %d" % (h, by_hdr.get((op, h), 0)) for h in hdrs]
+        check(n > 0 and all(by_hdr.get((op, h), 0) > 0 for h in hdrs),
+              "headers: opcode 0x%02x is in the capture (%d packets) and the plugin shows its %s (field values: %s)"
+              % (op, n, " and ".join(hdrs), ", ".join(shown)))
 
 
 def main(argv):
