@@ -277,6 +277,15 @@ static long rl_sim_run_fifo(struct rl_sim *sim, uint64_t until_ns, long max_step
 		if (rl_sim_app(sim, app, ctx, &busy))
 			return steps;
 		rl_sim_run_kicked(sim);
+		if (!f->count && app) {
+			/*
+			 * Nothing in flight: work the application posted without
+			 * rl_sim_kick() goes out now, as on the simulated wire,
+			 * rather than never or at the next timer.
+			 */
+			rl_host_run(sim->host[0], sim->now);
+			rl_host_run(sim->host[1], sim->now);
+		}
 		if (f->count) {
 			uint32_t s = f->ring[f->head];
 			struct rl_simwire_delivery d;

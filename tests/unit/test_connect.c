@@ -356,6 +356,102 @@ static void test_sim_stop_and_wake(void)
 	}
 }
 
+/*
+ * An application that posts with rl_post_send() alone, from its callback,
+ * without rl_sim_kick(): what a verbs program does. Its work goes out at
+ * once on either wire, whether it says it is busy or not.
+ */
+struct plain_app {
+	struct rl_pair *p;
+	int posts, posted;      /* WRITEs to post, one per call */
+	bool busy;              /* say "more to do" while posting */
+	uint64_t after_frame;   /* post only once this many frames were emitted */
+};
+
+static bool plain_post_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct plain_app *a = ctx;
+	struct rl_send_wr wr;
+
+	(void)now;
+	if (a->posted < a->posts && rl_sim_frames(sim) >= a->after_frame) {
+		rl_pair_send_wr(a->p, 0, RL_WR_RDMA_WRITE, 64u * (unsigned)a->posted, 64, 64u * (unsigned)a->posted,
+				(uint64_t)a->posted, &wr);
+		CU_ASSERT_EQUAL(rl_post_send(a->p->end[0].qp, &wr), 0);
+		a->posted++;
+	}
+	return a->busy && a->posted < a->posts;
+}
+
+static void expect_writes(struct rl_pair *p, int n)
+{
+	struct rl_wc wc[8];
+	int got = rl_pair_poll(p, 0, wc, 8);
+
+	CU_ASSERT_EQUAL(got, n);
+	for (int k = 0; k < got; k++) {
+		CU_ASSERT_EQUAL(wc[k].status, RL_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc[k].wr_id, (uint64_t)k);
+	}
+}
+
+static void test_sim_app_posts_plainly(void)
+{
+	for (int kind = RL_SIM_SIMWIRE; kind <= RL_SIM_FIFO; kind++)
+		for (int busy = 0; busy < 2; busy++) {
+			struct rl_pair_config pc;
+			struct rl_pair p;
+			struct plain_app a = { .p = &p, .posts = 3, .busy = busy };
+			uint64_t t0;
+
+			pair_config(&pc, (enum rl_sim_wire)kind);
+			CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+			t0 = rl_sim_now(p.sim);
+			CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 1000, plain_post_app, &a) >= 0);
+			CU_ASSERT_EQUAL(a.posted, 3);
+			expect_writes(&p, 3);
+			CU_ASSERT_EQUAL(rl_sim_frames(p.sim), 6);          /* three WRITEs, three ACKs */
+			CU_ASSERT(rl_sim_now(p.sim) - t0 < 1000000);        /* no timer was waited for */
+			rl_pair_free(&p);
+		}
+}
+
+static bool drop_frame_2(void *ctx, int from, uint8_t *frame, size_t len, uint64_t number)
+{
+	(void)ctx; (void)from; (void)frame; (void)len;
+	return number != 2;
+}
+
+/*
+ * With a retransmit timer pending (the first WRITE's ACK was lost), a WRITE
+ * posted from the callback goes out now, not when the timer fires: its ACK
+ * acknowledges both (IBA 9.7.5.1.2), and nothing times out.
+ */
+static void test_sim_fifo_post_does_not_wait_for_timer(void)
+{
+	struct rl_pair_config pc;
+	struct rl_qp_stats st;
+	struct rl_send_wr wr;
+	struct rl_pair p;
+	struct plain_app a = { .p = &p, .posts = 2, .posted = 1, .after_frame = 2 };
+	uint64_t t0;
+
+	pair_config(&pc, RL_SIM_FIFO);
+	pc.sim.fifo.filter = drop_frame_2;                      /* #1 the WRITE, #2 its ACK */
+	CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+	t0 = rl_sim_now(p.sim);
+	rl_pair_send_wr(&p, 0, RL_WR_RDMA_WRITE, 0, 64, 0, 0, &wr);
+	CU_ASSERT_EQUAL(rl_pair_post_send(&p, 0, &wr), 0);
+	CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 1000, plain_post_app, &a) >= 0);
+	CU_ASSERT_EQUAL(a.posted, 2);
+	expect_writes(&p, 2);
+	rl_qp_stats(p.end[0].qp, &st);
+	CU_ASSERT_EQUAL(st.timeouts, 0);
+	CU_ASSERT_EQUAL(st.retransmits, 0);
+	CU_ASSERT(rl_sim_now(p.sim) - t0 < 1000000);            /* the timer is 67 ms */
+	rl_pair_free(&p);
+}
+
 int tl_suite_connect(void)
 {
 	CU_pSuite s = CU_add_suite("connect-pair", NULL, NULL);
@@ -370,5 +466,8 @@ int tl_suite_connect(void)
 	       !CU_add_test(s, "pair: exchange, then a WRITE over either wire", test_pair_write) ||
 	       !CU_add_test(s, "pair: errors with a reason", test_pair_errors) ||
 	       !CU_add_test(s, "pair: a full FIFO refuses frames and counts them", test_pair_fifo_refuses) ||
-	       !CU_add_test(s, "sim: the application stops a run, or wakes at its time", test_sim_stop_and_wake);
+	       !CU_add_test(s, "sim: the application stops a run, or wakes at its time", test_sim_stop_and_wake) ||
+	       !CU_add_test(s, "sim: work posted from the callback without a kick goes out", test_sim_app_posts_plainly) ||
+	       !CU_add_test(s, "sim: FIFO, a post does not wait for a pending timer",
+			    test_sim_fifo_post_does_not_wait_for_timer);
 }

@@ -86,13 +86,16 @@ uint64_t rl_sim_now(const struct rl_sim *sim);
  * jumps to the next arrival, timer or rl_sim_wake() time, and every frame
  * due then is delivered, each followed by a run of the host that got it.
  * RL_SIM_FIFO: a step delivers one frame, @step_ns after the previous one,
- * after running any host rl_sim_kick() named; when the FIFO is empty, time
- * jumps to the next timer or wake-up and both hosts run. A FIFO run begins
- * by running both hosts and stops once time has passed @until_ns.
+ * after running any host rl_sim_kick() named. When the FIFO is empty after
+ * @app's turn, both hosts run at once (what @app posted goes out); if it is
+ * still empty, time jumps to the next timer or wake-up and both hosts run.
+ * A FIFO run begins by running both hosts and stops once time has passed
+ * @until_ns. Work posted from @app therefore goes out on either wire;
+ * rl_sim_kick() sends it before the frames already queued are delivered.
  */
 long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx);
 
-/* Host @i has new work (a post): the FIFO loop runs it before the next delivery. */
+/* Host @i has new work (a post): the FIFO loop runs it before the next delivery, not once the FIFO is empty. */
 void rl_sim_kick(struct rl_sim *sim, int i);
 /* From @app: call it again at @t at the latest, even if the wire and the timers are quiet until then. */
 void rl_sim_wake(struct rl_sim *sim, uint64_t t);
