@@ -124,9 +124,6 @@ static void test_flush_end_to_end(void)
 	/* Ethernet 14 + IPv4 20 + UDP 8, then the transport headers, then the ICRC. */
 	CU_ASSERT_EQUAL_FATAL(n, 42 + wn + 4);
 	CU_ASSERT_EQUAL(memcmp(f + 42, want, wn), 0);
-	/* The accessors of hdr.h read the same bytes. */
-	CU_ASSERT_EQUAL(rl_feth_sel(f + 42 + 12), 1);
-	CU_ASSERT_EQUAL(rl_feth_plt(f + 42 + 12), 2);
 
 	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, &d), RL_OK);
 	CU_ASSERT_EQUAL(d.hdrs, RL_HDR_FETH | RL_HDR_RETH);
@@ -271,8 +268,8 @@ static void test_iterator_matches_bytes(void)
 }
 
 /*
- * hdr.h's accessors (rxe's style, kept for code that works on raw bytes)
- * read what the field table decodes, header by header, for every opcode.
+ * hdr.h's few accessors (for code that edits bytes in place: rewrite.c,
+ * crafted damage, graders) read what the table decodes, for every opcode.
  */
 static void test_accessors_agree(void)
 {
@@ -295,45 +292,15 @@ static void test_accessors_agree(void)
 		CU_ASSERT_EQUAL(rl_bth_se(b), d.bth.se);
 		CU_ASSERT_EQUAL(rl_bth_migreq(b), d.bth.migreq);
 		CU_ASSERT_EQUAL(rl_bth_padcnt(b), d.bth.padcnt);
+		CU_ASSERT_EQUAL(rl_bth_tver(b), d.bth.tver);
 		CU_ASSERT_EQUAL(rl_bth_pkey(b), d.bth.pkey);
 		CU_ASSERT_EQUAL(rl_bth_fecn(b), d.bth.fecn);
 		CU_ASSERT_EQUAL(rl_bth_becn(b), d.bth.becn);
 		CU_ASSERT_EQUAL(rl_bth_dqpn(b), d.bth.dqpn);
 		CU_ASSERT_EQUAL(rl_bth_ackreq(b), d.bth.ackreq);
 		CU_ASSERT_EQUAL(rl_bth_psn(b), d.bth.psn);
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_RDETH)) >= 0)
-			CU_ASSERT_EQUAL(rl_rdeth_eecnxt(b + o), d.rdeth_eecnxt);
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_DETH)) >= 0) {
-			CU_ASSERT_EQUAL(rl_deth_qkey(b + o), d.deth.qkey);
+		if ((o = rl_field_hdr_offset(&d, RL_HDR_DETH)) >= 0)
 			CU_ASSERT_EQUAL(rl_deth_srcqp(b + o), d.deth.src_qp);
-		}
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_XRCETH)) >= 0)
-			CU_ASSERT_EQUAL(rl_xrceth_srq(b + o), d.xrc_srq);
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_FETH)) >= 0) {
-			CU_ASSERT_EQUAL(rl_feth_sel(b + o), d.feth.sel);
-			CU_ASSERT_EQUAL(rl_feth_plt(b + o), d.feth.plt);
-		}
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_RETH)) >= 0) {
-			CU_ASSERT_EQUAL(rl_reth_va(b + o), d.reth.va);
-			CU_ASSERT_EQUAL(rl_reth_rkey(b + o), d.reth.rkey);
-			CU_ASSERT_EQUAL(rl_reth_len(b + o), d.reth.dma_len);
-		}
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_ATOMICETH)) >= 0) {
-			CU_ASSERT_EQUAL(rl_atmeth_va(b + o), d.atomiceth.va);
-			CU_ASSERT_EQUAL(rl_atmeth_rkey(b + o), d.atomiceth.rkey);
-			CU_ASSERT_EQUAL(rl_atmeth_swap_add(b + o), d.atomiceth.swap_add);
-			CU_ASSERT_EQUAL(rl_atmeth_compare(b + o), d.atomiceth.compare);
-		}
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_AETH)) >= 0) {
-			CU_ASSERT_EQUAL(rl_aeth_syndrome(b + o), d.aeth.syndrome);
-			CU_ASSERT_EQUAL(rl_aeth_msn(b + o), d.aeth.msn);
-		}
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_ATOMICACKETH)) >= 0)
-			CU_ASSERT_EQUAL(rl_atmack_orig(b + o), d.atomicack_orig);
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_IMMDT)) >= 0)
-			CU_ASSERT_EQUAL(rl_immdt(b + o), d.immdt);
-		if ((o = rl_field_hdr_offset(&d, RL_HDR_IETH)) >= 0)
-			CU_ASSERT_EQUAL(rl_ieth_rkey(b + o), d.ieth_rkey);
 	}
 }
 
