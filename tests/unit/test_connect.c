@@ -224,6 +224,41 @@ static void test_connect_missing_attributes(void)
 	}
 }
 
+/*
+ * The masks connect uses come from modify_qp's own table: each typed here
+ * from IBA 11.2.4.2 Table 91 (and man ibv_modify_qp), per transport.
+ */
+static void test_attr_required_table_91(void)
+{
+	static const struct {
+		enum rl_qp_state from, to;
+		int rc, uc, ud;
+	} t91[] = {
+		{ RL_QPS_RESET, RL_QPS_INIT,
+		  RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS,
+		  RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS,
+		  RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_QKEY },
+		{ RL_QPS_INIT, RL_QPS_RTR,
+		  RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN | RL_QP_MAX_DEST_RD_ATOMIC |
+			  RL_QP_MIN_RNR_TIMER,
+		  RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN,
+		  RL_QP_STATE },
+		{ RL_QPS_RTR, RL_QPS_RTS,
+		  RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT | RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC,
+		  RL_QP_STATE | RL_QP_SQ_PSN,
+		  RL_QP_STATE | RL_QP_SQ_PSN },
+	};
+
+	for (size_t k = 0; k < sizeof(t91) / sizeof(t91[0]); k++) {
+		CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_RC, t91[k].from, t91[k].to), t91[k].rc);
+		CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_UC, t91[k].from, t91[k].to), t91[k].uc);
+		CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_UD, t91[k].from, t91[k].to), t91[k].ud);
+	}
+	/* Not a transition: nothing is required because nothing is allowed. */
+	CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_RC, RL_QPS_RESET, RL_QPS_RTS), 0);
+	CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_UD, RL_QPS_RTS, RL_QPS_RTR), 0);
+}
+
 /* ---- rl_pair ----------------------------------------------------------------------------- */
 
 static void pair_config(struct rl_pair_config *pc, enum rl_sim_wire kind)
@@ -598,6 +633,7 @@ int tl_suite_connect(void)
 	       !CU_add_test(s, "connect refuses other starting states", test_connect_wrong_state) ||
 	       !CU_add_test(s, "connect: missing attributes refused as modify_qp refuses them",
 			    test_connect_missing_attributes) ||
+	       !CU_add_test(s, "Table 91's required attributes, per transport", test_attr_required_table_91) ||
 	       !CU_add_test(s, "pair: exchange, then a WRITE over either wire", test_pair_write) ||
 	       !CU_add_test(s, "pair: errors with a reason", test_pair_errors) ||
 	       !CU_add_test(s, "pair: a full FIFO refuses frames and counts them", test_pair_fifo_refuses) ||
