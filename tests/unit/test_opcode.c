@@ -92,6 +92,10 @@ static void test_table_consistency(void)
 		/* RETH on first/only WRITE packets and READ requests only (IBA 9.4.3). */
 		if ((info->hdrs & RL_HDR_RETH) && (info->flags & RL_OPF_WRITE))
 			CU_ASSERT_TRUE(info->flags & RL_OPF_FIRST);
+		/* An atomic request carries an AtomicETH, except ATOMIC WRITE (0x1d, IBA 1.5 A19): RETH + 8 bytes. */
+		if ((info->flags & RL_OPF_ATOMIC) && (info->flags & RL_OPF_REQ))
+			CU_ASSERT_EQUAL(!!(info->hdrs & RL_HDR_ATOMICETH), !(info->flags & RL_OPF_ATOMIC_WRITE));
+		CU_ASSERT_EQUAL(!!(info->flags & RL_OPF_ATOMIC_WRITE), op == 0x1d);
 	}
 	/* RC 25 (incl. FLUSH, ATOMIC WRITE), UC 12, RD 22, UD 2, CNP 1, XRC 23. */
 	CU_ASSERT_EQUAL(valid, 25 + 12 + 22 + 2 + 1 + 23);

@@ -84,6 +84,8 @@ enum rl_opflag {
 	RL_OPF_FLUSH = 1u << 15,
 	RL_OPF_RESYNC = 1u << 16,
 	RL_OPF_CMPSWAP = 1u << 17, /* Compare&Swap, to tell it from Fetch&Add */
+	RL_OPF_ATOMIC_WRITE = 1u << 18, /* ATOMIC WRITE: an atomic with a RETH and 8 bytes of payload,
+					   not an AtomicETH */
 };
 
 /*
@@ -164,7 +166,7 @@ enum rl_opflag {
 	OP(0x1c, RC_FLUSH, "RC FLUSH", RL_OPF_REQ | RL_O_O | RL_OPF_FLUSH,                         \
 	   RL_HDR_FETH | RL_HDR_RETH, 0)                                                           \
 	OP(0x1d, RC_ATOMIC_WRITE, "RC ATOMIC WRITE",                                               \
-	   RL_OPF_REQ | RL_O_O | RL_OPF_ATOMIC | RL_OPF_PAYLOAD,                                   \
+	   RL_OPF_REQ | RL_O_O | RL_OPF_ATOMIC | RL_OPF_ATOMIC_WRITE | RL_OPF_PAYLOAD,             \
 	   RL_HDR_RETH, 8)                                                                         \
 	RL_OP_REQ_ROWS(OP, 0x20, UC, 0)                                                            \
 	RL_OP_WRITE_ROWS(OP, 0x20, UC, 0)                                                          \
