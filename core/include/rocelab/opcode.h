@@ -45,6 +45,7 @@ enum rl_hdr {
 	RL_HDR_CNP = 1u << 10,        /* 16 reserved bytes of a CNP (A17.9.3) */
 };
 #define RL_HDR_COUNT 11
+/* Each header's name and length at run time: rl_field_hdr() (field.h), the header rows of field_rows.h. */
 
 #define RL_BTH_LEN 12
 #define RL_RDETH_LEN 4
@@ -59,10 +60,6 @@ enum rl_hdr {
 #define RL_IETH_LEN 4
 #define RL_CNP_LEN 16
 #define RL_ICRC_LEN 4
-
-/* Bit number -> header flag, length and name, in wire order. */
-size_t rl_hdr_len(enum rl_hdr h);
-const char *rl_hdr_name(enum rl_hdr h);
 
 /* What an opcode does; "position" flags say where it sits in a message. */
 enum rl_opflag {
