@@ -550,7 +550,7 @@ static void an_request_summary(const struct rl_annotation *o, const struct rl_pk
 			p->reth.rkey);
 	else if (fl & RL_OPF_FLUSH)
 		an_flush_summary(p, buf, n);
-	else if ((fl & RL_OPF_ATOMIC) && (p->hdrs & RL_HDR_RETH))
+	else if (fl & RL_OPF_ATOMIC_WRITE)
 		an_text(buf, n, "ATOMIC WRITE of %zu bytes to 0x%llx (rkey 0x%x)", p->payload_len,
 			(unsigned long long)p->reth.va, p->reth.rkey);
 	else if (fl & RL_OPF_CMPSWAP)

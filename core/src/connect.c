@@ -5,9 +5,11 @@
  * This is the place to read how a QP gets ready, the way perftest's
  * ctx_connect() and ibv_rc_pingpong's pp_connect_ctx() do it: one
  * rl_modify_qp() per step, each with the attributes IBA 11.2.4.2 Table 91
- * requires of the QP's transport. rl_modify_qp() (verbs.c, rl_transitions)
- * checks every call against that table, so a missing or stray attribute is
- * refused there with its reason. What each value means on the wire:
+ * requires of the QP's transport. Each step below sets every value a
+ * transport may need; which of them it passes is the attribute mask of
+ * that transport and step, taken from rl_transitions in verbs.c
+ * (rl_qp_attr_required()), the table rl_modify_qp() enforces and the only
+ * place the masks are written. What they amount to, for reading:
  *
  *   step          RC                          UC              UD
  *   RESET->INIT   pkey, port, access flags    same as RC      pkey, port, Q_Key
@@ -42,32 +44,29 @@ void rl_conn_defaults(struct rl_conn *c)
 	c->max_dest_rd_atomic = 16;
 }
 
+/* One step: to @a->qp_state with the attributes Table 91 requires of this QP's transport. */
+static int rl_connect_step(struct rl_qp *qp, const struct rl_qp_attr *a)
+{
+	return rl_modify_qp(qp, a, rl_qp_attr_required(qp->type, qp->state, a->qp_state));
+}
+
 /* RESET -> INIT: the port and partition; who may do what to this QP (IBA 10.6.3). */
 static int rl_connect_init(struct rl_qp *qp, const struct rl_conn *c)
 {
 	struct rl_qp_attr a = { .qp_state = RL_QPS_INIT };
-	int mask = RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT;
 
 	a.pkey_index = c->pkey_index;
 	a.port_num = c->port_num;
-	if (qp->type == RL_QPT_UD) {
-		a.qkey = c->qkey;                 /* a datagram must carry it to be accepted (IBA 10.2.5) */
-		mask |= RL_QP_QKEY;
-	} else {
-		a.qp_access_flags = c->access;
-		mask |= RL_QP_ACCESS_FLAGS;
-	}
-	return rl_modify_qp(qp, &a, mask);
+	a.qp_access_flags = c->access;       /* RC, UC: what the remote side may do here */
+	a.qkey = c->qkey;                    /* UD: a datagram must carry it to be accepted (IBA 10.2.5) */
+	return rl_connect_step(qp, &a);
 }
 
-/* INIT -> RTR: who the peer is and the PSN its first request carries (IBA 9.7.1, 10.3.1). */
+/* INIT -> RTR: who the peer is and the PSN its first request carries (IBA 9.7.1, 10.3.1); UD takes none of it. */
 static int rl_connect_rtr(struct rl_qp *qp, const struct rl_conn *c)
 {
 	struct rl_qp_attr a = { .qp_state = RL_QPS_RTR };
-	int mask = RL_QP_STATE;
 
-	if (qp->type == RL_QPT_UD)
-		return rl_modify_qp(qp, &a, mask);
 	memcpy(a.ah_attr.dgid, c->gid, 16);       /* RoCE routes by GID: there are no LIDs */
 	memcpy(a.ah_attr.dmac, c->mac, 6);
 	a.ah_attr.traffic_class = c->traffic_class;
@@ -76,31 +75,24 @@ static int rl_connect_rtr(struct rl_qp *qp, const struct rl_conn *c)
 	a.path_mtu = c->path_mtu;
 	a.dest_qp_num = c->qpn;
 	a.rq_psn = c->psn;
-	mask |= RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN;
-	if (qp->type == RL_QPT_RC) {
-		/* Responder resources for READ/atomic, and the RNR NAK timer it advertises (IBA Table 46). */
-		a.max_dest_rd_atomic = c->max_dest_rd_atomic;
-		a.min_rnr_timer = c->min_rnr_timer;
-		mask |= RL_QP_MAX_DEST_RD_ATOMIC | RL_QP_MIN_RNR_TIMER;
-	}
-	return rl_modify_qp(qp, &a, mask);
+	/* RC: responder resources for READ/atomic, and the RNR NAK timer it advertises (IBA Table 46). */
+	a.max_dest_rd_atomic = c->max_dest_rd_atomic;
+	a.min_rnr_timer = c->min_rnr_timer;
+	return rl_connect_step(qp, &a);
 }
 
 /* RTR -> RTS: this side's first PSN; for RC how long to wait and how often to retry (IBA 9.7.6). */
 static int rl_connect_rts(struct rl_qp *qp, const struct rl_conn *c)
 {
 	struct rl_qp_attr a = { .qp_state = RL_QPS_RTS };
-	int mask = RL_QP_STATE | RL_QP_SQ_PSN;
 
 	a.sq_psn = c->sq_psn;
-	if (qp->type == RL_QPT_RC) {
-		a.timeout = c->timeout;
-		a.retry_cnt = c->retry_cnt;
-		a.rnr_retry = c->rnr_retry;
-		a.max_rd_atomic = c->max_rd_atomic;
-		mask |= RL_QP_TIMEOUT | RL_QP_RETRY_CNT | RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC;
-	}
-	return rl_modify_qp(qp, &a, mask);
+	/* RC only: */
+	a.timeout = c->timeout;
+	a.retry_cnt = c->retry_cnt;
+	a.rnr_retry = c->rnr_retry;
+	a.max_rd_atomic = c->max_rd_atomic;
+	return rl_connect_step(qp, &a);
 }
 
 int rl_qp_connect(struct rl_qp *qp, const struct rl_conn *conn)

@@ -136,7 +136,7 @@ const char *rl_describe_opcode(uint8_t opcode)
 		return "asks the responder to make earlier writes to va..va+len persistent or visible";
 	if (f & RL_OPF_RESYNC)
 		return "resynchronises the PSN of an RD EE context";
-	if ((f & RL_OPF_ATOMIC) && (f & RL_OPF_PAYLOAD))
+	if (f & RL_OPF_ATOMIC_WRITE)
 		return "writes its 8-byte payload into the responder's memory at va (rkey) in one piece: no reader "
 		       "sees half of it";
 	if (f & RL_OPF_ATOMIC)

@@ -2,8 +2,12 @@
 /*
  * The rows of the field table (rocelab/field.h), written once and expanded
  * three times: into the table (field.c), into the decoder (decode.c) and
- * into the encoder (encode.c). Layouts: BTH IBA 9.2, the extended headers
- * IBA 9.3.1-9.3.8, XRCETH IBA A14.6.3.1, FETH IBA 1.5 (9.3.7 there).
+ * into the encoder (encode.c). Layouts, with the edition each section
+ * number belongs to: BTH IBA 9.2 and the extended headers IBA 9.3.1-9.3.8
+ * (RDETH .. IETH, ImmDt 9.3.7) as numbered in Volume 1 Release 1.2.1, the
+ * base of the RoCEv2 annex (A17) cited elsewhere; XRCETH that release's
+ * Annex A14.6.3.1; FETH Volume 1 Release 1.5, which adds it with FLUSH and
+ * ATOMIC WRITE (Annex A19) and numbers it 9.3.7 in that release.
  *
  * One row per field, in wire order:
  *   F(header, struct rl_pkt member, byte offset, bytes spanned, shift, bits,

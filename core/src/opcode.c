@@ -41,46 +41,15 @@ const char *rl_transport_name(enum rl_transport t)
 	return rl_transport_names[t];
 }
 
-/* Names and lengths of the headers, from the field table's header rows (field_rows.h): [0] is the BTH. */
-#define RL_HDR_ROW(id, hdr, len_, name_, ...) { .name = name_, .len = len_ },
-static const struct {
-	const char *name;
-	uint8_t len;
-} rl_hdr_table[RL_HDR_COUNT + 1] = { RL_FIELD_HDRS(RL_HDR_ROW) };
-
-static int rl_hdr_bit(enum rl_hdr h)
-{
-	for (int i = 0; i < RL_HDR_COUNT; i++)
-		if ((unsigned)h == 1u << i)
-			return i;
-	return -1;
-}
-
-size_t rl_hdr_len(enum rl_hdr h)
-{
-	int b = rl_hdr_bit(h);
-
-	return b < 0 ? 0 : rl_hdr_table[b + 1].len;
-}
-
-const char *rl_hdr_name(enum rl_hdr h)
-{
-	int b = rl_hdr_bit(h);
-
-	return b < 0 ? "?" : rl_hdr_table[b + 1].name;
-}
-
 int rl_opcode_hdr_offset(uint8_t opcode, enum rl_hdr h)
 {
 	const struct rl_opcode_info *info = rl_opcode_info(opcode);
-	int off = 0;
+	uint32_t bit = (uint32_t)h;
 
-	if (!(info->hdrs & h))
+	if (!bit || (bit & (bit - 1)) || !(info->hdrs & bit))
 		return -1;
-	for (int i = 0; i < RL_HDR_COUNT && (1u << i) != (unsigned)h; i++)
-		if (info->hdrs & (1u << i))
-			off += rl_hdr_table[i + 1].len;
-	return off;
+	/* The headers before it in wire order are its lower bits (enum rl_hdr). */
+	return (int)HLEN(info->hdrs & (bit - 1));
 }
 
 const char *rl_opcode_position(uint8_t opcode)

@@ -23,6 +23,16 @@ static int rl_pair_make_end(struct rl_pair *p, int i, const struct rl_pair_confi
 				      .max_recv_wr = cfg->max_recv_wr };
 	size_t alloc = (cfg->mem[i] + 4095) & ~(size_t)4095;
 
+	if (!cfg->mem[i]) {
+		snprintf(p->err, sizeof(p->err), "cannot set up the two hosts: side %d has no memory to register "
+			 "(mem[%d] is 0)", i, i);
+		return -1;
+	}
+	if (alloc < cfg->mem[i]) {   /* rounding up to a page wrapped */
+		snprintf(p->err, sizeof(p->err), "cannot set up the two hosts: side %d's memory, %zu bytes, is more "
+			 "than can be allocated", i, cfg->mem[i]);
+		return -1;
+	}
 	e->host = rl_sim_host(p->sim, i);
 	memcpy(e->gid, cfg->sim.host[i].gid, 16);
 	memcpy(e->mac, cfg->sim.host[i].mac, 6);
@@ -30,7 +40,7 @@ static int rl_pair_make_end(struct rl_pair *p, int i, const struct rl_pair_confi
 	e->iova = cfg->iova[i];
 	e->mem = alloc ? aligned_alloc(4096, alloc) : NULL;
 	if (!e->mem)
-		return rl_pair_fail(p, "out of memory", NULL);
+		return rl_pair_fail(p, "cannot set up the two hosts: out of memory", NULL);
 	memset(e->mem, 0, alloc);
 	e->pd = rl_alloc_pd(e->host);
 	e->cq = e->pd ? rl_create_cq(e->host, cfg->cqe ? cfg->cqe : 1024) : NULL;
@@ -54,12 +64,32 @@ static int rl_pair_connect(struct rl_pair *p, int i, const struct rl_pair_config
 	return rl_qp_connect(e->qp, &e->conn) ? rl_pair_fail(p, "cannot set up the two hosts", e->host) : 0;
 }
 
+/* Why rl_sim_new() would refuse @c, for what it can be told from the outside; NULL: nothing seen. */
+static const char *rl_pair_sim_problem(const struct rl_sim_config *c)
+{
+	if (c->kind == RL_SIM_FIFO && c->fifo.frames > RL_SIM_FIFO_MAX_FRAMES)
+		return "the FIFO holds at most 1048576 frames (RL_SIM_FIFO_MAX_FRAMES)";
+	for (int i = 0; i < 2; i++)
+		if (c->host[i].active_mtu && !rl_mtu_bytes(c->host[i].active_mtu))
+			return "a host's active MTU is not one of 1 (256) .. 5 (4096)";
+	return NULL;
+}
+
 int rl_pair_init(struct rl_pair *p, const struct rl_pair_config *cfg)
 {
+	const char *why;
+
 	memset(p, 0, sizeof(*p));
+	if ((why = rl_pair_sim_problem(&cfg->sim))) {
+		snprintf(p->err, sizeof(p->err), "cannot set up the two hosts: %s", why);
+		return -1;
+	}
 	p->sim = rl_sim_new(&cfg->sim);
 	if (!p->sim)
-		return rl_pair_fail(p, "cannot set up the two hosts: out of memory", NULL);
+		return rl_pair_fail(p, cfg->sim.kind == RL_SIM_SIMWIRE
+					       ? "cannot set up the two hosts: the simulated wire refused its config (a "
+						 "fault rate outside 0..1, frame number 0 among drop_frames), or memory ran out"
+					       : "cannot set up the two hosts: out of memory", NULL);
 	if (rl_pair_make_end(p, 0, cfg) || rl_pair_make_end(p, 1, cfg) || rl_pair_connect(p, 0, cfg) ||
 	    rl_pair_connect(p, 1, cfg))
 		return -1;

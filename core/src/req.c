@@ -61,7 +61,7 @@ static uint8_t rl_req_opcode(const struct rl_qp *qp, const struct rl_send_wqe *w
 		break;
 	case RL_WR_ATOMIC_WRITE:
 		/* The atomic whose operand travels as 8 bytes of payload behind a RETH. */
-		f |= RL_OPF_ATOMIC | RL_OPF_PAYLOAD | RL_OPF_FIRST | RL_OPF_LAST;
+		f |= RL_OPF_ATOMIC | RL_OPF_ATOMIC_WRITE | RL_OPF_PAYLOAD | RL_OPF_FIRST | RL_OPF_LAST;
 		break;
 	case RL_WR_RDMA_WRITE:
 	case RL_WR_RDMA_WRITE_WITH_IMM:

@@ -216,12 +216,6 @@ static enum rl_resp_state rl_resp_check_op_seq(struct rl_qp *qp, struct rl_resp_
 	return qp->type == RL_QPT_UC ? RESP_DROP : RESP_NAK_INVALID;
 }
 
-/* IBA 1.5's ATOMIC WRITE: the atomic whose 8-byte operand is payload behind a RETH. */
-static bool rl_op_is_atomic_write(uint32_t f)
-{
-	return (f & RL_OPF_ATOMIC) && (f & RL_OPF_PAYLOAD);
-}
-
 /* The access a FLUSH needs: one flag per placement type bit of its FETH (IBA 1.5 A19; rxe). */
 static unsigned rl_flush_access(uint8_t plt)
 {
@@ -236,7 +230,7 @@ static unsigned rl_flush_access(uint8_t plt)
  */
 static unsigned rl_resp_access_needed(const struct rl_pkt *p, uint32_t f)
 {
-	if (rl_op_is_atomic_write(f))
+	if (f & RL_OPF_ATOMIC_WRITE)
 		return RL_ACCESS_REMOTE_WRITE;
 	if (f & RL_OPF_FLUSH)
 		return rl_flush_access(p->feth.plt);
@@ -302,7 +296,7 @@ static enum rl_resp_state rl_resp_check_length(struct rl_qp *qp, struct rl_resp_
 		return qp->type == RL_QPT_RC ? RESP_NAK_INVALID : RESP_DROP;
 	}
 	/* The 8 bytes of an ATOMIC WRITE must be what its RETH announces (rxe: ERR_LENGTH). */
-	if (rl_op_is_atomic_write(f) && p->reth.dma_len != p->payload_len) {
+	if ((f & RL_OPF_ATOMIC_WRITE) && p->reth.dma_len != p->payload_len) {
 		c->why = "an ATOMIC WRITE whose RETH DMA length is not its 8 bytes of payload";
 		return RESP_NAK_INVALID;
 	}
@@ -321,7 +315,7 @@ static enum rl_resp_state rl_resp_check_rkey(struct rl_qp *qp, struct rl_resp_ct
 	uint32_t f = c->flags, rkey, len, need;
 	uint64_t va;
 
-	if ((f & RL_OPF_ATOMIC) && (p->hdrs & RL_HDR_ATOMICETH)) {
+	if ((f & RL_OPF_ATOMIC) && !(f & RL_OPF_ATOMIC_WRITE)) {   /* CmpSwap, FetchAdd: the AtomicETH */
 		va = p->atomiceth.va;
 		rkey = p->atomiceth.rkey;
 		len = 8;
@@ -602,7 +596,7 @@ static enum rl_resp_state rl_resp_execute(struct rl_qp *qp, struct rl_resp_ctx *
 		return rl_resp_exec_read(qp, c);
 	if (f & RL_OPF_FLUSH)
 		return rl_resp_exec_flush(qp, c);
-	if (rl_op_is_atomic_write(f))
+	if (f & RL_OPF_ATOMIC_WRITE)
 		return rl_resp_exec_atomic_write(qp, c);
 	if (f & RL_OPF_ATOMIC)
 		return rl_resp_exec_atomic(qp, c);
@@ -658,7 +652,7 @@ static enum rl_resp_state rl_resp_duplicate(struct rl_qp *qp, struct rl_resp_ctx
 		c->why = "duplicate READ/atomic older than the responder remembers";
 		return RESP_DROP;
 	}
-	if ((c->flags & RL_OPF_FLUSH) || rl_op_is_atomic_write(c->flags)) {
+	if (c->flags & (RL_OPF_FLUSH | RL_OPF_ATOMIC_WRITE)) {
 		/* Answer again, but do not store again: a later WRITE may have changed the bytes (rxe: replay). */
 		rl_resp_placement_ack(qp, r->first_psn, r->msn);
 		return RESP_DONE;

@@ -32,6 +32,7 @@ struct rl_sim {
 	uint64_t now;
 	uint64_t frames, refused;
 	uint64_t wake;          /* the application's next call, at the latest */
+	size_t injected;        /* frames rl_sim_inject() queued during the filter's call */
 	bool kicked[2], stop;
 };
 
@@ -59,6 +60,17 @@ static void rl_sim_fifo_enqueue(struct rl_sim_fifo *f, uint32_t s)
 	f->count++;
 }
 
+/* Queue slot @s ahead of the last @later frames queued (what its filter injected). */
+static void rl_sim_fifo_enqueue_before(struct rl_sim_fifo *f, uint32_t s, size_t later)
+{
+	size_t i = f->count;
+
+	for (; later; later--, i--)
+		f->ring[(f->head + i) & f->mask] = f->ring[(f->head + i - 1) & f->mask];
+	f->ring[(f->head + i) & f->mask] = s;
+	f->count++;
+}
+
 static void rl_sim_emit(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct rl_sim_port *p = ctx;
@@ -75,13 +87,15 @@ static void rl_sim_emit(void *ctx, const uint8_t *frame, size_t len)
 	}
 	if (rl_sim_fifo_push(sim, !p->idx, frame, len, &s))
 		return;
+	sim->injected = 0;
 	if (sim->cfg.fifo.filter &&
 	    !sim->cfg.fifo.filter(sim->cfg.fifo.ctx, p->idx, sim->fifo.slots + (size_t)s * RL_SIM_FIFO_SLOT,
 				  len, sim->frames)) {
 		sim->fifo.free[sim->fifo.nfree++] = s;
 		return;
 	}
-	rl_sim_fifo_enqueue(&sim->fifo, s);
+	/* The frame was sent first: it goes ahead of what its filter injected (a duplicate follows it). */
+	rl_sim_fifo_enqueue_before(&sim->fifo, s, sim->injected);
 }
 
 int rl_sim_inject(struct rl_sim *sim, int to, const uint8_t *frame, size_t len)
@@ -91,6 +105,7 @@ int rl_sim_inject(struct rl_sim *sim, int to, const uint8_t *frame, size_t len)
 	if (sim->wire || rl_sim_fifo_push(sim, to & 1, frame, len, &s))
 		return -1;
 	rl_sim_fifo_enqueue(&sim->fifo, s);
+	sim->injected++;
 	return 0;
 }
 
@@ -98,10 +113,10 @@ static int rl_sim_fifo_new(struct rl_sim_fifo *f, size_t frames)
 {
 	size_t n = 1;
 
+	if (frames > RL_SIM_FIFO_MAX_FRAMES)
+		return -1;   /* also keeps the doubling below from running past SIZE_MAX */
 	while (n < (frames ? frames : RL_SIM_FIFO_DEFAULT_FRAMES))
 		n <<= 1;
-	if (n > 1u << 20)
-		return -1;
 	f->slots = aligned_alloc(64, n * RL_SIM_FIFO_SLOT);
 	f->len = calloc(n, sizeof(*f->len));
 	f->to = calloc(n, sizeof(*f->to));
@@ -146,7 +161,8 @@ struct rl_sim *rl_sim_new(const struct rl_sim_config *cfg)
 		struct rl_host_config hc = cfg->host[i];
 
 		sim->port[i] = (struct rl_sim_port){ sim, i };
-		hc.emit = rl_sim_emit;
+		hc.emit = rl_sim_emit;   /* the wire takes every frame: no path-level output here */
+		hc.emit_pkt = NULL;
 		hc.ctx = &sim->port[i];
 		if (!hc.event_ctx)
 			hc.event_ctx = cfg->host[i].ctx;
@@ -277,6 +293,15 @@ static long rl_sim_run_fifo(struct rl_sim *sim, uint64_t until_ns, long max_step
 		if (rl_sim_app(sim, app, ctx, &busy))
 			return steps;
 		rl_sim_run_kicked(sim);
+		if (!f->count && app) {
+			/*
+			 * Nothing in flight: work the application posted without
+			 * rl_sim_kick() goes out now, as on the simulated wire,
+			 * rather than never or at the next timer.
+			 */
+			rl_host_run(sim->host[0], sim->now);
+			rl_host_run(sim->host[1], sim->now);
+		}
 		if (f->count) {
 			uint32_t s = f->ring[f->head];
 			struct rl_simwire_delivery d;

@@ -522,6 +522,18 @@ static const struct rl_transition *rl_find_transition(enum rl_qp_state from, enu
 	return NULL;
 }
 
+static int rl_transition_required(const struct rl_transition *t, enum rl_qp_type type)
+{
+	return type == RL_QPT_RC ? t->rc_req : type == RL_QPT_UC ? t->uc_req : t->ud_req;
+}
+
+int rl_qp_attr_required(enum rl_qp_type type, enum rl_qp_state from, enum rl_qp_state to)
+{
+	const struct rl_transition *t = rl_find_transition(from, to);
+
+	return t ? rl_transition_required(t, type) : 0;
+}
+
 static const char *const rl_attr_names[] = {
 	"state", "", "", "access flags", "pkey index", "port", "Q_Key", "address vector (destination GID)",
 	"path MTU", "timeout", "retry count", "RNR retry", "RQ PSN", "max RD atomic", "", "min RNR timer",
@@ -675,7 +687,7 @@ int rl_modify_qp(struct rl_qp *qp, const struct rl_qp_attr *attr, int mask)
 				  rl_qp_state_name(qp->state), rl_qp_state_name(to));
 		return -EINVAL;
 	}
-	req = qp->type == RL_QPT_RC ? t->rc_req : qp->type == RL_QPT_UC ? t->uc_req : t->ud_req;
+	req = rl_transition_required(t, qp->type);
 	opt = qp->type == RL_QPT_RC ? t->rc_opt : qp->type == RL_QPT_UC ? t->uc_opt : t->ud_opt;
 	if ((r = rl_mask_problem(qp, "is required", req & ~mask, to)) ||
 	    (r = rl_mask_problem(qp, "is not allowed in this transition", mask & ~(req | opt), to)) ||

@@ -57,7 +57,9 @@ static struct kind kinds[] = {
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-static const uint8_t opcodes[] = { 0x04, 0x0a, 0x11, 0x64 }; /* RC SEND Only, RC WRITE Only, RC ACK, UD SEND Only */
+static const uint8_t opcodes[] = {
+	RL_OP_RC_SEND_ONLY, RL_OP_RC_RDMA_WRITE_ONLY, RL_OP_RC_ACKNOWLEDGE, RL_OP_UD_SEND_ONLY,
+};
 
 /* Set the variant fields that @vary leaves alone to all ones, in the frame's bytes. */
 static void ones(uint8_t *frame, const struct rl_pkt *dec, unsigned vary)
@@ -119,7 +121,7 @@ static size_t make(const struct kind *k, uint8_t *frame, size_t cap, struct rl_p
 	p.reth.rkey = 0x1005a;
 	p.deth.qkey = 0x11111111;
 	p.deth.src_qp = 0x11;
-	if (p.bth.opcode != 0x11) {
+	if (p.bth.opcode != RL_OP_RC_ACKNOWLEDGE) {   /* an ACK carries no payload */
 		for (size_t i = 0; i < sizeof(payload); i++)
 			payload[i] = (uint8_t)rnd(256);
 		p.payload = payload;

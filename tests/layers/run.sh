@@ -31,6 +31,22 @@ broken "core reaching into pcapgen" core/src/sim.c '#include "gen.h"' 'core/ inc
 broken "core opening sockets" core/src/host.c '#include <sys/socket.h>' 'core/ includes <sys/socket.h>'
 broken "core reading a clock" core/src/sim.c '#include <time.h>' 'core/ includes <time.h>'
 broken "the plugin using the CLI" dissector/packet-rocelab.c '#include "cli.h"' 'dissector/ includes cli/cli.h'
+broken "pcapgen opening sockets" pcapgen/scenarios.c '#include <sys/socket.h>' 'pcapgen/ includes <sys/socket.h>'
+
+# A tree without sources (a wrong ROOT) must not pass for want of anything to check.
+rm -rf "$T/tree" && mkdir -p "$T/tree/core" "$T/tree/pcapgen" "$T/tree/cli" "$T/tree/dissector"
+if "$PY" tests/layers/check.py "$T/tree" >"$T/out" 2>&1; then
+	bad "a tree with no sources: passed"
+elif grep -q 'core/ holds no .c or .h file' "$T/out"; then
+	ok "a tree with no sources fails"
+else
+	bad "a tree with no sources: failed, but not for that"
+fi
+if "$PY" tests/layers/check.py "$T/nonexistent" >"$T/out" 2>&1; then
+	bad "a root that does not exist: passed"
+else
+	ok "a root that does not exist fails"
+fi
 # A circle needs two edges: the second is added by the call, the first here.
 rm -rf "$T/tree" && mkdir "$T/tree" && cp -R core pcapgen cli dissector "$T/tree/"
 printf '#include "tryb.h"\n' >"$T/tree/cli/trya.c"

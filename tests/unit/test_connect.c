@@ -224,6 +224,41 @@ static void test_connect_missing_attributes(void)
 	}
 }
 
+/*
+ * The masks connect uses come from modify_qp's own table: each typed here
+ * from IBA 11.2.4.2 Table 91 (and man ibv_modify_qp), per transport.
+ */
+static void test_attr_required_table_91(void)
+{
+	static const struct {
+		enum rl_qp_state from, to;
+		int rc, uc, ud;
+	} t91[] = {
+		{ RL_QPS_RESET, RL_QPS_INIT,
+		  RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS,
+		  RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_ACCESS_FLAGS,
+		  RL_QP_STATE | RL_QP_PKEY_INDEX | RL_QP_PORT | RL_QP_QKEY },
+		{ RL_QPS_INIT, RL_QPS_RTR,
+		  RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN | RL_QP_MAX_DEST_RD_ATOMIC |
+			  RL_QP_MIN_RNR_TIMER,
+		  RL_QP_STATE | RL_QP_AV | RL_QP_PATH_MTU | RL_QP_DEST_QPN | RL_QP_RQ_PSN,
+		  RL_QP_STATE },
+		{ RL_QPS_RTR, RL_QPS_RTS,
+		  RL_QP_STATE | RL_QP_SQ_PSN | RL_QP_TIMEOUT | RL_QP_RETRY_CNT | RL_QP_RNR_RETRY | RL_QP_MAX_QP_RD_ATOMIC,
+		  RL_QP_STATE | RL_QP_SQ_PSN,
+		  RL_QP_STATE | RL_QP_SQ_PSN },
+	};
+
+	for (size_t k = 0; k < sizeof(t91) / sizeof(t91[0]); k++) {
+		CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_RC, t91[k].from, t91[k].to), t91[k].rc);
+		CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_UC, t91[k].from, t91[k].to), t91[k].uc);
+		CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_UD, t91[k].from, t91[k].to), t91[k].ud);
+	}
+	/* Not a transition: nothing is required because nothing is allowed. */
+	CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_RC, RL_QPS_RESET, RL_QPS_RTS), 0);
+	CU_ASSERT_EQUAL(rl_qp_attr_required(RL_QPT_UD, RL_QPS_RTS, RL_QPS_RTR), 0);
+}
+
 /* ---- rl_pair ----------------------------------------------------------------------------- */
 
 static void pair_config(struct rl_pair_config *pc, enum rl_sim_wire kind)
@@ -297,6 +332,141 @@ static void test_pair_errors(void)
 	rl_pair_free(&p);
 }
 
+/* A config the pair or the sim cannot take: said as what it is, not as "out of memory". */
+static void test_pair_config_errors(void)
+{
+	struct rl_pair_config pc;
+	struct rl_pair p;
+
+	pair_config(&pc, RL_SIM_FIFO);
+	pc.mem[1] = 0;
+	CU_ASSERT_EQUAL(rl_pair_init(&p, &pc), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "side 1 has no memory to register (mem[1] is 0)"));
+	rl_pair_free(&p);
+
+	pair_config(&pc, RL_SIM_FIFO);
+	pc.mem[0] = SIZE_MAX;                                  /* rounding up to a page would wrap */
+	CU_ASSERT_EQUAL(rl_pair_init(&p, &pc), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "side 0's memory"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "bytes, is more than can be allocated"));
+	rl_pair_free(&p);
+
+	pair_config(&pc, RL_SIM_FIFO);
+	pc.sim.fifo.frames = SIZE_MAX;                         /* once a loop without end */
+	CU_ASSERT_EQUAL(rl_pair_init(&p, &pc), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "the FIFO holds at most 1048576 frames"));
+	rl_pair_free(&p);
+	pc.sim.fifo.frames = RL_SIM_FIFO_MAX_FRAMES + 1;
+	CU_ASSERT_PTR_NULL(rl_sim_new(&pc.sim));
+
+	pair_config(&pc, RL_SIM_SIMWIRE);
+	pc.sim.wire.drop_rate = 2;
+	CU_ASSERT_EQUAL(rl_pair_init(&p, &pc), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "the simulated wire refused its config"));
+	rl_pair_free(&p);
+
+	pair_config(&pc, RL_SIM_FIFO);
+	pc.sim.host[0].active_mtu = (enum rl_mtu)9;
+	CU_ASSERT_EQUAL(rl_pair_init(&p, &pc), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "active MTU is not one of"));
+	rl_pair_free(&p);
+}
+
+static void never_emit_pkt(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t len)
+{
+	(void)ctx; (void)path; (void)pkt; (void)len;
+	CU_FAIL("the sim's hosts emit whole frames onto its wire");
+}
+
+/* A host config meant for a socket (emit_pkt) still makes a sim host: the wire takes the frames. */
+static void test_pair_host_config_with_emit_pkt(void)
+{
+	for (int kind = RL_SIM_SIMWIRE; kind <= RL_SIM_FIFO; kind++) {
+		struct rl_pair_config pc;
+		struct rl_send_wr wr;
+		struct rl_pair p;
+		struct rl_wc wc;
+
+		pair_config(&pc, (enum rl_sim_wire)kind);
+		pc.sim.host[0].emit_pkt = pc.sim.host[1].emit_pkt = never_emit_pkt;
+		CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+		rl_pair_send_wr(&p, 0, RL_WR_RDMA_WRITE, 0, 32, 0, 1, &wr);
+		CU_ASSERT_EQUAL(rl_pair_post_send(&p, 0, &wr), 0);
+		CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 1000, NULL, NULL) >= 0);
+		CU_ASSERT_EQUAL(rl_pair_poll(&p, 0, &wc, 1), 1);
+		CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+		rl_pair_free(&p);
+	}
+}
+
+/* The FIFO's filter puts a forged copy of frame 1 on the wire: it arrives after frame 1. */
+struct inject_probe {
+	struct rl_sim *sim;
+	uint8_t last[4];            /* the last byte of each frame delivered, in order */
+	int n;
+	uint8_t sent_last;          /* frame 1's last byte, as its host sent it */
+	int sent;
+};
+
+static bool inject_after_1(void *ctx, int from, uint8_t *frame, size_t len, uint64_t number)
+{
+	struct inject_probe *ip = ctx;
+	uint8_t copy[RL_SIM_FIFO_SLOT];
+
+	if (number == 1) {
+		memcpy(copy, frame, len);
+		copy[len - 1] ^= 0xff;                         /* a broken ICRC: the host drops it */
+		CU_ASSERT_EQUAL(rl_sim_inject(ip->sim, !from, copy, len), 0);
+	}
+	return true;
+}
+
+static void record_delivery(void *ctx, const struct rl_simwire_delivery *d)
+{
+	struct inject_probe *ip = ctx;
+
+	if (ip->n < 4)
+		ip->last[ip->n] = d->frame[d->len - 1];
+	ip->n++;
+}
+
+static void record_send(void *ctx, int from, const uint8_t *frame, size_t len)
+{
+	struct inject_probe *ip = ctx;
+
+	(void)from;
+	if (ip->sent++ == 0)
+		ip->sent_last = frame[len - 1];
+}
+
+static void test_sim_fifo_inject_follows_frame(void)
+{
+	struct inject_probe ip = { 0 };
+	struct rl_pair_config pc;
+	struct rl_send_wr wr;
+	struct rl_pair p;
+	struct rl_qp_stats st;
+
+	pair_config(&pc, RL_SIM_FIFO);
+	pc.sim.fifo.filter = inject_after_1;
+	pc.sim.fifo.ctx = &ip;
+	pc.sim.deliver = record_delivery;
+	pc.sim.tap = record_send;
+	pc.sim.tap_ctx = &ip;
+	CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+	ip.sim = p.sim;
+	rl_pair_send_wr(&p, 0, RL_WR_RDMA_WRITE, 0, 32, 0, 1, &wr);
+	CU_ASSERT_EQUAL(rl_pair_post_send(&p, 0, &wr), 0);
+	CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 1000, NULL, NULL) >= 0);
+	CU_ASSERT_EQUAL(ip.n, 3);                              /* the WRITE, the forged copy, the ACK */
+	CU_ASSERT_EQUAL(ip.last[0], ip.sent_last);
+	CU_ASSERT_EQUAL(ip.last[1], (uint8_t)(ip.sent_last ^ 0xff));
+	rl_qp_stats(p.end[1].qp, &st);
+	CU_ASSERT_EQUAL(st.icrc_drops, 1);                     /* the copy, not the WRITE, was dropped */
+	CU_ASSERT_EQUAL(memcmp(p.end[1].mem, p.end[0].mem, 32), 0);
+	rl_pair_free(&p);
+}
+
 /* A FIFO too small for what is in flight refuses frames and says so: no silent loss. */
 static void test_pair_fifo_refuses(void)
 {
@@ -356,6 +526,102 @@ static void test_sim_stop_and_wake(void)
 	}
 }
 
+/*
+ * An application that posts with rl_post_send() alone, from its callback,
+ * without rl_sim_kick(): what a verbs program does. Its work goes out at
+ * once on either wire, whether it says it is busy or not.
+ */
+struct plain_app {
+	struct rl_pair *p;
+	int posts, posted;      /* WRITEs to post, one per call */
+	bool busy;              /* say "more to do" while posting */
+	uint64_t after_frame;   /* post only once this many frames were emitted */
+};
+
+static bool plain_post_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct plain_app *a = ctx;
+	struct rl_send_wr wr;
+
+	(void)now;
+	if (a->posted < a->posts && rl_sim_frames(sim) >= a->after_frame) {
+		rl_pair_send_wr(a->p, 0, RL_WR_RDMA_WRITE, 64u * (unsigned)a->posted, 64, 64u * (unsigned)a->posted,
+				(uint64_t)a->posted, &wr);
+		CU_ASSERT_EQUAL(rl_post_send(a->p->end[0].qp, &wr), 0);
+		a->posted++;
+	}
+	return a->busy && a->posted < a->posts;
+}
+
+static void expect_writes(struct rl_pair *p, int n)
+{
+	struct rl_wc wc[8];
+	int got = rl_pair_poll(p, 0, wc, 8);
+
+	CU_ASSERT_EQUAL(got, n);
+	for (int k = 0; k < got; k++) {
+		CU_ASSERT_EQUAL(wc[k].status, RL_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc[k].wr_id, (uint64_t)k);
+	}
+}
+
+static void test_sim_app_posts_plainly(void)
+{
+	for (int kind = RL_SIM_SIMWIRE; kind <= RL_SIM_FIFO; kind++)
+		for (int busy = 0; busy < 2; busy++) {
+			struct rl_pair_config pc;
+			struct rl_pair p;
+			struct plain_app a = { .p = &p, .posts = 3, .busy = busy };
+			uint64_t t0;
+
+			pair_config(&pc, (enum rl_sim_wire)kind);
+			CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+			t0 = rl_sim_now(p.sim);
+			CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 1000, plain_post_app, &a) >= 0);
+			CU_ASSERT_EQUAL(a.posted, 3);
+			expect_writes(&p, 3);
+			CU_ASSERT_EQUAL(rl_sim_frames(p.sim), 6);          /* three WRITEs, three ACKs */
+			CU_ASSERT(rl_sim_now(p.sim) - t0 < 1000000);        /* no timer was waited for */
+			rl_pair_free(&p);
+		}
+}
+
+static bool drop_frame_2(void *ctx, int from, uint8_t *frame, size_t len, uint64_t number)
+{
+	(void)ctx; (void)from; (void)frame; (void)len;
+	return number != 2;
+}
+
+/*
+ * With a retransmit timer pending (the first WRITE's ACK was lost), a WRITE
+ * posted from the callback goes out now, not when the timer fires: its ACK
+ * acknowledges both (IBA 9.7.5.1.2), and nothing times out.
+ */
+static void test_sim_fifo_post_does_not_wait_for_timer(void)
+{
+	struct rl_pair_config pc;
+	struct rl_qp_stats st;
+	struct rl_send_wr wr;
+	struct rl_pair p;
+	struct plain_app a = { .p = &p, .posts = 2, .posted = 1, .after_frame = 2 };
+	uint64_t t0;
+
+	pair_config(&pc, RL_SIM_FIFO);
+	pc.sim.fifo.filter = drop_frame_2;                      /* #1 the WRITE, #2 its ACK */
+	CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+	t0 = rl_sim_now(p.sim);
+	rl_pair_send_wr(&p, 0, RL_WR_RDMA_WRITE, 0, 64, 0, 0, &wr);
+	CU_ASSERT_EQUAL(rl_pair_post_send(&p, 0, &wr), 0);
+	CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 1000, plain_post_app, &a) >= 0);
+	CU_ASSERT_EQUAL(a.posted, 2);
+	expect_writes(&p, 2);
+	rl_qp_stats(p.end[0].qp, &st);
+	CU_ASSERT_EQUAL(st.timeouts, 0);
+	CU_ASSERT_EQUAL(st.retransmits, 0);
+	CU_ASSERT(rl_sim_now(p.sim) - t0 < 1000000);            /* the timer is 67 ms */
+	rl_pair_free(&p);
+}
+
 int tl_suite_connect(void)
 {
 	CU_pSuite s = CU_add_suite("connect-pair", NULL, NULL);
@@ -367,8 +633,17 @@ int tl_suite_connect(void)
 	       !CU_add_test(s, "connect refuses other starting states", test_connect_wrong_state) ||
 	       !CU_add_test(s, "connect: missing attributes refused as modify_qp refuses them",
 			    test_connect_missing_attributes) ||
+	       !CU_add_test(s, "Table 91's required attributes, per transport", test_attr_required_table_91) ||
 	       !CU_add_test(s, "pair: exchange, then a WRITE over either wire", test_pair_write) ||
 	       !CU_add_test(s, "pair: errors with a reason", test_pair_errors) ||
 	       !CU_add_test(s, "pair: a full FIFO refuses frames and counts them", test_pair_fifo_refuses) ||
-	       !CU_add_test(s, "sim: the application stops a run, or wakes at its time", test_sim_stop_and_wake);
+	       !CU_add_test(s, "pair: a config it cannot take, said as what it is", test_pair_config_errors) ||
+	       !CU_add_test(s, "pair: a host config with emit_pkt still joins the wire",
+			    test_pair_host_config_with_emit_pkt) ||
+	       !CU_add_test(s, "sim: FIFO, a frame the filter injects follows the filtered one",
+			    test_sim_fifo_inject_follows_frame) ||
+	       !CU_add_test(s, "sim: the application stops a run, or wakes at its time", test_sim_stop_and_wake) ||
+	       !CU_add_test(s, "sim: work posted from the callback without a kick goes out", test_sim_app_posts_plainly) ||
+	       !CU_add_test(s, "sim: FIFO, a post does not wait for a pending timer",
+			    test_sim_fifo_post_does_not_wait_for_timer);
 }

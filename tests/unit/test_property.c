@@ -629,6 +629,7 @@ static void pr_setup(struct pr_run *r)
 {
 	struct rl_pair_config pc;
 	struct rl_simwire_config *wc = &pc.sim.wire;
+	int ok;
 
 	memset(&pc, 0, sizeof(pc));
 	pc.sim.kind = RL_SIM_SIMWIRE;
@@ -660,8 +661,10 @@ static void pr_setup(struct pr_run *r)
 		pc.iova[i] = r->p.iova[i];
 		pr_conn(&r->p, i, &pc.conn[i]);
 	}
-	if (rl_pair_init(&r->pair, &pc))
+	ok = rl_pair_init(&r->pair, &pc);
+	if (ok)
 		fprintf(stderr, "property: %s\n", r->pair.err);
+	CU_ASSERT_EQUAL_FATAL(ok, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r->pair.end[1].qp);
 	CU_ASSERT_EQUAL_FATAL(rl_qp_state(r->pair.end[1].qp), RL_QPS_RTS);
 	for (int i = 0; i < 2; i++) {
@@ -916,6 +919,12 @@ static void pr_drive(struct pr_run *r)
 		pr_poll(r);
 	} while (steps >= 0 && steps < PR_MAX_ITER && !(r->broken & (1u << PP_FINISH)) && pr_can_post(r) &&
 		 pr_now(r) <= limit);
+	/* pr_app looks after each of its turns; the hosts' last run comes after the last one. */
+	if (rl_sim_refused(r->pair.sim) && !r->send_err) {
+		r->send_err = true;
+		pr_fail(r, PP_FINISH, "the simulated wire refused a frame (rl_simwire_send failed) by %.3f us",
+			(pr_now(r) - r->t0) / 1000.0);
+	}
 	if (r->broken & (1u << PP_FINISH))
 		return;
 	if (steps < 0 || steps >= PR_MAX_ITER) {

@@ -78,6 +78,7 @@ static void tp_gid(const struct tp_opts *o, int idx, uint8_t gid[16])
 void tp_setup(struct tp_pair *t, const struct tp_opts *o)
 {
 	struct rl_pair_config pc;
+	int r;
 
 	memset(t, 0, sizeof(*t));
 	memset(&pc, 0, sizeof(pc));
@@ -112,8 +113,10 @@ void tp_setup(struct tp_pair *t, const struct tp_opts *o)
 		c->max_rd_atomic = o->max_rd_atomic;
 		c->max_dest_rd_atomic = 4;
 	}
-	if (rl_pair_init(&t->pair, &pc))
+	r = rl_pair_init(&t->pair, &pc);
+	if (r)
 		fprintf(stderr, "tp_setup: %s\n", t->pair.err);
+	CU_ASSERT_EQUAL_FATAL(r, 0);
 	t->end = t->pair.end;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t->end[1].qp);
 	CU_ASSERT_EQUAL_FATAL(rl_qp_state(t->end[1].qp), RL_QPS_RTS);

@@ -45,6 +45,7 @@ enum rl_hdr {
 	RL_HDR_CNP = 1u << 10,        /* 16 reserved bytes of a CNP (A17.9.3) */
 };
 #define RL_HDR_COUNT 11
+/* Each header's name and length at run time: rl_field_hdr() (field.h), the header rows of field_rows.h. */
 
 #define RL_BTH_LEN 12
 #define RL_RDETH_LEN 4
@@ -59,10 +60,6 @@ enum rl_hdr {
 #define RL_IETH_LEN 4
 #define RL_CNP_LEN 16
 #define RL_ICRC_LEN 4
-
-/* Bit number -> header flag, length and name, in wire order. */
-size_t rl_hdr_len(enum rl_hdr h);
-const char *rl_hdr_name(enum rl_hdr h);
 
 /* What an opcode does; "position" flags say where it sits in a message. */
 enum rl_opflag {
@@ -84,6 +81,8 @@ enum rl_opflag {
 	RL_OPF_FLUSH = 1u << 15,
 	RL_OPF_RESYNC = 1u << 16,
 	RL_OPF_CMPSWAP = 1u << 17, /* Compare&Swap, to tell it from Fetch&Add */
+	RL_OPF_ATOMIC_WRITE = 1u << 18, /* ATOMIC WRITE: an atomic with a RETH and 8 bytes of payload,
+					   not an AtomicETH */
 };
 
 /*
@@ -164,7 +163,7 @@ enum rl_opflag {
 	OP(0x1c, RC_FLUSH, "RC FLUSH", RL_OPF_REQ | RL_O_O | RL_OPF_FLUSH,                         \
 	   RL_HDR_FETH | RL_HDR_RETH, 0)                                                           \
 	OP(0x1d, RC_ATOMIC_WRITE, "RC ATOMIC WRITE",                                               \
-	   RL_OPF_REQ | RL_O_O | RL_OPF_ATOMIC | RL_OPF_PAYLOAD,                                   \
+	   RL_OPF_REQ | RL_O_O | RL_OPF_ATOMIC | RL_OPF_ATOMIC_WRITE | RL_OPF_PAYLOAD,             \
 	   RL_HDR_RETH, 8)                                                                         \
 	RL_OP_REQ_ROWS(OP, 0x20, UC, 0)                                                            \
 	RL_OP_WRITE_ROWS(OP, 0x20, UC, 0)                                                          \

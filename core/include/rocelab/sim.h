@@ -30,6 +30,7 @@ enum rl_sim_wire {
 /* Longest frame the FIFO carries: Ethernet + VLAN + IPv6 + UDP + BTH + headers + 4096 + ICRC, rounded up. */
 #define RL_SIM_FIFO_SLOT 4352
 #define RL_SIM_FIFO_DEFAULT_FRAMES 512
+#define RL_SIM_FIFO_MAX_FRAMES (1u << 20)
 #define RL_SIM_FIFO_DEFAULT_STEP_NS 1000
 
 /*
@@ -41,7 +42,8 @@ enum rl_sim_wire {
 typedef bool (*rl_sim_filter_fn)(void *ctx, int from, uint8_t *frame, size_t len, uint64_t number);
 
 struct rl_sim_fifo_config {
-	size_t frames;                   /* frames it holds at once; 0: 512 (rounded up to a power of two) */
+	size_t frames;                   /* frames it holds at once; 0: 512 (rounded up to a power of two;
+					    at most RL_SIM_FIFO_MAX_FRAMES) */
 	uint64_t step_ns;                /* simulated time one delivery takes; 0: 1000 */
 	rl_sim_filter_fn filter;         /* optional */
 	void *ctx;
@@ -59,7 +61,8 @@ struct rl_sim_config {
 	rl_sim_tap_fn tap;               /* optional */
 	rl_sim_deliver_fn deliver;       /* optional */
 	void *tap_ctx;                   /* for tap and deliver */
-	struct rl_host_config host[2];   /* mac, gid, active_mtu, event; emit/ctx are set by the sim */
+	struct rl_host_config host[2];   /* mac, gid, active_mtu, event; emit/ctx are set by the sim,
+					    emit_pkt is cleared (the wire carries whole frames) */
 	uint64_t start_ns;               /* simulated time at the start */
 };
 
@@ -71,6 +74,11 @@ struct rl_sim_config {
  */
 typedef bool (*rl_sim_app_fn)(struct rl_sim *sim, uint64_t now, void *ctx);
 
+/*
+ * NULL if the simulated wire refuses its config (rl_simwire_new()), the FIFO
+ * would hold more than RL_SIM_FIFO_MAX_FRAMES, a host's active MTU is not
+ * one of enum rl_mtu, or memory ran out.
+ */
 struct rl_sim *rl_sim_new(const struct rl_sim_config *cfg);
 void rl_sim_free(struct rl_sim *sim);
 struct rl_host *rl_sim_host(struct rl_sim *sim, int i);
@@ -86,19 +94,26 @@ uint64_t rl_sim_now(const struct rl_sim *sim);
  * jumps to the next arrival, timer or rl_sim_wake() time, and every frame
  * due then is delivered, each followed by a run of the host that got it.
  * RL_SIM_FIFO: a step delivers one frame, @step_ns after the previous one,
- * after running any host rl_sim_kick() named; when the FIFO is empty, time
- * jumps to the next timer or wake-up and both hosts run. A FIFO run begins
- * by running both hosts and stops once time has passed @until_ns.
+ * after running any host rl_sim_kick() named. When the FIFO is empty after
+ * @app's turn, both hosts run at once (what @app posted goes out); if it is
+ * still empty, time jumps to the next timer or wake-up and both hosts run.
+ * A FIFO run begins by running both hosts and stops once time has passed
+ * @until_ns. Work posted from @app therefore goes out on either wire;
+ * rl_sim_kick() sends it before the frames already queued are delivered.
  */
 long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx);
 
-/* Host @i has new work (a post): the FIFO loop runs it before the next delivery. */
+/* Host @i has new work (a post): the FIFO loop runs it before the next delivery, not once the FIFO is empty. */
 void rl_sim_kick(struct rl_sim *sim, int i);
 /* From @app: call it again at @t at the latest, even if the wire and the timers are quiet until then. */
 void rl_sim_wake(struct rl_sim *sim, uint64_t t);
 /* From @app: end the run now; rl_sim_run() returns the steps taken. */
 void rl_sim_stop(struct rl_sim *sim);
-/* RL_SIM_FIFO: put a frame at the tail of the FIFO, towards host @to. 0, or -1 if full or too long. */
+/*
+ * RL_SIM_FIFO: put a frame at the tail of the FIFO, towards host @to. 0, or
+ * -1 if full or too long. Called from the filter, the frames it puts go
+ * behind the frame being filtered (which was sent first), in call order.
+ */
 int rl_sim_inject(struct rl_sim *sim, int to, const uint8_t *frame, size_t len);
 /* Frames emitted so far, both hosts (the numbering the filter sees). */
 uint64_t rl_sim_frames(const struct rl_sim *sim);

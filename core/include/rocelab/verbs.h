@@ -363,6 +363,12 @@ uint32_t rl_qp_num(const struct rl_qp *qp);
 uint16_t rl_qp_udp_sport(const struct rl_qp *qp);
 enum rl_qp_state rl_qp_state(const struct rl_qp *qp);
 int rl_modify_qp(struct rl_qp *qp, const struct rl_qp_attr *attr, int attr_mask);
+/*
+ * The attributes (enum rl_qp_attr_mask) a @type QP must give to go from
+ * @from to @to: IBA 11.2.4.2 Table 91, as rl_modify_qp() enforces it. 0 if
+ * that is not a transition modify_qp makes with attributes.
+ */
+int rl_qp_attr_required(enum rl_qp_type type, enum rl_qp_state from, enum rl_qp_state to);
 int rl_query_qp(const struct rl_qp *qp, struct rl_qp_attr *attr);
 /* perftest's choices: path MTU 1024, every remote access, Q_Key 0x11111111, port 1,
  * timeout 14 (67 ms), retry_cnt 7, rnr_retry 7, min_rnr_timer 12 (0.64 ms), 16 READs/atomics. */
