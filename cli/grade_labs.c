@@ -204,7 +204,8 @@ static bool gl_is_read_resp(const struct grade_cap *c, const struct grade_frame 
 }
 static bool gl_is_fetch_add(const struct grade_cap *c, const struct grade_frame *f)
 {
-	return gl_client_new_request(c, f) && gl_flag(f, RL_OPF_ATOMIC | RL_OPF_REQ) && !gl_flag(f, RL_OPF_CMPSWAP);
+	return gl_client_new_request(c, f) && gl_flag(f, RL_OPF_ATOMIC | RL_OPF_REQ) && !gl_flag(f, RL_OPF_CMPSWAP) &&
+	       !gl_flag(f, RL_OPF_ATOMIC_WRITE);
 }
 static bool gl_is_cmp_swap(const struct grade_cap *c, const struct grade_frame *f)
 {
