@@ -67,20 +67,25 @@ static void rl_sb_field_u64(struct rl_sb *sb, const char *name, uint64_t v)
 /* The extended headers' fields that have a one-line key, from the field table. */
 static void rl_describe_ext(struct rl_sb *sb, const struct rl_pkt *p)
 {
+	const struct rl_field_hdr *h;
 	const struct rl_field *f;
 	struct rl_field_iter it;
 
 	rl_field_iter_init(&it, p);
-	while ((f = rl_field_next(&it))) {
-		if (f->hdr == RL_FIELD_BTH || !f->brief)
+	while ((h = rl_field_next_hdr(&it))) {
+		if (h->hdr == RL_FIELD_BTH)      /* the BTH is said above, in its own order */
 			continue;
-		if (f->fmt == RL_FMT_SYNDROME) {
-			rl_sb_putc(sb, ' ');
-			rl_sb_describe_syndrome(sb, (uint8_t)it.value);
-		} else if (f->fmt == RL_FMT_HEX) {
-			rl_sb_field_hex(sb, f->brief, it.value, f->brief_digits);
-		} else {
-			rl_sb_field_u64(sb, f->brief, it.value);
+		while ((f = rl_field_next(&it))) {
+			if (!f->brief)
+				continue;
+			if (f->fmt == RL_FMT_SYNDROME) {
+				rl_sb_putc(sb, ' ');
+				rl_sb_describe_syndrome(sb, (uint8_t)it.value);
+			} else if (f->fmt == RL_FMT_HEX) {
+				rl_sb_field_hex(sb, f->brief, it.value, f->brief_digits);
+			} else {
+				rl_sb_field_u64(sb, f->brief, it.value);
+			}
 		}
 	}
 }

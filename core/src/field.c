@@ -104,6 +104,8 @@ void rl_field_iter_init(struct rl_field_iter *it, const struct rl_pkt *pkt)
 	it->hdr = NULL;
 	it->value = 0;
 	it->off = 0;
+	it->at_hdr = RL_FIELD_BTH;
+	it->at_hdr_off = 0;
 }
 
 static bool rl_field_present(const struct rl_pkt *pkt, uint32_t hdr)
@@ -123,8 +125,12 @@ const struct rl_field *rl_field_next(struct rl_field_iter *it)
 		it->i++;
 		if (!rl_field_present(it->pkt, f->hdr))
 			continue;
+		if (f->hdr != it->at_hdr) {       /* a header's offset is looked up once, at its first field */
+			it->at_hdr = f->hdr;
+			it->at_hdr_off = (size_t)rl_field_hdr_offset(it->pkt, f->hdr);
+		}
 		it->value = rl_field_value(f, it->pkt);
-		it->off = (size_t)rl_field_hdr_offset(it->pkt, f->hdr) + f->off;
+		it->off = it->at_hdr_off + f->off;
 		return f;
 	}
 	return NULL;

@@ -98,6 +98,8 @@ struct rl_field_iter {
 	const struct rl_field_hdr *hdr; /* header by header: the current one */
 	uint64_t value;         /* the field's value */
 	size_t off;             /* its first byte, from the start of the BTH */
+	uint32_t at_hdr;        /* the header of the last field returned, and ... */
+	size_t at_hdr_off;      /* ... its offset from the start of the BTH */
 };
 void rl_field_iter_init(struct rl_field_iter *it, const struct rl_pkt *pkt);
 const struct rl_field *rl_field_next(struct rl_field_iter *it);
