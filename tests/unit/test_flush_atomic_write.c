@@ -63,18 +63,6 @@ static struct rl_pkt fa_decode(unsigned i)
 	return p;
 }
 
-static struct rl_wc fa_expect_wc(int e, enum rl_wc_status st, enum rl_wc_opcode op, uint64_t wr_id)
-{
-	struct rl_wc wc;
-
-	memset(&wc, 0, sizeof(wc));
-	CU_ASSERT_TRUE_FATAL(tp_poll(&T, e, &wc));
-	CU_ASSERT_EQUAL(wc.status, st);
-	CU_ASSERT_EQUAL(wc.opcode, op);
-	CU_ASSERT_EQUAL(wc.wr_id, wr_id);
-	return wc;
-}
-
 static unsigned fa_count(int from, uint8_t opcode)
 {
 	unsigned n = 0;
@@ -160,7 +148,7 @@ static void test_atomic_write_stores_8_bytes(void)
 	memset(T.end[1].mem + 48, 0xee, 48);
 	CU_ASSERT_EQUAL(fa_post_atomic_write(8, 64, rkey, 1), 0);
 	tp_run(&T, 1000000000);
-	wc = fa_expect_wc(0, RL_WC_SUCCESS, RL_WC_ATOMIC_WRITE, 1);
+	wc = tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_ATOMIC_WRITE, 1);
 	CU_ASSERT_EQUAL(wc.byte_len, 8);
 	CU_ASSERT_FALSE(tp_poll(&T, 1, &wc));   /* nothing for the responder's application */
 	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 64, value, 8), 0);
@@ -215,7 +203,7 @@ static void test_atomic_write_bad_rkey(void)
 	memset(T.end[1].mem + 64, 0xee, 8);
 	CU_ASSERT_EQUAL(fa_post_atomic_write(0, 64, rl_mr_rkey(T.end[1].mr) ^ 0x5500, 3), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_REM_ACCESS_ERR, RL_WC_ATOMIC_WRITE, 3);
+	tp_expect_wc(&T, 0, RL_WC_REM_ACCESS_ERR, RL_WC_ATOMIC_WRITE, 3);
 	CU_ASSERT_EQUAL(T.end[1].mem[64], 0xee);
 	CU_ASSERT_EQUAL_FATAL(W.n, 2);
 	CU_ASSERT_EQUAL(W.data[1][42], 0x11);      /* RC Acknowledge */
@@ -233,7 +221,7 @@ static void test_atomic_write_out_of_range(void)
 	memcpy(T.end[0].mem, value, 8);
 	CU_ASSERT_EQUAL(fa_post_atomic_write(0, TP_MEM - 4, rl_mr_rkey(T.end[1].mr), 4), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_REM_ACCESS_ERR, RL_WC_ATOMIC_WRITE, 4);
+	tp_expect_wc(&T, 0, RL_WC_REM_ACCESS_ERR, RL_WC_ATOMIC_WRITE, 4);
 	CU_ASSERT_EQUAL_FATAL(W.n, 2);
 	CU_ASSERT_EQUAL(W.data[1][42 + 12], 0x62);
 	tp_teardown(&T);
@@ -247,7 +235,7 @@ static void test_atomic_write_unaligned(void)
 	memset(T.end[1].mem + 64, 0xee, 16);
 	CU_ASSERT_EQUAL(fa_post_atomic_write(0, 68, rl_mr_rkey(T.end[1].mr), 5), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_REM_INV_REQ_ERR, RL_WC_ATOMIC_WRITE, 5);
+	tp_expect_wc(&T, 0, RL_WC_REM_INV_REQ_ERR, RL_WC_ATOMIC_WRITE, 5);
 	for (int i = 64; i < 80; i++)
 		CU_ASSERT_EQUAL(T.end[1].mem[i], 0xee);
 	CU_ASSERT_EQUAL_FATAL(W.n, 2);
@@ -269,7 +257,7 @@ static void test_atomic_write_needs_remote_write(void)
 	memcpy(T.end[0].mem, value, 8);
 	CU_ASSERT_EQUAL(fa_post_atomic_write(0, 64, rl_mr_rkey(T.end[1].mr), 6), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_REM_INV_REQ_ERR, RL_WC_ATOMIC_WRITE, 6);
+	tp_expect_wc(&T, 0, RL_WC_REM_INV_REQ_ERR, RL_WC_ATOMIC_WRITE, 6);
 	CU_ASSERT_EQUAL_FATAL(W.n, 2);
 	CU_ASSERT_EQUAL(W.data[1][42 + 12], 0x61);
 	tp_teardown(&T);
@@ -292,7 +280,7 @@ static void test_atomic_write_duplicate_not_stored_again(void)
 	W.overwrite = later;
 	CU_ASSERT_EQUAL(fa_post_atomic_write(0, 64, rl_mr_rkey(T.end[1].mr), 7), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_SUCCESS, RL_WC_ATOMIC_WRITE, 7);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_ATOMIC_WRITE, 7);
 	memcpy(&got, T.end[1].mem + 64, 8);
 	CU_ASSERT_EQUAL(got, later);
 	CU_ASSERT_EQUAL(fa_count(0, 0x1d), 2);
@@ -318,9 +306,9 @@ static void test_atomic_write_completed_by_later_ack(void)
 	CU_ASSERT_EQUAL(fa_post_atomic_write(0, 64, rl_mr_rkey(T.end[1].mr), 8), 0);
 	CU_ASSERT_EQUAL(tp_post_send(&T, 0, RL_WR_SEND, 16, 32, 0, 9), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_SUCCESS, RL_WC_ATOMIC_WRITE, 8);
-	fa_expect_wc(0, RL_WC_SUCCESS, RL_WC_SEND, 9);
-	fa_expect_wc(1, RL_WC_SUCCESS, RL_WC_RECV, 20);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_ATOMIC_WRITE, 8);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_SEND, 9);
+	tp_expect_wc(&T, 1, RL_WC_SUCCESS, RL_WC_RECV, 20);
 	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 64, value, 8), 0);
 	CU_ASSERT_EQUAL(fa_count(0, 0x1d), 1);
 	CU_ASSERT_EQUAL(W.n, 4);
@@ -343,7 +331,7 @@ static void test_flush_with_access(void)
 	CU_ASSERT_EQUAL(fa_post_flush(rl_mr_iova(T.end[1].mr) + 4096, 8192, rkey, RL_FLUSH_GLOBAL, RL_FLUSH_RANGE,
 				      11), 0);
 	tp_run(&T, 1000000000);
-	wc = fa_expect_wc(0, RL_WC_SUCCESS, RL_WC_FLUSH, 11);
+	wc = tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_FLUSH, 11);
 	CU_ASSERT_EQUAL(wc.byte_len, 0);
 	CU_ASSERT_FALSE(tp_poll(&T, 1, &wc));
 
@@ -388,7 +376,7 @@ static void test_flush_whole_region_persistent(void)
 	CU_ASSERT_EQUAL(fa_post_flush(0x7000000, 64, rl_mr_rkey(T.end[1].mr),
 				      RL_FLUSH_GLOBAL | RL_FLUSH_PERSISTENT, RL_FLUSH_MR, 12), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_SUCCESS, RL_WC_FLUSH, 12);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_FLUSH, 12);
 	CU_ASSERT_EQUAL_FATAL(W.n, 2);
 	CU_ASSERT_EQUAL(W.data[0][42 + 15], 0x13);
 	p = fa_decode(0);
@@ -405,7 +393,7 @@ static void flush_nak_by_qp(unsigned access, uint8_t type)
 	CU_ASSERT_EQUAL(fa_post_flush(rl_mr_iova(T.end[1].mr), 64, rl_mr_rkey(T.end[1].mr), type, RL_FLUSH_RANGE,
 				      13), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_REM_INV_REQ_ERR, RL_WC_FLUSH, 13);
+	tp_expect_wc(&T, 0, RL_WC_REM_INV_REQ_ERR, RL_WC_FLUSH, 13);
 	CU_ASSERT_EQUAL_FATAL(W.n, 2);
 	CU_ASSERT_EQUAL(W.data[1][42], 0x11);
 	CU_ASSERT_EQUAL(W.data[1][42 + 12], 0x61);
@@ -434,7 +422,7 @@ static void test_flush_region_without_access(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
 	CU_ASSERT_EQUAL(fa_post_flush(0x900000, 64, rl_mr_rkey(plain), RL_FLUSH_GLOBAL, RL_FLUSH_RANGE, 14), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_REM_ACCESS_ERR, RL_WC_FLUSH, 14);
+	tp_expect_wc(&T, 0, RL_WC_REM_ACCESS_ERR, RL_WC_FLUSH, 14);
 	CU_ASSERT_EQUAL_FATAL(W.n, 2);
 	CU_ASSERT_EQUAL(W.data[1][42 + 12], 0x62);
 	tp_teardown(&T);
@@ -447,7 +435,7 @@ static void test_flush_range_outside(void)
 	CU_ASSERT_EQUAL(fa_post_flush(rl_mr_iova(T.end[1].mr) + TP_MEM - 16, 64, rl_mr_rkey(T.end[1].mr),
 				      RL_FLUSH_GLOBAL, RL_FLUSH_RANGE, 15), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_REM_ACCESS_ERR, RL_WC_FLUSH, 15);
+	tp_expect_wc(&T, 0, RL_WC_REM_ACCESS_ERR, RL_WC_FLUSH, 15);
 	CU_ASSERT_EQUAL_FATAL(W.n, 2);
 	CU_ASSERT_EQUAL(W.data[1][42 + 12], 0x62);
 	tp_teardown(&T);
@@ -463,7 +451,7 @@ static void test_flush_duplicate(void)
 	CU_ASSERT_EQUAL(fa_post_flush(rl_mr_iova(T.end[1].mr), 64, rl_mr_rkey(T.end[1].mr), RL_FLUSH_GLOBAL,
 				      RL_FLUSH_RANGE, 16), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_SUCCESS, RL_WC_FLUSH, 16);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_FLUSH, 16);
 	CU_ASSERT_EQUAL_FATAL(W.n, 4);
 	CU_ASSERT_EQUAL(fa_count(0, 0x1c), 2);
 	p = fa_decode(3);
@@ -485,8 +473,8 @@ static void test_max_rd_atomic_counts_them(void)
 	CU_ASSERT_EQUAL(fa_post_flush(rl_mr_iova(T.end[1].mr), 64, rl_mr_rkey(T.end[1].mr), RL_FLUSH_GLOBAL,
 				      RL_FLUSH_RANGE, 18), 0);
 	tp_run(&T, 1000000000);
-	fa_expect_wc(0, RL_WC_SUCCESS, RL_WC_ATOMIC_WRITE, 17);
-	fa_expect_wc(0, RL_WC_SUCCESS, RL_WC_FLUSH, 18);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_ATOMIC_WRITE, 17);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_FLUSH, 18);
 	CU_ASSERT_EQUAL_FATAL(W.n, 4);
 	CU_ASSERT_EQUAL(W.from[0], 0);
 	CU_ASSERT_EQUAL(W.data[0][42], 0x1d);

@@ -18,19 +18,6 @@ static void rc_setup(const struct tp_opts *o)
 	tp_setup(&T, o);
 }
 
-/* Expect exactly one completion on end @e with this status/opcode; return it. */
-static struct rl_wc expect_wc(int e, enum rl_wc_status st, enum rl_wc_opcode op, uint64_t wr_id)
-{
-	struct rl_wc wc;
-
-	memset(&wc, 0, sizeof(wc));
-	CU_ASSERT_TRUE_FATAL(tp_poll(&T, e, &wc));
-	CU_ASSERT_EQUAL(wc.status, st);
-	CU_ASSERT_EQUAL(wc.opcode, op);
-	CU_ASSERT_EQUAL(wc.wr_id, wr_id);
-	return wc;
-}
-
 static void expect_no_wc(int e)
 {
 	struct rl_wc wc;
@@ -47,8 +34,8 @@ static void test_send_one_packet(void)
 	CU_ASSERT_EQUAL(tp_post_recv(&T, 1, 4096, 1000, 7), 0);
 	CU_ASSERT_EQUAL(tp_post_send(&T, 0, RL_WR_SEND, 0, 100, 0, 1), 0);
 	tp_run(&T, 1000000000);
-	expect_wc(0, RL_WC_SUCCESS, RL_WC_SEND, 1);
-	wc = expect_wc(1, RL_WC_SUCCESS, RL_WC_RECV, 7);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_SEND, 1);
+	wc = tp_expect_wc(&T, 1, RL_WC_SUCCESS, RL_WC_RECV, 7);
 	CU_ASSERT_EQUAL(wc.byte_len, 100);
 	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 4096, T.end[0].mem, 100), 0);
 	/* One request with AckReq, one ACK for it (IBA 9.7.6.1.1). */
@@ -69,8 +56,8 @@ static void test_send_segmented_by_mtu(void)
 	tp_post_recv(&T, 1, 0, 4096, 7);
 	tp_post_send(&T, 0, RL_WR_SEND_WITH_IMM, 0, 3000, 0, 1);
 	tp_run(&T, 1000000000);
-	expect_wc(0, RL_WC_SUCCESS, RL_WC_SEND, 1);
-	wc = expect_wc(1, RL_WC_SUCCESS, RL_WC_RECV, 7);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_SEND, 1);
+	wc = tp_expect_wc(&T, 1, RL_WC_SUCCESS, RL_WC_RECV, 7);
 	CU_ASSERT_EQUAL(wc.byte_len, 3000);
 	CU_ASSERT_TRUE(wc.wc_flags & RL_WC_WITH_IMM);
 	CU_ASSERT_EQUAL(wc.imm_data, 0xabcd0001);
@@ -91,15 +78,15 @@ static void test_write_and_write_imm(void)
 	tp_fill(&T, 0, 0, 5000, 3);
 	tp_post_send(&T, 0, RL_WR_RDMA_WRITE, 0, 5000, 8192, 1);
 	tp_run(&T, 1000000000);
-	expect_wc(0, RL_WC_SUCCESS, RL_WC_RDMA_WRITE, 1);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_RDMA_WRITE, 1);
 	expect_no_wc(1);   /* a plain WRITE is invisible to the responder's application */
 	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 8192, T.end[0].mem, 5000), 0);
 
 	tp_post_recv(&T, 1, 0, 16, 9);
 	tp_post_send(&T, 0, RL_WR_RDMA_WRITE_WITH_IMM, 0, 2048, 65536, 2);
 	tp_run(&T, 1000000000);
-	expect_wc(0, RL_WC_SUCCESS, RL_WC_RDMA_WRITE, 2);
-	wc = expect_wc(1, RL_WC_SUCCESS, RL_WC_RECV_RDMA_WITH_IMM, 9);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_RDMA_WRITE, 2);
+	wc = tp_expect_wc(&T, 1, RL_WC_SUCCESS, RL_WC_RECV_RDMA_WITH_IMM, 9);
 	CU_ASSERT_EQUAL(wc.imm_data, 0xabcd0002);
 	CU_ASSERT_EQUAL(wc.byte_len, 2048);
 	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 65536, T.end[0].mem, 2048), 0);
@@ -112,7 +99,7 @@ static void test_read(void)
 	tp_fill(&T, 1, 1000, 5000, 4);
 	tp_post_send(&T, 0, RL_WR_RDMA_READ, 20000, 5000, 1000, 1);
 	tp_run(&T, 1000000000);
-	expect_wc(0, RL_WC_SUCCESS, RL_WC_RDMA_READ, 1);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_RDMA_READ, 1);
 	CU_ASSERT_EQUAL(memcmp(T.end[0].mem + 20000, T.end[1].mem + 1000, 5000), 0);
 	CU_ASSERT_EQUAL(tp_count_opcode(&T, 1, rl_opcode_by_name("RC RDMA READ response First")), 1);
 	CU_ASSERT_EQUAL(tp_count_opcode(&T, 1, rl_opcode_by_name("RC RDMA READ response Middle")), 3);
@@ -130,7 +117,7 @@ static void test_atomics(void)
 	/* tp_post_send leaves compare_add at 0: a Fetch&Add of 0 reads the counter. */
 	tp_post_send(&T, 0, RL_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 64, 1);
 	tp_run(&T, 1000000000);
-	expect_wc(0, RL_WC_SUCCESS, RL_WC_FETCH_ADD, 1);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_FETCH_ADD, 1);
 	memcpy(&got, T.end[0].mem, 8);
 	CU_ASSERT_EQUAL(got, 41);                 /* the value before */
 	memcpy(&got, T.end[1].mem + 64, 8);
@@ -153,8 +140,8 @@ static void test_atomics(void)
 	wr.atomic.compare_add = 10;
 	CU_ASSERT_EQUAL(rl_post_send(T.end[0].qp, &wr), 0);
 	tp_run(&T, 1000000000);
-	expect_wc(0, RL_WC_SUCCESS, RL_WC_COMP_SWAP, 2);
-	expect_wc(0, RL_WC_SUCCESS, RL_WC_FETCH_ADD, 3);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_COMP_SWAP, 2);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_FETCH_ADD, 3);
 	memcpy(&got, T.end[0].mem + 8, 8);
 	CU_ASSERT_EQUAL(got, 41);
 	memcpy(&got, T.end[0].mem + 16, 8);
@@ -188,8 +175,8 @@ static void send_with_invalidate_then_write(bool key_zero)
 	wr.sg_list[0] = (struct rl_sge){ rl_mr_iova(T.end[0].mr), 32, rl_mr_lkey(T.end[0].mr) };
 	CU_ASSERT_EQUAL(rl_post_send(T.end[0].qp, &wr), 0);
 	tp_run(&T, 1000000000);
-	expect_wc(0, RL_WC_SUCCESS, RL_WC_SEND, 1);
-	wc = expect_wc(1, RL_WC_SUCCESS, RL_WC_RECV, 7);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_SEND, 1);
+	wc = tp_expect_wc(&T, 1, RL_WC_SUCCESS, RL_WC_RECV, 7);
 	CU_ASSERT_TRUE(wc.wc_flags & RL_WC_WITH_INV);
 	CU_ASSERT_EQUAL(wc.invalidated_rkey, rkey);
 	CU_ASSERT_EQUAL(tp_count_opcode(&T, 0, rl_opcode_by_name("RC SEND Only with Invalidate")), 1);
@@ -201,7 +188,7 @@ static void send_with_invalidate_then_write(bool key_zero)
 	memset(T.end[1].mem, 0xee, 32);
 	CU_ASSERT_EQUAL(rl_post_send(T.end[0].qp, &wr), 0);
 	tp_run(&T, 1000000000);
-	expect_wc(0, RL_WC_REM_ACCESS_ERR, RL_WC_RDMA_WRITE, 2);
+	tp_expect_wc(&T, 0, RL_WC_REM_ACCESS_ERR, RL_WC_RDMA_WRITE, 2);
 	CU_ASSERT_EQUAL(T.end[1].mem[0], 0xee);
 	tp_teardown(&T);
 }

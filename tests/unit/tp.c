@@ -191,3 +191,15 @@ void tp_dump(const struct tp_pair *t)
 			'A' + !t->from[i], rl_opcode_info(t->opcodes[i])->name, t->psns[i], syn);
 	}
 }
+
+struct rl_wc tp_expect_wc(struct tp_pair *t, int e, enum rl_wc_status st, enum rl_wc_opcode op, uint64_t wr_id)
+{
+	struct rl_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	CU_ASSERT_TRUE_FATAL(tp_poll(t, e, &wc));
+	CU_ASSERT_EQUAL(wc.status, st);
+	CU_ASSERT_EQUAL(wc.opcode, op);
+	CU_ASSERT_EQUAL(wc.wr_id, wr_id);
+	return wc;
+}

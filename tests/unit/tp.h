@@ -62,6 +62,8 @@ void tp_inject(struct tp_pair *t, int to, const uint8_t *frame, size_t len);
 int tp_post_send(struct tp_pair *t, int e, enum rl_wr_opcode op, uint32_t off, uint32_t len,
 		 uint64_t remote_off, uint64_t wr_id);
 int tp_post_recv(struct tp_pair *t, int e, uint32_t off, uint32_t len, uint64_t wr_id);
+/* Expect exactly one completion on end @e with this status, opcode and wr_id; return it. */
+struct rl_wc tp_expect_wc(struct tp_pair *t, int e, enum rl_wc_status st, enum rl_wc_opcode op, uint64_t wr_id);
 /* Poll one completion from end @e's CQ; false if none. */
 bool tp_poll(struct tp_pair *t, int e, struct rl_wc *wc);
 /* Fill end @e's memory with a pattern that depends on @seed. */
