@@ -163,11 +163,11 @@ $(B)/fuzz/decode: tests/fuzz/fuzz_decode.c $(wildcard tests/fuzz/*.h) $(CORE_SRC
 fuzz: bootstrap all $(B)/fuzz/decode
 	sh tests/fuzz/run.sh $(B)/rocelab $(B)/fuzz/decode $(FUZZ_SECONDS)
 
-$(B)/bench/decode: bench/bench_decode.c $(B)/librocelab.a | $(B)
+$(B)/bench/decode: bench/bench_decode.c bench/bench.h $(B)/librocelab.a | $(B)
 	mkdir -p $(B)/bench
 	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(ALL_CFLAGS) bench/bench_decode.c $(B)/librocelab.a -o $@ -lisal -lz
 
-$(B)/bench/transport: bench/bench_transport.c $(B)/librocelab.a | $(B)
+$(B)/bench/transport: bench/bench_transport.c bench/bench.h $(B)/librocelab.a | $(B)
 	mkdir -p $(B)/bench
 	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(ALL_CFLAGS) bench/bench_transport.c $(B)/librocelab.a -o $@ -lisal -lz
 

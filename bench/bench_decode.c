@@ -19,6 +19,9 @@
 
 #include "rocelab/rocelab.h"
 
+#define BN_PROG "bench_decode"
+#include "bench.h"
+
 #define BN_PACKETS 1000000
 #define BN_REPS 5
 #define BN_SLOT_ALIGN 64
@@ -48,29 +51,6 @@ typedef uint32_t (*bn_pass_fn)(const struct bn_set *s);
 
 static volatile uint32_t bn_sink;
 static uint8_t bn_payload[BN_PAYLOAD_MAX];
-
-static void bn_die(const char *msg)
-{
-	fprintf(stderr, "bench_decode: %s\n", msg);
-	abort();
-}
-
-static void *bn_alloc(size_t n)
-{
-	void *p = malloc(n);
-
-	if (!p)
-		bn_die("out of memory");
-	return p;
-}
-
-static double bn_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Deterministic 32-bit generator (xorshift), for the pcap mix. */
 static uint32_t bn_rand(uint32_t *s)

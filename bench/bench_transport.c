@@ -33,6 +33,9 @@
 
 #include "rocelab/rocelab.h"
 
+#define BN_PROG "bench_transport"
+#include "bench.h"
+
 #define BN_SENDS 500000                 /* 64-byte SENDs: 2 packets each */
 #define BN_WRITES 30000                 /* 64 KiB WRITEs: 17 packets each */
 #define BN_REPS 5
@@ -99,33 +102,10 @@ static bool bn_runs(int w)
 	return bn_only < 0 || bn_only == w;
 }
 
-static void bn_die(const char *msg)
-{
-	fprintf(stderr, "bench_transport: %s\n", msg);
-	abort();
-}
-
 static void bn_die_pair(const struct bn_run *r, const char *what)
 {
 	fprintf(stderr, "bench_transport: %s: %s\n", what, r->pair.err);
 	abort();
-}
-
-static void *bn_alloc(size_t n)
-{
-	void *p = calloc(1, n);
-
-	if (!p)
-		bn_die("out of memory");
-	return p;
-}
-
-static double bn_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Byte @i of buffer slot @slot: differs between slots and positions. */
