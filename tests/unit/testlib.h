@@ -76,5 +76,6 @@ int tl_suite_analyze(void);
 int tl_suite_path(void);
 int tl_suite_decode_path(void);
 int tl_suite_encode_path(void);
+int tl_suite_cm(void);
 
 #endif
