@@ -215,8 +215,218 @@ static int gen_malformed(const struct gen_opts *opt, struct gen_out *out)
 	return out->err;
 }
 
+/* ---- cm-messages: one of each CM message, as a UD SEND Only to QP1 --------------------------- */
+
+#define GEN_CM_PORT 7174         /* rping's default port */
+#define GEN_CM_COMM_A 0x1a2b3c4du /* the active side's communication ID */
+#define GEN_CM_COMM_P 0x5e6f7081u /* the passive side's */
+
+/* Side @side's GID: its IPv6 address, or its IPv4-mapped address, as rxe's RoCEv2 GIDs are. */
+static void gen_cm_gid(const struct gen_opts *o, int side, uint8_t gid[16])
+{
+	if (o->ipv6) {
+		memcpy(gid, o->ip6[side], 16);
+		return;
+	}
+	memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	memcpy(gid + 12, o->ip4[side], 4);
+}
+
+/* Side @side's starting PSN: --psn, or one drawn from the seed. */
+static uint32_t gen_cm_psn(const struct gen_opts *o, int side)
+{
+	uint64_t s = o->seed * 0x9e3779b97f4a7c15ull + 7 + (uint64_t)side;
+
+	return o->psn_set[side] ? o->psn[side] : (uint32_t)gen_rand(&s) & 0xffffff;
+}
+
+/* Wrap @cm in a UD SEND Only from side @from's QP1 to the other side's QP1 (IBA 13.5.1). */
+static void gen_cm_emit(struct gen_clock *c, const struct gen_opts *o, const struct rl_cm *cm, int from)
+{
+	uint8_t mad[RL_MAD_LEN];
+	size_t n;
+	struct rl_pkt p;
+
+	if (rl_cm_encode(cm, mad, sizeof(mad), &n) != RL_OK) {
+		c->out->err = 1;
+		return;
+	}
+	gen_pkt(&p, o, o->ipv6, RL_OP_UD_SEND_ONLY, from);
+	p.bth.dqpn = RL_GSI_QPN;
+	p.bth.psn = (uint32_t)c->out->frames;
+	p.deth.qkey = RL_GSI_QKEY;
+	p.deth.src_qp = RL_GSI_QPN;
+	p.payload = mad;
+	p.payload_len = n;
+	gen_emit(c, &p);
+}
+
+/* The primary (and, for the teaching capture, an alternate) path of a REQ, from side 0 to side 1. */
+static void gen_cm_req_path(struct rl_cm *cm, const struct gen_opts *o)
+{
+	uint8_t gid[16];
+
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_LOCAL_LID, 0xffff);
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_REMOTE_LID, 0xffff);
+	gen_cm_gid(o, 0, gid);
+	rl_cm_set_bytes(cm, RL_CMF_REQ_PRIMARY_LOCAL_GID, gid, 16);
+	gen_cm_gid(o, 1, gid);
+	rl_cm_set_bytes(cm, RL_CMF_REQ_PRIMARY_REMOTE_GID, gid, 16);
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_FLOW_LABEL, 0);
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_PACKET_RATE, 3);
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_TRAFFIC_CLASS, 0);
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_HOP_LIMIT, 64);
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_SL, 0);
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_SUBNET_LOCAL, 1);
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, 18);
+}
+
+/*
+ * One of each CM message of IBA 12.6, between the two sides' QP1: an
+ * rdma_cm REQ to port 7174 (rping's default) with its CMA header, MRA, REP,
+ * RTU, DREQ, DREP; a REJ (consumer reject); LAP and APR; SIDR_REQ/SIDR_REP
+ * for an RDMA_PS_UDP port, as udaddy does. Fields, not a conversation.
+ */
+static int gen_cm_messages(const struct gen_opts *o, struct gen_out *out)
+{
+	struct gen_clock c = { out, GEN_EPOCH_NS };
+	struct rl_cm cm;
+	struct rl_cma_hdr h = { .version = RL_CMA_VERSION, .ip_version = o->ipv6 ? 6 : 4, .src_port = 40391 };
+	uint8_t pd[RL_CMA_HDR_LEN], gid[16];
+	uint64_t tid = 0x000000004d2a0001ull + o->seed;
+
+	if (o->ipv6) {
+		memcpy(h.src, o->ip6[0], 16);
+		memcpy(h.dst, o->ip6[1], 16);
+	} else {
+		memcpy(h.src + 12, o->ip4[0], 4);
+		memcpy(h.dst + 12, o->ip4[1], 4);
+	}
+	rl_cma_hdr_encode(&h, pd);
+
+	rl_cm_init(&cm, RL_CM_REQ, tid);
+	rl_cm_set(&cm, RL_CMF_REQ_LOCAL_COMM_ID, GEN_CM_COMM_A);
+	rl_cm_set(&cm, RL_CMF_REQ_SERVICE_ID, rl_cm_service_id(RL_RDMA_PS_TCP, GEN_CM_PORT));
+	rl_cm_set(&cm, RL_CMF_REQ_LOCAL_CA_GUID, 0x020000fffe000001ull);
+	rl_cm_set(&cm, RL_CMF_REQ_LOCAL_QPN, o->qpn[0]);
+	rl_cm_set(&cm, RL_CMF_REQ_RESPONDER_RESOURCES, 16);
+	rl_cm_set(&cm, RL_CMF_REQ_INITIATOR_DEPTH, 16);
+	rl_cm_set(&cm, RL_CMF_REQ_REMOTE_CM_RESPONSE_TIMEOUT, 20);
+	rl_cm_set(&cm, RL_CMF_REQ_STARTING_PSN, gen_cm_psn(o, 0));
+	rl_cm_set(&cm, RL_CMF_REQ_LOCAL_CM_RESPONSE_TIMEOUT, 20);
+	rl_cm_set(&cm, RL_CMF_REQ_RETRY_COUNT, 7);
+	rl_cm_set(&cm, RL_CMF_REQ_PKEY, 0xffff);
+	rl_cm_set(&cm, RL_CMF_REQ_PATH_MTU, o->mtu);
+	rl_cm_set(&cm, RL_CMF_REQ_RNR_RETRY_COUNT, 7);
+	rl_cm_set(&cm, RL_CMF_REQ_MAX_CM_RETRIES, 15);
+	gen_cm_req_path(&cm, o);
+	rl_cm_set_bytes(&cm, RL_CMF_REQ_PRIVATE_DATA, pd, sizeof(pd));
+	gen_cm_emit(&c, o, &cm, 0);
+
+	rl_cm_init(&cm, RL_CM_MRA, tid);
+	rl_cm_set(&cm, RL_CMF_MRA_LOCAL_COMM_ID, GEN_CM_COMM_P);
+	rl_cm_set(&cm, RL_CMF_MRA_REMOTE_COMM_ID, GEN_CM_COMM_A);
+	rl_cm_set(&cm, RL_CMF_MRA_MESSAGE_MRAED, 0);
+	rl_cm_set(&cm, RL_CMF_MRA_SERVICE_TIMEOUT, 22);
+	gen_cm_emit(&c, o, &cm, 1);
+
+	rl_cm_init(&cm, RL_CM_REP, tid);
+	rl_cm_set(&cm, RL_CMF_REP_LOCAL_COMM_ID, GEN_CM_COMM_P);
+	rl_cm_set(&cm, RL_CMF_REP_REMOTE_COMM_ID, GEN_CM_COMM_A);
+	rl_cm_set(&cm, RL_CMF_REP_LOCAL_QPN, o->qpn[1]);
+	rl_cm_set(&cm, RL_CMF_REP_STARTING_PSN, gen_cm_psn(o, 1));
+	rl_cm_set(&cm, RL_CMF_REP_RESPONDER_RESOURCES, 16);
+	rl_cm_set(&cm, RL_CMF_REP_INITIATOR_DEPTH, 16);
+	rl_cm_set(&cm, RL_CMF_REP_TARGET_ACK_DELAY, 15);
+	rl_cm_set(&cm, RL_CMF_REP_FAILOVER_ACCEPTED, 1);
+	rl_cm_set(&cm, RL_CMF_REP_RNR_RETRY_COUNT, 7);
+	rl_cm_set(&cm, RL_CMF_REP_LOCAL_CA_GUID, 0x020000fffe000002ull);
+	gen_cm_emit(&c, o, &cm, 1);
+
+	rl_cm_init(&cm, RL_CM_RTU, tid);
+	rl_cm_set(&cm, RL_CMF_RTU_LOCAL_COMM_ID, GEN_CM_COMM_A);
+	rl_cm_set(&cm, RL_CMF_RTU_REMOTE_COMM_ID, GEN_CM_COMM_P);
+	gen_cm_emit(&c, o, &cm, 0);
+
+	rl_cm_init(&cm, RL_CM_LAP, tid + 1);
+	rl_cm_set(&cm, RL_CMF_LAP_LOCAL_COMM_ID, GEN_CM_COMM_A);
+	rl_cm_set(&cm, RL_CMF_LAP_REMOTE_COMM_ID, GEN_CM_COMM_P);
+	rl_cm_set(&cm, RL_CMF_LAP_REMOTE_QPN, o->qpn[1]);
+	rl_cm_set(&cm, RL_CMF_LAP_REMOTE_CM_RESPONSE_TIMEOUT, 20);
+	rl_cm_set(&cm, RL_CMF_LAP_ALTERNATE_LOCAL_LID, 0xffff);
+	rl_cm_set(&cm, RL_CMF_LAP_ALTERNATE_REMOTE_LID, 0xffff);
+	gen_cm_gid(o, 0, gid);
+	rl_cm_set_bytes(&cm, RL_CMF_LAP_ALTERNATE_LOCAL_GID, gid, 16);
+	gen_cm_gid(o, 1, gid);
+	rl_cm_set_bytes(&cm, RL_CMF_LAP_ALTERNATE_REMOTE_GID, gid, 16);
+	rl_cm_set(&cm, RL_CMF_LAP_ALTERNATE_FLOW_LABEL, 0x12345);
+	rl_cm_set(&cm, RL_CMF_LAP_ALTERNATE_TRAFFIC_CLASS, 104);
+	rl_cm_set(&cm, RL_CMF_LAP_ALTERNATE_HOP_LIMIT, 64);
+	rl_cm_set(&cm, RL_CMF_LAP_ALTERNATE_PACKET_RATE, 3);
+	rl_cm_set(&cm, RL_CMF_LAP_ALTERNATE_SL, 3);
+	rl_cm_set(&cm, RL_CMF_LAP_ALTERNATE_SUBNET_LOCAL, 1);
+	rl_cm_set(&cm, RL_CMF_LAP_ALTERNATE_LOCAL_ACK_TIMEOUT, 18);
+	gen_cm_emit(&c, o, &cm, 0);
+
+	rl_cm_init(&cm, RL_CM_APR, tid + 1);
+	rl_cm_set(&cm, RL_CMF_APR_LOCAL_COMM_ID, GEN_CM_COMM_P);
+	rl_cm_set(&cm, RL_CMF_APR_REMOTE_COMM_ID, GEN_CM_COMM_A);
+	rl_cm_set(&cm, RL_CMF_APR_AP_STATUS, 0);
+	gen_cm_emit(&c, o, &cm, 1);
+
+	rl_cm_init(&cm, RL_CM_DREQ, tid + 2);
+	rl_cm_set(&cm, RL_CMF_DREQ_LOCAL_COMM_ID, GEN_CM_COMM_A);
+	rl_cm_set(&cm, RL_CMF_DREQ_REMOTE_COMM_ID, GEN_CM_COMM_P);
+	rl_cm_set(&cm, RL_CMF_DREQ_REMOTE_QPN, o->qpn[1]);
+	gen_cm_emit(&c, o, &cm, 0);
+
+	rl_cm_init(&cm, RL_CM_DREP, tid + 2);
+	rl_cm_set(&cm, RL_CMF_DREP_LOCAL_COMM_ID, GEN_CM_COMM_P);
+	rl_cm_set(&cm, RL_CMF_DREP_REMOTE_COMM_ID, GEN_CM_COMM_A);
+	gen_cm_emit(&c, o, &cm, 1);
+
+	/* A second connection attempt, refused: no one listens (consumer reject, as rdma_reject()). */
+	rl_cm_init(&cm, RL_CM_REQ, tid + 3);
+	rl_cm_set(&cm, RL_CMF_REQ_LOCAL_COMM_ID, GEN_CM_COMM_A + 1);
+	rl_cm_set(&cm, RL_CMF_REQ_SERVICE_ID, rl_cm_service_id(RL_RDMA_PS_TCP, GEN_CM_PORT + 1));
+	rl_cm_set(&cm, RL_CMF_REQ_LOCAL_QPN, o->qpn[0] + 1);
+	rl_cm_set(&cm, RL_CMF_REQ_STARTING_PSN, gen_cm_psn(o, 0));
+	rl_cm_set(&cm, RL_CMF_REQ_PKEY, 0xffff);
+	rl_cm_set(&cm, RL_CMF_REQ_PATH_MTU, o->mtu);
+	gen_cm_req_path(&cm, o);
+	h.src_port++;
+	rl_cma_hdr_encode(&h, pd);
+	rl_cm_set_bytes(&cm, RL_CMF_REQ_PRIVATE_DATA, pd, sizeof(pd));
+	gen_cm_emit(&c, o, &cm, 0);
+
+	rl_cm_init(&cm, RL_CM_REJ, tid + 3);
+	rl_cm_set(&cm, RL_CMF_REJ_LOCAL_COMM_ID, GEN_CM_COMM_P + 1);
+	rl_cm_set(&cm, RL_CMF_REJ_REMOTE_COMM_ID, GEN_CM_COMM_A + 1);
+	rl_cm_set(&cm, RL_CMF_REJ_MESSAGE_REJECTED, 0);
+	rl_cm_set(&cm, RL_CMF_REJ_REASON, 28);
+	gen_cm_emit(&c, o, &cm, 1);
+
+	rl_cm_init(&cm, RL_CM_SIDR_REQ, tid + 4);
+	rl_cm_set(&cm, RL_CMF_SIDR_REQ_REQUEST_ID, 0x00c0ffee);
+	rl_cm_set(&cm, RL_CMF_SIDR_REQ_PKEY, 0xffff);
+	rl_cm_set(&cm, RL_CMF_SIDR_REQ_SERVICE_ID, rl_cm_service_id(RL_RDMA_PS_UDP, GEN_CM_PORT));
+	rl_cm_set_bytes(&cm, RL_CMF_SIDR_REQ_PRIVATE_DATA, pd, sizeof(pd));
+	gen_cm_emit(&c, o, &cm, 0);
+
+	rl_cm_init(&cm, RL_CM_SIDR_REP, tid + 4);
+	rl_cm_set(&cm, RL_CMF_SIDR_REP_REQUEST_ID, 0x00c0ffee);
+	rl_cm_set(&cm, RL_CMF_SIDR_REP_STATUS, 0);
+	rl_cm_set(&cm, RL_CMF_SIDR_REP_QPN, o->qpn[1]);
+	rl_cm_set(&cm, RL_CMF_SIDR_REP_SERVICE_ID, rl_cm_service_id(RL_RDMA_PS_UDP, GEN_CM_PORT));
+	rl_cm_set(&cm, RL_CMF_SIDR_REP_QKEY, 0x01234567);
+	gen_cm_emit(&c, o, &cm, 1);
+	return out->err;
+}
+
 const struct gen_scenario gen_crafted[] = {
 	{ "all-opcodes", gen_all_opcodes, "every opcode of the IB spec over IPv4, IPv6, VLAN and RoCEv1, random field values" },
 	{ "malformed", gen_malformed, "a gallery of broken packets: each one a different decode error, and one ICRC failure" },
+	{ "cm-messages", gen_cm_messages, "one of each CM message (REQ with rdma_cm's header .. SIDR_REP) as UD SEND Only to QP1" },
 };
 const size_t gen_ncrafted = sizeof(gen_crafted) / sizeof(gen_crafted[0]);
