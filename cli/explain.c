@@ -13,6 +13,7 @@
 #include "args.h"
 #include "capture.h"
 #include "cli.h"
+#include "explain_cm.h"
 #include "json.h"
 #include "rocelab/rocelab.h"
 
@@ -32,6 +33,9 @@ struct ex_state {
 	struct json json;
 	struct rl_analyzer *an;
 	struct rl_annotation ann;
+	/* This frame's CM MAD, when it carries one (a UD SEND Only to QP1). */
+	struct rl_cm cm;
+	enum rl_cm_status cm_st;
 	/* Ladder: the host pairs seen so far, requester first. */
 	struct { uint8_t req[16], resp[16]; } pairs[64];
 	unsigned npairs;
@@ -186,6 +190,8 @@ static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 		if (p->roce == RL_ROCE_V1)
 			rl_sb_puts(&sb, "RoCEv1 ");
 		rl_sb_describe_pkt(&sb, p);
+		if (ex_cm_decode(p, &s->cm, &s->cm_st))
+			ex_cm_line(&sb, &s->cm, s->cm_st);
 		ex_line_analysis(&sb, &s->ann);
 		if (p->icrc_ok) {
 			rl_sb_puts(&sb, " ICRC ok");
@@ -349,6 +355,8 @@ static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_statu
 	ex_verbose_fields(p);
 	if (p->payload_len || (p->op->flags & RL_OPF_PAYLOAD))
 		printf("  Payload   %zu bytes%s\n", p->payload_len, p->bth.padcnt ? " (+ pad)" : "");
+	if (ex_cm_decode(p, &s->cm, &s->cm_st))
+		ex_cm_verbose(&s->cm, s->cm_st);
 	ex_verbose_analysis(&s->ann, p);
 	if (p->icrc_ok)
 		printf("  ICRC      0x%08x ok (CRC-32 over the fields no router changes)\n\n", rl_icrc_display(p->icrc));
@@ -607,6 +615,8 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 		ex_json_l2l3(j, p);
 		ex_json_fields(j, p);
 		json_u64(j, "payload_len", p->payload_len);
+		if (ex_cm_decode(p, &s->cm, &s->cm_st))
+			ex_cm_json(j, &s->cm, s->cm_st);
 		json_obj(j, "icrc");
 		ex_hex32(hex, sizeof(hex), rl_icrc_display(p->icrc));
 		json_str(j, "value", hex);

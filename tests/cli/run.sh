@@ -156,6 +156,22 @@ expect "gen all-opcodes --vlan tags each frame once" 0 " [0-9]+ RoCE, 0 other" s
 	"\"$R\" gen all-opcodes --vlan 5 -o \"$T/av.pcap\" && \"$R\" explain \"$T/av.pcap\""
 expect "explain -v shows the VLAN" 0 "802.1Q VLAN 7 priority 3" "$R" explain -v "$T/v6.pcap"
 
+# ---- CM MADs on QP1: decoded from the payload of a UD SEND Only --------------------
+"$R" gen cm-messages -o "$T/cm.pcap" 2>/dev/null
+expect "gen --list names cm-messages" 0 "cm-messages" "$R" gen --list
+expect "explain: a REQ says where rdma_cm connects" 0 \
+	"payload=256: CM REQ \\(ConnectRequest\\) comm ID 0x1a2b3c4d QPN 0x000011 PSN [0-9]+ rdma_cm connect to 192.168.100.2 port 7174 ICRC ok" \
+	"$RA" explain "$T/cm.pcap"
+expect "explain: a REJ gives its reason in words" 0 "CM REJ \\(ConnectReject\\) .* reason 28: consumer reject" \
+	"$RA" explain "$T/cm.pcap"
+expect "explain: all twelve CM frames, no ICRC failure" 0 "12 RoCE, 0 other .* 0 malformed, 0 ICRC failures" \
+	"$RA" explain "$T/cm.pcap"
+expect "explain -v: every CM field, the rdma_cm header" 0 \
+	"rdma_cm   RDMA_PS_TCP port 7174: from 192.168.100.1 port 40391 to 192.168.100.2" "$RA" explain -v "$T/cm.pcap"
+expect "explain -v: SIDR_REP's Q_Key" 0 "Q_Key 0x01234567" "$RA" explain -v "$T/cm.pcap"
+expect "explain --json: the REJ reason" 0 '"reason":28,"reason_text":"consumer reject"' "$RA" explain --json "$T/cm.pcap"
+expect "explain --json: the REQ's GIDs" 0 '"primary_remote_gid":"::ffff:192.168.100.2"' "$RA" explain --json "$T/cm.pcap"
+
 # ---- every malformation gets its own name --------------------------------------
 "$R" gen malformed -o "$T/bad.pcap" 2>/dev/null
 "$RA" explain --json "$T/bad.pcap" >"$T/bad.json" 2>"$T/bad.sum"
