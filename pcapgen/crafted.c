@@ -321,6 +321,7 @@ static int gen_cm_messages(const struct gen_opts *o, struct gen_out *out)
 	rl_cm_set(&cm, RL_CMF_REQ_RNR_RETRY_COUNT, 7);
 	rl_cm_set(&cm, RL_CMF_REQ_MAX_CM_RETRIES, 15);
 	gen_cm_req_path(&cm, o);
+	rl_cm_set(&cm, RL_CMF_REQ_PRIMARY_FLOW_LABEL, 0x5d1c3);  /* not 0: the oracle sees where it sits */
 	rl_cm_set_bytes(&cm, RL_CMF_REQ_PRIVATE_DATA, pd, sizeof(pd));
 	gen_cm_emit(&c, o, &cm, 0);
 

@@ -117,6 +117,22 @@ done
 
 # explain --compare: each row of a capture's profile against what tshark's fields say,
 # the capture compared with itself and with another (the rows marked as differing).
+# CM MADs: every field of every message tshark's CM dissector decodes, against ours.
+if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
+    if "$ROCELAB" gen cm-messages -o "$TMP/cm.pcap" >/dev/null 2>&1 &&
+       "$ROCELAB" explain --json "$TMP/cm.pcap" >"$TMP/cm.jsonl" 2>/dev/null; then
+        # shellcheck disable=SC2046  # one -e per field
+        if run_tshark $TSHARK_OPTS -r - -T fields -E separator=/t -E occurrence=f \
+                $("$PY" "$HERE/compare_cm.py" --print-fields) <"$TMP/cm.pcap" >"$TMP/cm.tsv" 2>"$TMP/tshark.err"; then
+            run_checks "cm-messages" "$PY" "$HERE/compare_cm.py" --label cm-messages "$TMP/cm.jsonl" "$TMP/cm.tsv"
+        else
+            fail "cm-messages: tshark failed: $(head -c 300 "$TMP/tshark.err")"
+        fi
+    else
+        fail "cm-messages: rocelab gen or explain failed"
+    fi
+fi
+
 P="$HERE/profile_tshark.py"
 if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     # gen_cap NAME ARGS...: $TMP/NAME.pcap from rocelab gen ARGS
