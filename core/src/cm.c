@@ -279,11 +279,13 @@ enum rl_cm_status rl_cm_decode(const uint8_t *data, size_t len, struct rl_cm *cm
 	cm->len = len < RL_MAD_LEN ? len : RL_MAD_LEN;
 	if (cm->len)
 		memcpy(cm->mad, data, cm->len);
-	if (cm->len < RL_MAD_HDR_LEN || cm->mad[1] != RL_MGMT_CLASS_CM) {
-		cm->len = cm->len < RL_MAD_HDR_LEN ? 0 : cm->len;
+	if (cm->len < RL_MAD_HDR_LEN) {
+		cm->len = 0;
 		return RL_CM_NOT_CM;
 	}
 	cm->attr = (uint16_t)rl_cm_get(cm, RL_CMF_MAD_ATTR_ID);
+	if (cm->mad[1] != RL_MGMT_CLASS_CM)
+		return RL_CM_NOT_CM;   /* another class's MAD: its common header still reads */
 	cm->msg = rl_cm_msg(cm->attr);
 	if (!cm->msg)
 		return RL_CM_UNKNOWN_ATTR;

@@ -372,9 +372,13 @@ static void test_truncated(void)
 		rl_cm_describe(&cm, line, sizeof(line));
 		free(cut);
 	}
-	/* Another class, an unknown attribute. */
-	m[1] = 0x04;
+	/* Another class (the SA's, 0x03): not CM, but its common header reads; an unknown attribute. */
+	m[1] = 0x03;
 	CU_ASSERT_EQUAL(rl_cm_decode(m, sizeof(m), &cm), RL_CM_NOT_CM);
+	CU_ASSERT_PTR_NULL(cm.msg);
+	CU_ASSERT_EQUAL(rl_cm_get(&cm, RL_CMF_MAD_MGMT_CLASS), 0x03);
+	rl_cm_describe(&cm, line, sizeof(line));
+	CU_ASSERT_STRING_EQUAL(line, "MAD class 0x03 attribute 0x0010");
 	mad_hdr(m, 0x0042, 1);
 	CU_ASSERT_EQUAL(rl_cm_decode(m, sizeof(m), &cm), RL_CM_UNKNOWN_ATTR);
 	CU_ASSERT_PTR_NULL(cm.msg);
