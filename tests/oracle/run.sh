@@ -133,6 +133,23 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     fi
 fi
 
+# The same on captures of the real kernel, when given: ORACLE_RXE_DIR is a
+# `rocelab realrxe capture --out DIR` directory (rping.pcap, ...). Only the
+# messages the tools sent are there, so not every type is required (--any).
+if [ -n "${ORACLE_RXE_DIR:-}" ] && [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
+    for pcap in "$ORACLE_RXE_DIR"/*.pcap; do
+        [ -e "$pcap" ] || { fail "ORACLE_RXE_DIR: no .pcap in $ORACLE_RXE_DIR"; break; }
+        n=$(basename "$pcap" .pcap)
+        "$ROCELAB" explain --json "$pcap" >"$TMP/rxe-$n.jsonl" 2>/dev/null || true
+        grep -q '"cm":' "$TMP/rxe-$n.jsonl" || continue      # a tool without rdma_cm (ib_*_bw without -R)
+        # shellcheck disable=SC2046
+        run_tshark $TSHARK_OPTS -r - -T fields -E separator=/t -E occurrence=f \
+            $("$PY" "$HERE/compare_cm.py" --print-fields) <"$pcap" >"$TMP/rxe-$n.tsv" 2>/dev/null &&
+            run_checks "real $n" "$PY" "$HERE/compare_cm.py" --any --label "real $n" \
+                "$TMP/rxe-$n.jsonl" "$TMP/rxe-$n.tsv"
+    done
+fi
+
 P="$HERE/profile_tshark.py"
 if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     # gen_cap NAME ARGS...: $TMP/NAME.pcap from rocelab gen ARGS
