@@ -178,6 +178,30 @@ static void fz_roundtrip(const struct rl_pkt *pkt)
 	free(buf);
 }
 
+/* The bytes as a CM MAD: no read past them, every field it reports fits, and a whole one re-encodes to itself. */
+static void fz_check_cm(const uint8_t *buf, size_t len)
+{
+	struct rl_cm cm, back;
+	struct rl_cm_iter it;
+	const struct rl_cm_field *f;
+	enum rl_cm_status st = rl_cm_decode(buf, len, &cm);
+	uint8_t out[RL_MAD_LEN];
+	char line[256];
+	size_t n;
+
+	FZ_CHECK(cm.len <= len && cm.len <= RL_MAD_LEN);
+	rl_cm_iter_init(&it, &cm);
+	while ((f = rl_cm_next(&it)))
+		FZ_CHECK((size_t)f->off + f->bytes <= cm.len);
+	FZ_CHECK(rl_cm_describe(&cm, line, sizeof(line)) < sizeof(line));
+	FZ_CHECK(strlen(line) < sizeof(line));
+	if (st == RL_CM_OK) {
+		FZ_CHECK(rl_cm_encode(&cm, out, sizeof(out), &n) == RL_OK && n == RL_MAD_LEN);
+		FZ_CHECK(memcmp(out, buf, RL_MAD_LEN) == 0);
+		FZ_CHECK(rl_cm_decode(out, n, &back) == RL_CM_OK && back.attr == cm.attr);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	enum fz_mode mode;
@@ -204,7 +228,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_check_layout(st, &pkt, buf, len);
 		if (st != RL_E_UNKNOWN_OPCODE)
 			fz_roundtrip(&pkt);
+		if (rl_cm_is_gsi(&pkt))
+			fz_check_cm(pkt.payload, pkt.payload_len);
 	}
+	fz_check_cm(buf, len);
 	free(buf);
 	return 0;
 }
