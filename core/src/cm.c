@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rocelab/cm.h"
+#include "rocelab/describe.h"
 #include "rocelab/hdr.h"
 #include "rocelab/strbuf.h"
 
@@ -398,30 +399,13 @@ void rl_cma_hdr_encode(const struct rl_cma_hdr *h, uint8_t *p)
 
 /* ---- one line ---------------------------------------------------------------------------- */
 
+/* rdma_cm's addresses: IPv4 in the last four of 16 bytes. */
 static void rl_sb_ip(struct rl_sb *sb, const uint8_t *a16, unsigned ipver)
 {
-	if (ipver == 4) {
-		for (int i = 12; i < 16; i++) {
-			if (i > 12)
-				rl_sb_putc(sb, '.');
-			rl_sb_u64(sb, a16[i]);
-		}
-		return;
-	}
-	for (int i = 0; i < 16; i += 2) {   /* the full form, each group without leading zeros */
-		static const char hex[] = "0123456789abcdef";
-		unsigned g = rl_get16(a16 + i);
-		bool lead = true;
-
-		if (i)
-			rl_sb_putc(sb, ':');
-		for (int sh = 12; sh >= 0; sh -= 4) {
-			if (lead && sh && !(g >> sh & 0xf))
-				continue;
-			lead = false;
-			rl_sb_putc(sb, hex[g >> sh & 0xf]);
-		}
-	}
+	if (ipver == 4)
+		rl_sb_ipv4(sb, a16 + 12);
+	else
+		rl_sb_ipv6(sb, a16);
 }
 
 size_t rl_cm_describe(const struct rl_cm *cm, char *buf, size_t n)

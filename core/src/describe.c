@@ -157,7 +157,7 @@ const char *rl_describe_opcode(uint8_t opcode)
 }
 
 /* RFC 5952 text form of an IPv6 address: the longest run of zero groups becomes "::". */
-static void rl_sb_ipv6(struct rl_sb *sb, const uint8_t *a)
+void rl_sb_ipv6(struct rl_sb *sb, const uint8_t *a)
 {
 	int best = -1, best_len = 0, i, j;
 

@@ -465,6 +465,15 @@ static void test_describe(void)
 	CU_ASSERT_STRING_EQUAL(line, "CM REQ (ConnectRequest) comm ID 0x1a2b3c4d QPN 0x000011 PSN 1684112 "
 				     "rdma_cm connect to 10.0.0.2 port 7174");
 
+	/* Over IPv6: the address in RFC 5952 form, as explain prints IP addresses. */
+	memset(&h, 0, sizeof(h));
+	h.ip_version = 6;
+	h.dst[0] = 0xfd; h.dst[15] = 2;
+	rl_cma_hdr_encode(&h, pd);
+	rl_cm_set_bytes(&cm, RL_CMF_REQ_PRIVATE_DATA, pd, sizeof(pd));
+	rl_cm_describe(&cm, line, sizeof(line));
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "rdma_cm connect to fd00::2 port 7174"));
+
 	rl_cm_init(&cm, RL_CM_REJ, 1);
 	rl_cm_set(&cm, RL_CMF_REJ_LOCAL_COMM_ID, 0x55);
 	rl_cm_set(&cm, RL_CMF_REJ_REMOTE_COMM_ID, 0x1a2b3c4d);

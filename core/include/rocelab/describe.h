@@ -35,6 +35,8 @@ void rl_sb_describe_syndrome(struct rl_sb *sb, uint8_t syndrome);
 void rl_sb_describe_pkt(struct rl_sb *sb, const struct rl_pkt *pkt);
 void rl_sb_addr(struct rl_sb *sb, const struct rl_pkt *pkt, bool src);
 void rl_sb_ipv4(struct rl_sb *sb, const uint8_t *addr);
+/* RFC 5952 text of 16 bytes (a GID; IPv4-mapped ones end in dotted form). */
+void rl_sb_ipv6(struct rl_sb *sb, const uint8_t *addr);
 
 #ifdef __cplusplus
 }
