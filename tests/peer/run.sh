@@ -45,7 +45,7 @@ refused "atomics with --size 64" "atomics work on 8 bytes" --client 10.0.0.1 --o
 refused "--transport bogus" "--transport wants rc or ud" --client 10.0.0.1 --transport bogus
 refused "UD carries SEND only" "carries SEND only" --client 10.0.0.1 --transport ud --op write
 refused "UD message larger than any MTU" "a UD message is one packet" --client 10.0.0.1 -t ud --size 5000
-refused "--compat with another tool" "--compat knows one tool: pingpong" --client 10.0.0.1 --compat perftest
+refused "--compat with another tool" "--compat knows two tools: pingpong" --client 10.0.0.1 --compat perftest
 refused "--compat pingpong with --op write" "no --op write" --client 10.0.0.1 --compat pingpong --op write
 refused "--gid-index not a number" "--gid-index wants 0..255" --client 10.0.0.1 --gid-index one
 refused "--interface too long" "--interface wants an interface name" --client 10.0.0.1 --interface abcdefghijklmnopq
