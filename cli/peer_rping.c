@@ -593,7 +593,7 @@ static int rping_connect(struct peer *p, struct peer_rping *rp)
 	return 0;
 }
 
-static int rping_setup_qp(struct peer *p, struct peer_rping *rp);
+static int rping_setup_qp(struct peer *p);
 static int rping_setup_buffers(struct peer *p, struct peer_rping *rp);
 
 /* rping_bind_server() and the wait for CONNECT_REQUEST; peer_exchange() calls peer_rping_accept() in the middle. */
@@ -611,7 +611,7 @@ int peer_rping_accept(struct peer *p)
 	struct peer_rping *rp = p->rping;
 
 	rping_cm_event(p, rp, RPING_CM_CONNECT_REQUEST, &rp->child_cm_id);
-	if (rping_setup_qp(p, rp) || rping_setup_buffers(p, rp) || rping_post_recv(p, rp))
+	if (rping_setup_qp(p) || rping_setup_buffers(p, rp) || rping_post_recv(p, rp))
 		return -1;
 	rping_debug(&p->o, "accepting client connection request\n");
 	return rping_qp_connect(p);
@@ -647,14 +647,13 @@ static void rping_disconnect(struct peer *p, struct peer_rping *rp)
 /* ---- the verbs objects and the buffers ---------------------------------------------------------- */
 
 /* rping_setup_qp(): PD, CQ and RC QP with rping's depths; and this side's end of the wire. */
-static int rping_setup_qp(struct peer *p, struct peer_rping *rp)
+static int rping_setup_qp(struct peer *p)
 {
 	struct rl_host_config hc = { .emit_pkt = peer_emit, .ctx = p, .active_mtu = p->o.mtu, .first_qpn = p->o.qpn };
 	struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC, .max_send_wr = RPING_SQ_DEPTH, .max_recv_wr = RPING_RQ_DEPTH };
 	struct rl_qp_attr init = { .qp_state = RL_QPS_INIT, .port_num = 1,
 				   .qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_WRITE };
 
-	(void)rp;
 	peer_addr_to_gid(&p->net.local, hc.gid);
 	p->verbs.host = rl_host_new(&hc);
 	p->verbs.pd = p->verbs.host ? rl_alloc_pd(p->verbs.host) : NULL;
@@ -902,7 +901,7 @@ static int rping_run_client(struct peer *p, struct peer_rping *rp)
 {
 	int ret;
 
-	if (rping_resolve(p, rp) || rping_setup_qp(p, rp) || rping_setup_buffers(p, rp) || rping_post_recv(p, rp) ||
+	if (rping_resolve(p, rp) || rping_setup_qp(p) || rping_setup_buffers(p, rp) || rping_post_recv(p, rp) ||
 	    rping_connect(p, rp))
 		return -1;
 	ret = rping_test_client(p, rp);

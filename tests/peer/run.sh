@@ -302,7 +302,8 @@ rping_pair() {
     ip netns exec "$NB" timeout 60 "$R" peer --compat rping -s --timeout 20 $srvopts >"$T/srv" 2>"$T/srv.err" &
     srv=$!
     sleep 0.3
-    ip netns exec "$NA" timeout 60 "$R" peer --compat rping -c -a 10.79.0.2 --timeout 20 "$@" >"$T/cli" 2>"$T/cli.err"
+    ip netns exec "$NA" timeout 60 "$R" peer --compat rping -c -a "${RPING_ADDR:-10.79.0.2}" --timeout 20 "$@" \
+        >"$T/cli" 2>"$T/cli.err"
     crc=$?
     wait $srv
     src=$?
@@ -335,11 +336,12 @@ rping_ok() {
 # tshark reads them: "client: ..." and "server: ...". rping_opcodes PCAP CLIENT-IP [requests]: with
 # "requests", only requests and READ responses (no ACK, opcode 17), each PSN once (resends left out).
 rping_opcodes() {
-    run_tshark -r - -Y 'infiniband && infiniband.bth.destqp != 1' -T fields -e ip.src -e infiniband.bth.opcode \
-        -e infiniband.bth.psn <"$1" 2>/dev/null |
-        awk -v c="$2" -v req="${3:-}" '
-            req != "" && ($2 == 17 || seen[$1 " " $2 " " $3]++) { next }
-            { if ($1 == c) a = a " " $2; else b = b " " $2 }
+    run_tshark -r - -Y 'infiniband && infiniband.bth.destqp != 1' -T fields -E separator=, -e ip.src -e ipv6.src \
+        -e infiniband.bth.opcode -e infiniband.bth.psn <"$1" 2>/dev/null |
+        awk -F, -v c="$2" -v req="${3:-}" '
+            { src = $1 $2 }
+            req != "" && ($3 == 17 || seen[src " " $3 " " $4]++) { next }
+            { if (src == c) a = a " " $3; else b = b " " $3 }
             END { print "client:" a; print "server:" b }'
 }
 # The oracle: the real rping (kernel Soft-RoCE at both ends, -C 4 -S 64), client 10.77.0.3.
@@ -379,6 +381,16 @@ for side in server client; do
         else fail "rping requests with loss differ: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$KERNEL_REQS" | tr '\n' ' ')"; fi
     fi
 done
+
+# IPv6, as rping takes it: the family of -a (the server listens on -a ADDR).
+RPING_ADDR=fd79::2 rping_pair "rping over IPv6" "-a fd79::2 -v" -C 3 -S 64 -v -V
+if rping_ok "rping over IPv6" 3 64; then
+    # The kernel's first 3 pings: 6 frames each way per ping (advertisement or READ, ACKs, go-aheads).
+    kernel3=$(echo "$KERNEL_OPS" | awk '{ s = $1; for (i = 2; i <= 19; i++) s = s " " $i; print s }')
+    ours=$(rping_opcodes "$T/cap.pcap" fd79::1)
+    [ "$ours" = "$kernel3" ] && pass "rping over IPv6: each side sends the opcodes of the kernel's first 3 pings" ||
+        fail "rping over IPv6 opcodes: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$kernel3" | tr '\n' ' ')"
+fi
 
 # -V finds wrong data: the server's --corrupt (rocelab's own, for this) changes one letter before the WRITE back.
 rping_pair "rping -V against a corrupting server" "--corrupt" -C 3 -S 64 -v -V
