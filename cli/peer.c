@@ -50,7 +50,7 @@ bool peer_check(const struct peer *p, const uint8_t *b, size_t n)
 	return true;
 }
 
-static void peer_usage(FILE *f)
+void peer_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rocelab peer --server [options]\n"
@@ -75,6 +75,7 @@ static void peer_usage(FILE *f)
 		"  -I, --interface IF   use this interface (its addresses, GID table and MTU)\n"
 		"  -g, --gid-index N    the local GID, by index in the interface's GID table (as\n"
 		"                       ibv_rc_pingpong -g, perftest -x); default: the address facing the peer\n"
+		"      --compat rping   rping's protocol and flags: see below\n"
 		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_ud_pingpong with -t ud): its\n"
 		"                       exchange only, its data and iterations; defaults follow the tool\n"
 		"                       (size 4096, UD 2048; path MTU 1024)\n"
@@ -87,6 +88,27 @@ static void peer_usage(FILE *f)
 		"      --busy-poll      spin instead of sleeping in poll()\n"
 		"      --json           one JSON object with the results, for scripts\n"
 		"  -h, --help           this text\n\n"
+		"--compat rping: rping's protocol (librdmacm's example: the client advertises a buffer, the\n"
+		"server READs it, says go ahead, WRITEs it back into a second one), rping's flags and output:\n"
+		"  rocelab peer --compat rping -s [-vVd] [-S size] [-C count] [-a addr] [-p port]\n"
+		"  rocelab peer --compat rping -c [-vVd] [-S size] [-C count] [-I addr] -a addr [-p port]\n"
+		"  -s / -c              server / client\n"
+		"  -a ADDR              client: the server's address; server: listen on it (default: any)\n"
+		"  -I ADDR              client: the source address (rping's -I; the interface is --interface)\n"
+		"  -p PORT              port; default 7174, rping's\n"
+		"  -C COUNT             client: pings; 0 or none: until interrupted, as rping (the server\n"
+		"                       answers until the client disconnects, as rping's does)\n"
+		"  -S SIZE              ping data size, 23..65535 (rping's limits); default 64\n"
+		"  -v                   print the data: \"ping data: ...\" (client), \"server ping data: ...\"\n"
+		"  -V                   client: compare the data written back with the data sent\n"
+		"  -d                   rping's debug lines, the rdma_cm events among them\n"
+		"  and rocelab's own: --interface IF, --timeout SEC (for each wait), --loss RATE, --seed N,\n"
+		"  --qpn N, --json (a summary after rping's output), and --corrupt (server: change one byte\n"
+		"  of each ping before writing it back, so that the client's -V has something to find).\n"
+		"  rping's -P (persistent server) and -q (self-created QP) are not supported.\n"
+		"  TEMPORARY: the real rping cannot talk to this yet. Until rocelab's CM lands, the two ends\n"
+		"  connect through rocelab's TCP exchange on the rping port (QPN, PSN, GID), not through\n"
+		"  rdma_cm's REQ/REP/RTU on QP1; the data phase on the wire is rping's.\n\n"
 		"example (two network namespaces joined by a veth pair):\n"
 		"  ip netns exec B rocelab peer --server\n"
 		"  ip netns exec A rocelab peer --client 10.0.0.2 --op write --size 65536\n"
@@ -268,8 +290,13 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_BUSY: o->busy_poll = true; break;
 		case O_JSON: o->json = true; break;
 		case O_COMPAT:
+			if (!strcmp(optarg, "rping")) {
+				cli_error("peer", "--compat rping takes rping's flags: write it as '--compat rping'");
+				return false;
+			}
 			if (strcmp(optarg, "pingpong")) {
-				cli_error("peer", "--compat knows one tool: pingpong (ibv_rc_pingpong, ibv_ud_pingpong)");
+				cli_error("peer", "--compat knows two tools: pingpong (ibv_rc_pingpong, ibv_ud_pingpong) and "
+					  "rping");
 				return false;
 			}
 			o->compat = true;
@@ -307,10 +334,10 @@ int cli_peer(int argc, char **argv)
 
 	memset(&p, 0, sizeof(p));
 	p.net.tcp = p.net.rx = p.net.tx = p.net.hold = -1;
-	if (!peer_parse(argc, argv, &p.o, &rc))
+	if (peer_rping_asked(argc, argv) ? !peer_rping_parse(argc, argv, &p.o, &rc) : !peer_parse(argc, argv, &p.o, &rc))
 		return peer_output_written(rc);
 	p.net.rng = p.o.seed;
-	rc = peer_run(&p);
+	rc = p.o.rping ? peer_rping_run(&p) : peer_run(&p);
 	peer_close(&p);
 	return peer_output_written(rc);
 }

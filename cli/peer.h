@@ -6,6 +6,7 @@
  *   peer_run.c       the verbs objects, the QP's connection, the test loops
  *   peer_report.c    the results, as perftest prints them, or --json
  *   peer_wire.c      the wire: addresses, the GID table, UDP sockets, packets in and out
+ *   peer_rping.c     --compat rping: rping's flags, its data protocol and its output
  */
 #ifndef ROCELAB_CLI_PEER_H
 #define ROCELAB_CLI_PEER_H
@@ -14,6 +15,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "rocelab/rocelab.h"
@@ -50,6 +52,13 @@ struct peer_opts {
 	uint32_t qpn;       /* --qpn; 0: 0x11, as rxe */
 	uint32_t timeout_s;
 	bool json, busy_poll;
+	bool rping;         /* --compat rping: rping's flags and protocol (peer_rping.c) */
+	struct {
+		const char *source;  /* -I ADDR: the client's source address */
+		uint32_t count;      /* -C: pings; 0 = until interrupted, as rping */
+		unsigned verbose, validate, debug;  /* -v, -V, -d */
+		bool corrupt;        /* --corrupt (server): change each ping before writing it back */
+	} rp;
 };
 
 struct peer_dest {
@@ -110,8 +119,11 @@ struct peer_stat {
 	size_t nlat;
 };
 
+struct peer_rping;
+
 struct peer {
 	struct peer_opts o;
+	struct peer_rping *rping;  /* --compat rping: its control block (peer_rping.c) */
 	struct peer_net net;
 	struct peer_verbs verbs;
 	struct peer_conn conn;
@@ -121,6 +133,7 @@ struct peer {
 /* ---- peer.c: the test's names and data ---- */
 
 extern const char *const peer_op_names[PEER_NOPS];
+void peer_usage(FILE *f);
 bool peer_atomic(enum peer_op op);
 bool peer_sends(enum peer_op op);
 /* The data both ends know, and whether @n bytes at @b are it. */
@@ -147,9 +160,27 @@ int peer_buffer(struct peer *p);
 /* RESET -> INIT -> RTR -> RTS with what the exchange brought. */
 int peer_connect_qp(struct peer *p);
 int peer_post_recvs(struct peer *p, uint32_t completed);
+/*
+ * Let the host work and send, then wait for packets or for @fd (if >= 0)
+ * until the host's next timer; true if @fd is readable (or hung up).
+ */
+bool peer_pump(struct peer *p, int fd);
+/* Keep answering until the wire is quiet for @quiet_ms (at most 2 s). */
+void peer_drain(struct peer *p, unsigned quiet_ms);
 /* The whole test, after the options; returns a CLI_* exit code. */
 int peer_run(struct peer *p);
 void peer_close(struct peer *p);
+
+/* ---- peer_rping.c ---- */
+
+/* Is this `rocelab peer --compat rping ...` (rping's own flags follow)? */
+bool peer_rping_asked(int argc, char **argv);
+/* rping's flags and ours; false with *rc set (CLI_OK after --help) when there is nothing to run. */
+bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc);
+/* The server's CONNECT_REQUEST, between the client's QPN/PSN/GID and its answer: the QP to RTS. */
+int peer_rping_accept(struct peer *p);
+/* rping -s or rping -c; returns a CLI_* exit code. */
+int peer_rping_run(struct peer *p);
 
 /* ---- peer_report.c ---- */
 

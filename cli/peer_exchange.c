@@ -176,28 +176,51 @@ unknown:
 	return -1;
 }
 
-static int peer_parse_addr(struct peer *p, union peer_addr *sa)
+static int peer_parse_addr(struct peer *p, const char *addr, union peer_addr *sa)
 {
 	memset(sa, 0, sizeof(*sa));
-	if (inet_pton(AF_INET, p->o.addr, &sa->v4.sin_addr) == 1) {
+	if (inet_pton(AF_INET, addr, &sa->v4.sin_addr) == 1) {
 		if (p->o.ipv6) {
-			cli_error("peer", "--ipv6, but '%s' is an IPv4 address", p->o.addr);
+			cli_error("peer", "--ipv6, but '%s' is an IPv4 address", addr);
 			return -1;
 		}
 		sa->v4.sin_family = AF_INET;
-	} else if (inet_pton(AF_INET6, p->o.addr, &sa->v6.sin6_addr) == 1) {
+	} else if (inet_pton(AF_INET6, addr, &sa->v6.sin6_addr) == 1) {
 		if (IN6_IS_ADDR_LINKLOCAL(&sa->v6.sin6_addr) || IN6_IS_ADDR_V4MAPPED(&sa->v6.sin6_addr)) {
 			cli_error("peer", "'%s': use a global or unique-local IPv6 address (fd00::/8), or the plain IPv4 "
-				  "address; link-local GIDs have no route", p->o.addr);
+				  "address; link-local GIDs have no route", addr);
 			return -1;
 		}
 		sa->v6.sin6_family = AF_INET6;
 	} else {
-		cli_error("peer", "'%s' is not an IPv4 or IPv6 address", p->o.addr);
+		cli_error("peer", "'%s' is not an IPv4 or IPv6 address", addr);
 		return -1;
 	}
 	peer_addr_set_port(sa, p->o.port);
 	p->net.family = sa->sa.sa_family;
+	return 0;
+}
+
+/* rping -c -I ADDR: the connection leaves from that address (and so the GID is its). */
+static int peer_bind_source(struct peer *p)
+{
+	union peer_addr src;
+	int family = p->net.family;
+
+	if (!p->o.rp.source)
+		return 0;
+	if (peer_parse_addr(p, p->o.rp.source, &src))
+		return -1;
+	p->net.family = family;
+	if (src.sa.sa_family != family) {
+		cli_error("peer", "-I %s and -a %s are of different address families", p->o.rp.source, p->o.addr);
+		return -1;
+	}
+	peer_addr_set_port(&src, 0);
+	if (bind(p->net.tcp, &src.sa, peer_addr_len(&src))) {
+		cli_error("peer", "cannot bind to the source address %s: %s", p->o.rp.source, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -206,15 +229,16 @@ int peer_tcp_connect(struct peer *p)
 	union peer_addr sa;
 	socklen_t sl = sizeof(p->net.local);
 
-	if (peer_parse_addr(p, &sa))
+	if (peer_parse_addr(p, p->o.addr, &sa))
 		return -1;
 	p->net.tcp = socket(p->net.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (p->net.tcp < 0 || peer_bind_device(p, p->net.tcp))
+	if (p->net.tcp < 0 || peer_bind_device(p, p->net.tcp) || peer_bind_source(p))
 		return -1;
 	if (connect(p->net.tcp, &sa.sa, peer_addr_len(&sa))) {
 		if (errno == ECONNREFUSED)
-			cli_error("peer", "nobody listens at %s port %u: start 'rocelab peer --server%s' there first",
-				  p->o.addr, p->o.port, p->net.family == AF_INET6 ? " --ipv6" : "");
+			cli_error("peer", "nobody listens at %s port %u: start 'rocelab peer %s' there first",
+				  p->o.addr, p->o.port, p->o.rping ? "--compat rping -s" :
+				  p->net.family == AF_INET6 ? "--server --ipv6" : "--server");
 		else if (errno == ENETUNREACH || errno == EHOSTUNREACH)
 			cli_error("peer", "no route to %s: check 'ip route' (and the namespace you run in)", p->o.addr);
 		else
@@ -237,6 +261,9 @@ int peer_tcp_accept(struct peer *p)
 	p->net.family = p->o.ipv6 ? AF_INET6 : AF_INET;
 	sa.sa.sa_family = (sa_family_t)p->net.family;
 	peer_addr_set_port(&sa, p->o.port);
+	/* rping -s -a ADDR listens on that address only. */
+	if (p->o.addr && peer_parse_addr(p, p->o.addr, &sa))
+		return -1;
 	ls = socket(p->net.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (ls < 0 || peer_bind_device(p, ls))
 		return -1;
@@ -277,6 +304,18 @@ static int peer_server_ready(struct peer *p)
 	return peer_connect_qp(p) || peer_post_recvs(p, 0) ? -1 : 0;
 }
 
+/*
+ * The server's step between the client's QPN/PSN/GID and its own answer:
+ * with --compat, its QP is ready to receive (rping's: the CONNECT_REQUEST
+ * creates it). Ours waits for the test line that follows.
+ */
+static int peer_server_accept(struct peer *p)
+{
+	if (p->o.rping)
+		return peer_rping_accept(p);
+	return p->o.compat ? peer_server_ready(p) : 0;
+}
+
 int peer_exchange(struct peer *p)
 {
 	char msg[PEER_MSG_LEN], theirs[PEER_MSG_LEN], done[sizeof("done")], op[PEER_OP_LEN];
@@ -307,7 +346,10 @@ int peer_exchange(struct peer *p)
 		return -1;
 	if (p->o.server) {
 		/* ibv_rc_pingpong's server reads up to 52 bytes and wants the 5 of "done". */
-		if ((p->o.compat && peer_server_ready(p)) || !peer_io(p->net.tcp, msg, sizeof(msg), true))
+		if (peer_server_accept(p))
+			return -1;
+		peer_dest_fmt(&p->conn.me, msg);
+		if (!peer_io(p->net.tcp, msg, sizeof(msg), true))
 			return -1;
 		/*
 		 * Exactly the 5 bytes of "done": our client sends its test line right
@@ -318,7 +360,7 @@ int peer_exchange(struct peer *p)
 			return -1;
 		}
 	}
-	if (p->o.compat)
+	if (p->o.compat || p->o.rping)
 		return 0;
 	/*
 	 * Then ours: the client says what to do; the server, once its buffer has

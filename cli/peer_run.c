@@ -130,7 +130,7 @@ int peer_connect_qp(struct peer *p)
  * each to the host and runs it) or for @fd (if >= 0) until the host's next
  * timer; true if @fd is readable.
  */
-static bool peer_pump(struct peer *p, int fd)
+bool peer_pump(struct peer *p, int fd)
 {
 	struct pollfd pf[2] = { { .fd = p->net.rx, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
 	uint64_t now = peer_now(), next;
@@ -199,7 +199,7 @@ static void peer_settle(struct peer *p)
  * retransmission or ACK must find a socket on 4791, or the kernel would answer
  * it with ICMP port unreachable.
  */
-static void peer_drain(struct peer *p, unsigned quiet_ms)
+void peer_drain(struct peer *p, unsigned quiet_ms)
 {
 	uint64_t start = peer_now(), last = start, seen = p->stat.recv_frames;
 

@@ -45,7 +45,7 @@ refused "atomics with --size 64" "atomics work on 8 bytes" --client 10.0.0.1 --o
 refused "--transport bogus" "--transport wants rc or ud" --client 10.0.0.1 --transport bogus
 refused "UD carries SEND only" "carries SEND only" --client 10.0.0.1 --transport ud --op write
 refused "UD message larger than any MTU" "a UD message is one packet" --client 10.0.0.1 -t ud --size 5000
-refused "--compat with another tool" "--compat knows one tool: pingpong" --client 10.0.0.1 --compat perftest
+refused "--compat with another tool" "--compat knows two tools: pingpong" --client 10.0.0.1 --compat perftest
 refused "--compat pingpong with --op write" "no --op write" --client 10.0.0.1 --compat pingpong --op write
 refused "--gid-index not a number" "--gid-index wants 0..255" --client 10.0.0.1 --gid-index one
 refused "--interface too long" "--interface wants an interface name" --client 10.0.0.1 --interface abcdefghijklmnopq
@@ -54,6 +54,46 @@ refused "--ipv6 with an IPv4 address" "--ipv6, but '10.0.0.1' is an IPv4 address
 refused "link-local IPv6" "link-local GIDs have no route" --client fe80::1
 refused "nobody listening" "nobody listens at 127.0.0.1 port 1" --client 127.0.0.1 --port 1
 if "$R" peer --help | grep -q "usage: rocelab peer --server"; then pass "--help"; else fail "--help"; fi
+
+# --compat rping: rping's own flags (rdma-core librdmacm/examples/rping.c), refused as clearly as ours.
+refused "rping: neither -s nor -c" "say -s (server) or -c (client)" --compat rping -C 1
+refused "rping: -s and -c together" "-s and -c together" --compat rping -s -c -a 10.0.0.1
+refused "rping: client without -a" "needs -a ADDR" --compat rping -c -C 1
+refused "rping: -S below rping's RPING_MIN_BUFSIZE" "-S wants a ping data size of 23 to 65535" --compat rping -c -a 10.0.0.1 -S 22
+refused "rping: -S at rping's RPING_BUFSIZE" "-S wants a ping data size of 23 to 65535" --compat rping -c -a 10.0.0.1 -S 65536
+refused "rping: -C negative" "-C wants 0..2147483647" --compat rping -c -a 10.0.0.1 -C -1
+refused "rping: -a not an address" "-a wants an IPv4 or IPv6 address" --compat rping -c -a nowhere
+refused "rping: -p out of range" "-p wants 1..65535" --compat rping -c -a 10.0.0.1 -p 70000
+refused "rping: -P not supported" "persistent server) is not supported" --compat rping -s -P
+refused "rping: -q not supported" "self-created QP) is not supported" --compat rping -c -a 10.0.0.1 -q
+refused "rping: an option rping does not have" "invalid option" --compat rping -c -a 10.0.0.1 -x
+refused "rping: --op is not rping's" "unrecognized option" --compat rping -c -a 10.0.0.1 --op write
+refused "rping: --corrupt is the server's" "--corrupt is the server's" --compat rping -c -a 10.0.0.1 --corrupt
+refused "rping: -I on the server" "-I is the client's source address" --compat rping -s -I 10.0.0.1
+refused "rping: nobody listening" "nobody listens at 127.0.0.1 port 1: start 'rocelab peer --compat rping -s'" \
+    --compat rping -c -a 127.0.0.1 -p 1 -C 1
+if "$R" peer --help | grep -q "rocelab peer --compat rping -c \[-vVd\]" && "$R" peer --help | grep -q "TEMPORARY: the real rping cannot"
+then pass "--help documents --compat rping, and that it does not reach the real rping yet"
+else fail "--help for --compat rping"; fi
+
+# What rping -v prints, built from rping.c's own recipe (not from our output): ping N's start buffer
+# is "rdma-ping-N: " then the letters 65..122 from 65 + N % 58 on, round again; its last byte is the
+# NUL, so a line holds SIZE - 1 characters of it. rping_expected PREFIX COUNT SIZE.
+rping_expected() {
+    awk -v pre="$1" -v n="$2" -v size="$3" 'BEGIN {
+        for (p = 0; p < n; p++) {
+            s = sprintf("rdma-ping-%d: ", p); c = 65 + p % 58
+            while (length(s) < size - 1) { s = s sprintf("%c", c); c = c == 122 ? 65 : c + 1 }
+            print pre s
+        }
+    }'
+}
+FX=$(dirname "$0")/../fixtures/rxe
+# The recipe checked against what the real rping printed (kernel Soft-RoCE at both ends, -C 4 -S 64 -v).
+if [ "$(grep '^ping data: ' "$FX/rping.txt")" = "$(rping_expected "ping data: " 4 64)" ] &&
+   [ "$(grep '^server ping data: ' "$FX/rping.txt")" = "$(rping_expected "server ping data: " 4 64)" ]
+then pass "rping's -v text as built here is what the real rping printed (both sides)"
+else fail "rping -v recipe differs from the real rping's output in $FX/rping.txt"; fi
 
 if [ "$(id -u)" -ne 0 ] || ! ip netns add "$NA" 2>/dev/null; then
     echo "SKIP peer over veth: needs root and network namespaces"
@@ -244,6 +284,138 @@ if [ -x /usr/bin/python3 ]; then
 else
     fail "/usr/bin/python3 not found: the pingpong exchange checks cannot run"
 fi
+
+# --compat rping: rocelab peer -s in B, -c in A. rping_pair NAME "SERVER-FLAGS" CLIENT-FLAGS...
+# leaves the outputs in $T/srv, $T/srv.err, $T/cli, $T/cli.err, the exits in $src and $crc, the
+# capture in $T/cap.pcap.
+rping_pair() {
+    name=$1
+    srvopts=$2
+    shift 2
+    rm -f "$T/cap.pcap" "$T/td.err"
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
+        'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
+    td=$!
+    i=0
+    while ! grep -q listening "$T/td.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    # shellcheck disable=SC2086  # the server's flags, one word each
+    ip netns exec "$NB" timeout 60 "$R" peer --compat rping -s --timeout 20 $srvopts >"$T/srv" 2>"$T/srv.err" &
+    srv=$!
+    sleep 0.3
+    ip netns exec "$NA" timeout 60 "$R" peer --compat rping -c -a "${RPING_ADDR:-10.79.0.2}" --timeout 20 "$@" \
+        >"$T/cli" 2>"$T/cli.err"
+    crc=$?
+    wait $srv
+    src=$?
+    sleep 0.3
+    kill "$td" 2>/dev/null
+    wait "$td" 2>/dev/null
+}
+
+# rping_ok NAME COUNT SIZE: both ends exit 0, print exactly rping's -v lines, and the wire is clean RoCEv2.
+rping_ok() {
+    if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
+        fail "$1: client exit $crc, server exit $src: $(tail -c 300 "$T/cli.err") / $(tail -c 300 "$T/srv.err")"
+        return 1
+    fi
+    if [ "$(grep -v '^{' "$T/cli")" != "$(rping_expected "ping data: " "$2" "$3")" ]; then
+        fail "$1: the client's -v lines are not rping's: $(head -c 200 "$T/cli")"; return 1
+    fi
+    if [ "$(grep -v '^{' "$T/srv")" != "$(rping_expected "server ping data: " "$2" "$3")" ]; then
+        fail "$1: the server's -v lines are not rping's: $(head -c 200 "$T/srv")"; return 1
+    fi
+    sum=$("$R" explain "$T/cap.pcap" 2>&1 | grep -- '^--- ')
+    if ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes" ||
+       [ "$(tcpdump -n -r "$T/cap.pcap" 'icmp or icmp6' 2>/dev/null | wc -l)" -ne 0 ]; then
+        fail "$1: the capture is not clean RoCEv2: $sum"; return 1
+    fi
+    pass "$1: both ends exit 0, -v is rping's text for $2 pings of $3 bytes on both sides, every ICRC ok"
+}
+
+# The BTH opcodes each side sent on its RC QP (not QP1: the kernel's capture has the CM there), as
+# tshark reads them: "client: ..." and "server: ...". rping_opcodes PCAP CLIENT-IP [requests]: with
+# "requests", only requests and READ responses (no ACK, opcode 17), each PSN once (resends left out).
+rping_opcodes() {
+    run_tshark -r - -Y 'infiniband && infiniband.bth.destqp != 1' -T fields -E separator=, -e ip.src -e ipv6.src \
+        -e infiniband.bth.opcode -e infiniband.bth.psn <"$1" 2>/dev/null |
+        awk -F, -v c="$2" -v req="${3:-}" '
+            { src = $1 $2 }
+            req != "" && ($3 == 17 || seen[src " " $3 " " $4]++) { next }
+            { if (src == c) a = a " " $3; else b = b " " $3 }
+            END { print "client:" a; print "server:" b }'
+}
+# The oracle: the real rping (kernel Soft-RoCE at both ends, -C 4 -S 64), client 10.77.0.3.
+KERNEL_OPS=$(rping_opcodes "$FX/rping.pcap" 10.77.0.3)
+KERNEL_REQS=$(rping_opcodes "$FX/rping.pcap" 10.77.0.3 requests)
+case $KERNEL_OPS in
+    *"client: 4 16 17 4 17 17"*) pass "tshark reads the kernel's rping data phase: $(echo "$KERNEL_OPS" | tr '\n' ' ' | cut -c1-60)..." ;;
+    *) fail "tshark cannot read the kernel's rping capture: $KERNEL_OPS" ;;
+esac
+
+rping_pair "rping -C 4 -S 64 -v" "-v" -C 4 -S 64 -v
+if rping_ok "rping -C 4 -S 64 -v" 4 64; then
+    ours=$(rping_opcodes "$T/cap.pcap" 10.79.0.1)
+    if [ "$ours" = "$KERNEL_OPS" ]; then
+        pass "rping data phase: each side sends the kernel's rping opcodes in the kernel's order (SEND, READ, go-ahead, SEND, WRITE, go-ahead, and every ACK)"
+    else fail "rping opcodes differ from the kernel's: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$KERNEL_OPS" | tr '\n' ' ')"; fi
+    grep -q "^client DISCONNECT EVENT...$" "$T/cli.err" && grep -q "^server DISCONNECT EVENT...$" "$T/srv.err" &&
+        grep -q "^wait for RDMA_READ_ADV state 10$" "$T/srv.err" &&
+        pass "rping's ends on stderr, as the real rping's in $FX/rping.txt" || fail "rping's disconnect lines: $(cat "$T/srv.err")"
+    grep -q "TCP exchange on port 7174 for now, not rdma_cm" "$T/cli.err" &&
+        pass "rping: says it connects through the TCP stand-in, not rdma_cm" || fail "rping: no note about the TCP stand-in"
+fi
+
+rping_pair "rping -C 20 -S 5000 -v -V (READ and WRITE of 5 packets)" "-v -S 5000" -C 20 -S 5000 -v -V
+rping_ok "rping -C 20 -S 5000 -v -V (READ and WRITE of 5 packets)" 20 5000
+
+for side in server client; do
+    if [ $side = server ]; then srvloss="--loss 0.2 --seed 2"; cliloss=""; else srvloss=""; cliloss="--loss 0.2 --seed 5"; fi
+    # shellcheck disable=SC2086
+    rping_pair "rping -C 4 -S 64 -v, 20% loss at the $side" "-v --json $srvloss" -C 4 -S 64 -v --json $cliloss
+    if rping_ok "rping -C 4 -S 64 -v, 20% loss at the $side" 4 64; then
+        if [ $side = server ]; then j=$T/srv; else j=$T/cli; fi
+        if grep -q '"dropped_by_loss":0,' "$j"; then fail "rping --loss at the $side dropped nothing: $(cat "$j")"
+        else pass "rping --loss at the $side: $(grep -o '"dropped_by_loss":[0-9]*' "$j"), $(grep -ho '"retransmits":[0-9]*' "$T/srv" "$T/cli" | tr '\n' ' ')"; fi
+        ours=$(rping_opcodes "$T/cap.pcap" 10.79.0.1 requests)
+        if [ "$ours" = "$KERNEL_REQS" ]; then pass "rping with loss at the $side: the requests, each PSN once, are the kernel's in its order"
+        else fail "rping requests with loss differ: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$KERNEL_REQS" | tr '\n' ' ')"; fi
+    fi
+done
+
+# IPv6, as rping takes it: the family of -a (the server listens on -a ADDR).
+RPING_ADDR=fd79::2 rping_pair "rping over IPv6" "-a fd79::2 -v" -C 3 -S 64 -v -V
+if rping_ok "rping over IPv6" 3 64; then
+    # The kernel's first 3 pings: 6 frames each way per ping (advertisement or READ, ACKs, go-aheads).
+    kernel3=$(echo "$KERNEL_OPS" | awk '{ s = $1; for (i = 2; i <= 19; i++) s = s " " $i; print s }')
+    ours=$(rping_opcodes "$T/cap.pcap" fd79::1)
+    [ "$ours" = "$kernel3" ] && pass "rping over IPv6: each side sends the opcodes of the kernel's first 3 pings" ||
+        fail "rping over IPv6 opcodes: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$kernel3" | tr '\n' ' ')"
+fi
+
+# -V finds wrong data: the server's --corrupt (rocelab's own, for this) changes one letter before the WRITE back.
+rping_pair "rping -V against a corrupting server" "--corrupt" -C 3 -S 64 -v -V
+if [ $crc -ne 0 ] && grep -q "^data mismatch!$" "$T/cli.err" && grep -q "^rping client failed: -1$" "$T/cli.err" &&
+   [ ! -s "$T/cli" ] && [ $src -eq 0 ]; then
+    pass "rping -V: 'data mismatch!', the client fails (exit $crc) before printing the ping; the server ends well, as rping's"
+else fail "rping -V with wrong data: client exit $crc, server exit $src, $(cat "$T/cli.err" | tr '\n' ' ')"; fi
+rping_pair "rping -v without -V against a corrupting server" "--corrupt" -C 1 -S 64 -v
+if [ $crc -eq 0 ] && [ "$(cat "$T/cli")" != "$(rping_expected "ping data: " 1 64)" ] && grep -q '^ping data: rdma-ping-0: .*#' "$T/cli"
+then pass "rping without -V prints the changed data and does not check it, as rping"
+else fail "rping -v, corrupt, no -V: exit $crc: $(cat "$T/cli")"; fi
+
+# -d: rping's DEBUG_LOG lines; the rdma_cm events are only those that happen here (no CONNECT_RESPONSE).
+rping_pair "rping -d" "-d" -d -C 1 -S 64
+ev() { sed -n 's/^cma_event type \(RDMA_CM_EVENT_[A-Z_]*\) cma_id 0x[0-9a-f]* (\(parent\|child\))$/\1 \2/p' "$1" | tr '\n' ' '; }
+if [ $crc -eq 0 ] && [ $src -eq 0 ] &&
+   [ "$(ev "$T/cli")" = "RDMA_CM_EVENT_ADDR_RESOLVED parent RDMA_CM_EVENT_ROUTE_RESOLVED parent RDMA_CM_EVENT_ESTABLISHED parent RDMA_CM_EVENT_DISCONNECTED parent " ] &&
+   [ "$(ev "$T/srv")" = "RDMA_CM_EVENT_CONNECT_REQUEST child RDMA_CM_EVENT_ESTABLISHED child RDMA_CM_EVENT_DISCONNECTED child " ]
+then pass "rping -d: the rdma_cm events in rping's format: client $(ev "$T/cli" | wc -w) words, server $(ev "$T/srv" | wc -w)"
+else fail "rping -d events: client '$(ev "$T/cli")' server '$(ev "$T/srv")'"; fi
+if grep -q "^count 1$" "$T/cli" && grep -q "^RDMA addr [0-9a-f]* rkey [0-9a-f]* len 64$" "$T/cli" &&
+   grep -q "^Received rkey [0-9a-f]* addr [0-9a-f]* len 64 from peer$" "$T/srv" &&
+   grep -q "^server posted rdma read req $" "$T/srv" && grep -q "^rdma write from lkey [0-9a-f]* laddr [0-9a-f]* len 64$" "$T/srv"
+then pass "rping -d: the option, advertisement and READ/WRITE lines in rping's format"
+else fail "rping -d lines: $(head -c 300 "$T/cli")"; fi
 
 # The path MTU follows the interface: 4096 does not fit MTU 1500, and the error says how to fix it.
 ip netns exec "$NB" timeout 10 "$R" peer --server --timeout 5 >/dev/null 2>&1 &
