@@ -133,7 +133,7 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     fi
 fi
 
-# The same on captures of the real kernel: the golden ones in tests/fixtures/rxe/ (rping,
+# The same on captures of the real kernel: the golden ones in tests/fixtures/rxe/ (rping, a REJ,
 # ucmatose, udaddy, ib_send_bw -R: the kernel at both ends) always, and fresh ones when given:
 # ORACLE_RXE_DIR is a `rocelab realrxe capture --out DIR` directory. Only the messages the
 # tools sent are there, so not every type is required (--any).
