@@ -31,6 +31,9 @@ machine whose kernel has no rdma_rxe (containers, cloud VMs, WSL, CI).
           TOOL.pcap and TOOL.txt (what the tools printed) in --out (default
           ./rxe-captures) for each TOOL, by default all of:
           $RR_TOOLS
+          (rping, ucmatose, udaddy and ib_send_bw-R, that is ib_send_bw -R,
+          connect through rdma_cm: their captures hold CM MADs, SIDR for udaddy);
+          each end must exit 0 and print its own line of success
   start   boot in the background, for exec and stop (scripts, tests, labs)
   exec    run COMMAND in a started guest, print its output, exit with its status
   stop    power the guest off, remove its network namespace
@@ -129,7 +132,7 @@ rr_missing_debs() {
 rr_check_libs() {
 	local root=$1 todo seen=" " miss="" f so p d
 	todo="$root/bin/ip $root/usr/bin/rdma $root/usr/bin/tcpdump $root/usr/bin/ibv_devinfo $root/usr/bin/ibv_rc_pingpong
-	      $root/usr/bin/ib_send_bw $root/usr/bin/rping $root/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"
+	      $root/usr/bin/ib_send_bw $root/usr/bin/rping $root/usr/bin/ucmatose $root/usr/bin/udaddy $root/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"
 	while [ -n "$(echo $todo)" ]; do
 		set -- $todo
 		f=$1
@@ -395,7 +398,8 @@ rr_stop() {   # $1: dir
 
 # Reference captures: the standard tools with the kernel's rxe at both ends (two guests; rxe
 # talking to its own address would use its loopback path and put nothing on a wire).
-RR_TOOLS="ibv_rc_pingpong ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw rping"
+# ib_send_bw-R is ib_send_bw -R: its QPs connected by rdma_cm, not by a TCP exchange.
+RR_TOOLS="ibv_rc_pingpong ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw rping ucmatose udaddy ib_send_bw-R"
 
 rr_tool_server() {   # $1: tool; small runs, so that a learner can read every packet
 	case $1 in
@@ -403,6 +407,9 @@ rr_tool_server() {   # $1: tool; small runs, so that a learner can read every pa
 	ib_send_bw|ib_write_bw|ib_read_bw) echo "$1 -d rxe0 -x 1 -s 4096 -n 16 -F" ;;
 	ib_atomic_bw) echo "ib_atomic_bw -d rxe0 -x 1 -n 16 -F" ;;
 	rping) echo "rping -s -a $(rr_guest_ip 0) -C 4 -S 64 -v" ;;
+	# two connections (two comm IDs), two 64-byte messages each way on each
+	ucmatose|udaddy) echo "$1 -c 2 -C 2 -S 64" ;;
+	ib_send_bw-R) echo "ib_send_bw -R -d rxe0 -s 4096 -n 5 -F" ;;
 	*) return 1 ;;
 	esac
 }
@@ -410,21 +417,34 @@ rr_tool_server() {   # $1: tool; small runs, so that a learner can read every pa
 rr_tool_client() {   # $1: tool
 	case $1 in
 	rping) echo "rping -c -a $(rr_guest_ip 0) -C 4 -S 64 -v" ;;
+	ucmatose|udaddy) echo "$1 -s $(rr_guest_ip 0) -c 2 -C 2 -S 64" ;;
 	*) echo "$(rr_tool_server "$1") $(rr_guest_ip 0)" ;;
 	esac
 }
 
 # The server runs in guest 0's background; this returns once it listens (TCP 18515 for the
-# verbs tools' exchange, an RDMA CM listener for rping), at most 30 s.
+# verbs tools' exchange, an RDMA CM listener for the rdma_cm tools), at most 30 s.
 rr_tool_listening() {   # $1: tool
 	case $1 in
-	rping) echo "rdma res show cm_id | grep -q LISTEN" ;;
+	rping|ucmatose|udaddy|ib_send_bw-R) echo "rdma res show cm_id | grep -q LISTEN" ;;
 	*) echo "netstat -ltn | grep -q ':18515 '" ;;
 	esac
 }
 
+# What each end prints once the work is done (grep -E): a status of 0 alone is not enough.
+rr_tool_said() {   # $1: tool
+	case $1 in
+	ibv_rc_pingpong) echo "8 iters in" ;;
+	ib_send_bw|ib_write_bw|ib_read_bw) echo "^ *4096 +16 " ;;
+	ib_atomic_bw) echo "^ *8 +16 " ;;
+	ib_send_bw-R) echo "^ *4096 +5 " ;;
+	rping) echo "ping data: rdma-ping-3:" ;;
+	ucmatose|udaddy) echo "^data transfers complete" ;;
+	esac
+}
+
 rr_capture_one() {   # $1: session dir, $2: netns, $3: out dir, $4: tool
-	local d=$1 ns=$2 out=$3 t=$4 tp rc=0 crc srv i
+	local d=$1 ns=$2 out=$3 t=$4 tp rc=0 crc srv i end
 	srv=$(rr_tool_server "$t")
 	say "capturing $t: guest 0 runs '$srv', guest 1 the client"
 	ip netns exec "$ns" tcpdump -i rxtap0 -w "$out/$t.pcap" -U --immediate-mode -s 1600 -B 16384 \
@@ -441,11 +461,22 @@ rr_capture_one() {   # $1: session dir, $2: netns, $3: out dir, $4: tool
 		echo "# guest 1 ($(rr_guest_ip 1)), client: $(rr_tool_client "$t")"
 	} > "$out/$t.txt"
 	if [ $rc = 0 ]; then
-		rr_exec "$(rr_gdir "$d" 1)" 120 "timeout 100 $(rr_tool_client "$t")" >> "$out/$t.txt" 2>&1 || crc=$?
-		echo "# guest 0 ($(rr_guest_ip 0)), server: $srv" >> "$out/$t.txt"
+		rr_exec "$(rr_gdir "$d" 1)" 120 "timeout 100 $(rr_tool_client "$t")" > "$d/client.txt" 2>&1 || crc=$?
 		rr_exec "$d" 60 "i=0; while [ \$i -lt 150 ] && [ ! -e /tmp/srv.rc ]; do sleep 0.2; i=\$((i + 1)); done
-			cat /tmp/srv.log; exit \$(cat /tmp/srv.rc 2>/dev/null || echo 124)" >> "$out/$t.txt" 2>&1 || rc=$?
+			cat /tmp/srv.log; exit \$(cat /tmp/srv.rc 2>/dev/null || echo 124)" > "$d/server.txt" 2>&1 || rc=$?
+		{
+			cat "$d/client.txt"
+			echo "# guest 0 ($(rr_guest_ip 0)), server: $srv"
+			cat "$d/server.txt"
+		} >> "$out/$t.txt"
 		[ -z "${crc:-}" ] || rc=$crc
+		if [ $rc = 0 ]; then
+			for end in client server; do
+				grep -Eq -- "$(rr_tool_said "$t")" "$d/$end.txt" && continue
+				say "$t: the $end exited 0 but never said '$(rr_tool_said "$t")'"
+				rc=1
+			done
+		fi
 	fi
 	sleep 0.5
 	kill -INT $tp 2>/dev/null || true

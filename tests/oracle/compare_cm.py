@@ -9,10 +9,13 @@ TSHARK.tsv is `tshark -T fields -E separator=/t -E occurrence=f` with the
 fields --print-fields names, one row per frame. Every CM frame: tshark's
 message name must be ours, and every field tshark decodes must hold our
 value. tshark 4.0 decodes the MAD header and REQ, REP, RTU, REJ, DREQ and
-DREP; MRA, LAP, APR and SIDR it names only.
+DREP; MRA, LAP, APR, SIDR_REQ and SIDR_REP it names only, and shows their
+body as bytes (MAD Data Payload): those fields are read here from tshark's
+bytes with RAW below, and rdma_cm's CMA header in a SIDR_REQ likewise.
 
 The mapping below pairs our JSON keys with Wireshark's field names: it is
-the oracle's own table, typed from `tshark -G fields`.
+the oracle's own table, typed from `tshark -G fields`. RAW is typed from
+the IBA's message tables.
 """
 import argparse
 import ipaddress
@@ -70,6 +73,33 @@ DREQ = {"local_comm_id": "dreq.localcommid", "remote_comm_id": "dreq.remotecommi
 DREP = {"local_comm_id": "drsp.localcommid", "remote_comm_id": "drsp.remotecommid", "private_data": "drsp.private"}
 MSGS = {"req": REQ, "rep": REP, "rtu": RTU, "rej": REJ, "dreq": DREQ, "drep": DREP}
 DECODED = {"REQ", "REP", "RTU", "REJ", "DREQ", "DREP"}
+
+# The messages tshark 4.0 only names: (our key, byte, first bit counted from the byte's most
+# significant, width in bits), the byte counted from the end of the MAD header, as IBA Volume 1
+# Release 1.2.1 lays them out: MRA 12.6.6 (Table 107), LAP 12.8.1 (Table 115), APR 12.8.2
+# (Table 116), SIDR_REQ 12.11.1 (Table 119), SIDR_REP 12.11.2 (Table 120). A width of 128 is a
+# GID; other widths above 64 are bytes.
+_IDS = [("local_comm_id", 0, 0, 32), ("remote_comm_id", 4, 0, 32)]
+RAW = {
+    "MRA": _IDS + [("message_mraed", 8, 0, 2), ("service_timeout", 9, 0, 5), ("private_data", 10, 0, 222 * 8)],
+    "LAP": _IDS + [
+        ("remote_qpn", 12, 0, 24), ("remote_cm_response_timeout", 15, 0, 5),
+        ("alternate_local_lid", 20, 0, 16), ("alternate_remote_lid", 22, 0, 16),
+        ("alternate_local_gid", 24, 0, 128), ("alternate_remote_gid", 40, 0, 128),
+        ("alternate_flow_label", 56, 0, 20), ("alternate_traffic_class", 59, 0, 8),
+        ("alternate_hop_limit", 60, 0, 8), ("alternate_packet_rate", 61, 2, 6), ("alternate_sl", 62, 0, 4),
+        ("alternate_subnet_local", 62, 4, 1), ("alternate_local_ack_timeout", 63, 0, 5),
+        ("private_data", 64, 0, 168 * 8)],
+    "APR": _IDS + [("additional_info_length", 8, 0, 8), ("ap_status", 9, 0, 8),
+                   ("additional_info", 12, 0, 72 * 8), ("private_data", 84, 0, 148 * 8)],
+    "SIDR_REQ": [("request_id", 0, 0, 32), ("pkey", 4, 0, 16), ("service_id", 8, 0, 64),
+                 ("private_data", 16, 0, 216 * 8)],
+    "SIDR_REP": [("request_id", 0, 0, 32), ("status", 4, 0, 8), ("additional_info_length", 5, 0, 8),
+                 ("qpn", 8, 0, 24), ("service_id", 12, 0, 64), ("qkey", 20, 0, 32),
+                 ("additional_info", 24, 0, 72 * 8), ("private_data", 96, 0, 136 * 8)],
+}
+MAD_DATA = "infiniband.mad.data"      # the 232 bytes after the MAD header, as tshark shows them
+RDMA_PS = {0x0106: "RDMA_PS_TCP", 0x0111: "RDMA_PS_UDP", 0x013f: "RDMA_PS_IB"}   # librdmacm's rdma_port_space
 # The rdma_cm IP header, which tshark decodes inside a REQ's private data.
 IPCM = {"ip_version": "req.ip_cm.ipv", "src_port": "req.ip_cm.sport",
         "src": ("req.ip_cm.sip4", "req.ip_cm.sip6"), "dst": ("req.ip_cm.dip4", "req.ip_cm.dip6")}
@@ -81,6 +111,59 @@ def ws(name):
     return "infiniband.cm." + name
 
 
+def raw_field(data, byte, bit, width):
+    """A field of RAW from the MAD data: an int, or hex for bytes and GIDs."""
+    if width > 64:
+        return data[byte:byte + width // 8].hex()
+    n = (bit + width + 7) // 8
+    v = int.from_bytes(data[byte:byte + n], "big")
+    return v >> (n * 8 - bit - width) & ((1 << width) - 1)
+
+
+def cma_header(pd):
+    """rdma_cm's CMA header at the start of private data: version 0, the IP version in the
+    high nibble, the source port, then source and destination, 16 bytes each (IPv4 in the
+    last four): librdmacm's struct cma_hdr."""
+    if len(pd) < 36 or pd[0] != 0 or pd[1] >> 4 not in (4, 6):
+        return None
+    ipv = pd[1] >> 4
+    ip = (lambda a: ipaddress.IPv4Address(a[12:])) if ipv == 4 else ipaddress.IPv6Address
+    return {"ip_version": ipv, "src_port": int.from_bytes(pd[2:4], "big"),
+            "src": ip(pd[4:20]), "dst": ip(pd[20:36])}
+
+
+def compare_raw(msg, body, rc, data):
+    """The fields of a message tshark only names, from its bytes; (fields compared, problems)."""
+    n, bad = 0, []
+    for k, byte, bit, width in RAW[msg]:
+        if k not in body:
+            bad.append(f"{msg.lower()}.{k}: rocelab has no such field")
+            continue
+        tv = raw_field(data, byte, bit, width)
+        n += 1
+        ov = body[k]
+        ok = gid_eq(ov, tv) if width == 128 else (ov.lower() == tv if isinstance(ov, str) else ov == tv)
+        if not ok:
+            bad.append(f"{msg.lower()}.{k}: rocelab {ov}, the bytes say {tv}")
+    if msg == "SIDR_REQ":
+        sid = raw_field(data, 8, 0, 64)
+        h = cma_header(data[16:])
+        if h and sid >> 32 == 0 and (sid >> 16 & 0xffff) in RDMA_PS:
+            if not rc:
+                bad.append("rdma_cm: rocelab does not decode the CMA header")
+                return n, bad
+            want = dict(h, ps=RDMA_PS[sid >> 16 & 0xffff], port=sid & 0xffff)
+            for k, tv in want.items():
+                n += 1
+                ov = rc.get(k)
+                ok = ov is not None and (ipaddress.ip_address(ov) == tv if k in ("src", "dst") else ov == tv)
+                if not ok:
+                    bad.append(f"rdma_cm.{k}: rocelab {ov}, the bytes say {tv}")
+        elif rc:
+            bad.append(f"rdma_cm: rocelab decodes {rc}, the bytes hold no CMA header")
+    return n, bad
+
+
 def all_fields():
     names = ["frame.number", "_ws.col.Info"] + list(MAD.values())
     for m in MSGS.values():
@@ -88,6 +171,7 @@ def all_fields():
     for v in IPCM.values():
         names += [ws(x) for x in (v if isinstance(v, tuple) else (v,))]
     names += [ws(x) for x in EXTRA]
+    names.append(MAD_DATA)
     seen, out = set(), []
     for n in names:
         if n not in seen:
@@ -191,6 +275,14 @@ def main():
             if not ok:
                 bad.append(f"{grp}.{k}: rocelab {ov}, tshark {tv}")
         rc = cm.get("rdma_cm")
+        if cm.get("msg") in RAW:
+            data = bytes.fromhex(t.get(MAD_DATA, "").replace(":", ""))
+            if len(data) != 232:
+                bad.append(f"tshark shows {len(data)} bytes of MAD data, not 232")
+            else:
+                rn, rbad = compare_raw(cm["msg"], body, rc, data)
+                n += rn
+                bad += rbad
         if grp == "req" and rc and "src" in rc:
             for k, f in IPCM.items():
                 fs = f if isinstance(f, tuple) else (f,)
@@ -205,6 +297,8 @@ def main():
                     bad.append(f"rdma_cm.{k}: rocelab {rc[k]}, tshark {tv}")
         if cm.get("msg") in DECODED and n < 10 + (0 if grp != "req" else 40):
             bad.append(f"only {n} fields compared: tshark should decode more of a {cm.get('msg')}")
+        if cm.get("msg") in RAW and n < len(MAD) + len(RAW[cm["msg"]]):
+            bad.append(f"only {n} fields compared: a {cm['msg']} has {len(RAW[cm['msg']])} and the MAD header")
         per_type[cm.get("msg")] = per_type.get(cm.get("msg"), 0) + n
         if bad:
             fails += 1

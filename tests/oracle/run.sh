@@ -133,21 +133,33 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     fi
 fi
 
-# The same on captures of the real kernel, when given: ORACLE_RXE_DIR is a
-# `rocelab realrxe capture --out DIR` directory (rping.pcap, ...). Only the
-# messages the tools sent are there, so not every type is required (--any).
-if [ -n "${ORACLE_RXE_DIR:-}" ] && [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
-    for pcap in "$ORACLE_RXE_DIR"/*.pcap; do
-        [ -e "$pcap" ] || { fail "ORACLE_RXE_DIR: no .pcap in $ORACLE_RXE_DIR"; break; }
+# The same on captures of the real kernel: the golden ones in tests/fixtures/rxe/ (rping, a REJ,
+# ucmatose, udaddy, ib_send_bw -R: the kernel at both ends) always, and fresh ones when given:
+# ORACLE_RXE_DIR is a `rocelab realrxe capture --out DIR` directory. Only the messages the
+# tools sent are there, so not every type is required (--any).
+# rxe_cm LABEL DIR: every capture in DIR that holds CM MADs; DIR must hold one.
+rxe_cm() {
+    found=0
+    for pcap in "$2"/*.pcap; do
+        [ -e "$pcap" ] || break
         n=$(basename "$pcap" .pcap)
         "$ROCELAB" explain --json "$pcap" >"$TMP/rxe-$n.jsonl" 2>/dev/null || true
         grep -q '"cm":' "$TMP/rxe-$n.jsonl" || continue      # a tool without rdma_cm (ib_*_bw without -R)
+        found=$((found + 1))
         # shellcheck disable=SC2046
-        run_tshark $TSHARK_OPTS -r - -T fields -E separator=/t -E occurrence=f \
-            $("$PY" "$HERE/compare_cm.py" --print-fields) <"$pcap" >"$TMP/rxe-$n.tsv" 2>/dev/null &&
-            run_checks "real $n" "$PY" "$HERE/compare_cm.py" --any --label "real $n" \
+        if run_tshark $TSHARK_OPTS -r - -T fields -E separator=/t -E occurrence=f \
+                $("$PY" "$HERE/compare_cm.py" --print-fields) <"$pcap" >"$TMP/rxe-$n.tsv" 2>"$TMP/tshark.err"; then
+            run_checks "$1 $n" "$PY" "$HERE/compare_cm.py" --any --label "$1 $n" \
                 "$TMP/rxe-$n.jsonl" "$TMP/rxe-$n.tsv"
+        else
+            fail "$1 $n: tshark failed: $(head -c 300 "$TMP/tshark.err")"
+        fi
     done
+    [ "$found" -gt 0 ] || fail "$1: no capture with CM MADs in $2"
+}
+if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
+    rxe_cm "golden real" "$HERE/../fixtures/rxe"
+    [ -z "${ORACLE_RXE_DIR:-}" ] || rxe_cm "real" "$ORACLE_RXE_DIR"
 fi
 
 P="$HERE/profile_tshark.py"

@@ -14,7 +14,8 @@
 # replay-only 08 and 09 refuse it), each checked by tshark for what each side sent; and
 # `rocelab realrxe capture` (two VMs, the kernel at both ends): each tool succeeded at both
 # ends, every ICRC is good, and `rocelab explain --compare`'s rows agree with tshark's fields,
-# for each capture and next to rocelab gen's run of the same workload.
+# for each capture and next to rocelab gen's run of the same workload; the CM MADs of rping,
+# ucmatose, udaddy and ib_send_bw -R field by field against Wireshark's CM dissector.
 # If the VM cannot start the suite fails and says why.
 # Usage: run.sh ROCELAB
 set -u
@@ -328,8 +329,9 @@ wait $shell_pid 2>/dev/null
 # ---- rocelab realrxe capture: the standard tools with the kernel at both ends --------------------
 
 P=$(cd "$(dirname "$0")/../oracle" && pwd)/profile_tshark.py
+C=$(dirname "$P")/compare_cm.py
 if (cd "$T" && timeout 600 "$R" realrxe capture --out "$T/caps" --netns "$NS") >"$T/capture.out" 2>&1; then
-	pass "realrxe capture: two VMs, six tools, $(grep -c ' frames ' "$T/capture.out") captures"
+	pass "realrxe capture: two VMs, nine tools, $(grep -c ' frames ' "$T/capture.out") captures"
 else
 	fail "realrxe capture: $(tail -c 600 "$T/capture.out")"
 fi
@@ -354,6 +356,12 @@ while read -r tool said opcodes; do
 		fail "capture $tool: '$said' ${said_n}x; $sum; $g0/$g1 frames; opcodes$seen, missing$missing"
 	fi
 	profile_checks "$P" "$R" "$T" "profile of $tool" "$pcap"
+	# the CM MADs of the rdma_cm tools, field by field against Wireshark's CM dissector
+	"$R" explain --json "$pcap" >"$T/cm.jsonl" 2>/dev/null
+	grep -q '"cm":' "$T/cm.jsonl" || continue
+	# shellcheck disable=SC2046  # one -e per field
+	run_tshark -r - -T fields -E separator=/t -E occurrence=f $(python3 "$C" --print-fields) <"$pcap" \
+		>"$T/cm.tsv" 2>/dev/null && run_checks "CM of $tool" python3 "$C" --any --label "CM of $tool" "$T/cm.jsonl" "$T/cm.tsv"
 done <<'TOOLS'
 ibv_rc_pingpong iters.in 0 1 2 17
 ib_send_bw ^[[:space:]]*4096[[:space:]][[:space:]]*16[[:space:]] 0 1 2 17
@@ -361,6 +369,9 @@ ib_write_bw ^[[:space:]]*4096[[:space:]][[:space:]]*16[[:space:]] 6 7 8 17
 ib_read_bw ^[[:space:]]*4096[[:space:]][[:space:]]*16[[:space:]] 12 13 14 15
 ib_atomic_bw ^[[:space:]]*8[[:space:]][[:space:]]*16[[:space:]] 20 18
 rping ping.data:.rdma-ping-3 4 10 12 16 17 100
+ucmatose ^data.transfers.complete 4 17 100
+udaddy ^data.transfers.complete 100 101
+ib_send_bw-R ^[[:space:]]*4096[[:space:]][[:space:]]*5[[:space:]] 0 1 2 4 17 100
 TOOLS
 # rocelab gen's run of the same operation next to the kernel's: the rows marked as differing are those
 # whose verdicts differ by tshark's fields; for SEND they include the IP ID and the credits.
