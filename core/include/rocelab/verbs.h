@@ -49,7 +49,12 @@ static inline enum rl_mtu rl_mtu_from_bytes(uint64_t bytes)
 	return (enum rl_mtu)0;
 }
 
-enum rl_qp_type { RL_QPT_RC = 2, RL_QPT_UC = 3, RL_QPT_UD = 4 };   /* ibv_qp_type values */
+/*
+ * ibv_qp_type values; RL_QPT_GSI is the kernel's IB_QPT_GSI: QP1, the General
+ * Service Interface that carries MADs such as CM messages (IBA 13.5.1). It
+ * is a UD QP with number 1, one per host, whose Q_Key is always 0x80010000.
+ */
+enum rl_qp_type { RL_QPT_GSI = 1, RL_QPT_RC = 2, RL_QPT_UC = 3, RL_QPT_UD = 4 };
 
 /* QP states, IBA 10.3.1 (ibv_qp_state order). */
 enum rl_qp_state {
