@@ -161,6 +161,13 @@ void rl_host_free(struct rl_host *h)
 	free(h);
 }
 
+void rl_query_port(const struct rl_host *h, struct rl_port_attr *attr)
+{
+	attr->active_mtu = rl_mtu_from_bytes(h->port_mtu);
+	memcpy(attr->gid, h->cfg.gid, 16);
+	memcpy(attr->mac, h->cfg.mac, 6);
+}
+
 struct rl_pd *rl_alloc_pd(struct rl_host *h)
 {
 	struct rl_pd *pd = calloc(1, sizeof(*pd));

@@ -345,6 +345,14 @@ void rl_host_run(struct rl_host *h, uint64_t now);
 /* When the host next needs rl_host_run(); UINT64_MAX if never. */
 uint64_t rl_host_next_timer(const struct rl_host *h);
 
+/* What ibv_query_port() and ibv_query_gid() tell: the port's MTU and address. */
+struct rl_port_attr {
+	enum rl_mtu active_mtu;
+	uint8_t gid[16];
+	uint8_t mac[6];
+};
+void rl_query_port(const struct rl_host *h, struct rl_port_attr *attr);
+
 struct rl_pd *rl_alloc_pd(struct rl_host *h);
 int rl_dealloc_pd(struct rl_pd *pd);
 /* Register @length bytes at @addr, addressed remotely as @iova. */
