@@ -528,6 +528,8 @@ int rl_cm_disconnect(struct rl_rdma_cm_id *id)
 		rl_cm_timewait(id);
 		return 0;
 	}
+	if (id->state == RL_CM_STATE_TIMEWAIT)
+		return 0;   /* already over (the peer's REJ, or our DREQ unanswered): as rdma_disconnect(), nothing to do */
 	if (id->state != RL_CM_STATE_ESTABLISHED && id->state != RL_CM_STATE_REP_SENT)
 		return -EINVAL;
 	/* rdma_disconnect(): the QP to ERR first, then the DREQ (IBA 12.6.10). */

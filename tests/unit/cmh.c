@@ -23,6 +23,20 @@ static void cmh_tap(void *ctx, int from, const uint8_t *frame, size_t len)
 	f->is_cm = rl_cm_is_gsi(&p) && rl_cm_decode(p.payload, p.payload_len, &f->cm) == RL_CM_OK;
 }
 
+static void cmh_record(void *ctx, const struct rl_simwire_record *r)
+{
+	struct cmh *h = ctx;
+	struct rl_pkt p;
+	struct rl_cm cm;
+
+	if (rl_decode(RL_LINK_ETHERNET, r->frame, r->len, &p) != RL_OK || !rl_cm_is_gsi(&p) ||
+	    rl_cm_decode(p.payload, p.payload_len, &cm) != RL_CM_OK || cm.attr != RL_CM_REJ)
+		return;
+	h->rej_sent[r->from_port & 1]++;
+	h->rej_lost[r->from_port & 1] += r->fate == RL_SIMWIRE_DROPPED || r->fate == RL_SIMWIRE_QUEUE_FULL ||
+					 r->fate == RL_SIMWIRE_CORRUPTED;
+}
+
 static bool cmh_filter(void *ctx, int from, uint8_t *frame, size_t len, uint64_t n)
 {
 	struct cmh *h = ctx;
@@ -47,8 +61,11 @@ void cmh_setup(struct cmh *h, enum rl_qp_type type, const struct rl_simwire_conf
 	memset(&c, 0, sizeof(c));
 	h->drop_from = -1;
 	c.sim.kind = wire ? RL_SIM_SIMWIRE : RL_SIM_FIFO;
-	if (wire)
+	if (wire) {
 		c.sim.wire = *wire;
+		c.sim.wire.record = cmh_record;
+		c.sim.wire.ctx = h;
+	}
 	c.sim.fifo.filter = cmh_filter;
 	c.sim.fifo.ctx = h;
 	c.sim.tap = cmh_tap;

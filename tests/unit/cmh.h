@@ -57,6 +57,8 @@ struct cmh {
 	int nf;
 	struct cmh_event ev[2][CMH_EVENTS];
 	int nev[2];
+	/* The simulated wire's verdicts on REJs: how many each side sent, how many were lost. */
+	int rej_sent[2], rej_lost[2];
 };
 
 /* Build the pair (@type RC or UD, FIFO or @wire simulated wire), the listener and the active id. */
