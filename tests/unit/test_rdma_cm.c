@@ -44,6 +44,13 @@ static void test_event_names(void)
 	CU_ASSERT_EQUAL(rl_cm_ack_timeout(20, 10), 20);
 }
 
+static void no_emit(void *ctx, const uint8_t *frame, size_t len)
+{
+	(void)ctx;
+	(void)frame;
+	(void)len;
+}
+
 static void test_gsi_qp(void)
 {
 	struct rl_host_config hc = { .mac = { 2, 0, 0, 0, 0, 1 }, .gid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 } };
@@ -54,7 +61,7 @@ static void test_gsi_qp(void)
 	struct rl_qp_attr a = { .qp_state = RL_QPS_INIT, .port_num = 1, .qkey = 0x11111111 };
 	struct rl_qp *qp;
 
-	hc.emit = (rl_emit_fn)(void (*)(void))rl_host_free;   /* never called: nothing is sent */
+	hc.emit = no_emit;
 	h = rl_host_new(&hc);
 	pd = rl_alloc_pd(h);
 	cq = rl_create_cq(h, 16);
