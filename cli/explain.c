@@ -153,6 +153,67 @@ static void ex_line_analysis(struct rl_sb *sb, const struct rl_annotation *a)
 		rl_sb_puts(sb, " [ECN CE]");
 }
 
+/* A time span to a tenth, as the analyzer's words give it: us below a millisecond, ms above. */
+static void ex_span(struct rl_sb *sb, uint64_t ns)
+{
+	uint64_t tenths = ns < 1000000 ? (ns + 50) / 100 : (ns + 50000) / 100000;
+
+	rl_sb_u64(sb, tenths / 10);
+	rl_sb_putc(sb, '.');
+	rl_sb_u64(sb, tenths % 10);
+	rl_sb_puts(sb, ns < 1000000 ? " us" : " ms");
+}
+
+static const char *ex_cm_abbr(uint16_t attr)
+{
+	const struct rl_cm_msg *m = rl_cm_msg(attr);
+
+	return m ? m->abbr : "?";
+}
+
+/* What the analyzer says of a CM message (its link, a resend) or of the first PSN a CM exchange announced. */
+static void ex_line_cm(struct rl_sb *sb, const struct rl_annotation *a, const struct rl_pkt *p)
+{
+	const struct rl_cm_annotation *c = &a->cm;
+
+	if (c->original_frame) {
+		rl_sb_puts(sb, " [RETRANSMISSION of frame ");
+		rl_sb_u64(sb, c->original_frame);
+		rl_sb_putc(sb, ']');
+	}
+	if (c->answers_frame) {
+		rl_sb_puts(sb, " [answers ");
+		rl_sb_puts(sb, ex_cm_abbr(c->answers_attr));
+		rl_sb_puts(sb, " of frame ");
+		rl_sb_u64(sb, c->answers_frame);
+		rl_sb_puts(sb, " after ");
+		ex_span(sb, c->answer_time_ns);
+		rl_sb_putc(sb, ']');
+	}
+	if (!c->psn_frame)
+		return;
+	if (c->psn_mismatch) {
+		rl_sb_puts(sb, " [PSN MISMATCH: the ");
+		rl_sb_puts(sb, ex_cm_abbr(c->psn_attr));
+		rl_sb_puts(sb, " of frame ");
+		rl_sb_u64(sb, c->psn_frame);
+		rl_sb_puts(sb, " set QP ");
+		rl_sb_hex(sb, p->bth.dqpn, 1);
+		rl_sb_puts(sb, "'s first PSN to ");
+		rl_sb_u64(sb, c->announced_psn);
+	} else {
+		rl_sb_puts(sb, " [QP ");
+		rl_sb_hex(sb, p->bth.dqpn, 1);
+		rl_sb_puts(sb, "'s first PSN ");
+		rl_sb_u64(sb, c->announced_psn);
+		rl_sb_puts(sb, " was set in the ");
+		rl_sb_puts(sb, ex_cm_abbr(c->psn_attr));
+		rl_sb_puts(sb, " of frame ");
+		rl_sb_u64(sb, c->psn_frame);
+	}
+	rl_sb_putc(sb, ']');
+}
+
 static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns)
 {
 	uint64_t us = (uint64_t)(t_ns + 500) / 1000;
@@ -193,6 +254,7 @@ static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 		if (ex_cm_decode(p, &s->cm, &s->cm_st))
 			ex_cm_line(&sb, &s->cm, s->cm_st);
 		ex_line_analysis(&sb, &s->ann);
+		ex_line_cm(&sb, &s->ann, p);
 		if (p->icrc_ok) {
 			rl_sb_puts(&sb, " ICRC ok");
 		} else {
@@ -319,6 +381,30 @@ static void ex_verbose_fields(const struct rl_pkt *p)
 	}
 }
 
+/* The CM links and state, and the first PSN a CM exchange announced, field by field. */
+static void ex_verbose_cm(const struct rl_annotation *a, const struct rl_pkt *p)
+{
+	const struct rl_cm_annotation *c = &a->cm;
+	char span[32];
+	struct rl_sb sb;
+
+	if (c->is_cm) {
+		rl_sb_init(&sb, span, sizeof(span));
+		ex_span(&sb, c->answer_time_ns);
+		span[sb.len < sizeof(span) ? sb.len : sizeof(span) - 1] = '\0';
+		if (c->answers_frame)
+			printf("              CM: answers the %s of frame %llu, %s later\n", ex_cm_abbr(c->answers_attr),
+			       (unsigned long long)c->answers_frame, span);
+		if (c->original_frame)
+			printf("              CM: sent again, before in frame %llu\n", (unsigned long long)c->original_frame);
+		printf("              CM state: %s\n", rl_cm_state_name(c->state));
+	}
+	if (c->psn_frame)
+		printf("              CM: the %s of frame %llu set QP 0x%x's first PSN to %u: %s\n", ex_cm_abbr(c->psn_attr),
+		       (unsigned long long)c->psn_frame, p->bth.dqpn, c->announced_psn,
+		       c->psn_mismatch ? "MISMATCH" : "it matches");
+}
+
 static void ex_verbose_analysis(const struct rl_annotation *a, const struct rl_pkt *p)
 {
 	struct rl_annotation_text t;
@@ -335,6 +421,7 @@ static void ex_verbose_analysis(const struct rl_annotation *a, const struct rl_p
 	if (a->acks)
 		printf("              acknowledges PSN %u..%u (frames %llu..%llu)\n", a->acked_first, a->acked_last,
 		       (unsigned long long)a->acked_first_frame, (unsigned long long)a->acked_last_frame);
+	ex_verbose_cm(a, p);
 	printf("              %s\n", t.explanation);
 }
 
@@ -411,7 +498,9 @@ static void ex_ladder(struct ex_state *s, const struct rl_pkt *p, enum rl_status
 	}
 	pair = ex_ladder_pair(s, p, a->role == RL_ROLE_REQUEST);
 	name = p->op->name + (p->op->name[2] == ' ' ? 3 : 0);   /* drop "RC " */
-	if (p->hdrs & RL_HDR_AETH) {
+	if (a->cm.is_cm) {
+		snprintf(label, sizeof(label), "CM %s", ex_cm_abbr(a->cm.attr));
+	} else if (p->hdrs & RL_HDR_AETH) {
 		rl_describe_syndrome(p->aeth.syndrome, syn, sizeof(syn));
 		snprintf(label, sizeof(label), "%s PSN %u %s", name, p->bth.psn, syn);
 	} else {
@@ -424,6 +513,13 @@ static void ex_ladder(struct ex_state *s, const struct rl_pkt *p, enum rl_status
 		snprintf(mark, sizeof(mark), "GAP: %u missing before it", a->gap);
 	else if (a->verdict == RL_V_OUT_OF_ORDER)
 		snprintf(mark, sizeof(mark), "OUT OF ORDER");
+	else if (a->cm.original_frame)
+		snprintf(mark, sizeof(mark), "RETRANSMISSION of %" PRIu64, a->cm.original_frame);
+	else if (a->cm.answers_frame)
+		snprintf(mark, sizeof(mark), "answers %s of %" PRIu64, ex_cm_abbr(a->cm.answers_attr), a->cm.answers_frame);
+	else if (a->cm.psn_mismatch)
+		snprintf(mark, sizeof(mark), "PSN MISMATCH: the %s of %" PRIu64 " set %u", ex_cm_abbr(a->cm.psn_attr),
+			 a->cm.psn_frame, a->cm.announced_psn);
 	if (!p->icrc_ok)
 		snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), "%sICRC BAD: dropped", *mark ? ", " : "");
 	if (a->role == RL_ROLE_REQUEST)
@@ -547,6 +643,32 @@ static void ex_json_fields(struct json *j, const struct rl_pkt *p)
 	}
 }
 
+/* The analyzer's CM links and state ("cm" inside "analysis"), when it has any. */
+static void ex_json_cm(struct json *j, const struct rl_cm_annotation *c)
+{
+	if (!c->is_cm && !c->psn_frame)
+		return;
+	json_obj(j, "cm");
+	if (c->is_cm) {
+		json_str(j, "msg", ex_cm_abbr(c->attr));
+		json_str(j, "state", rl_cm_state_name(c->state));
+		if (c->answers_frame) {
+			json_u64(j, "answers_frame", c->answers_frame);
+			json_str(j, "answers_msg", ex_cm_abbr(c->answers_attr));
+			json_u64(j, "answer_time_ns", c->answer_time_ns);
+		}
+		if (c->original_frame)
+			json_u64(j, "original_frame", c->original_frame);
+	}
+	if (c->psn_frame) {
+		json_u64(j, "psn_frame", c->psn_frame);
+		json_str(j, "psn_msg", ex_cm_abbr(c->psn_attr));
+		json_u64(j, "announced_psn", c->announced_psn);
+		json_bool(j, "psn_mismatch", c->psn_mismatch);
+	}
+	json_end(j);
+}
+
 static void ex_json_analysis(struct json *j, const struct rl_annotation *a, const struct rl_pkt *p)
 {
 	static const char *const roles[] = { "other", "request", "response", "cnp" };
@@ -590,6 +712,7 @@ static void ex_json_analysis(struct json *j, const struct rl_annotation *a, cons
 			json_u64(j, "rnr_wait_us", a->rnr_wait_us);
 	}
 	json_bool(j, "ecn_ce", a->ecn_ce);
+	ex_json_cm(j, &a->cm);
 	json_str(j, "explanation", t.explanation);
 	json_end(j);
 }

@@ -5,7 +5,9 @@
  * the ICRC checked, the PSN verdict (retransmission, duplicate, gap, out of
  * order), which request a response answers and how long it took, what a NAK
  * means, ECN marks and CNPs -- plus expert infos and a plain-words summary
- * in the Info column.
+ * in the Info column. CM MADs on QP1 get every field of core/'s CM table
+ * (rocelab.cm.<message>.<field>), the message they answer, their resends,
+ * and the first PSN they announced for the data that follows.
  *
  * It decodes nothing itself: the frame's raw bytes go to core/'s rl_decode()
  * and the packet to rl_analyze(). Being a postdissector, it sees every frame,
@@ -27,6 +29,7 @@
 #include <wiretap/wtap.h>
 
 #include "rocelab/analyze.h"
+#include "rocelab/cm.h"
 #include "rocelab/describe.h"
 #include "rocelab/field.h"
 #include "rocelab/hdr.h"
@@ -89,6 +92,18 @@ static int hf_rnr_wait_us = -1;
 static int hf_ecn_ce = -1;
 static int hf_cnp = -1;
 static int hf_cnp_qp = -1;
+/* CM MADs: every field of core/'s CM table (rocelab/cm.h), and what the analyzer says of them. */
+static int *hf_cm_fields;                /* one per row of the CM field table */
+static int hf_cm_state = -1;
+static int hf_cm_answers_frame = -1;
+static int hf_cm_answered_in = -1;
+static int hf_cm_answer_time = -1;
+static int hf_cm_retransmission = -1;
+static int hf_cm_original_frame = -1;
+static int hf_cm_resent_in = -1;
+static int hf_cm_psn_frame = -1;
+static int hf_cm_announced_psn = -1;
+static int hf_cm_psn_mismatch = -1;
 
 static gint ett_rocelab = -1;
 static gint ett_icrc = -1;
@@ -98,6 +113,10 @@ static gint ett_ack = -1;
 static gint ett_msg = -1;
 static gint ett_nak = -1;
 static gint ett_congestion = -1;
+static gint ett_cm = -1;
+static gint ett_cm_mad = -1;
+static gint ett_cm_msg = -1;
+static gint ett_cm_analysis = -1;
 
 static expert_field ei_malformed = EI_INIT;
 static expert_field ei_unknown_opcode = EI_INIT;
@@ -112,10 +131,14 @@ static expert_field ei_nak_other = EI_INIT;
 static expert_field ei_rnr_nak = EI_INIT;
 static expert_field ei_ecn_ce = EI_INIT;
 static expert_field ei_cnp = EI_INIT;
+static expert_field ei_cm_retransmission = EI_INIT;
+static expert_field ei_cm_reject = EI_INIT;
+static expert_field ei_cm_psn_mismatch = EI_INIT;
 
 /* Names that come from core/, copied into value_strings at registration. */
 static value_string opcode_vals[257];
 static value_string verdict_vals[RL_V_DUPLICATE + 2];
+static value_string cm_state_vals[RL_CMS_SIDR_ANSWERED + 2];
 
 static const value_string role_vals[] = {
 	{ RL_ROLE_OTHER, "other" },
@@ -142,6 +165,8 @@ struct rlp_frame {
 	/* Back-links, filled when a later frame points here. */
 	guint32 response_frame;    /* the first response that answered this request */
 	guint32 retransmitted_in;  /* the first time this request was sent again */
+	guint32 cm_answered_in;    /* CM: the first message that answered this one */
+	guint32 cm_resent_in;      /* CM: the first copy of this message sent again */
 };
 
 static struct rl_analyzer *rlp_an;       /* one per capture file */
@@ -201,9 +226,21 @@ static struct rlp_frame *rlp_analyze(packet_info *pinfo, const struct rl_pkt *pk
 		if (orig && !orig->retransmitted_in)
 			orig->retransmitted_in = pinfo->num;
 	}
+	if (fr->ann.cm.answers_frame && fr->ann.cm.answers_frame < pinfo->num) {
+		struct rlp_frame *q = rlp_lookup(rlp_frame_num(fr->ann.cm.answers_frame));
+
+		if (q && !q->cm_answered_in)
+			q->cm_answered_in = pinfo->num;
+	}
+	if (fr->ann.cm.original_frame && fr->ann.cm.original_frame < pinfo->num) {
+		struct rlp_frame *orig = rlp_lookup(rlp_frame_num(fr->ann.cm.original_frame));
+
+		if (orig && !orig->cm_resent_in)
+			orig->cm_resent_in = pinfo->num;
+	}
 
 	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocelab, 0, fr);
-	/* Only requests are ever pointed back to (answered by, retransmitted in). */
+	/* Only requests (CM MADs among them) are ever pointed back to (answered by, retransmitted in). */
 	if (rlp_frames && fr->ann.role == RL_ROLE_REQUEST)
 		wmem_map_insert(rlp_frames, GUINT_TO_POINTER(pinfo->num), fr);
 	return fr;
@@ -277,6 +314,13 @@ static void rlp_show_malformed(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tr
 	rlp_col_append(pinfo, msg);
 }
 
+static const char *rlp_cm_abbr(uint16_t attr)
+{
+	const struct rl_cm_msg *m = rl_cm_msg(attr);
+
+	return m ? m->abbr : "?";
+}
+
 static void rlp_mark(wmem_strbuf_t *sb, const char *mark)
 {
 	if (wmem_strbuf_get_len(sb))
@@ -289,7 +333,7 @@ static void rlp_info(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_statu
 		     const char *summary)
 {
 	wmem_strbuf_t *sb = wmem_strbuf_new(pinfo->pool, summary);
-	char mark[48];
+	char mark[80];
 
 	if (fr && fr->ann.verdict == RL_V_RETRANSMISSION)
 		rlp_mark(sb, "[Retransmission]");
@@ -299,6 +343,22 @@ static void rlp_info(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_statu
 		rlp_mark(sb, "[Out of order]");
 	else if (fr && fr->ann.verdict == RL_V_GAP) {
 		snprintf(mark, sizeof(mark), "[Gap: %u missing]", fr->ann.gap);
+		rlp_mark(sb, mark);
+	}
+	if (fr && fr->ann.cm.original_frame)
+		rlp_mark(sb, "[Retransmission]");
+	if (fr && fr->ann.cm.answers_frame) {
+		snprintf(mark, sizeof(mark), "[answers %s of frame %u]", rlp_cm_abbr(fr->ann.cm.answers_attr),
+			 rlp_frame_num(fr->ann.cm.answers_frame));
+		rlp_mark(sb, mark);
+	}
+	if (fr && fr->ann.cm.psn_mismatch) {
+		snprintf(mark, sizeof(mark), "[PSN mismatch: the %s of frame %u set %u]", rlp_cm_abbr(fr->ann.cm.psn_attr),
+			 rlp_frame_num(fr->ann.cm.psn_frame), fr->ann.cm.announced_psn);
+		rlp_mark(sb, mark);
+	} else if (fr && fr->ann.cm.psn_frame) {
+		snprintf(mark, sizeof(mark), "[first PSN set in the %s of frame %u]", rlp_cm_abbr(fr->ann.cm.psn_attr),
+			 rlp_frame_num(fr->ann.cm.psn_frame));
 		rlp_mark(sb, mark);
 	}
 	if (fr && fr->ann.ecn_ce)
@@ -574,6 +634,146 @@ static void rlp_show_congestion(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo
 	}
 }
 
+/* ---- CM MADs ------------------------------------------------------------------------ */
+
+/* Index of a CM field's row in the CM field table, which hf_cm_fields[] follows. */
+static size_t rlp_cm_field_index(const struct rl_cm_field *f)
+{
+	size_t n;
+
+	return (size_t)(f - rl_cm_field_table(&n));
+}
+
+/* One CM field into the tree, at its bytes in the MAD (which starts at @mad_off in the frame). */
+static void rlp_add_cm_field(proto_tree *t, tvbuff_t *tvb, const struct rl_cm_field *f, const struct rl_cm_iter *it,
+			     size_t mad_off, size_t len)
+{
+	int hf = hf_cm_fields[rlp_cm_field_index(f)];
+	size_t off = mad_off + f->off;
+	gint o = (gint)off, n = rlp_len(off, f->bytes, len);
+	const char *words = f->words && f->fmt != RL_CM_GID && f->fmt != RL_CM_DATA ? f->words(it->value) : NULL;
+	proto_item *pi;
+	ws_in6_addr gid;
+
+	switch (f->fmt) {
+	case RL_CM_GID:
+		memcpy(gid.bytes, it->bytes, sizeof(gid.bytes));
+		pi = proto_tree_add_ipv6(t, hf, tvb, o, n, &gid);
+		break;
+	case RL_CM_DATA:
+		pi = proto_tree_add_bytes(t, hf, tvb, o, n, it->bytes);
+		break;
+	case RL_CM_BOOL:
+		pi = proto_tree_add_boolean(t, hf, tvb, o, n, (guint32)it->value);
+		break;
+	default:
+		pi = f->bits > 32 ? proto_tree_add_uint64(t, hf, tvb, o, n, it->value)
+				  : proto_tree_add_uint(t, hf, tvb, o, n, (guint32)it->value);
+		break;
+	}
+	if (words)
+		proto_item_append_text(pi, " (%s)", words);
+}
+
+/* The MAD's header and message, a subtree each, every field from the CM field table. */
+static void rlp_show_cm_fields(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
+			       const struct rl_cm *cm, enum rl_cm_status cst, size_t len)
+{
+	size_t mad_off = pkt->payload_off, msg_off = mad_off + RL_MAD_HDR_LEN;
+	struct rl_cm_iter it;
+	const struct rl_cm_field *f;
+	proto_tree *ct, *sub;
+	proto_item *ci;
+	bool in_msg = false;
+	char line[256];
+	const char *reason;
+
+	rl_cm_describe(cm, line, sizeof(line));
+	line[sizeof(line) - 1] = '\0';
+	ct = proto_tree_add_subtree_format(t, tvb, (gint)mad_off, rlp_len(mad_off, cm->len, len), ett_cm, &ci, "%s%s",
+					   line, cst == RL_CM_OK || cst == RL_CM_UNKNOWN_ATTR ? "" : " [not a whole CM MAD]");
+	sub = proto_tree_add_subtree(ct, tvb, (gint)mad_off, rlp_len(mad_off, RL_MAD_HDR_LEN, len), ett_cm_mad, NULL,
+				     "MAD header (IBA 13.4.2)");
+	rl_cm_iter_init(&it, cm);
+	while ((f = rl_cm_next(&it))) {
+		if (f->msg && !in_msg) {
+			/* The header's rows come first, then the message's (rl_cm_next walks in wire order). */
+			sub = proto_tree_add_subtree_format(ct, tvb, (gint)msg_off,
+							    rlp_len(msg_off, cm->len - RL_MAD_HDR_LEN, len), ett_cm_msg,
+							    NULL, "%s (%s)", cm->msg->abbr, cm->msg->name);
+			in_msg = true;
+		}
+		rlp_add_cm_field(sub, tvb, f, &it, mad_off, len);
+	}
+	if (cm->msg && cm->attr == RL_CM_REJ && cst == RL_CM_OK) {
+		reason = rl_cm_rej_reason(rl_cm_get(cm, RL_CMF_REJ_REASON));
+		expert_add_info_format(pinfo, ci, &ei_cm_reject, "Connection rejected: reason %u, %s",
+				       (unsigned)rl_cm_get(cm, RL_CMF_REJ_REASON), reason ? reason : "reserved");
+	}
+}
+
+/* What the analyzer says of a CM message: what it answers, its resends, the conversation's state. */
+static void rlp_show_cm_analysis(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rlp_frame *fr)
+{
+	const struct rl_cm_annotation *c = &fr->ann.cm;
+	proto_tree *at;
+	proto_item *ai, *pi;
+	nstime_t rt;
+
+	if (!c->is_cm)
+		return;
+	at = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_cm_analysis, &ai, "CM conversation: %s",
+					   rl_cm_state_name(c->state));
+	proto_item_set_generated(ai);
+	rlp_gen(proto_tree_add_uint(at, hf_cm_state, tvb, 0, 0, c->state));
+	if (c->answers_frame) {
+		pi = rlp_gen(proto_tree_add_uint(at, hf_cm_answers_frame, tvb, 0, 0, rlp_frame_num(c->answers_frame)));
+		proto_item_append_text(pi, " (the %s)", rlp_cm_abbr(c->answers_attr));
+		rt.secs = (time_t)(c->answer_time_ns / 1000000000u);
+		rt.nsecs = (int)(c->answer_time_ns % 1000000000u);
+		rlp_gen(proto_tree_add_time(at, hf_cm_answer_time, tvb, 0, 0, &rt));
+	}
+	if (fr->cm_answered_in)
+		rlp_gen(proto_tree_add_uint(at, hf_cm_answered_in, tvb, 0, 0, fr->cm_answered_in));
+	if (c->original_frame) {
+		pi = rlp_gen(proto_tree_add_none_format(at, hf_cm_retransmission, tvb, 0, 0,
+							"This CM %s is sent again (same IDs and transaction ID)",
+							rlp_cm_abbr(c->attr)));
+		expert_add_info_format(pinfo, pi, &ei_cm_retransmission, "CM %s retransmission: sent before in frame %u",
+				       rlp_cm_abbr(c->attr), rlp_frame_num(c->original_frame));
+		rlp_gen(proto_tree_add_uint(at, hf_cm_original_frame, tvb, 0, 0, rlp_frame_num(c->original_frame)));
+	}
+	if (fr->cm_resent_in)
+		rlp_gen(proto_tree_add_uint(at, hf_cm_resent_in, tvb, 0, 0, fr->cm_resent_in));
+}
+
+/* A data packet: the first PSN of its QP, as a REQ or REP announced it. */
+static void rlp_show_cm_psn(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
+			    const struct rlp_frame *fr)
+{
+	const struct rl_cm_annotation *c = &fr->ann.cm;
+	proto_tree *at;
+	proto_item *ai, *pi;
+
+	if (!c->psn_frame)
+		return;
+	at = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_cm_analysis, &ai, "First PSN, as the %s of frame %u set it%s",
+					   rlp_cm_abbr(c->psn_attr), rlp_frame_num(c->psn_frame),
+					   c->psn_mismatch ? ": MISMATCH" : "");
+	proto_item_set_generated(ai);
+	rlp_gen(proto_tree_add_uint(at, hf_cm_psn_frame, tvb, 0, 0, rlp_frame_num(c->psn_frame)));
+	rlp_gen(proto_tree_add_uint(at, hf_cm_announced_psn, tvb, 0, 0, c->announced_psn));
+	if (c->psn_mismatch) {
+		pi = rlp_gen(proto_tree_add_none_format(at, hf_cm_psn_mismatch, tvb, 0, 0,
+							"PSN %u, but the %s announced %u", pkt->bth.psn,
+							rlp_cm_abbr(c->psn_attr), c->announced_psn));
+		expert_add_info_format(pinfo, pi, &ei_cm_psn_mismatch,
+				       "First PSN %u to QP 0x%06x, but the %s of frame %u announced %u", pkt->bth.psn,
+				       pkt->bth.dqpn, rlp_cm_abbr(c->psn_attr), rlp_frame_num(c->psn_frame),
+				       c->announced_psn);
+	}
+}
+
 static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
 	enum rl_link link;
@@ -635,8 +835,17 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	if (fr)
 		rlp_gen(proto_tree_add_uint(t, hf_role, tvb, 0, 0, fr->ann.role));
 	rlp_show_fields(t, tvb, pinfo, &pkt, st, len);
+	if (rl_cm_is_gsi(&pkt)) {
+		struct rl_cm cm;
+		enum rl_cm_status cst = rl_cm_decode(pkt.payload, pkt.payload_len, &cm);
+
+		if (cm.len)
+			rlp_show_cm_fields(t, tvb, pinfo, &pkt, &cm, cst, len);
+	}
 	rlp_show_icrc(t, ti, tvb, pinfo, &pkt, len);
 	if (fr) {
+		rlp_show_cm_analysis(t, tvb, pinfo, fr);
+		rlp_show_cm_psn(t, tvb, pinfo, &pkt, fr);
 		rlp_show_analysis(t, tvb, pinfo, &pkt, fr);
 		rlp_show_links(t, tvb, fr);
 		rlp_show_ack(t, tvb, fr);
@@ -670,6 +879,12 @@ static void rlp_fill_names(void)
 	}
 	verdict_vals[RL_V_DUPLICATE + 1].value = 0;
 	verdict_vals[RL_V_DUPLICATE + 1].strptr = NULL;
+	for (unsigned v = 0; v <= RL_CMS_SIDR_ANSWERED; v++) {
+		cm_state_vals[v].value = v;
+		cm_state_vals[v].strptr = rl_cm_state_name((enum rl_cm_state)v);
+	}
+	cm_state_vals[RL_CMS_SIDR_ANSWERED + 1].value = 0;
+	cm_state_vals[RL_CMS_SIDR_ANSWERED + 1].strptr = NULL;
 }
 
 /* The hf type of a field of @bits bits. */
@@ -721,6 +936,54 @@ static void rlp_register_fields(void)
 		ett[i] = &ett_hdrs[i];
 	}
 	proto_register_subtree_array(ett, RLP_MAX_HDRS);
+}
+
+/* The hf type of a CM field. */
+static enum ftenum rlp_cm_ftype(const struct rl_cm_field *f)
+{
+	switch (f->fmt) {
+	case RL_CM_BOOL: return FT_BOOLEAN;
+	case RL_CM_GID: return FT_IPv6;
+	case RL_CM_DATA: return FT_BYTES;
+	default: break;
+	}
+	if (f->bits <= 8)
+		return FT_UINT8;
+	if (f->bits <= 16)
+		return FT_UINT16;
+	if (f->bits <= 24)
+		return FT_UINT24;
+	return f->bits <= 32 ? FT_UINT32 : FT_UINT64;
+}
+
+/*
+ * hf entries for the CM MADs, one per row of the CM field table: the row's
+ * filter name (rocelab.cm.<message>.<key>, rocelab.cm.mad.<key> for the
+ * MAD header), name, format and meaning.
+ */
+static void rlp_register_cm_fields(void)
+{
+	size_t n;
+	const struct rl_cm_field *tab = rl_cm_field_table(&n);
+	hf_register_info *hf;
+
+	hf_cm_fields = g_new(int, n);
+	hf = g_new0(hf_register_info, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct rl_cm_field *f = &tab[i];
+
+		hf_cm_fields[i] = -1;
+		hf[i].p_id = &hf_cm_fields[i];
+		hf[i].hfinfo.name = f->name;
+		hf[i].hfinfo.abbrev = f->filter;
+		hf[i].hfinfo.type = rlp_cm_ftype(f);
+		hf[i].hfinfo.display = f->fmt == RL_CM_DEC ? BASE_DEC : f->fmt == RL_CM_HEX ? BASE_HEX : BASE_NONE;
+		hf[i].hfinfo.strings = NULL;
+		hf[i].hfinfo.bitmask = 0;
+		hf[i].hfinfo.blurb = f->meaning;
+		HFILL_INIT(hf[i]);
+	}
+	proto_register_field_array(proto_rocelab, hf, (int)n);
 }
 
 static void proto_register_rocelab(void)
@@ -823,9 +1086,36 @@ static void proto_register_rocelab(void)
 			"to slow down (DCQCN)", HFILL } },
 		{ &hf_cnp_qp, { "QP to slow down", "rocelab.cnp.qp", FT_UINT24, BASE_HEX, NULL, 0x0,
 			"The CNP's destination QP: the sending QP whose packets were marked", HFILL } },
+
+		{ &hf_cm_state, { "CM state", "rocelab.cm.state", FT_UINT8, BASE_DEC, VALS(cm_state_vals), 0x0,
+			"The connection's state after this CM message, as the wire shows it (IBA 12.9)", HFILL } },
+		{ &hf_cm_answers_frame, { "Answers", "rocelab.cm.answers_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
+			"The CM message this one answers: a REP its REQ, an RTU the REP, a DREP its DREQ, a REJ or MRA "
+			"the message it names", HFILL } },
+		{ &hf_cm_answered_in, { "Answered in", "rocelab.cm.answered_in", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0, "The first CM message that answers this one", HFILL } },
+		{ &hf_cm_answer_time, { "Answer time", "rocelab.cm.answer_time", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
+			"Time from the message answered to this one, as seen at the capture point", HFILL } },
+		{ &hf_cm_retransmission, { "CM retransmission", "rocelab.cm.retransmission", FT_NONE, BASE_NONE, NULL, 0x0,
+			"The same message (sender, communication IDs, transaction ID) was sent before: no answer came "
+			"within the CM response timeout", HFILL } },
+		{ &hf_cm_original_frame, { "Sent before in", "rocelab.cm.original_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_PREV), 0x0, "The previous copy of this CM message", HFILL } },
+		{ &hf_cm_resent_in, { "Sent again in", "rocelab.cm.resent_in", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_NEXT), 0x0, "The next copy of this CM message", HFILL } },
+		{ &hf_cm_psn_frame, { "First PSN set in", "rocelab.cm.psn_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_NONE), 0x0,
+			"The REQ or REP whose Starting PSN this QP expects first: the first request to it should carry "
+			"that PSN", HFILL } },
+		{ &hf_cm_announced_psn, { "Announced first PSN", "rocelab.cm.announced_psn", FT_UINT32, BASE_DEC, NULL,
+			0x0, "The Starting PSN the REQ or REP announced for this QP (IBA 12.7)", HFILL } },
+		{ &hf_cm_psn_mismatch, { "First PSN mismatch", "rocelab.cm.psn_mismatch", FT_NONE, BASE_NONE, NULL, 0x0,
+			"The first request to this QP does not carry the PSN its CM exchange announced", HFILL } },
 	};
 	static gint *ett[] = {
 		&ett_rocelab, &ett_icrc, &ett_analysis, &ett_link, &ett_ack, &ett_msg, &ett_nak, &ett_congestion,
+		&ett_cm, &ett_cm_mad, &ett_cm_msg, &ett_cm_analysis,
 	};
 	static ei_register_info ei[] = {
 		{ &ei_malformed, { "rocelab.expert.malformed", PI_MALFORMED, PI_ERROR,
@@ -854,6 +1144,12 @@ static void proto_register_rocelab(void)
 			"ECN Congestion Experienced: a switch on the path is congested", EXPFILL } },
 		{ &ei_cnp, { "rocelab.expert.cnp", PI_SEQUENCE, PI_NOTE,
 			"Congestion Notification Packet", EXPFILL } },
+		{ &ei_cm_retransmission, { "rocelab.expert.cm_retransmission", PI_SEQUENCE, PI_NOTE,
+			"CM retransmission", EXPFILL } },
+		{ &ei_cm_reject, { "rocelab.expert.cm_reject", PI_RESPONSE_CODE, PI_WARN,
+			"CM REJ: the connection is refused", EXPFILL } },
+		{ &ei_cm_psn_mismatch, { "rocelab.expert.cm_psn_mismatch", PI_SEQUENCE, PI_WARN,
+			"First PSN differs from the one the CM exchange announced", EXPFILL } },
 	};
 	expert_module_t *expert;
 
@@ -861,6 +1157,7 @@ static void proto_register_rocelab(void)
 	proto_rocelab = proto_register_protocol("RoCE Lab", "RoCE Lab", "rocelab");
 	proto_register_field_array(proto_rocelab, hf, array_length(hf));
 	rlp_register_fields();
+	rlp_register_cm_fields();
 	proto_register_subtree_array(ett, array_length(ett));
 	expert = expert_register_protocol(proto_rocelab);
 	expert_register_field_array(expert, ei, array_length(ei));

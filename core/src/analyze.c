@@ -3,6 +3,8 @@
  * The packet analyzer: per-connection PSN analysis and request/response
  * links, seen from a capture. A connection is followed as a "flow" of
  * requests from one QP to another; its responses travel the other way.
+ * CM conversations on QP1 are followed apart (an_cm_*), and hand the PSNs
+ * they announce to the flows that will carry them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,11 +13,15 @@
 #include <string.h>
 
 #include "rocelab/analyze.h"
+#include "rocelab/cm.h"
 #include "rocelab/describe.h"
 
 #define AN_MAX_FLOWS 4096
 #define AN_SEEN 512           /* recent request transmissions remembered per flow */
 #define AN_TIMEOUT_NS 1000000 /* a resend at least this much later is a retransmission after a timeout */
+#define AN_MAX_CM 1024        /* CM conversations remembered; the one idle longest makes room */
+#define AN_CM_MSGS (RL_CM_APR - RL_CM_REQ + 1) /* the CM messages by attribute ID, REQ .. APR */
+#define AN_CM_I(attr) ((attr) - RL_CM_REQ)      /* a CM message's index among them */
 
 struct an_tx {
 	uint32_t first, last;     /* PSNs this request occupies (a READ: one per response packet) */
@@ -53,11 +59,42 @@ struct an_flow {
 	/* Message bookkeeping: requests, and READ responses. */
 	uint64_t msgs, msg_bytes, msg_total, msg_first;
 	uint64_t rmsg_bytes, rmsg_first;
+
+	/* The REQ or REP (cm_attr, frame cm_frame) that announced the first PSN, cm_psn, of this flow. */
+	uint64_t cm_frame;
+	uint32_t cm_psn;
+	uint16_t cm_attr;
+};
+
+/* The latest copy of one CM message of a conversation. */
+struct an_cm_sent {
+	uint64_t frame, t_ns, tid;
+	uint8_t side;             /* who sent it: 0 the active side, 1 the passive side */
+};
+
+/*
+ * A CM conversation: the REQ .. DREP of one connection, keyed by the two
+ * sides' addresses and communication IDs (IBA 12.6.3), or a SIDR_REQ and its
+ * SIDR_REP, keyed by the request ID.
+ */
+struct an_cm_conv {
+	uint8_t ip[2][16];        /* [0] the active side (it sent the REQ), [1] the passive side */
+	uint32_t comm[2];         /* their local communication IDs; SIDR: the request ID in comm[0] */
+	bool comm_known[2];
+	bool sidr;
+	enum rl_cm_state state;
+	uint64_t last_t;
+	struct an_cm_sent sent[AN_CM_MSGS]; /* frame 0: not seen */
+	uint32_t qpn[2];          /* the QPs the REQ (side 0) and the REP (side 1) announced */
+	bool qpn_known[2];
+	enum rl_transport tr;     /* RC or UC, from the REQ */
 };
 
 struct rl_analyzer {
 	struct an_flow *flows;
 	size_t n, cap;
+	struct an_cm_conv *cms;
+	size_t ncm, cmcap;
 };
 
 const char *rl_verdict_name(enum rl_verdict v)
@@ -78,7 +115,25 @@ void rl_analyzer_free(struct rl_analyzer *a)
 	if (!a)
 		return;
 	free(a->flows);
+	free(a->cms);
 	free(a);
+}
+
+size_t rl_analyzer_cm_conversations(const struct rl_analyzer *a)
+{
+	return a->ncm;
+}
+
+const char *rl_cm_state_name(enum rl_cm_state st)
+{
+	static const char *const n[] = {
+		"none", "REQ sent, waiting for REP", "MRA sent: the answer comes later",
+		"REP sent, waiting for RTU", "established", "rejected", "LAP sent, loading an alternate path",
+		"DREQ sent, disconnecting", "disconnected (TimeWait)", "SIDR_REQ sent, waiting for SIDR_REP",
+		"SIDR answered",
+	};
+
+	return (unsigned)st < sizeof(n) / sizeof(n[0]) ? n[st] : "?";
 }
 
 size_t rl_analyzer_flows(const struct rl_analyzer *a)
@@ -218,6 +273,8 @@ static struct an_flow *an_response_flow(struct rl_analyzer *a, const struct rl_p
 }
 
 /* ---- requests ----------------------------------------------------------------------------- */
+
+static void an_cm_first_psn(const struct an_flow *f, const struct rl_pkt *p, struct rl_annotation *o);
 
 /* PSNs a request occupies: one, or one per READ response packet when the MTU is known. */
 static uint32_t an_span(const struct an_flow *f, const struct rl_pkt *p)
@@ -362,6 +419,8 @@ static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, con
 	if (!f->started) {
 		f->acked_next = p->bth.psn;
 		f->acked_known = true;
+		if (f->cm_frame)
+			an_cm_first_psn(f, p, o);
 	}
 	if (f->tr != RL_TR_UD) {
 		an_verdict(f, p, t_ns, o);
@@ -474,6 +533,313 @@ static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, co
 	}
 }
 
+/* ---- connection management (IBA 12) ---------------------------------------------------- */
+
+/*
+ * The first request of a flow whose starting PSN a REQ or REP announced.
+ * The Starting PSN of a REQ or REP is the PSN its sender's receive queue
+ * expects first, so the first PSN the other side's QP sends to it (IBA
+ * 12.7, the REQ and REP "Starting PSN"; Linux cm.c keeps the REQ's as the
+ * active side's rq_psn and as the passive side's sq_psn, and the REP's the
+ * other way round). A real rping shows it: the REQ's PSN starts the passive
+ * side's requests, the REP's the active side's.
+ */
+static void an_cm_first_psn(const struct an_flow *f, const struct rl_pkt *p, struct rl_annotation *o)
+{
+	o->cm.psn_frame = f->cm_frame;
+	o->cm.psn_attr = f->cm_attr;
+	o->cm.announced_psn = f->cm_psn;
+	o->cm.psn_mismatch = p->bth.psn != f->cm_psn;
+}
+
+/* The communication IDs a message carries (IBA 12.6): its sender's, and its receiver's (0 in a REQ). */
+static void an_cm_ids(const struct rl_cm *cm, uint32_t *local, uint32_t *remote)
+{
+	static const enum rl_cm_field_id ids[AN_CM_MSGS][2] = {
+		[AN_CM_I(RL_CM_REQ)] = { RL_CMF_REQ_LOCAL_COMM_ID, RL_CMF_COUNT },
+		[AN_CM_I(RL_CM_MRA)] = { RL_CMF_MRA_LOCAL_COMM_ID, RL_CMF_MRA_REMOTE_COMM_ID },
+		[AN_CM_I(RL_CM_REJ)] = { RL_CMF_REJ_LOCAL_COMM_ID, RL_CMF_REJ_REMOTE_COMM_ID },
+		[AN_CM_I(RL_CM_REP)] = { RL_CMF_REP_LOCAL_COMM_ID, RL_CMF_REP_REMOTE_COMM_ID },
+		[AN_CM_I(RL_CM_RTU)] = { RL_CMF_RTU_LOCAL_COMM_ID, RL_CMF_RTU_REMOTE_COMM_ID },
+		[AN_CM_I(RL_CM_DREQ)] = { RL_CMF_DREQ_LOCAL_COMM_ID, RL_CMF_DREQ_REMOTE_COMM_ID },
+		[AN_CM_I(RL_CM_DREP)] = { RL_CMF_DREP_LOCAL_COMM_ID, RL_CMF_DREP_REMOTE_COMM_ID },
+		[AN_CM_I(RL_CM_SIDR_REQ)] = { RL_CMF_SIDR_REQ_REQUEST_ID, RL_CMF_COUNT },
+		[AN_CM_I(RL_CM_SIDR_REP)] = { RL_CMF_SIDR_REP_REQUEST_ID, RL_CMF_COUNT },
+		[AN_CM_I(RL_CM_LAP)] = { RL_CMF_LAP_LOCAL_COMM_ID, RL_CMF_LAP_REMOTE_COMM_ID },
+		[AN_CM_I(RL_CM_APR)] = { RL_CMF_APR_LOCAL_COMM_ID, RL_CMF_APR_REMOTE_COMM_ID },
+	};
+	unsigned i = AN_CM_I(cm->attr);
+
+	*local = (uint32_t)rl_cm_get(cm, ids[i][0]);
+	*remote = (uint32_t)rl_cm_get(cm, ids[i][1]);   /* rl_cm_get gives 0 for RL_CMF_COUNT */
+}
+
+/* MRA and REJ name the message they answer (IBA 12.6.6, 12.6.7): 0 REQ, 1 REP, 2 LAP. */
+static uint16_t an_cm_msg_ref(uint64_t v)
+{
+	return v == 0 ? RL_CM_REQ : v == 1 ? RL_CM_REP : v == 2 ? RL_CM_LAP : 0;
+}
+
+/* The message @cm answers, 0 if it starts an exchange (REQ, DREQ, LAP, SIDR_REQ). */
+static uint16_t an_cm_answers(const struct rl_cm *cm)
+{
+	switch (cm->attr) {
+	case RL_CM_REP: return RL_CM_REQ;
+	case RL_CM_RTU: return RL_CM_REP;
+	case RL_CM_DREP: return RL_CM_DREQ;
+	case RL_CM_APR: return RL_CM_LAP;
+	case RL_CM_SIDR_REP: return RL_CM_SIDR_REQ;
+	case RL_CM_MRA: return an_cm_msg_ref(rl_cm_get(cm, RL_CMF_MRA_MESSAGE_MRAED));
+	case RL_CM_REJ: return an_cm_msg_ref(rl_cm_get(cm, RL_CMF_REJ_MESSAGE_REJECTED));
+	default: return 0;
+	}
+}
+
+/* The state a (first copy of a) message leaves its conversation in. */
+static enum rl_cm_state an_cm_state_after(uint16_t attr)
+{
+	switch (attr) {
+	case RL_CM_REQ: return RL_CMS_REQ_SENT;
+	case RL_CM_MRA: return RL_CMS_MRA_SENT;
+	case RL_CM_REJ: return RL_CMS_REJECTED;
+	case RL_CM_REP: return RL_CMS_REP_SENT;
+	case RL_CM_RTU: return RL_CMS_ESTABLISHED;
+	case RL_CM_DREQ: return RL_CMS_DREQ_SENT;
+	case RL_CM_DREP: return RL_CMS_TIMEWAIT;
+	case RL_CM_SIDR_REQ: return RL_CMS_SIDR_REQ_SENT;
+	case RL_CM_SIDR_REP: return RL_CMS_SIDR_ANSWERED;
+	case RL_CM_LAP: return RL_CMS_LAP_SENT;
+	case RL_CM_APR: return RL_CMS_ESTABLISHED;
+	default: return RL_CMS_NONE;
+	}
+}
+
+static bool an_cm_is_sidr(uint16_t attr)
+{
+	return attr == RL_CM_SIDR_REQ || attr == RL_CM_SIDR_REP;
+}
+
+/* Which side sends @attr: REQ, RTU and LAP come from the active side, REP, MRA, APR and SIDR_REP from the passive. */
+static int an_cm_sender_guess(uint16_t attr)
+{
+	switch (attr) {
+	case RL_CM_REP: case RL_CM_MRA: case RL_CM_REJ: case RL_CM_APR: case RL_CM_SIDR_REP: return 1;
+	default: return 0;   /* DREQ and DREP come from either: a guess, for a conversation begun outside the capture */
+	}
+}
+
+/* The conversation a message from @src to @dst belongs to, and which side sent it (*side). */
+static struct an_cm_conv *an_cm_find(struct rl_analyzer *a, const uint8_t src[16], const uint8_t dst[16],
+				     uint16_t attr, uint32_t local, uint32_t remote, int *side)
+{
+	bool sidr = an_cm_is_sidr(attr);
+
+	for (size_t i = 0; i < a->ncm; i++) {
+		struct an_cm_conv *c = &a->cms[i];
+		bool fwd = !memcmp(c->ip[0], src, 16) && !memcmp(c->ip[1], dst, 16);
+		bool back = !memcmp(c->ip[1], src, 16) && !memcmp(c->ip[0], dst, 16);
+
+		if (c->sidr != sidr)
+			continue;
+		if (sidr || attr == RL_CM_REQ) {
+			/* Keyed by the sender's ID alone: the request ID, the active side's communication ID. */
+			*side = attr == RL_CM_SIDR_REP ? 1 : 0;
+			if ((*side ? back : fwd) && c->comm[0] == local)
+				return c;
+			continue;
+		}
+		if (fwd && c->comm[0] == local && (!c->comm_known[1] || c->comm[1] == remote)) {
+			*side = 0;
+			return c;
+		}
+		/* A REJ sent before the passive side had an ID carries 0 as its own. */
+		if (back && c->comm[0] == remote && (!c->comm_known[1] || !local || c->comm[1] == local)) {
+			*side = 1;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/* Room for one more conversation: a new slot, or the one idle longest. */
+static struct an_cm_conv *an_cm_new(struct rl_analyzer *a)
+{
+	struct an_cm_conv *c;
+
+	if (a->ncm == a->cmcap) {
+		size_t cap = a->cmcap ? a->cmcap * 2 : 8;
+
+		if (cap > AN_MAX_CM) {
+			size_t old = 0;
+
+			for (size_t i = 1; i < a->ncm; i++)
+				if (a->cms[i].last_t < a->cms[old].last_t)
+					old = i;
+			c = &a->cms[old];
+			memset(c, 0, sizeof(*c));
+			return c;
+		}
+		c = realloc(a->cms, cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		a->cms = c;
+		a->cmcap = cap;
+	}
+	c = &a->cms[a->ncm++];
+	memset(c, 0, sizeof(*c));
+	return c;
+}
+
+/* Begin conversation @c with a message from @src to @dst, its sender on side @side. */
+static void an_cm_init(struct an_cm_conv *c, const uint8_t src[16], const uint8_t dst[16], uint16_t attr,
+		       uint32_t local, uint32_t remote, int side)
+{
+	memset(c, 0, sizeof(*c));
+	c->sidr = an_cm_is_sidr(attr);
+	memcpy(c->ip[side], src, 16);
+	memcpy(c->ip[!side], dst, 16);
+	if (c->sidr) {
+		c->comm[0] = local;
+		c->comm_known[0] = true;
+		return;
+	}
+	c->comm[side] = local;
+	c->comm_known[side] = attr != RL_CM_REJ || local;
+	if (attr != RL_CM_REQ) {
+		c->comm[!side] = remote;
+		c->comm_known[!side] = true;
+	}
+}
+
+/*
+ * A REQ or REP announced the QP that @resp_qpn names and the PSN its peer,
+ * at @req_ip, sends it first: the flow of those requests remembers it. A flow
+ * already under way between those QPs belonged to an older connection: it
+ * starts again.
+ */
+static void an_cm_announce(struct rl_analyzer *a, const struct an_cm_conv *c, int announcer, uint32_t psn,
+			   uint64_t frame, uint64_t t_ns, uint16_t attr)
+{
+	const uint8_t *req_ip = c->ip[!announcer], *resp_ip = c->ip[announcer];
+	uint32_t resp_qpn = c->qpn[announcer];
+	struct an_flow *f = NULL;
+
+	for (size_t i = 0; i < a->n && !f; i++)
+		if (a->flows[i].resp_qpn == resp_qpn && a->flows[i].tr == c->tr &&
+		    !memcmp(a->flows[i].req_ip, req_ip, 16) && !memcmp(a->flows[i].resp_ip, resp_ip, 16))
+			f = &a->flows[i];
+	if (!f && !(f = an_new_flow(a, t_ns)))
+		return;
+	memset(f, 0, sizeof(*f));
+	memcpy(f->req_ip, req_ip, 16);
+	memcpy(f->resp_ip, resp_ip, 16);
+	f->resp_qpn = resp_qpn;
+	f->tr = c->tr;
+	f->last_t = t_ns;
+	f->req_qpn = c->qpn[!announcer];
+	f->req_qpn_known = c->qpn_known[!announcer];
+	f->cm_frame = frame;
+	f->cm_psn = psn;
+	f->cm_attr = attr;
+}
+
+/* The REP names the passive side's QP: the flow the REQ announced learns who sends on it. */
+static void an_cm_learn_requester(struct rl_analyzer *a, const struct an_cm_conv *c)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct an_flow *f = &a->flows[i];
+
+		if (f->resp_qpn == c->qpn[0] && f->tr == c->tr && !f->req_qpn_known &&
+		    !memcmp(f->req_ip, c->ip[1], 16) && !memcmp(f->resp_ip, c->ip[0], 16)) {
+			f->req_qpn = c->qpn[1];
+			f->req_qpn_known = true;
+		}
+	}
+}
+
+/* The QP (and, for its peer, the first PSN) that a first REQ or REP announces. */
+static void an_cm_qp(struct rl_analyzer *a, struct an_cm_conv *c, const struct rl_cm *cm, int side, uint64_t frame,
+		     uint64_t t_ns)
+{
+	if (cm->attr == RL_CM_REQ && side == 0) {
+		uint64_t tst = rl_cm_get(cm, RL_CMF_REQ_TRANSPORT_SERVICE_TYPE);
+
+		if (tst != RL_TR_RC && tst != RL_TR_UC)
+			return;    /* RD: no QP-to-QP flow to follow */
+		c->tr = (enum rl_transport)tst;
+		c->qpn[0] = (uint32_t)rl_cm_get(cm, RL_CMF_REQ_LOCAL_QPN);
+		c->qpn_known[0] = true;
+		an_cm_announce(a, c, 0, (uint32_t)rl_cm_get(cm, RL_CMF_REQ_STARTING_PSN), frame, t_ns, RL_CM_REQ);
+	} else if (cm->attr == RL_CM_REP && side == 1) {
+		c->qpn[1] = (uint32_t)rl_cm_get(cm, RL_CMF_REP_LOCAL_QPN);
+		c->qpn_known[1] = true;
+		an_cm_announce(a, c, 1, (uint32_t)rl_cm_get(cm, RL_CMF_REP_STARTING_PSN), frame, t_ns, RL_CM_REP);
+		if (c->qpn_known[0])
+			an_cm_learn_requester(a, c);
+	}
+}
+
+/*
+ * A MAD for the GSI: if it is a whole CM message, link it to the message it
+ * answers and to its earlier copy, say the conversation's state, and hand
+ * the QPs and PSNs a REQ or REP announces to the flows that will carry them.
+ */
+static void an_cm(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p,
+		  struct rl_annotation *o)
+{
+	struct rl_cm cm;
+	struct an_cm_conv *c;
+	struct an_cm_sent *s, *ans;
+	uint8_t src[16], dst[16];
+	uint32_t local, remote;
+	uint64_t tid;
+	uint16_t answers;
+	int side = 0;
+
+	if (rl_cm_decode(p->payload, p->payload_len, &cm) != RL_CM_OK)
+		return;
+	o->cm.is_cm = true;
+	o->cm.attr = cm.attr;
+	tid = rl_cm_get(&cm, RL_CMF_MAD_TID);
+	an_cm_ids(&cm, &local, &remote);
+	an_addrs(p, src, dst);
+	c = an_cm_find(a, src, dst, cm.attr, local, remote, &side);
+	if (!c) {
+		side = an_cm_sender_guess(cm.attr);
+		if (!(c = an_cm_new(a)))
+			return;
+		an_cm_init(c, src, dst, cm.attr, local, remote, side);
+	} else if (cm.attr == RL_CM_REQ && c->sent[AN_CM_I(RL_CM_REQ)].frame && c->sent[AN_CM_I(RL_CM_REQ)].tid != tid) {
+		/* The same IDs in a new transaction: the ID was used again, for a new connection. */
+		an_cm_init(c, src, dst, cm.attr, local, remote, side);
+	}
+	c->last_t = t_ns;
+	if (side == 1 && local && !c->comm_known[1] && !c->sidr) {
+		c->comm[1] = local;
+		c->comm_known[1] = true;
+	}
+
+	s = &c->sent[AN_CM_I(cm.attr)];
+	if (s->frame && s->side == side && s->tid == tid)
+		o->cm.original_frame = s->frame;    /* resent: same sender, IDs and transaction (IBA 12.6.3) */
+	answers = an_cm_answers(&cm);
+	ans = answers ? &c->sent[AN_CM_I(answers)] : NULL;
+	if (ans && ans->frame && ans->side != side && t_ns >= ans->t_ns) {
+		o->cm.answers_frame = ans->frame;
+		o->cm.answers_attr = answers;
+		o->cm.answer_time_ns = t_ns - ans->t_ns;
+	}
+	if (!o->cm.original_frame) {
+		c->state = an_cm_state_after(cm.attr);
+		an_cm_qp(a, c, &cm, side, frame, t_ns);
+	}
+	o->cm.state = c->state;
+	s->frame = frame;
+	s->t_ns = t_ns;
+	s->tid = tid;
+	s->side = (uint8_t)side;
+}
+
 /* ---- the entry point ---------------------------------------------------------------------------- */
 
 void rl_analyze(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p, enum rl_status st,
@@ -488,6 +854,8 @@ void rl_analyze(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const stru
 		o->cnp = true;
 	} else if (p->op->flags & RL_OPF_REQ) {
 		an_request(a, frame, t_ns, p, o);
+		if (rl_cm_is_gsi(p))
+			an_cm(a, frame, t_ns, p, o);
 	} else if (p->op->flags & RL_OPF_RESP) {
 		an_response(a, frame, t_ns, p, o);
 	}
@@ -588,6 +956,66 @@ static void an_response_summary(const struct rl_annotation *o, const struct rl_p
 		an_text(buf, n, "ACK of PSN %u again (a duplicate was seen)", p->bth.psn);
 }
 
+/* A CM message in one line: the decoder's own (rl_cm_describe). */
+static void an_cm_summary(const struct rl_pkt *p, char *buf, size_t n)
+{
+	struct rl_cm cm;
+
+	rl_cm_decode(p->payload, p->payload_len, &cm);
+	rl_cm_describe(&cm, buf, n);
+}
+
+/* A time span for people, to a tenth: microseconds below a millisecond, milliseconds above. */
+static void an_span_text(uint64_t ns, char *buf, size_t n)
+{
+	uint64_t tenths = ns < 1000000 ? (ns + 50) / 100 : (ns + 50000) / 100000;
+
+	an_text(buf, n, "%llu.%llu %s", (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10),
+		ns < 1000000 ? "us" : "ms");
+}
+
+static const char *an_cm_abbr(uint16_t attr)
+{
+	const struct rl_cm_msg *m = rl_cm_msg(attr);
+
+	return m ? m->abbr : "?";
+}
+
+/* What a CM message does in its conversation (IBA 12.6, 12.9): what it answers, whether it is resent, the state. */
+static void an_cm_explanation(const struct rl_annotation *o, char *buf, size_t n)
+{
+	const struct rl_cm_msg *m = rl_cm_msg(o->cm.attr);
+	char ans[96] = "", again[64] = "", span[32];
+
+	if (o->cm.answers_frame) {
+		an_span_text(o->cm.answer_time_ns, span, sizeof(span));
+		an_text(ans, sizeof(ans), " It answers the %s of frame %llu, %s later.", an_cm_abbr(o->cm.answers_attr),
+			(unsigned long long)o->cm.answers_frame, span);
+	}
+	if (o->cm.original_frame)
+		an_text(again, sizeof(again), " It is sent again (before in frame %llu): no answer came in time.",
+			(unsigned long long)o->cm.original_frame);
+	an_text(buf, n, "CM %s (%s), a MAD on QP1.%s%s The connection, as the wire shows it: %s.", m ? m->abbr : "?",
+		m ? m->name : "?", ans, again, rl_cm_state_name(o->cm.state));
+}
+
+/* The first request to a QP whose starting PSN a REQ or REP announced (IBA 12.7). */
+static void an_cm_psn_text(const struct rl_annotation *o, const struct rl_pkt *p, char *buf, size_t n)
+{
+	if (!o->cm.psn_frame) {
+		if (n)
+			buf[0] = '\0';
+		return;
+	}
+	if (!o->cm.psn_mismatch)
+		an_text(buf, n, " QP 0x%x's first PSN %u was set in the %s of frame %llu.", p->bth.dqpn,
+			o->cm.announced_psn, an_cm_abbr(o->cm.psn_attr), (unsigned long long)o->cm.psn_frame);
+	else
+		an_text(buf, n, " But the %s of frame %llu set QP 0x%x's first PSN to %u: the responder expects that "
+			"PSN and takes this one for a sequence error or a duplicate.", an_cm_abbr(o->cm.psn_attr),
+			(unsigned long long)o->cm.psn_frame, p->bth.dqpn, o->cm.announced_psn);
+}
+
 void rl_annotation_summary(const struct rl_annotation *o, const struct rl_pkt *p, char *buf, size_t n)
 {
 	if (!n)
@@ -595,6 +1023,8 @@ void rl_annotation_summary(const struct rl_annotation *o, const struct rl_pkt *p
 	buf[0] = '\0';
 	if (o->role == RL_ROLE_CNP)
 		an_text(buf, n, "CNP: congestion on the way to QP 0x%x; its sender should slow down", p->bth.dqpn);
+	else if (o->cm.is_cm)
+		an_cm_summary(p, buf, n);
 	else if (o->role == RL_ROLE_REQUEST)
 		an_request_summary(o, p, buf, n);
 	else if (o->role == RL_ROLE_RESPONSE)
@@ -636,7 +1066,7 @@ static void an_explanation(const struct rl_annotation *o, const struct rl_pkt *p
 			   char *buf, size_t n)
 {
 	const char *verdict = "";
-	char v[96] = "";
+	char v[96] = "", psn[200];
 
 	switch (o->verdict) {
 	case RL_V_GAP:
@@ -660,12 +1090,15 @@ static void an_explanation(const struct rl_annotation *o, const struct rl_pkt *p
 	default:
 		break;
 	}
+	an_cm_psn_text(o, p, psn, sizeof(psn));
 	if (o->nak)
 		an_text(buf, n, "%s", nak_meaning);
 	else if (o->cnp)
 		an_text(buf, n, "%s.", rl_describe_opcode(p->bth.opcode));
+	else if (o->cm.is_cm)
+		an_cm_explanation(o, buf, n);
 	else
-		an_text(buf, n, "%s.%s%s", rl_describe_opcode(p->bth.opcode), verdict,
+		an_text(buf, n, "%s.%s%s%s", rl_describe_opcode(p->bth.opcode), verdict, psn,
 			o->ecn_ce ? " Marked Congestion Experienced: the receiver will send a CNP." : "");
 }
 

@@ -171,6 +171,15 @@ expect "explain -v: every CM field, the rdma_cm header" 0 \
 expect "explain -v: SIDR_REP's Q_Key" 0 "Q_Key 0x01234567" "$RA" explain -v "$T/cm.pcap"
 expect "explain --json: the REJ reason" 0 '"reason":28,"reason_text":"consumer reject"' "$RA" explain --json "$T/cm.pcap"
 expect "explain --json: the REQ's GIDs" 0 '"primary_remote_gid":"::ffff:192.168.100.2"' "$RA" explain --json "$T/cm.pcap"
+# The analyzer's CM links in -v and the ladder, on the real kernel's rping (tests/fixtures/rxe/README.md:
+# REQ in frame 3 with PSN 11564567, REP in frame 5, RTU in 6; the passive side's first request is frame 9).
+RPING="$(dirname "$0")/../fixtures/rxe/rping.pcap"
+expect "explain -v: the RTU establishes the connection" 0 "CM: answers the REP of frame 5, 11.8 ms later" \
+	"$RA" explain -v "$RPING"
+expect "explain -v: the REQ set the passive side's first PSN" 0 \
+	"CM: the REQ of frame 3 set QP 0x11's first PSN to 11564567: it matches" "$RA" explain -v "$RPING"
+expect "explain --ladder: CM messages by name, linked" 0 "^ +5 +0\.060177 +\[2\] CM REP +---->\| +answers REQ of 3" \
+	"$RA" explain --ladder "$RPING"
 
 # ---- every malformation gets its own name --------------------------------------
 "$R" gen malformed -o "$T/bad.pcap" 2>/dev/null

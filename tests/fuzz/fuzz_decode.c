@@ -8,8 +8,10 @@
  * known status with a name and a message, ordered offsets inside the frame
  * for every non-fatal RoCE status, and, for a packet that decoded cleanly or
  * with only a bad ICRC, an encode -> decode round trip that keeps the BTH,
- * the extended headers and the payload. A broken promise calls
- * __builtin_trap(), which libFuzzer reports as a crash.
+ * the extended headers and the payload. Every input also goes to one
+ * analyzer that lives across inputs, as one long hostile capture: its links
+ * point back, its words fit, and its tables stay bounded. A broken promise
+ * calls __builtin_trap(), which libFuzzer reports as a crash.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +204,30 @@ static void fz_check_cm(const uint8_t *buf, size_t len)
 	}
 }
 
+/* Bounds the analyzer promises (analyze.c's AN_MAX_FLOWS, AN_MAX_CM). */
+#define FZ_MAX_FLOWS 4096
+#define FZ_MAX_CM 1024
+
+/* The analyzer on every input, as frames of one endless capture: links only point back, tables stay bounded. */
+static void fz_check_analyzer(const struct rl_pkt *pkt, enum rl_status st)
+{
+	static struct rl_analyzer *an;
+	static uint64_t frame;
+	struct rl_annotation o;
+	struct rl_annotation_text t;
+
+	if (!an && !(an = rl_analyzer_new()))
+		return;
+	frame++;
+	rl_analyze(an, frame, frame * 1000, pkt, st, &o);
+	rl_annotation_describe(&o, pkt, &t);
+	FZ_CHECK(strlen(t.summary) < sizeof(t.summary) && strlen(t.explanation) < sizeof(t.explanation));
+	FZ_CHECK(o.request_frame < frame && o.original_frame < frame);
+	FZ_CHECK(o.cm.answers_frame < frame && o.cm.original_frame < frame && o.cm.psn_frame < frame);
+	FZ_CHECK(!o.cm.is_cm || rl_cm_is_gsi(pkt));
+	FZ_CHECK(rl_analyzer_flows(an) <= FZ_MAX_FLOWS && rl_analyzer_cm_conversations(an) <= FZ_MAX_CM);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	enum fz_mode mode;
@@ -231,6 +257,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rl_cm_is_gsi(&pkt))
 			fz_check_cm(pkt.payload, pkt.payload_len);
 	}
+	if (st != RL_NOT_ROCE)
+		fz_check_analyzer(&pkt, st);
 	fz_check_cm(buf, len);
 	free(buf);
 	return 0;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Seed corpus for fuzz_decode: one well-formed packet per opcode (all 256
- * values, reserved ones included) and per framing, written by rl_encode().
+ * values, reserved ones included) and per framing, written by rl_encode(),
+ * and one CM MAD per CM message on QP1 (the analyzer's CM side: the REQ and
+ * REP name QP 0x11, the QP the other seeds send to).
  * Each file is the selector byte of fz_link.h followed by the frame.
  *
- *   mkseeds DIR      writes DIR/<framing>-<opcode in hex>
+ *   mkseeds DIR      writes DIR/<framing>-<opcode in hex> and DIR/cm-<attribute in hex>
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -136,6 +138,53 @@ static int fz_write(const char *dir, const struct fz_framing *f, unsigned opcode
 	return 0;
 }
 
+/* One CM message (IBA 12.6) as a UD SEND Only to QP1 with the GSI's Q_Key, over Ethernet and IPv4. */
+static int fz_write_cm(const char *dir, uint16_t attr)
+{
+	uint8_t mad[RL_MAD_LEN], frame[1 + 2 * RL_MAD_LEN];
+	const bool passive = attr == RL_CM_REP || attr == RL_CM_MRA || attr == RL_CM_REJ || attr == RL_CM_APR ||
+			     attr == RL_CM_DREP || attr == RL_CM_SIDR_REP;
+	char path[4096];
+	struct rl_pkt pkt;
+	struct rl_cm cm;
+	size_t len;
+	FILE *fp;
+
+	rl_cm_init(&cm, attr, 0x1234);
+	/* Byte 0 of every message: the sender's communication ID, or the SIDR request ID (the same both ways). */
+	rl_cm_set(&cm, RL_CMF_REQ_LOCAL_COMM_ID, passive && attr != RL_CM_SIDR_REP ? 0xb0b0b0b0 : 0xa0a0a0a0);
+	if (attr != RL_CM_REQ && attr != RL_CM_SIDR_REQ && attr != RL_CM_SIDR_REP)
+		rl_cm_set(&cm, RL_CMF_REP_REMOTE_COMM_ID, passive ? 0xa0a0a0a0 : 0xb0b0b0b0);
+	if (attr == RL_CM_REQ) {
+		rl_cm_set(&cm, RL_CMF_REQ_LOCAL_QPN, 0x11);
+		rl_cm_set(&cm, RL_CMF_REQ_STARTING_PSN, 0x123456);
+	} else if (attr == RL_CM_REP) {
+		rl_cm_set(&cm, RL_CMF_REP_LOCAL_QPN, 0x11);
+		rl_cm_set(&cm, RL_CMF_REP_STARTING_PSN, 0x123456);
+	}
+	if (rl_cm_encode(&cm, mad, sizeof(mad), &len) != RL_OK)
+		return -1;
+	fz_fill(&pkt, &fz_framings[0], RL_OP_UD_SEND_ONLY, mad);
+	if (passive) {
+		memcpy(pkt.ip4.src, fz_ip4_dst, 4);
+		memcpy(pkt.ip4.dst, fz_ip4_src, 4);
+	}
+	pkt.bth.dqpn = RL_GSI_QPN;
+	pkt.deth.qkey = RL_GSI_QKEY;
+	pkt.deth.src_qp = RL_GSI_QPN;
+	pkt.payload_len = len;
+	if (rl_encode(&pkt, frame + 1, sizeof(frame) - 1, &len) != RL_OK)
+		return -1;
+	frame[0] = (uint8_t)fz_framings[0].mode;
+	snprintf(path, sizeof(path), "%s/cm-%04x", dir, attr);
+	fp = fopen(path, "wb");
+	if (!fp || fwrite(frame, 1, len + 1, fp) != len + 1 || fclose(fp) != 0) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t nf = sizeof(fz_framings) / sizeof(fz_framings[0]);
@@ -152,6 +201,14 @@ int main(int argc, char **argv)
 			n++;
 		}
 	}
-	printf("mkseeds: %u seeds (%zu framings x 256 opcodes) in %s\n", n, nf, argv[1]);
+	for (uint16_t attr = RL_CM_REQ; attr <= RL_CM_APR; attr++) {
+		if (fz_write_cm(argv[1], attr)) {
+			fprintf(stderr, "mkseeds: CM attribute 0x%04x: cannot encode\n", attr);
+			return 1;
+		}
+		n++;
+	}
+	printf("mkseeds: %u seeds (%zu framings x 256 opcodes, %d CM messages) in %s\n", n, nf,
+	       RL_CM_APR - RL_CM_REQ + 1, argv[1]);
 	return 0;
 }

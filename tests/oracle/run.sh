@@ -180,5 +180,35 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     profile_checks "$P" "$ROCELAB" "$TMP" "compare rnr write-bw-v6" "$TMP/rnr.pcap" "$TMP/write-bw-v6.pcap"
 fi
 
+# CM links (rocelab explain's line and --json): what each CM message answers, its resends,
+# and the first data PSN each REQ/REP announced, against tshark's own CM fields (cm_links.py);
+# on cm-messages, the real kernel's rping, and that capture with its REQ sent twice and its
+# REP's Starting PSN moved (../plugin/check_cm.py mutate).
+if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
+    CMCHK="$HERE/../plugin/check_cm.py"
+    cp "$HERE/../fixtures/rxe/rping.pcap" "$TMP/cml-rping.pcap"
+    "$ROCELAB" gen cm-messages -o "$TMP/cml-cm.pcap" >/dev/null 2>&1 || fail "cm links: rocelab gen cm-messages failed"
+    "$PY" "$CMCHK" mutate "$TMP/cml-rping.pcap" "$TMP/cml-rping-resent.pcap" ||
+        fail "cm links: could not build the capture with a resent REQ"
+    for c in cm rping rping-resent; do
+        case $c in
+            cm) want= ;;
+            rping) want=--data ;;
+            *) want="--resend --data" ;;
+        esac
+        "$ROCELAB" explain --json "$TMP/cml-$c.pcap" >"$TMP/cml-$c.jsonl" 2>/dev/null
+        "$ROCELAB" explain "$TMP/cml-$c.pcap" >"$TMP/cml-$c.txt" 2>/dev/null
+        # shellcheck disable=SC2046  # one -e per field
+        if run_tshark $TSHARK_OPTS -r - -T fields -E occurrence=f $("$PY" "$CMCHK" stock-fields) \
+                <"$TMP/cml-$c.pcap" >"$TMP/cml-$c.tsv" 2>"$TMP/tshark.err"; then
+            # shellcheck disable=SC2086  # $want is a list of flags
+            run_checks "cm links $c" "$PY" "$HERE/cm_links.py" "cm links $c" "$TMP/cml-$c.jsonl" "$TMP/cml-$c.txt" \
+                "$TMP/cml-$c.tsv" "$TMP/cml-$c.pcap" $want
+        else
+            fail "cm links $c: tshark failed: $(head -c 300 "$TMP/tshark.err")"
+        fi
+    done
+fi
+
 echo "oracle: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

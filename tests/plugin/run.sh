@@ -4,8 +4,9 @@
 # packets say they should (check.py works that out from `rocelab explain --json`
 # and the frame bytes, not from the plugin), in one pass, in two passes (-2)
 # and through display filters; it still annotates a RoCE packet that TFTP took
-# because it came from UDP port 69; and mutated captures do not crash the
-# sanitizer build.
+# because it came from UDP port 69; its CM fields and links agree with
+# Wireshark's own CM dissector (check_cm.py); and mutated captures do not crash
+# the sanitizer build.
 # Usage: run.sh PLUGIN_SO ROCELAB [PLUGIN_ASAN_SO]     (KEEP=1 keeps its files)
 #   (PLUGIN_ASAN_SO defaults to ../plugin-asan/rocelab.so next to PLUGIN_SO)
 set -u
@@ -164,6 +165,46 @@ checked "headers" "$PY" "$CHECK" headers "$T/all-opcodes.pcap" "$T/all-opcodes.j
     >"$T/headers.report"
 count_lines "$T/headers.report"
 
+# ---- CM MADs: every rocelab.cm.* filter, links, resends and first PSNs --------------------
+# check_cm.py works the expectations out from Wireshark's own CM dissector (and the
+# MAD bytes where tshark only names the message); on one of each CM message, the real
+# kernel's rping, and that capture with its REQ sent twice and its REP's PSN moved.
+CMCHK="$HERE/check_cm.py"
+for f in rocelab.cm.req.local_qpn rocelab.cm.rep.starting_psn rocelab.cm.mad.tid rocelab.cm.sidr_rep.qkey \
+         rocelab.cm.answers_frame rocelab.cm.original_frame rocelab.cm.psn_frame; do
+    awk -F'\t' -v f="$f" '$3 == f { found = 1 } END { exit !found }' "$T/fields.txt" ||
+        fail "cm: $f is not registered"
+done
+frametype=$(awk -F'\t' '$3 ~ /^rocelab\.cm\.(answers_frame|answered_in|original_frame|resent_in|psn_frame)$/ { print $4 }' \
+    "$T/fields.txt" | sort -u | tr '\n' ' ')
+[ "$frametype" = "FT_FRAMENUM " ] && pass "cm: the CM links are FT_FRAMENUM fields" ||
+    fail "cm: the CM links have types: $frametype"
+"$R" gen cm-messages -o "$T/cm.pcap" 2>/dev/null
+cp "$HERE/../fixtures/rxe/rping.pcap" "$T/rping.pcap"
+"$PY" "$CMCHK" mutate "$T/rping.pcap" "$T/rping-resent.pcap" || fail "cm: could not build the capture with a resent REQ"
+for c in cm rping rping-resent; do
+    case $c in
+        cm) want= ;;
+        rping) want=--data ;;
+        *) want="--resend --data" ;;
+    esac
+    # shellcheck disable=SC2046  # the field list is words
+    ts "$T/p" tshark -2 -r "$T/$c.pcap" -T fields -E occurrence=f $("$PY" "$CMCHK" fields) \
+        >"$T/$c.cm.tsv" 2>"$T/$c.cm.err"
+    "$PY" "$CMCHK" filters "$T/$c.cm.tsv" "$T/$c.pcap" >"$T/$c.cm.filters"
+    mkdir -p "$T/f/cm-$c"
+    while IFS='	' read -r name flt _; do
+        ts "$T/p" tshark -r "$T/$c.pcap" -Y "$flt" -T fields -e frame.number >"$T/f/cm-$c/$name" 2>>"$T/$c.cm.err"
+    done <"$T/$c.cm.filters"
+    if [ -n "$(ours "$T/$c.cm.err")" ]; then
+        fail "cm $c: tshark complained about the plugin: $(ours "$T/$c.cm.err")"
+    fi
+    # shellcheck disable=SC2086  # $want is a list of flags
+    checked "cm $c" "$PY" "$CMCHK" check "cm $c" "$T/$c.cm.tsv" "$T/$c.pcap" "$T/$c.cm.filters" "$T/f/cm-$c" $want \
+        >"$T/$c.cm.report"
+    count_lines "$T/$c.cm.report"
+done
+
 # ---- robustness: mutated captures under ASan and UBSan --------------------------------
 # tshark is not instrumented, so the ASan runtime is preloaded for the plugin's sake.
 ASAN_LIB=$(ldd "$ASAN_SO" 2>/dev/null | awk '/libasan/ { print $3; exit }')
@@ -182,7 +223,8 @@ fi
 "$R" gen all-opcodes -o "$T/all-opcodes.pcap" 2>/dev/null
 "$R" gen malformed -o "$T/malformed.pcap" 2>/dev/null
 inputs=""
-for f in request-loss lost-ack lost-read-response rnr access-error icrc-corruption duplicate reorder ecn all-opcodes malformed; do
+for f in request-loss lost-ack lost-read-response rnr access-error icrc-corruption duplicate reorder ecn all-opcodes malformed \
+         cm rping-resent; do
     [ -f "$T/$f.pcap" ] && inputs="$inputs $T/$f.pcap"
 done
 # shellcheck disable=SC2086

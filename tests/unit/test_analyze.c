@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The analyzer on crafted streams: verdicts, and memory that does not grow with the capture. */
+/* The analyzer on crafted streams: verdicts, CM links, and memory that does not grow with the capture. */
 #include <string.h>
 
 #include "testlib.h"
@@ -200,6 +200,309 @@ static void test_memory_bounded(void)
 	rl_analyzer_free(a);
 }
 
+/* ---- connection management ------------------------------------------------------------------ */
+
+/*
+ * A CM conversation typed by hand: host .1 (A) is the active side, host .2
+ * (B) the passive one. Communication IDs, QPNs and PSNs are the test's own
+ * (IBA 12.6: a message carries its sender's ID as "local", its receiver's as
+ * "remote"; a REQ carries only its own).
+ */
+#define CM_COMM_A 0xa0a0a0a0u
+#define CM_COMM_B 0xb0b0b0b0u
+#define CM_TID 0x1234u
+#define CM_QPN_A 0x11u
+#define CM_QPN_B 0x22u
+#define CM_PSN_A 1000u         /* the REQ's Starting PSN: what A expects, B sends first */
+#define CM_PSN_B 5000u         /* the REP's: what B expects, A sends first */
+#define MS 1000000ull
+
+/* Wrap @cm in a UD SEND Only to QP1 with the GSI's Q_Key (IBA 13.5.1) and feed it at @t_ns. */
+static void feed_cm(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_cm *cm, bool from_a,
+		    struct rl_annotation *out)
+{
+	static uint8_t f[512];
+	uint8_t mad[RL_MAD_LEN];
+	struct rl_pkt p, d;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(rl_cm_encode(cm, mad, sizeof(mad), &n), RL_OK);
+	rl_pkt_init(&p, RL_OP_UD_SEND_ONLY);
+	p.ip4.src[3] = from_a ? 1 : 2;
+	p.ip4.dst[3] = from_a ? 2 : 1;
+	p.bth.dqpn = RL_GSI_QPN;
+	p.deth.qkey = RL_GSI_QKEY;
+	p.deth.src_qp = RL_GSI_QPN;
+	p.payload = mad;
+	p.payload_len = n;
+	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
+	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, &d), RL_OK);
+	CU_ASSERT_TRUE_FATAL(rl_cm_is_gsi(&d));
+	rl_analyze(a, frame, t_ns, &d, RL_OK, out);
+}
+
+static void cm_req(struct rl_cm *cm, uint32_t comm, uint64_t tid)
+{
+	rl_cm_init(cm, RL_CM_REQ, tid);
+	rl_cm_set(cm, RL_CMF_REQ_LOCAL_COMM_ID, comm);
+	rl_cm_set(cm, RL_CMF_REQ_LOCAL_QPN, CM_QPN_A);
+	rl_cm_set(cm, RL_CMF_REQ_STARTING_PSN, CM_PSN_A);
+	rl_cm_set(cm, RL_CMF_REQ_TRANSPORT_SERVICE_TYPE, 0);     /* RC */
+}
+
+static void cm_rep(struct rl_cm *cm)
+{
+	rl_cm_init(cm, RL_CM_REP, CM_TID);
+	rl_cm_set(cm, RL_CMF_REP_LOCAL_COMM_ID, CM_COMM_B);
+	rl_cm_set(cm, RL_CMF_REP_REMOTE_COMM_ID, CM_COMM_A);
+	rl_cm_set(cm, RL_CMF_REP_LOCAL_QPN, CM_QPN_B);
+	rl_cm_set(cm, RL_CMF_REP_STARTING_PSN, CM_PSN_B);
+}
+
+/* Messages that carry just the two IDs (their offsets 0 and 4 in every such message). */
+static void cm_ids(struct rl_cm *cm, uint16_t attr, uint64_t tid, uint32_t local, uint32_t remote)
+{
+	rl_cm_init(cm, attr, tid);
+	rl_cm_set(cm, RL_CMF_RTU_LOCAL_COMM_ID, local);
+	rl_cm_set(cm, RL_CMF_RTU_REMOTE_COMM_ID, remote);
+}
+
+/* REQ -> MRA -> REP -> RTU: each answers the one before it on the other side; the state follows. */
+static void test_cm_connect(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	struct rl_cm cm;
+
+	cm_req(&cm, CM_COMM_A, CM_TID);
+	feed_cm(a, 1, 10 * MS, &cm, true, &o);
+	CU_ASSERT_TRUE(o.cm.is_cm);
+	CU_ASSERT_EQUAL(o.cm.attr, RL_CM_REQ);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 0);
+	CU_ASSERT_EQUAL(o.cm.original_frame, 0);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_REQ_SENT);
+	CU_ASSERT_EQUAL(o.role, RL_ROLE_REQUEST);               /* still a UD SEND to the analysis */
+
+	cm_ids(&cm, RL_CM_MRA, CM_TID, CM_COMM_B, CM_COMM_A);
+	rl_cm_set(&cm, RL_CMF_MRA_MESSAGE_MRAED, 0);             /* the REQ */
+	feed_cm(a, 2, 12 * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 1);
+	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_REQ);
+	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 2 * MS);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_MRA_SENT);
+
+	cm_rep(&cm);
+	feed_cm(a, 3, 40 * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 1);
+	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_REQ);
+	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 30 * MS);
+	CU_ASSERT_EQUAL(o.cm.original_frame, 0);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_REP_SENT);
+
+	cm_ids(&cm, RL_CM_RTU, CM_TID, CM_COMM_A, CM_COMM_B);
+	feed_cm(a, 4, 41 * MS, &cm, true, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 3);
+	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_REP);
+	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 1 * MS);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_ESTABLISHED);
+
+	/* An RTU with another passive ID belongs to no conversation seen: no link. */
+	cm_ids(&cm, RL_CM_RTU, CM_TID, CM_COMM_A, CM_COMM_B + 1);
+	feed_cm(a, 5, 42 * MS, &cm, true, &o);
+	CU_ASSERT_TRUE(o.cm.is_cm);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 0);
+	CU_ASSERT_EQUAL(rl_analyzer_cm_conversations(a), 2);
+	rl_analyzer_free(a);
+}
+
+/* A REQ sent again (same IDs, same TID: the MAD layer's retry) is marked; a REQ in a new transaction is not. */
+static void test_cm_resent_req(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	struct rl_cm cm;
+
+	cm_req(&cm, CM_COMM_A, CM_TID);
+	feed_cm(a, 1, 0, &cm, true, &o);
+	feed_cm(a, 2, 500 * MS, &cm, true, &o);
+	CU_ASSERT_EQUAL(o.cm.original_frame, 1);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_REQ_SENT);
+	feed_cm(a, 3, 1000 * MS, &cm, true, &o);
+	CU_ASSERT_EQUAL(o.cm.original_frame, 2);               /* the previous copy, as for data */
+	cm_rep(&cm);
+	feed_cm(a, 4, 1001 * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 3);                /* the copy that got through */
+	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 1 * MS);
+	CU_ASSERT_EQUAL(o.cm.original_frame, 0);
+	feed_cm(a, 5, 1500 * MS, &cm, false, &o);              /* the REP again */
+	CU_ASSERT_EQUAL(o.cm.original_frame, 4);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_REP_SENT);
+
+	cm_req(&cm, CM_COMM_A, CM_TID + 1);                    /* the ID again, a new transaction */
+	feed_cm(a, 6, 9000 * MS, &cm, true, &o);
+	CU_ASSERT_EQUAL(o.cm.original_frame, 0);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_REQ_SENT);
+	rl_analyzer_free(a);
+}
+
+/* DREQ starts an exchange, DREP answers it; either may be resent. */
+static void test_cm_disconnect(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	struct rl_cm cm;
+
+	cm_req(&cm, CM_COMM_A, CM_TID);
+	feed_cm(a, 1, 0, &cm, true, &o);
+	cm_rep(&cm);
+	feed_cm(a, 2, 1 * MS, &cm, false, &o);
+	cm_ids(&cm, RL_CM_RTU, CM_TID, CM_COMM_A, CM_COMM_B);
+	feed_cm(a, 3, 2 * MS, &cm, true, &o);
+
+	/* The passive side disconnects: its DREQ carries its own ID as local. */
+	cm_ids(&cm, RL_CM_DREQ, CM_TID + 7, CM_COMM_B, CM_COMM_A);
+	rl_cm_set(&cm, RL_CMF_DREQ_REMOTE_QPN, CM_QPN_A);
+	feed_cm(a, 10, 100 * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 0);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_DREQ_SENT);
+	feed_cm(a, 11, 200 * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.original_frame, 10);
+	cm_ids(&cm, RL_CM_DREP, CM_TID + 7, CM_COMM_A, CM_COMM_B);
+	feed_cm(a, 12, 205 * MS, &cm, true, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 11);
+	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_DREQ);
+	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 5 * MS);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_TIMEWAIT);
+	CU_ASSERT_EQUAL(rl_analyzer_cm_conversations(a), 1);
+	rl_analyzer_free(a);
+}
+
+/* A REJ names the message it refuses; one sent before the passive side had an ID carries 0 as its own. */
+static void test_cm_reject(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	struct rl_cm cm;
+
+	cm_req(&cm, CM_COMM_A, CM_TID);
+	feed_cm(a, 1, 0, &cm, true, &o);
+	cm_req(&cm, CM_COMM_A + 1, CM_TID + 1);                /* another connection, its own REQ */
+	feed_cm(a, 2, 1 * MS, &cm, true, &o);
+	cm_ids(&cm, RL_CM_REJ, CM_TID + 1, 0, CM_COMM_A + 1);
+	rl_cm_set(&cm, RL_CMF_REJ_MESSAGE_REJECTED, 0);          /* the REQ */
+	rl_cm_set(&cm, RL_CMF_REJ_REASON, 8);                    /* invalid service ID */
+	feed_cm(a, 3, 3 * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 2);
+	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_REQ);
+	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 2 * MS);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_REJECTED);
+	cm_rep(&cm);                                             /* the first connection goes on */
+	feed_cm(a, 4, 4 * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 1);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_REP_SENT);
+	rl_analyzer_free(a);
+}
+
+/* SIDR_REP answers its SIDR_REQ by request ID; APR answers LAP. */
+static void test_cm_sidr_lap(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	struct rl_cm cm;
+
+	rl_cm_init(&cm, RL_CM_SIDR_REQ, 77);
+	rl_cm_set(&cm, RL_CMF_SIDR_REQ_REQUEST_ID, 0xc0ffee);
+	feed_cm(a, 1, 0, &cm, true, &o);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_SIDR_REQ_SENT);
+	rl_cm_init(&cm, RL_CM_SIDR_REP, 77);
+	rl_cm_set(&cm, RL_CMF_SIDR_REP_REQUEST_ID, 0xc0ffee);
+	feed_cm(a, 2, 3 * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 1);
+	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_SIDR_REQ);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_SIDR_ANSWERED);
+
+	cm_ids(&cm, RL_CM_LAP, 78, CM_COMM_A, CM_COMM_B);
+	feed_cm(a, 3, 4 * MS, &cm, true, &o);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_LAP_SENT);
+	cm_ids(&cm, RL_CM_APR, 78, CM_COMM_B, CM_COMM_A);
+	feed_cm(a, 4, 6 * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 3);
+	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_LAP);
+	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_ESTABLISHED);
+	rl_analyzer_free(a);
+}
+
+/*
+ * The first data PSNs: B's requests to A's QP start at the REQ's PSN, A's to
+ * B's QP at the REP's (IBA 12.7 Starting PSN, as the real rping shows).
+ * One that starts elsewhere is flagged; later packets say nothing.
+ */
+static void test_cm_first_psn(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	struct rl_cm cm;
+
+	cm_req(&cm, CM_COMM_A, CM_TID);
+	feed_cm(a, 1, 0, &cm, true, &o);
+	cm_rep(&cm);
+	feed_cm(a, 2, 1, &cm, false, &o);
+	cm_ids(&cm, RL_CM_RTU, CM_TID, CM_COMM_A, CM_COMM_B);
+	feed_cm(a, 3, 2, &cm, true, &o);
+	CU_ASSERT_EQUAL(o.cm.psn_frame, 0);
+
+	feed(a, 4, RL_OP_RC_SEND_ONLY, CM_QPN_A, CM_PSN_A, false, &o);      /* B -> A's QP */
+	CU_ASSERT_EQUAL(o.verdict, RL_V_FIRST);
+	CU_ASSERT_FALSE(o.cm.is_cm);
+	CU_ASSERT_EQUAL(o.cm.psn_frame, 1);
+	CU_ASSERT_EQUAL(o.cm.psn_attr, RL_CM_REQ);
+	CU_ASSERT_EQUAL(o.cm.announced_psn, CM_PSN_A);
+	CU_ASSERT_FALSE(o.cm.psn_mismatch);
+	feed(a, 5, RL_OP_RC_SEND_ONLY, CM_QPN_A, CM_PSN_A + 1, false, &o);
+	CU_ASSERT_EQUAL(o.cm.psn_frame, 0);
+	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
+
+	feed(a, 6, RL_OP_RC_SEND_ONLY, CM_QPN_B, CM_PSN_B + 3, true, &o);  /* A -> B's QP, not where the REP said */
+	CU_ASSERT_EQUAL(o.cm.psn_frame, 2);
+	CU_ASSERT_EQUAL(o.cm.psn_attr, RL_CM_REP);
+	CU_ASSERT_EQUAL(o.cm.announced_psn, CM_PSN_B);
+	CU_ASSERT_TRUE(o.cm.psn_mismatch);
+
+	/* B's ACK to A's QP finds the flow the REQ announced (the REP named B's QP as its requester). */
+	feed(a, 7, RL_OP_RC_ACKNOWLEDGE, CM_QPN_B, CM_PSN_A + 1, true, &o);
+	CU_ASSERT_EQUAL(o.request_frame, 5);
+
+	/* A data packet to a QP no CM exchange announced: nothing to say. */
+	feed(a, 8, RL_OP_RC_SEND_ONLY, 0x99, 7, true, &o);
+	CU_ASSERT_EQUAL(o.cm.psn_frame, 0);
+	rl_analyzer_free(a);
+}
+
+/* Hostile input: a flood of REQs with new IDs keeps a bounded table, and the newest still link. */
+static void test_cm_memory_bounded(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	struct rl_cm cm;
+	uint64_t frame = 1;
+
+	for (uint32_t i = 0; i < 5000; i++) {
+		cm_req(&cm, i + 1, i);
+		rl_cm_set(&cm, RL_CMF_REQ_LOCAL_QPN, 0x100 + i);
+		feed_cm(a, frame, frame * MS, &cm, true, &o);
+		frame++;
+	}
+	CU_ASSERT_TRUE(rl_analyzer_cm_conversations(a) <= 1024);
+	CU_ASSERT_TRUE(rl_analyzer_flows(a) <= 4096);
+	rl_cm_init(&cm, RL_CM_REP, 4999);
+	rl_cm_set(&cm, RL_CMF_REP_LOCAL_COMM_ID, 1);
+	rl_cm_set(&cm, RL_CMF_REP_REMOTE_COMM_ID, 5000);
+	feed_cm(a, frame, frame * MS, &cm, false, &o);
+	CU_ASSERT_EQUAL(o.cm.answers_frame, 5000);
+	CU_ASSERT_TRUE(rl_analyzer_cm_conversations(a) <= 1024);
+	rl_analyzer_free(a);
+}
+
 int tl_suite_analyze(void)
 {
 	CU_pSuite s = CU_add_suite("analyze", NULL, NULL);
@@ -208,5 +511,12 @@ int tl_suite_analyze(void)
 	       !CU_add_test(s, "go-back-N: a second NAK during a round, all retransmissions", test_two_naks) ||
 	       !CU_add_test(s, "memory follows live QPs, not the capture", test_memory_bounded) ||
 	       !CU_add_test(s, "words made from an annotation, after the analyzer is gone", test_words) ||
-	       !CU_add_test(s, "the requests after a READ of unknown span are in order", test_after_read);
+	       !CU_add_test(s, "the requests after a READ of unknown span are in order", test_after_read) ||
+	       !CU_add_test(s, "CM: REQ, MRA, REP, RTU link to what they answer", test_cm_connect) ||
+	       !CU_add_test(s, "CM: a resent REQ and REP point to their previous copy", test_cm_resent_req) ||
+	       !CU_add_test(s, "CM: DREQ and DREP, a resent DREQ", test_cm_disconnect) ||
+	       !CU_add_test(s, "CM: a REJ links to the REQ it refuses", test_cm_reject) ||
+	       !CU_add_test(s, "CM: SIDR_REP to SIDR_REQ, APR to LAP", test_cm_sidr_lap) ||
+	       !CU_add_test(s, "CM: the first data PSN against the one REQ and REP announced", test_cm_first_psn) ||
+	       !CU_add_test(s, "CM: a flood of REQs keeps the table bounded", test_cm_memory_bounded);
 }

@@ -6,8 +6,14 @@
  * makes the requester do. The same analyzer serves `rocelab explain` and
  * the Wireshark plugin, so both tell the same story.
  *
+ * It follows connection management too (IBA 12): the CM MADs on QP1 are
+ * linked to the message each answers (a REP to its REQ, an RTU to the REP,
+ * a DREP to its DREQ...), resent ones to their first copy, and the first data
+ * packet of a QP that a REQ or REP announced to the starting PSN announced.
+ *
  * Streaming: feed packets in capture order. Memory grows with the number of
- * live QPs and outstanding requests, not with the length of the capture.
+ * live QPs, outstanding requests and CM conversations (each bounded), not
+ * with the length of the capture.
  */
 #ifndef ROCELAB_ANALYZE_H
 #define ROCELAB_ANALYZE_H
@@ -35,6 +41,43 @@ enum rl_verdict {
 	RL_V_DUPLICATE,       /* seen before, with no reason to resend: the network copied it */
 };
 const char *rl_verdict_name(enum rl_verdict v);
+
+/*
+ * A CM conversation's state as the wire shows it: the last message seen
+ * decides (after IBA 12.9's state diagrams, which each side keeps apart).
+ */
+enum rl_cm_state {
+	RL_CMS_NONE,
+	RL_CMS_REQ_SENT,        /* REQ: the active side waits for REP (or REJ, MRA) */
+	RL_CMS_MRA_SENT,        /* MRA: the answer is on its way, later than the timeout */
+	RL_CMS_REP_SENT,        /* REP: the passive side waits for RTU */
+	RL_CMS_ESTABLISHED,     /* RTU (or APR): the QPs may carry data */
+	RL_CMS_REJECTED,        /* REJ: no connection */
+	RL_CMS_LAP_SENT,        /* LAP: an alternate path is being loaded */
+	RL_CMS_DREQ_SENT,       /* DREQ: one side disconnects, waiting for DREP */
+	RL_CMS_TIMEWAIT,        /* DREP: disconnected; the IDs rest in TimeWait */
+	RL_CMS_SIDR_REQ_SENT,   /* SIDR_REQ: a UD QP asked for */
+	RL_CMS_SIDR_ANSWERED,   /* SIDR_REP: the service's UD QP is known (or refused) */
+};
+const char *rl_cm_state_name(enum rl_cm_state s);
+
+/* What the analyzer says about a CM message, or about the first data packet of a QP CM announced. */
+struct rl_cm_annotation {
+	/* CM messages (rl_cm_is_gsi() packets whose MAD is a CM message). */
+	bool is_cm;
+	uint16_t attr;                  /* its attribute ID: RL_CM_REQ .. */
+	enum rl_cm_state state;         /* the conversation's state after it */
+	uint64_t answers_frame;         /* the message this one answers (a REP: its REQ), 0 if none or not seen */
+	uint16_t answers_attr;
+	uint64_t answer_time_ns;        /* since that message */
+	uint64_t original_frame;        /* a resent message (same sender, IDs and TID): its previous copy */
+
+	/* Data: the first request to a QP whose starting PSN a REQ or REP announced. */
+	uint64_t psn_frame;             /* the REQ or REP that announced it, 0 if none */
+	uint16_t psn_attr;              /* RL_CM_REQ or RL_CM_REP */
+	uint32_t announced_psn;
+	bool psn_mismatch;              /* the packet's PSN is not the one announced */
+};
 
 /* Which way a packet goes in its connection. */
 enum rl_role { RL_ROLE_OTHER, RL_ROLE_REQUEST, RL_ROLE_RESPONSE, RL_ROLE_CNP };
@@ -75,6 +118,9 @@ struct rl_annotation {
 	/* Congestion. */
 	bool ecn_ce;                    /* the IP header says Congestion Experienced */
 	bool cnp;
+
+	/* Connection management. */
+	struct rl_cm_annotation cm;
 };
 
 struct rl_analyzer *rl_analyzer_new(void);
@@ -104,9 +150,10 @@ void rl_annotation_describe(const struct rl_annotation *a, const struct rl_pkt *
 /* The summary alone, into @buf of @n bytes (empty for RL_ROLE_OTHER). */
 void rl_annotation_summary(const struct rl_annotation *a, const struct rl_pkt *pkt, char *buf, size_t n);
 
-/* Live flows and remembered requests, to check that memory stays bounded. */
+/* Live flows, remembered requests and CM conversations, to check that memory stays bounded. */
 size_t rl_analyzer_flows(const struct rl_analyzer *a);
 size_t rl_analyzer_outstanding(const struct rl_analyzer *a);
+size_t rl_analyzer_cm_conversations(const struct rl_analyzer *a);
 
 #ifdef __cplusplus
 }

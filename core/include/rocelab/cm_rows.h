@@ -99,7 +99,7 @@
 	F(REQ, END_TO_END_FLOW_CONTROL, 43, 1, 0, 1, RL_CM_BOOL, 0, "end_to_end_flow_control",     \
 	  "End-to-end flow control", NULL, "1: the active side's receive queue sends credits")     \
 	F(REQ, STARTING_PSN, 44, 3, 0, 24, RL_CM_DEC, 0, "starting_psn", "Starting PSN", NULL,     \
-	  "the first PSN the active side's QP will send")                                          \
+	  "the PSN the active side's QP expects first: the passive side's QP starts with it") \
 	F(REQ, LOCAL_CM_RESPONSE_TIMEOUT, 47, 1, 3, 5, RL_CM_DEC, 0, "local_cm_response_timeout",  \
 	  "Local CM response timeout", rl_cm_w_timeout,                                            \
 	  "how long the active side may take to answer: 4.096 us * 2^value")                       \
@@ -156,7 +156,7 @@
 	F(REP, LOCAL_EECN, 16, 3, 0, 24, RL_CM_HEX, 6, "local_eecn", "Local EECN", NULL,           \
 	  "the passive side's EE context (RD only)")                                               \
 	F(REP, STARTING_PSN, 20, 3, 0, 24, RL_CM_DEC, 0, "starting_psn", "Starting PSN", NULL,     \
-	  "the first PSN the passive side's QP will send")                                         \
+	  "the PSN the passive side's QP expects first: the active side's QP starts with it") \
 	F(REP, RESPONDER_RESOURCES, 24, 1, 0, 8, RL_CM_DEC, 0, "responder_resources",              \
 	  "Responder resources", NULL, "RDMA READs and atomics the passive side takes in at once") \
 	F(REP, INITIATOR_DEPTH, 25, 1, 0, 8, RL_CM_DEC, 0, "initiator_depth", "Initiator depth",   \
