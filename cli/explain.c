@@ -397,7 +397,7 @@ static void ex_verbose_cm(const struct rl_annotation *a, const struct rl_pkt *p)
 			       (unsigned long long)c->answers_frame, span);
 		if (c->original_frame)
 			printf("              CM: sent again, before in frame %llu\n", (unsigned long long)c->original_frame);
-		printf("              CM state: %s\n", rl_cm_state_name(c->state));
+		printf("              CM state: %s\n", rl_cm_wire_state_name(c->state));
 	}
 	if (c->psn_frame)
 		printf("              CM: the %s of frame %llu set QP 0x%x's first PSN to %u: %s\n", ex_cm_abbr(c->psn_attr),
@@ -651,7 +651,7 @@ static void ex_json_cm(struct json *j, const struct rl_cm_annotation *c)
 	json_obj(j, "cm");
 	if (c->is_cm) {
 		json_str(j, "msg", ex_cm_abbr(c->attr));
-		json_str(j, "state", rl_cm_state_name(c->state));
+		json_str(j, "state", rl_cm_wire_state_name(c->state));
 		if (c->answers_frame) {
 			json_u64(j, "answers_frame", c->answers_frame);
 			json_str(j, "answers_msg", ex_cm_abbr(c->answers_attr));

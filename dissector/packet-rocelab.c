@@ -723,7 +723,7 @@ static void rlp_show_cm_analysis(proto_tree *t, tvbuff_t *tvb, packet_info *pinf
 	if (!c->is_cm)
 		return;
 	at = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_cm_analysis, &ai, "CM conversation: %s",
-					   rl_cm_state_name(c->state));
+					   rl_cm_wire_state_name(c->state));
 	proto_item_set_generated(ai);
 	rlp_gen(proto_tree_add_uint(at, hf_cm_state, tvb, 0, 0, c->state));
 	if (c->answers_frame) {
@@ -881,7 +881,7 @@ static void rlp_fill_names(void)
 	verdict_vals[RL_V_DUPLICATE + 1].strptr = NULL;
 	for (unsigned v = 0; v <= RL_CMS_SIDR_ANSWERED; v++) {
 		cm_state_vals[v].value = v;
-		cm_state_vals[v].strptr = rl_cm_state_name((enum rl_cm_state)v);
+		cm_state_vals[v].strptr = rl_cm_wire_state_name((enum rl_cm_wire_state)v);
 	}
 	cm_state_vals[RL_CMS_SIDR_ANSWERED + 1].value = 0;
 	cm_state_vals[RL_CMS_SIDR_ANSWERED + 1].strptr = NULL;

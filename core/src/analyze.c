@@ -82,7 +82,7 @@ struct an_cm_conv {
 	uint32_t comm[2];         /* their local communication IDs; SIDR: the request ID in comm[0] */
 	bool comm_known[2];
 	bool sidr;
-	enum rl_cm_state state;
+	enum rl_cm_wire_state state;
 	uint64_t last_t;
 	struct an_cm_sent sent[AN_CM_MSGS]; /* frame 0: not seen */
 	uint32_t qpn[2];          /* the QPs the REQ (side 0) and the REP (side 1) announced */
@@ -124,7 +124,7 @@ size_t rl_analyzer_cm_conversations(const struct rl_analyzer *a)
 	return a->ncm;
 }
 
-const char *rl_cm_state_name(enum rl_cm_state st)
+const char *rl_cm_wire_state_name(enum rl_cm_wire_state st)
 {
 	static const char *const n[] = {
 		"none", "REQ sent, waiting for REP", "MRA sent: the answer comes later",
@@ -596,7 +596,7 @@ static uint16_t an_cm_answers(const struct rl_cm *cm)
 }
 
 /* The state a (first copy of a) message leaves its conversation in. */
-static enum rl_cm_state an_cm_state_after(uint16_t attr)
+static enum rl_cm_wire_state an_cm_state_after(uint16_t attr)
 {
 	switch (attr) {
 	case RL_CM_REQ: return RL_CMS_REQ_SENT;
@@ -996,7 +996,7 @@ static void an_cm_explanation(const struct rl_annotation *o, char *buf, size_t n
 		an_text(again, sizeof(again), " It is sent again (before in frame %llu): no answer came in time.",
 			(unsigned long long)o->cm.original_frame);
 	an_text(buf, n, "CM %s (%s), a MAD on QP1.%s%s The connection, as the wire shows it: %s.", m ? m->abbr : "?",
-		m ? m->name : "?", ans, again, rl_cm_state_name(o->cm.state));
+		m ? m->name : "?", ans, again, rl_cm_wire_state_name(o->cm.state));
 }
 
 /* The first request to a QP whose starting PSN a REQ or REP announced (IBA 12.7). */

@@ -46,7 +46,7 @@ const char *rl_verdict_name(enum rl_verdict v);
  * A CM conversation's state as the wire shows it: the last message seen
  * decides (after IBA 12.9's state diagrams, which each side keeps apart).
  */
-enum rl_cm_state {
+enum rl_cm_wire_state {
 	RL_CMS_NONE,
 	RL_CMS_REQ_SENT,        /* REQ: the active side waits for REP (or REJ, MRA) */
 	RL_CMS_MRA_SENT,        /* MRA: the answer is on its way, later than the timeout */
@@ -59,14 +59,14 @@ enum rl_cm_state {
 	RL_CMS_SIDR_REQ_SENT,   /* SIDR_REQ: a UD QP asked for */
 	RL_CMS_SIDR_ANSWERED,   /* SIDR_REP: the service's UD QP is known (or refused) */
 };
-const char *rl_cm_state_name(enum rl_cm_state s);
+const char *rl_cm_wire_state_name(enum rl_cm_wire_state s);
 
 /* What the analyzer says about a CM message, or about the first data packet of a QP CM announced. */
 struct rl_cm_annotation {
 	/* CM messages (rl_cm_is_gsi() packets whose MAD is a CM message). */
 	bool is_cm;
 	uint16_t attr;                  /* its attribute ID: RL_CM_REQ .. */
-	enum rl_cm_state state;         /* the conversation's state after it */
+	enum rl_cm_wire_state state;         /* the conversation's state after it */
 	uint64_t answers_frame;         /* the message this one answers (a REP: its REQ), 0 if none or not seen */
 	uint16_t answers_attr;
 	uint64_t answer_time_ns;        /* since that message */
