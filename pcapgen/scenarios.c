@@ -7,37 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "sess.h"
 
-/* ---- the session ------------------------------------------------------------------------- */
-
-struct gen_sess;
-/* Choose the fate of the @n-th frame on the wire (sent by @from); NULL-safe default: deliver. */
-typedef enum rl_simwire_fate (*gen_fault_fn)(struct gen_sess *s, uint64_t n, int from);
-
-/* Two hosts on the simulated wire, an rl_pair, and what a scenario keeps between its callbacks. */
-struct gen_sess {
-	const struct gen_opts *o;
-	struct gen_out *out;
-	struct rl_pair pair;         /* A (0) requests, B (1) responds */
-	struct rl_pair_end *e;       /* pair.end */
-	enum rl_qp_type type;
-	gen_fault_fn fault;
-	uint64_t sent_by[2];         /* frames each side has put on the wire */
-	/* Scenario state, used by the application callbacks. */
-	uint64_t posted, done, target;
-	int step;
-	uint64_t mark;
-};
-
-/* What a scenario may change before the QPs are connected. */
-struct gen_qp_cfg {
-	enum rl_qp_type type;
-	size_t mem;                  /* bytes of registered memory per side */
-	unsigned access;             /* QP access flags; 0: all remote operations */
-	uint32_t psn_a;              /* overrides the PSNs (e.g. for wrap-around) when set */
-	bool psn_a_set;
-};
+/* ---- the session (sess.h) ---------------------------------------------------------------- */
 
 static bool gen_is_atomic(enum rl_wr_opcode op)
 {
@@ -69,15 +41,15 @@ static enum rl_simwire_fate gen_choose(void *ctx, uint64_t n, int from, const ui
 	return s->fault ? s->fault(s, n, from) : RL_SIMWIRE_DELIVERED;
 }
 
-static void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
+void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
 {
 	memset(c, 0, sizeof(*c));
 	c->type = type;
 	c->mem = mem;
 }
 
-/* The wire and the two hosts, from the options. */
-static void gen_sim_config(struct gen_sess *s, struct rl_sim_config *sc)
+/* The wire and the two hosts, from the options; @link_mtu: each host's active MTU. */
+static void gen_sim_config(struct gen_sess *s, enum rl_mtu link_mtu, struct rl_sim_config *sc)
 {
 	const struct gen_opts *o = s->o;
 
@@ -98,7 +70,7 @@ static void gen_sim_config(struct gen_sess *s, struct rl_sim_config *sc)
 			memcpy(sc->host[i].gid, o->ip6[i], 16);
 		else
 			rl_gid_from_ipv4(sc->host[i].gid, o->ip4[i]);
-		sc->host[i].active_mtu = RL_MTU_4096;
+		sc->host[i].active_mtu = link_mtu;
 		sc->host[i].first_qpn = o->qpn[i];
 	}
 }
@@ -119,7 +91,7 @@ static void gen_conn_config(const struct gen_opts *o, const struct gen_qp_cfg *c
 	conn->traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
 }
 
-static int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c)
+int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c)
 {
 	struct rl_pair_config pc;
 
@@ -129,8 +101,11 @@ static int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct ge
 	s->type = c->type;
 	s->e = s->pair.end;
 	memset(&pc, 0, sizeof(pc));
-	gen_sim_config(s, &pc.sim);
+	/* The transport scenarios set the path MTU on their own, the CM takes the link's. */
+	gen_sim_config(s, c->cm ? o->mtu : RL_MTU_4096, &pc.sim);
 	pc.type = c->type;
+	pc.cm = c->cm;
+	pc.cm_seed = o->seed;
 	for (int i = 0; i < 2; i++) {
 		pc.mem[i] = c->mem;
 		pc.iova[i] = 0x00007f0000000000ull + ((uint64_t)i << 32);   /* like a heap address, but reproducible */
@@ -146,13 +121,13 @@ static int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct ge
 	return 0;
 }
 
-static void gen_sess_free(struct gen_sess *s)
+void gen_sess_free(struct gen_sess *s)
 {
 	rl_pair_free(&s->pair);
 }
 
 /* Run until the wire is quiet and @app (may be NULL) says it is done. 0, or -1 on a livelock. */
-static int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
+int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
 {
 	/* Bounded: at most a simulated hour, and a step budget that no scenario should reach. */
 	long r = rl_pair_run(&s->pair, GEN_EPOCH_NS + 3600000000000ull, 1L << 40, app, s);
@@ -162,7 +137,7 @@ static int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
 	return 0;
 }
 
-static int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
+int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
 			 uint64_t remote_off, uint64_t wr_id)
 {
 	struct rl_send_wr wr;
@@ -175,12 +150,12 @@ static int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uin
 	return rl_pair_post_send(&s->pair, from, &wr) ? gen_fail(s->out, "%s", s->pair.err) : 0;
 }
 
-static int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id)
+int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id)
 {
 	return rl_pair_post_recv(&s->pair, e, off, len, wr_id) ? gen_fail(s->out, "%s", s->pair.err) : 0;
 }
 
-static void gen_fill(struct gen_sess *s, int e, uint64_t off, size_t len)
+void gen_fill(struct gen_sess *s, int e, uint64_t off, size_t len)
 {
 	static const char text[] = "RoCE teaches itself: ";
 
@@ -188,12 +163,12 @@ static void gen_fill(struct gen_sess *s, int e, uint64_t off, size_t len)
 		s->e[e].mem[off + i] = (uint8_t)text[(off + i) % (sizeof(text) - 1)];
 }
 
-static uint32_t gen_size(const struct gen_opts *o, uint32_t def)
+uint32_t gen_size(const struct gen_opts *o, uint32_t def)
 {
 	return o->size ? o->size : def;
 }
 
-static uint64_t gen_count(const struct gen_opts *o, uint64_t def)
+uint64_t gen_count(const struct gen_opts *o, uint64_t def)
 {
 	return o->count ? o->count : def;
 }
@@ -546,7 +521,7 @@ static int sc_rping(const struct gen_opts *o, struct gen_out *out)
 /* ---- faults ----------------------------------------------------------------------------- */
 
 /* The @k-th frame side @from sends (1-based), for fault hooks. */
-static bool nth_from(struct gen_sess *s, int from, int side, uint64_t k)
+bool nth_from(struct gen_sess *s, int from, int side, uint64_t k)
 {
 	return from == side && s->sent_by[side] == k;
 }
