@@ -56,6 +56,9 @@ static void gen_list(void)
 	printf("scenarios driven by the reference transport (A requests, B responds):\n");
 	for (size_t i = 0; i < gen_ntransport; i++)
 		printf("  %-18s %s\n", gen_transport[i].name, gen_transport[i].teaches);
+	printf("\nconnections made by the CM agents on QP1, as rdma_cm programs make them (A connects, B listens):\n");
+	for (size_t i = 0; i < gen_nrdma_cm; i++)
+		printf("  %-18s %s\n", gen_rdma_cm[i].name, gen_rdma_cm[i].teaches);
 	printf("\npackets crafted one by one with the codec:\n");
 	for (size_t i = 0; i < gen_ncrafted; i++)
 		printf("  %-18s %s\n", gen_crafted[i].name, gen_crafted[i].teaches);

@@ -428,96 +428,6 @@ static int sc_atomic_bw(const struct gen_opts *o, struct gen_out *out)
 	return gen_bw(o, out, RL_WR_ATOMIC_FETCH_AND_ADD, 8);
 }
 
-/*
- * rping (librdmacm's example): the client (A) advertises a buffer in a SEND
- * (struct rping_rdma_info: address, rkey, length, big-endian); the server
- * (B) RDMA READs it, says "go ahead"; A advertises a sink; B RDMA WRITEs
- * into it and says "go ahead" again. --count rounds.
- */
-enum { RP_ADVERT_SRC, RP_WAIT_READ, RP_ADVERT_SINK, RP_WAIT_WRITE };
-
-static void rping_advertise(struct gen_sess *s, uint64_t off, uint32_t len, uint64_t wr_id)
-{
-	uint8_t *info = s->e[0].mem + 8192;
-
-	rl_put64(info, s->e[0].iova + off);
-	rl_put32(info + 8, rl_mr_rkey(s->e[0].mr));
-	rl_put32(info + 12, len);
-	gen_post_send(s, 0, RL_WR_SEND, 8192, 16, 0, wr_id);
-}
-
-static void rping_server(struct gen_sess *s, uint32_t size)
-{
-	const uint8_t *info = s->e[1].mem + 8192;
-	uint64_t addr = rl_get64(info);
-	struct rl_send_wr wr;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = s->step == RP_ADVERT_SRC ? RL_WR_RDMA_READ : RL_WR_RDMA_WRITE;
-	wr.wr_id = 10 + (uint64_t)s->step;
-	wr.send_flags = RL_SEND_SIGNALED;
-	wr.num_sge = 1;
-	wr.sg_list[0] = (struct rl_sge){ s->e[1].iova, size, rl_mr_lkey(s->e[1].mr) };
-	wr.rdma.remote_addr = addr;
-	wr.rdma.rkey = rl_get32(info + 8);
-	rl_post_send(s->e[1].qp, &wr);
-}
-
-static bool rping_app(struct rl_sim *sim, uint64_t now, void *ctx)
-{
-	struct gen_sess *s = ctx;
-	uint32_t size = gen_size(s->o, 64);
-	struct rl_wc wc;
-
-	(void)sim; (void)now;
-	while (rl_poll_cq(s->e[1].cq, 1, &wc) == 1) {
-		if (wc.opcode == RL_WC_RECV) {            /* an advertisement arrived */
-			gen_post_recv(s, 1, 8192, 16, 0);
-			rping_server(s, size);
-		} else if (wc.opcode == RL_WC_RDMA_READ || wc.opcode == RL_WC_RDMA_WRITE) {
-			gen_post_send(s, 1, RL_WR_SEND, 8192 + 64, 16, 0, 20);   /* "go ahead" */
-		}
-	}
-	while (rl_poll_cq(s->e[0].cq, 1, &wc) == 1) {
-		if (wc.opcode != RL_WC_RECV)
-			continue;
-		gen_post_recv(s, 0, 8192 + 64, 16, 0);
-		if (s->step == RP_ADVERT_SRC) {
-			s->step = RP_ADVERT_SINK;
-			rping_advertise(s, 4096, size, 2);
-		} else if (++s->done < s->target) {
-			s->step = RP_ADVERT_SRC;
-			rping_advertise(s, 0, size, 1);
-		}
-	}
-	return s->done < s->target;
-}
-
-static int sc_rping(const struct gen_opts *o, struct gen_out *out)
-{
-	uint32_t size = gen_size(o, 64);
-	struct gen_qp_cfg c;
-	struct gen_sess s;
-	int r;
-
-	if (size > 4096) {
-		return gen_fail(out, "rping buffers are at most 4096 bytes here (--size)");
-	}
-	gen_qp_cfg_default(&c, RL_QPT_RC, 16384);
-	r = gen_sess_init(&s, o, out, &c);
-	if (!r) {
-		s.target = gen_count(o, 3);
-		gen_fill(&s, 0, 0, size);
-		r = gen_post_recv(&s, 1, 8192, 16, 0) || gen_post_recv(&s, 0, 8192 + 64, 16, 0);
-		if (!r) {
-			rping_advertise(&s, 0, size, 1);
-			r = gen_sess_run(&s, rping_app);
-		}
-	}
-	gen_sess_free(&s);
-	return r;
-}
-
 /* ---- faults ----------------------------------------------------------------------------- */
 
 /* The @k-th frame side @from sends (1-based), for fault hooks. */
@@ -701,7 +611,6 @@ const struct gen_scenario gen_transport[] = {
 	{ "write-bw", sc_write_bw, "like ib_write_bw: a burst of RDMA WRITEs" },
 	{ "read-bw", sc_read_bw, "like ib_read_bw: RDMA READs, at most max_rd_atomic (16) outstanding" },
 	{ "atomic-bw", sc_atomic_bw, "like ib_atomic_bw: Fetch&Adds, at most 16 outstanding" },
-	{ "rping", sc_rping, "like rping: advertise a buffer, the peer READs it, then WRITEs back" },
 	{ "request-loss", sc_request_loss, "a lost request: one PSN sequence error NAK, then go-back-N" },
 	{ "lost-ack", sc_lost_ack, "a lost ACK: timeout, the same PSN again, the responder spots the duplicate" },
 	{ "lost-read-response", sc_lost_read_response, "a lost READ response: the requester asks again for the rest only" },
@@ -744,6 +653,9 @@ const struct gen_scenario *gen_find(const char *name)
 	for (size_t i = 0; i < gen_ntransport; i++)
 		if (!strcmp(name, gen_transport[i].name))
 			return &gen_transport[i];
+	for (size_t i = 0; i < gen_nrdma_cm; i++)
+		if (!strcmp(name, gen_rdma_cm[i].name))
+			return &gen_rdma_cm[i];
 	for (size_t i = 0; i < gen_ncrafted; i++)
 		if (!strcmp(name, gen_crafted[i].name))
 			return &gen_crafted[i];
