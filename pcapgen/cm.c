@@ -20,8 +20,8 @@
 #define GEN_CM_UCMATOSE_PORT 7471
 /* The most messages a scenario posts at once: what a QP's queue holds (gen_sess_init()). */
 #define GEN_CM_MAX_COUNT 4096
-/* cm-mra: how long B's consumer takes to accept, longer than A's REQ timeout (6.4 s). */
-#define GEN_CM_SLOW_ACCEPT_NS 10000000000ull
+/* cm-mra: how long B's consumer takes to accept: past a second REQ timeout (2 x 6.4 s), which the MRA covers */
+#define GEN_CM_SLOW_ACCEPT_NS 20000000000ull
 
 /*
  * What a scenario does around the CM: which side begins the data phase
@@ -222,6 +222,9 @@ static int gen_cm_run(const struct gen_opts *o, struct gen_out *out, const char 
 	struct rl_rdma_cm_id *listen = NULL;
 	int r;
 
+	if (o->psn_set[0] || o->psn_set[1])
+		return gen_fail(out, "%s: the CM picks the starting PSNs (from --seed) and announces them in the "
+				"REQ and REP: --psn-a and --psn-b are for the scenarios without it", name);
 	gen_qp_cfg_default(&qc, type, mem);
 	qc.cm = true;
 	r = gen_sess_init(&s, o, out, &qc);
