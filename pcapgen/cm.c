@@ -48,7 +48,9 @@ struct gen_cm {
 	const struct gen_cm_plan *plan;
 	struct rl_rdma_cm_id *act, *pas;
 	uint64_t accept_at;
-	bool started, data_done, disconnected[2];
+	bool started, data_done;
+	bool closing[2];                     /* the side called rdma_disconnect() */
+	bool disconnected[2];                /* the side got DISCONNECTED: its DREP came, or it sent one */
 	int last_event[2], last_status[2];   /* for the message when a run goes wrong; -1: none */
 	int rejected;                        /* REJECTED's reason; 0: none */
 	struct {                             /* UD: where A sends, from its ESTABLISHED (the SIDR_REP) */
@@ -96,7 +98,8 @@ static void gen_cm_react(struct gen_sess *s, int e, const struct rl_rdma_cm_even
 	c->last_status[e] = ev->status;
 	switch (ev->event) {
 	case RL_RDMA_CM_EVENT_ADDR_RESOLVED:
-		rl_rdma_resolve_route(ev->id, 2000);
+		if (rl_rdma_resolve_route(ev->id, 2000))
+			gen_cm_post_err(s, gen_fail(s->out, "rdma_resolve_route failed"));
 		break;
 	case RL_RDMA_CM_EVENT_ROUTE_RESOLVED:
 		if (rl_rdma_connect(ev->id, &c->plan->param))
@@ -128,8 +131,10 @@ static void gen_cm_react(struct gen_sess *s, int e, const struct rl_rdma_cm_even
 		c->rejected = ev->status;
 		break;
 	case RL_RDMA_CM_EVENT_DISCONNECTED:
-		if (!c->disconnected[e])
-			rl_rdma_disconnect(ev->id);   /* the DREP to a DREQ; nothing if this side sent the DREQ */
+		if (!c->closing[e]) {
+			c->closing[e] = true;
+			rl_rdma_disconnect(ev->id);   /* the DREP to the peer's DREQ */
+		}
 		c->disconnected[e] = true;
 		break;
 	default:
@@ -161,7 +166,7 @@ static bool gen_cm_app(struct rl_sim *sim, uint64_t now, void *ctx)
 		if (c->plan->closer >= 0) {
 			int k = c->plan->closer;
 
-			c->disconnected[k] = true;
+			c->closing[k] = true;
 			rl_rdma_disconnect(k ? c->pas : c->act);
 		}
 	}
