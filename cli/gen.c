@@ -24,7 +24,9 @@ static void gen_usage(FILE *f)
 		"       rocelab gen --list\n\n"
 		"Run the reference RoCEv2 transport between two simulated hosts, A (requester) and\n"
 		"B (responder), and write every frame that crossed the wire to a pcap. Frames the wire\n"
-		"loses are in the capture too: it is taken where they enter the link.\n"
+		"loses are in the capture too: it is taken where they enter the link. The cm-* scenarios,\n"
+		"ud-sidr and rping connect A (the client) to B (the server) through the CM on QP1 first,\n"
+		"as rdma_cm does; their PSNs and IDs come from --seed, and --mtu is the link's MTU.\n"
 		"The same arguments always write the same bytes.\n\n"
 		"options:\n"
 		"  -o, --output FILE    where to write ('-' for standard output)\n"
@@ -41,13 +43,15 @@ static void gen_usage(FILE *f)
 		"      --ip-a, --ip-b ADDR     addresses (default 192.168.100.1 and .2, fd00::1 and ::2)\n"
 		"      --mac-a, --mac-b MAC    MAC addresses (default 02:00:00:00:00:01 and :02)\n"
 		"      --qpn-a, --qpn-b N      QP numbers (default 0x11 and 0x12, as rxe hands them out)\n"
-		"      --psn-a, --psn-b N      starting PSNs (default: random from the seed, as perftest)\n"
+		"      --psn-a, --psn-b N      starting PSNs (default: random from the seed, as perftest;\n"
+		"                              the CM's scenarios refuse them: the CM picks its own)\n"
 		"      --rate GBPS      link rate in Gbit/s (default 25)\n"
 		"      --latency NS     one-way latency in nanoseconds (default 1000)\n"
 		"  -h, --help           this text\n\n"
 		"examples:\n"
 		"  rocelab gen write -o write.pcap && rocelab explain write.pcap\n"
 		"  rocelab gen request-loss --mtu 256 --size 1024 -o loss.pcap\n"
+		"  rocelab gen rping --count 4 -o rping.pcap   # as tests/fixtures/rxe/rping.pcap\n"
 		"  rocelab gen send-bw --count 10000000 --size 64 -o big.pcap\n");
 }
 
@@ -56,6 +60,9 @@ static void gen_list(void)
 	printf("scenarios driven by the reference transport (A requests, B responds):\n");
 	for (size_t i = 0; i < gen_ntransport; i++)
 		printf("  %-18s %s\n", gen_transport[i].name, gen_transport[i].teaches);
+	printf("\nconnections made by the CM agents on QP1, as rdma_cm programs make them (A connects, B listens):\n");
+	for (size_t i = 0; i < gen_nrdma_cm; i++)
+		printf("  %-18s %s\n", gen_rdma_cm[i].name, gen_rdma_cm[i].teaches);
 	printf("\npackets crafted one by one with the codec:\n");
 	for (size_t i = 0; i < gen_ncrafted; i++)
 		printf("  %-18s %s\n", gen_crafted[i].name, gen_crafted[i].teaches);

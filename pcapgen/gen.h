@@ -83,7 +83,7 @@ int gen_out_close(struct gen_out *out);
 /* Say why in out->msg; returns -1. */
 int gen_fail(struct gen_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- the scenarios (scenarios.c, crafted.c) ---------------------------------------------- */
+/* ---- the scenarios (scenarios.c, cm.c, crafted.c) ---------------------------------------------- */
 
 struct gen_scenario {
 	const char *name;
@@ -98,5 +98,7 @@ extern const struct gen_scenario gen_crafted[];
 extern const size_t gen_ncrafted;
 extern const struct gen_scenario gen_transport[];
 extern const size_t gen_ntransport;
+extern const struct gen_scenario gen_rdma_cm[];
+extern const size_t gen_nrdma_cm;
 
 #endif

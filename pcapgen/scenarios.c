@@ -7,37 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "sess.h"
 
-/* ---- the session ------------------------------------------------------------------------- */
-
-struct gen_sess;
-/* Choose the fate of the @n-th frame on the wire (sent by @from); NULL-safe default: deliver. */
-typedef enum rl_simwire_fate (*gen_fault_fn)(struct gen_sess *s, uint64_t n, int from);
-
-/* Two hosts on the simulated wire, an rl_pair, and what a scenario keeps between its callbacks. */
-struct gen_sess {
-	const struct gen_opts *o;
-	struct gen_out *out;
-	struct rl_pair pair;         /* A (0) requests, B (1) responds */
-	struct rl_pair_end *e;       /* pair.end */
-	enum rl_qp_type type;
-	gen_fault_fn fault;
-	uint64_t sent_by[2];         /* frames each side has put on the wire */
-	/* Scenario state, used by the application callbacks. */
-	uint64_t posted, done, target;
-	int step;
-	uint64_t mark;
-};
-
-/* What a scenario may change before the QPs are connected. */
-struct gen_qp_cfg {
-	enum rl_qp_type type;
-	size_t mem;                  /* bytes of registered memory per side */
-	unsigned access;             /* QP access flags; 0: all remote operations */
-	uint32_t psn_a;              /* overrides the PSNs (e.g. for wrap-around) when set */
-	bool psn_a_set;
-};
+/* ---- the session (sess.h) ---------------------------------------------------------------- */
 
 static bool gen_is_atomic(enum rl_wr_opcode op)
 {
@@ -69,15 +41,15 @@ static enum rl_simwire_fate gen_choose(void *ctx, uint64_t n, int from, const ui
 	return s->fault ? s->fault(s, n, from) : RL_SIMWIRE_DELIVERED;
 }
 
-static void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
+void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem)
 {
 	memset(c, 0, sizeof(*c));
 	c->type = type;
 	c->mem = mem;
 }
 
-/* The wire and the two hosts, from the options. */
-static void gen_sim_config(struct gen_sess *s, struct rl_sim_config *sc)
+/* The wire and the two hosts, from the options; @link_mtu: each host's active MTU. */
+static void gen_sim_config(struct gen_sess *s, enum rl_mtu link_mtu, struct rl_sim_config *sc)
 {
 	const struct gen_opts *o = s->o;
 
@@ -98,7 +70,7 @@ static void gen_sim_config(struct gen_sess *s, struct rl_sim_config *sc)
 			memcpy(sc->host[i].gid, o->ip6[i], 16);
 		else
 			rl_gid_from_ipv4(sc->host[i].gid, o->ip4[i]);
-		sc->host[i].active_mtu = RL_MTU_4096;
+		sc->host[i].active_mtu = link_mtu;
 		sc->host[i].first_qpn = o->qpn[i];
 	}
 }
@@ -119,7 +91,7 @@ static void gen_conn_config(const struct gen_opts *o, const struct gen_qp_cfg *c
 	conn->traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
 }
 
-static int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c)
+int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *out, const struct gen_qp_cfg *c)
 {
 	struct rl_pair_config pc;
 
@@ -129,8 +101,11 @@ static int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct ge
 	s->type = c->type;
 	s->e = s->pair.end;
 	memset(&pc, 0, sizeof(pc));
-	gen_sim_config(s, &pc.sim);
+	/* The transport scenarios set the path MTU on their own, the CM takes the link's. */
+	gen_sim_config(s, c->cm ? o->mtu : RL_MTU_4096, &pc.sim);
 	pc.type = c->type;
+	pc.cm = c->cm;
+	pc.cm_seed = o->seed;
 	for (int i = 0; i < 2; i++) {
 		pc.mem[i] = c->mem;
 		pc.iova[i] = 0x00007f0000000000ull + ((uint64_t)i << 32);   /* like a heap address, but reproducible */
@@ -146,13 +121,13 @@ static int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct ge
 	return 0;
 }
 
-static void gen_sess_free(struct gen_sess *s)
+void gen_sess_free(struct gen_sess *s)
 {
 	rl_pair_free(&s->pair);
 }
 
 /* Run until the wire is quiet and @app (may be NULL) says it is done. 0, or -1 on a livelock. */
-static int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
+int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
 {
 	/* Bounded: at most a simulated hour, and a step budget that no scenario should reach. */
 	long r = rl_pair_run(&s->pair, GEN_EPOCH_NS + 3600000000000ull, 1L << 40, app, s);
@@ -162,7 +137,7 @@ static int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
 	return 0;
 }
 
-static int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
+int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uint64_t local_off, uint32_t len,
 			 uint64_t remote_off, uint64_t wr_id)
 {
 	struct rl_send_wr wr;
@@ -175,12 +150,12 @@ static int gen_post_send(struct gen_sess *s, int from, enum rl_wr_opcode op, uin
 	return rl_pair_post_send(&s->pair, from, &wr) ? gen_fail(s->out, "%s", s->pair.err) : 0;
 }
 
-static int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id)
+int gen_post_recv(struct gen_sess *s, int e, uint64_t off, uint32_t len, uint64_t wr_id)
 {
 	return rl_pair_post_recv(&s->pair, e, off, len, wr_id) ? gen_fail(s->out, "%s", s->pair.err) : 0;
 }
 
-static void gen_fill(struct gen_sess *s, int e, uint64_t off, size_t len)
+void gen_fill(struct gen_sess *s, int e, uint64_t off, size_t len)
 {
 	static const char text[] = "RoCE teaches itself: ";
 
@@ -188,12 +163,12 @@ static void gen_fill(struct gen_sess *s, int e, uint64_t off, size_t len)
 		s->e[e].mem[off + i] = (uint8_t)text[(off + i) % (sizeof(text) - 1)];
 }
 
-static uint32_t gen_size(const struct gen_opts *o, uint32_t def)
+uint32_t gen_size(const struct gen_opts *o, uint32_t def)
 {
 	return o->size ? o->size : def;
 }
 
-static uint64_t gen_count(const struct gen_opts *o, uint64_t def)
+uint64_t gen_count(const struct gen_opts *o, uint64_t def)
 {
 	return o->count ? o->count : def;
 }
@@ -453,100 +428,10 @@ static int sc_atomic_bw(const struct gen_opts *o, struct gen_out *out)
 	return gen_bw(o, out, RL_WR_ATOMIC_FETCH_AND_ADD, 8);
 }
 
-/*
- * rping (librdmacm's example): the client (A) advertises a buffer in a SEND
- * (struct rping_rdma_info: address, rkey, length, big-endian); the server
- * (B) RDMA READs it, says "go ahead"; A advertises a sink; B RDMA WRITEs
- * into it and says "go ahead" again. --count rounds.
- */
-enum { RP_ADVERT_SRC, RP_WAIT_READ, RP_ADVERT_SINK, RP_WAIT_WRITE };
-
-static void rping_advertise(struct gen_sess *s, uint64_t off, uint32_t len, uint64_t wr_id)
-{
-	uint8_t *info = s->e[0].mem + 8192;
-
-	rl_put64(info, s->e[0].iova + off);
-	rl_put32(info + 8, rl_mr_rkey(s->e[0].mr));
-	rl_put32(info + 12, len);
-	gen_post_send(s, 0, RL_WR_SEND, 8192, 16, 0, wr_id);
-}
-
-static void rping_server(struct gen_sess *s, uint32_t size)
-{
-	const uint8_t *info = s->e[1].mem + 8192;
-	uint64_t addr = rl_get64(info);
-	struct rl_send_wr wr;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = s->step == RP_ADVERT_SRC ? RL_WR_RDMA_READ : RL_WR_RDMA_WRITE;
-	wr.wr_id = 10 + (uint64_t)s->step;
-	wr.send_flags = RL_SEND_SIGNALED;
-	wr.num_sge = 1;
-	wr.sg_list[0] = (struct rl_sge){ s->e[1].iova, size, rl_mr_lkey(s->e[1].mr) };
-	wr.rdma.remote_addr = addr;
-	wr.rdma.rkey = rl_get32(info + 8);
-	rl_post_send(s->e[1].qp, &wr);
-}
-
-static bool rping_app(struct rl_sim *sim, uint64_t now, void *ctx)
-{
-	struct gen_sess *s = ctx;
-	uint32_t size = gen_size(s->o, 64);
-	struct rl_wc wc;
-
-	(void)sim; (void)now;
-	while (rl_poll_cq(s->e[1].cq, 1, &wc) == 1) {
-		if (wc.opcode == RL_WC_RECV) {            /* an advertisement arrived */
-			gen_post_recv(s, 1, 8192, 16, 0);
-			rping_server(s, size);
-		} else if (wc.opcode == RL_WC_RDMA_READ || wc.opcode == RL_WC_RDMA_WRITE) {
-			gen_post_send(s, 1, RL_WR_SEND, 8192 + 64, 16, 0, 20);   /* "go ahead" */
-		}
-	}
-	while (rl_poll_cq(s->e[0].cq, 1, &wc) == 1) {
-		if (wc.opcode != RL_WC_RECV)
-			continue;
-		gen_post_recv(s, 0, 8192 + 64, 16, 0);
-		if (s->step == RP_ADVERT_SRC) {
-			s->step = RP_ADVERT_SINK;
-			rping_advertise(s, 4096, size, 2);
-		} else if (++s->done < s->target) {
-			s->step = RP_ADVERT_SRC;
-			rping_advertise(s, 0, size, 1);
-		}
-	}
-	return s->done < s->target;
-}
-
-static int sc_rping(const struct gen_opts *o, struct gen_out *out)
-{
-	uint32_t size = gen_size(o, 64);
-	struct gen_qp_cfg c;
-	struct gen_sess s;
-	int r;
-
-	if (size > 4096) {
-		return gen_fail(out, "rping buffers are at most 4096 bytes here (--size)");
-	}
-	gen_qp_cfg_default(&c, RL_QPT_RC, 16384);
-	r = gen_sess_init(&s, o, out, &c);
-	if (!r) {
-		s.target = gen_count(o, 3);
-		gen_fill(&s, 0, 0, size);
-		r = gen_post_recv(&s, 1, 8192, 16, 0) || gen_post_recv(&s, 0, 8192 + 64, 16, 0);
-		if (!r) {
-			rping_advertise(&s, 0, size, 1);
-			r = gen_sess_run(&s, rping_app);
-		}
-	}
-	gen_sess_free(&s);
-	return r;
-}
-
 /* ---- faults ----------------------------------------------------------------------------- */
 
 /* The @k-th frame side @from sends (1-based), for fault hooks. */
-static bool nth_from(struct gen_sess *s, int from, int side, uint64_t k)
+bool nth_from(struct gen_sess *s, int from, int side, uint64_t k)
 {
 	return from == side && s->sent_by[side] == k;
 }
@@ -726,7 +611,6 @@ const struct gen_scenario gen_transport[] = {
 	{ "write-bw", sc_write_bw, "like ib_write_bw: a burst of RDMA WRITEs" },
 	{ "read-bw", sc_read_bw, "like ib_read_bw: RDMA READs, at most max_rd_atomic (16) outstanding" },
 	{ "atomic-bw", sc_atomic_bw, "like ib_atomic_bw: Fetch&Adds, at most 16 outstanding" },
-	{ "rping", sc_rping, "like rping: advertise a buffer, the peer READs it, then WRITEs back" },
 	{ "request-loss", sc_request_loss, "a lost request: one PSN sequence error NAK, then go-back-N" },
 	{ "lost-ack", sc_lost_ack, "a lost ACK: timeout, the same PSN again, the responder spots the duplicate" },
 	{ "lost-read-response", sc_lost_read_response, "a lost READ response: the requester asks again for the rest only" },
@@ -769,6 +653,9 @@ const struct gen_scenario *gen_find(const char *name)
 	for (size_t i = 0; i < gen_ntransport; i++)
 		if (!strcmp(name, gen_transport[i].name))
 			return &gen_transport[i];
+	for (size_t i = 0; i < gen_nrdma_cm; i++)
+		if (!strcmp(name, gen_rdma_cm[i].name))
+			return &gen_rdma_cm[i];
 	for (size_t i = 0; i < gen_ncrafted; i++)
 		if (!strcmp(name, gen_crafted[i].name))
 			return &gen_crafted[i];

@@ -548,8 +548,11 @@ static void rl_cm_recv_dreq(struct rl_cm_agent *a, const struct rl_cm_rx *rx)
 	struct rl_rdma_cm_id *id = rl_cm_find_local(a, (uint32_t)rl_cm_get(dreq, RL_CMF_DREQ_REMOTE_COMM_ID));
 	struct rl_cm drep;
 
-	if (!id || id->remote_id != rl_cm_get(dreq, RL_CMF_DREQ_LOCAL_COMM_ID)) {
-		/* No such connection (any more): the kernel's cm_issue_drep() answers anyway. */
+	if (!id || id->remote_id != rl_cm_get(dreq, RL_CMF_DREQ_LOCAL_COMM_ID) || id->state == RL_CM_STATE_IDLE) {
+		/*
+		 * No such connection (any more: its TimeWait is over, our DREP was
+		 * lost): the kernel's cm_issue_drep() answers anyway.
+		 */
 		if (!rx->have_mac)
 			return;
 		rl_cm_init(&drep, RL_CM_DREP, rl_cm_get(dreq, RL_CMF_MAD_TID));

@@ -74,6 +74,17 @@ expect "rewrite a missing file" 2 "cannot read" "$RA" rewrite "$T/missing.pcap" 
 expect "rewrite --help" 0 "usage: rocelab rewrite" "$R" rewrite --help
 expect "replay --help" 0 "usage: rocelab replay" "$R" replay --help
 expect "gen --drop and --loss together" 0 "wrote" "$RA" gen write-bw --count 3 --size 4096 --drop 2,5 --loss 0.05 -o "$T/x.pcap"
+# The scenarios the CM connects: each runs clean under the sanitizers; what they cannot do, they say.
+expect "gen --list names the CM scenarios" 0 "cm-connect .*REQ/REP/RTU" "$R" gen --list
+for sc in cm-connect cm-req-lost cm-mra cm-reject ud-sidr rping; do
+	expect "gen $sc" 0 "wrote [0-9]+ frames of '$sc'" "$RA" gen "$sc" --ipv6 -o "$T/x.pcap"
+done
+expect "gen rping with --psn-a" 2 "the CM picks the starting PSNs" "$RA" gen rping --psn-a 5 -o "$T/x.pcap"
+expect "gen cm-connect with too many messages" 2 "--count is at most 4096" "$RA" gen cm-connect --count 5000 -o "$T/x.pcap"
+expect "gen ud-sidr larger than the MTU" 2 "a UD message is one packet" "$RA" gen ud-sidr --size 5000 -o "$T/x.pcap"
+expect "gen rping larger than its buffers" 2 "at most 4096 bytes" "$RA" gen rping --size 5000 -o "$T/x.pcap"
+expect "gen rping on a wire that loses half the frames" 2 "rping: the connection never carried the data through" \
+	"$RA" gen rping --loss 0.5 --seed 9 -o "$T/x.pcap"
 
 # ---- bad files --------------------------------------------------------------
 expect "explain a missing file" 2 "cannot read $T/missing.pcap" "$RA" explain "$T/missing.pcap"

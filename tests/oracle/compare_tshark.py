@@ -352,6 +352,9 @@ def compare_packet(c, r, layers, notes):
     data = layers.get("data")
     if protos.endswith(":infiniband:data") and data is not None:
         c.field(r, "payload_len+padcnt", plen, leaves(data), "data.len", num)
+    elif layers.get("infiniband").get("infiniband.mad") is not None:
+        # tshark took the payload as a MAD (a UD SEND to QP0/QP1): a MAD is 256 bytes (IBA 13.4.2)
+        c.cmp(r, "payload_len+padcnt", plen, "256", num)
     elif protos.endswith(":infiniband"):
         c.cmp(r, "payload_len+padcnt", plen, "0", num)
     return icrc_compared

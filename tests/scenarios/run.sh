@@ -2,7 +2,10 @@
 # Every `rocelab gen` scenario: the story it tells (stories.py), tshark's
 # built-in dissector agreeing with `rocelab explain --json` on every field
 # (tests/oracle/compare_tshark.py), the same bytes from the same arguments,
-# and a few golden files compared byte for byte.
+# and a few golden files compared byte for byte. The scenarios that connect
+# through the CM are also read by Wireshark's CM dissector (cm_tshark.py),
+# field by field against ours (tests/oracle/compare_cm.py), and next to the
+# real kernel's captures in tests/fixtures/rxe/.
 # Usage: run.sh ROCELAB      (set UPDATE_GOLDEN=1 to rewrite the golden files)
 set -u
 R=${1:?usage: run.sh ROCELAB}
@@ -38,6 +41,11 @@ write-bw|--count 5 --size 4096
 read-bw|--count 5 --size 4096
 atomic-bw|--count 5
 rping|--count 2
+cm-connect|--count 3
+cm-req-lost|--count 3
+cm-mra|--count 3
+cm-reject|
+ud-sidr|--count 3
 request-loss|
 lost-ack|
 lost-read-response|
@@ -53,6 +61,34 @@ ecn|"
 
 "$R" gen all-opcodes -o "$T/probe.pcap" 2>/dev/null
 TSHARK_OPTS=$(tshark_heuristic_opts "$T/probe.pcap")
+FX="$HERE/../fixtures/rxe"
+
+# cm_fields PCAP OUT.tsv CHECKER: the tshark fields CHECKER (cm_tshark.py, compare_cm.py) reads.
+cm_fields() {
+    # shellcheck disable=SC2046,SC2086  # one -e per field; TSHARK_OPTS is a list of words
+    run_tshark $TSHARK_OPTS -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$3" --print-fields) \
+        <"$1" >"$2" 2>/dev/null
+}
+
+# cm_checks LABEL SCENARIO PCAP JSONL [REAL.pcap [CM_TSHARK_OPTIONS]]: the CM story in tshark's
+# fields (next to the real kernel's capture if given), and every CM field tshark decodes against
+# rocelab's.
+cm_checks() {
+    set -- "$1" "$2" "$3" "$4" "${5:-}" "${6:-}"
+    opts=$6
+    if [ -n "$5" ]; then
+        cm_fields "$5" "$T/cm.real.tsv" "$HERE/cm_tshark.py" || echo "FAIL $1: tshark could not read $5"
+        opts="$opts --real $T/cm.real.tsv"
+    fi
+    if cm_fields "$3" "$T/cm.tsv" "$HERE/cm_tshark.py" &&
+       cm_fields "$3" "$T/cmf.tsv" "$HERE/../oracle/compare_cm.py"; then
+        # shellcheck disable=SC2086  # opts is a list of words
+        checked "$1: CM in tshark" "$PY" "$HERE/cm_tshark.py" --label "$1" $opts "$2" "$T/cm.tsv"
+        checked "$1: CM fields" "$PY" "$HERE/../oracle/compare_cm.py" --any --label "$1" "$4" "$T/cmf.tsv"
+    else
+        echo "FAIL $1: tshark could not read the capture's CM fields"
+    fi
+}
 
 echo "$SCENARIOS" | while IFS='|' read -r sc args; do
     # shellcheck disable=SC2086  # args is a list of words
@@ -69,6 +105,11 @@ echo "$SCENARIOS" | while IFS='|' read -r sc args; do
     else
         echo "FAIL $sc: tshark could not read the capture"
     fi
+    case $sc in
+        cm-reject) cm_checks "$sc" "$sc" "$T/$sc.pcap" "$T/$sc.jsonl" "$FX/rping-rej.pcap" ;;
+        ud-sidr) cm_checks "$sc" "$sc" "$T/$sc.pcap" "$T/$sc.jsonl" "$FX/udaddy.pcap" ;;
+        cm-*|rping) cm_checks "$sc" "$sc" "$T/$sc.pcap" "$T/$sc.jsonl" ;;
+    esac
     # shellcheck disable=SC2086
     "$R" gen "$sc" $args -o "$T/$sc.again.pcap" 2>/dev/null
     if cmp -s "$T/$sc.pcap" "$T/$sc.again.pcap"; then
@@ -77,6 +118,24 @@ echo "$SCENARIOS" | while IFS='|' read -r sc args; do
         echo "FAIL $sc: two runs with the same arguments differ"
     fi
 done >"$T/results" 2>&1
+count_lines "$T/results"
+
+# rping as the real one ran (rping -C 4 -S 64): the same messages, frame by frame, as
+# tests/fixtures/rxe/rping.pcap; and with the options rping's scenario keeps.
+"$R" gen rping --count 4 --size 64 -o "$T/rping4.pcap" 2>/dev/null
+"$R" explain --json "$T/rping4.pcap" >"$T/rping4.jsonl" 2>/dev/null
+cm_checks "rping --count 4" rping "$T/rping4.pcap" "$T/rping4.jsonl" "$FX/rping.pcap" >"$T/results" 2>&1
+for v in "--ipv6 --vlan 42" "--mtu 256 --size 1000" "--qpn-a 0x2a --qpn-b 0x2b --seed 9" "--drop 1,2"; do
+    resent=""
+    case $v in --drop*) resent="--req-resent 2" ;; esac   # frames 1 and 2 are the REQ and its resend
+    # shellcheck disable=SC2086
+    if "$R" gen rping --count 2 $v -o "$T/rpv.pcap" 2>"$T/gen.err"; then
+        "$R" explain --json "$T/rpv.pcap" >"$T/rpv.jsonl" 2>/dev/null
+        cm_checks "rping $v" rping "$T/rpv.pcap" "$T/rpv.jsonl" "" "$resent"
+    else
+        echo "FAIL rping $v: rocelab gen failed: $(cat "$T/gen.err")"
+    fi
+done >>"$T/results" 2>&1
 count_lines "$T/results"
 
 # Variations: IPv6, VLAN, another MTU, chosen QPNs and PSNs.

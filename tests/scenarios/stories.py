@@ -182,10 +182,33 @@ def story_pingpong(pkts):
     check(len(a) == 3 and len(b) == 3, "three SENDs each way (--count 3)")
 
 
+def cm_msgs(pkts):
+    return [p["cm"]["msg"] for p in pkts if "cm" in p]
+
+
 def story_rping(pkts):
-    seq = [name(p) for p in pkts if "Acknowledge" not in name(p) and "response" not in name(p)]
+    seq = [name(p) for p in pkts if "Acknowledge" not in name(p) and "response" not in name(p) and "cm" not in p]
     one = ["RC SEND Only", "RC RDMA READ Request", "RC SEND Only", "RC SEND Only", "RC RDMA WRITE Only", "RC SEND Only"]
     check(seq == one * 2, "advertise, READ, go-ahead, advertise sink, WRITE, go-ahead; twice")
+    check(cm_msgs(pkts) == ["REQ", "REP", "RTU", "DREQ", "DREP"], "connected by REQ/REP/RTU, ended by DREQ/DREP")
+    check(pkts and "cm" in pkts[0] and "cm" in pkts[-1] and pkts[0]["cm"]["rdma_cm"]["port"] == 7174,
+          "the CM first (to rping's port 7174) and last, the data between")
+
+
+# The CM scenarios: the messages explain names, in order; tests/scenarios/cm_tshark.py checks their
+# fields with Wireshark's CM dissector.
+def story_cm(want, what, data=None):
+    def story(pkts):
+        check(cm_msgs(pkts) == want, what + ": " + " ".join(want))
+        check(all(p["cm"]["status"] == "ok" and p["bth"]["dqpn"] == 1 for p in pkts if "cm" in p),
+              "each CM MAD decodes, each to QP1")
+        if data:
+            names = [name(p) for p in pkts if "cm" not in p]
+            check(names == data, "then " + ", ".join(sorted(set(data))))
+    return story
+
+
+CM_SENDS = ["RC SEND Only"] * 3 + ["RC Acknowledge"] * 3
 
 
 def story_demo(pkts):
@@ -229,6 +252,14 @@ STORIES = {
     "write-bw": story_bw("RC RDMA WRITE", 5), "read-bw": story_bw("RC RDMA READ Request", 5),
     "atomic-bw": story_bw("RC FetchAdd", 5), "pingpong": story_pingpong, "rping": story_rping,
     "demo": story_demo,
+    "cm-connect": story_cm(["REQ", "REP", "RTU", "DREQ", "DREP"], "connect, data, disconnect", CM_SENDS * 2),
+    "cm-req-lost": story_cm(["REQ", "REQ", "REP", "RTU", "DREQ", "DREP"], "the REQ twice, then connected",
+                            CM_SENDS * 2),
+    "cm-mra": story_cm(["REQ", "REQ", "MRA", "REP", "RTU", "DREQ", "DREP"], "the REQ twice, an MRA, then connected",
+                       CM_SENDS * 2),
+    "cm-reject": story_cm(["REQ", "REJ"], "refused", []),
+    "ud-sidr": story_cm(["SIDR_REQ", "SIDR_REP"], "the QP resolved",
+                        ["UD SEND Only with Immediate"] * 6),
 }
 
 

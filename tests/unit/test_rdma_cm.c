@@ -375,6 +375,31 @@ static void test_rtu_lost_rep_resent(void)
 	cmh_teardown(&H);
 }
 
+static void test_drep_lost(void)
+{
+	const struct cmh_frame *d0, *d1;
+
+	cmh_setup(&H, RL_QPT_RC, NULL, 13);
+	H.drop[H.ndrop++] = 5;   /* REQ, REP, RTU, DREQ, then the DREP */
+	cmh_start(&H);
+	cmh_run(&H, 60000000000ull);
+	H.disconnected[0] = true;
+	CU_ASSERT_EQUAL(rl_rdma_disconnect(H.act), 0);
+	cmh_run(&H, rl_sim_now(H.p.sim) + 200000000000ull);
+	/* The DREQ is resent after the passive side's TimeWait ended; it is answered all the same. */
+	CU_ASSERT_EQUAL(cmh_cm_count(&H, RL_CM_DREQ), 2);
+	CU_ASSERT_EQUAL(cmh_cm_count(&H, RL_CM_DREP), 2);
+	d0 = cmh_cm_frame(&H, RL_CM_DREQ, 0);
+	d1 = cmh_cm_frame(&H, RL_CM_DREQ, 1);
+	CU_ASSERT_FATAL(d0 && d1 && cmh_cm_frame(&H, RL_CM_DREP, 1));
+	CU_ASSERT_EQUAL(d1->t - d0->t, WAIT_REQ_NS);
+	CU_ASSERT_EQUAL(rl_cm_get(&cmh_cm_frame(&H, RL_CM_DREP, 1)->cm, RL_CMF_DREP_REMOTE_COMM_ID),
+			rl_cm_get(&d1->cm, RL_CMF_DREQ_LOCAL_COMM_ID));
+	CU_ASSERT_EQUAL(cmh_count(&H, 0, RL_RDMA_CM_EVENT_DISCONNECTED), 1);
+	CU_ASSERT_EQUAL(cmh_count(&H, 1, RL_RDMA_CM_EVENT_DISCONNECTED), 1);
+	cmh_teardown(&H);
+}
+
 static void test_slow_accept_mra(void)
 {
 	const struct cmh_frame *mra, *rep;
@@ -504,6 +529,7 @@ int tl_suite_rdma_cm(void)
 	       !CU_add_test(s, "REP lost: REQ resent, REP resent, one connection", test_rep_lost) ||
 	       !CU_add_test(s, "RTU lost: the first data packet establishes", test_rtu_lost_data_establishes) ||
 	       !CU_add_test(s, "RTU lost: the REP is resent, the RTU too", test_rtu_lost_rep_resent) ||
+	       !CU_add_test(s, "DREP lost: the DREQ resent after TimeWait is answered", test_drep_lost) ||
 	       !CU_add_test(s, "slow accept: MRA to the resent REQ", test_slow_accept_mra) ||
 	       !CU_add_test(s, "nothing arrives: 16 REQs, REJ timeout, UNREACHABLE", test_unreachable) ||
 	       !CU_add_test(s, "SIDR: QPN and Q_Key for a UD send", test_sidr) ||
