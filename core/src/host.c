@@ -132,7 +132,7 @@ static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
 	uint8_t ecn = p->l3 == RL_L3_IPV4 ? p->ip4.ecn : (p->ip6.tclass & 3);
 	struct rl_pkt cnp;
 
-	if (ecn != 3 || qp->type == RL_QPT_UD)
+	if (ecn != 3 || rl_qp_is_ud(qp))
 		return;
 	qp->stats.ecn_ce_recv++;
 	if (qp->stats.cnps_sent && qp->host->now - qp->last_cnp < RL_CNP_INTERVAL_NS)

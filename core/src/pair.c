@@ -64,6 +64,38 @@ static int rl_pair_connect(struct rl_pair *p, int i, const struct rl_pair_config
 	return rl_qp_connect(e->qp, &e->conn) ? rl_pair_fail(p, "cannot set up the two hosts", e->host) : 0;
 }
 
+/* The pair's ARP: the other side's MAC by its GID. */
+static bool rl_pair_resolve(void *ctx, const uint8_t gid[16], uint8_t mac[6])
+{
+	struct rl_pair *p = ctx;
+
+	for (int i = 0; i < 2; i++)
+		if (!memcmp(p->end[i].gid, gid, 16)) {
+			memcpy(mac, p->end[i].mac, 6);
+			return true;
+		}
+	return false;
+}
+
+static int rl_pair_cm_agent(struct rl_pair *p, int i, const struct rl_pair_config *cfg)
+{
+	struct rl_cm_agent_config c = { .host = p->end[i].host, .seed = cfg->cm_seed + (uint64_t)i,
+					.resolve = rl_pair_resolve, .resolve_ctx = p };
+
+	p->end[i].conn = cfg->conn[i];
+	p->end[i].cm = rl_cm_agent_new(&c);
+	return p->end[i].cm ? 0 : rl_pair_fail(p, "cannot set up the CM agent", p->end[i].host);
+}
+
+void rl_pair_cm_run(struct rl_pair *p, uint64_t now)
+{
+	for (int i = 0; i < 2; i++) {
+		rl_cm_agent_run(p->end[i].cm, now);
+		rl_sim_kick(p->sim, i);
+		rl_sim_wake(p->sim, rl_cm_agent_next_timer(p->end[i].cm));
+	}
+}
+
 /* Why rl_sim_new() would refuse @c, for what it can be told from the outside; NULL: nothing seen. */
 static const char *rl_pair_sim_problem(const struct rl_sim_config *c)
 {
@@ -90,14 +122,17 @@ int rl_pair_init(struct rl_pair *p, const struct rl_pair_config *cfg)
 					       ? "cannot set up the two hosts: the simulated wire refused its config (a "
 						 "fault rate outside 0..1, frame number 0 among drop_frames), or memory ran out"
 					       : "cannot set up the two hosts: out of memory", NULL);
-	if (rl_pair_make_end(p, 0, cfg) || rl_pair_make_end(p, 1, cfg) || rl_pair_connect(p, 0, cfg) ||
-	    rl_pair_connect(p, 1, cfg))
+	if (rl_pair_make_end(p, 0, cfg) || rl_pair_make_end(p, 1, cfg))
 		return -1;
-	return 0;
+	if (cfg->cm)
+		return rl_pair_cm_agent(p, 0, cfg) || rl_pair_cm_agent(p, 1, cfg) ? -1 : 0;
+	return rl_pair_connect(p, 0, cfg) || rl_pair_connect(p, 1, cfg) ? -1 : 0;
 }
 
 void rl_pair_free(struct rl_pair *p)
 {
+	rl_cm_agent_free(p->end[0].cm);   /* before the hosts that hold QP1 */
+	rl_cm_agent_free(p->end[1].cm);
 	rl_sim_free(p->sim);   /* the hosts and everything they own */
 	free(p->end[0].mem);
 	free(p->end[1].mem);

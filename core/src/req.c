@@ -209,13 +209,18 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 			p.payload = payload;
 		p.payload_len = chunk;
 	}
-	if (qp->type == RL_QPT_UD)
+	if (rl_qp_is_ud(qp))
 		rl_req_fill_ud(qp, w, &p);
 	p.op = rl_opcode_info(p.bth.opcode);
 	p.hdrs = p.op->hdrs;
 
-	/* AckReq on the last packet, and at least every RL_MAX_PKT_PER_ACK (IBA 9.7.6.1.1). */
-	if (qp->type == RL_QPT_RC && (last || ++qp->req.noack_pkts >= RL_MAX_PKT_PER_ACK)) {
+	/*
+	 * AckReq on the last packet, and at least every RL_MAX_PKT_PER_ACK (IBA
+	 * 9.7.6.1.1). rxe sets it on QP1's MADs too, though nothing answers a
+	 * UD packet: so do we, so that our CM frames look like the kernel's.
+	 */
+	if (qp->type == RL_QPT_GSI ||
+	    (qp->type == RL_QPT_RC && (last || ++qp->req.noack_pkts >= RL_MAX_PKT_PER_ACK))) {
 		p.bth.ackreq = true;
 		qp->req.noack_pkts = 0;
 	}

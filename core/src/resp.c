@@ -154,7 +154,7 @@ static enum rl_resp_state rl_resp_check_psn(struct rl_qp *qp, struct rl_resp_ctx
 {
 	enum rl_psn_verdict v;
 
-	if (qp->type == RL_QPT_UD)
+	if (rl_qp_is_ud(qp))
 		return RESP_CHECK_OP_SEQ;
 	v = rl_psn_check(qp->resp.psn, c->pkt->bth.psn);
 	if (qp->type == RL_QPT_UC) {
@@ -201,7 +201,7 @@ static enum rl_resp_state rl_resp_check_op_seq(struct rl_qp *qp, struct rl_resp_
 	uint32_t f = c->flags, prev = rl_opcode_info(qp->resp.last_opcode)->flags;
 	bool first = f & RL_OPF_FIRST, kind_ok;
 
-	if (qp->type == RL_QPT_UD)
+	if (rl_qp_is_ud(qp))
 		return RESP_CHECK_OP_VALID;
 	if (!qp->resp.in_msg) {
 		if (first)
@@ -282,7 +282,7 @@ static enum rl_resp_state rl_resp_check_length(struct rl_qp *qp, struct rl_resp_
 	if (f & RL_OPF_SEND) {
 		uint32_t room = rl_recv_capacity(&qp->resp.recv);
 		uint32_t need = qp->resp.recv_off + (uint32_t)p->payload_len +
-				(qp->type == RL_QPT_UD ? RL_UD_GRH_LEN : 0);
+				(rl_qp_is_ud(qp) ? RL_UD_GRH_LEN : 0);
 
 		if (need > room) {
 			c->why = "the message is longer than the receive buffer";
@@ -374,7 +374,7 @@ static enum rl_resp_state rl_resp_exec_send(struct rl_qp *qp, struct rl_resp_ctx
 	const struct rl_recv_wr *r = &qp->resp.recv;
 	enum rl_wc_status st;
 
-	if (qp->type == RL_QPT_UD) {
+	if (rl_qp_is_ud(qp)) {
 		uint8_t grh[RL_UD_GRH_LEN];
 
 		rl_resp_ud_grh(p, grh);
@@ -612,7 +612,7 @@ static enum rl_resp_state rl_resp_acknowledge(struct rl_qp *qp, struct rl_resp_c
 
 	qp->resp.in_msg = !(c->flags & RL_OPF_LAST);
 	qp->resp.last_opcode = p->bth.opcode;
-	if (qp->type == RL_QPT_UD)
+	if (rl_qp_is_ud(qp))
 		return RESP_DONE;
 	if (c->flags & RL_OPF_LAST)
 		qp->resp.msn++;
@@ -742,7 +742,7 @@ void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt)
 	struct rl_resp_ctx c = { pkt, pkt->op->flags, NULL, NULL };
 	enum rl_resp_state s = RESP_CHECK_PSN;
 
-	if (qp->type == RL_QPT_UD && !rl_resp_ud_qkey_ok(qp, pkt))
+	if (rl_qp_is_ud(qp) && !rl_resp_ud_qkey_ok(qp, pkt))
 		return;
 	while (s != RESP_DONE && qp->state != RL_QPS_ERR)
 		s = rl_resp_step(qp, s, &c);

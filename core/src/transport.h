@@ -190,6 +190,12 @@ static inline bool rl_wr_is_rd_atomic(enum rl_wr_opcode op)
 	return op == RL_WR_RDMA_READ || op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD ||
 	       op == RL_WR_FLUSH || op == RL_WR_ATOMIC_WRITE;
 }
+/* UD semantics: a UD QP, or QP1 (the GSI, IBA 13.5.1), which is one. */
+static inline bool rl_qp_is_ud(const struct rl_qp *qp)
+{
+	return qp->type == RL_QPT_UD || qp->type == RL_QPT_GSI;
+}
+
 /* ACK timeout, IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means wait forever. */
 static inline uint64_t rl_qp_timeout_ns(const struct rl_qp *qp)
 {

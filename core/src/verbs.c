@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rocelab/cm.h"
 #include "transport.h"
 
 /* ---- names for logs and learners ------------------------------------------ */
@@ -158,6 +159,13 @@ void rl_host_free(struct rl_host *h)
 		free(pd);
 	}
 	free(h);
+}
+
+void rl_query_port(const struct rl_host *h, struct rl_port_attr *attr)
+{
+	attr->active_mtu = rl_mtu_from_bytes(h->port_mtu);
+	memcpy(attr->gid, h->cfg.gid, 16);
+	memcpy(attr->mac, h->cfg.mac, 6);
 }
 
 struct rl_pd *rl_alloc_pd(struct rl_host *h)
@@ -386,6 +394,14 @@ int rl_cq_pending(const struct rl_cq *cq)
 
 /* ---- QP ---------------------------------------------------------------------------- */
 
+static bool rl_host_has_qp(const struct rl_host *h, uint32_t qpn)
+{
+	for (const struct rl_qp *qp = h->qps; qp; qp = qp->next)
+		if (qp->qpn == qpn)
+			return true;
+	return false;
+}
+
 struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)
 {
 	struct rl_host *h = pd->host;
@@ -395,8 +411,13 @@ struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)
 		rl_host_set_error(h, "create_qp needs a send CQ and a receive CQ");
 		return NULL;
 	}
-	if (ia->qp_type != RL_QPT_RC && ia->qp_type != RL_QPT_UC && ia->qp_type != RL_QPT_UD) {
-		rl_host_set_error(h, "QP type %d: rocelab has RC, UC and UD", ia->qp_type);
+	if (ia->qp_type != RL_QPT_RC && ia->qp_type != RL_QPT_UC && ia->qp_type != RL_QPT_UD &&
+	    ia->qp_type != RL_QPT_GSI) {
+		rl_host_set_error(h, "QP type %d: rocelab has RC, UC, UD and GSI (QP1)", ia->qp_type);
+		return NULL;
+	}
+	if (ia->qp_type == RL_QPT_GSI && rl_host_has_qp(h, RL_GSI_QPN)) {
+		rl_host_set_error(h, "this host already has its GSI QP: there is one QP1 per port (IBA 13.5.1)");
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
@@ -414,7 +435,7 @@ struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)
 	qp->rcq = ia->recv_cq;
 	qp->type = ia->qp_type;
 	qp->sq_sig_all = ia->sq_sig_all;
-	qp->qpn = h->next_qpn++;
+	qp->qpn = ia->qp_type == RL_QPT_GSI ? RL_GSI_QPN : h->next_qpn++;
 	qp->state = RL_QPS_RESET;
 	qp->comp.timer = qp->comp.rnr_until = RL_NEVER;
 	qp->next = h->qps;
@@ -484,7 +505,8 @@ void rl_qp_to_error(struct rl_qp *qp, const char *why)
 
 /*
  * Attributes each transition requires and allows (IBA 11.2.4.2, Table 91;
- * the ibv_modify_qp manual has the same table).
+ * the ibv_modify_qp manual has the same table). QP1, the GSI, is a UD QP
+ * and takes the UD columns.
  */
 struct rl_transition {
 	enum rl_qp_state from, to;
@@ -581,6 +603,10 @@ static int rl_check_values(struct rl_qp *qp, const struct rl_qp_attr *a, int mas
 			return -EINVAL;
 		}
 	}
+	if ((mask & RL_QP_QKEY) && qp->type == RL_QPT_GSI && a->qkey != RL_GSI_QKEY) {
+		rl_host_set_error(h, "QP1's Q_Key is always 0x80010000, not 0x%08x (IBA 13.5.1)", a->qkey);
+		return -EINVAL;
+	}
 	if ((mask & RL_QP_DEST_QPN) && a->dest_qp_num > 0xffffff) {
 		rl_host_set_error(h, "a QPN has 24 bits; 0x%x does not fit", a->dest_qp_num);
 		return -EINVAL;
@@ -655,7 +681,7 @@ static int rl_enter_state(struct rl_qp *qp, enum rl_qp_state to)
 			return -ENOMEM;
 		}
 	}
-	if (to == RL_QPS_RTR && qp->type == RL_QPT_UD)
+	if (to == RL_QPS_RTR && rl_qp_is_ud(qp))
 		qp->mtu = qp->host->port_mtu;
 	if (to == RL_QPS_RTS) {
 		qp->comp.retry_left = qp->attr.retry_cnt;
@@ -720,7 +746,7 @@ static int rl_check_send_wr(struct rl_qp *qp, const struct rl_send_wr *wr)
 		rl_host_set_error(h, "num_sge %d: 0 .. %d", wr->num_sge, RL_MAX_SGE);
 		return -EINVAL;
 	}
-	if (qp->type == RL_QPT_UD && wr->opcode != RL_WR_SEND && wr->opcode != RL_WR_SEND_WITH_IMM) {
+	if (rl_qp_is_ud(qp) && wr->opcode != RL_WR_SEND && wr->opcode != RL_WR_SEND_WITH_IMM) {
 		rl_host_set_error(h, "a UD QP only SENDs (%s is for connected QPs)", rl_wr_opcode_name(wr->opcode));
 		return -EINVAL;
 	}
@@ -748,7 +774,7 @@ static int rl_check_send_wr(struct rl_qp *qp, const struct rl_send_wr *wr)
 				     "FLUSH or ATOMIC WRITE (set max_rd_atomic in the RTR -> RTS modify_qp)");
 		return -EINVAL;
 	}
-	if (qp->type == RL_QPT_UD && rl_sge_total(wr->sg_list, wr->num_sge) > qp->host->port_mtu) {
+	if (rl_qp_is_ud(qp) && rl_sge_total(wr->sg_list, wr->num_sge) > qp->host->port_mtu) {
 		rl_host_set_error(h, "a UD message is one packet: %u bytes is more than the path MTU %u",
 				  rl_sge_total(wr->sg_list, wr->num_sge), qp->host->port_mtu);
 		return -EINVAL;

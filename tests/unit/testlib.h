@@ -77,5 +77,7 @@ int tl_suite_path(void);
 int tl_suite_decode_path(void);
 int tl_suite_encode_path(void);
 int tl_suite_cm(void);
+int tl_suite_rdma_cm(void);
+int tl_suite_cm_property(void);
 
 #endif

@@ -11,9 +11,11 @@
 #ifndef ROCELAB_PAIR_H
 #define ROCELAB_PAIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rocelab/cm_agent.h"
 #include "rocelab/sim.h"
 #include "rocelab/verbs.h"
 
@@ -33,6 +35,7 @@ struct rl_pair_end {
 	uint64_t iova;
 	uint8_t gid[16], mac[6];     /* this side's address */
 	struct rl_conn conn;         /* how its QP was connected: the other side's half filled in */
+	struct rl_cm_agent *cm;      /* with rl_pair_config.cm: its host's connection manager */
 };
 
 struct rl_pair_config {
@@ -49,6 +52,13 @@ struct rl_pair_config {
 	 * QPN, first PSN (its sq_psn), GID and MAC.
 	 */
 	struct rl_conn conn[2];
+	/*
+	 * true: build both sides but leave the QPs in RESET, for the CM to
+	 * connect (rocelab/rdma_cm.h), and put a CM agent on each host, seeded
+	 * with cm_seed + side, which knows the other side's MAC by its GID.
+	 */
+	bool cm;
+	uint64_t cm_seed;
 };
 
 struct rl_pair {
@@ -76,6 +86,12 @@ int rl_pair_post_send(struct rl_pair *p, int from, const struct rl_send_wr *wr);
 int rl_pair_post_recv(struct rl_pair *p, int e, uint64_t off, uint32_t len, uint64_t wr_id);
 /* Up to @n completions of side @e; how many. */
 int rl_pair_poll(struct rl_pair *p, int e, struct rl_wc *wc, int n);
+/*
+ * From an rl_sim app callback of a pair built with cm: run both CM agents
+ * at @now, send what they posted before the next delivery, and have the
+ * sim call back by their next timer.
+ */
+void rl_pair_cm_run(struct rl_pair *p, uint64_t now);
 /* rl_sim_run() on the pair's sim; @app gets @ctx. */
 long rl_pair_run(struct rl_pair *p, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx);
 

@@ -49,7 +49,12 @@ static inline enum rl_mtu rl_mtu_from_bytes(uint64_t bytes)
 	return (enum rl_mtu)0;
 }
 
-enum rl_qp_type { RL_QPT_RC = 2, RL_QPT_UC = 3, RL_QPT_UD = 4 };   /* ibv_qp_type values */
+/*
+ * ibv_qp_type values; RL_QPT_GSI is the kernel's IB_QPT_GSI: QP1, the General
+ * Service Interface that carries MADs such as CM messages (IBA 13.5.1). It
+ * is a UD QP with number 1, one per host, whose Q_Key is always 0x80010000.
+ */
+enum rl_qp_type { RL_QPT_GSI = 1, RL_QPT_RC = 2, RL_QPT_UC = 3, RL_QPT_UD = 4 };
 
 /* QP states, IBA 10.3.1 (ibv_qp_state order). */
 enum rl_qp_state {
@@ -339,6 +344,14 @@ int rl_host_read_pkt(struct rl_host *h, const struct rl_path *path, const uint8_
 void rl_host_run(struct rl_host *h, uint64_t now);
 /* When the host next needs rl_host_run(); UINT64_MAX if never. */
 uint64_t rl_host_next_timer(const struct rl_host *h);
+
+/* What ibv_query_port() and ibv_query_gid() tell: the port's MTU and address. */
+struct rl_port_attr {
+	enum rl_mtu active_mtu;
+	uint8_t gid[16];
+	uint8_t mac[6];
+};
+void rl_query_port(const struct rl_host *h, struct rl_port_attr *attr);
 
 struct rl_pd *rl_alloc_pd(struct rl_host *h);
 int rl_dealloc_pd(struct rl_pd *pd);
