@@ -79,7 +79,17 @@ void peer_usage(FILE *f)
 		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_ud_pingpong with -t ud): its\n"
 		"                       exchange only, its data and iterations; defaults follow the tool\n"
 		"                       (size 4096, UD 2048; path MTU 1024)\n"
-		"  -p, --port PORT      TCP port of the connection exchange; default 18515\n"
+		"      --cm             connect through the CM on QP1 (rdma_cm: REQ, REP, RTU; DREQ, DREP at the\n"
+		"                       end; SIDR_REQ, SIDR_REP with -t ud), as perftest's -R, instead of the\n"
+		"                       TCP exchange; both ends say it. The client's REQ carries the test in\n"
+		"                       rocelab's private data after rdma_cm's header (op, transport, MTU, size,\n"
+		"                       iterations; the REP the server's buffer): the server needs no --op or\n"
+		"                       --size. A REQ without it (perftest -R's) is served with the server's own\n"
+		"                       flags, as perftest's two ends must be given the same. The server checks\n"
+		"                       the data and says so itself: nothing comes back to the client after the\n"
+		"                       test. The server learns its address from the client's first frame.\n"
+		"  -p, --port PORT      TCP port of the connection exchange (--cm: the rdma_cm port); default\n"
+		"                       18515\n"
 		"      --loss RATE      drop this fraction of received frames on purpose, to watch recovery\n"
 		"      --seed N         for --loss and the first PSN; default from the clock\n"
 		"      --qpn N          this end's QP number; default 0x11, the first one rxe hands out\n"
@@ -106,14 +116,15 @@ void peer_usage(FILE *f)
 		"  --qpn N, --json (a summary after rping's output), and --corrupt (server: change one byte\n"
 		"  of each ping before writing it back, so that the client's -V has something to find).\n"
 		"  rping's -P (persistent server) and -q (self-created QP) are not supported.\n"
-		"  TEMPORARY: the real rping cannot talk to this yet. Until rocelab's CM lands, the two ends\n"
-		"  connect through rocelab's TCP exchange on the rping port (QPN, PSN, GID), not through\n"
-		"  rdma_cm's REQ/REP/RTU on QP1; the data phase on the wire is rping's.\n\n"
+		"  The two ends connect as rping's do, through rdma_cm on QP1 (REQ, REP, RTU; DREQ, DREP), so\n"
+		"  the other end may be the real rping; -d prints the rdma_cm events as they come.\n\n"
 		"example (two network namespaces joined by a veth pair):\n"
 		"  ip netns exec B rocelab peer --server\n"
 		"  ip netns exec A rocelab peer --client 10.0.0.2 --op write --size 65536\n"
 		"  ip netns exec B rocelab peer --server -t ud\n"
-		"  ip netns exec A rocelab peer --client 10.0.0.2 -t ud --op pingpong\n");
+		"  ip netns exec A rocelab peer --client 10.0.0.2 -t ud --op pingpong\n"
+		"  ip netns exec B rocelab peer --server --cm\n"
+		"  ip netns exec A rocelab peer --client 10.0.0.2 --cm --op read\n");
 }
 
 /* The path MTU @arg names in bytes, or 0 if it names none of the five (enum rl_mtu). */
@@ -129,6 +140,11 @@ static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 {
 	if (o->server == !!o->addr) {
 		cli_error("peer", "say --server or --client ADDR (one of them)");
+		return false;
+	}
+	if (o->compat && o->cm) {
+		cli_error("peer", "--compat pingpong is the pingpong tools' TCP exchange; --cm connects through the CM "
+			  "instead: say one of them");
 		return false;
 	}
 	if (o->compat) {
@@ -171,7 +187,7 @@ static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },       { "client", required_argument, NULL, 'c' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -183,6 +199,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "qpn", required_argument, NULL, O_QPN },
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "busy-poll", no_argument, NULL, O_BUSY },
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
+		{ "cm", no_argument, NULL, O_CM },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud" };
@@ -289,6 +306,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			break;
 		case O_BUSY: o->busy_poll = true; break;
 		case O_JSON: o->json = true; break;
+		case O_CM: o->cm = true; break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping")) {
 				cli_error("peer", "--compat rping takes rping's flags: write it as '--compat rping'");
@@ -333,7 +351,8 @@ int cli_peer(int argc, char **argv)
 	int rc;
 
 	memset(&p, 0, sizeof(p));
-	p.net.tcp = p.net.rx = p.net.tx = p.net.hold = -1;
+	p.net.tcp = p.net.rx = p.net.hold = -1;
+	p.conn.qkey = PEER_QKEY;
 	if (peer_rping_asked(argc, argv) ? !peer_rping_parse(argc, argv, &p.o, &rc) : !peer_parse(argc, argv, &p.o, &rc))
 		return peer_output_written(rc);
 	p.net.rng = p.o.seed;
