@@ -91,6 +91,8 @@ void peer_usage(FILE *f)
 		"  -p, --port PORT      TCP port of the connection exchange (--cm: the rdma_cm port); default\n"
 		"                       18515\n"
 		"      --loss RATE      drop this fraction of received frames on purpose, to watch recovery\n"
+		"      --tx-loss RATE   drop this fraction of the frames this side sends, as if lost on the way\n"
+		"                       (loss at the other side's ingress, when that side is not rocelab)\n"
 		"      --seed N         for --loss and the first PSN; default from the clock\n"
 		"      --qpn N          this end's QP number; default 0x11, the first one rxe hands out\n"
 		"                       (rxe numbers each new QP one higher: a second run is 0x12)\n"
@@ -112,9 +114,9 @@ void peer_usage(FILE *f)
 		"  -v                   print the data: \"ping data: ...\" (client), \"server ping data: ...\"\n"
 		"  -V                   client: compare the data written back with the data sent\n"
 		"  -d                   rping's debug lines, the rdma_cm events among them\n"
-		"  and rocelab's own: --interface IF, --timeout SEC (for each wait), --loss RATE, --seed N,\n"
-		"  --qpn N, --json (a summary after rping's output), and --corrupt (server: change one byte\n"
-		"  of each ping before writing it back, so that the client's -V has something to find).\n"
+		"  and rocelab's own: --interface IF, --timeout SEC (for each wait), --loss RATE, --tx-loss RATE,\n"
+		"  --seed N, --qpn N, --json (a summary after rping's output), and --corrupt (server: change\n"
+		"  one byte of each ping before writing it back, so that the client's -V has something to find).\n"
 		"  rping's -P (persistent server) and -q (self-created QP) are not supported.\n"
 		"  The two ends connect as rping's do, through rdma_cm on QP1 (REQ, REP, RTU; DREQ, DREP), so\n"
 		"  the other end may be the real rping; -d prints the rdma_cm events as they come.\n\n"
@@ -185,9 +187,22 @@ static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 	return true;
 }
 
+bool peer_rate(const char *opt, const char *arg, double *rate)
+{
+	char *end;
+
+	errno = 0;
+	*rate = strtod(arg, &end);
+	if (errno || *end || !(*rate >= 0 && *rate < 1)) {
+		cli_error("peer", "%s wants a fraction 0 <= RATE < 1, not '%s'", opt, arg);
+		return false;
+	}
+	return true;
+}
+
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },       { "client", required_argument, NULL, 'c' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -199,13 +214,12 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "qpn", required_argument, NULL, O_QPN },
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "busy-poll", no_argument, NULL, O_BUSY },
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
-		{ "cm", no_argument, NULL, O_CM },
+		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud" };
 	bool size_set = false, op_set = false;
 	uint64_t v;
-	char *end;
 	int c, t;
 
 	memset(o, 0, sizeof(*o));
@@ -282,12 +296,12 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			o->gid_index = (int)v;
 			break;
 		case O_LOSS:
-			errno = 0;
-			o->loss = strtod(optarg, &end);
-			if (errno || *end || !(o->loss >= 0 && o->loss < 1)) {
-				cli_error("peer", "--loss wants a fraction 0 <= RATE < 1, not '%s'", optarg);
+			if (!peer_rate("--loss", optarg, &o->loss))
 				return false;
-			}
+			break;
+		case O_TX_LOSS:
+			if (!peer_rate("--tx-loss", optarg, &o->tx_loss))
+				return false;
 			break;
 		case O_SEED:
 			if (!cli_arg_u64("peer", "--seed", optarg, 0, UINT64_MAX, NULL, &o->seed))
@@ -356,6 +370,7 @@ int cli_peer(int argc, char **argv)
 	if (peer_rping_asked(argc, argv) ? !peer_rping_parse(argc, argv, &p.o, &rc) : !peer_parse(argc, argv, &p.o, &rc))
 		return peer_output_written(rc);
 	p.net.rng = p.o.seed;
+	p.net.tx_rng = p.o.seed ^ 0x5bd1e9955bd1e995ull;
 	rc = p.o.rping ? peer_rping_run(&p) : peer_run(&p);
 	peer_close(&p);
 	return peer_output_written(rc);

@@ -51,6 +51,7 @@ struct peer_opts {
 	enum rl_mtu mtu;
 	uint16_t port;
 	double loss;
+	double tx_loss;     /* --tx-loss: the fraction of our own frames dropped before they leave */
 	uint64_t seed;
 	uint32_t qpn;       /* --qpn; 0: 0x11, as rxe */
 	uint32_t timeout_s;
@@ -102,6 +103,7 @@ struct peer_net {
 	int gid_index;
 	uint16_t sport;     /* the QP's UDP source port (the first tx socket's) */
 	uint64_t rng;       /* --loss */
+	uint64_t tx_rng;    /* --tx-loss */
 	bool failed;        /* set up on the first frame failed (peer_cm.c said why) */
 };
 
@@ -140,7 +142,7 @@ struct peer_cm {
 
 /* What happened: frames, work requests, times. */
 struct peer_stat {
-	uint64_t sent, recv_frames, dropped_loss, rx_bad, tx_errors;
+	uint64_t sent, recv_frames, dropped_loss, dropped_tx, rx_bad, tx_errors;
 	uint64_t posted, completed, errors, lost, delivered, sends_done;
 	uint32_t recvs_out, recvs_posted, spins;
 	uint64_t t_start, t_end;
@@ -169,6 +171,8 @@ bool peer_sends(enum peer_op op);
 /* The data both ends know, and whether @n bytes at @b are it. */
 uint8_t peer_pattern(const struct peer *p, size_t i);
 bool peer_check(const struct peer *p, const uint8_t *b, size_t n);
+/* --loss, --tx-loss: a fraction 0 <= RATE < 1 in @arg; false with a message. */
+bool peer_rate(const char *opt, const char *arg, double *rate);
 
 /* ---- peer_exchange.c ---- */
 

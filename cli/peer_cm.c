@@ -229,6 +229,9 @@ static int peer_cm_unexpected(struct peer *p, const struct rl_rdma_cm_event *ev,
 	} else if (ev->event == RL_RDMA_CM_EVENT_REJECTED && ev->status == 8) {
 		cli_error("peer", "rejected: nobody listens at %s port %u (REJ reason 8, invalid service ID): start "
 			  "'rocelab peer --server --cm' there first", p->o.addr, p->o.port);
+	} else if (ev->event == RL_RDMA_CM_EVENT_UNREACHABLE && ev->status > 0) {
+		cli_error("peer", "SIDR_REP status %d: nothing serves UD at %s port %u (start 'rocelab peer --server --cm "
+			  "-t ud' there)", ev->status, p->o.addr, p->o.port);
 	} else if (ev->event == RL_RDMA_CM_EVENT_UNREACHABLE) {
 		cli_error("peer", "%s: no answer from %s (%s, status %d): is a server running there?", what, p->o.addr,
 			  rl_rdma_event_str(ev->event), ev->status);

@@ -240,19 +240,12 @@ static bool rping_flag(struct peer_opts *o, int c, const char *arg, int *role)
 /* rocelab's own options next to rping's; false (with a message) if refused. */
 static bool rping_own_flag(struct peer_opts *o, int c, const char *arg)
 {
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_JSON, O_COMPAT, O_IFACE, O_CORRUPT };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_JSON, O_COMPAT, O_IFACE, O_CORRUPT, O_TX_LOSS };
 	uint64_t v;
-	char *end;
 
 	switch (c) {
-	case O_LOSS:
-		errno = 0;
-		o->loss = strtod(arg, &end);
-		if (errno || *end || !(o->loss >= 0 && o->loss < 1)) {
-			cli_error("peer", "--loss wants a fraction 0 <= RATE < 1, not '%s'", arg);
-			return false;
-		}
-		return true;
+	case O_LOSS: return peer_rate("--loss", arg, &o->loss);
+	case O_TX_LOSS: return peer_rate("--tx-loss", arg, &o->tx_loss);
 	case O_SEED:
 		return cli_arg_u64("peer", "--seed", arg, 0, UINT64_MAX, NULL, &o->seed);
 	case O_QPN:
@@ -287,6 +280,7 @@ bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "qpn", required_argument, NULL, 258 },     { "timeout", required_argument, NULL, 259 },
 		{ "json", no_argument, NULL, 260 },          { "compat", required_argument, NULL, 261 },
 		{ "interface", required_argument, NULL, 262 }, { "corrupt", no_argument, NULL, 263 },
+		{ "tx-loss", required_argument, NULL, 264 },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	int c, role = -1;
@@ -1024,6 +1018,7 @@ static void rping_json(const struct peer *p, const struct peer_rping *rp, int re
 	json_u64(&j, "frames_sent", p->stat.sent);
 	json_u64(&j, "frames_received", p->stat.recv_frames);
 	json_u64(&j, "dropped_by_loss", p->stat.dropped_loss);
+	json_u64(&j, "dropped_by_tx_loss", p->stat.dropped_tx);
 	json_u64(&j, "retransmits", st.retransmits);
 	json_u64(&j, "cm_mads_sent", cm.mads_sent);
 	json_u64(&j, "cm_mads_received", cm.mads_recv);

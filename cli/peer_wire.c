@@ -60,12 +60,12 @@ uint64_t peer_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static double peer_rand(struct peer *p)
+static double peer_rand(uint64_t *rng)
 {
-	p->net.rng ^= p->net.rng << 13;
-	p->net.rng ^= p->net.rng >> 7;
-	p->net.rng ^= p->net.rng << 17;
-	return (double)(p->net.rng >> 11) / 9007199254740992.0;
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 7;
+	*rng ^= *rng << 17;
+	return (double)(*rng >> 11) / 9007199254740992.0;
 }
 
 /* ---- addresses and GIDs ------------------------------------------------------------------------- */
@@ -406,6 +406,11 @@ void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t
 
 	if (!t)
 		return;
+	/* --tx-loss: lost on the way, before the other side's ingress (a kernel peer has no --loss of ours). */
+	if (p->o.tx_loss > 0 && peer_rand(&p->net.tx_rng) < p->o.tx_loss) {
+		p->stat.dropped_tx++;
+		return;
+	}
 	fd = peer_tx_fd(p, path->udp_sport);
 	if (len > sizeof(t->dgram[0]) || fd < 0) {
 		p->stat.tx_errors++;
@@ -560,7 +565,7 @@ void peer_receive(struct peer *p, uint64_t now)
 			peer_dgram_path(&r->from[i], &dst, tclass, &path);
 		}
 		p->stat.recv_frames++;
-		if (p->o.loss > 0 && peer_rand(p) < p->o.loss) {
+		if (p->o.loss > 0 && peer_rand(&p->net.rng) < p->o.loss) {
 			p->stat.dropped_loss++;
 			continue;
 		}
