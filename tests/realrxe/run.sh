@@ -197,7 +197,7 @@ rping_expected() {
 		} }'
 }
 CMF=$(dirname "$0")/../peer/cm_frames.py
-# rping_cm NAME ROCELAB-IP: the CM exchange by tshark's CM dissector, and the data it announced
+# rping_cm NAME CLIENT-IP: the CM exchange by tshark's CM dissector, and the data it announced
 rping_cm() {
 	local got
 	# shellcheck disable=SC2046  # one -e per field
@@ -210,8 +210,8 @@ rping_cm() {
 	*) fail "$1: by tshark's CM dissector: $got" ;;
 	esac
 }
-# rping_done NAME ROCELAB-STATUS KERNEL-STATUS CLIENT-OUT SERVER-OUT: both exit 0, both printed rping's -v
-# lines for RPING_N pings, the capture is clean and holds the CM exchange
+# rping_done NAME ROCELAB-STATUS KERNEL-STATUS CLIENT-OUT SERVER-OUT CLIENT-IP: both exit 0, both printed
+# rping's -v lines for RPING_N pings, the capture is clean and holds the CM exchange
 RPING_N=3
 rping_done() {
 	rm -f "$T/last-good.pcap"
@@ -228,7 +228,7 @@ rping_done() {
 	fi
 	pass "$1: both rpings exit 0, each printed the $RPING_N pings' data (-V checked it at the client)"
 	cap_check "$1"
-	[ -s "$T/last-good.pcap" ] && rping_cm "$1" 10.77.0.1
+	[ -s "$T/last-good.pcap" ] && rping_cm "$1" "$6"
 }
 # rping_kernel_server NAME ROCELAB-FLAGS...: the kernel's rping -s, rocelab's --compat rping -c
 rping_kernel_server() {
@@ -242,7 +242,7 @@ rping_kernel_server() {
 	hrc=$?
 	guest_end rs >"$T/srv.out"
 	grc=$?
-	rping_done "$name" $hrc $grc "$T/cli.out" "$T/srv.out"
+	rping_done "$name" $hrc $grc "$T/cli.out" "$T/srv.out" 10.77.0.1
 }
 # rping_kernel_client NAME ROCELAB-FLAGS...: rocelab's --compat rping -s, the kernel's rping -c
 rping_kernel_client() {
@@ -256,7 +256,7 @@ rping_kernel_client() {
 	grc=$?
 	wait $hpid
 	hrc=$?
-	rping_done "$name" $hrc $grc "$T/cli.out" "$T/srv.out"
+	rping_done "$name" $hrc $grc "$T/cli.out" "$T/srv.out" $G
 }
 rping_kernel_server "rping -s (kernel) against rocelab rping -c"
 rping_kernel_client "rocelab rping -s against rping -c (kernel)"
