@@ -265,7 +265,10 @@ rping_kernel_client "rocelab rping -s against rping -c (kernel)"
 # (the host has no netem): CM messages and data alike, resent by rocelab's CM and transport.
 rping_kernel_server "rping -s (kernel) against rocelab rping -c, 20% loss at rocelab's ingress" --loss 0.2 --seed 5
 rping_kernel_server "rping -s (kernel) against rocelab rping -c, 20% loss at the kernel's ingress" --tx-loss 0.2 --seed 7
-rping_kernel_client "rocelab rping -s against rping -c (kernel), 20% loss at rocelab's ingress" --loss 0.2 --seed 2
+# rping -c destroys its QP as soon as its last go-ahead is in: were the ACK of that go-ahead lost at the
+# server, the server's resends would find no QP and fail (the real rping -s too). With seed 5 rocelab drops
+# its 1st, 4th and 8th frame (the REQ, then data), none from the 15th to the 32nd.
+rping_kernel_client "rocelab rping -s against rping -c (kernel), 20% loss at rocelab's ingress" --loss 0.2 --seed 5
 rping_kernel_client "rocelab rping -s against rping -c (kernel), 20% loss at the kernel's ingress" --tx-loss 0.2 --seed 3
 
 # ---- what only the kernel does, read by Wireshark's own dissector ------------------------------
