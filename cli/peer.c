@@ -79,8 +79,20 @@ void peer_usage(FILE *f)
 		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_ud_pingpong with -t ud): its\n"
 		"                       exchange only, its data and iterations; defaults follow the tool\n"
 		"                       (size 4096, UD 2048; path MTU 1024)\n"
-		"  -p, --port PORT      TCP port of the connection exchange; default 18515\n"
+		"      --cm             connect through the CM on QP1 (rdma_cm: REQ, REP, RTU; DREQ, DREP at the\n"
+		"                       end; SIDR_REQ, SIDR_REP with -t ud), as perftest's -R, instead of the\n"
+		"                       TCP exchange; both ends say it. The client's REQ carries the test in\n"
+		"                       rocelab's private data after rdma_cm's header (op, transport, MTU, size,\n"
+		"                       iterations; the REP the server's buffer): the server needs no --op or\n"
+		"                       --size. A REQ without it (perftest -R's) is served with the server's own\n"
+		"                       flags, as perftest's two ends must be given the same. The server checks\n"
+		"                       the data and says so itself: nothing comes back to the client after the\n"
+		"                       test. The server learns its address from the client's first frame.\n"
+		"  -p, --port PORT      TCP port of the connection exchange (--cm: the rdma_cm port); default\n"
+		"                       18515\n"
 		"      --loss RATE      drop this fraction of received frames on purpose, to watch recovery\n"
+		"      --tx-loss RATE   drop this fraction of the frames this side sends, as if lost on the way\n"
+		"                       (loss at the other side's ingress, when that side is not rocelab)\n"
 		"      --seed N         for --loss and the first PSN; default from the clock\n"
 		"      --qpn N          this end's QP number; default 0x11, the first one rxe hands out\n"
 		"                       (rxe numbers each new QP one higher: a second run is 0x12)\n"
@@ -102,18 +114,19 @@ void peer_usage(FILE *f)
 		"  -v                   print the data: \"ping data: ...\" (client), \"server ping data: ...\"\n"
 		"  -V                   client: compare the data written back with the data sent\n"
 		"  -d                   rping's debug lines, the rdma_cm events among them\n"
-		"  and rocelab's own: --interface IF, --timeout SEC (for each wait), --loss RATE, --seed N,\n"
-		"  --qpn N, --json (a summary after rping's output), and --corrupt (server: change one byte\n"
-		"  of each ping before writing it back, so that the client's -V has something to find).\n"
+		"  and rocelab's own: --interface IF, --timeout SEC (for each wait), --loss RATE, --tx-loss RATE,\n"
+		"  --seed N, --qpn N, --json (a summary after rping's output), and --corrupt (server: change\n"
+		"  one byte of each ping before writing it back, so that the client's -V has something to find).\n"
 		"  rping's -P (persistent server) and -q (self-created QP) are not supported.\n"
-		"  TEMPORARY: the real rping cannot talk to this yet. Until rocelab's CM lands, the two ends\n"
-		"  connect through rocelab's TCP exchange on the rping port (QPN, PSN, GID), not through\n"
-		"  rdma_cm's REQ/REP/RTU on QP1; the data phase on the wire is rping's.\n\n"
+		"  The two ends connect as rping's do, through rdma_cm on QP1 (REQ, REP, RTU; DREQ, DREP), so\n"
+		"  the other end may be the real rping; -d prints the rdma_cm events as they come.\n\n"
 		"example (two network namespaces joined by a veth pair):\n"
 		"  ip netns exec B rocelab peer --server\n"
 		"  ip netns exec A rocelab peer --client 10.0.0.2 --op write --size 65536\n"
 		"  ip netns exec B rocelab peer --server -t ud\n"
-		"  ip netns exec A rocelab peer --client 10.0.0.2 -t ud --op pingpong\n");
+		"  ip netns exec A rocelab peer --client 10.0.0.2 -t ud --op pingpong\n"
+		"  ip netns exec B rocelab peer --server --cm\n"
+		"  ip netns exec A rocelab peer --client 10.0.0.2 --cm --op read\n");
 }
 
 /* The path MTU @arg names in bytes, or 0 if it names none of the five (enum rl_mtu). */
@@ -129,6 +142,11 @@ static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 {
 	if (o->server == !!o->addr) {
 		cli_error("peer", "say --server or --client ADDR (one of them)");
+		return false;
+	}
+	if (o->compat && o->cm) {
+		cli_error("peer", "--compat pingpong is the pingpong tools' TCP exchange; --cm connects through the CM "
+			  "instead: say one of them");
 		return false;
 	}
 	if (o->compat) {
@@ -169,9 +187,22 @@ static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 	return true;
 }
 
+bool peer_rate(const char *opt, const char *arg, double *rate)
+{
+	char *end;
+
+	errno = 0;
+	*rate = strtod(arg, &end);
+	if (errno || *end || !(*rate >= 0 && *rate < 1)) {
+		cli_error("peer", "%s wants a fraction 0 <= RATE < 1, not '%s'", opt, arg);
+		return false;
+	}
+	return true;
+}
+
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },       { "client", required_argument, NULL, 'c' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -183,12 +214,12 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "qpn", required_argument, NULL, O_QPN },
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "busy-poll", no_argument, NULL, O_BUSY },
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
+		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud" };
 	bool size_set = false, op_set = false;
 	uint64_t v;
-	char *end;
 	int c, t;
 
 	memset(o, 0, sizeof(*o));
@@ -265,12 +296,12 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			o->gid_index = (int)v;
 			break;
 		case O_LOSS:
-			errno = 0;
-			o->loss = strtod(optarg, &end);
-			if (errno || *end || !(o->loss >= 0 && o->loss < 1)) {
-				cli_error("peer", "--loss wants a fraction 0 <= RATE < 1, not '%s'", optarg);
+			if (!peer_rate("--loss", optarg, &o->loss))
 				return false;
-			}
+			break;
+		case O_TX_LOSS:
+			if (!peer_rate("--tx-loss", optarg, &o->tx_loss))
+				return false;
 			break;
 		case O_SEED:
 			if (!cli_arg_u64("peer", "--seed", optarg, 0, UINT64_MAX, NULL, &o->seed))
@@ -289,6 +320,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			break;
 		case O_BUSY: o->busy_poll = true; break;
 		case O_JSON: o->json = true; break;
+		case O_CM: o->cm = true; break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping")) {
 				cli_error("peer", "--compat rping takes rping's flags: write it as '--compat rping'");
@@ -333,10 +365,12 @@ int cli_peer(int argc, char **argv)
 	int rc;
 
 	memset(&p, 0, sizeof(p));
-	p.net.tcp = p.net.rx = p.net.tx = p.net.hold = -1;
+	p.net.tcp = p.net.rx = p.net.hold = -1;
+	p.conn.qkey = PEER_QKEY;
 	if (peer_rping_asked(argc, argv) ? !peer_rping_parse(argc, argv, &p.o, &rc) : !peer_parse(argc, argv, &p.o, &rc))
 		return peer_output_written(rc);
 	p.net.rng = p.o.seed;
+	p.net.tx_rng = p.o.seed ^ 0x5bd1e9955bd1e995ull;
 	rc = p.o.rping ? peer_rping_run(&p) : peer_run(&p);
 	peer_close(&p);
 	return peer_output_written(rc);

@@ -7,6 +7,7 @@
  *   peer_report.c    the results, as perftest prints them, or --json
  *   peer_wire.c      the wire: addresses, the GID table, UDP sockets, packets in and out
  *   peer_rping.c     --compat rping: rping's flags, its data protocol and its output
+ *   peer_cm.c        --cm and --compat rping: the connection through the CM agent on QP1
  */
 #ifndef ROCELAB_CLI_PEER_H
 #define ROCELAB_CLI_PEER_H
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "rocelab/rdma_cm.h"
 #include "rocelab/rocelab.h"
 
 #define PEER_ROCE_PORT 4791
@@ -26,6 +28,7 @@
 #define PEER_MAX_GIDS 16
 #define PEER_UD_GRH 40                /* UD: the first 40 bytes of a receive hold the GRH */
 #define PEER_UD_WAIT_NS 50000000u     /* UD pingpong: a reply this late counts as lost */
+#define PEER_TX_SOCKS 4               /* UDP source ports sent from: the QP's, QP1's (CM) */
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
 
@@ -48,11 +51,13 @@ struct peer_opts {
 	enum rl_mtu mtu;
 	uint16_t port;
 	double loss;
+	double tx_loss;     /* --tx-loss: the fraction of our own frames dropped before they leave */
 	uint64_t seed;
 	uint32_t qpn;       /* --qpn; 0: 0x11, as rxe */
 	uint32_t timeout_s;
 	bool json, busy_poll;
 	bool rping;         /* --compat rping: rping's flags and protocol (peer_rping.c) */
+	bool cm;            /* --cm (and --compat rping): connect through the CM on QP1, not TCP */
 	struct {
 		const char *source;  /* -I ADDR: the client's source address */
 		uint32_t count;      /* -C: pings; 0 = until interrupted, as rping */
@@ -77,18 +82,29 @@ struct peer_gids {
 struct peer_rx;
 struct peer_tx;
 
+/* A socket bound to one UDP source port: frames whose path names that port leave through it. */
+struct peer_txsock {
+	uint16_t sport;
+	int fd;
+};
+
 /* Sockets and addresses: the TCP exchange and the RoCE wire (peer_wire.c). */
 struct peer_net {
 	int family;
-	int tcp, rx, tx;
+	int tcp, rx;
 	int hold;           /* IPv4 with a raw rx socket: the UDP socket that keeps port 4791 open */
+	struct peer_txsock tx[PEER_TX_SOCKS];
+	int ntx;
 	struct peer_rx *rxq;
 	struct peer_tx *txq;
 	union peer_addr local, remote;
+	bool local_known;   /* a CM server without an address learns it from the first frame */
 	struct peer_gids gids;
 	int gid_index;
-	uint16_t sport;
+	uint16_t sport;     /* the QP's UDP source port (the first tx socket's) */
 	uint64_t rng;       /* --loss */
+	uint64_t tx_rng;    /* --tx-loss */
+	bool failed;        /* set up on the first frame failed (peer_cm.c said why) */
 };
 
 /* The verbs objects of the one QP, and its buffer. */
@@ -107,11 +123,26 @@ struct peer_conn {
 	struct peer_dest me, them;
 	uint64_t remote_va;
 	uint32_t remote_rkey;
+	uint32_t qkey;      /* UD: the other side's Q_Key (PEER_QKEY, or what SIDR_REP announced) */
+};
+
+struct peer;
+
+#define PEER_CM_EVENTS 8
+
+/* The CM agent on QP1, the ids, and the events taken from it but not yet handled (peer_cm.c). */
+struct peer_cm {
+	struct rl_cm_agent *agent;
+	struct rl_rdma_cm_id *listen, *id;
+	struct rl_rdma_cm_event *ev[PEER_CM_EVENTS];
+	unsigned nev;
+	/* A CM server without an address: set up the rest once the first frame says which address is ours. */
+	int (*up)(struct peer *p);
 };
 
 /* What happened: frames, work requests, times. */
 struct peer_stat {
-	uint64_t sent, recv_frames, dropped_loss, rx_bad, tx_errors;
+	uint64_t sent, recv_frames, dropped_loss, dropped_tx, rx_bad, tx_errors;
 	uint64_t posted, completed, errors, lost, delivered, sends_done;
 	uint32_t recvs_out, recvs_posted, spins;
 	uint64_t t_start, t_end;
@@ -127,6 +158,7 @@ struct peer {
 	struct peer_net net;
 	struct peer_verbs verbs;
 	struct peer_conn conn;
+	struct peer_cm cm;
 	struct peer_stat stat;
 };
 
@@ -139,8 +171,13 @@ bool peer_sends(enum peer_op op);
 /* The data both ends know, and whether @n bytes at @b are it. */
 uint8_t peer_pattern(const struct peer *p, size_t i);
 bool peer_check(const struct peer *p, const uint8_t *b, size_t n);
+/* --loss, --tx-loss: a fraction 0 <= RATE < 1 in @arg; false with a message. */
+bool peer_rate(const char *opt, const char *arg, double *rate);
 
 /* ---- peer_exchange.c ---- */
+
+/* ADDR (IPv4, or IPv6) with p->o.port as *sa; sets p->net.family; -1 with a message. */
+int peer_parse_addr(struct peer *p, const char *addr, union peer_addr *sa);
 
 /* The TCP connection: the client's to ADDR, or the server's first client. */
 int peer_tcp_connect(struct peer *p);
@@ -154,6 +191,11 @@ int peer_client_result(struct peer *p);
 bool peer_client_finished(struct peer *p);
 
 /* ---- peer_run.c ---- */
+
+/* The host (rl_host) for p->net.local, sending through peer_emit(). */
+int peer_host_new(struct peer *p);
+/* The host, PD, CQ and QP (in RESET) of the test. */
+int peer_setup(struct peer *p);
 
 /* The buffer and its MR (again when the size changes). */
 int peer_buffer(struct peer *p);
@@ -177,10 +219,29 @@ void peer_close(struct peer *p);
 bool peer_rping_asked(int argc, char **argv);
 /* rping's flags and ours; false with *rc set (CLI_OK after --help) when there is nothing to run. */
 bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc);
-/* The server's CONNECT_REQUEST, between the client's QPN/PSN/GID and its answer: the QP to RTS. */
-int peer_rping_accept(struct peer *p);
 /* rping -s or rping -c; returns a CLI_* exit code. */
 int peer_rping_run(struct peer *p);
+
+/* ---- peer_cm.c ---- */
+
+/* The CM agent on the host's QP1; -1 with a message. */
+int peer_cm_agent(struct peer *p);
+/* Run the agent and move its new events to p->cm.ev (after the host ran). */
+void peer_cm_run(struct peer *p, uint64_t now);
+/* The oldest event not yet handled (the caller acks it with rl_rdma_ack_cm_event()), or NULL. */
+struct rl_rdma_cm_event *peer_cm_event(struct peer *p);
+/* Wait (--timeout) for the next event; NULL with a message if none came. */
+struct rl_rdma_cm_event *peer_cm_wait(struct peer *p, const char *what);
+/* The CM server's first frame: its destination is our address; then p->cm.up(). */
+int peer_cm_first_frame(struct peer *p, const struct rl_path *path);
+/* Free what is left: events, ids, the agent. */
+void peer_cm_close(struct peer *p);
+/* --cm: connect (client) or accept (server) through the CM instead of peer_exchange(). */
+int peer_cm_connect(struct peer *p);
+/* --cm client after the test: DREQ, and the DREP awaited. Server: the DISCONNECTED awaited already, the DREP. */
+void peer_cm_disconnect(struct peer *p);
+/* The server after its DREP: on the wire as long as a lost DREP would take the client to ask again. */
+void peer_cm_linger(struct peer *p);
 
 /* ---- peer_report.c ---- */
 
@@ -209,6 +270,11 @@ int peer_pick_gid(struct peer *p);
 int peer_pick_mtu(struct peer *p);
 /* The UDP sockets: 4791 to receive, the QP's source port to send; -1 with a message. */
 int peer_sockets(struct peer *p, uint16_t sport, bool any_sport);
+/* Only the receiving side (on p->net.local, which may be the any address) and the send queue. */
+int peer_rx_sockets(struct peer *p);
+/* The local address that reaches p->net.remote (or -I's), as the kernel's route lookup picks it. */
+int peer_route_local(struct peer *p);
+void peer_gid_to_addr(const uint8_t gid[16], int family, union peer_addr *a);
 /* The host's emit_pkt callback: BTH..ICRC, queued as a UDP datagram for peer_flush(). */
 void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t len);
 /* Send what peer_emit() queued, in one sendmmsg() where it can. */

@@ -176,7 +176,7 @@ unknown:
 	return -1;
 }
 
-static int peer_parse_addr(struct peer *p, const char *addr, union peer_addr *sa)
+int peer_parse_addr(struct peer *p, const char *addr, union peer_addr *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	if (inet_pton(AF_INET, addr, &sa->v4.sin_addr) == 1) {
@@ -201,29 +201,6 @@ static int peer_parse_addr(struct peer *p, const char *addr, union peer_addr *sa
 	return 0;
 }
 
-/* rping -c -I ADDR: the connection leaves from that address (and so the GID is its). */
-static int peer_bind_source(struct peer *p)
-{
-	union peer_addr src;
-	int family = p->net.family;
-
-	if (!p->o.rp.source)
-		return 0;
-	if (peer_parse_addr(p, p->o.rp.source, &src))
-		return -1;
-	p->net.family = family;
-	if (src.sa.sa_family != family) {
-		cli_error("peer", "-I %s and -a %s are of different address families", p->o.rp.source, p->o.addr);
-		return -1;
-	}
-	peer_addr_set_port(&src, 0);
-	if (bind(p->net.tcp, &src.sa, peer_addr_len(&src))) {
-		cli_error("peer", "cannot bind to the source address %s: %s", p->o.rp.source, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 int peer_tcp_connect(struct peer *p)
 {
 	union peer_addr sa;
@@ -232,13 +209,12 @@ int peer_tcp_connect(struct peer *p)
 	if (peer_parse_addr(p, p->o.addr, &sa))
 		return -1;
 	p->net.tcp = socket(p->net.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (p->net.tcp < 0 || peer_bind_device(p, p->net.tcp) || peer_bind_source(p))
+	if (p->net.tcp < 0 || peer_bind_device(p, p->net.tcp))
 		return -1;
 	if (connect(p->net.tcp, &sa.sa, peer_addr_len(&sa))) {
 		if (errno == ECONNREFUSED)
 			cli_error("peer", "nobody listens at %s port %u: start 'rocelab peer %s' there first",
-				  p->o.addr, p->o.port, p->o.rping ? "--compat rping -s" :
-				  p->net.family == AF_INET6 ? "--server --ipv6" : "--server");
+				  p->o.addr, p->o.port, p->net.family == AF_INET6 ? "--server --ipv6" : "--server");
 		else if (errno == ENETUNREACH || errno == EHOSTUNREACH)
 			cli_error("peer", "no route to %s: check 'ip route' (and the namespace you run in)", p->o.addr);
 		else
@@ -261,9 +237,6 @@ int peer_tcp_accept(struct peer *p)
 	p->net.family = p->o.ipv6 ? AF_INET6 : AF_INET;
 	sa.sa.sa_family = (sa_family_t)p->net.family;
 	peer_addr_set_port(&sa, p->o.port);
-	/* rping -s -a ADDR listens on that address only. */
-	if (p->o.addr && peer_parse_addr(p, p->o.addr, &sa))
-		return -1;
 	ls = socket(p->net.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (ls < 0 || peer_bind_device(p, ls))
 		return -1;
@@ -306,13 +279,11 @@ static int peer_server_ready(struct peer *p)
 
 /*
  * The server's step between the client's QPN/PSN/GID and its own answer:
- * with --compat, its QP is ready to receive (rping's: the CONNECT_REQUEST
- * creates it). Ours waits for the test line that follows.
+ * with --compat, its QP is ready to receive. Ours waits for the test line
+ * that follows.
  */
 static int peer_server_accept(struct peer *p)
 {
-	if (p->o.rping)
-		return peer_rping_accept(p);
 	return p->o.compat ? peer_server_ready(p) : 0;
 }
 
@@ -360,7 +331,7 @@ int peer_exchange(struct peer *p)
 			return -1;
 		}
 	}
-	if (p->o.compat || p->o.rping)
+	if (p->o.compat)
 		return 0;
 	/*
 	 * Then ours: the client says what to do; the server, once its buffer has
@@ -411,7 +382,8 @@ int peer_client_result(struct peer *p)
 	char res[PEER_RES_LEN];
 	unsigned long long got;
 
-	if (p->o.compat) {
+	/* No word from the server after the test: what this side saw arrive. */
+	if (p->o.compat || p->o.cm) {
 		p->stat.delivered = p->o.iters - p->stat.lost;
 		return 0;
 	}

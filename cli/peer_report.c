@@ -50,8 +50,13 @@ void peer_header(const struct peer *p)
 	printf(" Mtu             : %u[B]\n", rl_mtu_bytes(p->o.mtu));
 	printf(" Link type       : Ethernet\n");
 	printf(" GID index       : %d\t\tInterface      : %s\n", p->net.gid_index, p->net.gids.ifname);
-	printf(" Data ex. method : Ethernet (TCP port %u, %s)\n", p->o.port,
-	       p->o.compat ? "ibv_rc_pingpong's exchange only" : "ibv_rc_pingpong format + rocelab test line");
+	if (p->o.cm)
+		printf(" Data ex. method : rdma_cm (port %u, service ID %#018" PRIx64 "; %s)\n", p->o.port,
+		       rl_cm_service_id(p->o.ud ? RL_RDMA_PS_UDP : RL_RDMA_PS_TCP, p->o.port),
+		       p->o.ud ? "SIDR_REQ/SIDR_REP" : "REQ/REP/RTU");
+	else
+		printf(" Data ex. method : Ethernet (TCP port %u, %s)\n", p->o.port,
+		       p->o.compat ? "ibv_rc_pingpong's exchange only" : "ibv_rc_pingpong format + rocelab test line");
 	printf("---------------------------------------------------------------------------------------\n");
 	peer_gid_str(p->conn.me.gid, g, sizeof(g));
 	printf(" local address: LID %#06x QPN %#08x PSN %#08x RKey %#010x VAddr %#018" PRIx64 "\n", p->conn.me.lid,
@@ -96,7 +101,10 @@ void peer_bw_report(const struct peer *p, const uint64_t *stamps)
 	printf(" %-10u %-14u %-18.2f %-20.2f %.6f\n", p->o.size, p->o.iters, peak, avg,
 	       secs > 0 ? p->o.iters / secs / 1e6 : 0);
 	printf("---------------------------------------------------------------------------------------\n");
-	if (p->o.ud && peer_sends(p->o.op))
+	if (p->o.ud && peer_sends(p->o.op) && p->o.cm)
+		printf(" sent %u messages; the server's output says how many arrived (--cm: no word back after the "
+		       "test)\n", p->o.iters);
+	else if (p->o.ud && peer_sends(p->o.op))
 		printf(" delivered %" PRIu64 " of %u messages (UD: what is lost stays lost)\n", p->stat.delivered,
 		       p->o.iters);
 	printf(" frames sent %" PRIu64 ", received %" PRIu64 " (%" PRIu64 " dropped on purpose by --loss, %" PRIu64

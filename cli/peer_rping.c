@@ -15,8 +15,10 @@
  *
  * rping has a CM thread and a CQ thread that set cb->state and post a
  * semaphore the main flow waits on. Here one thread does all three:
- * rping_wait() runs the wire and the completion handler until something
- * was posted. States, their numbers and every message are rping's.
+ * rping_wait() runs the wire, the completion handler and the rdma_cm event
+ * handler until something was posted. States, their numbers and every
+ * message are rping's. The connection is rdma_cm's, through the CM agent
+ * on QP1 (peer_cm.c), so the other end may be the real rping.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -51,6 +53,7 @@
 #define RPING_FIRST_CHAR 'A'       /* the start buffer's letters run 'A'..'z' (65..122), round again */
 #define RPING_LAST_CHAR 'z'
 #define RPING_HANGUP_NS 2000000000ull
+#define RPING_REJ_INVALID_SERVICE_ID 8  /* IBA 12.6.7.2, Table 112: nobody listens on the port */
 
 /* rping's enum test_state, with its numbers: they appear in its messages. */
 enum rping_state {
@@ -81,30 +84,8 @@ static const char *const rping_state_names[] = {
 	[RPING_ERROR] = "ERROR",
 };
 
-/* The rdma_cm events rping handles that this side has a counterpart for (see rping_connect()). */
-enum rping_cm_event {
-	RPING_CM_ADDR_RESOLVED,
-	RPING_CM_ROUTE_RESOLVED,
-	RPING_CM_CONNECT_REQUEST,
-	RPING_CM_ESTABLISHED,
-	RPING_CM_DISCONNECTED,
-};
-
-static const char *const rping_cm_event_names[] = {
-	[RPING_CM_ADDR_RESOLVED] = "RDMA_CM_EVENT_ADDR_RESOLVED",
-	[RPING_CM_ROUTE_RESOLVED] = "RDMA_CM_EVENT_ROUTE_RESOLVED",
-	[RPING_CM_CONNECT_REQUEST] = "RDMA_CM_EVENT_CONNECT_REQUEST",
-	[RPING_CM_ESTABLISHED] = "RDMA_CM_EVENT_ESTABLISHED",
-	[RPING_CM_DISCONNECTED] = "RDMA_CM_EVENT_DISCONNECTED",
-};
-
 /* What tells a send-queue completion from a receive's, whatever its status. */
 enum { RPING_WR_SEND = 1, RPING_WR_RECV = 2 };
-
-/* An rdma_cm_id: -d prints its address, and whether it is the parent (cb->cm_id) or the server's child. */
-struct rping_id {
-	int unused;
-};
 
 /* rping's struct rping_cb: what one endpoint keeps. */
 struct peer_rping {
@@ -112,7 +93,9 @@ struct peer_rping {
 	unsigned sem;                   /* rping's cb->sem: events posted, not yet waited for */
 	bool hung_up;                   /* the other side has gone (DISCONNECTED delivered) */
 	bool buffers;                   /* rping_setup_buffers() ran */
-	struct rping_id cm_id, child_cm_id;
+	struct rl_rdma_cm_id *cm_id;    /* the client's, or the server's listening one */
+	struct rl_rdma_cm_id *child_cm_id; /* the server's connection, from CONNECT_REQUEST */
+	uint8_t req_rd_atomic[2];       /* the CONNECT_REQUEST's responder resources and initiator depth */
 	uint8_t recv_buf[RPING_INFO_LEN], send_buf[RPING_INFO_LEN];
 	struct rl_mr *recv_mr, *send_mr, *rdma_mr, *start_mr;
 	char *rdma_buf, *start_buf;     /* the sink (both), the READ source (client) */
@@ -257,19 +240,12 @@ static bool rping_flag(struct peer_opts *o, int c, const char *arg, int *role)
 /* rocelab's own options next to rping's; false (with a message) if refused. */
 static bool rping_own_flag(struct peer_opts *o, int c, const char *arg)
 {
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_JSON, O_COMPAT, O_IFACE, O_CORRUPT };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_JSON, O_COMPAT, O_IFACE, O_CORRUPT, O_TX_LOSS };
 	uint64_t v;
-	char *end;
 
 	switch (c) {
-	case O_LOSS:
-		errno = 0;
-		o->loss = strtod(arg, &end);
-		if (errno || *end || !(o->loss >= 0 && o->loss < 1)) {
-			cli_error("peer", "--loss wants a fraction 0 <= RATE < 1, not '%s'", arg);
-			return false;
-		}
-		return true;
+	case O_LOSS: return peer_rate("--loss", arg, &o->loss);
+	case O_TX_LOSS: return peer_rate("--tx-loss", arg, &o->tx_loss);
 	case O_SEED:
 		return cli_arg_u64("peer", "--seed", arg, 0, UINT64_MAX, NULL, &o->seed);
 	case O_QPN:
@@ -304,6 +280,7 @@ bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "qpn", required_argument, NULL, 258 },     { "timeout", required_argument, NULL, 259 },
 		{ "json", no_argument, NULL, 260 },          { "compat", required_argument, NULL, 261 },
 		{ "interface", required_argument, NULL, 262 }, { "corrupt", no_argument, NULL, 263 },
+		{ "tx-loss", required_argument, NULL, 264 },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	int c, role = -1;
@@ -342,33 +319,64 @@ bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 
 /* ---- rping's event handlers --------------------------------------------------------------------- */
 
-/* rping_cma_event_handler(): the steps of the connection are synchronous here, so only DISCONNECTED posts. */
-static void rping_cm_event(struct peer *p, struct peer_rping *rp, enum rping_cm_event ev, const struct rping_id *id)
+/* rping_cma_event_handler(), event by event; an error event puts the endpoint in ERROR (rping exits). */
+static void rping_cm_event(struct peer *p, struct peer_rping *rp, const struct rl_rdma_cm_event *ev)
 {
-	rping_debug(&p->o, "cma_event type %s cma_id %p (%s)\n", rping_cm_event_names[ev], (const void *)id,
-		    id == &rp->cm_id ? "parent" : "child");
-	switch (ev) {
-	case RPING_CM_ADDR_RESOLVED:
+	rping_debug(&p->o, "cma_event type %s cma_id %p (%s)\n", rl_rdma_event_str(ev->event), (const void *)ev->id,
+		    ev->id == rp->cm_id ? "parent" : "child");
+	switch (ev->event) {
+	case RL_RDMA_CM_EVENT_ADDR_RESOLVED:
 		rp->state = RPING_ADDR_RESOLVED;
+		if (rl_rdma_resolve_route(ev->id, 2000)) {
+			rp->state = RPING_ERROR;
+			fprintf(stderr, "rdma_resolve_route: %s\n", strerror(EINVAL));
+			rp->sem++;
+		}
 		break;
-	case RPING_CM_ROUTE_RESOLVED:
+	case RL_RDMA_CM_EVENT_ROUTE_RESOLVED:
 		rp->state = RPING_ROUTE_RESOLVED;
+		rp->sem++;
 		break;
-	case RPING_CM_CONNECT_REQUEST:
+	case RL_RDMA_CM_EVENT_CONNECT_REQUEST:
 		rp->state = RPING_CONNECT_REQUEST;
-		rping_debug(&p->o, "child cma %p\n", (const void *)id);
+		rp->child_cm_id = ev->id;
+		rp->req_rd_atomic[0] = ev->conn.responder_resources;
+		rp->req_rd_atomic[1] = ev->conn.initiator_depth;
+		rping_debug(&p->o, "child cma %p\n", (const void *)ev->id);
+		rp->sem++;
 		break;
-	case RPING_CM_ESTABLISHED:
+	case RL_RDMA_CM_EVENT_CONNECT_RESPONSE:
+		rping_debug(&p->o, "CONNECT_RESPONSE\n");
+		rp->state = RPING_CONNECTED;
+		rp->sem++;
+		break;
+	case RL_RDMA_CM_EVENT_ESTABLISHED:
 		rping_debug(&p->o, "ESTABLISHED\n");
 		/* The server wakes up when the first RECV completes. */
 		if (!p->o.server)
 			rp->state = RPING_CONNECTED;
+		rp->sem++;
 		break;
-	case RPING_CM_DISCONNECTED:
+	case RL_RDMA_CM_EVENT_ADDR_ERROR:
+	case RL_RDMA_CM_EVENT_ROUTE_ERROR:
+	case RL_RDMA_CM_EVENT_CONNECT_ERROR:
+	case RL_RDMA_CM_EVENT_UNREACHABLE:
+	case RL_RDMA_CM_EVENT_REJECTED:
+		fprintf(stderr, "cma event %s, error %d\n", rl_rdma_event_str(ev->event), ev->status);
+		if (ev->event == RL_RDMA_CM_EVENT_REJECTED && ev->status == RPING_REJ_INVALID_SERVICE_ID)
+			cli_error("peer", "nobody listens at %s port %u (REJ reason 8, invalid service ID): start 'rocelab "
+				  "peer --compat rping -s' there first", p->o.addr, p->o.port);
+		rp->state = RPING_ERROR;
+		rp->sem++;
+		break;
+	case RL_RDMA_CM_EVENT_DISCONNECTED:
 		fprintf(stderr, "%s DISCONNECT EVENT...\n", p->o.server ? "server" : "client");
 		rp->state = RPING_DISCONNECTED;
 		rp->hung_up = true;
 		rp->sem++;
+		break;
+	default:
+		fprintf(stderr, "unhandled event: %s, ignoring\n", rl_rdma_event_str(ev->event));
 		break;
 	}
 }
@@ -493,19 +501,13 @@ static void rping_cq_handler(struct peer *p, struct peer_rping *rp)
 	}
 }
 
-/* ---- the connection: TEMPORARY, until the CM lands ---------------------------------------------- */
+/* ---- the connection: rdma_cm ------------------------------------------------------------------ */
 /*
  * rping connects through rdma_cm: the client resolves the address and the
  * route, its CM sends a REQ on QP1, the server's accept answers with a
- * REP, the client's CM sends the RTU (IBA 12.6). core/ has no CM yet, so
- * the functions of this section use peer's TCP exchange on the rping port
- * instead (QPN, PSN and GID as ibv_rc_pingpong writes them): nothing of
- * rdma_cm is on the wire, and the real rping cannot connect to this side.
- * -d prints the rdma_cm events whose counterpart does happen here: the
- * local address (GID) and the route (path MTU) found, the client's request
- * read, the QP ready to send, the other side gone. When the CM API is in
- * core, these functions become rl_rdma_resolve_addr/route, rl_rdma_connect,
- * rl_rdma_listen/accept and rl_rdma_disconnect, and the events come from it.
+ * REP, the client's CM sends the RTU (IBA 12.6); at the end DREQ and DREP.
+ * Here the CM agent of core does it (peer_cm.c carries its frames), and
+ * its events come to rping_cm_event() as rping's CM thread gets them.
  */
 
 static bool rping_expired(const struct peer *p, uint64_t start)
@@ -513,108 +515,155 @@ static bool rping_expired(const struct peer *p, uint64_t start)
 	return peer_now() - start > (uint64_t)p->o.timeout_s * 1000000000u;
 }
 
-/* Has the other side closed the stand-in connection (rdma_cm: its DREQ)? Then DISCONNECTED. */
-static void rping_hangup_check(struct peer *p, struct peer_rping *rp)
-{
-	char c;
-	ssize_t r = recv(p->net.tcp, &c, 1, MSG_DONTWAIT);
-
-	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		return;
-	rping_cm_event(p, rp, RPING_CM_DISCONNECTED, p->o.server ? &rp->child_cm_id : &rp->cm_id);
-}
-
-/*
- * One round: the wire, then (after what arrived is acknowledged: the ACK
- * leaves before the work it lets us post, as the kernel's does) the
- * completions, then the stand-in connection.
- */
+/* One round: the wire, then the completions (after what arrived is acknowledged: the ACK leaves first, as the kernel's does), then the CM's events. */
 static void rping_step(struct peer *p, struct peer_rping *rp)
 {
-	bool hup = peer_pump(p, rp->hung_up ? -1 : p->net.tcp);
+	struct rl_rdma_cm_event *ev;
 
+	peer_pump(p, -1);
 	peer_flush(p);
-	rping_cq_handler(p, rp);
-	if (hup && !rp->hung_up)
-		rping_hangup_check(p, rp);
+	if (p->verbs.cq)
+		rping_cq_handler(p, rp);
+	while ((ev = peer_cm_event(p))) {
+		rping_cm_event(p, rp, ev);
+		rl_rdma_ack_cm_event(ev);
+	}
 }
 
-/* The QP to RTS with what the exchange brought, and rping's rdma_conn_param. */
-static int rping_qp_connect(struct peer *p)
-{
-	struct rl_conn c;
+static void rping_wait(struct peer *p, struct peer_rping *rp);
 
-	rl_conn_defaults(&c);
-	c.sq_psn = p->conn.me.psn;
-	c.qpn = p->conn.them.qpn;
-	c.psn = p->conn.them.psn;
-	memcpy(c.gid, p->conn.them.gid, 16);
-	c.udp_sport = p->net.sport;
-	c.path_mtu = p->o.mtu;
-	/* rping_init_conn_param(): responder_resources 1, initiator_depth 1, retry_count 7, rnr_retry_count 7. */
-	c.max_dest_rd_atomic = 1;
-	c.max_rd_atomic = 1;
-	c.retry_cnt = 7;
-	c.rnr_retry = 7;
-	if (rl_qp_connect(p->verbs.qp, &c)) {
-		cli_error("peer", "cannot connect the QP: %s", rl_host_error(p->verbs.host));
+/* The host for p->net.local, its sockets and its CM agent on QP1. */
+static int rping_host(struct peer *p)
+{
+	if (peer_host_new(p)) {
+		cli_error("peer", "out of memory");
 		return -1;
 	}
-	return 0;
+	return peer_cm_agent(p);
 }
 
-static void rping_temporary_note(const struct peer *p)
+/* rping_init_conn_param(): responder_resources 1, initiator_depth 1, retry_count 7, rnr_retry_count 7. */
+static void rping_conn_param(struct rl_rdma_conn_param *c)
 {
-	fprintf(stderr, "rocelab peer: --compat rping connects through rocelab's TCP exchange on port %u for now, "
-		"not rdma_cm: the real rping cannot talk to this side yet\n", p->o.port);
+	memset(c, 0, sizeof(*c));
+	c->responder_resources = 1;
+	c->initiator_depth = 1;
+	c->retry_count = 7;
+	c->rnr_retry_count = 7;
 }
 
 /* rping_bind_client(): the address and the route to the server. */
 static int rping_resolve(struct peer *p, struct peer_rping *rp)
 {
-	rping_temporary_note(p);
-	if (peer_tcp_connect(p) || peer_pick_gid(p))
+	struct rl_rdma_addr src = { { 0 }, 0 }, dst = { { 0 }, p->o.port };
+
+	if (peer_parse_addr(p, p->o.addr, &p->net.remote) || peer_route_local(p) || peer_pick_gid(p) ||
+	    peer_pick_mtu(p) || peer_rx_sockets(p) || rping_host(p))
 		return -1;
-	rping_cm_event(p, rp, RPING_CM_ADDR_RESOLVED, &rp->cm_id);
-	if (peer_pick_mtu(p))
+	rp->cm_id = p->cm.id = rl_rdma_create_id(p->cm.agent, rp, RL_RDMA_PS_TCP);
+	if (!rp->cm_id)
 		return -1;
-	rping_cm_event(p, rp, RPING_CM_ROUTE_RESOLVED, &rp->cm_id);
+	rping_debug(&p->o, "created cm_id %p\n", (void *)rp->cm_id);
+	memcpy(src.gid, p->conn.me.gid, 16);
+	peer_addr_to_gid(&p->net.remote, dst.gid);
+	if (rl_rdma_resolve_addr(rp->cm_id, &src, &dst, 2000)) {
+		fprintf(stderr, "rdma_resolve_addr: %s\n", strerror(EINVAL));
+		return -1;
+	}
+	rping_wait(p, rp);
+	if (rp->state != RPING_ROUTE_RESOLVED) {
+		fprintf(stderr, "waiting for addr/route resolution state %d\n", (int)rp->state);
+		return -1;
+	}
 	rping_debug(&p->o, "rdma_resolve_addr - rdma_resolve_route successful\n");
 	return 0;
 }
 
-/* rping_connect_client(): connected once the QP can send. */
+/* rping_connect_client(): the REQ, and the REP's ESTABLISHED. */
 static int rping_connect(struct peer *p, struct peer_rping *rp)
 {
-	if (peer_exchange(p) || rping_qp_connect(p))
+	struct rl_rdma_conn_param c;
+	int r;
+
+	rping_conn_param(&c);
+	if ((r = rl_rdma_connect(rp->cm_id, &c))) {
+		fprintf(stderr, "rdma_connect: %s\n", strerror(-r));
 		return -1;
-	rping_cm_event(p, rp, RPING_CM_ESTABLISHED, &rp->cm_id);
+	}
+	rping_wait(p, rp);
+	if (rp->state != RPING_CONNECTED) {
+		fprintf(stderr, "wait for CONNECTED state %d\n", (int)rp->state);
+		return -1;
+	}
 	rping_debug(&p->o, "rdma_connect successful\n");
 	return 0;
 }
 
-static int rping_setup_qp(struct peer *p);
+static int rping_setup_qp(struct peer *p, struct rl_rdma_cm_id *id);
 static int rping_setup_buffers(struct peer *p, struct peer_rping *rp);
 
-/* rping_bind_server() and the wait for CONNECT_REQUEST; peer_exchange() calls peer_rping_accept() in the middle. */
-static int rping_listen_accept(struct peer *p, struct peer_rping *rp)
-{
-	rping_temporary_note(p);
-	if (peer_tcp_accept(p) || peer_pick_gid(p) || peer_pick_mtu(p) || peer_exchange(p))
-		return -1;
-	rping_cm_event(p, rp, RPING_CM_ESTABLISHED, &rp->child_cm_id);
-	return 0;
-}
-
-int peer_rping_accept(struct peer *p)
+/*
+ * The server's host, once its address is known (-a, or the destination of
+ * the client's first frame): rping_bind_server()'s rdma_bind_addr() and
+ * rdma_listen().
+ */
+static int rping_server_up(struct peer *p)
 {
 	struct peer_rping *rp = p->rping;
+	struct rl_rdma_addr any = { { 0 }, p->o.port };
 
-	rping_cm_event(p, rp, RPING_CM_CONNECT_REQUEST, &rp->child_cm_id);
-	if (rping_setup_qp(p) || rping_setup_buffers(p, rp) || rping_post_recv(p, rp))
+	if (peer_pick_gid(p) || peer_pick_mtu(p) || rping_host(p))
 		return -1;
+	rp->cm_id = p->cm.listen = rl_rdma_create_id(p->cm.agent, rp, RL_RDMA_PS_TCP);
+	if (!rp->cm_id)
+		return -1;
+	rping_debug(&p->o, "created cm_id %p\n", (void *)rp->cm_id);
+	if (p->o.addr)
+		memcpy(any.gid, p->conn.me.gid, 16);
+	if (rl_rdma_bind_addr(rp->cm_id, &any)) {
+		fprintf(stderr, "rdma_bind_addr: %s\n", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	rping_debug(&p->o, "rdma_bind_addr successful\n");
+	rping_debug(&p->o, "rdma_listen\n");
+	return rl_rdma_listen(rp->cm_id, 3);
+}
+
+/* rping_bind_server(): listen on -a ADDR, or on any address (the first frame then tells which is ours). */
+static int rping_bind_server(struct peer *p)
+{
+	p->net.family = p->o.ipv6 ? AF_INET6 : AF_INET;
+	memset(&p->net.local, 0, sizeof(p->net.local));
+	p->net.local.sa.sa_family = (sa_family_t)p->net.family;
+	if (p->o.addr && peer_parse_addr(p, p->o.addr, &p->net.local))
+		return -1;
+	peer_addr_set_port(&p->net.local, 0);
+	p->cm.up = rping_server_up;
+	if (peer_rx_sockets(p))
+		return -1;
+	return p->o.addr ? rping_server_up(p) : 0;
+}
+
+/* rping_accept(): the REP, with what the CONNECT_REQUEST offered (rping passes no conn_param). */
+static int rping_accept(struct peer *p, struct peer_rping *rp)
+{
+	struct rl_rdma_conn_param c;
+	int r;
+
 	rping_debug(&p->o, "accepting client connection request\n");
-	return rping_qp_connect(p);
+	rping_conn_param(&c);
+	c.responder_resources = rp->req_rd_atomic[0];
+	c.initiator_depth = rp->req_rd_atomic[1];
+	if ((r = rl_rdma_accept(rp->child_cm_id, &c))) {
+		fprintf(stderr, "rdma_accept: %s\n", strerror(-r));
+		return -1;
+	}
+	rping_wait(p, rp);
+	if (rp->state == RPING_ERROR) {
+		fprintf(stderr, "wait for CONNECTED state %d\n", (int)rp->state);
+		return -1;
+	}
+	return 0;
 }
 
 /* Until every send-queue work request of ours has completed (at most 2 s): nothing of ours may be resent later. */
@@ -627,18 +676,24 @@ static void rping_settle(struct peer *p, struct peer_rping *rp)
 }
 
 /*
- * rdma_disconnect(): our sends done, the stand-in connection shut, the
- * other side's close awaited (rdma_cm: DREQ, DREP, DISCONNECTED), then the
- * wire answered until it is quiet.
+ * rping_disconnect(): our sends done, rdma_disconnect(): the client's DREQ
+ * and, awaited, the server's DREP (DISCONNECTED); the server's DREP, then
+ * the wire answered for as long as a lost DREP would take to be asked again.
  */
-static void rping_disconnect(struct peer *p, struct peer_rping *rp)
+static void rping_disconnect(struct peer *p, struct peer_rping *rp, struct rl_rdma_cm_id *id)
 {
 	uint64_t start = peer_now();
 
-	rping_settle(p, rp);
-	if (p->net.tcp < 0)
+	if (!id)
 		return;
-	shutdown(p->net.tcp, SHUT_WR);
+	rping_settle(p, rp);
+	p->cm.id = id;
+	if (rl_rdma_disconnect(id))
+		return;
+	if (p->o.server) {
+		peer_cm_linger(p);
+		return;
+	}
 	while (!rp->hung_up && !rping_expired(p, start))
 		rping_step(p, rp);
 	peer_drain(p, 50);
@@ -646,17 +701,13 @@ static void rping_disconnect(struct peer *p, struct peer_rping *rp)
 
 /* ---- the verbs objects and the buffers ---------------------------------------------------------- */
 
-/* rping_setup_qp(): PD, CQ and RC QP with rping's depths; and this side's end of the wire. */
-static int rping_setup_qp(struct peer *p)
+/* rping_setup_qp(): PD, CQ and RC QP with rping's depths, made for the id by rdma_create_qp() (in INIT). */
+static int rping_setup_qp(struct peer *p, struct rl_rdma_cm_id *id)
 {
-	struct rl_host_config hc = { .emit_pkt = peer_emit, .ctx = p, .active_mtu = p->o.mtu, .first_qpn = p->o.qpn };
 	struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC, .max_send_wr = RPING_SQ_DEPTH, .max_recv_wr = RPING_RQ_DEPTH };
-	struct rl_qp_attr init = { .qp_state = RL_QPS_INIT, .port_num = 1,
-				   .qp_access_flags = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_WRITE };
+	int r;
 
-	peer_addr_to_gid(&p->net.local, hc.gid);
-	p->verbs.host = rl_host_new(&hc);
-	p->verbs.pd = p->verbs.host ? rl_alloc_pd(p->verbs.host) : NULL;
+	p->verbs.pd = rl_alloc_pd(p->verbs.host);
 	if (!p->verbs.pd)
 		return -1;
 	rping_debug(&p->o, "created pd %p\n", (void *)p->verbs.pd);
@@ -669,16 +720,13 @@ static int rping_setup_qp(struct peer *p)
 	if (!p->verbs.qp)
 		return -1;
 	/* rdma_create_qp() leaves it in INIT, where rping posts its first receive. */
-	if (rl_modify_qp(p->verbs.qp, &init, RL_QP_STATE | RL_QP_ACCESS_FLAGS | RL_QP_PKEY_INDEX | RL_QP_PORT)) {
-		cli_error("peer", "cannot move the QP to INIT: %s", rl_host_error(p->verbs.host));
+	if ((r = rl_rdma_attach_qp(id, p->verbs.qp))) {
+		cli_error("peer", "rdma_create_qp: %s", strerror(-r));
 		return -1;
 	}
 	rping_debug(&p->o, "created qp %p\n", (void *)p->verbs.qp);
 	p->conn.me.qpn = rl_qp_num(p->verbs.qp);
-	p->conn.me.psn = (uint32_t)(p->o.seed * 0x9e3779b97f4a7c15u >> 40);
-	memcpy(p->conn.me.gid, hc.gid, 16);
-	/* The sockets before the exchange ends, so that the first frame finds port 4791 open. */
-	return peer_sockets(p, rl_qp_udp_sport(p->verbs.qp), true);
+	return 0;
 }
 
 /* Registered at its own address, as libibverbs does: the advertisement carries the pointer. */
@@ -901,13 +949,22 @@ static int rping_run_client(struct peer *p, struct peer_rping *rp)
 {
 	int ret;
 
-	if (rping_resolve(p, rp) || rping_setup_qp(p) || rping_setup_buffers(p, rp) || rping_post_recv(p, rp) ||
-	    rping_connect(p, rp))
+	if (rping_resolve(p, rp))
 		return -1;
+	if (rping_setup_qp(p, rp->cm_id)) {
+		fprintf(stderr, "setup_qp failed: %d\n", -1);
+		return -1;
+	}
+	if (rping_setup_buffers(p, rp) || rping_post_recv(p, rp))
+		return -1;
+	if (rping_connect(p, rp)) {
+		fprintf(stderr, "connect error %d\n", -1);
+		return -1;
+	}
 	ret = rping_test_client(p, rp);
 	if (ret)
 		fprintf(stderr, "rping client failed: %d\n", ret);
-	rping_disconnect(p, rp);
+	rping_disconnect(p, rp, rp->cm_id);
 	return ret;
 }
 
@@ -915,12 +972,27 @@ static int rping_run_server(struct peer *p, struct peer_rping *rp)
 {
 	int ret;
 
-	if (rping_listen_accept(p, rp))
+	if (rping_bind_server(p))
 		return -1;
+	rping_wait(p, rp);
+	if (rp->state != RPING_CONNECT_REQUEST) {
+		fprintf(stderr, "wait for CONNECT_REQUEST state %d\n", (int)rp->state);
+		return -1;
+	}
+	if (rping_setup_qp(p, rp->child_cm_id)) {
+		fprintf(stderr, "setup_qp failed: %d\n", -1);
+		return -1;
+	}
+	if (rping_setup_buffers(p, rp) || rping_post_recv(p, rp))
+		return -1;
+	if (rping_accept(p, rp)) {
+		fprintf(stderr, "connect error %d\n", -1);
+		return -1;
+	}
 	ret = rping_test_server(p, rp);
 	if (ret)
 		fprintf(stderr, "rping server failed: %d\n", ret);
-	rping_disconnect(p, rp);
+	rping_disconnect(p, rp, rp->child_cm_id);
 	return ret;
 }
 
@@ -928,9 +1000,13 @@ static int rping_run_server(struct peer *p, struct peer_rping *rp)
 static void rping_json(const struct peer *p, const struct peer_rping *rp, int ret)
 {
 	struct rl_qp_stats st;
+	struct rl_cm_agent_stats cm;
 	struct json j;
 
 	memset(&st, 0, sizeof(st));
+	memset(&cm, 0, sizeof(cm));
+	if (p->cm.agent)
+		rl_cm_agent_stats(p->cm.agent, &cm);
 	if (p->verbs.qp)
 		rl_qp_stats(p->verbs.qp, &st);
 	json_begin(&j, stdout);
@@ -942,7 +1018,11 @@ static void rping_json(const struct peer *p, const struct peer_rping *rp, int re
 	json_u64(&j, "frames_sent", p->stat.sent);
 	json_u64(&j, "frames_received", p->stat.recv_frames);
 	json_u64(&j, "dropped_by_loss", p->stat.dropped_loss);
+	json_u64(&j, "dropped_by_tx_loss", p->stat.dropped_tx);
 	json_u64(&j, "retransmits", st.retransmits);
+	json_u64(&j, "cm_mads_sent", cm.mads_sent);
+	json_u64(&j, "cm_mads_received", cm.mads_recv);
+	json_u64(&j, "cm_resends", cm.resends);
 	json_bool(&j, "ok", ret == 0);
 	json_end(&j);
 	json_newline(&j);
@@ -956,10 +1036,10 @@ int peer_rping_run(struct peer *p)
 	memset(&rp, 0, sizeof(rp));
 	rp.state = RPING_IDLE;
 	p->rping = &rp;
-	rping_debug(&p->o, "created cm_id %p\n", (void *)&rp.cm_id);
 	ret = p->o.server ? rping_run_server(p, &rp) : rping_run_client(p, &rp);
 	rping_free_buffers(p, &rp);
-	rping_debug(&p->o, "destroy cm_id %p\n", (void *)&rp.cm_id);
+	if (rp.cm_id)
+		rping_debug(&p->o, "destroy cm_id %p\n", (void *)rp.cm_id);
 	if (p->o.json)
 		rping_json(p, &rp, ret);
 	p->rping = NULL;

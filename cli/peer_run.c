@@ -15,21 +15,31 @@
 #include "cli.h"
 #include "peer.h"
 
-/* The host, PD, CQ and QP; the host sends through peer_wire.c as path + BTH..ICRC. */
-static int peer_setup(struct peer *p)
+/* The host; it sends through peer_wire.c as path + BTH..ICRC. */
+int peer_host_new(struct peer *p)
 {
 	struct rl_host_config hc = { .emit_pkt = peer_emit, .ctx = p };
-	struct rl_qp_init_attr ia = { .qp_type = p->o.ud ? RL_QPT_UD : RL_QPT_RC };
-	uint32_t depth = p->o.window + 8;
 
-	if (p->o.ud || p->o.compat)
-		depth += 512; /* datagrams are not flow controlled: keep receives posted ahead (the tools: 500) */
 	peer_addr_to_gid(&p->net.local, hc.gid);
 	/* The port's MTU: a UD message must fit it (IBA: one packet per UD message). */
 	hc.active_mtu = p->o.mtu;
 	hc.first_qpn = p->o.qpn;
 	p->verbs.host = rl_host_new(&hc);
-	p->verbs.pd = p->verbs.host ? rl_alloc_pd(p->verbs.host) : NULL;
+	memcpy(p->conn.me.gid, hc.gid, 16);
+	return p->verbs.host ? 0 : -1;
+}
+
+/* The host, PD, CQ and QP. */
+int peer_setup(struct peer *p)
+{
+	struct rl_qp_init_attr ia = { .qp_type = p->o.ud ? RL_QPT_UD : RL_QPT_RC };
+	uint32_t depth = p->o.window + 8;
+
+	if (p->o.ud || p->o.compat)
+		depth += 512; /* datagrams are not flow controlled: keep receives posted ahead (the tools: 500) */
+	if (peer_host_new(p))
+		return -1;
+	p->verbs.pd = rl_alloc_pd(p->verbs.host);
 	p->verbs.cq = p->verbs.host ? rl_create_cq(p->verbs.host, (int)(2 * depth + 64)) : NULL;
 	if (!p->verbs.pd || !p->verbs.cq)
 		return -1;
@@ -42,7 +52,6 @@ static int peer_setup(struct peer *p)
 		return -1;
 	p->conn.me.qpn = rl_qp_num(p->verbs.qp);
 	p->conn.me.psn = (uint32_t)(p->o.seed * 0x9e3779b97f4a7c15u >> 40);
-	memcpy(p->conn.me.gid, hc.gid, 16);
 	return 0;
 }
 
@@ -130,14 +139,36 @@ int peer_connect_qp(struct peer *p)
  * each to the host and runs it) or for @fd (if >= 0) until the host's next
  * timer; true if @fd is readable.
  */
+/* The host (and its CM agent, whose sends the host then carries) as of @now, and out with what they sent. */
+static void peer_run_host(struct peer *p, uint64_t now)
+{
+	if (!p->verbs.host)
+		return;
+	rl_host_run(p->verbs.host, now);
+	if (p->cm.agent) {
+		peer_cm_run(p, now);
+		rl_host_run(p->verbs.host, now);
+	}
+	peer_flush(p);
+}
+
+/* The first timer of the host and its CM agent; UINT64_MAX if none. */
+static uint64_t peer_next_timer(const struct peer *p)
+{
+	uint64_t next = p->verbs.host ? rl_host_next_timer(p->verbs.host) : UINT64_MAX, cm;
+
+	if (p->cm.agent && (cm = rl_cm_agent_next_timer(p->cm.agent)) < next)
+		next = cm;
+	return next;
+}
+
 bool peer_pump(struct peer *p, int fd)
 {
 	struct pollfd pf[2] = { { .fd = p->net.rx, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
 	uint64_t now = peer_now(), next;
 	int ms;
 
-	rl_host_run(p->verbs.host, now);
-	peer_flush(p);
+	peer_run_host(p, now);
 	if (p->o.busy_poll) {
 		bool readable = false;
 
@@ -148,10 +179,12 @@ bool peer_pump(struct peer *p, int fd)
 			readable = poll(&t, 1, 0) > 0 && (t.revents & (POLLIN | POLLHUP));
 		}
 		peer_receive(p, peer_now());
+		if (p->cm.agent)
+			peer_run_host(p, peer_now());
 		return readable;
 	}
-	next = rl_host_next_timer(p->verbs.host);
-	if (rl_cq_pending(p->verbs.cq))
+	next = peer_next_timer(p);
+	if ((p->verbs.cq && rl_cq_pending(p->verbs.cq)) || p->cm.nev)
 		ms = 0;
 	else if (next == UINT64_MAX || next > now + 100000000u)
 		ms = 100;
@@ -159,8 +192,12 @@ bool peer_pump(struct peer *p, int fd)
 		ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 	if (p->o.ud && ms > 10)
 		ms = 10; /* the UD pingpong's own wait for a reply */
-	if (poll(pf, fd >= 0 ? 2 : 1, ms) > 0 && (pf[0].revents & POLLIN))
+	if (poll(pf, fd >= 0 ? 2 : 1, ms) > 0 && (pf[0].revents & POLLIN)) {
 		peer_receive(p, peer_now());
+		/* What arrived for QP1 becomes the CM's answers and events now, not at the next round. */
+		if (p->cm.agent)
+			peer_run_host(p, peer_now());
+	}
 	return fd >= 0 && (pf[1].revents & (POLLIN | POLLHUP));
 }
 
@@ -230,7 +267,7 @@ static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 	if (p->o.ud) {
 		memcpy(wr.ud.dgid, p->conn.them.gid, 16);
 		wr.ud.remote_qpn = p->conn.them.qpn;
-		wr.ud.remote_qkey = PEER_QKEY;
+		wr.ud.remote_qkey = p->conn.qkey;
 	}
 	if (op == RL_WR_ATOMIC_FETCH_AND_ADD || op == RL_WR_ATOMIC_CMP_AND_SWP) {
 		/*
@@ -435,6 +472,25 @@ static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, bool *data_ok)
 	return 0;
 }
 
+/* The replies the server sends: one per message in a pingpong. */
+static uint64_t peer_replies(const struct peer *p)
+{
+	return p->o.op == PEER_PINGPONG ? p->o.iters : 0;
+}
+
+/* --cm: has the client's DREQ come (DISCONNECTED)? Other events (ESTABLISHED) need nothing. */
+static bool peer_cm_hangup(struct peer *p)
+{
+	struct rl_rdma_cm_event *ev;
+	bool gone = false;
+
+	while ((ev = peer_cm_event(p))) {
+		gone |= ev->event == RL_RDMA_CM_EVENT_DISCONNECTED;
+		rl_rdma_ack_cm_event(ev);
+	}
+	return gone;
+}
+
 /*
  * Server: answer until the client says it is finished (with --compat
  * pingpong, until every round is done, as the tools count them); verify what
@@ -449,7 +505,7 @@ static int peer_serve(struct peer *p, bool *data_ok)
 	*data_ok = true;
 	p->stat.t_start = peer_now();
 	for (;;) {
-		if (peer_pump(p, p->o.compat ? -1 : p->net.tcp))
+		if (peer_pump(p, p->o.compat || p->o.cm ? -1 : p->net.tcp))
 			break;
 		/* Every completion before the next batch of frames, so that receives are posted again in time. */
 		while ((n = rl_poll_cq(p->verbs.cq, 32, wc)) > 0)
@@ -460,8 +516,13 @@ static int peer_serve(struct peer *p, bool *data_ok)
 			seen = p->stat.completed;
 			last = peer_now();
 		}
-		if (p->o.compat && ((p->stat.completed == p->o.iters && p->stat.sends_done == p->o.iters) ||
-				    (p->o.ud && seen && peer_now() - last > 1000000000u)))
+		/* --cm over RC: the client's DREQ ends the test (every message before it is in the CQ). */
+		if (p->o.cm && !p->o.ud && peer_cm_hangup(p))
+			break;
+		/* No end of test on the wire: every message counted (UD: or the wire quiet for a second). */
+		if ((p->o.compat || (p->o.cm && p->o.ud)) &&
+		    ((p->stat.completed == p->o.iters && p->stat.sends_done >= peer_replies(p)) ||
+		     (p->o.ud && seen && peer_now() - last > 1000000000u)))
 			break;
 		if (peer_expired(p)) {
 			cli_error("peer", "timed out after %u s (--timeout) with %" PRIu64 " of %u messages received and %"
@@ -471,7 +532,7 @@ static int peer_serve(struct peer *p, bool *data_ok)
 		}
 	}
 	p->stat.t_end = peer_now();
-	if (!p->o.compat && !peer_client_finished(p)) {
+	if (!p->o.compat && !p->o.cm && !peer_client_finished(p)) {
 		cli_error("peer", "the client went away before the end of the test");
 		return -1;
 	}
@@ -491,6 +552,7 @@ static int peer_serve(struct peer *p, bool *data_ok)
 
 void peer_close(struct peer *p)
 {
+	peer_cm_close(p);
 	if (p->verbs.qp)
 		rl_destroy_qp(p->verbs.qp);
 	if (p->verbs.mr)
@@ -509,8 +571,8 @@ void peer_close(struct peer *p)
 		close(p->net.rx);
 	if (p->net.hold >= 0)
 		close(p->net.hold);
-	if (p->net.tx >= 0)
-		close(p->net.tx);
+	for (int i = 0; i < p->net.ntx; i++)
+		close(p->net.tx[i].fd);
 }
 
 /* Addresses, GID, MTU, the QP and the sockets: everything before the exchange. */
@@ -542,8 +604,11 @@ static int peer_run_server(struct peer *p)
 	if (peer_serve(p, &data_ok))
 		return CLI_ERR;
 	peer_settle(p);
-	peer_drain(p, 50);
-	if (!p->o.compat) {
+	if (p->o.cm)
+		peer_cm_disconnect(p);
+	else
+		peer_drain(p, 50);
+	if (!p->o.compat && !p->o.cm) {
 		if (peer_exchange_result(p, data_ok))
 			return CLI_ERR;
 		/* Stay on the wire until the client hangs up. */
@@ -562,7 +627,7 @@ int peer_run(struct peer *p)
 	uint64_t *stamps = NULL;
 	int rc = CLI_ERR;
 
-	if (peer_prepare(p) || peer_exchange(p))
+	if (p->o.cm ? peer_cm_connect(p) : peer_prepare(p) || peer_exchange(p))
 		return CLI_ERR;
 	if (peer_connect_qp(p) || peer_post_recvs(p, 0))
 		return CLI_ERR;
@@ -583,6 +648,8 @@ int peer_run(struct peer *p)
 	}
 	/* Let the last ACKs and resends settle before the result. */
 	peer_drain(p, 50);
+	if (p->o.cm)
+		peer_cm_disconnect(p);
 	if (!peer_client_result(p)) {
 		if (p->o.op == PEER_PINGPONG)
 			peer_lat_report(p);

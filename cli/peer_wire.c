@@ -60,12 +60,12 @@ uint64_t peer_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static double peer_rand(struct peer *p)
+static double peer_rand(uint64_t *rng)
 {
-	p->net.rng ^= p->net.rng << 13;
-	p->net.rng ^= p->net.rng >> 7;
-	p->net.rng ^= p->net.rng << 17;
-	return (double)(p->net.rng >> 11) / 9007199254740992.0;
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 7;
+	*rng ^= *rng << 17;
+	return (double)(*rng >> 11) / 9007199254740992.0;
 }
 
 /* ---- addresses and GIDs ------------------------------------------------------------------------- */
@@ -299,14 +299,17 @@ int peer_bind_device(const struct peer *p, int fd)
 /* ---- frames out ---------------------------------------------------------------------------------- */
 
 /*
- * Frames wait here until peer_flush() sends them with one sendmmsg(): the
- * ACK of a message and the reply that follows it leave together, and a
- * window of WRITE packets costs a few system calls, not one each.
+ * Frames wait here until peer_flush() sends them with one sendmmsg() per
+ * socket: the ACK of a message and the reply that follows it leave
+ * together, and a window of WRITE packets costs a few system calls, not one
+ * each. Each frame keeps its own destination and socket: the path names
+ * both (QP1's CM MADs leave from another UDP source port than the QP's).
  */
 struct peer_tx {
 	struct mmsghdr mm[PEER_BATCH];
 	struct iovec iov[PEER_BATCH];
-	union peer_addr to;
+	union peer_addr to[PEER_BATCH];
+	int fd[PEER_BATCH];
 	unsigned n;
 	uint8_t dgram[PEER_BATCH][PEER_DGRAM_MAX];
 };
@@ -328,26 +331,36 @@ static bool peer_is_request(const struct iovec *v)
 static void peer_tx_order(struct peer_tx *t)
 {
 	struct iovec v[PEER_BATCH];
+	union peer_addr to[PEER_BATCH];
+	int fd[PEER_BATCH];
 	unsigned k = 0;
 
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned i = 0; i < t->n; i++)
-			if (peer_is_request(&t->iov[i]) == !pass)
-				v[k++] = t->iov[i];
+			if (peer_is_request(&t->iov[i]) == !pass) {
+				v[k] = t->iov[i];
+				to[k] = t->to[i];
+				fd[k++] = t->fd[i];
+			}
 	memcpy(t->iov, v, t->n * sizeof(v[0]));
+	memcpy(t->to, to, t->n * sizeof(to[0]));
+	memcpy(t->fd, fd, t->n * sizeof(fd[0]));
 }
 
 void peer_flush(struct peer *p)
 {
 	struct peer_tx *t = p->net.txq;
-	unsigned done = 0;
+	unsigned done = 0, end;
 
 	if (t && t->n > 1)
 		peer_tx_order(t);
 
 	while (t && done < t->n) {
-		int r = sendmmsg(p->net.tx, t->mm + done, t->n - done, 0);
+		int r;
 
+		for (end = done; end < t->n && t->fd[end] == t->fd[done]; end++)
+			t->mm[end].msg_hdr.msg_namelen = peer_addr_len(&t->to[end]);
+		r = sendmmsg(t->fd[done], t->mm + done, end - done, 0);
 		if (r <= 0) {
 			if (r < 0 && errno == EINTR)
 				continue;
@@ -363,17 +376,43 @@ void peer_flush(struct peer *p)
 		t->n = 0;
 }
 
-/* The host's packet, BTH..ICRC, to be sent from the QP's source port to p->net.remote: the path it names. */
+void peer_gid_to_addr(const uint8_t gid[16], int family, union peer_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sa.sa_family = (sa_family_t)family;
+	if (family == AF_INET)
+		memcpy(&a->v4.sin_addr, gid + 12, 4);
+	else
+		memcpy(&a->v6.sin6_addr, gid, 16);
+}
+
+static int peer_tx_socket(struct peer *p, uint16_t sport, bool any_sport);
+
+/* The socket bound to UDP source port @sport (made the first time a path names it); -1 if it cannot be. */
+static int peer_tx_fd(struct peer *p, uint16_t sport)
+{
+	for (int i = 0; i < p->net.ntx; i++)
+		if (p->net.tx[i].sport == sport)
+			return p->net.tx[i].fd;
+	return peer_tx_socket(p, sport, false) ? -1 : p->net.tx[p->net.ntx - 1].fd;
+}
+
+/* The host's packet, BTH..ICRC, sent from the source port to the destination its path names. */
 void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t len)
 {
 	struct peer *p = ctx;
 	struct peer_tx *t = p->net.txq;
+	int fd;
 
-	/* One QP, one other side: the path's destination is p->net.remote, which peer_dest_check() took from its GID. */
-	(void)path;
 	if (!t)
 		return;
-	if (len > sizeof(t->dgram[0])) {
+	/* --tx-loss: lost on the way, before the other side's ingress (a kernel peer has no --loss of ours). */
+	if (p->o.tx_loss > 0 && peer_rand(&p->net.tx_rng) < p->o.tx_loss) {
+		p->stat.dropped_tx++;
+		return;
+	}
+	fd = peer_tx_fd(p, path->udp_sport);
+	if (len > sizeof(t->dgram[0]) || fd < 0) {
 		p->stat.tx_errors++;
 		return;
 	}
@@ -382,22 +421,20 @@ void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t
 	memcpy(t->dgram[t->n], pkt, len);
 	t->iov[t->n].iov_base = t->dgram[t->n];
 	t->iov[t->n].iov_len = len;
+	peer_gid_to_addr(path->dgid, p->net.family, &t->to[t->n]);
+	peer_addr_set_port(&t->to[t->n], PEER_ROCE_PORT);
+	t->fd[t->n] = fd;
 	t->n++;
 }
 
-static struct peer_tx *peer_tx_new(const struct peer *p)
+static struct peer_tx *peer_tx_new(void)
 {
 	struct peer_tx *t = calloc(1, sizeof(*t));
 
-	if (!t)
-		return NULL;
-	t->to = p->net.remote;
-	peer_addr_set_port(&t->to, PEER_ROCE_PORT);
-	for (int i = 0; i < PEER_BATCH; i++) {
+	for (int i = 0; t && i < PEER_BATCH; i++) {
 		t->mm[i].msg_hdr.msg_iov = &t->iov[i];
 		t->mm[i].msg_hdr.msg_iovlen = 1;
-		t->mm[i].msg_hdr.msg_name = &t->to;
-		t->mm[i].msg_hdr.msg_namelen = peer_addr_len(&t->to);
+		t->mm[i].msg_hdr.msg_name = &t->to[i];
 	}
 	return t;
 }
@@ -528,8 +565,13 @@ void peer_receive(struct peer *p, uint64_t now)
 			peer_dgram_path(&r->from[i], &dst, tclass, &path);
 		}
 		p->stat.recv_frames++;
-		if (p->o.loss > 0 && peer_rand(p) < p->o.loss) {
+		if (p->o.loss > 0 && peer_rand(&p->net.rng) < p->o.loss) {
 			p->stat.dropped_loss++;
+			continue;
+		}
+		if (!p->verbs.host && (roce < 0 || peer_cm_first_frame(p, &path))) {
+			if (p->net.failed)
+				return;
 			continue;
 		}
 		if (roce < 0 || rl_host_read_pkt(p->verbs.host, &path, data + off, len - off, now))
@@ -540,8 +582,8 @@ void peer_receive(struct peer *p, uint64_t now)
 
 int peer_tx_start(struct peer *p)
 {
-	free(p->net.txq);
-	p->net.txq = peer_tx_new(p);
+	if (!p->net.txq)
+		p->net.txq = peer_tx_new();
 	return p->net.txq ? 0 : -1;
 }
 
@@ -632,34 +674,39 @@ static int peer_rx_socket(struct peer *p)
 	return 0;
 }
 
-int peer_sockets(struct peer *p, uint16_t sport, bool any_sport)
+/*
+ * A socket to send from UDP source port @sport (or, with @any_sport, the
+ * first free one from there), on p->net.local; -1 with a message.
+ */
+static int peer_tx_socket(struct peer *p, uint16_t sport, bool any_sport)
 {
 	union peer_addr sa = p->net.local;
-	int pmtu = IP_PMTUDISC_DO, pmtu6 = IPV6_PMTUDISC_DO, one = 1;
+	int pmtu = IP_PMTUDISC_DO, pmtu6 = IPV6_PMTUDISC_DO, one = 1, fd;
 
-	if (peer_rx_socket(p))
+	if (p->net.ntx == PEER_TX_SOCKS) {
+		cli_error("peer", "frames from more than %d UDP source ports", PEER_TX_SOCKS);
 		return -1;
-	p->net.rxq = peer_rx_new();
-	if (!p->net.rxq)
-		return -1;
-	/* p->net.txq comes when frames may flow: the destination is the GID the exchange brings. */
-	p->net.tx = socket(p->net.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (p->net.tx < 0 || peer_bind_device(p, p->net.tx))
-		return -1;
-	if (p->net.family == AF_INET6) {
-		setsockopt(p->net.tx, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu6, sizeof(pmtu6));
-		setsockopt(p->net.tx, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
-	} else {
-		setsockopt(p->net.tx, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
 	}
-	peer_bufsize(p->net.tx, SO_SNDBUFFORCE, SO_SNDBUF);
+	fd = socket(p->net.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || peer_bind_device(p, fd)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (p->net.family == AF_INET6) {
+		setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu6, sizeof(pmtu6));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
+	} else {
+		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+	}
+	peer_bufsize(fd, SO_SNDBUFFORCE, SO_SNDBUF);
 	/* A UDP source port per QP, in 0xC000-0xFFFF as rxe picks them; the ICRC covers it. */
 	for (unsigned i = 0; i < (any_sport ? 0x4000u : 1u); i++) {
-		uint16_t port = (uint16_t)(0xc000 | ((sport + i) & 0x3fff));
+		uint16_t port = (uint16_t)(any_sport ? 0xc000 | ((sport + i) & 0x3fff) : sport);
 
 		peer_addr_set_port(&sa, port);
-		if (!bind(p->net.tx, &sa.sa, peer_addr_len(&sa))) {
-			p->net.sport = port;
+		if (!bind(fd, &sa.sa, peer_addr_len(&sa))) {
+			p->net.tx[p->net.ntx++] = (struct peer_txsock){ port, fd };
 			return 0;
 		}
 	}
@@ -667,5 +714,66 @@ int peer_sockets(struct peer *p, uint16_t sport, bool any_sport)
 		cli_error("peer", "no free UDP source port in 0xC000-0xFFFF");
 	else
 		cli_error("peer", "the QP's UDP source port 0x%04x is in use: %s", sport, strerror(errno));
+	close(fd);
 	return -1;
+}
+
+int peer_rx_sockets(struct peer *p)
+{
+	if (peer_rx_socket(p))
+		return -1;
+	p->net.rxq = peer_rx_new();
+	return p->net.rxq && !peer_tx_start(p) ? 0 : -1;
+}
+
+int peer_sockets(struct peer *p, uint16_t sport, bool any_sport)
+{
+	if (peer_rx_sockets(p) || peer_tx_socket(p, sport, any_sport))
+		return -1;
+	p->net.sport = p->net.tx[0].sport;
+	return 0;
+}
+
+/*
+ * The kernel's route lookup: a UDP socket connected to the other side's
+ * port 4791 (bound first to -I's address, if given) is given the local
+ * address the route picks, which is what rdma_resolve_addr() binds to.
+ */
+int peer_route_local(struct peer *p)
+{
+	union peer_addr to = p->net.remote, src;
+	socklen_t sl = sizeof(p->net.local);
+	int fd = socket(p->net.family, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = -1;
+
+	peer_addr_set_port(&to, PEER_ROCE_PORT);
+	if (fd < 0 || peer_bind_device(p, fd))
+		goto out;
+	if (p->o.rp.source) {
+		if (peer_parse_addr(p, p->o.rp.source, &src))
+			goto out;
+		if (src.sa.sa_family != to.sa.sa_family) {
+			cli_error("peer", "-I %s and -a %s are of different address families", p->o.rp.source, p->o.addr);
+			goto out;
+		}
+		peer_addr_set_port(&src, 0);
+		if (bind(fd, &src.sa, peer_addr_len(&src))) {
+			cli_error("peer", "cannot bind to the source address %s: %s", p->o.rp.source, strerror(errno));
+			goto out;
+		}
+	}
+	if (connect(fd, &to.sa, peer_addr_len(&to))) {
+		if (errno == ENETUNREACH || errno == EHOSTUNREACH)
+			cli_error("peer", "no route to %s: check 'ip route' (and the namespace you run in)", p->o.addr);
+		else
+			cli_error("peer", "cannot find a route to %s: %s", p->o.addr, strerror(errno));
+		goto out;
+	}
+	getsockname(fd, &p->net.local.sa, &sl);
+	peer_addr_set_port(&p->net.local, 0);
+	p->net.local_known = true;
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return r;
 }

@@ -70,11 +70,12 @@ refused "rping: an option rping does not have" "invalid option" --compat rping -
 refused "rping: --op is not rping's" "unrecognized option" --compat rping -c -a 10.0.0.1 --op write
 refused "rping: --corrupt is the server's" "--corrupt is the server's" --compat rping -c -a 10.0.0.1 --corrupt
 refused "rping: -I on the server" "-I is the client's source address" --compat rping -s -I 10.0.0.1
-refused "rping: nobody listening" "nobody listens at 127.0.0.1 port 1: start 'rocelab peer --compat rping -s'" \
-    --compat rping -c -a 127.0.0.1 -p 1 -C 1
-if "$R" peer --help | grep -q "rocelab peer --compat rping -c \[-vVd\]" && "$R" peer --help | grep -q "TEMPORARY: the real rping cannot"
-then pass "--help documents --compat rping, and that it does not reach the real rping yet"
-else fail "--help for --compat rping"; fi
+refused "--cm with --compat pingpong" "say one of them" --client 10.0.0.1 --cm --compat pingpong
+if "$R" peer --help | grep -q "rocelab peer --compat rping -c \[-vVd\]" &&
+   "$R" peer --help | grep -q "through rdma_cm on QP1 (REQ, REP, RTU; DREQ, DREP)" && ! "$R" peer --help | grep -q TEMPORARY &&
+   "$R" peer --help | grep -q "^      --cm  *connect through the CM on QP1"
+then pass "--help documents --compat rping and --cm, both through rdma_cm on QP1"
+else fail "--help for --compat rping and --cm"; fi
 
 # What rping -v prints, built from rping.c's own recipe (not from our output): ping N's start buffer
 # is "rdma-ping-N: " then the letters 65..122 from 65 + N % 58 on, round again; its last byte is the
@@ -285,6 +286,23 @@ else
     fail "/usr/bin/python3 not found: the pingpong exchange checks cannot run"
 fi
 
+# cm_ok NAME PCAP CLIENT-IP WANT: the capture's CM messages and the data after them, read by tshark's own
+# CM dissector (tests/peer/cm_frames.py says what each word means), are WANT.
+CMF=$(dirname "$0")/cm_frames.py
+cm_words() {
+    # shellcheck disable=SC2046  # one -e per field
+    run_tshark -r - -T fields -E separator=/t -E occurrence=f $(python3 "$CMF" --print-fields) <"$1" 2>/dev/null |
+        python3 "$CMF" "$2"
+}
+cm_ok() {
+    got=$(cm_words "$2" "$3")
+    case " $got " in
+        *BAD*) fail "$1: the CM exchange and the data disagree, by tshark: $got" ;;
+        *) if [ "$got" = "$4" ]; then pass "$1, by tshark's CM dissector: $got"
+           else fail "$1, by tshark's CM dissector: '$got', wanted '$4'"; fi ;;
+    esac
+}
+
 # --compat rping: rocelab peer -s in B, -c in A. rping_pair NAME "SERVER-FLAGS" CLIENT-FLAGS...
 # leaves the outputs in $T/srv, $T/srv.err, $T/cli, $T/cli.err, the exits in $src and $crc, the
 # capture in $T/cap.pcap.
@@ -361,8 +379,7 @@ if rping_ok "rping -C 4 -S 64 -v" 4 64; then
     grep -q "^client DISCONNECT EVENT...$" "$T/cli.err" && grep -q "^server DISCONNECT EVENT...$" "$T/srv.err" &&
         grep -q "^wait for RDMA_READ_ADV state 10$" "$T/srv.err" &&
         pass "rping's ends on stderr, as the real rping's in $FX/rping.txt" || fail "rping's disconnect lines: $(cat "$T/srv.err")"
-    grep -q "TCP exchange on port 7174 for now, not rdma_cm" "$T/cli.err" &&
-        pass "rping: says it connects through the TCP stand-in, not rdma_cm" || fail "rping: no note about the TCP stand-in"
+    cm_ok "rping -C 4 -S 64 -v" "$T/cap.pcap" 10.79.0.1 "seq=REQ,REP,RTU,DREQ,DREP resent= rep_qpn=ok rep_psn=ok req_qpn=ok req_psn=ok"
 fi
 
 rping_pair "rping -C 20 -S 5000 -v -V (READ and WRITE of 5 packets)" "-v -S 5000" -C 20 -S 5000 -v -V
@@ -379,6 +396,14 @@ for side in server client; do
         ours=$(rping_opcodes "$T/cap.pcap" 10.79.0.1 requests)
         if [ "$ours" = "$KERNEL_REQS" ]; then pass "rping with loss at the $side: the requests, each PSN once, are the kernel's in its order"
         else fail "rping requests with loss differ: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$KERNEL_REQS" | tr '\n' ' ')"; fi
+        # The first frame each side receives is dropped with these seeds (the REQ at the server, the REP
+        # at the client): the CM resends it, and the connection is made all the same.
+        got=$(cm_words "$T/cap.pcap" 10.79.0.1)
+        case " $got " in
+            *BAD*|*" resent= "*|*" seq= "*) fail "rping, loss at the $side: no CM resend, or CM and data disagree: $got" ;;
+            *"seq=REQ,REP,RTU,DREQ,DREP "*) pass "rping, loss at the $side: CM messages lost and resent, still connected, by tshark: $got" ;;
+            *) fail "rping, loss at the $side: CM exchange by tshark: $got" ;;
+        esac
     fi
 done
 
@@ -390,6 +415,7 @@ if rping_ok "rping over IPv6" 3 64; then
     ours=$(rping_opcodes "$T/cap.pcap" fd79::1)
     [ "$ours" = "$kernel3" ] && pass "rping over IPv6: each side sends the opcodes of the kernel's first 3 pings" ||
         fail "rping over IPv6 opcodes: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$kernel3" | tr '\n' ' ')"
+    cm_ok "rping over IPv6" "$T/cap.pcap" fd79::1 "seq=REQ,REP,RTU,DREQ,DREP resent= rep_qpn=ok rep_psn=ok req_qpn=ok req_psn=ok"
 fi
 
 # -V finds wrong data: the server's --corrupt (rocelab's own, for this) changes one letter before the WRITE back.
@@ -416,6 +442,64 @@ if grep -q "^count 1$" "$T/cli" && grep -q "^RDMA addr [0-9a-f]* rkey [0-9a-f]* 
    grep -q "^server posted rdma read req $" "$T/srv" && grep -q "^rdma write from lkey [0-9a-f]* laddr [0-9a-f]* len 64$" "$T/srv"
 then pass "rping -d: the option, advertisement and READ/WRITE lines in rping's format"
 else fail "rping -d lines: $(head -c 300 "$T/cli")"; fi
+
+# A REQ for a port nobody listens on: the server's CM answers REJ reason 8 (invalid service ID), as the kernel's.
+ip netns exec "$NB" timeout 20 "$R" peer --compat rping -s --timeout 8 >/dev/null 2>&1 &
+srv=$!
+sleep 0.3
+IN="ip netns exec $NA" refused "rping: nobody listens on the port (REJ 8)" \
+    "nobody listens at 10.79.0.2 port 1 (REJ reason 8, invalid service ID): start 'rocelab peer --compat rping -s'" \
+    --compat rping -c -a 10.79.0.2 -p 1 -C 1 --timeout 8
+grep -q "^cma event RDMA_CM_EVENT_REJECTED, error 8$" "$T/out" && pass "rping: the REJ as rping prints it" ||
+    fail "rping REJ: $(head -c 300 "$T/out")"
+kill $srv 2>/dev/null
+wait $srv 2>/dev/null
+
+# --cm: every op (and UD through SIDR) connected by the CM, as perftest -R; the server learns the test from the REQ.
+SERVER_OPTS="--cm"
+CM_RC="seq=REQ,REP,RTU,DREQ,DREP resent= rep_qpn=ok rep_psn=ok req_qpn=ok"
+pair "--cm write" --cm --op write --iters 200
+cm_ok "--cm write" "$T/cap.pcap" 10.79.0.1 "$CM_RC"
+grep -q "Data ex. method : rdma_cm (port 18515, service ID 0x0000000001064853; REQ/REP/RTU)" "$T/cli" &&
+    pass "--cm: the header names rdma_cm and the service ID" || fail "--cm header: $(grep 'Data ex' "$T/cli")"
+pair "--cm read" --cm --op read --iters 200
+cm_ok "--cm read" "$T/cap.pcap" 10.79.0.1 "$CM_RC"
+pair "--cm send" --cm --op send --iters 200
+cm_ok "--cm send" "$T/cap.pcap" 10.79.0.1 "$CM_RC"
+pair "--cm pingpong" --cm --op pingpong --iters 200
+cm_ok "--cm pingpong" "$T/cap.pcap" 10.79.0.1 "$CM_RC req_psn=ok"
+pair "--cm fetch-add" --cm --op fetch-add --iters 200
+cm_ok "--cm fetch-add" "$T/cap.pcap" 10.79.0.1 "$CM_RC"
+pair "--cm cmp-swap" --cm --op cmp-swap --iters 200
+cm_ok "--cm cmp-swap" "$T/cap.pcap" 10.79.0.1 "$CM_RC"
+grep -q "served cmp-swap: 0 messages received, data verified" "$T/srv" &&
+    pass "--cm: the server ran the op the REQ's private data named (cmp-swap), with no --op of its own" ||
+    fail "--cm server's op: $(cat "$T/srv")"
+SERVER_OPTS="--cm --loss 0.02 --seed 3"
+pair "--cm send, 2% loss at both ends (the first REQ and REP lost)" --cm --op send --iters 100 --loss 0.02 --seed 4
+got=$(cm_words "$T/cap.pcap" 10.79.0.1)
+case " $got " in
+    *BAD*|*" resent= "*) fail "--cm with loss: no CM resend, or CM and data disagree: $got" ;;
+    *) pass "--cm with loss: CM messages resent, connected, data verified, by tshark: $got" ;;
+esac
+SERVER_OPTS="--cm -t ud"
+pair "--cm UD send (SIDR)" --cm -t ud --op send --iters 200
+cm_ok "--cm UD send (SIDR)" "$T/cap.pcap" 10.79.0.1 "seq=SIDR_REQ,SIDR_REP resent= sidr_qpn=ok sidr_qkey=ok"
+grep -q "served send: 200 messages received, data verified" "$T/srv" && pass "--cm UD: the server counted all 200" ||
+    fail "--cm UD server: $(cat "$T/srv")"
+pair "--cm UD pingpong (SIDR)" --cm -t ud --op pingpong --iters 200
+cm_ok "--cm UD pingpong (SIDR)" "$T/cap.pcap" 10.79.0.1 "seq=SIDR_REQ,SIDR_REP resent= sidr_qpn=ok sidr_qkey=ok"
+SERVER_OPTS="--cm --ipv6"
+ADDR=fd79::2
+pair "--cm IPv6 read" --cm --op read --iters 100
+cm_ok "--cm IPv6 read" "$T/cap.pcap" fd79::1 "$CM_RC"
+ADDR=10.79.0.2
+SERVER_OPTS="--cm"
+refused_pair "--cm: UD client, RC server (SIDR_REP status 1)" "SIDR_REP status 1: nothing serves UD at 10.79.0.2 port 18515" \
+    --client 10.79.0.2 --cm -t ud --iters 5 --timeout 8
+refused_pair "--cm: client without a server on its port (REJ 8)" "nobody listens at 10.79.0.2 port 9 (REJ reason 8" \
+    --client 10.79.0.2 --cm --port 9 --iters 5 --timeout 8
+SERVER_OPTS=
 
 # The path MTU follows the interface: 4096 does not fit MTU 1500, and the error says how to fix it.
 ip netns exec "$NB" timeout 10 "$R" peer --server --timeout 5 >/dev/null 2>&1 &

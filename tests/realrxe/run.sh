@@ -5,7 +5,10 @@
 #  - ibv_rc_pingpong and ibv_ud_pingpong, in both roles (--compat pingpong);
 #  - SEND of several packets, WRITE, READ, Fetch&Add, Compare&Swap and a
 #    pingpong, in both roles, against rxe_peer (rocelab peer's test over
-#    libibverbs, realrxe/rxe_peer.c): the data is checked on both sides.
+#    libibverbs, realrxe/rxe_peer.c): the data is checked on both sides;
+#  - the real rping in both roles against rocelab peer --compat rping, connected
+#    through rdma_cm (REQ/REP/RTU, DREQ/DREP, read by Wireshark's CM dissector),
+#    over a clean wire and with loss at each receiver's ingress.
 # Each exchange passes only when both sides say they succeeded (and checked the
 # data), and tcpdump on the tap sees every frame of both stacks with a good
 # ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
@@ -180,6 +183,93 @@ for op in send write read fetch-add cmp-swap pingpong; do
 		fail "$op: one side did not verify: $(tail -c 200 "$T/cli.out") / $(tail -c 200 "$T/srv.out")"
 	fi
 done
+
+# ---- rping: the real rping against rocelab peer --compat rping, both roles, through rdma_cm ------------
+
+# What rping -v prints for COUNT pings of SIZE bytes, from rping.c's recipe (as tests/peer builds it):
+# "rdma-ping-N: ", then letters from 'A' + N % 58 on, 'A'..'z' round again, SIZE - 1 characters.
+rping_expected() {
+	awk -v pre="$1" -v n="$2" -v size="$3" 'BEGIN {
+		for (i = 0; i < n; i++) {
+			s = sprintf("rdma-ping-%d: ", i); c = 65 + i % 58
+			while (length(s) < size - 1) { s = s sprintf("%c", c); c = (c == 122) ? 65 : c + 1 }
+			print pre s
+		} }'
+}
+CMF=$(dirname "$0")/../peer/cm_frames.py
+# rping_cm NAME CLIENT-IP: the CM exchange by tshark's CM dissector, and the data it announced
+rping_cm() {
+	local got
+	# shellcheck disable=SC2046  # one -e per field
+	got=$(run_tshark -r - -T fields -E separator=/t -E occurrence=f $(python3 "$CMF" --print-fields) \
+		<"$T/last-good.pcap" 2>/dev/null | python3 "$CMF" "$2")
+	case " $got " in
+	*BAD*|*" seq= "*) fail "$1: by tshark's CM dissector: $got" ;;
+	*"seq=REQ,REP,RTU,DREQ,DREP "*"rep_qpn=ok rep_psn=ok req_qpn=ok req_psn=ok"*)
+		pass "$1: REQ, REP, RTU, DREQ, DREP by tshark's CM dissector, the data on the QPNs and PSNs they announced ($got)" ;;
+	*) fail "$1: by tshark's CM dissector: $got" ;;
+	esac
+}
+# rping_done NAME ROCELAB-STATUS KERNEL-STATUS CLIENT-OUT SERVER-OUT CLIENT-IP: both exit 0, both printed
+# rping's -v lines for RPING_N pings, the capture is clean and holds the CM exchange
+RPING_N=3
+rping_done() {
+	rm -f "$T/last-good.pcap"
+	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
+		fail "$1: rocelab exit $2, kernel rping exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	if [ "$(grep '^ping data: ' "$4")" != "$(rping_expected "ping data: " $RPING_N 64)" ] ||
+		[ "$(grep '^server ping data: ' "$5")" != "$(rping_expected "server ping data: " $RPING_N 64)" ]; then
+		fail "$1: the -v lines are not rping's for $RPING_N pings: $(grep -h 'ping data' "$4" "$5" | head -c 400)"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	pass "$1: both rpings exit 0, each printed the $RPING_N pings' data (-V checked it at the client)"
+	cap_check "$1"
+	[ -s "$T/last-good.pcap" ] && rping_cm "$1" "$6"
+}
+# rping_kernel_server NAME ROCELAB-FLAGS...: the kernel's rping -s, rocelab's --compat rping -c
+rping_kernel_server() {
+	local name=$1 hrc grc
+	shift
+	cap_start
+	guest "(timeout 90 rping -s -a $G -v; echo \"@@EXIT \$?\") > /tmp/rs.log 2>&1 &
+	       i=0; until rdma res show cm_id | grep -q LISTEN || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
+	ip netns exec "$NS" timeout 90 "$R" peer --compat rping -c -a $G -C $RPING_N -v -V --timeout 40 "$@" \
+		>"$T/cli.out" 2>&1
+	hrc=$?
+	guest_end rs >"$T/srv.out"
+	grc=$?
+	rping_done "$name" $hrc $grc "$T/cli.out" "$T/srv.out" 10.77.0.1
+}
+# rping_kernel_client NAME ROCELAB-FLAGS...: rocelab's --compat rping -s, the kernel's rping -c
+rping_kernel_client() {
+	local name=$1 hrc grc
+	shift
+	cap_start
+	ip netns exec "$NS" timeout 90 "$R" peer --compat rping -s -a 10.77.0.1 -v --timeout 40 "$@" >"$T/srv.out" 2>&1 &
+	hpid=$!
+	sleep 0.5
+	guest "timeout 90 rping -c -a 10.77.0.1 -C $RPING_N -v -V" >"$T/cli.out" 2>&1
+	grc=$?
+	wait $hpid
+	hrc=$?
+	rping_done "$name" $hrc $grc "$T/cli.out" "$T/srv.out" $G
+}
+rping_kernel_server "rping -s (kernel) against rocelab rping -c"
+rping_kernel_client "rocelab rping -s against rping -c (kernel)"
+# Loss at each receiver's ingress: rocelab's --loss for its own (its first frame, the REP or the REQ, is
+# dropped with this seed, so the CM resends it); for the kernel's, rocelab's --tx-loss drops frames it sends
+# (the host has no netem): CM messages and data alike, resent by rocelab's CM and transport.
+rping_kernel_server "rping -s (kernel) against rocelab rping -c, 20% loss at rocelab's ingress" --loss 0.2 --seed 5
+rping_kernel_server "rping -s (kernel) against rocelab rping -c, 20% loss at the kernel's ingress" --tx-loss 0.2 --seed 7
+# rping -c destroys its QP as soon as its last go-ahead is in: were the ACK of that go-ahead lost at the
+# server, the server's resends would find no QP and fail (the real rping -s too). With seed 5 rocelab drops
+# its 1st, 4th and 8th frame (the REQ, then data), none from the 15th to the 32nd.
+rping_kernel_client "rocelab rping -s against rping -c (kernel), 20% loss at rocelab's ingress" --loss 0.2 --seed 5
+rping_kernel_client "rocelab rping -s against rping -c (kernel), 20% loss at the kernel's ingress" --tx-loss 0.2 --seed 3
 
 # ---- what only the kernel does, read by Wireshark's own dissector ------------------------------
 
