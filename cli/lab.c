@@ -419,7 +419,7 @@ static void lab_usage(FILE *f)
 		"      --real-rxe the other end is the real kernel Soft-RoCE in a VM (rocelab realrxe): its\n"
 		"                 ibv_rc_pingpong / ibv_ud_pingpong, or rxe_peer, as the client; rocelab\n"
 		"                 peer serves; both stacks in one capture. Steps replayed from rocelab gen\n"
-		"                 are left out (labs 08 and 09 are nothing else: they refuse it). --keep\n"
+		"                 are left out (labs 09 and 10 are nothing else: they refuse it). --keep\n"
 		"                 keeps the VM (rocelab realrxe exec --dir %s)\n"
 		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
 		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt)\n"

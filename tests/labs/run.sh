@@ -140,9 +140,9 @@ if "$R" lab list >/dev/null 2>"$T/err" && [ ! -s "$T/err" ]; then
     pass "every lab.def asks exactly the questions cli/grade_labs.c has fact functions for"
 else fail "lab.def files and the grader's fact table: $(head -c 400 "$T/err")"; fi
 # broken NAME PATTERN EDIT [VERBS]: a copy of the labs with EDIT (a shell command, in that copy) is
-# refused by lab list and lab grade 06 (or VERBS), saying PATTERN
+# refused by lab list and lab grade 07 (or VERBS), saying PATTERN
 broken() {
-    name=$1 pat=$2 edit=$3 verbs=${4:-list:grade 06}
+    name=$1 pat=$2 edit=$3 verbs=${4:-list:grade 07}
     rm -rf "$T/defs" && cp -r "$LABS" "$T/defs" && rm -rf "$T/defs/out" && (cd "$T/defs" && eval "$edit")
     IFS=:
     set -- $verbs
@@ -154,31 +154,31 @@ broken() {
     pass "$name: refused by lab $(echo "$verbs" | sed 's/:/ and by lab /g'), saying '$pat'"
 }
 broken "a question the grader has no fact function for" "lab.def asks question 7, but the grader" \
-    'printf "question 7\ntext t\nhint h\n" >>06-acks-msn-credits/lab.def'
-broken "a fact function no question asks for" "reads the answer to question 6 of lab 06, but .*does not ask it" \
-    'sed -i "/^question 6/,\$d" 06-acks-msn-credits/lab.def'
-broken "a lab the grader knows with no definition" "reads answers of lab 12, which has no labs/12-\*/lab.def" \
-    'rm -r 12-qp-state-machine' list
-broken "a keyword that is none" "06-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
-    'sed -i "s/^title/titel/" 06-acks-msn-credits/lab.def'
-broken "two labs with one number" "two labs numbered 06 (06-acks-msn-credits and 06-other)" \
-    'cp -r 06-acks-msn-credits 06-other'
+    'printf "question 7\ntext t\nhint h\n" >>07-acks-msn-credits/lab.def'
+broken "a fact function no question asks for" "reads the answer to question 6 of lab 07, but .*does not ask it" \
+    'sed -i "/^question 6/,\$d" 07-acks-msn-credits/lab.def'
+broken "a lab the grader knows with no definition" "reads answers of lab 13, which has no labs/13-\*/lab.def" \
+    'rm -r 13-qp-state-machine' list
+broken "a keyword that is none" "07-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
+    'sed -i "s/^title/titel/" 07-acks-msn-credits/lab.def'
+broken "two labs with one number" "two labs numbered 07 (07-acks-msn-credits and 07-other)" \
+    'cp -r 07-acks-msn-credits 07-other'
 broken "a step with neither peers nor a replay" "step 1 (.*) wants 'server' and 'client'" \
-    'sed -i "/^server/d" 06-acks-msn-credits/lab.def'
+    'sed -i "/^server/d" 07-acks-msn-credits/lab.def'
 # Values that would be cut on their way to a command line, a second mtu, a lab.def that cannot be read.
-D06=$LABS/06-acks-msn-credits/lab.def
-cl=$(grep -n '^client' "$D06" | head -n 1 | cut -d: -f1)
+D07=$LABS/07-acks-msn-credits/lab.def
+cl=$(grep -n '^client' "$D07" | head -n 1 | cut -d: -f1)
 long="--op send --interface $(printf 'x%.0s' $(seq 1 400))"
 broken "a client line too long to run as written" \
-    "06-acks-msn-credits/lab.def:$cl: 'client' with a value of ${#long} bytes: at most 400" \
-    "sed -i 's/^client .*/client $long/' 06-acks-msn-credits/lab.def"
+    "07-acks-msn-credits/lab.def:$cl: 'client' with a value of ${#long} bytes: at most 400" \
+    "sed -i 's/^client .*/client $long/' 07-acks-msn-credits/lab.def"
 many=$(printf -- ' --iters 1%.0s' $(seq 1 17))
-broken "a client line of more words than a lab runs" "06-acks-msn-credits/lab.def:$cl: 'client' with 34 words: at most 32" \
-    "sed -i 's/^client .*/client$many/' 06-acks-msn-credits/lab.def"
-broken "a second mtu line" "06-acks-msn-credits/lab.def:$(($(wc -l <"$D06") + 1)): 'mtu' twice" \
-    'echo "mtu 9000" >>06-acks-msn-credits/lab.def'
-broken "a lab.def that is a folder" "cannot read .*06-acks-msn-credits/lab.def: Is a directory" \
-    'rm 06-acks-msn-credits/lab.def && mkdir 06-acks-msn-credits/lab.def'
+broken "a client line of more words than a lab runs" "07-acks-msn-credits/lab.def:$cl: 'client' with 34 words: at most 32" \
+    "sed -i 's/^client .*/client$many/' 07-acks-msn-credits/lab.def"
+broken "a second mtu line" "07-acks-msn-credits/lab.def:$(($(wc -l <"$D07") + 1)): 'mtu' twice" \
+    'echo "mtu 9000" >>07-acks-msn-credits/lab.def'
+broken "a lab.def that is a folder" "cannot read .*07-acks-msn-credits/lab.def: Is a directory" \
+    'rm 07-acks-msn-credits/lab.def && mkdir 07-acks-msn-credits/lab.def'
 if ROCELAB_LABS=$T/none "$R" lab list >"$T/out" 2>&1; then fail "ROCELAB_LABS naming no folder: exit 0"
 elif grep -q "ROCELAB_LABS=$T/none is not a folder" "$T/out"; then pass "ROCELAB_LABS naming no folder is refused"
 else fail "ROCELAB_LABS naming no folder: $(cat "$T/out")"; fi
@@ -188,9 +188,9 @@ I=$T/inst/usr/local
 mkdir -p "$T/inst/run"
 if ! make -s -C "$LABS/.." install DESTDIR="$T/inst" PREFIX=/usr/local >"$T/out" 2>&1; then
     fail "make install DESTDIR=$T/inst: $(tail -c 300 "$T/out")"
-elif (cd "$T/inst/run" && "$I/bin/rocelab" lab run 06 --gen >"$T/out" 2>&1) &&
+elif (cd "$T/inst/run" && "$I/bin/rocelab" lab run 07 --gen >"$T/out" 2>&1) &&
    [ "$("$I/bin/rocelab" lab list | grep -c '^  [0-9][0-9]  ')" = "$("$R" lab list | grep -c '^  [0-9][0-9]  ')" ] &&
-   capture_ok "installed lab 06" "$T/inst/run/labs/out/06-acks-msn-credits.pcap"; then
+   capture_ok "installed lab 07" "$T/inst/run/labs/out/07-acks-msn-credits.pcap"; then
     pass "installed by make install under PREFIX, rocelab finds the labs in PREFIX/share/rocelab/labs"
 else fail "installed: $(tail -c 300 "$T/out")"; fi
 rm -rf "$I/share/rocelab/labs"
@@ -300,9 +300,9 @@ echo "not a pcap" >"$T/bad.pcap"
 if "$R" lab grade 01 --capture "$T/bad.pcap" --answers "$G/ans/01.txt" >"$G/out" 2>&1; then fail "grading a corrupt capture succeeded"
 elif grep -q "bad.pcap is not a capture this can read" "$G/out"; then pass "grading a file that is no capture says so"
 else fail "grading a corrupt capture: $(cat "$G/out")"; fi
-head -c 3000 "$T/g/labs/out/07-loss-go-back-n.pcap" >"$T/cut.pcap"
-if "$R" lab grade 07 --capture "$T/cut.pcap" --answers "$G/ans/07.txt" >"$G/out" 2>&1 &&
-   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 07 questions " "$G/out"; then
+head -c 3000 "$T/g/labs/out/08-loss-go-back-n.pcap" >"$T/cut.pcap"
+if "$R" lab grade 08 --capture "$T/cut.pcap" --answers "$G/ans/08.txt" >"$G/out" 2>&1 &&
+   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 08 questions " "$G/out"; then
     pass "grading a capture cut short: a note, and a score on what it holds"
 else fail "grading a cut capture: $(cat "$G/out")"; fi
 
@@ -310,16 +310,16 @@ else fail "grading a cut capture: $(cat "$G/out")"; fi
 for l in $labs; do cp -r "$LABS/$l" "$G/labs/"; done
 cp -r "$LABS/grade" "$G/labs/"
 mkdir -p "$G/core" && cp -r "$LABS/../core/include" "$G/core/"
-L01=$G/labs/01-first-capture L07=$G/labs/07-loss-go-back-n L10=$G/labs/10-icrc-by-hand
-mkdir -p "$L01/wrong" "$L01/broken" "$L07/wrong" "$L10/wrong"
+L01=$G/labs/01-first-capture L08=$G/labs/08-loss-go-back-n L11=$G/labs/11-icrc-by-hand
+mkdir -p "$L01/wrong" "$L01/broken" "$L08/wrong" "$L11/wrong"
 sed 's/b->dqpn = .*/b->dqpn = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];/' \
     "$L01/solution/bth.c" >"$L01/wrong/bth.c"
 sed 's/return 0;/return 0/' "$L01/solution/bth.c" >"$L01/broken/bth.c"
 # PSN distance as a plain 32-bit subtraction: right until the PSNs wrap or lie far apart.
 sed 's/uint32_t d = (a - b) & 0xffffff;.*/return (int32_t)(a - b);/; /return d & 0x800000/d' \
-    "$L07/solution/psn.c" >"$L07/wrong/psn.c"
+    "$L08/solution/psn.c" >"$L08/wrong/psn.c"
 # The ICRC with the UDP checksum left as it is.
-grep -v '/\* UDP checksum' "$L10/solution/icrc.c" >"$L10/wrong/icrc.c"
+grep -v '/\* UDP checksum' "$L11/solution/icrc.c" >"$L11/wrong/icrc.c"
 # coding_score FROM NUM NAME: that row of make grade's table, graded from FROM/
 # (make grade's table for FROM is the same for every row: made once)
 coding_score() {
@@ -343,8 +343,8 @@ coding() {
 # 8 PSN kinds; a plain subtraction is right only for nearby PSNs, behind and ahead of the expected
 # one with no wrap: 3. 6 ICRC kinds; the UDP checksum unmasked fails only its own kind: 5.
 coding 01 bth 12 11 "DestQP of the BTH .*you read 0x"
-coding 07 psn 8 3 "lab_psn_diff: across the wrap.*returned -"
-coding 10 icrc 6 5 "IPv4 with a random UDP checksum"
+coding 08 psn 8 3 "lab_psn_diff: across the wrap.*returned -"
+coding 11 icrc 6 5 "IPv4 with a random UDP checksum"
 s=$(coding_score broken 01 bth)
 [ "$s" = 0/12 ] && grep -q "does not compile" "$G/g.broken.out" && pass "lab 01 BTH exercise: code that does not compile scores 0 and says so" ||
     fail "BTH broken: '$s'"
@@ -392,8 +392,8 @@ else
         else
             fail "lab $l over veth: $(tail -c 400 "$T/w.out")"
         fi
-        [ "$num" = 12 ] && if grep -q "is the link-local default GID" "$T/w.out"; then
-            pass "lab 12 shows the wrong-GID-index error"; else fail "lab 12: no GID error shown"; fi
+        [ "$num" = 13 ] && if grep -q "is the link-local default GID" "$T/w.out"; then
+            pass "lab 13 shows the wrong-GID-index error"; else fail "lab 13: no GID error shown"; fi
     done
     # up / status / down by hand
     if "$R" lab status >/dev/null 2>&1; then fail "lab status says up before lab up"; fi
@@ -405,7 +405,7 @@ else
         "$R" lab down >/dev/null 2>&1
     fi
     # Ctrl-C in the middle of a lab
-    (cd "$T/w" && exec "$R" lab run 07 >"$T/int" 2>&1) &
+    (cd "$T/w" && exec "$R" lab run 08 >"$T/int" 2>&1) &
     lp=$!
     i=0
     while ! grep -q "^step 1" "$T/int" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
