@@ -292,6 +292,126 @@ static bool gl_01_ack_msn(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(ack, ack->p.aeth.msn);
 }
 
+/*
+ * Lab 02: connection management (IBA 12). The client is the active side (its
+ * REQ is the first request of the capture), the server the passive side.
+ */
+
+/* Does @f carry CM message @attr (RL_CM_REQ ..)? */
+static bool gl_cm_is(const struct grade_frame *f, uint16_t attr)
+{
+	return f->cm && f->cm->attr == attr;
+}
+
+/* The first CM message @attr from the client (@from_client) or from the server; NULL if none. */
+static const struct grade_frame *gl_cm_first(const struct grade_cap *c, uint16_t attr, bool from_client)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (gl_cm_is(&c->f[i], attr) && gl_from_client(c, &c->f[i]) == from_client)
+			return &c->f[i];
+	return NULL;
+}
+
+/* A data packet: a request on a connected QP, not a MAD to QP1. */
+static bool gl_is_data_request(const struct grade_frame *f)
+{
+	return f->a.role == RL_ROLE_REQUEST && f->p.bth.dqpn != RL_GSI_QPN;
+}
+
+/* The server's first data request: rping's first RDMA READ. */
+static const struct grade_frame *gl_02_server_first(const struct grade_cap *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (gl_is_data_request(&c->f[i]) && !gl_from_client(c, &c->f[i]))
+			return &c->f[i];
+	return NULL;
+}
+
+/* The active side's ESTABLISHED: the REP (IBA 12.9.5.2; it answers with the RTU). */
+static bool gl_02_client_established(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *rep = gl_cm_first(c, RL_CM_REP, false);
+
+	return GL_FROM(rep, rep->no);
+}
+
+/*
+ * The passive side's ESTABLISHED: the RTU, or the client's first data packet
+ * if it comes first (the RTU lost: the CM takes that packet for it, IBA 12.9.6.3).
+ */
+static bool gl_02_server_established(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *rep = gl_cm_first(c, RL_CM_REP, false);
+
+	for (const struct grade_frame *f = rep ? rep + 1 : c->f + c->n; f < c->f + c->n; f++)
+		if (gl_from_client(c, f) && (gl_cm_is(f, RL_CM_RTU) || gl_is_data_request(f)))
+			return GL_FROM(f, f->no);
+	return false;
+}
+
+/* The frames the CM exchange took before the first data packet (with any resent ones). */
+static bool gl_02_cm_frames(const struct grade_cap *c, uint64_t *v)
+{
+	uint64_t k = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		if (gl_is_data_request(&c->f[i]))
+			return GL_FROM(k ? &c->f[i] : NULL, k);
+		k += c->f[i].cm != NULL;
+	}
+	return false;
+}
+
+static bool gl_02_server_psn(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *f = gl_02_server_first(c);
+
+	return GL_FROM(f, f->p.bth.psn);
+}
+
+/* The CM message the analyzer found that PSN in: the REQ's Starting PSN is where the passive side's sends start. */
+static bool gl_02_server_psn_frame(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *f = gl_02_server_first(c);
+
+	return GL_FROM(f && f->a.cm.psn_frame, f->a.cm.psn_frame);
+}
+
+/* The port of the REQ's service ID: rdma_cm's 0x0000000001 | port space | port. */
+static bool gl_02_port(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *req = gl_cm_first(c, RL_CM_REQ, true);
+	uint16_t ps, port;
+
+	return GL_FROM(req && rl_cm_service_ps(rl_cm_get(req->cm, RL_CMF_REQ_SERVICE_ID), &ps, &port), port);
+}
+
+/*
+ * The ibv_rc_pingpong step: its client's first request after the last CM
+ * message, and the CM message that announced its PSN (0: none did; the PSN
+ * came over TCP).
+ */
+static bool gl_02_pingpong_psn_frame(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *last_cm = NULL;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->f[i].cm)
+			last_cm = &c->f[i];
+	for (const struct grade_frame *f = last_cm ? last_cm + 1 : c->f + c->n; f < c->f + c->n; f++)
+		if (gl_is_data_request(f) && gl_from_client(c, f))
+			return GL_FROM(f, f->a.cm.psn_frame);
+	return false;
+}
+
+/* The server's handle for the connection: its REP's Local Communication ID. */
+static bool gl_02_server_comm_id(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *rep = gl_cm_first(c, RL_CM_REP, false);
+
+	return GL_FROM(rep, rl_cm_get(rep->cm, RL_CMF_REP_LOCAL_COMM_ID));
+}
+
 /* Lab 03: packets per message at each MTU, the SEND Middle opcode, the pad, a full packet's UDP length. */
 static bool gl_03_packets(const struct grade_cap *c, int k, uint64_t *v)
 {
@@ -748,6 +868,14 @@ const struct grade_fact grade_facts[] = {
 	{ "01", "3", gl_01_psn_step },
 	{ "01", "4a", gl_01_ack_frame },
 	{ "01", "4b", gl_01_ack_msn },
+	{ "02", "1a", gl_02_client_established },
+	{ "02", "1b", gl_02_server_established },
+	{ "02", "2", gl_02_cm_frames },
+	{ "02", "3a", gl_02_server_psn },
+	{ "02", "3b", gl_02_server_psn_frame },
+	{ "02", "4", gl_02_port },
+	{ "02", "5", gl_02_pingpong_psn_frame },
+	{ "02", "6", gl_02_server_comm_id },
 	{ "03", "1", gl_03_packets_1 },
 	{ "03", "2", gl_03_packets_2 },
 	{ "03", "3", gl_03_packets_3 },

@@ -51,7 +51,7 @@ refused "--mtu too small" "--mtu wants 1280..65535" up --mtu 100
 refused "unknown verb" "say list, run NN" fly
 if "$R" lab --help | grep -q "rocelab lab run NN"; then pass "--help"; else fail "--help"; fi
 n=$("$R" lab list | grep -c '^  [0-9][0-9]  ')
-[ "$n" -ge 12 ] && pass "lab list shows $n labs" || fail "lab list shows $n labs"
+[ "$n" -ge 13 ] && pass "lab list shows $n labs" || fail "lab list shows $n labs"
 
 # ---- the guides: both languages, the same commands in the same order ---------------------
 cmds() { awk '/^```sh/{c=1; next} /^```/{c=0} c' "$1"; }
@@ -109,10 +109,15 @@ filters_ok() {
 
 # ---- one definition per lab: labs/NN-name/lab.def ------------------------------------------
 # def_cmds DIR: the commands a learner types to do the lab by hand, from its lab.def alone
+# (a step with "compat rping" gives rping's own flags: no --server, no --client ADDR)
 def_cmds() {
     awk -v out="labs/out/$(basename "$1").gen.pcap" '
         { v = $0; sub(/^[ \t]*[a-z]+[ \t]*/, "", v) }
         $1 == "mtu" && v != 1500 { up = " --mtu " v }
+        $1 == "step" { rping = 0 }
+        $1 == "compat" && v == "rping" { rping = 1 }
+        $1 == "server" && rping { c[n++] = "ip netns exec rl-b rocelab peer --compat rping " v; next }
+        $1 == "client" && rping { c[n++] = "ip netns exec rl-a rocelab peer --compat rping " v; next }
         $1 == "server" { c[n++] = "ip netns exec rl-b rocelab peer --server" (v == "" ? "" : " " v) }
         $1 == "client" { c[n++] = "ip netns exec rl-a rocelab peer --client 10.90.0.2 " v }
         $1 == "replay" { c[n++] = "rocelab gen " v " --ip-a 10.90.0.1 --ip-b 10.90.0.2 -o " out
@@ -165,6 +170,11 @@ broken "two labs with one number" "two labs numbered 07 (07-acks-msn-credits and
     'cp -r 07-acks-msn-credits 07-other'
 broken "a step with neither peers nor a replay" "step 1 (.*) wants 'server' and 'client'" \
     'sed -i "/^server/d" 07-acks-msn-credits/lab.def'
+broken "a compat step for a tool whose flags the lab cannot run" \
+    "02-rdma-cm/lab.def:$(grep -n '^compat' "$LABS/02-rdma-cm/lab.def" | cut -d: -f1): 'compat' takes 'rping', not 'pingpong'" \
+    'sed -i "s/^compat.*/compat pingpong/" 02-rdma-cm/lab.def' "list:grade 02"
+broken "compat in a replay step" "step 1 (.*) wants 'server' and 'client' (and maybe 'compat', 'fails'), or 'replay' alone" \
+    'sed -i "s/^server.*/replay send/; /^client/d" 02-rdma-cm/lab.def' "list:grade 02"
 # Values that would be cut on their way to a command line, a second mtu, a lab.def that cannot be read.
 D07=$LABS/07-acks-msn-credits/lab.def
 cl=$(grep -n '^client' "$D07" | head -n 1 | cut -d: -f1)
@@ -282,12 +292,39 @@ questions() {
         fail "lab $num one wrong answer ($where): '$s' $(grep "^  $key " "$G/out")"
     fi
 }
+# cm_not_yet NUM WHY-TEST: lab 02's questions are about the CM exchange; until rocelab gen's rping
+# begins with one (its CM scenarios, cm-connect among them, come with it) and rocelab peer --compat
+# rping connects through the CM (its help says TEMPORARY until then), its captures hold none. Says
+# SKIP and why; true while that is so. Once both have the CM, the questions are graded as any others.
+cm_not_yet() {
+    [ "$1" = 02 ] || return 1
+    case $2 in
+    gen) "$R" gen --list 2>/dev/null | grep -q '^  cm-connect ' && return 1
+         echo "SKIP lab 02 questions (rocelab gen capture): rocelab gen rping has no CM exchange yet" ;;
+    peer) "$R" peer --help 2>/dev/null | grep -q 'TEMPORARY: the real rping cannot talk to this yet' || return 1
+         echo "SKIP lab 02 questions (over veth): rocelab peer --compat rping connects without the CM yet" ;;
+    esac
+    return 0
+}
 for l in $labs; do
     num=${l%%-*}
     [ -f "$LABS/$l/answers.txt" ] || { fail "lab $l: no answers.txt"; continue; }
     cp "$T/g/labs/out/$l.pcap" "$G/labs/out/"
-    questions "$num" "$T/g/labs/out/$l.pcap" "rocelab gen capture"
+    cm_not_yet "$num" gen || questions "$num" "$T/g/labs/out/$l.pcap" "rocelab gen capture"
 done
+# Lab 02 on what the real kernel does: its rping (tests/fixtures/rxe/rping.pcap, both ends the kernel),
+# and the same followed by an ibv_rc_pingpong-like exchange on new QPs between the same hosts.
+RPING=$LABS/../tests/fixtures/rxe/rping.pcap
+questions 02 "$RPING" "the real kernel's rping"
+if "$R" gen pingpong --count 2 --size 64 --qpn-a 0x12 --qpn-b 0x12 --ip-a 10.77.0.3 --ip-b 10.77.0.2 \
+        -o "$T/pp.pcap" >/dev/null 2>&1 && mergecap -a -F pcap -w "$T/rping-pp.pcap" "$RPING" "$T/pp.pcap"; then
+    questions 02 "$T/rping-pp.pcap" "the real kernel's rping, then a ping-pong"
+    if "$R" lab grade 02 --capture "$T/rping-pp.pcap" --answers "$G/ans/02.txt" 2>&1 | grep -q "^  5  *1/1 "; then
+        pass "lab 02 question 5 is graded when the capture holds the ping-pong after the DREP"
+    else fail "lab 02 question 5 not graded on the kernel's rping followed by a ping-pong"; fi
+else fail "lab 02: cannot make the kernel's rping followed by a ping-pong (rocelab gen, mergecap)"; fi
+# make grade (below) grades lab 02's --gen capture: its reference answers, not the kernel's.
+sh "$LABS/02-rdma-cm/solution/answers.sh" "$G/labs/out/02-rdma-cm.pcap" >"$G/ans/02.txt" 2>/dev/null
 CAP=$T/g/labs/out/01-first-capture.pcap
 sed 's/^1: .*/1: twenty/' "$G/ans/01.txt" >"$G/nan.txt"
 s=$("$R" lab grade 01 --capture "$CAP" --answers "$G/nan.txt" 2>&1 | tee "$G/out" | sed -n 's/^score 01 questions //p')
@@ -382,7 +419,7 @@ else
         if (cd "$T/w" && "$R" lab run "$num" >"$T/w.out" 2>&1) && capture_ok "lab $l" "$T/w/labs/out/$l.pcap"; then
             if gone; then pass "lab $l over veth: $(grep -c '^step ' "$T/w.out") step(s), a capture of RoCEv2 with good ICRCs, nothing left behind"
             else fail "lab $l: the namespaces are still there afterwards"; fi
-            questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
+            cm_not_yet "$num" peer || questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
             # The commands the guide shows for doing it by hand are ones this run ran.
             sed -n 's/^  + //p' "$T/w.out" | sed -e 's/ &$//' -e "s|$R|rocelab|g" >"$T/ran"
             cmds "$LABS/$l/README.md" | grep -E '^ip netns exec |^rocelab gen ' >"$T/shown"

@@ -10,7 +10,7 @@
 # data), and tcpdump on the tap sees every frame of both stacks with a good
 # ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
 # what only the kernel does: UDP checksum 0, an IPv4 Identification that counts.
-# Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01, 03-08, 11-13; the
+# Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-08, 11-13; the
 # replay-only 09 and 10 refuse it), each checked by tshark for what each side sent; and
 # `rocelab realrxe capture` (two VMs, the kernel at both ends): each tool succeeded at both
 # ends, every ICRC is good, and `rocelab explain --compare`'s rows agree with tshark's fields,
@@ -224,6 +224,19 @@ if lab_rxe 01; then
 	grep -q "ibv_rc_pingpong -d rxe0 -g 1 -s 64 -n 5" "$T/lab01.out" &&
 		pass "lab 01 --real-rxe ran the standard ibv_rc_pingpong in the VM" ||
 		fail "lab 01 --real-rxe did not run ibv_rc_pingpong: $(grep realrxe "$T/lab01.out" | head -n 3)"
+fi
+if lab_rxe 02; then
+	# The kernel's own rping (librdmacm over the kernel's rdma_cm) against rocelab peer --compat rping,
+	# by Wireshark's CM fields: the kernel's REQ and RTU, rocelab's REP, then the data phase.
+	cm=$(run_tshark -r - -Y "infiniband.mad.mgmtclass == 0x07" -T fields -e ip.src -e infiniband.mad.attributeid \
+		<"$T/lab02.pcap" 2>/dev/null | tr '\t\n' ': ')
+	case $cm in
+	"$G:0x0010 10.77.0.1:0x0013 $G:0x0014 "*)
+		grep -q "rping -c -a 10.77.0.1 -d -v -C 4 -S 64" "$T/lab02.out" &&
+			pass "lab 02 --real-rxe: the kernel's rping sent REQ and RTU, rocelab's answered with REP ($cm)" ||
+			fail "lab 02 --real-rxe did not run the kernel's rping: $(grep realrxe "$T/lab02.out" | head -n 3)" ;;
+	*) fail "lab 02 --real-rxe: CM messages '$cm', not the kernel's REQ, rocelab's REP, the kernel's RTU" ;;
+	esac
 fi
 if lab_rxe 08; then
 	# The kernel's own go-back-N, as Wireshark's dissector reads it: rocelab's NAKs, the kernel's resent WRITEs.
