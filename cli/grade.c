@@ -91,9 +91,41 @@ bool grade_check_labs(const char (*nums)[3], size_t n)
 }
 
 /*
+ * The CM message @p carries to QP1, kept for the questions about connection
+ * management; NULL if it carries none. false if out of memory.
+ */
+static bool grade_keep_cm(const struct rl_pkt *p, const struct rl_cm **out)
+{
+	struct rl_cm cm, *kept;
+	enum rl_cm_status st;
+
+	*out = NULL;
+	if (!rl_cm_is_gsi(p))
+		return true;
+	st = rl_cm_decode(p->payload, p->payload_len, &cm);
+	if ((st != RL_CM_OK && st != RL_CM_TRUNC) || !cm.msg)
+		return true;
+	kept = malloc(sizeof(*kept));
+	if (!kept)
+		return false;
+	*kept = cm;
+	*out = kept;
+	return true;
+}
+
+static void grade_cap_free(struct grade_cap *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free((void *)c->f[i].cm);
+	free(c->f);
+	c->f = NULL;
+	c->n = 0;
+}
+
+/*
  * Every RoCE frame of @pc, decoded and analyzed once, as `rocelab explain`
- * does. Returns 0, 1 if the capture is cut short or longer than we keep
- * (graded on what was read), -1 if out of memory.
+ * does; the CM messages decoded too. Returns 0, 1 if the capture is cut
+ * short or longer than we keep (graded on what was read), -1 if out of memory.
  */
 static int grade_load(struct cli_capture *in, struct grade_cap *c)
 {
@@ -125,6 +157,10 @@ static int grade_load(struct cli_capture *in, struct grade_cap *c)
 		rl_analyze(an, fr.no, (uint64_t)fr.ns, &f->p, st, &f->a);
 		if (st == RL_NOT_ROCE || rl_status_fatal(st))
 			continue;
+		if (!grade_keep_cm(&f->p, &f->cm)) {
+			rl_analyzer_free(an);
+			return -1;
+		}
 		f->p.payload = NULL;
 		c->n++;
 	}
@@ -204,13 +240,13 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 	cli_capture_close(in);
 	if (r < 0) {
 		cli_error("lab", "out of memory reading %s", capture);
-		free(cap.f);
+		grade_cap_free(&cap);
 		return CLI_ERR;
 	}
 	if (!cap.n) {
 		/* Else questions about counts would be "known" (0) and an empty run would score full marks. */
 		cli_error("lab", "%s holds no RoCE frame to grade against: run 'rocelab lab run %s' again", capture, num);
-		free(cap.f);
+		grade_cap_free(&cap);
 		return CLI_ERR;
 	}
 	if (r)
@@ -218,7 +254,7 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 			capture, cap.n);
 	for (size_t i = 0; i < l->nq; i++)
 		truth[i].known = grade_fact(num, l->q[i].key)(&cap, &truth[i].v);
-	free(cap.f);
+	grade_cap_free(&cap);
 	f = fopen(answers, "r");
 	if (!f) {
 		cli_error("lab", "cannot read the answers file %s: %s", answers, strerror(errno));

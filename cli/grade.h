@@ -33,6 +33,7 @@ struct grade_frame {
 	uint64_t no; /* frame number, as Wireshark counts */
 	struct rl_pkt p;
 	struct rl_annotation a;
+	const struct rl_cm *cm; /* the CM message it carries to QP1, decoded (rl_cm_decode); NULL if none */
 };
 
 /* The RoCE frames of a capture; the client is whoever sent the first request. */

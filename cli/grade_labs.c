@@ -292,30 +292,150 @@ static bool gl_01_ack_msn(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(ack, ack->p.aeth.msn);
 }
 
-/* Lab 02: packets per message at each MTU, the SEND Middle opcode, the pad, a full packet's UDP length. */
-static bool gl_02_packets(const struct grade_cap *c, int k, uint64_t *v)
+/*
+ * Lab 02: connection management (IBA 12). The client is the active side (its
+ * REQ is the first request of the capture), the server the passive side.
+ */
+
+/* Does @f carry CM message @attr (RL_CM_REQ ..)? */
+static bool gl_cm_is(const struct grade_frame *f, uint16_t attr)
+{
+	return f->cm && f->cm->attr == attr;
+}
+
+/* The first CM message @attr from the client (@from_client) or from the server; NULL if none. */
+static const struct grade_frame *gl_cm_first(const struct grade_cap *c, uint16_t attr, bool from_client)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (gl_cm_is(&c->f[i], attr) && gl_from_client(c, &c->f[i]) == from_client)
+			return &c->f[i];
+	return NULL;
+}
+
+/* A data packet: a request on a connected QP, not a MAD to QP1. */
+static bool gl_is_data_request(const struct grade_frame *f)
+{
+	return f->a.role == RL_ROLE_REQUEST && f->p.bth.dqpn != RL_GSI_QPN;
+}
+
+/* The server's first data request: rping's first RDMA READ. */
+static const struct grade_frame *gl_02_server_first(const struct grade_cap *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (gl_is_data_request(&c->f[i]) && !gl_from_client(c, &c->f[i]))
+			return &c->f[i];
+	return NULL;
+}
+
+/* The active side's ESTABLISHED: the REP (IBA 12.9.5.2; it answers with the RTU). */
+static bool gl_02_client_established(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *rep = gl_cm_first(c, RL_CM_REP, false);
+
+	return GL_FROM(rep, rep->no);
+}
+
+/*
+ * The passive side's ESTABLISHED: the RTU, or the client's first data packet
+ * if it comes first (the RTU lost: the CM takes that packet for it, IBA 12.9.6.3).
+ */
+static bool gl_02_server_established(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *rep = gl_cm_first(c, RL_CM_REP, false);
+
+	for (const struct grade_frame *f = rep ? rep + 1 : c->f + c->n; f < c->f + c->n; f++)
+		if (gl_from_client(c, f) && (gl_cm_is(f, RL_CM_RTU) || gl_is_data_request(f)))
+			return GL_FROM(f, f->no);
+	return false;
+}
+
+/* The frames the CM exchange took before the first data packet (with any resent ones). */
+static bool gl_02_cm_frames(const struct grade_cap *c, uint64_t *v)
+{
+	uint64_t k = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		if (gl_is_data_request(&c->f[i]))
+			return GL_FROM(k ? &c->f[i] : NULL, k);
+		k += c->f[i].cm != NULL;
+	}
+	return false;
+}
+
+static bool gl_02_server_psn(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *f = gl_02_server_first(c);
+
+	return GL_FROM(f, f->p.bth.psn);
+}
+
+/* The CM message the analyzer found that PSN in: the REQ's Starting PSN is where the passive side's sends start. */
+static bool gl_02_server_psn_frame(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *f = gl_02_server_first(c);
+
+	return GL_FROM(f && f->a.cm.psn_frame, f->a.cm.psn_frame);
+}
+
+/* The port of the REQ's service ID: rdma_cm's 0x0000000001 | port space | port. */
+static bool gl_02_port(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *req = gl_cm_first(c, RL_CM_REQ, true);
+	uint16_t ps, port;
+
+	return GL_FROM(req && rl_cm_service_ps(rl_cm_get(req->cm, RL_CMF_REQ_SERVICE_ID), &ps, &port), port);
+}
+
+/*
+ * The ibv_rc_pingpong step: its client's first request after the last CM
+ * message, and the CM message that announced its PSN (0: none did; the PSN
+ * came over TCP).
+ */
+static bool gl_02_pingpong_psn_frame(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *last_cm = NULL;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->f[i].cm)
+			last_cm = &c->f[i];
+	for (const struct grade_frame *f = last_cm ? last_cm + 1 : c->f + c->n; f < c->f + c->n; f++)
+		if (gl_is_data_request(f) && gl_from_client(c, f))
+			return GL_FROM(f, f->a.cm.psn_frame);
+	return false;
+}
+
+/* The server's handle for the connection: its REP's Local Communication ID. */
+static bool gl_02_server_comm_id(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *rep = gl_cm_first(c, RL_CM_REP, false);
+
+	return GL_FROM(rep, rl_cm_get(rep->cm, RL_CMF_REP_LOCAL_COMM_ID));
+}
+
+/* Lab 03: packets per message at each MTU, the SEND Middle opcode, the pad, a full packet's UDP length. */
+static bool gl_03_packets(const struct grade_cap *c, int k, uint64_t *v)
 {
 	int pk = gl_packets(c, RL_OPF_SEND, k, NULL);
 
 	return GL_FROM(pk, (uint64_t)pk);
 }
 
-static bool gl_02_packets_1(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_packets_1(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_02_packets(c, 1, v);
+	return gl_03_packets(c, 1, v);
 }
 
-static bool gl_02_packets_2(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_packets_2(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_02_packets(c, 2, v);
+	return gl_03_packets(c, 2, v);
 }
 
-static bool gl_02_packets_3(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_packets_3(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_02_packets(c, 3, v);
+	return gl_03_packets(c, 3, v);
 }
 
-static bool gl_02_middle_opcode(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_middle_opcode(const struct grade_cap *c, uint64_t *v)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (gl_is_client_request(c, &c->f[i]) && gl_flag(&c->f[i], RL_OPF_SEND | RL_OPF_MIDDLE))
@@ -323,14 +443,14 @@ static bool gl_02_middle_opcode(const struct grade_cap *c, uint64_t *v)
 	return false;
 }
 
-static bool gl_02_pad(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_pad(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *m4 = gl_message(c, RL_OPF_SEND, 4);
 
 	return GL_FROM(m4, m4->p.bth.padcnt);
 }
 
-static bool gl_02_middle_udp_len(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_middle_udp_len(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *mid;
 
@@ -338,57 +458,57 @@ static bool gl_02_middle_udp_len(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(mid, mid->p.udp.len);
 }
 
-/* Lab 03: the first RETH, the first WRITE's packets, the immediate data. */
-static bool gl_03_rkey(const struct grade_cap *c, uint64_t *v)
+/* Lab 04: the first RETH, the first WRITE's packets, the immediate data. */
+static bool gl_04_rkey(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *w = gl_find(c, NULL, gl_is_write_reth);
 
 	return GL_FROM(w, w->p.reth.rkey);
 }
 
-static bool gl_03_dma_len(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_dma_len(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *w = gl_find(c, NULL, gl_is_write_reth);
 
 	return GL_FROM(w, w->p.reth.dma_len);
 }
 
-static bool gl_03_va(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_va(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *w = gl_find(c, NULL, gl_is_write_reth);
 
 	return GL_FROM(w, w->p.reth.va);
 }
 
-static bool gl_03_packets(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_packets(const struct grade_cap *c, uint64_t *v)
 {
 	int pk = gl_packets(c, RL_OPF_WRITE, 1, NULL);
 
 	return GL_FROM(pk, (uint64_t)pk);
 }
 
-static bool gl_03_imm(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_imm(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *imm = gl_find(c, NULL, gl_is_imm);
 
 	return GL_FROM(imm, imm->p.immdt);
 }
 
-static bool gl_03_imm_opcode(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_imm_opcode(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *imm = gl_find(c, NULL, gl_is_imm);
 
 	return GL_FROM(imm, imm->p.bth.opcode);
 }
 
-/* Lab 04: the responses of the first READ, the PSNs a READ takes, outstanding READs. */
+/* Lab 05: the responses of the first READ, the PSNs a READ takes, outstanding READs. */
 
 /*
  * The last response (Last or Only) to the client's first READ request, with
  * how many response packets (*@packets) and AETHs (*@aeth) it took; NULL if
  * the capture does not hold it.
  */
-static const struct grade_frame *gl_04_last_response(const struct grade_cap *c, uint64_t *packets, uint64_t *aeth)
+static const struct grade_frame *gl_05_last_response(const struct grade_cap *c, uint64_t *packets, uint64_t *aeth)
 {
 	const struct grade_frame *r1 = gl_find(c, NULL, gl_is_read_req);
 
@@ -404,15 +524,15 @@ static const struct grade_frame *gl_04_last_response(const struct grade_cap *c, 
 	return NULL;
 }
 
-static bool gl_04_responses(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_responses(const struct grade_cap *c, uint64_t *v)
 {
 	uint64_t packets, aeth;
-	const struct grade_frame *last = gl_04_last_response(c, &packets, &aeth);
+	const struct grade_frame *last = gl_05_last_response(c, &packets, &aeth);
 
 	return GL_FROM(last, packets);
 }
 
-static bool gl_04_psn_step(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_psn_step(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *r1 = gl_find(c, NULL, gl_is_read_req);
 	const struct grade_frame *r2 = r1 ? gl_find(c, r1 + 1, gl_is_read_req) : NULL;
@@ -420,23 +540,23 @@ static bool gl_04_psn_step(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(r2, (r2->p.bth.psn - r1->p.bth.psn) & PSN_MASK);
 }
 
-static bool gl_04_aeths(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_aeths(const struct grade_cap *c, uint64_t *v)
 {
 	uint64_t packets, aeth;
-	const struct grade_frame *last = gl_04_last_response(c, &packets, &aeth);
+	const struct grade_frame *last = gl_05_last_response(c, &packets, &aeth);
 
 	return GL_FROM(last, aeth);
 }
 
-static bool gl_04_last_frame(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_last_frame(const struct grade_cap *c, uint64_t *v)
 {
 	uint64_t packets, aeth;
-	const struct grade_frame *last = gl_04_last_response(c, &packets, &aeth);
+	const struct grade_frame *last = gl_05_last_response(c, &packets, &aeth);
 
 	return GL_FROM(last, last->no);
 }
 
-static bool gl_04_outstanding(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_outstanding(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *resp = gl_find(c, NULL, gl_is_read_resp);
 	uint64_t before = 0;
@@ -449,62 +569,62 @@ static bool gl_04_outstanding(const struct grade_cap *c, uint64_t *v)
 	return true;
 }
 
-/* Lab 05: the add value, the original values returned, the compare value. */
+/* Lab 06: the add value, the original values returned, the compare value. */
 
 /* The original value the ATOMIC Acknowledge of request @req returns. */
-static bool gl_05_original(const struct grade_cap *c, const struct grade_frame *req, uint64_t *v)
+static bool gl_06_original(const struct grade_cap *c, const struct grade_frame *req, uint64_t *v)
 {
 	const struct grade_frame *a = gl_answer(c, req, false);
 
 	return GL_FROM(a && (a->p.hdrs & RL_HDR_ATOMICACKETH), a->p.atomicack_orig);
 }
 
-static bool gl_05_add(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_add(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *fa = gl_find(c, NULL, gl_is_fetch_add);
 
 	return GL_FROM(fa, fa->p.atomiceth.swap_add);
 }
 
-static bool gl_05_first_add_original(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_first_add_original(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_05_original(c, gl_find(c, NULL, gl_is_fetch_add), v);
+	return gl_06_original(c, gl_find(c, NULL, gl_is_fetch_add), v);
 }
 
-static bool gl_05_last_add_original(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_last_add_original(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_05_original(c, gl_last(c, gl_is_fetch_add), v);
+	return gl_06_original(c, gl_last(c, gl_is_fetch_add), v);
 }
 
-static bool gl_05_compare(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_compare(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *cs = gl_find(c, NULL, gl_is_cmp_swap);
 
 	return GL_FROM(cs, cs->p.atomiceth.compare);
 }
 
-static bool gl_05_last_swap_original(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_last_swap_original(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_05_original(c, gl_last(c, gl_is_cmp_swap), v);
+	return gl_06_original(c, gl_last(c, gl_is_cmp_swap), v);
 }
 
-/* Lab 06: requests, ACKs, AckReq, the MSN, coalescing, credits. */
-static bool gl_06_requests(const struct grade_cap *c, uint64_t *v)
+/* Lab 07: requests, ACKs, AckReq, the MSN, coalescing, credits. */
+static bool gl_07_requests(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_client_request));
 }
 
-static bool gl_06_acks(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_acks(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_ack));
 }
 
-static bool gl_06_ackreqs(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_ackreqs(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_ackreq));
 }
 
-static bool gl_06_last_msn(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_last_msn(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *last = c->client ? gl_last(c, gl_is_ack) : NULL;
 
@@ -512,7 +632,7 @@ static bool gl_06_last_msn(const struct grade_cap *c, uint64_t *v)
 }
 
 /* The most request packets one ACK covers: every PSN after the previous ACK's, up to its own (IBA 9.7.5.1.2). */
-static bool gl_06_most_acked(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_most_acked(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *first = c->client ? gl_find(c, NULL, gl_is_ack) : NULL, *last = gl_last(c, gl_is_ack);
 	uint32_t prev;
@@ -534,73 +654,73 @@ static bool gl_06_most_acked(const struct grade_cap *c, uint64_t *v)
 	return true;
 }
 
-static bool gl_06_first_credits(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_first_credits(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *first = c->client ? gl_find(c, NULL, gl_is_ack) : NULL;
 
 	return GL_FROM(first, rl_syndrome_value(first->p.aeth.syndrome));
 }
 
-/* Lab 07: PSN sequence error NAKs and the resends they cause. */
-static bool gl_07_naks(const struct grade_cap *c, uint64_t *v)
+/* Lab 08: PSN sequence error NAKs and the resends they cause. */
+static bool gl_08_naks(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_seq_nak));
 }
 
-static bool gl_07_nak_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_nak_psn(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = c->client ? gl_find(c, NULL, gl_is_seq_nak) : NULL;
 
 	return GL_FROM(nak, nak->p.bth.psn);
 }
 
-static bool gl_07_resend_frame(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_resend_frame(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *re = gl_find(c, NULL, gl_is_resend);
 
 	return GL_FROM(re, re->no);
 }
 
-static bool gl_07_resends(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_resends(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_resend));
 }
 
-static bool gl_07_resend_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_resend_psn(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *re = gl_find(c, NULL, gl_is_resend);
 
 	return GL_FROM(re, re->p.bth.psn);
 }
 
-/* Lab 08: the RNR NAK, its timer, and the ACK that ends the waiting. */
-static bool gl_08_rnr_frame(const struct grade_cap *c, uint64_t *v)
+/* Lab 09: the RNR NAK, its timer, and the ACK that ends the waiting. */
+static bool gl_09_rnr_frame(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
 
 	return GL_FROM(rnr, rnr->no);
 }
 
-static bool gl_08_timer(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_timer(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
 
 	return GL_FROM(rnr, rl_syndrome_value(rnr->p.aeth.syndrome));
 }
 
-static bool gl_08_timer_us(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_timer_us(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
 
 	return GL_FROM(rnr, rl_rnr_timer_us(rl_syndrome_value(rnr->p.aeth.syndrome)));
 }
 
-static bool gl_08_rnr_naks(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_rnr_naks(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(gl_find(c, NULL, gl_is_rnr_nak), gl_count(c, gl_is_rnr_nak));
 }
 
-static bool gl_08_ack_frame(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_ack_frame(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
 	const struct grade_frame *ack = rnr ? gl_find(c, rnr + 1, gl_is_plain_ack) : NULL;
@@ -608,15 +728,15 @@ static bool gl_08_ack_frame(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(ack, ack->no);
 }
 
-/* Lab 09: the NAK of a bad rkey or address, the request it fails, the completion status. */
-static bool gl_09_syndrome(const struct grade_cap *c, uint64_t *v)
+/* Lab 10: the NAK of a bad rkey or address, the request it fails, the completion status. */
+static bool gl_10_syndrome(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = gl_find(c, NULL, gl_is_nak);
 
 	return GL_FROM(nak, nak->p.aeth.syndrome);
 }
 
-static bool gl_09_nak_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_nak_psn(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = gl_find(c, NULL, gl_is_nak);
 
@@ -624,7 +744,7 @@ static bool gl_09_nak_psn(const struct grade_cap *c, uint64_t *v)
 }
 
 /* The R_Key of the client's request the first NAK answers (the last one before it with the NAK's PSN). */
-static bool gl_09_rkey(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_rkey(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = gl_find(c, NULL, gl_is_nak);
 
@@ -638,103 +758,103 @@ static bool gl_09_rkey(const struct grade_cap *c, uint64_t *v)
 	return false;
 }
 
-static bool gl_09_wc_status(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_wc_status(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = gl_find(c, NULL, gl_is_nak);
 
 	return GL_FROM(nak, rl_nak_wc_status(rl_syndrome_value(nak->p.aeth.syndrome)));
 }
 
-static bool gl_09_naks(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_naks(const struct grade_cap *c, uint64_t *v)
 {
 	*v = gl_count(c, gl_is_nak);
 	return true;
 }
 
-/* Lab 10: what goes into frame 1's ICRC. */
-static const struct grade_frame *gl_10_frame_1(const struct grade_cap *c)
+/* Lab 11: what goes into frame 1's ICRC. */
+static const struct grade_frame *gl_11_frame_1(const struct grade_cap *c)
 {
 	return c->n && c->f[0].no == 1 ? &c->f[0] : NULL;
 }
 
-static bool gl_10_icrc(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_icrc(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_10_frame_1(c);
+	const struct grade_frame *f = gl_11_frame_1(c);
 
 	return GL_FROM(f, rl_icrc_display(f->p.icrc));
 }
 
-static bool gl_10_ttl(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_ttl(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_10_frame_1(c);
+	const struct grade_frame *f = gl_11_frame_1(c);
 
 	return GL_FROM(f && f->p.l3 == RL_L3_IPV4, f->p.ip4.ttl);
 }
 
 /* 8 bytes of ones, then from the IP header up to the ICRC (IBA A17.3.3). */
-static bool gl_10_crc_bytes(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_crc_bytes(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_10_frame_1(c);
+	const struct grade_frame *f = gl_11_frame_1(c);
 
 	return GL_FROM(f, 8 + f->p.icrc_off - f->p.l3_off);
 }
 
-static bool gl_10_udp_checksum(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_udp_checksum(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_10_frame_1(c);
+	const struct grade_frame *f = gl_11_frame_1(c);
 
 	return GL_FROM(f && f->p.roce == RL_ROCE_V2, f->p.udp.checksum);
 }
 
-/* Lab 11: the DETH, the UD opcode, no ACKs, a datagram's length. */
-static bool gl_11_qkey(const struct grade_cap *c, uint64_t *v)
+/* Lab 12: the DETH, the UD opcode, no ACKs, a datagram's length. */
+static bool gl_12_qkey(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *d = gl_find(c, NULL, gl_is_deth);
 
 	return GL_FROM(d, d->p.deth.qkey);
 }
 
-static bool gl_11_src_qp(const struct grade_cap *c, uint64_t *v)
+static bool gl_12_src_qp(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *cd = gl_find(c, NULL, gl_is_client_deth);
 
 	return GL_FROM(cd, cd->p.deth.src_qp);
 }
 
-static bool gl_11_opcode(const struct grade_cap *c, uint64_t *v)
+static bool gl_12_opcode(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, c->client->p.bth.opcode);
 }
 
-static bool gl_11_acks(const struct grade_cap *c, uint64_t *v)
+static bool gl_12_acks(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_any_ack_opcode));
 }
 
-static bool gl_11_udp_len(const struct grade_cap *c, uint64_t *v)
+static bool gl_12_udp_len(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, c->client->p.udp.len);
 }
 
-/* Lab 12: the QPNs and the PSN the exchange agreed on, as they appear on the wire. */
-static bool gl_12_request_qp(const struct grade_cap *c, uint64_t *v)
+/* Lab 13: the QPNs and the PSN the exchange agreed on, as they appear on the wire. */
+static bool gl_13_request_qp(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, c->client->p.bth.dqpn);
 }
 
-static bool gl_12_request_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_13_request_psn(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, c->client->p.bth.psn);
 }
 
-static bool gl_12_ack_qp(const struct grade_cap *c, uint64_t *v)
+static bool gl_13_ack_qp(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *ack = gl_find(c, NULL, gl_is_any_ack_opcode);
 
 	return GL_FROM(ack, ack->p.bth.dqpn);
 }
 
-static bool gl_12_frames(const struct grade_cap *c, uint64_t *v)
+static bool gl_13_frames(const struct grade_cap *c, uint64_t *v)
 {
 	*v = c->n;
 	return true;
@@ -748,62 +868,70 @@ const struct grade_fact grade_facts[] = {
 	{ "01", "3", gl_01_psn_step },
 	{ "01", "4a", gl_01_ack_frame },
 	{ "01", "4b", gl_01_ack_msn },
-	{ "02", "1", gl_02_packets_1 },
-	{ "02", "2", gl_02_packets_2 },
-	{ "02", "3", gl_02_packets_3 },
-	{ "02", "4", gl_02_middle_opcode },
-	{ "02", "5", gl_02_pad },
-	{ "02", "6", gl_02_middle_udp_len },
-	{ "03", "1", gl_03_rkey },
-	{ "03", "2", gl_03_dma_len },
-	{ "03", "3", gl_03_va },
-	{ "03", "4", gl_03_packets },
-	{ "03", "5", gl_03_imm },
-	{ "03", "6", gl_03_imm_opcode },
-	{ "04", "1", gl_04_responses },
-	{ "04", "2", gl_04_psn_step },
-	{ "04", "3", gl_04_aeths },
-	{ "04", "4", gl_04_last_frame },
-	{ "04", "5", gl_04_outstanding },
-	{ "05", "1", gl_05_add },
-	{ "05", "2", gl_05_first_add_original },
-	{ "05", "3", gl_05_last_add_original },
-	{ "05", "4", gl_05_compare },
-	{ "05", "5", gl_05_last_swap_original },
-	{ "06", "1", gl_06_requests },
-	{ "06", "2", gl_06_acks },
-	{ "06", "3", gl_06_ackreqs },
-	{ "06", "4", gl_06_last_msn },
-	{ "06", "5", gl_06_most_acked },
-	{ "06", "6", gl_06_first_credits },
-	{ "07", "1", gl_07_naks },
-	{ "07", "2", gl_07_nak_psn },
-	{ "07", "3", gl_07_resend_frame },
-	{ "07", "4", gl_07_resends },
-	{ "07", "5", gl_07_resend_psn },
-	{ "08", "1", gl_08_rnr_frame },
-	{ "08", "2", gl_08_timer },
-	{ "08", "3", gl_08_timer_us },
-	{ "08", "4", gl_08_rnr_naks },
-	{ "08", "5", gl_08_ack_frame },
-	{ "09", "1", gl_09_syndrome },
-	{ "09", "2", gl_09_nak_psn },
-	{ "09", "3", gl_09_rkey },
-	{ "09", "4", gl_09_wc_status },
-	{ "09", "5", gl_09_naks },
-	{ "10", "1", gl_10_icrc },
-	{ "10", "2", gl_10_ttl },
-	{ "10", "3", gl_10_crc_bytes },
-	{ "10", "4", gl_10_udp_checksum },
-	{ "11", "1", gl_11_qkey },
-	{ "11", "2", gl_11_src_qp },
-	{ "11", "3", gl_11_opcode },
-	{ "11", "4", gl_11_acks },
-	{ "11", "5", gl_11_udp_len },
-	{ "12", "1", gl_12_request_qp },
-	{ "12", "2", gl_12_request_psn },
-	{ "12", "3", gl_12_ack_qp },
-	{ "12", "4", gl_12_frames },
+	{ "02", "1a", gl_02_client_established },
+	{ "02", "1b", gl_02_server_established },
+	{ "02", "2", gl_02_cm_frames },
+	{ "02", "3a", gl_02_server_psn },
+	{ "02", "3b", gl_02_server_psn_frame },
+	{ "02", "4", gl_02_port },
+	{ "02", "5", gl_02_pingpong_psn_frame },
+	{ "02", "6", gl_02_server_comm_id },
+	{ "03", "1", gl_03_packets_1 },
+	{ "03", "2", gl_03_packets_2 },
+	{ "03", "3", gl_03_packets_3 },
+	{ "03", "4", gl_03_middle_opcode },
+	{ "03", "5", gl_03_pad },
+	{ "03", "6", gl_03_middle_udp_len },
+	{ "04", "1", gl_04_rkey },
+	{ "04", "2", gl_04_dma_len },
+	{ "04", "3", gl_04_va },
+	{ "04", "4", gl_04_packets },
+	{ "04", "5", gl_04_imm },
+	{ "04", "6", gl_04_imm_opcode },
+	{ "05", "1", gl_05_responses },
+	{ "05", "2", gl_05_psn_step },
+	{ "05", "3", gl_05_aeths },
+	{ "05", "4", gl_05_last_frame },
+	{ "05", "5", gl_05_outstanding },
+	{ "06", "1", gl_06_add },
+	{ "06", "2", gl_06_first_add_original },
+	{ "06", "3", gl_06_last_add_original },
+	{ "06", "4", gl_06_compare },
+	{ "06", "5", gl_06_last_swap_original },
+	{ "07", "1", gl_07_requests },
+	{ "07", "2", gl_07_acks },
+	{ "07", "3", gl_07_ackreqs },
+	{ "07", "4", gl_07_last_msn },
+	{ "07", "5", gl_07_most_acked },
+	{ "07", "6", gl_07_first_credits },
+	{ "08", "1", gl_08_naks },
+	{ "08", "2", gl_08_nak_psn },
+	{ "08", "3", gl_08_resend_frame },
+	{ "08", "4", gl_08_resends },
+	{ "08", "5", gl_08_resend_psn },
+	{ "09", "1", gl_09_rnr_frame },
+	{ "09", "2", gl_09_timer },
+	{ "09", "3", gl_09_timer_us },
+	{ "09", "4", gl_09_rnr_naks },
+	{ "09", "5", gl_09_ack_frame },
+	{ "10", "1", gl_10_syndrome },
+	{ "10", "2", gl_10_nak_psn },
+	{ "10", "3", gl_10_rkey },
+	{ "10", "4", gl_10_wc_status },
+	{ "10", "5", gl_10_naks },
+	{ "11", "1", gl_11_icrc },
+	{ "11", "2", gl_11_ttl },
+	{ "11", "3", gl_11_crc_bytes },
+	{ "11", "4", gl_11_udp_checksum },
+	{ "12", "1", gl_12_qkey },
+	{ "12", "2", gl_12_src_qp },
+	{ "12", "3", gl_12_opcode },
+	{ "12", "4", gl_12_acks },
+	{ "12", "5", gl_12_udp_len },
+	{ "13", "1", gl_13_request_qp },
+	{ "13", "2", gl_13_request_psn },
+	{ "13", "3", gl_13_ack_qp },
+	{ "13", "4", gl_13_frames },
 };
 
 const size_t grade_nfacts = sizeof(grade_facts) / sizeof(grade_facts[0]);

@@ -113,6 +113,23 @@ static int lab_list(void)
 	return ok ? CLI_OK : CLI_ERR;
 }
 
+/*
+ * What the server said, after a step whose server output is half the lesson:
+ * rping's -d lines (its rdma_cm events: CONNECT_REQUEST, ESTABLISHED, DISCONNECTED).
+ */
+static void lab_show_server(const char *log)
+{
+	char line[1024];
+	FILE *f = fopen(log, "r");
+
+	if (!f)
+		return;
+	printf("  (the server's output:)\n");
+	while (fgets(line, sizeof(line), f))
+		printf("    %s%s", line, line[strlen(line) - 1] == '\n' ? "" : "\n");
+	fclose(f);
+}
+
 /* A server and a client, each a command line; the server's output in @log. */
 static int lab_pair(const struct lab_step *s, const char *log, const char *server, const char *client)
 {
@@ -151,19 +168,27 @@ static int lab_pair(const struct lab_step *s, const char *log, const char *serve
 		cli_error("lab", "the step failed (client exit %d, server exit %d; server output in %s)", rc, src, log);
 		return -1;
 	}
+	if (s->rping)
+		lab_show_server(log);
 	return 0;
 }
 
 static int lab_peer_step(const struct lab_step *s, const char *log)
 {
 	char server[LAB_LINE_MAX], client[LAB_LINE_MAX];
+	bool ok;
 
-	if (!lab_line(server, sizeof(server), "ip netns exec " LAB_NS_B " %s peer --server%s%s", cli_self(),
-		      *s->server ? " " : "", s->server) ||
-	    !lab_line(client, sizeof(client), "ip netns exec " LAB_NS_A " %s peer --client " LAB_IP_B " %s",
-		      cli_self(), s->client))
-		return -1;
-	return lab_pair(s, log, server, client);
+	if (s->rping) /* rping's own flags say which end is which, and where the server is */
+		ok = lab_line(server, sizeof(server), "ip netns exec " LAB_NS_B " %s peer --compat rping %s", cli_self(),
+			      s->server) &&
+		     lab_line(client, sizeof(client), "ip netns exec " LAB_NS_A " %s peer --compat rping %s", cli_self(),
+			      s->client);
+	else
+		ok = lab_line(server, sizeof(server), "ip netns exec " LAB_NS_B " %s peer --server%s%s", cli_self(),
+			      *s->server ? " " : "", s->server) &&
+		     lab_line(client, sizeof(client), "ip netns exec " LAB_NS_A " %s peer --client " LAB_IP_B " %s",
+			      cli_self(), s->client);
+	return ok ? lab_pair(s, log, server, client) : -1;
 }
 
 /* ---- --real-rxe: the kernel's Soft-RoCE, in a VM, at one end -------------------------------------- */
@@ -235,6 +260,51 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 	if (!ok || !lab_append(client, sizeof(client), " " LAB_RXE_HOST) ||
 	    !lab_line(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --server%s%s%s", cli_self(),
 		      *s->server ? " " : "", s->server, compat))
+		return -1;
+	return lab_pair(s, log, server, client);
+}
+
+/*
+ * Append rping flags @opts to the command line in @buf, the lab's server
+ * address (-a 10.90.0.2) turned into rocelab's end of the tap. false (said)
+ * if they do not fit.
+ */
+static bool lab_rxe_rping_opts(char *buf, size_t n, const char *opts)
+{
+	char words[LAB_LINE_MAX], *w[LAB_LINE_WORDS + 1];
+	int k;
+
+	if (!lab_line(words, sizeof(words), "%s", opts))
+		return false;
+	k = lab_words(words, w, LAB_LINE_WORDS + 1);
+	if (k < 0) {
+		cli_error("lab", "the rping options have more than %d words: %.60s...", LAB_LINE_WORDS, opts);
+		return false;
+	}
+	for (int i = 0; i < k; i++) {
+		bool server_addr = i > 0 && !strcmp(w[i - 1], "-a") && !strcmp(w[i], LAB_IP_B);
+
+		if (!lab_append(buf, n, " %s", server_addr ? LAB_RXE_HOST : w[i]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A `compat rping` step with the kernel at the client end: the real rping
+ * (librdmacm's, over the kernel's rdma_cm) in the VM, with the step's client
+ * flags, against rocelab peer --compat rping: the CM exchange of both stacks
+ * in one capture.
+ */
+static int lab_rxe_rping_step(const struct lab_step *s, const char *log)
+{
+	char server[LAB_LINE_MAX], client[LAB_LINE_MAX];
+
+	if (!lab_line(client, sizeof(client), "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- rping",
+		      cli_self()) ||
+	    !lab_rxe_rping_opts(client, sizeof(client), s->client) ||
+	    !lab_line(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --compat rping", cli_self()) ||
+	    !lab_rxe_rping_opts(server, sizeof(server), s->server))
 		return -1;
 	return lab_pair(s, log, server, client);
 }
@@ -370,7 +440,8 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 			printf("  (left out with --real-rxe: these frames come from rocelab gen, not from a stack)\n");
 			continue;
 		}
-		if (real_rxe ? lab_rxe_step(s, log) : s->server ? lab_peer_step(s, log) : lab_replay_step(l, s)) {
+		if (real_rxe ? (s->rping ? lab_rxe_rping_step(s, log) : lab_rxe_step(s, log))
+			     : s->server ? lab_peer_step(s, log) : lab_replay_step(l, s)) {
 			rc = CLI_ERR;
 			break;
 		}
@@ -417,9 +488,9 @@ static void lab_usage(FILE *f)
 		"      --keep     leave the topology up after 'run' (then: ip netns exec %s ...)\n"
 		"      --gen      run on a capture from rocelab gen, without namespaces\n"
 		"      --real-rxe the other end is the real kernel Soft-RoCE in a VM (rocelab realrxe): its\n"
-		"                 ibv_rc_pingpong / ibv_ud_pingpong, or rxe_peer, as the client; rocelab\n"
+		"                 ibv_rc_pingpong / ibv_ud_pingpong, rping, or rxe_peer, as the client; rocelab\n"
 		"                 peer serves; both stacks in one capture. Steps replayed from rocelab gen\n"
-		"                 are left out (labs 08 and 09 are nothing else: they refuse it). --keep\n"
+		"                 are left out (labs 09 and 10 are nothing else: they refuse it). --keep\n"
 		"                 keeps the VM (rocelab realrxe exec --dir %s)\n"
 		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
 		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt)\n"

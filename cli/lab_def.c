@@ -156,6 +156,15 @@ static int lab_def_step_line(struct lab_def_reader *r, const char *kw, const cha
 		return lab_def_set(r, &s->client, kw, v, false);
 	if (!strcmp(kw, "replay"))
 		return lab_def_set(r, &s->replay, kw, v, false);
+	if (!strcmp(kw, "compat")) {
+		/* The one tool whose own flags (-s, -c -a ADDR) take the place of rocelab peer's --server/--client. */
+		if (strcmp(v, "rping"))
+			return lab_def_fail(r, "'compat' takes 'rping', not '%s'", v);
+		if (s->rping)
+			return lab_def_fail(r, "'compat' twice");
+		s->rping = true;
+		return 0;
+	}
 	if (*v)
 		return lab_def_fail(r, "'fails' takes no value");
 	if (s->fails)
@@ -249,7 +258,8 @@ static int lab_def_line(struct lab_def_reader *r, const char *kw, const char *v)
 	}
 	if (!strcmp(kw, "step"))
 		return lab_def_open_step(r, v);
-	if (!strcmp(kw, "server") || !strcmp(kw, "client") || !strcmp(kw, "replay") || !strcmp(kw, "fails"))
+	if (!strcmp(kw, "server") || !strcmp(kw, "client") || !strcmp(kw, "replay") || !strcmp(kw, "fails") ||
+	    !strcmp(kw, "compat"))
 		return lab_def_step_line(r, kw, v);
 	if (!strcmp(kw, "question"))
 		return lab_def_open_question(r, v);
@@ -271,9 +281,9 @@ static int lab_def_complete(struct lab_def_reader *r)
 	for (size_t i = 0; i < l->nsteps; i++) {
 		const struct lab_step *s = &l->steps[i];
 
-		if (s->replay ? s->server || s->client || s->fails : !s->server || !s->client)
-			return lab_def_fail(r, "step %zu ('%s') wants 'server' and 'client' (and maybe 'fails'), "
-					       "or 'replay' alone", i + 1, s->what);
+		if (s->replay ? s->server || s->client || s->fails || s->rping : !s->server || !s->client)
+			return lab_def_fail(r, "step %zu ('%s') wants 'server' and 'client' (and maybe 'compat', "
+					       "'fails'), or 'replay' alone", i + 1, s->what);
 	}
 	for (size_t i = 0; i < l->nq; i++)
 		if (!l->q[i].text || !l->q[i].hint)

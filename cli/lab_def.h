@@ -25,6 +25,7 @@ struct lab_step {
 	const char *client; /* peer options of the client (its address is added) */
 	const char *replay; /* replay step: `rocelab gen` arguments */
 	bool fails;         /* the client's error is the lesson */
+	bool rping;         /* `compat rping`: server and client are rping's own flags (peer --compat rping) */
 };
 
 /* One question of the answers file: "KEY: VALUE". */

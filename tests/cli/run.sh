@@ -151,7 +151,7 @@ expect "lab grade a capture of another link type" 2 "link type 105 is not one ro
 printf '1: -0\n' >"$T/minus.txt"
 expect "lab grade: a negative answer is not a number" 0 "'-0' is not a number" "$RA" lab grade 01 --capture "$T/demo.pcap" --answers "$T/minus.txt"
 expect "explain --compare marks the resends and says why" 0 "Resent packets: A requester resends" "$RA" explain --compare "$T/demo.pcap" "$T/loss.pcap"
-expect "lab run 09 --real-rxe: only replays" 1 "lab 09 only replays frames made by rocelab gen" "$RA" lab run 09 --real-rxe
+expect "lab run 10 --real-rxe: only replays" 1 "lab 10 only replays frames made by rocelab gen" "$RA" lab run 10 --real-rxe
 expect "realrxe --help names capture" 0 "capture \[--out DIR\]" "$RA" realrxe --help
 "$R" gen demo -o "$T/demo2.pcap" 2>/dev/null
 cmp -s "$T/demo.pcap" "$T/demo2.pcap" && ok "gen is byte-identical for the same arguments" ||

@@ -51,7 +51,7 @@ refused "--mtu too small" "--mtu wants 1280..65535" up --mtu 100
 refused "unknown verb" "say list, run NN" fly
 if "$R" lab --help | grep -q "rocelab lab run NN"; then pass "--help"; else fail "--help"; fi
 n=$("$R" lab list | grep -c '^  [0-9][0-9]  ')
-[ "$n" -ge 12 ] && pass "lab list shows $n labs" || fail "lab list shows $n labs"
+[ "$n" -ge 13 ] && pass "lab list shows $n labs" || fail "lab list shows $n labs"
 
 # ---- the guides: both languages, the same commands in the same order ---------------------
 cmds() { awk '/^```sh/{c=1; next} /^```/{c=0} c' "$1"; }
@@ -109,10 +109,15 @@ filters_ok() {
 
 # ---- one definition per lab: labs/NN-name/lab.def ------------------------------------------
 # def_cmds DIR: the commands a learner types to do the lab by hand, from its lab.def alone
+# (a step with "compat rping" gives rping's own flags: no --server, no --client ADDR)
 def_cmds() {
     awk -v out="labs/out/$(basename "$1").gen.pcap" '
         { v = $0; sub(/^[ \t]*[a-z]+[ \t]*/, "", v) }
         $1 == "mtu" && v != 1500 { up = " --mtu " v }
+        $1 == "step" { rping = 0 }
+        $1 == "compat" && v == "rping" { rping = 1 }
+        $1 == "server" && rping { c[n++] = "ip netns exec rl-b rocelab peer --compat rping " v; next }
+        $1 == "client" && rping { c[n++] = "ip netns exec rl-a rocelab peer --compat rping " v; next }
         $1 == "server" { c[n++] = "ip netns exec rl-b rocelab peer --server" (v == "" ? "" : " " v) }
         $1 == "client" { c[n++] = "ip netns exec rl-a rocelab peer --client 10.90.0.2 " v }
         $1 == "replay" { c[n++] = "rocelab gen " v " --ip-a 10.90.0.1 --ip-b 10.90.0.2 -o " out
@@ -140,9 +145,9 @@ if "$R" lab list >/dev/null 2>"$T/err" && [ ! -s "$T/err" ]; then
     pass "every lab.def asks exactly the questions cli/grade_labs.c has fact functions for"
 else fail "lab.def files and the grader's fact table: $(head -c 400 "$T/err")"; fi
 # broken NAME PATTERN EDIT [VERBS]: a copy of the labs with EDIT (a shell command, in that copy) is
-# refused by lab list and lab grade 06 (or VERBS), saying PATTERN
+# refused by lab list and lab grade 07 (or VERBS), saying PATTERN
 broken() {
-    name=$1 pat=$2 edit=$3 verbs=${4:-list:grade 06}
+    name=$1 pat=$2 edit=$3 verbs=${4:-list:grade 07}
     rm -rf "$T/defs" && cp -r "$LABS" "$T/defs" && rm -rf "$T/defs/out" && (cd "$T/defs" && eval "$edit")
     IFS=:
     set -- $verbs
@@ -154,31 +159,36 @@ broken() {
     pass "$name: refused by lab $(echo "$verbs" | sed 's/:/ and by lab /g'), saying '$pat'"
 }
 broken "a question the grader has no fact function for" "lab.def asks question 7, but the grader" \
-    'printf "question 7\ntext t\nhint h\n" >>06-acks-msn-credits/lab.def'
-broken "a fact function no question asks for" "reads the answer to question 6 of lab 06, but .*does not ask it" \
-    'sed -i "/^question 6/,\$d" 06-acks-msn-credits/lab.def'
-broken "a lab the grader knows with no definition" "reads answers of lab 12, which has no labs/12-\*/lab.def" \
-    'rm -r 12-qp-state-machine' list
-broken "a keyword that is none" "06-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
-    'sed -i "s/^title/titel/" 06-acks-msn-credits/lab.def'
-broken "two labs with one number" "two labs numbered 06 (06-acks-msn-credits and 06-other)" \
-    'cp -r 06-acks-msn-credits 06-other'
+    'printf "question 7\ntext t\nhint h\n" >>07-acks-msn-credits/lab.def'
+broken "a fact function no question asks for" "reads the answer to question 6 of lab 07, but .*does not ask it" \
+    'sed -i "/^question 6/,\$d" 07-acks-msn-credits/lab.def'
+broken "a lab the grader knows with no definition" "reads answers of lab 13, which has no labs/13-\*/lab.def" \
+    'rm -r 13-qp-state-machine' list
+broken "a keyword that is none" "07-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
+    'sed -i "s/^title/titel/" 07-acks-msn-credits/lab.def'
+broken "two labs with one number" "two labs numbered 07 (07-acks-msn-credits and 07-other)" \
+    'cp -r 07-acks-msn-credits 07-other'
 broken "a step with neither peers nor a replay" "step 1 (.*) wants 'server' and 'client'" \
-    'sed -i "/^server/d" 06-acks-msn-credits/lab.def'
+    'sed -i "/^server/d" 07-acks-msn-credits/lab.def'
+broken "a compat step for a tool whose flags the lab cannot run" \
+    "02-rdma-cm/lab.def:$(grep -n '^compat' "$LABS/02-rdma-cm/lab.def" | cut -d: -f1): 'compat' takes 'rping', not 'pingpong'" \
+    'sed -i "s/^compat.*/compat pingpong/" 02-rdma-cm/lab.def' "list:grade 02"
+broken "compat in a replay step" "step 1 (.*) wants 'server' and 'client' (and maybe 'compat', 'fails'), or 'replay' alone" \
+    'sed -i "s/^server.*/replay send/; /^client/d" 02-rdma-cm/lab.def' "list:grade 02"
 # Values that would be cut on their way to a command line, a second mtu, a lab.def that cannot be read.
-D06=$LABS/06-acks-msn-credits/lab.def
-cl=$(grep -n '^client' "$D06" | head -n 1 | cut -d: -f1)
+D07=$LABS/07-acks-msn-credits/lab.def
+cl=$(grep -n '^client' "$D07" | head -n 1 | cut -d: -f1)
 long="--op send --interface $(printf 'x%.0s' $(seq 1 400))"
 broken "a client line too long to run as written" \
-    "06-acks-msn-credits/lab.def:$cl: 'client' with a value of ${#long} bytes: at most 400" \
-    "sed -i 's/^client .*/client $long/' 06-acks-msn-credits/lab.def"
+    "07-acks-msn-credits/lab.def:$cl: 'client' with a value of ${#long} bytes: at most 400" \
+    "sed -i 's/^client .*/client $long/' 07-acks-msn-credits/lab.def"
 many=$(printf -- ' --iters 1%.0s' $(seq 1 17))
-broken "a client line of more words than a lab runs" "06-acks-msn-credits/lab.def:$cl: 'client' with 34 words: at most 32" \
-    "sed -i 's/^client .*/client$many/' 06-acks-msn-credits/lab.def"
-broken "a second mtu line" "06-acks-msn-credits/lab.def:$(($(wc -l <"$D06") + 1)): 'mtu' twice" \
-    'echo "mtu 9000" >>06-acks-msn-credits/lab.def'
-broken "a lab.def that is a folder" "cannot read .*06-acks-msn-credits/lab.def: Is a directory" \
-    'rm 06-acks-msn-credits/lab.def && mkdir 06-acks-msn-credits/lab.def'
+broken "a client line of more words than a lab runs" "07-acks-msn-credits/lab.def:$cl: 'client' with 34 words: at most 32" \
+    "sed -i 's/^client .*/client$many/' 07-acks-msn-credits/lab.def"
+broken "a second mtu line" "07-acks-msn-credits/lab.def:$(($(wc -l <"$D07") + 1)): 'mtu' twice" \
+    'echo "mtu 9000" >>07-acks-msn-credits/lab.def'
+broken "a lab.def that is a folder" "cannot read .*07-acks-msn-credits/lab.def: Is a directory" \
+    'rm 07-acks-msn-credits/lab.def && mkdir 07-acks-msn-credits/lab.def'
 if ROCELAB_LABS=$T/none "$R" lab list >"$T/out" 2>&1; then fail "ROCELAB_LABS naming no folder: exit 0"
 elif grep -q "ROCELAB_LABS=$T/none is not a folder" "$T/out"; then pass "ROCELAB_LABS naming no folder is refused"
 else fail "ROCELAB_LABS naming no folder: $(cat "$T/out")"; fi
@@ -188,9 +198,9 @@ I=$T/inst/usr/local
 mkdir -p "$T/inst/run"
 if ! make -s -C "$LABS/.." install DESTDIR="$T/inst" PREFIX=/usr/local >"$T/out" 2>&1; then
     fail "make install DESTDIR=$T/inst: $(tail -c 300 "$T/out")"
-elif (cd "$T/inst/run" && "$I/bin/rocelab" lab run 06 --gen >"$T/out" 2>&1) &&
+elif (cd "$T/inst/run" && "$I/bin/rocelab" lab run 07 --gen >"$T/out" 2>&1) &&
    [ "$("$I/bin/rocelab" lab list | grep -c '^  [0-9][0-9]  ')" = "$("$R" lab list | grep -c '^  [0-9][0-9]  ')" ] &&
-   capture_ok "installed lab 06" "$T/inst/run/labs/out/06-acks-msn-credits.pcap"; then
+   capture_ok "installed lab 07" "$T/inst/run/labs/out/07-acks-msn-credits.pcap"; then
     pass "installed by make install under PREFIX, rocelab finds the labs in PREFIX/share/rocelab/labs"
 else fail "installed: $(tail -c 300 "$T/out")"; fi
 rm -rf "$I/share/rocelab/labs"
@@ -282,12 +292,39 @@ questions() {
         fail "lab $num one wrong answer ($where): '$s' $(grep "^  $key " "$G/out")"
     fi
 }
+# cm_not_yet NUM WHY-TEST: lab 02's questions are about the CM exchange; until rocelab gen's rping
+# begins with one (its CM scenarios, cm-connect among them, come with it) and rocelab peer --compat
+# rping connects through the CM (its help says TEMPORARY until then), its captures hold none. Says
+# SKIP and why; true while that is so. Once both have the CM, the questions are graded as any others.
+cm_not_yet() {
+    [ "$1" = 02 ] || return 1
+    case $2 in
+    gen) "$R" gen --list 2>/dev/null | grep -q '^  cm-connect ' && return 1
+         echo "SKIP lab 02 questions (rocelab gen capture): rocelab gen rping has no CM exchange yet" ;;
+    peer) "$R" peer --help 2>/dev/null | grep -q 'TEMPORARY: the real rping cannot talk to this yet' || return 1
+         echo "SKIP lab 02 questions (over veth): rocelab peer --compat rping connects without the CM yet" ;;
+    esac
+    return 0
+}
 for l in $labs; do
     num=${l%%-*}
     [ -f "$LABS/$l/answers.txt" ] || { fail "lab $l: no answers.txt"; continue; }
     cp "$T/g/labs/out/$l.pcap" "$G/labs/out/"
-    questions "$num" "$T/g/labs/out/$l.pcap" "rocelab gen capture"
+    cm_not_yet "$num" gen || questions "$num" "$T/g/labs/out/$l.pcap" "rocelab gen capture"
 done
+# Lab 02 on what the real kernel does: its rping (tests/fixtures/rxe/rping.pcap, both ends the kernel),
+# and the same followed by an ibv_rc_pingpong-like exchange on new QPs between the same hosts.
+RPING=$LABS/../tests/fixtures/rxe/rping.pcap
+questions 02 "$RPING" "the real kernel's rping"
+if "$R" gen pingpong --count 2 --size 64 --qpn-a 0x12 --qpn-b 0x12 --ip-a 10.77.0.3 --ip-b 10.77.0.2 \
+        -o "$T/pp.pcap" >/dev/null 2>&1 && mergecap -a -F pcap -w "$T/rping-pp.pcap" "$RPING" "$T/pp.pcap"; then
+    questions 02 "$T/rping-pp.pcap" "the real kernel's rping, then a ping-pong"
+    if "$R" lab grade 02 --capture "$T/rping-pp.pcap" --answers "$G/ans/02.txt" 2>&1 | grep -q "^  5  *1/1 "; then
+        pass "lab 02 question 5 is graded when the capture holds the ping-pong after the DREP"
+    else fail "lab 02 question 5 not graded on the kernel's rping followed by a ping-pong"; fi
+else fail "lab 02: cannot make the kernel's rping followed by a ping-pong (rocelab gen, mergecap)"; fi
+# make grade (below) grades lab 02's --gen capture: its reference answers, not the kernel's.
+sh "$LABS/02-rdma-cm/solution/answers.sh" "$G/labs/out/02-rdma-cm.pcap" >"$G/ans/02.txt" 2>/dev/null
 CAP=$T/g/labs/out/01-first-capture.pcap
 sed 's/^1: .*/1: twenty/' "$G/ans/01.txt" >"$G/nan.txt"
 s=$("$R" lab grade 01 --capture "$CAP" --answers "$G/nan.txt" 2>&1 | tee "$G/out" | sed -n 's/^score 01 questions //p')
@@ -300,9 +337,9 @@ echo "not a pcap" >"$T/bad.pcap"
 if "$R" lab grade 01 --capture "$T/bad.pcap" --answers "$G/ans/01.txt" >"$G/out" 2>&1; then fail "grading a corrupt capture succeeded"
 elif grep -q "bad.pcap is not a capture this can read" "$G/out"; then pass "grading a file that is no capture says so"
 else fail "grading a corrupt capture: $(cat "$G/out")"; fi
-head -c 3000 "$T/g/labs/out/07-loss-go-back-n.pcap" >"$T/cut.pcap"
-if "$R" lab grade 07 --capture "$T/cut.pcap" --answers "$G/ans/07.txt" >"$G/out" 2>&1 &&
-   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 07 questions " "$G/out"; then
+head -c 3000 "$T/g/labs/out/08-loss-go-back-n.pcap" >"$T/cut.pcap"
+if "$R" lab grade 08 --capture "$T/cut.pcap" --answers "$G/ans/08.txt" >"$G/out" 2>&1 &&
+   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 08 questions " "$G/out"; then
     pass "grading a capture cut short: a note, and a score on what it holds"
 else fail "grading a cut capture: $(cat "$G/out")"; fi
 
@@ -310,16 +347,16 @@ else fail "grading a cut capture: $(cat "$G/out")"; fi
 for l in $labs; do cp -r "$LABS/$l" "$G/labs/"; done
 cp -r "$LABS/grade" "$G/labs/"
 mkdir -p "$G/core" && cp -r "$LABS/../core/include" "$G/core/"
-L01=$G/labs/01-first-capture L07=$G/labs/07-loss-go-back-n L10=$G/labs/10-icrc-by-hand
-mkdir -p "$L01/wrong" "$L01/broken" "$L07/wrong" "$L10/wrong"
+L01=$G/labs/01-first-capture L08=$G/labs/08-loss-go-back-n L11=$G/labs/11-icrc-by-hand
+mkdir -p "$L01/wrong" "$L01/broken" "$L08/wrong" "$L11/wrong"
 sed 's/b->dqpn = .*/b->dqpn = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];/' \
     "$L01/solution/bth.c" >"$L01/wrong/bth.c"
 sed 's/return 0;/return 0/' "$L01/solution/bth.c" >"$L01/broken/bth.c"
 # PSN distance as a plain 32-bit subtraction: right until the PSNs wrap or lie far apart.
 sed 's/uint32_t d = (a - b) & 0xffffff;.*/return (int32_t)(a - b);/; /return d & 0x800000/d' \
-    "$L07/solution/psn.c" >"$L07/wrong/psn.c"
+    "$L08/solution/psn.c" >"$L08/wrong/psn.c"
 # The ICRC with the UDP checksum left as it is.
-grep -v '/\* UDP checksum' "$L10/solution/icrc.c" >"$L10/wrong/icrc.c"
+grep -v '/\* UDP checksum' "$L11/solution/icrc.c" >"$L11/wrong/icrc.c"
 # coding_score FROM NUM NAME: that row of make grade's table, graded from FROM/
 # (make grade's table for FROM is the same for every row: made once)
 coding_score() {
@@ -343,8 +380,8 @@ coding() {
 # 8 PSN kinds; a plain subtraction is right only for nearby PSNs, behind and ahead of the expected
 # one with no wrap: 3. 6 ICRC kinds; the UDP checksum unmasked fails only its own kind: 5.
 coding 01 bth 12 11 "DestQP of the BTH .*you read 0x"
-coding 07 psn 8 3 "lab_psn_diff: across the wrap.*returned -"
-coding 10 icrc 6 5 "IPv4 with a random UDP checksum"
+coding 08 psn 8 3 "lab_psn_diff: across the wrap.*returned -"
+coding 11 icrc 6 5 "IPv4 with a random UDP checksum"
 s=$(coding_score broken 01 bth)
 [ "$s" = 0/12 ] && grep -q "does not compile" "$G/g.broken.out" && pass "lab 01 BTH exercise: code that does not compile scores 0 and says so" ||
     fail "BTH broken: '$s'"
@@ -382,7 +419,7 @@ else
         if (cd "$T/w" && "$R" lab run "$num" >"$T/w.out" 2>&1) && capture_ok "lab $l" "$T/w/labs/out/$l.pcap"; then
             if gone; then pass "lab $l over veth: $(grep -c '^step ' "$T/w.out") step(s), a capture of RoCEv2 with good ICRCs, nothing left behind"
             else fail "lab $l: the namespaces are still there afterwards"; fi
-            questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
+            cm_not_yet "$num" peer || questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
             # The commands the guide shows for doing it by hand are ones this run ran.
             sed -n 's/^  + //p' "$T/w.out" | sed -e 's/ &$//' -e "s|$R|rocelab|g" >"$T/ran"
             cmds "$LABS/$l/README.md" | grep -E '^ip netns exec |^rocelab gen ' >"$T/shown"
@@ -392,8 +429,8 @@ else
         else
             fail "lab $l over veth: $(tail -c 400 "$T/w.out")"
         fi
-        [ "$num" = 12 ] && if grep -q "is the link-local default GID" "$T/w.out"; then
-            pass "lab 12 shows the wrong-GID-index error"; else fail "lab 12: no GID error shown"; fi
+        [ "$num" = 13 ] && if grep -q "is the link-local default GID" "$T/w.out"; then
+            pass "lab 13 shows the wrong-GID-index error"; else fail "lab 13: no GID error shown"; fi
     done
     # up / status / down by hand
     if "$R" lab status >/dev/null 2>&1; then fail "lab status says up before lab up"; fi
@@ -405,7 +442,7 @@ else
         "$R" lab down >/dev/null 2>&1
     fi
     # Ctrl-C in the middle of a lab
-    (cd "$T/w" && exec "$R" lab run 07 >"$T/int" 2>&1) &
+    (cd "$T/w" && exec "$R" lab run 08 >"$T/int" 2>&1) &
     lp=$!
     i=0
     while ! grep -q "^step 1" "$T/int" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done

@@ -13,8 +13,8 @@
 # data), and tcpdump on the tap sees every frame of both stacks with a good
 # ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
 # what only the kernel does: UDP checksum 0, an IPv4 Identification that counts.
-# Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-07, 10-12; the
-# replay-only 08 and 09 refuse it), each checked by tshark for what each side sent; and
+# Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-08, 11-13; the
+# replay-only 09 and 10 refuse it), each checked by tshark for what each side sent; and
 # `rocelab realrxe capture` (two VMs, the kernel at both ends): each tool succeeded at both
 # ends, every ICRC is good, and `rocelab explain --compare`'s rows agree with tshark's fields,
 # for each capture and next to rocelab gen's run of the same workload; the CM MADs of rping,
@@ -315,26 +315,39 @@ if lab_rxe 01; then
 		pass "lab 01 --real-rxe ran the standard ibv_rc_pingpong in the VM" ||
 		fail "lab 01 --real-rxe did not run ibv_rc_pingpong: $(grep realrxe "$T/lab01.out" | head -n 3)"
 fi
-if lab_rxe 07; then
+if lab_rxe 02; then
+	# The kernel's own rping (librdmacm over the kernel's rdma_cm) against rocelab peer --compat rping,
+	# by Wireshark's CM fields: the kernel's REQ and RTU, rocelab's REP, then the data phase.
+	cm=$(run_tshark -r - -Y "infiniband.mad.mgmtclass == 0x07" -T fields -e ip.src -e infiniband.mad.attributeid \
+		<"$T/lab02.pcap" 2>/dev/null | tr '\t\n' ': ')
+	case $cm in
+	"$G:0x0010 10.77.0.1:0x0013 $G:0x0014 "*)
+		grep -q "rping -c -a 10.77.0.1 -d -v -C 4 -S 64" "$T/lab02.out" &&
+			pass "lab 02 --real-rxe: the kernel's rping sent REQ and RTU, rocelab's answered with REP ($cm)" ||
+			fail "lab 02 --real-rxe did not run the kernel's rping: $(grep realrxe "$T/lab02.out" | head -n 3)" ;;
+	*) fail "lab 02 --real-rxe: CM messages '$cm', not the kernel's REQ, rocelab's REP, the kernel's RTU" ;;
+	esac
+fi
+if lab_rxe 08; then
 	# The kernel's own go-back-N, as Wireshark's dissector reads it: rocelab's NAKs, the kernel's resent WRITEs.
-	naks=$(run_tshark -r "$T/lab07.pcap" -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome >= 0x60" \
+	naks=$(run_tshark -r "$T/lab08.pcap" -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome >= 0x60" \
 		-T fields -e frame.number 2>/dev/null | wc -l)
-	resent=$(run_tshark -r "$T/lab07.pcap" -Y "ip.src==$G" -T fields -e infiniband.bth.psn 2>/dev/null |
+	resent=$(run_tshark -r "$T/lab08.pcap" -Y "ip.src==$G" -T fields -e infiniband.bth.psn 2>/dev/null |
 		sort | uniq -d | wc -l)
 	if [ "$naks" -gt 0 ] && [ "$resent" -gt 0 ]; then
-		pass "lab 07 --real-rxe: rocelab dropped and NAKed ($naks NAKs), the kernel went back N ($resent PSNs sent again)"
+		pass "lab 08 --real-rxe: rocelab dropped and NAKed ($naks NAKs), the kernel went back N ($resent PSNs sent again)"
 	else
-		fail "lab 07 --real-rxe: $naks NAKs from rocelab, $resent PSNs the kernel sent again"
+		fail "lab 08 --real-rxe: $naks NAKs from rocelab, $resent PSNs the kernel sent again"
 	fi
 fi
-if lab_rxe 02; then
+if lab_rxe 03; then
 	# The first packet of each SEND (First, or Only when it fits): UDP 8 + BTH 12 + payload + pad + ICRC 4.
-	mtus=$(run_tshark -r "$T/lab02.pcap" -Y "ip.src==$G && (infiniband.bth.opcode == 0 || infiniband.bth.opcode == 4)" \
+	mtus=$(run_tshark -r "$T/lab03.pcap" -Y "ip.src==$G && (infiniband.bth.opcode == 0 || infiniband.bth.opcode == 4)" \
 		-T fields -e udp.length 2>/dev/null | tr '\n' ' ')
 	if [ "$mtus" = "280 1048 4120 32 " ]; then
-		pass "lab 02 --real-rxe: the kernel's 4096-byte SEND at path MTU 256, 1024, 4096 and its 5-byte SEND (UDP lengths $mtus)"
+		pass "lab 03 --real-rxe: the kernel's 4096-byte SEND at path MTU 256, 1024, 4096 and its 5-byte SEND (UDP lengths $mtus)"
 	else
-		fail "lab 02 --real-rxe: first packets' UDP lengths '$mtus', not 280 1048 4120 32"
+		fail "lab 03 --real-rxe: first packets' UDP lengths '$mtus', not 280 1048 4120 32"
 	fi
 fi
 
@@ -351,41 +364,41 @@ lab_ops() {
 		fail "lab $1 --real-rxe: missing$missing (the kernel sent$k, rocelab$r)"
 	fi
 }
-lab_rxe 03 && lab_ops 03 "6 7 8" "17"            # RDMA WRITE First/Middle/Last; ACKs
-lab_rxe 04 && lab_ops 04 "12" "13 14 15"         # READ Request; READ response First/Middle/Last
-lab_rxe 05 && lab_ops 05 "19 20" "18"            # CmpSwap, FetchAdd; ATOMIC Acknowledge
-if lab_rxe 06; then
-	lab_ops 06 "0 1 2" "17"
+lab_rxe 04 && lab_ops 04 "6 7 8" "17"            # RDMA WRITE First/Middle/Last; ACKs
+lab_rxe 05 && lab_ops 05 "12" "13 14 15"         # READ Request; READ response First/Middle/Last
+lab_rxe 06 && lab_ops 06 "19 20" "18"            # CmpSwap, FetchAdd; ATOMIC Acknowledge
+if lab_rxe 07; then
+	lab_ops 07 "0 1 2" "17"
 	# rocelab's ACKs: the AETH's MSN counts the kernel's messages; credits advertised (not 31)
 	msn=$(run_tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17" -T fields -e infiniband.aeth.msn \
-		<"$T/lab06.pcap" 2>/dev/null | tail -n 1)
+		<"$T/lab07.pcap" 2>/dev/null | tail -n 1)
 	cr=$(run_tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17 && infiniband.aeth.syndrome.credit_count==31" \
-		-T fields -e frame.number <"$T/lab06.pcap" 2>/dev/null | wc -l)
+		-T fields -e frame.number <"$T/lab07.pcap" 2>/dev/null | wc -l)
 	if [ -n "$msn" ] && [ "$((msn))" -gt 1 ] && [ "$cr" -eq 0 ]; then
-		pass "lab 06 --real-rxe: rocelab's ACKs count the kernel's messages (last MSN $((msn))) and advertise credits"
+		pass "lab 07 --real-rxe: rocelab's ACKs count the kernel's messages (last MSN $((msn))) and advertise credits"
 	else
-		fail "lab 06 --real-rxe: last MSN '$msn', $cr ACKs without credits"
+		fail "lab 07 --real-rxe: last MSN '$msn', $cr ACKs without credits"
 	fi
 fi
-if lab_rxe 10; then
+if lab_rxe 11; then
 	# one 32-byte SEND Only from the kernel: UDP 8 + BTH 12 + 32 + ICRC 4
 	len=$(run_tshark -r - -Y "ip.src==$G && infiniband.bth.opcode==4" -T fields -e udp.length \
-		<"$T/lab10.pcap" 2>/dev/null | tr '\n' ' ')
-	[ "$len" = "56 " ] && pass "lab 10 --real-rxe: the kernel's one 32-byte SEND Only (UDP length 56)" ||
-		fail "lab 10 --real-rxe: SEND Only UDP lengths '$len', not 56"
+		<"$T/lab11.pcap" 2>/dev/null | tr '\n' ' ')
+	[ "$len" = "56 " ] && pass "lab 11 --real-rxe: the kernel's one 32-byte SEND Only (UDP length 56)" ||
+		fail "lab 11 --real-rxe: SEND Only UDP lengths '$len', not 56"
 fi
-lab_rxe 11 && lab_ops 11 "100" "100"             # UD SEND Only, both ways (ibv_ud_pingpong)
-if lab_rxe 12; then
-	if grep -q "that error was the point of this step" "$T/lab12.out" &&
-		grep -q "rxe_peer: send done: 1 work requests of 64 bytes, server says 'ok 1', data verified" "$T/lab12.out"; then
-		pass "lab 12 --real-rxe: GID index 0 fails on purpose, index 1 sends and is verified"
+lab_rxe 12 && lab_ops 12 "100" "100"             # UD SEND Only, both ways (ibv_ud_pingpong)
+if lab_rxe 13; then
+	if grep -q "that error was the point of this step" "$T/lab13.out" &&
+		grep -q "rxe_peer: send done: 1 work requests of 64 bytes, server says 'ok 1', data verified" "$T/lab13.out"; then
+		pass "lab 13 --real-rxe: GID index 0 fails on purpose, index 1 sends and is verified"
 	else
-		fail "lab 12 --real-rxe: $(grep -E 'point of this step|send done|error' "$T/lab12.out" | head -n 3 | tr '\n' ' ')"
+		fail "lab 13 --real-rxe: $(grep -E 'point of this step|send done|error' "$T/lab13.out" | head -n 3 | tr '\n' ' ')"
 	fi
 fi
-(cd "$T/lab" && "$R" lab run 09 --real-rxe) >"$T/lab09.out" 2>&1
-[ $? -ne 0 ] && grep -q "only replays frames made by rocelab gen" "$T/lab09.out" &&
-	pass "lab 09 --real-rxe: refused, its steps are all replays" || fail "lab 09 --real-rxe: $(cat "$T/lab09.out")"
+(cd "$T/lab" && "$R" lab run 10 --real-rxe) >"$T/lab10.out" 2>&1
+[ $? -ne 0 ] && grep -q "only replays frames made by rocelab gen" "$T/lab10.out" &&
+	pass "lab 10 --real-rxe: refused, its steps are all replays" || fail "lab 10 --real-rxe: $(cat "$T/lab10.out")"
 
 # ---- rocelab realrxe shell: the guest's console on a terminal (here a pipe) ------------------------
 
