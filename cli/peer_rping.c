@@ -641,7 +641,13 @@ static int rping_bind_server(struct peer *p)
 	p->cm.up = rping_server_up;
 	if (peer_rx_sockets(p))
 		return -1;
-	return p->o.addr ? rping_server_up(p) : 0;
+	if (p->o.addr && rping_server_up(p))
+		return -1;
+	/* rping itself says nothing here; `rocelab lab` and scripts wait for this line, as with --cm. */
+	if (!p->o.json)
+		fprintf(stderr, "rocelab peer: waiting for a client's REQ on rdma_cm port %u (service ID %#018" PRIx64 ")\n",
+			p->o.port, rl_cm_service_id(RL_RDMA_PS_TCP, p->o.port));
+	return 0;
 }
 
 /* rping_accept(): the REP, with what the CONNECT_REQUEST offered (rping passes no conn_param). */

@@ -292,25 +292,11 @@ questions() {
         fail "lab $num one wrong answer ($where): '$s' $(grep "^  $key " "$G/out")"
     fi
 }
-# cm_not_yet NUM WHY-TEST: lab 02's questions are about the CM exchange; until rocelab gen's rping
-# begins with one (its CM scenarios, cm-connect among them, come with it) and rocelab peer --compat
-# rping connects through the CM (its help says TEMPORARY until then), its captures hold none. Says
-# SKIP and why; true while that is so. Once both have the CM, the questions are graded as any others.
-cm_not_yet() {
-    [ "$1" = 02 ] || return 1
-    case $2 in
-    gen) "$R" gen --list 2>/dev/null | grep -q '^  cm-connect ' && return 1
-         echo "SKIP lab 02 questions (rocelab gen capture): rocelab gen rping has no CM exchange yet" ;;
-    peer) "$R" peer --help 2>/dev/null | grep -q 'TEMPORARY: the real rping cannot talk to this yet' || return 1
-         echo "SKIP lab 02 questions (over veth): rocelab peer --compat rping connects without the CM yet" ;;
-    esac
-    return 0
-}
 for l in $labs; do
     num=${l%%-*}
     [ -f "$LABS/$l/answers.txt" ] || { fail "lab $l: no answers.txt"; continue; }
     cp "$T/g/labs/out/$l.pcap" "$G/labs/out/"
-    cm_not_yet "$num" gen || questions "$num" "$T/g/labs/out/$l.pcap" "rocelab gen capture"
+    questions "$num" "$T/g/labs/out/$l.pcap" "rocelab gen capture"
 done
 # Lab 02 on what the real kernel does: its rping (tests/fixtures/rxe/rping.pcap, both ends the kernel),
 # and the same followed by an ibv_rc_pingpong-like exchange on new QPs between the same hosts.
@@ -419,7 +405,7 @@ else
         if (cd "$T/w" && "$R" lab run "$num" >"$T/w.out" 2>&1) && capture_ok "lab $l" "$T/w/labs/out/$l.pcap"; then
             if gone; then pass "lab $l over veth: $(grep -c '^step ' "$T/w.out") step(s), a capture of RoCEv2 with good ICRCs, nothing left behind"
             else fail "lab $l: the namespaces are still there afterwards"; fi
-            cm_not_yet "$num" peer || questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
+            questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
             # The commands the guide shows for doing it by hand are ones this run ran.
             sed -n 's/^  + //p' "$T/w.out" | sed -e 's/ &$//' -e "s|$R|rocelab|g" >"$T/ran"
             cmds "$LABS/$l/README.md" | grep -E '^ip netns exec |^rocelab gen ' >"$T/shown"
