@@ -387,8 +387,13 @@ static void rl_cm_req_handler(struct rl_cm_agent *a, const struct rl_cm_rx *rx)
 		rl_cm_rej_unknown(a, rx, RL_CM_REJ_INVALID_TRANSPORT);   /* rdma_cm's TCP port space is RC */
 		return;
 	}
-	if (!rx->have_mac || !(id = rl_cm_id_new(a, lid->context, RL_RDMA_PS_TCP))) {
-		a->stats.dropped++;   /* no way to answer; the active side will resend */
+	/*
+	 * Backlog full: dropped without a word, so that the REQ gets in when the
+	 * active side resends it once the consumer took its events (ucma's -ENOMEM,
+	 * which the kernel's cm_destroy_id() answers with no REJ "to allow future retries").
+	 */
+	if (!rx->have_mac || rl_cm_backlog_full(lid) || !(id = rl_cm_id_new(a, lid->context, RL_RDMA_PS_TCP))) {
+		a->stats.dropped++;   /* no way to answer, or no room; the active side will resend */
 		return;
 	}
 	id->listener = lid;

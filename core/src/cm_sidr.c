@@ -122,6 +122,12 @@ static void rl_cm_sidr_req_handler(struct rl_cm_agent *a, const struct rl_cm_rx 
 		rl_cm_send(a, rx->gid, rx->mac, &rep);
 		return;
 	}
+	if (rl_cm_backlog_full(lid)) {
+		/* The kernel refuses a SIDR_REQ its consumer has no room for: cm_destroy_id() in SIDR REQ Rcvd says "rejected". */
+		rl_cm_fmt_sidr_rep(&rep, rl_cm_get(req, RL_CMF_MAD_TID), rid, sid, RL_SIDR_REJECT);
+		rl_cm_send(a, rx->gid, rx->mac, &rep);
+		return;
+	}
 	if (!(id = rl_cm_id_new(a, lid->context, RL_RDMA_PS_UDP)))
 		return;
 	id->listener = lid;

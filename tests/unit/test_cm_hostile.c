@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CM agent against what anybody on the network may send QP1: floods,
+ * duplicates, messages for connections it does not have, MADs of another
+ * version or method, cut short or too long, REQs it cannot honour. Each test
+ * reproduces a finding of tests/fuzz/fuzz_cm.c or a bound the kernel keeps
+ * (drivers/infiniband/core/cm.c, ucma.c, mad.c).
+ *
+ * The fixture: the passive host 10.0.0.2 (side 1) with an RC and a UD
+ * listener on rping's port, the active host 10.0.0.1 (side 0), and a wire
+ * that is two queues the test empties; MADs the test makes come from the
+ * active host's address (or 10.0.0.3, a stranger with a MAC).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "testlib.h"
+#include "rocelab/rocelab.h"
+#include "rocelab/cm.h"
+#include "rocelab/rdma_cm.h"
+
+#define HX_PORT 7174
+#define HX_QUEUE 64
+#define HX_FRAME 1024
+#define HX_EVENTS 64
+#define HX_STRANGER 2
+
+struct hx_frame {
+	uint8_t b[HX_FRAME];
+	size_t len;
+};
+
+struct hx_side {
+	struct rl_host *h;
+	struct rl_cm_agent *cm;
+	struct rl_pd *pd;
+	struct hx_frame q[HX_QUEUE];   /* what it sent, oldest first */
+	int nq;
+};
+
+struct hx {
+	struct hx_side s[2];
+	struct rl_rdma_cm_id *listen_rc, *listen_ud;
+	uint64_t now;
+};
+
+static struct hx X;
+static const uint8_t hx_ip[3][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 }, { 10, 0, 0, 3 } };
+
+static void hx_mac(int i, uint8_t mac[6])
+{
+	const uint8_t m[6] = { 0x02, 0, 0, 0, 0, (uint8_t)(i + 1) };
+
+	memcpy(mac, m, 6);
+}
+
+static bool hx_resolve(void *ctx, const uint8_t gid[16], uint8_t mac[6])
+{
+	uint8_t g[16];
+
+	(void)ctx;
+	for (int i = 0; i < 3; i++) {
+		rl_gid_from_ipv4(g, hx_ip[i]);
+		if (!memcmp(g, gid, 16)) {
+			hx_mac(i, mac);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void hx_emit(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct hx_side *s = ctx;
+
+	if (s->nq < HX_QUEUE && len <= HX_FRAME) {
+		memcpy(s->q[s->nq].b, frame, len);
+		s->q[s->nq++].len = len;
+	}
+}
+
+static void hx_run(void)
+{
+	for (int i = 0; i < 2; i++) {
+		rl_host_run(X.s[i].h, X.now);
+		rl_cm_agent_run(X.s[i].cm, X.now);
+		rl_host_run(X.s[i].h, X.now);
+	}
+}
+
+static void hx_setup(int backlog)
+{
+	struct rl_rdma_addr any = { { 0 }, HX_PORT };
+
+	memset(&X, 0, sizeof(X));
+	for (int i = 0; i < 2; i++) {
+		struct rl_host_config hc = { .emit = hx_emit, .ctx = &X.s[i] };
+		struct rl_cm_agent_config ac = { .seed = 10 + (uint64_t)i, .resolve = hx_resolve };
+
+		hx_mac(i, hc.mac);
+		rl_gid_from_ipv4(hc.gid, hx_ip[i]);
+		X.s[i].h = rl_host_new(&hc);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(X.s[i].h);
+		X.s[i].pd = rl_alloc_pd(X.s[i].h);
+		ac.host = X.s[i].h;
+		X.s[i].cm = rl_cm_agent_new(&ac);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(X.s[i].cm);
+	}
+	X.listen_rc = rl_rdma_create_id(X.s[1].cm, NULL, RL_RDMA_PS_TCP);
+	X.listen_ud = rl_rdma_create_id(X.s[1].cm, NULL, RL_RDMA_PS_UDP);
+	CU_ASSERT_FATAL(X.listen_rc && X.listen_ud);
+	CU_ASSERT_EQUAL(rl_rdma_bind_addr(X.listen_rc, &any), 0);
+	CU_ASSERT_EQUAL(rl_rdma_bind_addr(X.listen_ud, &any), 0);
+	CU_ASSERT_EQUAL(rl_rdma_listen(X.listen_rc, backlog), 0);
+	CU_ASSERT_EQUAL(rl_rdma_listen(X.listen_ud, backlog), 0);
+}
+
+static void hx_teardown(void)
+{
+	for (int i = 0; i < 2; i++) {
+		rl_cm_agent_free(X.s[i].cm);
+		rl_host_free(X.s[i].h);
+	}
+}
+
+/* The CM message side @i sent @k-th (0-based, since the queue was last emptied); attr 0 if none. */
+static bool hx_sent(int i, int k, struct rl_cm *cm)
+{
+	struct rl_pkt p;
+
+	memset(cm, 0, sizeof(*cm));
+	return k < X.s[i].nq && rl_decode(RL_LINK_ETHERNET, X.s[i].q[k].b, X.s[i].q[k].len, &p) == RL_OK &&
+	       rl_cm_is_gsi(&p) && rl_cm_decode(p.payload, p.payload_len, cm) == RL_CM_OK;
+}
+
+/* @len bytes to side 1's QP1 with Q_Key @qkey, from host @from (0: the active host). */
+static void hx_send_raw(int from, uint32_t qkey, const uint8_t *pl, size_t len)
+{
+	uint8_t frame[HX_FRAME];
+	struct rl_pkt pkt;
+	size_t out;
+
+	rl_pkt_init(&pkt, RL_OP_UD_SEND_ONLY);
+	pkt.link = RL_LINK_ETHERNET;
+	pkt.l3 = RL_L3_IPV4;
+	pkt.roce = RL_ROCE_V2;
+	hx_mac(1, pkt.eth.dst);
+	hx_mac(from, pkt.eth.src);
+	memcpy(pkt.ip4.src, hx_ip[from], 4);
+	memcpy(pkt.ip4.dst, hx_ip[1], 4);
+	pkt.ip4.ttl = 64;
+	pkt.bth.pkey = 0xffff;
+	pkt.bth.dqpn = RL_GSI_QPN;
+	pkt.deth.qkey = qkey;
+	pkt.deth.src_qp = RL_GSI_QPN;
+	pkt.payload = pl;
+	pkt.payload_len = len;
+	CU_ASSERT_FATAL(rl_encode(&pkt, frame, sizeof(frame), &out) == RL_OK);
+	X.now += 1000;
+	rl_host_recv(X.s[1].h, frame, out, X.now);
+	hx_run();
+}
+
+static void hx_send(int from, const struct rl_cm *cm)
+{
+	hx_send_raw(from, RL_GSI_QKEY, cm->mad, RL_MAD_LEN);
+}
+
+/* rdma_cm's header: from 10.0.0.1 (or the stranger) to 10.0.0.2. */
+static void hx_cma_hdr(uint8_t *p, int from)
+{
+	struct rl_cma_hdr h = { .version = RL_CMA_VERSION, .ip_version = 4, .src_port = 40000 };
+
+	memcpy(h.src + 12, hx_ip[from], 4);
+	memcpy(h.dst + 12, hx_ip[1], 4);
+	rl_cma_hdr_encode(&h, p);
+}
+
+/* A REQ as rping's, from communication ID @comm. */
+static void hx_req(struct rl_cm *cm, uint32_t comm)
+{
+	uint8_t pd[RL_CMA_HDR_LEN], gid[16];
+
+	rl_cm_init(cm, RL_CM_REQ, 1ull << 32 | comm);
+	rl_cm_set(cm, RL_CMF_REQ_LOCAL_COMM_ID, comm);
+	rl_cm_set(cm, RL_CMF_REQ_SERVICE_ID, rl_cm_service_id(RL_RDMA_PS_TCP, HX_PORT));
+	rl_cm_set(cm, RL_CMF_REQ_LOCAL_QPN, 0x11);
+	rl_cm_set(cm, RL_CMF_REQ_RESPONDER_RESOURCES, 1);
+	rl_cm_set(cm, RL_CMF_REQ_INITIATOR_DEPTH, 1);
+	rl_cm_set(cm, RL_CMF_REQ_REMOTE_CM_RESPONSE_TIMEOUT, 20);
+	rl_cm_set(cm, RL_CMF_REQ_STARTING_PSN, 0x123456);
+	rl_cm_set(cm, RL_CMF_REQ_LOCAL_CM_RESPONSE_TIMEOUT, 20);
+	rl_cm_set(cm, RL_CMF_REQ_RETRY_COUNT, 7);
+	rl_cm_set(cm, RL_CMF_REQ_PKEY, 0xffff);
+	rl_cm_set(cm, RL_CMF_REQ_PATH_MTU, RL_MTU_1024);
+	rl_cm_set(cm, RL_CMF_REQ_RNR_RETRY_COUNT, 7);
+	rl_cm_set(cm, RL_CMF_REQ_MAX_CM_RETRIES, 15);
+	rl_gid_from_ipv4(gid, hx_ip[1]);
+	rl_cm_set_bytes(cm, RL_CMF_REQ_PRIMARY_REMOTE_GID, gid, 16);
+	rl_cm_set(cm, RL_CMF_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, 19);
+	hx_cma_hdr(pd, 0);
+	rl_cm_set_bytes(cm, RL_CMF_REQ_PRIVATE_DATA, pd, sizeof(pd));
+}
+
+static void hx_sidr_req(struct rl_cm *cm, uint32_t rid)
+{
+	uint8_t pd[RL_CMA_HDR_LEN];
+
+	rl_cm_init(cm, RL_CM_SIDR_REQ, 1ull << 32 | rid);
+	rl_cm_set(cm, RL_CMF_SIDR_REQ_REQUEST_ID, rid);
+	rl_cm_set(cm, RL_CMF_SIDR_REQ_PKEY, 0xffff);
+	rl_cm_set(cm, RL_CMF_SIDR_REQ_SERVICE_ID, rl_cm_service_id(RL_RDMA_PS_UDP, HX_PORT));
+	hx_cma_hdr(pd, 0);
+	rl_cm_set_bytes(cm, RL_CMF_SIDR_REQ_PRIVATE_DATA, pd, sizeof(pd));
+}
+
+/* Take side @i's events: how many of @type (the ids of those in @ids, if given). */
+static int hx_take(int i, enum rl_rdma_cm_event_type type, struct rl_rdma_cm_id **ids, int max)
+{
+	struct rl_rdma_cm_event *ev;
+	int n = 0;
+
+	while (rl_rdma_get_cm_event(X.s[i].cm, &ev) == 0) {
+		if (ev->event == type) {
+			if (ids && n < max)
+				ids[n] = ev->id;
+			n++;
+		}
+		rl_rdma_ack_cm_event(ev);
+	}
+	return n;
+}
+
+static uint64_t hx_dropped(int i)
+{
+	struct rl_cm_agent_stats st;
+
+	rl_cm_agent_stats(X.s[i].cm, &st);
+	return st.dropped;
+}
+
+/* ---- floods ------------------------------------------------------------------------------ */
+
+static void test_backlog_bounds_a_flood(void)
+{
+	struct rl_cm req;
+	struct rl_rdma_cm_id *ids[4];
+	uint64_t dropped;
+
+	hx_setup(2);
+	/* Five REQs from five communication IDs, nobody taking the events: two get in (rdma_listen's backlog). */
+	for (uint32_t i = 0; i < 5; i++) {
+		hx_req(&req, 0x100 + i);
+		hx_send(i & 1 ? HX_STRANGER : 0, &req);
+	}
+	/* The three others are dropped without a REJ, as ucma's -ENOMEM (cm_destroy_id: "allow future retries"). */
+	CU_ASSERT_EQUAL(X.s[1].nq, 0);
+	dropped = hx_dropped(1);
+	CU_ASSERT(dropped >= 3);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, ids, 4), 2);
+	/* The consumer took them: the third REQ, resent, now gets in. */
+	hx_req(&req, 0x102);
+	hx_send(0, &req);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 1);
+	hx_teardown();
+}
+
+static void test_backlog_default(void)
+{
+	struct rl_cm req;
+
+	/* 0 and negative backlogs mean ucma's max_backlog, 1024: a hundred REQs all wait. */
+	hx_setup(0);
+	for (uint32_t i = 0; i < 100; i++) {
+		hx_req(&req, 0x1000 + i);
+		hx_send(0, &req);
+	}
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 100);
+	hx_teardown();
+}
+
+static void test_sidr_backlog_full_rejects(void)
+{
+	struct rl_cm req, rep;
+
+	hx_setup(1);
+	hx_sidr_req(&req, 0x51);
+	hx_send(0, &req);
+	hx_sidr_req(&req, 0x52);
+	hx_send(0, &req);
+	/* The kernel's cm_destroy_id() in SIDR REQ Rcvd: a SIDR_REP saying "rejected" (IBA 12.11.2, status 2). */
+	CU_ASSERT_FATAL(hx_sent(1, 0, &rep));
+	CU_ASSERT_EQUAL(rep.attr, RL_CM_SIDR_REP);
+	CU_ASSERT_EQUAL(rl_cm_get(&rep, RL_CMF_SIDR_REP_REQUEST_ID), 0x52);
+	CU_ASSERT_EQUAL(rl_cm_get(&rep, RL_CMF_SIDR_REP_STATUS), 2);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 1);
+	hx_teardown();
+}
+
+static void test_listener_takes_waiting_requests(void)
+{
+	struct rl_cm req;
+	struct rl_rdma_cm_event *ev;
+	struct rl_rdma_cm_id *taken;
+
+	hx_setup(4);
+	for (uint32_t i = 0; i < 3; i++) {
+		hx_req(&req, 0x200 + i);
+		hx_send(0, &req);
+	}
+	CU_ASSERT_EQUAL_FATAL(rl_rdma_get_cm_event(X.s[1].cm, &ev), 0);
+	CU_ASSERT_EQUAL(ev->event, RL_RDMA_CM_EVENT_CONNECT_REQUEST);
+	taken = ev->id;
+	rl_rdma_ack_cm_event(ev);
+	/* The listener goes: the two requests nobody took go with it (ucma_cleanup_ctx_events()), the taken one stays. */
+	rl_rdma_destroy_id(X.listen_rc);
+	CU_ASSERT_EQUAL(rl_rdma_get_cm_event(X.s[1].cm, &ev), -EAGAIN);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(taken), RL_CM_STATE_REQ_RCVD);
+	CU_ASSERT_EQUAL(rl_rdma_reject(taken, NULL, 0), 0);
+	hx_teardown();
+}
+
+int tl_suite_cm_hostile(void)
+{
+	CU_pSuite s = CU_add_suite("cm_hostile", NULL, NULL);
+
+	return !s || !CU_add_test(s, "a REQ flood stops at rdma_listen's backlog", test_backlog_bounds_a_flood) ||
+	       !CU_add_test(s, "backlog 0 is ucma's max_backlog", test_backlog_default) ||
+	       !CU_add_test(s, "SIDR with the backlog full: SIDR_REP rejected", test_sidr_backlog_full_rejects) ||
+	       !CU_add_test(s, "a destroyed listener takes its waiting requests", test_listener_takes_waiting_requests);
+}
