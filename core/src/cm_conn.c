@@ -387,6 +387,10 @@ static void rl_cm_req_handler(struct rl_cm_agent *a, const struct rl_cm_rx *rx)
 		rl_cm_rej_unknown(a, rx, RL_CM_REJ_INVALID_TRANSPORT);   /* rdma_cm's TCP port space is RC */
 		return;
 	}
+	if (!rl_mtu_bytes((enum rl_mtu)rl_cm_get(req, RL_CMF_REQ_PATH_MTU))) {
+		rl_cm_rej_unknown(a, rx, RL_CM_REJ_INVALID_MTU);   /* 1..5 for 256..4096 (IBA 12.6.5); no QP takes another */
+		return;
+	}
 	/*
 	 * Backlog full: dropped without a word, so that the REQ gets in when the
 	 * active side resends it once the consumer took its events (ucma's -ENOMEM,
@@ -434,7 +438,8 @@ static void rl_cm_recv_rtu(struct rl_cm_agent *a, const struct rl_cm *rtu)
 {
 	struct rl_rdma_cm_id *id = rl_cm_find_local(a, (uint32_t)rl_cm_get(rtu, RL_CMF_RTU_REMOTE_COMM_ID));
 
-	if (id && id->state == RL_CM_STATE_REP_SENT)
+	/* Both communication IDs must be the connection's, as the kernel's cm_rtu_handler() looks it up. */
+	if (id && id->state == RL_CM_STATE_REP_SENT && id->remote_id == rl_cm_get(rtu, RL_CMF_RTU_LOCAL_COMM_ID))
 		rl_cm_established(id, rtu);
 	else
 		a->stats.dup_recv++;
@@ -585,7 +590,7 @@ static void rl_cm_recv_drep(struct rl_cm_agent *a, const struct rl_cm *drep)
 {
 	struct rl_rdma_cm_id *id = rl_cm_find_local(a, (uint32_t)rl_cm_get(drep, RL_CMF_DREP_REMOTE_COMM_ID));
 
-	if (!id || id->state != RL_CM_STATE_DREQ_SENT) {
+	if (!id || id->state != RL_CM_STATE_DREQ_SENT || id->remote_id != rl_cm_get(drep, RL_CMF_DREP_LOCAL_COMM_ID)) {
 		a->stats.dup_recv++;
 		return;
 	}

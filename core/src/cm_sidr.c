@@ -132,7 +132,13 @@ static void rl_cm_sidr_req_handler(struct rl_cm_agent *a, const struct rl_cm_rx 
 		return;
 	id->listener = lid;
 	id->state = RL_CM_STATE_SIDR_REQ_RCVD;
-	id->local_id = id->remote_id = rid;
+	/*
+	 * The request ID is the sender's to choose: kept apart from our
+	 * communication IDs (the kernel's remote SIDR table), so that a SIDR_REQ
+	 * cannot take the ID of a connection here and get its messages.
+	 */
+	id->remote_id = rid;
+	id->local_id = 0;
 	id->tid = rl_cm_get(req, RL_CMF_MAD_TID);
 	memcpy(id->dst.gid, rx->gid, 16);
 	memcpy(id->dmac, rx->mac, 6);

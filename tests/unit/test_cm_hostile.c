@@ -320,6 +320,195 @@ static void test_listener_takes_waiting_requests(void)
 	hx_teardown();
 }
 
+/* ---- MADs the CM does not take ------------------------------------------------------------------ */
+
+static void test_foreign_mads_dropped(void)
+{
+	struct rl_cm req;
+	uint8_t longer[RL_MAD_LEN + 64] = { 0 };
+	uint64_t before;
+
+	hx_setup(8);
+	before = hx_dropped(1);
+	/* Another base version, class version 1, a response method (IBA 13.4.2; the kernel's validate_mad()). */
+	hx_req(&req, 0x300);
+	rl_cm_set(&req, RL_CMF_MAD_BASE_VERSION, 2);
+	hx_send(0, &req);
+	hx_req(&req, 0x301);
+	rl_cm_set(&req, RL_CMF_MAD_CLASS_VERSION, 1);
+	hx_send(0, &req);
+	hx_req(&req, 0x302);
+	rl_cm_set(&req, RL_CMF_MAD_METHOD, 0x81);   /* GetResp */
+	hx_send(0, &req);
+	/* Cut short, too long for QP1's 256-byte buffers, another Q_Key. */
+	hx_req(&req, 0x303);
+	hx_send_raw(0, RL_GSI_QKEY, req.mad, 200);
+	memcpy(longer, req.mad, RL_MAD_LEN);
+	hx_send_raw(0, RL_GSI_QKEY, longer, sizeof(longer));
+	hx_send_raw(0, RL_RDMA_UDP_QKEY, req.mad, RL_MAD_LEN);
+	CU_ASSERT_EQUAL(X.s[1].nq, 0);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 0);
+	CU_ASSERT_EQUAL(hx_dropped(1) - before, 4);   /* the three versions and the short one reached the agent */
+	/* QP1 still listens: a good REQ gets in. */
+	hx_send(0, &req);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 1);
+	hx_teardown();
+}
+
+static void test_req_bad_mtu_rejected(void)
+{
+	struct rl_cm req, rej;
+
+	hx_setup(8);
+	hx_req(&req, 0x400);
+	rl_cm_set(&req, RL_CMF_REQ_PATH_MTU, 0);
+	hx_send(0, &req);
+	hx_req(&req, 0x401);
+	rl_cm_set(&req, RL_CMF_REQ_PATH_MTU, 6);
+	hx_send(0, &req);
+	/* REJ 26, invalid path MTU (IBA 12.6.7.2, Table 112): no CONNECT_REQUEST the consumer could not accept. */
+	for (int k = 0; k < 2; k++) {
+		CU_ASSERT_FATAL(hx_sent(1, k, &rej));
+		CU_ASSERT_EQUAL(rej.attr, RL_CM_REJ);
+		CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_REASON), 26);
+		CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_REMOTE_COMM_ID), 0x400u + (unsigned)k);
+	}
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 0);
+	/* An MTU above the port's is taken down to it. */
+	X.s[1].nq = 0;
+	hx_req(&req, 0x402);
+	rl_cm_set(&req, RL_CMF_REQ_PATH_MTU, RL_MTU_4096);
+	hx_send(0, &req);
+	CU_ASSERT_EQUAL(X.s[1].nq, 0);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 1);
+	hx_teardown();
+}
+
+static void test_req_not_rc_rejected(void)
+{
+	struct rl_cm req, rej;
+
+	hx_setup(8);
+	hx_req(&req, 0x500);
+	rl_cm_set(&req, RL_CMF_REQ_TRANSPORT_SERVICE_TYPE, 1);   /* UC */
+	hx_send(0, &req);
+	CU_ASSERT_FATAL(hx_sent(1, 0, &rej));
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_REASON), 9);   /* invalid transport service type */
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 0);
+	hx_teardown();
+}
+
+/* ---- messages for connections that are not there ------------------------------------------------ */
+
+static void test_unknown_comm_ids(void)
+{
+	static const uint16_t quiet[] = { RL_CM_REP, RL_CM_RTU, RL_CM_REJ, RL_CM_MRA, RL_CM_DREP, RL_CM_SIDR_REP,
+					   RL_CM_LAP, RL_CM_APR };
+	struct rl_cm m, drep;
+
+	hx_setup(8);
+	/* The kernel drops these (cm_rep_handler(), cm_rtu_handler(), cm_rej_handler() ... find no id). */
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		rl_cm_init(&m, quiet[i], 7);
+		rl_cm_set(&m, RL_CMF_MRA_LOCAL_COMM_ID, 0x600);
+		rl_cm_set(&m, RL_CMF_MRA_REMOTE_COMM_ID, 0x601);
+		hx_send(0, &m);
+	}
+	CU_ASSERT_EQUAL(X.s[1].nq, 0);
+	/* ... and answer a DREQ with a DREP anyway (cm_issue_drep()): the connection is gone, say so. */
+	rl_cm_init(&m, RL_CM_DREQ, 8);
+	rl_cm_set(&m, RL_CMF_DREQ_LOCAL_COMM_ID, 0x600);
+	rl_cm_set(&m, RL_CMF_DREQ_REMOTE_COMM_ID, 0x601);
+	hx_send(0, &m);
+	CU_ASSERT_FATAL(hx_sent(1, 0, &drep));
+	CU_ASSERT_EQUAL(drep.attr, RL_CM_DREP);
+	CU_ASSERT_EQUAL(rl_cm_get(&drep, RL_CMF_DREP_LOCAL_COMM_ID), 0x601);
+	CU_ASSERT_EQUAL(rl_cm_get(&drep, RL_CMF_DREP_REMOTE_COMM_ID), 0x600);
+	CU_ASSERT_EQUAL(rl_cm_get(&drep, RL_CMF_MAD_TID), 8);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 0);
+	hx_teardown();
+}
+
+/* Side 1 accepts a REQ from the test; returns the child id, its REP in @rep. */
+static struct rl_rdma_cm_id *hx_accepted(uint32_t comm, struct rl_cm *rep)
+{
+	struct rl_qp_init_attr ia = { .max_send_wr = 4, .max_recv_wr = 4 };
+	struct rl_rdma_conn_param p = { .responder_resources = 1, .initiator_depth = 1 };
+	struct rl_rdma_cm_id *child = NULL;
+	struct rl_cm req;
+
+	hx_req(&req, comm);
+	hx_send(0, &req);
+	CU_ASSERT_EQUAL_FATAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, &child, 1), 1);
+	ia.send_cq = ia.recv_cq = rl_create_cq(X.s[1].h, 8);
+	CU_ASSERT_EQUAL_FATAL(rl_rdma_create_qp(child, X.s[1].pd, &ia), 0);
+	CU_ASSERT_EQUAL_FATAL(rl_rdma_accept(child, &p), 0);
+	hx_run();
+	CU_ASSERT_FATAL(hx_sent(1, 0, rep) && rep->attr == RL_CM_REP);
+	X.s[1].nq = 0;
+	return child;
+}
+
+static void test_rtu_needs_both_comm_ids(void)
+{
+	struct rl_cm rep, rtu;
+	struct rl_rdma_cm_id *child;
+	uint32_t ours;
+
+	hx_setup(8);
+	child = hx_accepted(0x700, &rep);
+	ours = (uint32_t)rl_cm_get(&rep, RL_CMF_REP_LOCAL_COMM_ID);
+	/* An RTU that names our ID but another sender's: not this connection's (the kernel's cm_acquire_id(local, remote)). */
+	rl_cm_init(&rtu, RL_CM_RTU, 1ull << 32 | 0x700);
+	rl_cm_set(&rtu, RL_CMF_RTU_LOCAL_COMM_ID, 0x799);
+	rl_cm_set(&rtu, RL_CMF_RTU_REMOTE_COMM_ID, ours);
+	hx_send(HX_STRANGER, &rtu);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(child), RL_CM_STATE_REP_SENT);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_ESTABLISHED, NULL, 0), 0);
+	/* The right one establishes. */
+	rl_cm_set(&rtu, RL_CMF_RTU_LOCAL_COMM_ID, 0x700);
+	hx_send(0, &rtu);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(child), RL_CM_STATE_ESTABLISHED);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_ESTABLISHED, NULL, 0), 1);
+	hx_teardown();
+}
+
+static void test_sidr_request_id_cannot_take_a_connection(void)
+{
+	struct rl_cm rep, rtu, sidr, dreq, drep;
+	struct rl_rdma_cm_id *child;
+	uint32_t ours;
+
+	hx_setup(8);
+	child = hx_accepted(0x800, &rep);
+	ours = (uint32_t)rl_cm_get(&rep, RL_CMF_REP_LOCAL_COMM_ID);
+	rl_cm_init(&rtu, RL_CM_RTU, 1ull << 32 | 0x800);
+	rl_cm_set(&rtu, RL_CMF_RTU_LOCAL_COMM_ID, 0x800);
+	rl_cm_set(&rtu, RL_CMF_RTU_REMOTE_COMM_ID, ours);
+	hx_send(0, &rtu);
+	CU_ASSERT_EQUAL_FATAL(rl_rdma_id_state(child), RL_CM_STATE_ESTABLISHED);
+	hx_take(1, RL_RDMA_CM_EVENT_ESTABLISHED, NULL, 0);
+	/* A stranger's SIDR_REQ whose request ID is the connection's communication ID ... */
+	hx_sidr_req(&sidr, ours);
+	hx_send(HX_STRANGER, &sidr);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 1);
+	/* ... does not get the connection's messages: the peer's DREQ still ends it. */
+	rl_cm_init(&dreq, RL_CM_DREQ, 1ull << 32 | 0x801);
+	rl_cm_set(&dreq, RL_CMF_DREQ_LOCAL_COMM_ID, 0x800);
+	rl_cm_set(&dreq, RL_CMF_DREQ_REMOTE_COMM_ID, ours);
+	rl_cm_set(&dreq, RL_CMF_DREQ_REMOTE_QPN, rl_qp_num(rl_rdma_id_qp(child)));
+	X.s[1].nq = 0;
+	hx_send(0, &dreq);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(child), RL_CM_STATE_DREQ_RCVD);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_DISCONNECTED, NULL, 0), 1);
+	CU_ASSERT_EQUAL(rl_rdma_disconnect(child), 0);
+	hx_run();
+	CU_ASSERT_FATAL(hx_sent(1, 0, &drep));
+	CU_ASSERT_EQUAL(drep.attr, RL_CM_DREP);
+	CU_ASSERT_EQUAL(rl_cm_get(&drep, RL_CMF_DREP_LOCAL_COMM_ID), ours);
+	hx_teardown();
+}
+
 int tl_suite_cm_hostile(void)
 {
 	CU_pSuite s = CU_add_suite("cm_hostile", NULL, NULL);
@@ -327,5 +516,12 @@ int tl_suite_cm_hostile(void)
 	return !s || !CU_add_test(s, "a REQ flood stops at rdma_listen's backlog", test_backlog_bounds_a_flood) ||
 	       !CU_add_test(s, "backlog 0 is ucma's max_backlog", test_backlog_default) ||
 	       !CU_add_test(s, "SIDR with the backlog full: SIDR_REP rejected", test_sidr_backlog_full_rejects) ||
-	       !CU_add_test(s, "a destroyed listener takes its waiting requests", test_listener_takes_waiting_requests);
+	       !CU_add_test(s, "a destroyed listener takes its waiting requests", test_listener_takes_waiting_requests) ||
+	       !CU_add_test(s, "MADs of another version, method, length or Q_Key are dropped", test_foreign_mads_dropped) ||
+	       !CU_add_test(s, "a REQ with an invalid path MTU gets REJ 26", test_req_bad_mtu_rejected) ||
+	       !CU_add_test(s, "a REQ for UC on RDMA_PS_TCP gets REJ 9", test_req_not_rc_rejected) ||
+	       !CU_add_test(s, "messages for unknown comm IDs: dropped, DREQ answered", test_unknown_comm_ids) ||
+	       !CU_add_test(s, "an RTU needs both communication IDs", test_rtu_needs_both_comm_ids) ||
+	       !CU_add_test(s, "a SIDR request ID cannot take a connection's ID",
+			    test_sidr_request_id_cannot_take_a_connection);
 }
