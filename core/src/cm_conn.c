@@ -104,15 +104,29 @@ static void rl_cm_fmt_rep(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_pa
 		rl_cm_set_bytes(cm, RL_CMF_REP_PRIVATE_DATA, p->private_data, p->private_data_len);
 }
 
+/*
+ * What a REJ sent in this state refuses (IBA 12.6.7.1): the REQ we hold, the
+ * REP we hold, or no message (our own REQ or REP timed out), as the kernel's
+ * cm_format_rej() says it.
+ */
+static enum rl_cm_msg_ref rl_cm_rej_ref(enum rl_cm_state s)
+{
+	switch (s) {
+	case RL_CM_STATE_REQ_RCVD:
+	case RL_CM_STATE_MRA_REQ_SENT: return RL_CM_REF_REQ;
+	case RL_CM_STATE_REP_RCVD:
+	case RL_CM_STATE_MRA_REP_SENT: return RL_CM_REF_REP;
+	default: return RL_CM_REF_OTHER;
+	}
+}
+
 static void rl_cm_fmt_rej(struct rl_rdma_cm_id *id, uint16_t reason, const void *pd, uint8_t len, struct rl_cm *cm)
 {
 	uint8_t guid[8];
 	uint64_t g = id->agent->cfg.ca_guid;
 
 	rl_cm_msg_init(id, cm, RL_CM_REJ);
-	rl_cm_set(cm, RL_CMF_REJ_MESSAGE_REJECTED,
-		  id->state == RL_CM_STATE_REQ_SENT || id->state == RL_CM_STATE_MRA_REQ_RCVD ? RL_CM_REF_REP
-											 : RL_CM_REF_REQ);
+	rl_cm_set(cm, RL_CMF_REJ_MESSAGE_REJECTED, rl_cm_rej_ref(id->state));
 	rl_cm_set(cm, RL_CMF_REJ_REASON, reason);
 	if (reason == RL_CM_REJ_TIMEOUT) {   /* ARI: the GUID of the CA that timed out (IBA 12.6.7.2) */
 		for (int i = 0; i < 8; i++)

@@ -133,8 +133,8 @@ static bool hx_sent(int i, int k, struct rl_cm *cm)
 	       rl_cm_is_gsi(&p) && rl_cm_decode(p.payload, p.payload_len, cm) == RL_CM_OK;
 }
 
-/* @len bytes to side 1's QP1 with Q_Key @qkey, from host @from (0: the active host). */
-static void hx_send_raw(int from, uint32_t qkey, const uint8_t *pl, size_t len)
+/* @len bytes to side @to's QP1 with Q_Key @qkey, from host @from (0: the active host). */
+static void hx_send_to(int to, int from, uint32_t qkey, const uint8_t *pl, size_t len)
 {
 	uint8_t frame[HX_FRAME];
 	struct rl_pkt pkt;
@@ -144,10 +144,10 @@ static void hx_send_raw(int from, uint32_t qkey, const uint8_t *pl, size_t len)
 	pkt.link = RL_LINK_ETHERNET;
 	pkt.l3 = RL_L3_IPV4;
 	pkt.roce = RL_ROCE_V2;
-	hx_mac(1, pkt.eth.dst);
+	hx_mac(to, pkt.eth.dst);
 	hx_mac(from, pkt.eth.src);
 	memcpy(pkt.ip4.src, hx_ip[from], 4);
-	memcpy(pkt.ip4.dst, hx_ip[1], 4);
+	memcpy(pkt.ip4.dst, hx_ip[to], 4);
 	pkt.ip4.ttl = 64;
 	pkt.bth.pkey = 0xffff;
 	pkt.bth.dqpn = RL_GSI_QPN;
@@ -157,8 +157,13 @@ static void hx_send_raw(int from, uint32_t qkey, const uint8_t *pl, size_t len)
 	pkt.payload_len = len;
 	CU_ASSERT_FATAL(rl_encode(&pkt, frame, sizeof(frame), &out) == RL_OK);
 	X.now += 1000;
-	rl_host_recv(X.s[1].h, frame, out, X.now);
+	rl_host_recv(X.s[to].h, frame, out, X.now);
 	hx_run();
+}
+
+static void hx_send_raw(int from, uint32_t qkey, const uint8_t *pl, size_t len)
+{
+	hx_send_to(1, from, qkey, pl, len);
 }
 
 static void hx_send(int from, const struct rl_cm *cm)
@@ -509,6 +514,60 @@ static void test_sidr_request_id_cannot_take_a_connection(void)
 	hx_teardown();
 }
 
+/* Side 0 connects an RC id to side 1 (the REQ waits in side 0's queue); the id. */
+static struct rl_rdma_cm_id *hx_connecting(void)
+{
+	struct rl_rdma_addr dst = { { 0 }, HX_PORT };
+	struct rl_qp_init_attr ia = { .max_send_wr = 4, .max_recv_wr = 4 };
+	struct rl_rdma_conn_param p = { .responder_resources = 1, .initiator_depth = 1 };
+	struct rl_rdma_cm_id *id = rl_rdma_create_id(X.s[0].cm, NULL, RL_RDMA_PS_TCP);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	rl_gid_from_ipv4(dst.gid, hx_ip[1]);
+	CU_ASSERT_EQUAL_FATAL(rl_rdma_resolve_addr(id, NULL, &dst, 2000), 0);
+	CU_ASSERT_EQUAL_FATAL(rl_rdma_resolve_route(id, 2000), 0);
+	ia.send_cq = ia.recv_cq = rl_create_cq(X.s[0].h, 8);
+	CU_ASSERT_EQUAL_FATAL(rl_rdma_create_qp(id, X.s[0].pd, &ia), 0);
+	CU_ASSERT_EQUAL_FATAL(rl_rdma_connect(id, &p), 0);
+	hx_run();
+	return id;
+}
+
+static void test_rej_names_what_it_refuses(void)
+{
+	struct rl_qp_attr err = { .qp_state = RL_QPS_ERR };
+	struct rl_rdma_cm_id *id;
+	struct rl_cm req, rep, rej;
+
+	hx_setup(8);
+	/* A REP the active side cannot take (its QP went to ERR meanwhile): REJ for the REP (IBA 12.6.7.1, 1). */
+	id = hx_connecting();
+	CU_ASSERT_FATAL(hx_sent(0, 0, &req) && req.attr == RL_CM_REQ);
+	X.s[0].nq = 0;
+	CU_ASSERT_EQUAL(rl_modify_qp(rl_rdma_id_qp(id), &err, RL_QP_STATE), 0);
+	rl_cm_init(&rep, RL_CM_REP, rl_cm_get(&req, RL_CMF_MAD_TID));
+	rl_cm_set(&rep, RL_CMF_REP_LOCAL_COMM_ID, 0x900);
+	rl_cm_set(&rep, RL_CMF_REP_REMOTE_COMM_ID, rl_cm_get(&req, RL_CMF_REQ_LOCAL_COMM_ID));
+	rl_cm_set(&rep, RL_CMF_REP_LOCAL_QPN, 0x12);
+	hx_send_to(0, 1, RL_GSI_QKEY, rep.mad, RL_MAD_LEN);
+	CU_ASSERT_FATAL(hx_sent(0, 0, &rej) && rej.attr == RL_CM_REJ);
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_MESSAGE_REJECTED), 1);
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_REMOTE_COMM_ID), 0x900);
+	CU_ASSERT_EQUAL(hx_take(0, RL_RDMA_CM_EVENT_CONNECT_ERROR, NULL, 0), 1);
+	rl_rdma_destroy_id(id);
+	/* A REQ nobody answers: after the retries, REJ timeout for no message (2), as the kernel's cm_format_rej(). */
+	X.s[0].nq = 0;
+	id = hx_connecting();
+	while (rl_rdma_id_state(id) == RL_CM_STATE_REQ_SENT) {
+		X.now = rl_cm_agent_next_timer(X.s[0].cm);
+		hx_run();
+	}
+	CU_ASSERT_FATAL(hx_sent(0, X.s[0].nq - 1, &rej) && rej.attr == RL_CM_REJ);
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_REASON), 4);
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_MESSAGE_REJECTED), 2);
+	hx_teardown();
+}
+
 int tl_suite_cm_hostile(void)
 {
 	CU_pSuite s = CU_add_suite("cm_hostile", NULL, NULL);
@@ -523,5 +582,6 @@ int tl_suite_cm_hostile(void)
 	       !CU_add_test(s, "messages for unknown comm IDs: dropped, DREQ answered", test_unknown_comm_ids) ||
 	       !CU_add_test(s, "an RTU needs both communication IDs", test_rtu_needs_both_comm_ids) ||
 	       !CU_add_test(s, "a SIDR request ID cannot take a connection's ID",
-			    test_sidr_request_id_cannot_take_a_connection);
+			    test_sidr_request_id_cannot_take_a_connection) ||
+	       !CU_add_test(s, "a REJ names the message it refuses", test_rej_names_what_it_refuses);
 }
