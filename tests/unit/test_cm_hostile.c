@@ -434,8 +434,8 @@ static void test_unknown_comm_ids(void)
 	hx_teardown();
 }
 
-/* Side 1 accepts a REQ from the test; returns the child id, its REP in @rep. */
-static struct rl_rdma_cm_id *hx_accepted(uint32_t comm, struct rl_cm *rep)
+/* Side 1 accepts a REQ (CM response timeout @timeout, @retries) from the test; returns the child id, its REP in @rep. */
+static struct rl_rdma_cm_id *hx_accepted_with(uint32_t comm, uint8_t timeout, uint8_t retries, struct rl_cm *rep)
 {
 	struct rl_qp_init_attr ia = { .max_send_wr = 4, .max_recv_wr = 4 };
 	struct rl_rdma_conn_param p = { .responder_resources = 1, .initiator_depth = 1 };
@@ -443,6 +443,8 @@ static struct rl_rdma_cm_id *hx_accepted(uint32_t comm, struct rl_cm *rep)
 	struct rl_cm req;
 
 	hx_req(&req, comm);
+	rl_cm_set(&req, RL_CMF_REQ_LOCAL_CM_RESPONSE_TIMEOUT, timeout);
+	rl_cm_set(&req, RL_CMF_REQ_MAX_CM_RETRIES, retries);
 	hx_send(0, &req);
 	CU_ASSERT_EQUAL_FATAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, &child, 1), 1);
 	ia.send_cq = ia.recv_cq = rl_create_cq(X.s[1].h, 8);
@@ -452,6 +454,11 @@ static struct rl_rdma_cm_id *hx_accepted(uint32_t comm, struct rl_cm *rep)
 	CU_ASSERT_FATAL(hx_sent(1, 0, rep) && rep->attr == RL_CM_REP);
 	X.s[1].nq = 0;
 	return child;
+}
+
+static struct rl_rdma_cm_id *hx_accepted(uint32_t comm, struct rl_cm *rep)
+{
+	return hx_accepted_with(comm, 20, 15, rep);
 }
 
 static void test_rtu_needs_both_comm_ids(void)
@@ -568,6 +575,53 @@ static void test_rej_names_what_it_refuses(void)
 	hx_teardown();
 }
 
+static void test_dup_req_by_source(void)
+{
+	struct rl_cm req, mra;
+
+	hx_setup(8);
+	hx_req(&req, 0xa00);
+	hx_send(0, &req);
+	/* The same REQ again from the same host: a resend, answered with an MRA (the consumer has not decided). */
+	hx_send(0, &req);
+	CU_ASSERT_FATAL(hx_sent(1, 0, &mra));
+	CU_ASSERT_EQUAL(mra.attr, RL_CM_MRA);
+	CU_ASSERT_EQUAL(rl_cm_get(&mra, RL_CMF_MRA_REMOTE_COMM_ID), 0xa00);
+	/* The same communication ID from another host is another connection (IDs are per sender). */
+	hx_send(HX_STRANGER, &req);
+	CU_ASSERT_EQUAL(X.s[1].nq, 1);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 2);
+	hx_teardown();
+}
+
+/* The REQ's 5-bit CM response timeout and 4-bit max CM retries at their ends: exact times, no overflow. */
+static void test_req_timeout_extremes(void)
+{
+	struct rl_cm rep, rej;
+	struct rl_rdma_cm_id *child;
+	const uint64_t lifetimes = 2 * (4096ull << 18);   /* the agent's packet lifetime, each way */
+	uint64_t t;
+
+	hx_setup(8);
+	/* Timeout 31: 4.096 us * 2^31, 2.4 hours, plus the lifetimes. */
+	child = hx_accepted_with(0xb00, 31, 15, &rep);
+	CU_ASSERT_EQUAL(rl_cm_agent_next_timer(X.s[1].cm), X.now + (4096ull << 31) + lifetimes);
+	rl_rdma_destroy_id(child);
+	/* Timeout 0 and no retries: one REP, then REJ timeout and UNREACHABLE after 4.096 us and the lifetimes. */
+	child = hx_accepted_with(0xb01, 0, 0, &rep);
+	t = rl_cm_agent_next_timer(X.s[1].cm);
+	CU_ASSERT_EQUAL(t, X.now + 4096 + lifetimes);
+	X.now = t;
+	hx_run();
+	CU_ASSERT_FATAL(hx_sent(1, 0, &rej));
+	CU_ASSERT_EQUAL(rej.attr, RL_CM_REJ);
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_REASON), 4);
+	CU_ASSERT_EQUAL(X.s[1].nq, 1);   /* no REP again */
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_UNREACHABLE, NULL, 0), 1);
+	CU_ASSERT_EQUAL(rl_cm_agent_next_timer(X.s[1].cm), UINT64_MAX);
+	hx_teardown();
+}
+
 int tl_suite_cm_hostile(void)
 {
 	CU_pSuite s = CU_add_suite("cm_hostile", NULL, NULL);
@@ -583,5 +637,7 @@ int tl_suite_cm_hostile(void)
 	       !CU_add_test(s, "an RTU needs both communication IDs", test_rtu_needs_both_comm_ids) ||
 	       !CU_add_test(s, "a SIDR request ID cannot take a connection's ID",
 			    test_sidr_request_id_cannot_take_a_connection) ||
-	       !CU_add_test(s, "a REJ names the message it refuses", test_rej_names_what_it_refuses);
+	       !CU_add_test(s, "a REJ names the message it refuses", test_rej_names_what_it_refuses) ||
+	       !CU_add_test(s, "a REQ resent, and the same ID from another host", test_dup_req_by_source) ||
+	       !CU_add_test(s, "CM response timeout 0 and 31, no retries", test_req_timeout_extremes);
 }
