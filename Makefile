@@ -49,7 +49,7 @@ help:
 	@echo "make grade     grade your lab exercises (labs/), with a score table"
 	@echo "make realrxe-test  rocelab against the real kernel Soft-RoCE, in a VM (rocelab realrxe)"
 	@echo "make bench     speed benchmarks (bench/)"
-	@echo "make fuzz      run the libFuzzer decoder target for FUZZ_SECONDS (default 60)"
+	@echo "make fuzz      run the libFuzzer targets (decoder, CM agent) for FUZZ_SECONDS each (default 60)"
 	@echo "make install   install rocelab, librocelab.a, headers and rocelab.pc under PREFIX"
 	@echo "make plugin install-plugin   build the Wireshark plugin, install it for you (root: system-wide)"
 
@@ -160,8 +160,12 @@ test: bootstrap
 $(B)/fuzz/decode: tests/fuzz/fuzz_decode.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) | $(B)/fuzz
 	clang $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Icore/src -Itests/fuzz tests/fuzz/fuzz_decode.c $(CORE_SRC) -o $@ -lisal
 
-fuzz: bootstrap all $(B)/fuzz/decode
+$(B)/fuzz/cm: tests/fuzz/fuzz_cm.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) | $(B)/fuzz
+	clang $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Icore/src -Itests/fuzz tests/fuzz/fuzz_cm.c $(CORE_SRC) -o $@ -lisal
+
+fuzz: bootstrap all $(B)/fuzz/decode $(B)/fuzz/cm
 	sh tests/fuzz/run.sh $(B)/rocelab $(B)/fuzz/decode $(FUZZ_SECONDS)
+	sh tests/fuzz/run.sh $(B)/rocelab $(B)/fuzz/cm $(FUZZ_SECONDS) cm
 
 $(B)/bench/decode: bench/bench_decode.c bench/bench.h $(B)/librocelab.a | $(B)
 	mkdir -p $(B)/bench

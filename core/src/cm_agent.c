@@ -216,9 +216,10 @@ void rl_cm_event_data(struct rl_rdma_cm_event *ev, const uint8_t *p, size_t n)
 
 /* ---- receiving ---------------------------------------------------------------------------- */
 
+/* The id whose communication ID is @local_id; never one without (0: not connecting, a listener, a SIDR request). */
 struct rl_rdma_cm_id *rl_cm_find_local(struct rl_cm_agent *a, uint32_t local_id)
 {
-	for (struct rl_rdma_cm_id *id = a->ids; id; id = id->next)
+	for (struct rl_rdma_cm_id *id = a->ids; local_id && id; id = id->next)
 		if (id->local_id == local_id && id->state != RL_CM_STATE_LISTEN)
 			return id;
 	return NULL;
@@ -247,6 +248,19 @@ static void rl_cm_dispatch(struct rl_cm_agent *a, const struct rl_cm_rx *rx)
 	}
 }
 
+/*
+ * A MAD for the CM: base version 1 (IBA 13.4.2), CM class version 2, method
+ * Send (every CM message travels so, IBA 12.6). Anything else goes unanswered,
+ * as the kernel's ib_mad does: validate_mad() drops another base version and a
+ * CM MAD with another method; no agent takes another class version.
+ */
+static bool rl_cm_mad_ours(const struct rl_cm *cm)
+{
+	return rl_cm_get(cm, RL_CMF_MAD_BASE_VERSION) == RL_MAD_BASE_VERSION &&
+	       rl_cm_get(cm, RL_CMF_MAD_CLASS_VERSION) == RL_CM_CLASS_VERSION &&
+	       rl_cm_get(cm, RL_CMF_MAD_METHOD) == RL_MAD_METHOD_SEND;
+}
+
 static void rl_cm_take(struct rl_cm_agent *a, const struct rl_wc *wc)
 {
 	uint32_t i = (uint32_t)wc->wr_id;
@@ -254,12 +268,13 @@ static void rl_cm_take(struct rl_cm_agent *a, const struct rl_wc *wc)
 	struct rl_cm_rx rx;
 
 	if (wc->status == RL_WC_SUCCESS && wc->byte_len >= RL_CM_GRH_LEN &&
-	    rl_cm_decode(buf + RL_CM_GRH_LEN, wc->byte_len - RL_CM_GRH_LEN, &rx.cm) == RL_CM_OK) {
+	    rl_cm_decode(buf + RL_CM_GRH_LEN, wc->byte_len - RL_CM_GRH_LEN, &rx.cm) == RL_CM_OK &&
+	    rl_cm_mad_ours(&rx.cm)) {
 		rl_cm_grh_sgid(buf, rx.gid);
 		rx.have_mac = a->cfg.resolve && a->cfg.resolve(a->cfg.resolve_ctx, rx.gid, rx.mac);
 		rl_cm_dispatch(a, &rx);
 	} else if (wc->status == RL_WC_SUCCESS) {
-		a->stats.dropped++;   /* not a whole CM MAD: another class, or cut short */
+		a->stats.dropped++;   /* not a whole CM MAD: another class or version, a response, or cut short */
 	}
 	if (wc->status != RL_WC_WR_FLUSH_ERR)
 		rl_cm_post_recv(a, i);

@@ -104,15 +104,29 @@ static void rl_cm_fmt_rep(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_pa
 		rl_cm_set_bytes(cm, RL_CMF_REP_PRIVATE_DATA, p->private_data, p->private_data_len);
 }
 
+/*
+ * What a REJ sent in this state refuses (IBA 12.6.7.1): the REQ we hold, the
+ * REP we hold, or no message (our own REQ or REP timed out), as the kernel's
+ * cm_format_rej() says it.
+ */
+static enum rl_cm_msg_ref rl_cm_rej_ref(enum rl_cm_state s)
+{
+	switch (s) {
+	case RL_CM_STATE_REQ_RCVD:
+	case RL_CM_STATE_MRA_REQ_SENT: return RL_CM_REF_REQ;
+	case RL_CM_STATE_REP_RCVD:
+	case RL_CM_STATE_MRA_REP_SENT: return RL_CM_REF_REP;
+	default: return RL_CM_REF_OTHER;
+	}
+}
+
 static void rl_cm_fmt_rej(struct rl_rdma_cm_id *id, uint16_t reason, const void *pd, uint8_t len, struct rl_cm *cm)
 {
 	uint8_t guid[8];
 	uint64_t g = id->agent->cfg.ca_guid;
 
 	rl_cm_msg_init(id, cm, RL_CM_REJ);
-	rl_cm_set(cm, RL_CMF_REJ_MESSAGE_REJECTED,
-		  id->state == RL_CM_STATE_REQ_SENT || id->state == RL_CM_STATE_MRA_REQ_RCVD ? RL_CM_REF_REP
-											 : RL_CM_REF_REQ);
+	rl_cm_set(cm, RL_CMF_REJ_MESSAGE_REJECTED, rl_cm_rej_ref(id->state));
 	rl_cm_set(cm, RL_CMF_REJ_REASON, reason);
 	if (reason == RL_CM_REJ_TIMEOUT) {   /* ARI: the GUID of the CA that timed out (IBA 12.6.7.2) */
 		for (int i = 0; i < 8; i++)
@@ -387,8 +401,17 @@ static void rl_cm_req_handler(struct rl_cm_agent *a, const struct rl_cm_rx *rx)
 		rl_cm_rej_unknown(a, rx, RL_CM_REJ_INVALID_TRANSPORT);   /* rdma_cm's TCP port space is RC */
 		return;
 	}
-	if (!rx->have_mac || !(id = rl_cm_id_new(a, lid->context, RL_RDMA_PS_TCP))) {
-		a->stats.dropped++;   /* no way to answer; the active side will resend */
+	if (!rl_mtu_bytes((enum rl_mtu)rl_cm_get(req, RL_CMF_REQ_PATH_MTU))) {
+		rl_cm_rej_unknown(a, rx, RL_CM_REJ_INVALID_MTU);   /* 1..5 for 256..4096 (IBA 12.6.5); no QP takes another */
+		return;
+	}
+	/*
+	 * Backlog full: dropped without a word, so that the REQ gets in when the
+	 * active side resends it once the consumer took its events (ucma's -ENOMEM,
+	 * which the kernel's cm_destroy_id() answers with no REJ "to allow future retries").
+	 */
+	if (!rx->have_mac || rl_cm_backlog_full(lid) || !(id = rl_cm_id_new(a, lid->context, RL_RDMA_PS_TCP))) {
+		a->stats.dropped++;   /* no way to answer, or no room; the active side will resend */
 		return;
 	}
 	id->listener = lid;
@@ -429,7 +452,8 @@ static void rl_cm_recv_rtu(struct rl_cm_agent *a, const struct rl_cm *rtu)
 {
 	struct rl_rdma_cm_id *id = rl_cm_find_local(a, (uint32_t)rl_cm_get(rtu, RL_CMF_RTU_REMOTE_COMM_ID));
 
-	if (id && id->state == RL_CM_STATE_REP_SENT)
+	/* Both communication IDs must be the connection's, as the kernel's cm_rtu_handler() looks it up. */
+	if (id && id->state == RL_CM_STATE_REP_SENT && id->remote_id == rl_cm_get(rtu, RL_CMF_RTU_LOCAL_COMM_ID))
 		rl_cm_established(id, rtu);
 	else
 		a->stats.dup_recv++;
@@ -583,7 +607,7 @@ static void rl_cm_recv_drep(struct rl_cm_agent *a, const struct rl_cm *drep)
 {
 	struct rl_rdma_cm_id *id = rl_cm_find_local(a, (uint32_t)rl_cm_get(drep, RL_CMF_DREP_REMOTE_COMM_ID));
 
-	if (!id || id->state != RL_CM_STATE_DREQ_SENT) {
+	if (!id || id->state != RL_CM_STATE_DREQ_SENT || id->remote_id != rl_cm_get(drep, RL_CMF_DREP_LOCAL_COMM_ID)) {
 		a->stats.dup_recv++;
 		return;
 	}

@@ -23,6 +23,7 @@
 #define RL_CM_PERMISSIVE_LID 0xffffu             /* RoCE has no LIDs */
 #define RL_CM_HOP_LIMIT 64u
 #define RL_CM_TID_HI 1ull    /* the kernel puts its MAD agent's number here (2 in the rxe rping capture) */
+#define RL_RDMA_MAX_BACKLOG 1024   /* ucma's max_backlog (net.rdma_ucm.max_backlog): rdma_listen's default and ceiling */
 
 /* SIDR_REP status (IBA 12.11.2, Table 123; the kernel's enum ib_cm_sidr_status). */
 enum rl_sidr_status {
@@ -37,6 +38,7 @@ enum rl_cm_rej_reason {
 	RL_CM_REJ_TIMEOUT = 4,
 	RL_CM_REJ_INVALID_SERVICE_ID = 8,
 	RL_CM_REJ_INVALID_TRANSPORT = 9,
+	RL_CM_REJ_INVALID_MTU = 26,
 	RL_CM_REJ_CONSUMER = 28,
 };
 
@@ -53,6 +55,7 @@ struct rl_rdma_cm_id {
 	uint8_t dmac[6];
 	bool bound, addr_resolved, route_resolved;
 	struct rl_rdma_cm_id *listener; /* passive: the listener the REQ came to */
+	int backlog;                   /* a listener: CONNECT_REQUESTs it lets wait in the event queue */
 	enum rl_cm_state state;
 
 	/* The connection, as IBA 12.6 names what the two sides tell each other. */
@@ -134,6 +137,11 @@ int rl_cm_sidr_answer(struct rl_rdma_cm_id *id, enum rl_sidr_status st, const st
 /* rdma_cm.c */
 struct rl_rdma_cm_id *rl_cm_find_listener(struct rl_cm_agent *a, uint16_t ps, uint64_t service_id,
 					  const uint8_t gid[16]);
+/*
+ * Is the listener's backlog full: as many CONNECT_REQUESTs for it wait in the
+ * event queue as rdma_listen() allowed? The kernel's ucma counts the same.
+ */
+bool rl_cm_backlog_full(const struct rl_rdma_cm_id *lid);
 /* The CMA header at the start of a REQ's or SIDR_REQ's private data (rdma_cm). */
 void rl_cm_put_cma_hdr(const struct rl_rdma_cm_id *id, uint8_t *p);
 

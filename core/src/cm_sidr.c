@@ -122,11 +122,23 @@ static void rl_cm_sidr_req_handler(struct rl_cm_agent *a, const struct rl_cm_rx 
 		rl_cm_send(a, rx->gid, rx->mac, &rep);
 		return;
 	}
+	if (rl_cm_backlog_full(lid)) {
+		/* The kernel refuses a SIDR_REQ its consumer has no room for: cm_destroy_id() in SIDR REQ Rcvd says "rejected". */
+		rl_cm_fmt_sidr_rep(&rep, rl_cm_get(req, RL_CMF_MAD_TID), rid, sid, RL_SIDR_REJECT);
+		rl_cm_send(a, rx->gid, rx->mac, &rep);
+		return;
+	}
 	if (!(id = rl_cm_id_new(a, lid->context, RL_RDMA_PS_UDP)))
 		return;
 	id->listener = lid;
 	id->state = RL_CM_STATE_SIDR_REQ_RCVD;
-	id->local_id = id->remote_id = rid;
+	/*
+	 * The request ID is the sender's to choose: kept apart from our
+	 * communication IDs (the kernel's remote SIDR table), so that a SIDR_REQ
+	 * cannot take the ID of a connection here and get its messages.
+	 */
+	id->remote_id = rid;
+	id->local_id = 0;
 	id->tid = rl_cm_get(req, RL_CMF_MAD_TID);
 	memcpy(id->dst.gid, rx->gid, 16);
 	memcpy(id->dmac, rx->mac, 6);

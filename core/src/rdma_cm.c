@@ -73,11 +73,33 @@ static void rl_cm_drop_events(struct rl_cm_agent *a, const struct rl_rdma_cm_id 
 	a->ev_tail = pp;
 }
 
+/* The first CONNECT_REQUEST for @lid still waiting in the queue, or NULL. */
+static struct rl_rdma_cm_event *rl_cm_waiting_request(const struct rl_rdma_cm_id *lid)
+{
+	for (struct rl_rdma_cm_event *ev = lid->agent->ev_head; ev; ev = ev->next)
+		if (ev->event == RL_RDMA_CM_EVENT_CONNECT_REQUEST && ev->listen_id == lid)
+			return ev;
+	return NULL;
+}
+
+bool rl_cm_backlog_full(const struct rl_rdma_cm_id *lid)
+{
+	int n = 0;
+
+	for (const struct rl_rdma_cm_event *ev = lid->agent->ev_head; ev; ev = ev->next)
+		n += ev->event == RL_RDMA_CM_EVENT_CONNECT_REQUEST && ev->listen_id == lid;
+	return n >= lid->backlog;
+}
+
 int rl_rdma_destroy_id(struct rl_rdma_cm_id *id)
 {
 	struct rl_cm_agent *a = id->agent;
 	struct rl_rdma_cm_id **pp;
+	struct rl_rdma_cm_event *ev;
 
+	/* A listener takes along the requests nobody took yet, as the kernel's ucma_cleanup_ctx_events(). */
+	while (id->state == RL_CM_STATE_LISTEN && (ev = rl_cm_waiting_request(id)))
+		rl_rdma_destroy_id(ev->id);
 	for (pp = &a->ids; *pp != id; pp = &(*pp)->next)
 		;
 	*pp = id->next;
@@ -134,9 +156,10 @@ int rl_rdma_bind_addr(struct rl_rdma_cm_id *id, const struct rl_rdma_addr *addr)
 
 int rl_rdma_listen(struct rl_rdma_cm_id *id, int backlog)
 {
-	(void)backlog;
 	if (!id->bound || id->state != RL_CM_STATE_IDLE)
 		return -EINVAL;
+	/* ucma_listen(): 0, a negative value or more than max_backlog mean max_backlog. */
+	id->backlog = backlog > 0 && backlog < RL_RDMA_MAX_BACKLOG ? backlog : RL_RDMA_MAX_BACKLOG;
 	id->state = RL_CM_STATE_LISTEN;
 	return 0;
 }

@@ -1,18 +1,29 @@
 #!/bin/sh
-# Run the libFuzzer decoder target for a bounded time (make fuzz).
-#   sh tests/fuzz/run.sh ROCELAB FUZZER SECONDS
+# Run a libFuzzer target for a bounded time (make fuzz).
+#   sh tests/fuzz/run.sh ROCELAB FUZZER SECONDS [decode|cm]
 # ROCELAB is accepted for symmetry with the other suites and not used.
-# Seeds: build/fuzz/seeds (one packet per opcode and framing, by mkseeds.c);
-# the corpus grows in build/fuzz/corpus, crash inputs land in build/fuzz/.
+# decode (the default): seeds in build/fuzz/seeds (one packet per opcode and
+# framing, by mkseeds.c); the corpus grows in build/fuzz/corpus, crash inputs
+# land in build/fuzz/.
+# cm: the CM agent (fuzz_cm.c); the same under build/fuzz-cm/, seeds by mkseeds_cm.c.
 # Exits with libFuzzer's status: non-zero on a crash or a broken invariant.
 set -eu
 
-if [ $# -ne 3 ]; then
-	echo "usage: $0 ROCELAB FUZZER SECONDS" >&2
+if [ $# -ne 3 ] && [ $# -ne 4 ]; then
+	echo "usage: $0 ROCELAB FUZZER SECONDS [decode|cm]" >&2
 	exit 2
 fi
 fuzzer=$2
 secs=$3
+kind=${4:-decode}
+case $kind in
+decode) out=build/fuzz mkseeds=mkseeds ;;
+cm) out=build/fuzz-cm mkseeds=mkseeds_cm ;;
+*)
+	echo "run.sh: unknown target '$kind': decode or cm" >&2
+	exit 2
+	;;
+esac
 
 # Work from the top of the tree; keep a relative FUZZER path valid.
 case $fuzzer in
@@ -21,18 +32,17 @@ case $fuzzer in
 esac
 cd "$(dirname "$0")/../.."
 
-out=build/fuzz
 if [ ! -f build/librocelab.a ]; then
 	echo "run.sh: build/librocelab.a is missing: run 'make lib' first" >&2
 	exit 1
 fi
 mkdir -p "$out"
 
-cc -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Icore/include tests/fuzz/mkseeds.c \
-	build/librocelab.a -lisal -o "$out/mkseeds"
+cc -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Icore/include tests/fuzz/$mkseeds.c \
+	build/librocelab.a -lisal -o "$out/$mkseeds"
 rm -rf "$out/seeds" "$out/corpus"
 mkdir -p "$out/seeds" "$out/corpus"
-"$out/mkseeds" "$out/seeds"
+"$out/$mkseeds" "$out/seeds"
 cp "$out"/seeds/* "$out/corpus/"
 
 # UBSan only prints by default; make its reports crashes too.

@@ -79,5 +79,6 @@ int tl_suite_encode_path(void);
 int tl_suite_cm(void);
 int tl_suite_rdma_cm(void);
 int tl_suite_cm_property(void);
+int tl_suite_cm_hostile(void);
 
 #endif
