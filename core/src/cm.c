@@ -89,6 +89,14 @@ static const char *rl_cm_w_msg_ref(uint64_t v)
 	return t[v & 3];
 }
 
+/* A REJ's Message Rejected (IBA 12.6.7.1): "other" is no message at all (a timeout, a stray message). */
+static const char *rl_cm_w_rej_ref(uint64_t v)
+{
+	static const char *const t[] = { "REQ", "REP", "other", "reserved" };
+
+	return t[v & 3];
+}
+
 /* Path MTU, the encoding of IBA 9.6.2's PMTU. */
 static const char *rl_cm_w_mtu(uint64_t v)
 {

@@ -71,12 +71,18 @@ static int rl_cm_post_recv(struct rl_cm_agent *a, uint32_t i)
 
 int rl_cm_send(struct rl_cm_agent *a, const uint8_t gid[16], const uint8_t mac[6], const struct rl_cm *cm)
 {
-	uint32_t i = a->send_next++ % RL_CM_SEND_BUFS;
+	uint32_t i = a->send_next % RL_CM_SEND_BUFS;
 	uint8_t *slot = rl_cm_send_slot(a, i);
-	struct rl_send_wr wr = { .wr_id = i, .num_sge = 1, .opcode = RL_WR_SEND };
+	struct rl_send_wr wr = { .wr_id = RL_CM_SEND_WR_ID | i, .num_sge = 1, .opcode = RL_WR_SEND,
+				 .send_flags = RL_SEND_SIGNALED };
 	size_t n;
 	int r;
 
+	/* Every slot holds a MAD the QP has not sent yet: writing one now would change a queued frame. */
+	if (a->sends_out >= RL_CM_SEND_BUFS) {
+		a->stats.dropped++;
+		return -ENOMEM;
+	}
 	rl_cm_encode(cm, slot, RL_MAD_LEN, &n);
 	wr.sg_list[0] = (struct rl_sge){ (uint64_t)(slot - a->mem), RL_MAD_LEN, rl_mr_lkey(a->mr) };
 	memcpy(wr.ud.dgid, gid, 16);
@@ -84,11 +90,14 @@ int rl_cm_send(struct rl_cm_agent *a, const uint8_t gid[16], const uint8_t mac[6
 	wr.ud.remote_qpn = RL_GSI_QPN;
 	wr.ud.remote_qkey = RL_GSI_QKEY;
 	r = rl_post_send(a->qp1, &wr);
-	if (r)
+	if (r) {
 		a->stats.dropped++;
-	else
-		a->stats.mads_sent++;
-	return r;
+		return r;
+	}
+	a->send_next++;
+	a->sends_out++;
+	a->stats.mads_sent++;
+	return 0;
 }
 
 void rl_cm_id_send(struct rl_rdma_cm_id *id, const struct rl_cm *cm, uint64_t wait)
@@ -111,7 +120,7 @@ static int rl_cm_qp1_up(struct rl_cm_agent *a)
 
 	a->mem = calloc(1, len);
 	a->pd = a->mem ? rl_alloc_pd(a->host) : NULL;
-	a->cq = a->pd ? rl_create_cq(a->host, 2 * RL_CM_RECV_BUFS) : NULL;
+	a->cq = a->pd ? rl_create_cq(a->host, RL_CM_RECV_BUFS + RL_CM_SEND_BUFS) : NULL;
 	a->mr = a->cq ? rl_reg_mr_iova(a->pd, a->mem, len, 0, RL_ACCESS_LOCAL_WRITE) : NULL;
 	ia.send_cq = ia.recv_cq = a->cq;
 	a->qp1 = a->mr ? rl_create_qp(a->pd, &ia) : NULL;
@@ -264,9 +273,16 @@ static bool rl_cm_mad_ours(const struct rl_cm *cm)
 static void rl_cm_take(struct rl_cm_agent *a, const struct rl_wc *wc)
 {
 	uint32_t i = (uint32_t)wc->wr_id;
-	const uint8_t *buf = rl_cm_recv_slot(a, i);
+	const uint8_t *buf;
 	struct rl_cm_rx rx;
 
+	/* By its wr_id: the opcode of a completion in error means nothing (IBA 11.4.2.1). */
+	if (wc->wr_id & RL_CM_SEND_WR_ID) {   /* a MAD of ours went out (or failed): its slot is free */
+		if (a->sends_out)
+			a->sends_out--;
+		return;
+	}
+	buf = rl_cm_recv_slot(a, i);
 	if (wc->status == RL_WC_SUCCESS && wc->byte_len >= RL_CM_GRH_LEN &&
 	    rl_cm_decode(buf + RL_CM_GRH_LEN, wc->byte_len - RL_CM_GRH_LEN, &rx.cm) == RL_CM_OK &&
 	    rl_cm_mad_ours(&rx.cm)) {

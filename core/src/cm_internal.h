@@ -18,6 +18,7 @@
 #define RL_CM_GRH_LEN 40u                        /* a UD receive buffer starts with the GRH */
 #define RL_CM_RECV_BUFS 64u
 #define RL_CM_SEND_BUFS 64u
+#define RL_CM_SEND_WR_ID (1ull << 32)   /* marks a send's wr_id; a receive's is its slot */
 #define RL_CM_RECV_SLOT (RL_CM_GRH_LEN + RL_MAD_LEN)
 #define RL_CM_PKEY_DEFAULT 0xffffu
 #define RL_CM_PERMISSIVE_LID 0xffffu             /* RoCE has no LIDs */
@@ -88,7 +89,8 @@ struct rl_cm_agent {
 	struct rl_qp *qp1;
 	struct rl_mr *mr;
 	uint8_t *mem;                  /* RL_CM_RECV_BUFS receive slots, then RL_CM_SEND_BUFS MADs */
-	uint32_t send_next;
+	uint32_t send_next;            /* the send slot to fill next (a ring: MADs complete in order) */
+	uint32_t sends_out;            /* posted, not yet completed: their slots are still in use */
 	uint64_t now;
 	uint64_t rng;
 	struct rl_rdma_cm_id *ids;

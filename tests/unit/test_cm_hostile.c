@@ -622,6 +622,68 @@ static void test_req_timeout_extremes(void)
 	hx_teardown();
 }
 
+/*
+ * More MADs than QP1 has send slots, before its host sends any: the first
+ * 64 go out as they were written (none overwritten by a later one), the rest
+ * are refused and counted, and their ids resend them when their timers fire.
+ */
+static void test_send_slots_never_overwritten(void)
+{
+	enum { N = 70 };
+	struct rl_rdma_cm_id *id[N];
+	struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC };
+	struct rl_rdma_conn_param cp = { .responder_resources = 1, .initiator_depth = 1, .retry_count = 7 };
+	struct rl_rdma_addr dst = { { 0 }, HX_PORT + 1 };   /* nobody listens: each REQ is answered by a REJ */
+	struct rl_cm req;
+	uint64_t before;
+
+	hx_setup(8);
+	rl_gid_from_ipv4(dst.gid, hx_ip[1]);
+	ia.send_cq = ia.recv_cq = rl_create_cq(X.s[0].h, 16);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ia.send_cq);
+	before = hx_dropped(0);
+	for (int i = 0; i < N; i++) {
+		id[i] = rl_rdma_create_id(X.s[0].cm, NULL, RL_RDMA_PS_TCP);
+		CU_ASSERT_FATAL(id[i] && rl_rdma_resolve_addr(id[i], NULL, &dst, 2000) == 0);
+		CU_ASSERT_FATAL(rl_rdma_resolve_route(id[i], 2000) == 0);
+		CU_ASSERT_FATAL(rl_rdma_create_qp(id[i], X.s[0].pd, &ia) == 0);
+		rl_rdma_connect(id[i], &cp);
+	}
+	CU_ASSERT_EQUAL(hx_dropped(0) - before, N - 64);
+	rl_host_run(X.s[0].h, X.now);
+	CU_ASSERT_EQUAL_FATAL(X.s[0].nq, 64);
+	for (int k = 0; k < 64; k++) {
+		CU_ASSERT_FATAL(hx_sent(0, k, &req));
+		CU_ASSERT_EQUAL(req.attr, RL_CM_REQ);
+		CU_ASSERT_EQUAL(rl_cm_get(&req, RL_CMF_REQ_LOCAL_QPN), rl_qp_num(rl_rdma_id_qp(id[k])));
+	}
+	/*
+	 * Sent, the slots are free again: at the retry deadline, which all 70
+	 * share, 64 REQs go out once more, each one id's own (a refused one is
+	 * as good as lost on the wire: its next retry covers it).
+	 */
+	X.s[0].nq = 0;
+	X.now = rl_cm_agent_next_timer(X.s[0].cm);
+	rl_cm_agent_run(X.s[0].cm, X.now);
+	rl_host_run(X.s[0].h, X.now);
+	CU_ASSERT_EQUAL_FATAL(X.s[0].nq, 64);
+	for (int k = 0; k < 64; k++) {
+		int owners = 0;
+
+		CU_ASSERT_FATAL(hx_sent(0, k, &req));
+		for (int i = 0; i < N; i++)
+			owners += rl_cm_get(&req, RL_CMF_REQ_LOCAL_QPN) == rl_qp_num(rl_rdma_id_qp(id[i]));
+		CU_ASSERT_EQUAL(owners, 1);
+		for (int j = 0; j < k; j++) {
+			struct rl_cm other;
+
+			CU_ASSERT_FATAL(hx_sent(0, j, &other));
+			CU_ASSERT_NOT_EQUAL(rl_cm_get(&other, RL_CMF_REQ_LOCAL_QPN), rl_cm_get(&req, RL_CMF_REQ_LOCAL_QPN));
+		}
+	}
+	hx_teardown();
+}
+
 int tl_suite_cm_hostile(void)
 {
 	CU_pSuite s = CU_add_suite("cm_hostile", NULL, NULL);
@@ -639,5 +701,6 @@ int tl_suite_cm_hostile(void)
 			    test_sidr_request_id_cannot_take_a_connection) ||
 	       !CU_add_test(s, "a REJ names the message it refuses", test_rej_names_what_it_refuses) ||
 	       !CU_add_test(s, "a REQ resent, and the same ID from another host", test_dup_req_by_source) ||
-	       !CU_add_test(s, "CM response timeout 0 and 31, no retries", test_req_timeout_extremes);
+	       !CU_add_test(s, "CM response timeout 0 and 31, no retries", test_req_timeout_extremes) ||
+	       !CU_add_test(s, "more MADs than send slots: none overwritten", test_send_slots_never_overwritten);
 }

@@ -138,7 +138,7 @@
 	/* REJ, IBA 12.6.7 (Table 108) */                                                          \
 	RL_CM_COMM_IDS(F, REJ)                                                                     \
 	F(REJ, MESSAGE_REJECTED, 8, 1, 6, 2, RL_CM_DEC, 0, "message_rejected", "Message rejected", \
-	  rl_cm_w_msg_ref, "the message refused: REQ, REP or another")                             \
+	  rl_cm_w_rej_ref, "the message refused: REQ, REP or other (none)")                        \
 	F(REJ, REJECTED_INFO_LENGTH, 9, 1, 1, 7, RL_CM_DEC, 0, "rejected_info_length",             \
 	  "Rejected info length", NULL, "bytes of ARI that mean something")                        \
 	F(REJ, REASON, 10, 2, 0, 16, RL_CM_DEC, 0, "reason", "Reason", rl_cm_rej_reason,           \
