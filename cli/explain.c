@@ -171,6 +171,14 @@ static const char *ex_cm_abbr(uint16_t attr)
 	return m ? m->abbr : "?";
 }
 
+/* "REP of frame 3": a CM message the line points to. */
+static void ex_cm_of_frame(struct rl_sb *sb, uint16_t attr, uint64_t frame)
+{
+	rl_sb_puts(sb, ex_cm_abbr(attr));
+	rl_sb_puts(sb, " of frame ");
+	rl_sb_u64(sb, frame);
+}
+
 /* What the analyzer says of a CM message (its link, a resend) or of the first PSN a CM exchange announced. */
 static void ex_line_cm(struct rl_sb *sb, const struct rl_annotation *a, const struct rl_pkt *p)
 {
@@ -183,9 +191,7 @@ static void ex_line_cm(struct rl_sb *sb, const struct rl_annotation *a, const st
 	}
 	if (c->answers_frame) {
 		rl_sb_puts(sb, " [answers ");
-		rl_sb_puts(sb, ex_cm_abbr(c->answers_attr));
-		rl_sb_puts(sb, " of frame ");
-		rl_sb_u64(sb, c->answers_frame);
+		ex_cm_of_frame(sb, c->answers_attr, c->answers_frame);
 		rl_sb_puts(sb, " after ");
 		ex_span(sb, c->answer_time_ns);
 		rl_sb_putc(sb, ']');
@@ -194,9 +200,7 @@ static void ex_line_cm(struct rl_sb *sb, const struct rl_annotation *a, const st
 		return;
 	if (c->psn_mismatch) {
 		rl_sb_puts(sb, " [PSN MISMATCH: the ");
-		rl_sb_puts(sb, ex_cm_abbr(c->psn_attr));
-		rl_sb_puts(sb, " of frame ");
-		rl_sb_u64(sb, c->psn_frame);
+		ex_cm_of_frame(sb, c->psn_attr, c->psn_frame);
 		rl_sb_puts(sb, " set QP ");
 		rl_sb_hex(sb, p->bth.dqpn, 1);
 		rl_sb_puts(sb, "'s first PSN to ");
@@ -207,9 +211,7 @@ static void ex_line_cm(struct rl_sb *sb, const struct rl_annotation *a, const st
 		rl_sb_puts(sb, "'s first PSN ");
 		rl_sb_u64(sb, c->announced_psn);
 		rl_sb_puts(sb, " was set in the ");
-		rl_sb_puts(sb, ex_cm_abbr(c->psn_attr));
-		rl_sb_puts(sb, " of frame ");
-		rl_sb_u64(sb, c->psn_frame);
+		ex_cm_of_frame(sb, c->psn_attr, c->psn_frame);
 	}
 	rl_sb_putc(sb, ']');
 }

@@ -199,10 +199,16 @@ static struct rlp_frame *rlp_lookup(guint32 num)
 	return (struct rlp_frame *)wmem_map_lookup(rlp_frames, GUINT_TO_POINTER(num));
 }
 
+/* The frame @frame that frame @num points back to, if it was kept (0: none). */
+static struct rlp_frame *rlp_earlier(uint64_t frame, guint32 num)
+{
+	return frame && frame < num ? rlp_lookup(rlp_frame_num(frame)) : NULL;
+}
+
 /* First pass: run the analyzer on this frame and remember what it said. */
 static struct rlp_frame *rlp_analyze(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_status st)
 {
-	struct rlp_frame *fr;
+	struct rlp_frame *fr, *q;
 	uint64_t t_ns;
 
 	if (!rlp_an)
@@ -213,31 +219,15 @@ static struct rlp_frame *rlp_analyze(packet_info *pinfo, const struct rl_pkt *pk
 	t_ns = (uint64_t)pinfo->abs_ts.secs * 1000000000u + (uint64_t)pinfo->abs_ts.nsecs;
 	rl_analyze(rlp_an, pinfo->num, t_ns, pkt, st, &fr->ann);
 
-	/* A frame can only point back; fill the forward links of the frames it names. */
-	if (fr->ann.request_frame && fr->ann.request_frame < pinfo->num) {
-		struct rlp_frame *req = rlp_lookup(rlp_frame_num(fr->ann.request_frame));
-
-		if (req && !req->response_frame)
-			req->response_frame = pinfo->num;
-	}
-	if (fr->ann.original_frame && fr->ann.original_frame < pinfo->num) {
-		struct rlp_frame *orig = rlp_lookup(rlp_frame_num(fr->ann.original_frame));
-
-		if (orig && !orig->retransmitted_in)
-			orig->retransmitted_in = pinfo->num;
-	}
-	if (fr->ann.cm.answers_frame && fr->ann.cm.answers_frame < pinfo->num) {
-		struct rlp_frame *q = rlp_lookup(rlp_frame_num(fr->ann.cm.answers_frame));
-
-		if (q && !q->cm_answered_in)
-			q->cm_answered_in = pinfo->num;
-	}
-	if (fr->ann.cm.original_frame && fr->ann.cm.original_frame < pinfo->num) {
-		struct rlp_frame *orig = rlp_lookup(rlp_frame_num(fr->ann.cm.original_frame));
-
-		if (orig && !orig->cm_resent_in)
-			orig->cm_resent_in = pinfo->num;
-	}
+	/* A frame can only point back; fill the forward links of the frames it names (the first one counts). */
+	if ((q = rlp_earlier(fr->ann.request_frame, pinfo->num)) && !q->response_frame)
+		q->response_frame = pinfo->num;
+	if ((q = rlp_earlier(fr->ann.original_frame, pinfo->num)) && !q->retransmitted_in)
+		q->retransmitted_in = pinfo->num;
+	if ((q = rlp_earlier(fr->ann.cm.answers_frame, pinfo->num)) && !q->cm_answered_in)
+		q->cm_answered_in = pinfo->num;
+	if ((q = rlp_earlier(fr->ann.cm.original_frame, pinfo->num)) && !q->cm_resent_in)
+		q->cm_resent_in = pinfo->num;
 
 	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocelab, 0, fr);
 	/* Only requests (CM MADs among them) are ever pointed back to (answered by, retransmitted in). */
@@ -887,18 +877,38 @@ static void rlp_fill_names(void)
 	cm_state_vals[RL_CMS_SIDR_ANSWERED + 1].strptr = NULL;
 }
 
-/* The hf type of a field of @bits bits. */
+/* The hf type of an unsigned field of @bits bits. */
+static enum ftenum rlp_uint_ftype(unsigned bits)
+{
+	if (bits <= 8)
+		return FT_UINT8;
+	if (bits <= 16)
+		return FT_UINT16;
+	if (bits <= 24)
+		return FT_UINT24;
+	return bits <= 32 ? FT_UINT32 : FT_UINT64;
+}
+
+/* The hf type of a transport header field. */
 static enum ftenum rlp_ftype(const struct rl_field *f)
 {
-	if (f->fmt == RL_FMT_BOOL)
-		return FT_BOOLEAN;
-	if (f->bits <= 8)
-		return FT_UINT8;
-	if (f->bits <= 16)
-		return FT_UINT16;
-	if (f->bits <= 24)
-		return FT_UINT24;
-	return f->bits <= 32 ? FT_UINT32 : FT_UINT64;
+	return f->fmt == RL_FMT_BOOL ? FT_BOOLEAN : rlp_uint_ftype(f->bits);
+}
+
+/* One hf entry; Wireshark keeps the pointers, so @name, @abbrev and @blurb must live on. */
+static void rlp_hf_entry(hf_register_info *hf, int *id, const char *name, const char *abbrev, enum ftenum type,
+			 int display, const void *strings, const char *blurb)
+{
+	*id = -1;
+	hf->p_id = id;
+	hf->hfinfo.name = name;
+	hf->hfinfo.abbrev = abbrev;
+	hf->hfinfo.type = type;
+	hf->hfinfo.display = display;
+	hf->hfinfo.strings = strings;
+	hf->hfinfo.bitmask = 0;
+	hf->hfinfo.blurb = blurb;
+	HFILL_INIT(*hf);
 }
 
 /*
@@ -918,17 +928,10 @@ static void rlp_register_fields(void)
 	for (size_t i = 0; i < n; i++) {
 		const struct rl_field *f = &tab[i];
 
-		hf_fields[i] = -1;
-		hf[i].p_id = &hf_fields[i];
-		hf[i].hfinfo.name = f->name;
-		hf[i].hfinfo.abbrev = g_strdup_printf("rocelab.%s.%s", rl_field_hdr(f->hdr)->filter, f->filter);
-		hf[i].hfinfo.type = rlp_ftype(f);
-		hf[i].hfinfo.display = f->fmt == RL_FMT_BOOL ? BASE_NONE
-				       : f->fmt == RL_FMT_DEC ? BASE_DEC : BASE_HEX;
-		hf[i].hfinfo.strings = f->fmt == RL_FMT_OPCODE ? VALS(opcode_vals) : NULL;
-		hf[i].hfinfo.bitmask = 0;
-		hf[i].hfinfo.blurb = f->meaning;
-		HFILL_INIT(hf[i]);
+		rlp_hf_entry(&hf[i], &hf_fields[i], f->name,
+			     g_strdup_printf("rocelab.%s.%s", rl_field_hdr(f->hdr)->filter, f->filter), rlp_ftype(f),
+			     f->fmt == RL_FMT_BOOL ? BASE_NONE : f->fmt == RL_FMT_DEC ? BASE_DEC : BASE_HEX,
+			     f->fmt == RL_FMT_OPCODE ? VALS(opcode_vals) : NULL, f->meaning);
 	}
 	proto_register_field_array(proto_rocelab, hf, (int)n);
 	for (size_t i = 0; i < RLP_MAX_HDRS; i++) {
@@ -945,15 +948,8 @@ static enum ftenum rlp_cm_ftype(const struct rl_cm_field *f)
 	case RL_CM_BOOL: return FT_BOOLEAN;
 	case RL_CM_GID: return FT_IPv6;
 	case RL_CM_DATA: return FT_BYTES;
-	default: break;
+	default: return rlp_uint_ftype(f->bits);
 	}
-	if (f->bits <= 8)
-		return FT_UINT8;
-	if (f->bits <= 16)
-		return FT_UINT16;
-	if (f->bits <= 24)
-		return FT_UINT24;
-	return f->bits <= 32 ? FT_UINT32 : FT_UINT64;
 }
 
 /*
@@ -972,16 +968,8 @@ static void rlp_register_cm_fields(void)
 	for (size_t i = 0; i < n; i++) {
 		const struct rl_cm_field *f = &tab[i];
 
-		hf_cm_fields[i] = -1;
-		hf[i].p_id = &hf_cm_fields[i];
-		hf[i].hfinfo.name = f->name;
-		hf[i].hfinfo.abbrev = f->filter;
-		hf[i].hfinfo.type = rlp_cm_ftype(f);
-		hf[i].hfinfo.display = f->fmt == RL_CM_DEC ? BASE_DEC : f->fmt == RL_CM_HEX ? BASE_HEX : BASE_NONE;
-		hf[i].hfinfo.strings = NULL;
-		hf[i].hfinfo.bitmask = 0;
-		hf[i].hfinfo.blurb = f->meaning;
-		HFILL_INIT(hf[i]);
+		rlp_hf_entry(&hf[i], &hf_cm_fields[i], f->name, f->filter, rlp_cm_ftype(f),
+			     f->fmt == RL_CM_DEC ? BASE_DEC : f->fmt == RL_CM_HEX ? BASE_HEX : BASE_NONE, NULL, f->meaning);
 	}
 	proto_register_field_array(proto_rocelab, hf, (int)n);
 }

@@ -174,6 +174,28 @@ static bool gen_cm_app(struct rl_sim *sim, uint64_t now, void *ctx)
 	return false;
 }
 
+/*
+ * The data phase of cmatose and udaddy: take both sides' completions, count
+ * each send in sent[], hand each receive to @recv. True while side @last has
+ * not yet received and sent all --count of its messages.
+ */
+static bool gen_cm_poll(struct gen_sess *s, void (*recv)(struct gen_sess *s, int e, const struct rl_wc *wc), int last)
+{
+	struct gen_cm *c = s->cm;
+	struct rl_wc wc;
+
+	for (int e = 0; e < 2; e++)
+		while (rl_poll_cq(s->e[e].cq, 1, &wc) == 1) {
+			if (wc.status != RL_WC_SUCCESS)
+				continue;
+			if (wc.opcode != RL_WC_RECV)
+				c->sent[e]++;
+			else
+				recv(s, e, &wc);
+		}
+	return !(c->recvd[last] == s->target && c->sent[last] == s->target);
+}
+
 static const char *gen_cm_event_name(int ev)
 {
 	return ev < 0 ? "none" : rl_rdma_event_str((enum rl_rdma_cm_event_type)ev);
@@ -307,25 +329,19 @@ static int ucma_start(struct gen_sess *s)
 	return ucma_send_all(s, 1);
 }
 
+/* cmatose: when A has all of B's messages, it sends its replies ("sending replies"); B only counts. */
+static void ucma_recv(struct gen_sess *s, int e, const struct rl_wc *wc)
+{
+	(void)wc;
+	if (++s->cm->recvd[e] == s->target && e == 0)
+		gen_cm_post_err(s, ucma_send_all(s, 0));
+}
+
 static bool ucma_data(struct rl_sim *sim, uint64_t now, void *ctx)
 {
-	struct gen_sess *s = ctx;
-	struct gen_cm *c = s->cm;
-	struct rl_wc wc;
-
 	(void)sim;
 	(void)now;
-	for (int e = 0; e < 2; e++)
-		while (rl_poll_cq(s->e[e].cq, 1, &wc) == 1) {
-			if (wc.status != RL_WC_SUCCESS)
-				continue;
-			if (wc.opcode != RL_WC_RECV) {
-				c->sent[e]++;
-			} else if (++c->recvd[e] == s->target && e == 0) {
-				gen_cm_post_err(s, ucma_send_all(s, 0));   /* "sending replies" */
-			}
-		}
-	return !(c->recvd[1] == s->target && c->sent[1] == s->target);
+	return gen_cm_poll(ctx, ucma_recv, 1);
 }
 
 static const struct gen_cm_plan ucma_plan = {
@@ -553,28 +569,20 @@ static int ud_start(struct gen_sess *s)
 	return r;
 }
 
+/* udaddy: B answers each datagram to the source QP its completion names, with rdma_cm's Q_Key; A only counts. */
+static void ud_recv(struct gen_sess *s, int e, const struct rl_wc *wc)
+{
+	if (e == 1)
+		gen_cm_post_err(s, ud_send(s, 1, wc->src_qp, RL_RDMA_UDP_QKEY, NULL, s->cm->recvd[1]++));
+	else
+		s->cm->recvd[0]++;
+}
+
 static bool ud_data(struct rl_sim *sim, uint64_t now, void *ctx)
 {
-	struct gen_sess *s = ctx;
-	struct gen_cm *c = s->cm;
-	struct rl_wc wc;
-
 	(void)sim;
 	(void)now;
-	for (int e = 0; e < 2; e++)
-		while (rl_poll_cq(s->e[e].cq, 1, &wc) == 1) {
-			if (wc.status != RL_WC_SUCCESS)
-				continue;
-			if (wc.opcode != RL_WC_RECV) {
-				c->sent[e]++;
-			} else if (e == 1) {
-				/* B answers to the source QP of what it received, with rdma_cm's Q_Key */
-				gen_cm_post_err(s, ud_send(s, 1, wc.src_qp, RL_RDMA_UDP_QKEY, NULL, c->recvd[1]++));
-			} else {
-				c->recvd[0]++;
-			}
-		}
-	return !(c->recvd[0] == s->target && c->sent[0] == s->target);
+	return gen_cm_poll(ctx, ud_recv, 0);
 }
 
 static void ud_setup(struct gen_sess *s)

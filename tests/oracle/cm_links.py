@@ -18,23 +18,12 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plugin"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "plugin"), os.path.join(HERE, "..", "lib")]
 import check      # noqa: E402
 import check_cm   # noqa: E402
-
-passed = 0
-failed = 0
-
-
-def ok(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL " + what)
-
+import tally      # noqa: E402
+from tally import check as ok   # noqa: E402
 
 def abbr(attr):
     return check_cm.ABBR[attr].upper()
@@ -97,8 +86,8 @@ def main(argv):
         ok(resends > 0, "%s: %d resends checked" % (label, resends))
     if "--data" in argv[6:]:
         ok(psns > 0, "%s: %d first-PSN notes checked" % (label, psns))
-    print("%s: %d passed, %d failed" % (label, passed, failed))
-    return 0 if failed == 0 else 1
+    print("%s: %d passed, %d failed" % (label, tally.passed, tally.failed))
+    return 0 if tally.failed == 0 else 1
 
 
 if __name__ == "__main__":

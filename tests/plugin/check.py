@@ -18,9 +18,14 @@ usage:
 Prints PASS/FAIL lines.
 """
 import json
+import os
 import struct
 import sys
 import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tally                # noqa: E402
+from tally import check     # noqa: E402
 
 # Fields read back from tshark -T fields, in this order.
 FIELDS = [
@@ -50,20 +55,6 @@ TIMEOUT_S = 0.001
 # analyze.h says "where this PSN was seen first" ("first"); "previous" would be
 # the copy just before (a chain through every resend).
 ORIGINAL = "previous"
-
-passed = 0
-failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL " + what)
-
 
 # ---- input ------------------------------------------------------------------
 
@@ -477,7 +468,7 @@ def cmd_scenario(sc, pcap, jsonl, one, two, fdir):
             got = load_frames("%s/%s.%s" % (fdir, nm, mode))
             check(got == want, "%s (%s): -Y '%s' gives frames %s, want %s" %
                   (sc, "one pass" if mode == "1" else "two passes", flt, got, want))
-    return failed == 0
+    return tally.failed == 0
 
 
 def filters(sc, o=None, pkts=(), frames=None):
@@ -709,16 +700,16 @@ def main(argv):
         return 0
     if cmd == "same":
         cmd_same(argv[2], argv[3], argv[4])
-        return 0 if failed == 0 else 1
+        return 0 if tally.failed == 0 else 1
     if cmd == "header-fields":
         print(" ".join("-e " + f for f in HFIELDS))
         return 0
     if cmd == "headers":
         cmd_headers(*argv[2:5])
-        return 0 if failed == 0 else 1
+        return 0 if tally.failed == 0 else 1
     if cmd == "port69-check":
         cmd_port69_check(*argv[2:5])
-        return 0 if failed == 0 else 1
+        return 0 if tally.failed == 0 else 1
     print(__doc__)
     return 2
 

@@ -25,8 +25,11 @@ import os
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import check  # noqa: E402  (read_pcap, write_pcap, set_icrc, l3_offset, num, flag)
+import tally                      # noqa: E402
+from tally import check as ok     # noqa: E402
 
 REQ, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ, SIDR_REP, LAP, APR = range(0x10, 0x1b)
 ABBR = {REQ: "req", MRA: "mra", REJ: "rej", REP: "rep", RTU: "rtu", DREQ: "dreq", DREP: "drep",
@@ -55,20 +58,6 @@ OURS = [
     "_ws.col.Info",
 ]
 FIELDS = STOCK + OURS
-
-passed = 0
-failed = 0
-
-
-def ok(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL " + what)
-
 
 def load(tsv):
     rows = []
@@ -334,8 +323,8 @@ def main(argv):
             ok(resends > 0, "%s: %d resent CM messages checked" % (argv[2], resends))
         if "--data" in argv[7:]:
             ok(psns > 0, "%s: %d first-PSN notes checked" % (argv[2], psns))
-        print("%s: %d passed, %d failed" % (argv[2], passed, failed))
-        return 0 if failed == 0 else 1
+        print("%s: %d passed, %d failed" % (argv[2], tally.passed, tally.failed))
+        return 0 if tally.failed == 0 else 1
     print(__doc__)
     return 2
 

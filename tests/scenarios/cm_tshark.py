@@ -22,6 +22,9 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle"))
 from compare_cm import RAW, raw_field  # noqa: E402  the oracle's table of MRA/SIDR fields
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tally                        # noqa: E402
+from tally import later as check    # noqa: E402
 
 # IBA 16.7.2 (Table 237 in Release 1.2.1): the CM's attribute IDs.
 REQ, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ, SIDR_REP = 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18
@@ -59,13 +62,6 @@ F = ["frame.number", "frame.time_epoch", "ip.src", "ipv6.src",
      "infiniband.cm.dreq.localcommid", "infiniband.cm.dreq.remotecommid", "infiniband.cm.req.remoteqpneecn",
      "infiniband.cm.drsp.localcommid", "infiniband.cm.drsp.remotecommid",
      "infiniband.mad.data"]
-
-OK, BAD = [], []
-
-
-def check(cond, what):
-    (OK if cond else BAD).append(what)
-
 
 def num(s):
     return int(s, 0) if s.lower().startswith("0x") else int(s)
@@ -172,7 +168,7 @@ def check_ids(c):
     """The answers pair up with what they answer: communication IDs and transaction IDs (IBA 12.6)."""
     req, rep, rtu = c.one(REQ), c.one(REP), c.one(RTU)
     if not (req and rep and rtu):
-        BAD.append("no REQ, REP and RTU to pair up")
+        check(False, "no REQ, REP and RTU to pair up")
         return
     a_id, b_id = req.int("infiniband.cm.req"), rep.int("infiniband.cm.rep")
     check(rep.int("infiniband.cm.rep.remotecommid") == a_id, "the REP names the REQ's communication ID")
@@ -419,12 +415,8 @@ def main():
     try:
         STORIES[a.scenario](Capture(load(a.ours)), Capture(load(a.real)) if a.real else None, a.req_resent)
     except (KeyError, IndexError, TypeError, ValueError) as e:
-        BAD.append("the capture is not shaped as expected (%r)" % e)
-    for w in OK:
-        print("PASS %s: %s" % (label, w))
-    for w in BAD:
-        print("FAIL %s: %s" % (label, w))
-    return 1 if BAD else 0
+        check(False, "the capture is not shaped as expected (%r)" % e)
+    return tally.report(label)
 
 
 if __name__ == "__main__":

@@ -8,13 +8,12 @@ what a learner should see on the wire. Prints PASS/FAIL lines; exit 1 on any
 failure. Standard library only.
 """
 import json
+import os
 import sys
 
-OK, BAD = [], []
-
-
-def check(cond, what):
-    (OK if cond else BAD).append(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import tally                        # noqa: E402
+from tally import later as check    # noqa: E402
 
 
 def load(path):
@@ -287,16 +286,16 @@ def check_links(scenario, pkts):
                 or ("reth" in q and q["bth"]["opcode_name"].endswith("READ Request")
                     and q["bth"]["psn"] <= p["bth"]["psn"] < q["bth"]["psn"] + 64)]
         if not same or same[-1]["frame"] != rf:
-            BAD.append("frame %d links to request frame %d, the packets say %s" %
-                       (p["frame"], rf, same[-1]["frame"] if same else "none"))
+            check(False, "frame %d links to request frame %d, the packets say %s" %
+                  (p["frame"], rf, same[-1]["frame"] if same else "none"))
             return
-    OK.append("every response links to the latest request with its PSN")
+    check(True, "every response links to the latest request with its PSN")
 
 
 def check_resent_after(pkts, trigger_pred, what):
     trig = [p["frame"] for p in pkts if trigger_pred(p)]
     if not trig:
-        BAD.append("no trigger found for " + what)
+        check(False, "no trigger found for " + what)
         return
     want = [p["frame"] for p in pkts if from_a(p) and p["frame"] > trig[0]
             and an(p).get("verdict") != "out of order"]
@@ -344,12 +343,8 @@ def main(argv):
         STORIES[scenario](pkts)
         check_analysis(scenario, pkts)
     except (KeyError, IndexError) as e:
-        BAD.append("the packets are not shaped as expected (%r)" % e)
-    for w in OK:
-        print("PASS %s: %s" % (scenario, w))
-    for w in BAD:
-        print("FAIL %s: %s" % (scenario, w))
-    return 1 if BAD else 0
+        check(False, "the packets are not shaped as expected (%r)" % e)
+    return tally.report(scenario)
 
 
 if __name__ == "__main__":

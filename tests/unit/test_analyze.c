@@ -267,6 +267,27 @@ static void cm_ids(struct rl_cm *cm, uint16_t attr, uint64_t tid, uint32_t local
 	rl_cm_set(cm, RL_CMF_RTU_REMOTE_COMM_ID, remote);
 }
 
+/* A connection made: A's REQ as frame 1 at time 0, B's REP as frame 2, A's RTU as frame 3, @step_ns apart. */
+static void cm_connected(struct rl_analyzer *a, uint64_t step_ns, struct rl_cm *cm, struct rl_annotation *o)
+{
+	cm_req(cm, CM_COMM_A, CM_TID);
+	feed_cm(a, 1, 0, cm, true, o);
+	cm_rep(cm);
+	feed_cm(a, 2, step_ns, cm, false, o);
+	cm_ids(cm, RL_CM_RTU, CM_TID, CM_COMM_A, CM_COMM_B);
+	feed_cm(a, 3, 2 * step_ns, cm, true, o);
+}
+
+/* @o answers frame @frame, a message @attr sent @after_ns before it, and leaves the conversation in @state. */
+static void expect_answer(const struct rl_annotation *o, uint64_t frame, uint16_t attr, uint64_t after_ns,
+			  enum rl_cm_wire_state state)
+{
+	CU_ASSERT_EQUAL(o->cm.answers_frame, frame);
+	CU_ASSERT_EQUAL(o->cm.answers_attr, attr);
+	CU_ASSERT_EQUAL(o->cm.answer_time_ns, after_ns);
+	CU_ASSERT_EQUAL(o->cm.state, state);
+}
+
 /* REQ -> MRA -> REP -> RTU: each answers the one before it on the other side; the state follows. */
 static void test_cm_connect(void)
 {
@@ -286,25 +307,16 @@ static void test_cm_connect(void)
 	cm_ids(&cm, RL_CM_MRA, CM_TID, CM_COMM_B, CM_COMM_A);
 	rl_cm_set(&cm, RL_CMF_MRA_MESSAGE_MRAED, 0);             /* the REQ */
 	feed_cm(a, 2, 12 * MS, &cm, false, &o);
-	CU_ASSERT_EQUAL(o.cm.answers_frame, 1);
-	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_REQ);
-	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 2 * MS);
-	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_MRA_SENT);
+	expect_answer(&o, 1, RL_CM_REQ, 2 * MS, RL_CMS_MRA_SENT);
 
 	cm_rep(&cm);
 	feed_cm(a, 3, 40 * MS, &cm, false, &o);
-	CU_ASSERT_EQUAL(o.cm.answers_frame, 1);
-	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_REQ);
-	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 30 * MS);
+	expect_answer(&o, 1, RL_CM_REQ, 30 * MS, RL_CMS_REP_SENT);
 	CU_ASSERT_EQUAL(o.cm.original_frame, 0);
-	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_REP_SENT);
 
 	cm_ids(&cm, RL_CM_RTU, CM_TID, CM_COMM_A, CM_COMM_B);
 	feed_cm(a, 4, 41 * MS, &cm, true, &o);
-	CU_ASSERT_EQUAL(o.cm.answers_frame, 3);
-	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_REP);
-	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 1 * MS);
-	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_ESTABLISHED);
+	expect_answer(&o, 3, RL_CM_REP, 1 * MS, RL_CMS_ESTABLISHED);
 
 	/* An RTU with another passive ID belongs to no conversation seen: no link. */
 	cm_ids(&cm, RL_CM_RTU, CM_TID, CM_COMM_A, CM_COMM_B + 1);
@@ -352,12 +364,7 @@ static void test_cm_disconnect(void)
 	struct rl_annotation o;
 	struct rl_cm cm;
 
-	cm_req(&cm, CM_COMM_A, CM_TID);
-	feed_cm(a, 1, 0, &cm, true, &o);
-	cm_rep(&cm);
-	feed_cm(a, 2, 1 * MS, &cm, false, &o);
-	cm_ids(&cm, RL_CM_RTU, CM_TID, CM_COMM_A, CM_COMM_B);
-	feed_cm(a, 3, 2 * MS, &cm, true, &o);
+	cm_connected(a, MS, &cm, &o);
 
 	/* The passive side disconnects: its DREQ carries its own ID as local. */
 	cm_ids(&cm, RL_CM_DREQ, CM_TID + 7, CM_COMM_B, CM_COMM_A);
@@ -369,10 +376,7 @@ static void test_cm_disconnect(void)
 	CU_ASSERT_EQUAL(o.cm.original_frame, 10);
 	cm_ids(&cm, RL_CM_DREP, CM_TID + 7, CM_COMM_A, CM_COMM_B);
 	feed_cm(a, 12, 205 * MS, &cm, true, &o);
-	CU_ASSERT_EQUAL(o.cm.answers_frame, 11);
-	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_DREQ);
-	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 5 * MS);
-	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_TIMEWAIT);
+	expect_answer(&o, 11, RL_CM_DREQ, 5 * MS, RL_CMS_TIMEWAIT);
 	CU_ASSERT_EQUAL(rl_analyzer_cm_conversations(a), 1);
 	rl_analyzer_free(a);
 }
@@ -392,10 +396,7 @@ static void test_cm_reject(void)
 	rl_cm_set(&cm, RL_CMF_REJ_MESSAGE_REJECTED, 0);          /* the REQ */
 	rl_cm_set(&cm, RL_CMF_REJ_REASON, 8);                    /* invalid service ID */
 	feed_cm(a, 3, 3 * MS, &cm, false, &o);
-	CU_ASSERT_EQUAL(o.cm.answers_frame, 2);
-	CU_ASSERT_EQUAL(o.cm.answers_attr, RL_CM_REQ);
-	CU_ASSERT_EQUAL(o.cm.answer_time_ns, 2 * MS);
-	CU_ASSERT_EQUAL(o.cm.state, RL_CMS_REJECTED);
+	expect_answer(&o, 2, RL_CM_REQ, 2 * MS, RL_CMS_REJECTED);
 	cm_rep(&cm);                                             /* the first connection goes on */
 	feed_cm(a, 4, 4 * MS, &cm, false, &o);
 	CU_ASSERT_EQUAL(o.cm.answers_frame, 1);
@@ -443,12 +444,7 @@ static void test_cm_first_psn(void)
 	struct rl_annotation o;
 	struct rl_cm cm;
 
-	cm_req(&cm, CM_COMM_A, CM_TID);
-	feed_cm(a, 1, 0, &cm, true, &o);
-	cm_rep(&cm);
-	feed_cm(a, 2, 1, &cm, false, &o);
-	cm_ids(&cm, RL_CM_RTU, CM_TID, CM_COMM_A, CM_COMM_B);
-	feed_cm(a, 3, 2, &cm, true, &o);
+	cm_connected(a, 1, &cm, &o);
 	CU_ASSERT_EQUAL(o.cm.psn_frame, 0);
 
 	feed(a, 4, RL_OP_RC_SEND_ONLY, CM_QPN_A, CM_PSN_A, false, &o);      /* B -> A's QP */
