@@ -44,17 +44,23 @@ static void rl_cm_msg_init(struct rl_rdma_cm_id *id, struct rl_cm *cm, uint16_t 
 		rl_cm_set(cm, RL_CMF_MRA_REMOTE_COMM_ID, id->remote_id);
 }
 
-/* rdma_cm's flow label for RoCE: the kernel's cma_get_roce_udp_flow_label(), a hash of the two ports. */
+/*
+ * rdma_cm's flow label for RoCE: the kernel's cma_get_roce_udp_flow_label(),
+ * a hash of the two ports (source * 31 + destination) cut to the GRH's 20
+ * bits (IB_GRH_FLOWLABEL_MASK).
+ */
+#define RL_CM_FLOW_LABEL_PORT_MUL 31u
+
 static uint32_t rl_cm_flow_label(const struct rl_rdma_cm_id *id)
 {
-	return ((uint32_t)id->src.port * 31 + id->dst.port) & 0xfffff;
+	return ((uint32_t)id->src.port * RL_CM_FLOW_LABEL_PORT_MUL + id->dst.port) & RL_GRH_FLOW_LABEL_MASK;
 }
 
 /* The REQ, as the kernel's cma_connect_ib() and cm_format_req() fill it (IBA 12.6.5). */
 static void rl_cm_fmt_req(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param *p, struct rl_cm *cm)
 {
 	struct rl_cm_agent *a = id->agent;
-	uint8_t pd[RL_CMA_HDR_LEN + 56] = { 0 };
+	uint8_t pd[RL_CM_REQ_PRIVATE_DATA_LEN] = { 0 };
 
 	rl_cm_msg_init(id, cm, RL_CM_REQ);
 	rl_cm_set(cm, RL_CMF_REQ_SERVICE_ID, rl_cm_service_id(id->ps, id->dst.port));
@@ -83,7 +89,8 @@ static void rl_cm_fmt_req(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_pa
 	/* The private data: rdma_cm's header (addresses and ports), then the consumer's. */
 	rl_cm_put_cma_hdr(id, pd);
 	if (p->private_data)
-		memcpy(pd + RL_CMA_HDR_LEN, p->private_data, p->private_data_len < 56 ? p->private_data_len : 56);
+		memcpy(pd + RL_CMA_HDR_LEN, p->private_data,
+		       p->private_data_len < RL_CM_REQ_CONSUMER_PD_LEN ? p->private_data_len : RL_CM_REQ_CONSUMER_PD_LEN);
 	rl_cm_set_bytes(cm, RL_CMF_REQ_PRIVATE_DATA, pd, sizeof(pd));
 }
 
@@ -204,9 +211,9 @@ int rl_cm_connect(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param *p)
 	struct rl_cm_agent *a = id->agent;
 	struct rl_cm cm;
 
-	id->local_id = rl_cm_random(a) | 1;
+	id->local_id = rl_cm_new_id(a);
 	id->tid = RL_CM_TID_HI << 32 | id->local_id;
-	id->rq_psn = rl_cm_random(a) & 0xffffff;
+	id->rq_psn = rl_cm_random(a) & RL_PSN_MASK;
 	id->path_mtu = a->port.active_mtu;
 	id->ack_timeout = rl_cm_ack_timeout(RL_CM_CA_ACK_DELAY, a->cfg.packet_lifetime);
 	id->retry_count = p->retry_count;
@@ -329,12 +336,12 @@ static void rl_cm_take_req(struct rl_rdma_cm_id *id, const struct rl_cm_rx *rx, 
 	struct rl_cm_agent *a = id->agent;
 
 	id->state = RL_CM_STATE_REQ_RCVD;
-	id->local_id = rl_cm_random(a) | 1;
+	id->local_id = rl_cm_new_id(a);
 	id->remote_id = (uint32_t)rl_cm_get(req, RL_CMF_REQ_LOCAL_COMM_ID);
 	id->tid = rl_cm_get(req, RL_CMF_MAD_TID);   /* the answers carry the REQ's transaction ID */
 	id->remote_qpn = (uint32_t)rl_cm_get(req, RL_CMF_REQ_LOCAL_QPN);
 	id->sq_psn = (uint32_t)rl_cm_get(req, RL_CMF_REQ_STARTING_PSN);
-	id->rq_psn = rl_cm_random(a) & 0xffffff;
+	id->rq_psn = rl_cm_random(a) & RL_PSN_MASK;
 	id->path_mtu = (uint8_t)rl_cm_get(req, RL_CMF_REQ_PATH_MTU);
 	if (id->path_mtu > a->port.active_mtu)
 		id->path_mtu = a->port.active_mtu;
