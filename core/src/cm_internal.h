@@ -99,6 +99,7 @@ struct rl_rdma_cm_id {
 	uint8_t path_mtu, ack_timeout, retry_count, rnr_retry_count;
 	uint8_t responder_resources, initiator_depth;
 	uint8_t remote_cm_timeout;     /* how long the peer may take to answer (IBA 12.6.5) */
+	uint8_t mra_timeout;           /* MRA(REQ) Rcvd: the MRA's service timeout, which each resent REQ waits */
 	uint8_t max_retries;
 	bool sidr_answered;            /* passive SIDR: the SIDR_REP went out (duplicates get it again) */
 

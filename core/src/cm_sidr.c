@@ -150,10 +150,15 @@ static void rl_cm_sidr_req_handler(struct rl_cm_agent *a, const struct rl_cm_rx 
 	id->src.port = lid->src.port;
 	id->addr_resolved = id->route_resolved = true;
 	ev = rl_cm_event(id, RL_RDMA_CM_EVENT_CONNECT_REQUEST, 0);
-	if (ev) {
-		ev->listen_id = lid;
-		rl_cm_event_data(ev, pd + RL_CMA_HDR_LEN, n - RL_CMA_HDR_LEN);
+	if (!ev) {
+		/* No consumer will hear of it: as for a full backlog, "rejected" (the kernel's cm_destroy_id()), and the id goes. */
+		rl_rdma_destroy_id(id);
+		rl_cm_fmt_sidr_rep(&rep, rl_cm_get(req, RL_CMF_MAD_TID), rid, sid, RL_SIDR_REJECT);
+		rl_cm_send(a, rx->gid, rx->mac, &rep);
+		return;
 	}
+	ev->listen_id = lid;
+	rl_cm_event_data(ev, pd + RL_CMA_HDR_LEN, n - RL_CMA_HDR_LEN);
 }
 
 /* The active side's SIDR_REP: the QPN and Q_Key to send to, or why not (IBA 12.11.2). */
