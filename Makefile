@@ -29,6 +29,8 @@ CORE_SRC := $(wildcard core/src/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 PCAPGEN_SRC := $(wildcard pcapgen/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
+# calloc() through testlib.c's __wrap_calloc, so that a test can make one allocation fail
+UNIT_WRAP := -Wl,--wrap=calloc
 
 # One object tree per flavour: normal, sanitized (isa-l), sanitized (zlib).
 core_objs = $(patsubst core/src/%.c,$(1)/core/%.o,$(CORE_SRC))
@@ -88,11 +90,11 @@ $(B)/asan-zlib/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h core/s
 	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
 
 $(B)/unit-asan-isal: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(call core_objs,$(B)/asan-isal)
-	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g $(SAN) -Itests/unit $(UNIT_SRC) $(call core_objs,$(B)/asan-isal) -o $@ $(CUNIT_LIBS) -lisal -lz
+	$(CC) $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g $(SAN) -Itests/unit $(UNIT_SRC) $(call core_objs,$(B)/asan-isal) -o $@ $(UNIT_WRAP) $(CUNIT_LIBS) -lisal -lz
 $(B)/unit-asan-zlib: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(call core_objs,$(B)/asan-zlib)
-	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Itests/unit $(UNIT_SRC) $(call core_objs,$(B)/asan-zlib) -o $@ $(CUNIT_LIBS) -lz
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Itests/unit $(UNIT_SRC) $(call core_objs,$(B)/asan-zlib) -o $@ $(UNIT_WRAP) $(CUNIT_LIBS) -lz
 $(B)/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(B)/librocelab.a
-	$(CC) $(CPPFLAGS) $(CRC_DEF) $(ALL_CFLAGS) -Itests/unit $(UNIT_SRC) $(B)/librocelab.a -o $@ $(CUNIT_LIBS) $(CRC_LIBS) -lz
+	$(CC) $(CPPFLAGS) $(CRC_DEF) $(ALL_CFLAGS) -Itests/unit $(UNIT_SRC) $(B)/librocelab.a -o $@ $(UNIT_WRAP) $(CUNIT_LIBS) $(CRC_LIBS) -lz
 
 # The CLI under the sanitizers, for the bad-input tests.
 $(B)/asan-isal/pcapgen/%.o: pcapgen/%.c $(wildcard pcapgen/*.h core/include/rocelab/*.h) | $(B)/asan-isal/pcapgen

@@ -46,6 +46,8 @@ uint32_t rl_cm_random(struct rl_cm_agent *a)
 	return (uint32_t)((a->rng * 0x2545f4914f6cdd1dull) >> 32);
 }
 
+uint32_t rl_cm_new_id(struct rl_cm_agent *a) { return rl_cm_random(a) | RL_CM_ID_NOT_ZERO; }
+
 uint64_t rl_cm_wait_ns(const struct rl_cm_agent *a, uint8_t timeout)
 {
 	/* The kernel's ib_send_cm_req(): the peer's time to answer, and a packet lifetime each way. */
@@ -234,13 +236,15 @@ struct rl_rdma_cm_id *rl_cm_find_local(struct rl_cm_agent *a, uint32_t local_id)
 	return NULL;
 }
 
-/* The sender's GID, from the GRH at the start of the buffer (RoCEv2 over IPv4: an IPv4 header at byte 20). */
+/* The sender's GID, from the GRH at the start of the buffer (RoCEv2 over IPv4: an IPv4 header in its place). */
 static void rl_cm_grh_sgid(const uint8_t *grh, uint8_t gid[16])
 {
-	if ((grh[20] >> 4) == 4)
-		rl_gid_from_ipv4(gid, grh + 32);
+	const uint8_t *ip4 = grh + RL_CM_GRH_IPV4_OFF;
+
+	if ((ip4[0] >> 4) == RL_IPV4_VERSION)
+		rl_gid_from_ipv4(gid, ip4 + RL_IPV4_SRC_OFF);
 	else
-		memcpy(gid, grh + 8, 16);
+		memcpy(gid, grh + RL_CM_GRH_SGID_OFF, 16);
 }
 
 static void rl_cm_dispatch(struct rl_cm_agent *a, const struct rl_cm_rx *rx)

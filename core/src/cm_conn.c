@@ -44,17 +44,23 @@ static void rl_cm_msg_init(struct rl_rdma_cm_id *id, struct rl_cm *cm, uint16_t 
 		rl_cm_set(cm, RL_CMF_MRA_REMOTE_COMM_ID, id->remote_id);
 }
 
-/* rdma_cm's flow label for RoCE: the kernel's cma_get_roce_udp_flow_label(), a hash of the two ports. */
+/*
+ * rdma_cm's flow label for RoCE: the kernel's cma_get_roce_udp_flow_label(),
+ * a hash of the two ports (source * 31 + destination) cut to the GRH's 20
+ * bits (IB_GRH_FLOWLABEL_MASK).
+ */
+#define RL_CM_FLOW_LABEL_PORT_MUL 31u
+
 static uint32_t rl_cm_flow_label(const struct rl_rdma_cm_id *id)
 {
-	return ((uint32_t)id->src.port * 31 + id->dst.port) & 0xfffff;
+	return ((uint32_t)id->src.port * RL_CM_FLOW_LABEL_PORT_MUL + id->dst.port) & RL_GRH_FLOW_LABEL_MASK;
 }
 
 /* The REQ, as the kernel's cma_connect_ib() and cm_format_req() fill it (IBA 12.6.5). */
 static void rl_cm_fmt_req(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param *p, struct rl_cm *cm)
 {
 	struct rl_cm_agent *a = id->agent;
-	uint8_t pd[RL_CMA_HDR_LEN + 56] = { 0 };
+	uint8_t pd[RL_CM_REQ_PRIVATE_DATA_LEN] = { 0 };
 
 	rl_cm_msg_init(id, cm, RL_CM_REQ);
 	rl_cm_set(cm, RL_CMF_REQ_SERVICE_ID, rl_cm_service_id(id->ps, id->dst.port));
@@ -83,7 +89,8 @@ static void rl_cm_fmt_req(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_pa
 	/* The private data: rdma_cm's header (addresses and ports), then the consumer's. */
 	rl_cm_put_cma_hdr(id, pd);
 	if (p->private_data)
-		memcpy(pd + RL_CMA_HDR_LEN, p->private_data, p->private_data_len < 56 ? p->private_data_len : 56);
+		memcpy(pd + RL_CMA_HDR_LEN, p->private_data,
+		       p->private_data_len < RL_CM_REQ_CONSUMER_PD_LEN ? p->private_data_len : RL_CM_REQ_CONSUMER_PD_LEN);
 	rl_cm_set_bytes(cm, RL_CMF_REQ_PRIVATE_DATA, pd, sizeof(pd));
 }
 
@@ -126,6 +133,14 @@ static void rl_cm_fmt_rej(struct rl_rdma_cm_id *id, uint16_t reason, const void 
 	uint64_t g = id->agent->cfg.ca_guid;
 
 	rl_cm_msg_init(id, cm, RL_CM_REJ);
+	/*
+	 * From REQ Rcvd the active side does not know our communication ID yet:
+	 * the kernel's cm_format_rej() sends 0 there (and ours once an MRA told
+	 * it), and the receiver finds a REJ for a REQ by its Remote
+	 * Communication ID alone (cm_acquire_rejected_id(); IBA 12.6.7).
+	 */
+	if (id->state == RL_CM_STATE_REQ_RCVD)
+		rl_cm_set(cm, RL_CMF_REJ_LOCAL_COMM_ID, 0);
 	rl_cm_set(cm, RL_CMF_REJ_MESSAGE_REJECTED, rl_cm_rej_ref(id->state));
 	rl_cm_set(cm, RL_CMF_REJ_REASON, reason);
 	if (reason == RL_CM_REJ_TIMEOUT) {   /* ARI: the GUID of the CA that timed out (IBA 12.6.7.2) */
@@ -204,9 +219,9 @@ int rl_cm_connect(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param *p)
 	struct rl_cm_agent *a = id->agent;
 	struct rl_cm cm;
 
-	id->local_id = rl_cm_random(a) | 1;
+	id->local_id = rl_cm_new_id(a);
 	id->tid = RL_CM_TID_HI << 32 | id->local_id;
-	id->rq_psn = rl_cm_random(a) & 0xffffff;
+	id->rq_psn = rl_cm_random(a) & RL_PSN_MASK;
 	id->path_mtu = a->port.active_mtu;
 	id->ack_timeout = rl_cm_ack_timeout(RL_CM_CA_ACK_DELAY, a->cfg.packet_lifetime);
 	id->retry_count = p->retry_count;
@@ -275,7 +290,13 @@ static void rl_cm_recv_rep(struct rl_cm_agent *a, const struct rl_cm *rep)
 	}
 }
 
-/* MRA for our REQ: the passive side needs longer; wait its service timeout (IBA 12.6.6). */
+/*
+ * MRA for our REQ: the passive side needs longer; wait its service timeout
+ * (IBA 12.6.6), for this REQ and every resend of it, as the kernel's
+ * cm_mra_handler() changes the MAD's timeout with ib_modify_mad(). One MRA
+ * per REQ: in MRA(REQ) Rcvd another is a duplicate (the passive side
+ * answers each resent REQ with its MRA again) and changes nothing.
+ */
 static void rl_cm_recv_mra(struct rl_cm_agent *a, const struct rl_cm *mra)
 {
 	struct rl_rdma_cm_id *id = rl_cm_find_local(a, (uint32_t)rl_cm_get(mra, RL_CMF_MRA_REMOTE_COMM_ID));
@@ -285,8 +306,13 @@ static void rl_cm_recv_mra(struct rl_cm_agent *a, const struct rl_cm *mra)
 		a->stats.dropped++;
 		return;
 	}
+	if (id->state == RL_CM_STATE_MRA_REQ_RCVD) {
+		a->stats.dup_recv++;
+		return;
+	}
 	id->state = RL_CM_STATE_MRA_REQ_RCVD;
-	id->timer = a->now + rl_cm_wait_ns(a, (uint8_t)rl_cm_get(mra, RL_CMF_MRA_SERVICE_TIMEOUT));
+	id->mra_timeout = (uint8_t)rl_cm_get(mra, RL_CMF_MRA_SERVICE_TIMEOUT);
+	id->timer = a->now + rl_cm_wait_ns(a, id->mra_timeout);
 }
 
 /* ---- passive side ---------------------------------------------------------------------------------- */
@@ -329,12 +355,12 @@ static void rl_cm_take_req(struct rl_rdma_cm_id *id, const struct rl_cm_rx *rx, 
 	struct rl_cm_agent *a = id->agent;
 
 	id->state = RL_CM_STATE_REQ_RCVD;
-	id->local_id = rl_cm_random(a) | 1;
+	id->local_id = rl_cm_new_id(a);
 	id->remote_id = (uint32_t)rl_cm_get(req, RL_CMF_REQ_LOCAL_COMM_ID);
 	id->tid = rl_cm_get(req, RL_CMF_MAD_TID);   /* the answers carry the REQ's transaction ID */
 	id->remote_qpn = (uint32_t)rl_cm_get(req, RL_CMF_REQ_LOCAL_QPN);
 	id->sq_psn = (uint32_t)rl_cm_get(req, RL_CMF_REQ_STARTING_PSN);
-	id->rq_psn = rl_cm_random(a) & 0xffffff;
+	id->rq_psn = rl_cm_random(a) & RL_PSN_MASK;
 	id->path_mtu = (uint8_t)rl_cm_get(req, RL_CMF_REQ_PATH_MTU);
 	if (id->path_mtu > a->port.active_mtu)
 		id->path_mtu = a->port.active_mtu;
@@ -351,14 +377,15 @@ static void rl_cm_take_req(struct rl_rdma_cm_id *id, const struct rl_cm_rx *rx, 
 	id->addr_resolved = id->route_resolved = true;
 }
 
-static void rl_cm_connect_request_event(struct rl_rdma_cm_id *id, const struct rl_cm *req)
+/* false if there was no memory for the event */
+static bool rl_cm_connect_request_event(struct rl_rdma_cm_id *id, const struct rl_cm *req)
 {
 	struct rl_rdma_cm_event *ev = rl_cm_event(id, RL_RDMA_CM_EVENT_CONNECT_REQUEST, 0);
 	size_t n;
 	const uint8_t *pd = rl_cm_bytes(req, RL_CMF_REQ_PRIVATE_DATA, &n);
 
 	if (!ev)
-		return;
+		return false;
 	ev->listen_id = id->listener;
 	/* rdma_cm hands the consumer the private data after its own header. */
 	rl_cm_event_data(ev, pd + RL_CMA_HDR_LEN, n - RL_CMA_HDR_LEN);
@@ -370,6 +397,7 @@ static void rl_cm_connect_request_event(struct rl_rdma_cm_id *id, const struct r
 	ev->conn.rnr_retry_count = id->rnr_retry_count;
 	ev->conn.srq = (uint8_t)rl_cm_get(req, RL_CMF_REQ_SRQ);
 	ev->conn.qp_num = id->remote_qpn;
+	return true;
 }
 
 /*
@@ -416,7 +444,15 @@ static void rl_cm_req_handler(struct rl_cm_agent *a, const struct rl_cm_rx *rx)
 	}
 	id->listener = lid;
 	rl_cm_take_req(id, rx, &h);
-	rl_cm_connect_request_event(id, req);
+	if (!rl_cm_connect_request_event(id, req)) {
+		/*
+		 * No consumer will hear of this id: it goes, and the REQ with it,
+		 * unanswered, as the kernel's cm_destroy_id() does for ucma's -ENOMEM
+		 * ("Do not reject to allow future retries"); the resent REQ gets in.
+		 */
+		rl_rdma_destroy_id(id);
+		return;
+	}
 }
 
 int rl_cm_accept(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param *p)
@@ -554,7 +590,17 @@ int rl_cm_disconnect(struct rl_rdma_cm_id *id)
 	}
 	if (id->state == RL_CM_STATE_TIMEWAIT)
 		return 0;   /* already over (the peer's REJ, or our DREQ unanswered): as rdma_disconnect(), nothing to do */
-	if (id->state != RL_CM_STATE_ESTABLISHED && id->state != RL_CM_STATE_REP_SENT)
+	if (id->state == RL_CM_STATE_REP_SENT) {
+		/*
+		 * Before the RTU, cma.c's rdma_disconnect() moves the QP to ERR, and
+		 * then neither ib_send_cm_dreq() (it needs Established) nor
+		 * ib_send_cm_drep() (it needs DREQ Rcvd) sends anything: the REP
+		 * waits for its RTU, or times out, as before.
+		 */
+		rl_cm_qp_err(id);
+		return 0;
+	}
+	if (id->state != RL_CM_STATE_ESTABLISHED)
 		return -EINVAL;
 	/* rdma_disconnect(): the QP to ERR first, then the DREQ (IBA 12.6.10). */
 	rl_cm_qp_err(id);
@@ -583,6 +629,15 @@ static void rl_cm_recv_dreq(struct rl_cm_agent *a, const struct rl_cm_rx *rx)
 		rl_cm_set(&drep, RL_CMF_DREP_LOCAL_COMM_ID, rl_cm_get(dreq, RL_CMF_DREQ_REMOTE_COMM_ID));
 		rl_cm_set(&drep, RL_CMF_DREP_REMOTE_COMM_ID, rl_cm_get(dreq, RL_CMF_DREQ_LOCAL_COMM_ID));
 		rl_cm_send(a, rx->gid, rx->mac, &drep);
+		return;
+	}
+	/*
+	 * The DREQ names the QP it ends (IBA 12.6.10, Remote QPN): one for another
+	 * QP is not this connection's, and goes unanswered, as the kernel's
+	 * cm_dreq_handler() drops it.
+	 */
+	if (!id->qp || rl_cm_get(dreq, RL_CMF_DREQ_REMOTE_QPN) != rl_qp_num(id->qp)) {
+		a->stats.dropped++;
 		return;
 	}
 	id->tid = rl_cm_get(dreq, RL_CMF_MAD_TID);   /* the DREP answers with the DREQ's */
@@ -644,7 +699,8 @@ void rl_cm_conn_timeout(struct rl_rdma_cm_id *id)
 	if (id->retries < id->max_retries) {
 		id->retries++;
 		a->stats.resends++;
-		id->timer = a->now + rl_cm_wait_ns(a, id->remote_cm_timeout);
+		id->timer = a->now + rl_cm_wait_ns(a, id->state == RL_CM_STATE_MRA_REQ_RCVD ? id->mra_timeout
+											: id->remote_cm_timeout);
 		rl_cm_send(a, id->dst.gid, id->dmac, &id->out);
 		return;
 	}

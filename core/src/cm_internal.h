@@ -26,6 +26,37 @@
 #define RL_CM_TID_HI 1ull    /* the kernel puts its MAD agent's number here (2 in the rxe rping capture) */
 #define RL_RDMA_MAX_BACKLOG 1024   /* ucma's max_backlog (net.rdma_ucm.max_backlog): rdma_listen's default and ceiling */
 
+/*
+ * What rdma_cm leaves a consumer of a REQ's and a SIDR_REQ's private data:
+ * the rest after its own header (cma.c's limits, 56 and 180 bytes).
+ */
+#define RL_CM_REQ_CONSUMER_PD_LEN (RL_CM_REQ_PRIVATE_DATA_LEN - RL_CMA_HDR_LEN)
+#define RL_CM_SIDR_REQ_CONSUMER_PD_LEN (RL_CM_SIDR_REQ_PRIVATE_DATA_LEN - RL_CMA_HDR_LEN)
+/* The REQ's Retry Count and RNR Retry Count are 3 bits (IBA 12.6.5, Table 106). */
+#define RL_CM_RETRY_COUNT_MAX 7u
+/*
+ * Set in every communication ID and SIDR request ID the agent makes up:
+ * 0 stands for "no ID" (a REJ for a REQ, an ID not yet learned).
+ */
+#define RL_CM_ID_NOT_ZERO 1u
+/*
+ * An ephemeral port, from the kernel's default local port range
+ * (net.ipv4.ip_local_port_range), as cma_alloc_any_port() picks one.
+ */
+#define RL_CM_PORT_EPHEMERAL_LOW 32768u
+#define RL_CM_PORT_EPHEMERAL_HIGH 60999u
+/*
+ * The sender's address in the GRH a UD receive buffer starts with (IBA
+ * 11.4.1.2): the Source GID at byte 8 of the GRH (IBA 8.3); RoCEv2 over
+ * IPv4 puts the IPv4 header (RFC 791) in the GRH's last 20 bytes instead,
+ * as rxe does, with the version in the first nibble and the source
+ * address at byte 12.
+ */
+#define RL_CM_GRH_SGID_OFF 8u
+#define RL_CM_GRH_IPV4_OFF 20u
+#define RL_IPV4_VERSION 4u
+#define RL_IPV4_SRC_OFF 12u
+
 /* SIDR_REP status (IBA 12.11.2, Table 123; the kernel's enum ib_cm_sidr_status). */
 enum rl_sidr_status {
 	RL_SIDR_SUCCESS = 0,
@@ -68,6 +99,7 @@ struct rl_rdma_cm_id {
 	uint8_t path_mtu, ack_timeout, retry_count, rnr_retry_count;
 	uint8_t responder_resources, initiator_depth;
 	uint8_t remote_cm_timeout;     /* how long the peer may take to answer (IBA 12.6.5) */
+	uint8_t mra_timeout;           /* MRA(REQ) Rcvd: the MRA's service timeout, which each resent REQ waits */
 	uint8_t max_retries;
 	bool sidr_answered;            /* passive SIDR: the SIDR_REP went out (duplicates get it again) */
 
@@ -108,6 +140,8 @@ struct rl_cm_rx {
 
 /* cm_agent.c */
 uint32_t rl_cm_random(struct rl_cm_agent *a);
+/* A communication ID or SIDR request ID, from the seed; never 0. */
+uint32_t rl_cm_new_id(struct rl_cm_agent *a);
 /* A MAD to the QP1 at @gid/@mac: 0, or a negative errno (counted as dropped). */
 int rl_cm_send(struct rl_cm_agent *a, const uint8_t gid[16], const uint8_t mac[6], const struct rl_cm *cm);
 /* Send @cm as the id's message to its peer, keep it for resends, time out after @wait ns (RL_CM_NEVER: none). */

@@ -20,10 +20,11 @@
 int rl_cm_sidr_connect(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param *p)
 {
 	struct rl_cm_agent *a = id->agent;
-	uint8_t pd[RL_CMA_HDR_LEN + 180] = { 0 };
+	uint8_t pd[RL_CM_SIDR_REQ_PRIVATE_DATA_LEN] = { 0 };
+	size_t n = p && p->private_data ? p->private_data_len : 0;
 	struct rl_cm req;
 
-	id->local_id = id->remote_id = rl_cm_random(a) | 1;   /* the request ID */
+	id->local_id = id->remote_id = rl_cm_new_id(a);   /* the request ID */
 	id->tid = RL_CM_TID_HI << 32 | id->local_id;
 	id->remote_cm_timeout = a->cfg.response_timeout;
 	id->max_retries = a->cfg.max_cm_retries;
@@ -32,8 +33,10 @@ int rl_cm_sidr_connect(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param
 	rl_cm_set(&req, RL_CMF_SIDR_REQ_PKEY, RL_CM_PKEY_DEFAULT);
 	rl_cm_set(&req, RL_CMF_SIDR_REQ_SERVICE_ID, rl_cm_service_id(id->ps, id->dst.port));
 	rl_cm_put_cma_hdr(id, pd);
-	if (p && p->private_data)
-		memcpy(pd + RL_CMA_HDR_LEN, p->private_data, p->private_data_len < 180 ? p->private_data_len : 180);
+	if (n > RL_CM_SIDR_REQ_CONSUMER_PD_LEN)
+		n = RL_CM_SIDR_REQ_CONSUMER_PD_LEN;
+	if (n)
+		memcpy(pd + RL_CMA_HDR_LEN, p->private_data, n);
 	rl_cm_set_bytes(&req, RL_CMF_SIDR_REQ_PRIVATE_DATA, pd, sizeof(pd));
 	id->state = RL_CM_STATE_SIDR_REQ_SENT;
 	/* cma_resolve_ib_udp(): the CM response timeout alone, no packet lifetimes */
@@ -147,10 +150,15 @@ static void rl_cm_sidr_req_handler(struct rl_cm_agent *a, const struct rl_cm_rx 
 	id->src.port = lid->src.port;
 	id->addr_resolved = id->route_resolved = true;
 	ev = rl_cm_event(id, RL_RDMA_CM_EVENT_CONNECT_REQUEST, 0);
-	if (ev) {
-		ev->listen_id = lid;
-		rl_cm_event_data(ev, pd + RL_CMA_HDR_LEN, n - RL_CMA_HDR_LEN);
+	if (!ev) {
+		/* No consumer will hear of it: as for a full backlog, "rejected" (the kernel's cm_destroy_id()), and the id goes. */
+		rl_rdma_destroy_id(id);
+		rl_cm_fmt_sidr_rep(&rep, rl_cm_get(req, RL_CMF_MAD_TID), rid, sid, RL_SIDR_REJECT);
+		rl_cm_send(a, rx->gid, rx->mac, &rep);
+		return;
 	}
+	ev->listen_id = lid;
+	rl_cm_event_data(ev, pd + RL_CMA_HDR_LEN, n - RL_CMA_HDR_LEN);
 }
 
 /* The active side's SIDR_REP: the QPN and Q_Key to send to, or why not (IBA 12.11.2). */

@@ -124,7 +124,7 @@ const struct rl_rdma_addr *rl_rdma_id_dst(const struct rl_rdma_cm_id *id) { retu
 /* An ephemeral port, as the kernel's cma_alloc_any_port() picks one (from the seed here). */
 static uint16_t rl_cm_any_port(struct rl_cm_agent *a)
 {
-	return (uint16_t)(32768 + rl_cm_random(a) % 28232);
+	return (uint16_t)(RL_CM_PORT_EPHEMERAL_LOW + rl_cm_random(a) % (RL_CM_PORT_EPHEMERAL_HIGH - RL_CM_PORT_EPHEMERAL_LOW + 1));
 }
 
 static bool rl_cm_port_taken(const struct rl_cm_agent *a, uint16_t ps, uint16_t port)
@@ -282,7 +282,7 @@ int rl_rdma_connect(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param *p
 		param = &none;
 	if (id->ps == RL_RDMA_PS_UDP)
 		return rl_cm_sidr_connect(id, param);
-	if (param->retry_count > 7 || param->rnr_retry_count > 7)
+	if (param->retry_count > RL_CM_RETRY_COUNT_MAX || param->rnr_retry_count > RL_CM_RETRY_COUNT_MAX)
 		return -EINVAL;
 	return rl_cm_connect(id, param);
 }

@@ -29,12 +29,43 @@ static void cmh_record(void *ctx, const struct rl_simwire_record *r)
 	struct rl_pkt p;
 	struct rl_cm cm;
 
+	bool lost;
+
 	if (rl_decode(RL_LINK_ETHERNET, r->frame, r->len, &p) != RL_OK || !rl_cm_is_gsi(&p) ||
-	    rl_cm_decode(p.payload, p.payload_len, &cm) != RL_CM_OK || cm.attr != RL_CM_REJ)
+	    rl_cm_decode(p.payload, p.payload_len, &cm) != RL_CM_OK)
 		return;
+	if (cm.attr == RL_CM_REQ && h->nreq < CMH_WIRE_LOG && !cmh_req_comm(h, (uint32_t)rl_cm_get(&cm, RL_CMF_REQ_LOCAL_QPN))) {
+		h->req[h->nreq].comm = (uint32_t)rl_cm_get(&cm, RL_CMF_REQ_LOCAL_COMM_ID);
+		h->req[h->nreq++].qpn = (uint32_t)rl_cm_get(&cm, RL_CMF_REQ_LOCAL_QPN);
+	}
+	if (cm.attr != RL_CM_REJ)
+		return;
+	lost = r->fate == RL_SIMWIRE_DROPPED || r->fate == RL_SIMWIRE_QUEUE_FULL || r->fate == RL_SIMWIRE_CORRUPTED;
 	h->rej_sent[r->from_port & 1]++;
-	h->rej_lost[r->from_port & 1] += r->fate == RL_SIMWIRE_DROPPED || r->fate == RL_SIMWIRE_QUEUE_FULL ||
-					 r->fate == RL_SIMWIRE_CORRUPTED;
+	h->rej_lost[r->from_port & 1] += lost;
+	if (h->nrej < CMH_WIRE_LOG) {
+		h->rej[h->nrej].from = r->from_port & 1;
+		h->rej[h->nrej].to_comm = (uint32_t)rl_cm_get(&cm, RL_CMF_REJ_REMOTE_COMM_ID);
+		h->rej[h->nrej++].lost = lost;
+	}
+}
+
+uint32_t cmh_req_comm(const struct cmh *h, uint32_t qpn)
+{
+	for (int i = 0; i < h->nreq; i++)
+		if (h->req[i].qpn == qpn)
+			return h->req[i].comm;
+	return 0;
+}
+
+void cmh_rej_fate(const struct cmh *h, int from, uint32_t comm, int *sent, int *lost)
+{
+	*sent = *lost = 0;
+	for (int i = 0; i < h->nrej; i++)
+		if (h->rej[i].from == from && h->rej[i].to_comm == comm) {
+			(*sent)++;
+			*lost += h->rej[i].lost;
+		}
 }
 
 static bool cmh_filter(void *ctx, int from, uint8_t *frame, size_t len, uint64_t n)

@@ -17,6 +17,7 @@
 #define CMH_EVENTS 64
 #define CMH_PORT 7174     /* rping's port */
 #define CMH_MEM 65536
+#define CMH_WIRE_LOG 256   /* REQs and REJs the simulated wire's record keeps */
 
 struct cmh_frame {
 	int from;
@@ -59,6 +60,11 @@ struct cmh {
 	int nev[2];
 	/* The simulated wire's verdicts on REJs: how many each side sent, how many were lost. */
 	int rej_sent[2], rej_lost[2];
+	/* ... each REJ, with the communication ID it was for; and which QP each REQ's communication ID stood for. */
+	struct { int from; uint32_t to_comm; bool lost; } rej[CMH_WIRE_LOG];
+	int nrej;
+	struct { uint32_t comm, qpn; } req[CMH_WIRE_LOG];
+	int nreq;
 };
 
 /* Build the pair (@type RC or UD, FIFO or @wire simulated wire), the listener and the active id. */
@@ -72,6 +78,10 @@ int cmh_count(const struct cmh *h, int s, enum rl_rdma_cm_event_type type);
 /* The @k-th (0-based) frame carrying CM message @attr, or NULL. */
 const struct cmh_frame *cmh_cm_frame(const struct cmh *h, uint16_t attr, int k);
 int cmh_cm_count(const struct cmh *h, uint16_t attr);
+/* The communication ID of the REQ that announced QP @qpn (0 if the wire never carried one). */
+uint32_t cmh_req_comm(const struct cmh *h, uint32_t qpn);
+/* How many REJs side @from sent to communication ID @comm, and how many of them the wire lost. */
+void cmh_rej_fate(const struct cmh *h, int from, uint32_t comm, int *sent, int *lost);
 /* The first RC/UD data frame (not QP1) sent by @from, or NULL. */
 const struct cmh_frame *cmh_data_frame(const struct cmh *h, int from);
 void cmh_dump(const struct cmh *h);

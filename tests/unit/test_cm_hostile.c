@@ -684,6 +684,221 @@ static void test_send_slots_never_overwritten(void)
 	hx_teardown();
 }
 
+/* ---- review findings ------------------------------------------------------------------------ */
+
+/* The time the agent waits for an answer the peer may take 4.096 us * 2^@t to give: plus a packet lifetime each way. */
+static uint64_t hx_wait(unsigned t)
+{
+	return (4096ull << t) + 2 * (4096ull << 18);
+}
+
+/* Side 1 accepted the test's REQ @comm and the test's RTU established it; the child. */
+static struct rl_rdma_cm_id *hx_established(uint32_t comm, uint32_t *ours)
+{
+	struct rl_cm rep, rtu;
+	struct rl_rdma_cm_id *child = hx_accepted(comm, &rep);
+
+	*ours = (uint32_t)rl_cm_get(&rep, RL_CMF_REP_LOCAL_COMM_ID);
+	rl_cm_init(&rtu, RL_CM_RTU, 1ull << 32 | comm);
+	rl_cm_set(&rtu, RL_CMF_RTU_LOCAL_COMM_ID, comm);
+	rl_cm_set(&rtu, RL_CMF_RTU_REMOTE_COMM_ID, *ours);
+	hx_send(0, &rtu);
+	CU_ASSERT_EQUAL_FATAL(rl_rdma_id_state(child), RL_CM_STATE_ESTABLISHED);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_ESTABLISHED, NULL, 0), 1);
+	X.s[1].nq = 0;
+	return child;
+}
+
+static void test_dreq_needs_our_qpn(void)
+{
+	struct rl_cm dreq, drep;
+	struct rl_rdma_cm_id *child;
+	uint32_t ours;
+
+	hx_setup(8);
+	child = hx_established(0xc00, &ours);
+	/*
+	 * Both communication IDs right, the Remote QPN another QP's: not this
+	 * connection's DREQ (IBA 12.6.10: the DREQ names the QP it ends; the
+	 * kernel's cm_dreq_handler() drops one whose QPN is not the local QPN),
+	 * and no DREP either.
+	 */
+	rl_cm_init(&dreq, RL_CM_DREQ, 1ull << 32 | 0xc01);
+	rl_cm_set(&dreq, RL_CMF_DREQ_LOCAL_COMM_ID, 0xc00);
+	rl_cm_set(&dreq, RL_CMF_DREQ_REMOTE_COMM_ID, ours);
+	rl_cm_set(&dreq, RL_CMF_DREQ_REMOTE_QPN, rl_qp_num(rl_rdma_id_qp(child)) + 1);
+	hx_send(0, &dreq);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(child), RL_CM_STATE_ESTABLISHED);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_DISCONNECTED, NULL, 0), 0);
+	CU_ASSERT_EQUAL(X.s[1].nq, 0);
+	/* The right QPN ends it. */
+	rl_cm_set(&dreq, RL_CMF_DREQ_REMOTE_QPN, rl_qp_num(rl_rdma_id_qp(child)));
+	hx_send(0, &dreq);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(child), RL_CM_STATE_DREQ_RCVD);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_DISCONNECTED, NULL, 0), 1);
+	CU_ASSERT_EQUAL(rl_rdma_disconnect(child), 0);
+	hx_run();
+	CU_ASSERT_FATAL(hx_sent(1, 0, &drep));
+	CU_ASSERT_EQUAL(drep.attr, RL_CM_DREP);
+	hx_teardown();
+}
+
+/* An MRA from side 1 for side 0's REQ @req, with service timeout @t. */
+static void hx_mra_for(const struct rl_cm *req, uint32_t from_comm, unsigned t)
+{
+	struct rl_cm mra;
+
+	rl_cm_init(&mra, RL_CM_MRA, rl_cm_get(req, RL_CMF_MAD_TID));
+	rl_cm_set(&mra, RL_CMF_MRA_LOCAL_COMM_ID, from_comm);
+	rl_cm_set(&mra, RL_CMF_MRA_REMOTE_COMM_ID, rl_cm_get(req, RL_CMF_REQ_LOCAL_COMM_ID));
+	rl_cm_set(&mra, RL_CMF_MRA_MESSAGE_MRAED, 0);   /* the REQ */
+	rl_cm_set(&mra, RL_CMF_MRA_SERVICE_TIMEOUT, t);
+	hx_send_to(0, 1, RL_GSI_QKEY, mra.mad, RL_MAD_LEN);
+}
+
+static void test_one_mra_per_req(void)
+{
+	struct rl_rdma_cm_id *id;
+	struct rl_cm req, again;
+	uint64_t deadline;
+
+	hx_setup(8);
+	id = hx_connecting();
+	CU_ASSERT_FATAL(hx_sent(0, 0, &req) && req.attr == RL_CM_REQ);
+	X.s[0].nq = 0;
+	/* The first MRA: wait the service timeout it names, not the CM response timeout (IBA 12.6.6). */
+	hx_mra_for(&req, 0xd00, 24);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(id), RL_CM_STATE_MRA_REQ_RCVD);
+	deadline = rl_cm_agent_next_timer(X.s[0].cm);
+	CU_ASSERT_EQUAL(deadline, X.now + hx_wait(24));
+	/*
+	 * Another MRA, a second later, in MRA(REQ) Rcvd: a duplicate, which puts
+	 * the deadline off no further. The kernel's cm_mra_handler() takes an MRA
+	 * only in REQ Sent, REP Sent or with a LAP out: one per REQ.
+	 */
+	X.now += 1000000000ull;
+	hx_mra_for(&req, 0xd00, 24);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(id), RL_CM_STATE_MRA_REQ_RCVD);
+	CU_ASSERT_EQUAL(rl_cm_agent_next_timer(X.s[0].cm), deadline);
+	/*
+	 * The deadline passes: the REQ again, and its next wait is the MRA's too
+	 * (ib_modify_mad() changed the timeout of the MAD, every retry included).
+	 */
+	X.now = deadline;
+	hx_run();
+	CU_ASSERT_FATAL(hx_sent(0, 0, &again) && again.attr == RL_CM_REQ);
+	CU_ASSERT_EQUAL(rl_cm_agent_next_timer(X.s[0].cm), X.now + hx_wait(24));
+	hx_teardown();
+}
+
+static void test_rej_from_req_rcvd_has_no_local_id(void)
+{
+	struct rl_cm req, rej, mra;
+	struct rl_rdma_cm_id *child;
+
+	hx_setup(8);
+	/*
+	 * A REJ straight from REQ Rcvd: the active side has not been told our
+	 * communication ID, and the REJ's Local Communication ID is 0, as the
+	 * kernel's cm_format_rej() writes it; the REJ is found by its Remote
+	 * Communication ID and Message REJected = REQ (IBA 12.6.7;
+	 * cm_acquire_rejected_id()).
+	 */
+	hx_req(&req, 0xe00);
+	hx_send(0, &req);
+	CU_ASSERT_EQUAL_FATAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, &child, 1), 1);
+	CU_ASSERT_EQUAL(rl_rdma_reject(child, NULL, 0), 0);
+	hx_run();
+	CU_ASSERT_FATAL(hx_sent(1, 0, &rej) && rej.attr == RL_CM_REJ);
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_LOCAL_COMM_ID), 0);
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_REMOTE_COMM_ID), 0xe00);
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_MESSAGE_REJECTED), 0);
+	/* From MRA(REQ) Sent the MRA has told it: the REJ names our ID, as the MRA did. */
+	X.s[1].nq = 0;
+	hx_req(&req, 0xe01);
+	hx_send(0, &req);
+	hx_send(0, &req);
+	CU_ASSERT_FATAL(hx_sent(1, 0, &mra) && mra.attr == RL_CM_MRA);
+	CU_ASSERT_EQUAL_FATAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, &child, 1), 1);
+	CU_ASSERT_EQUAL(rl_rdma_reject(child, NULL, 0), 0);
+	hx_run();
+	CU_ASSERT_FATAL(hx_sent(1, 1, &rej) && rej.attr == RL_CM_REJ);
+	CU_ASSERT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_LOCAL_COMM_ID), rl_cm_get(&mra, RL_CMF_MRA_LOCAL_COMM_ID));
+	CU_ASSERT_NOT_EQUAL(rl_cm_get(&rej, RL_CMF_REJ_LOCAL_COMM_ID), 0);
+	hx_teardown();
+}
+
+static void test_disconnect_in_rep_sent(void)
+{
+	struct rl_cm rep, rtu, dreq;
+	struct rl_rdma_cm_id *child;
+	struct rl_qp_attr attr;
+
+	hx_setup(8);
+	child = hx_accepted(0xf00, &rep);
+	/*
+	 * rdma_disconnect() before the RTU: cma.c moves the QP to ERR, then
+	 * ib_send_cm_dreq() refuses (it needs Established) and so does
+	 * ib_send_cm_drep() (it needs DREQ Rcvd). Nothing goes out, and the CM
+	 * stays in REP Sent: the consumer hears of the RTU still.
+	 */
+	CU_ASSERT_EQUAL(rl_rdma_disconnect(child), 0);
+	hx_run();
+	CU_ASSERT_EQUAL(X.s[1].nq, 0);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(child), RL_CM_STATE_REP_SENT);
+	rl_query_qp(rl_rdma_id_qp(child), &attr);
+	CU_ASSERT_EQUAL(attr.qp_state, RL_QPS_ERR);
+	rl_cm_init(&rtu, RL_CM_RTU, 1ull << 32 | 0xf00);
+	rl_cm_set(&rtu, RL_CMF_RTU_LOCAL_COMM_ID, 0xf00);
+	rl_cm_set(&rtu, RL_CMF_RTU_REMOTE_COMM_ID, rl_cm_get(&rep, RL_CMF_REP_LOCAL_COMM_ID));
+	hx_send(0, &rtu);
+	CU_ASSERT_EQUAL(rl_rdma_id_state(child), RL_CM_STATE_ESTABLISHED);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_ESTABLISHED, NULL, 0), 1);
+	/* Established, disconnect sends the DREQ. */
+	CU_ASSERT_EQUAL(rl_rdma_disconnect(child), 0);
+	hx_run();
+	CU_ASSERT_FATAL(hx_sent(1, 0, &dreq));
+	CU_ASSERT_EQUAL(dreq.attr, RL_CM_DREQ);
+	hx_teardown();
+}
+
+static void test_no_event_no_child(void)
+{
+	struct rl_cm req, rep;
+
+	hx_setup(8);
+	/*
+	 * No memory for the CONNECT_REQUEST: the new id goes again, and the REQ
+	 * is dropped without a REJ, as ucma's -ENOMEM is (the kernel's
+	 * cm_destroy_id() in REQ Rcvd: "Do not reject to allow future retries").
+	 * Left behind, the id would take the resent REQ as a duplicate and answer
+	 * it with an MRA, and no consumer would ever hear of it.
+	 */
+	hx_req(&req, 0xf10);
+	tl_fail_next_calloc(sizeof(struct rl_rdma_cm_event));
+	hx_send(0, &req);
+	CU_ASSERT_EQUAL(X.s[1].nq, 0);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 0);
+	hx_send(0, &req);
+	CU_ASSERT_EQUAL(X.s[1].nq, 0);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 1);
+	/*
+	 * SIDR: the kernel's cm_destroy_id() in SIDR REQ Rcvd answers "rejected"
+	 * (IBA 12.11.2, status 2), as for a full backlog; no id is left either.
+	 */
+	hx_sidr_req(&req, 0xf11);
+	tl_fail_next_calloc(sizeof(struct rl_rdma_cm_event));
+	hx_send(0, &req);
+	CU_ASSERT_FATAL(hx_sent(1, 0, &rep) && rep.attr == RL_CM_SIDR_REP);
+	CU_ASSERT_EQUAL(rl_cm_get(&rep, RL_CMF_SIDR_REP_STATUS), 2);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 0);
+	X.s[1].nq = 0;
+	hx_send(0, &req);
+	CU_ASSERT_EQUAL(X.s[1].nq, 0);
+	CU_ASSERT_EQUAL(hx_take(1, RL_RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0), 1);
+	hx_teardown();
+}
+
 int tl_suite_cm_hostile(void)
 {
 	CU_pSuite s = CU_add_suite("cm_hostile", NULL, NULL);
@@ -702,5 +917,10 @@ int tl_suite_cm_hostile(void)
 	       !CU_add_test(s, "a REJ names the message it refuses", test_rej_names_what_it_refuses) ||
 	       !CU_add_test(s, "a REQ resent, and the same ID from another host", test_dup_req_by_source) ||
 	       !CU_add_test(s, "CM response timeout 0 and 31, no retries", test_req_timeout_extremes) ||
-	       !CU_add_test(s, "more MADs than send slots: none overwritten", test_send_slots_never_overwritten);
+	       !CU_add_test(s, "more MADs than send slots: none overwritten", test_send_slots_never_overwritten) ||
+	       !CU_add_test(s, "a DREQ for another QPN is dropped", test_dreq_needs_our_qpn) ||
+	       !CU_add_test(s, "one MRA per REQ: a second one is a duplicate", test_one_mra_per_req) ||
+	       !CU_add_test(s, "a REJ from REQ Rcvd has Local Communication ID 0", test_rej_from_req_rcvd_has_no_local_id) ||
+	       !CU_add_test(s, "disconnect in REP Sent: QP to ERR, no DREQ", test_disconnect_in_rep_sent) ||
+	       !CU_add_test(s, "no memory for CONNECT_REQUEST: no child left", test_no_event_no_child);
 }

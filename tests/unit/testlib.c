@@ -10,6 +10,22 @@ const char *const tl_shape_names[TL_SHAPE_COUNT] = {
 	"raw-ipv6", "eth-grh (RoCEv1)",
 };
 
+static size_t tl_calloc_fail_size;
+
+void tl_fail_next_calloc(size_t size) { tl_calloc_fail_size = size; }
+
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (tl_calloc_fail_size && n == 1 && size == tl_calloc_fail_size) {
+		tl_calloc_fail_size = 0;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
 uint64_t tl_rand(struct tl_rng *r)
 {
 	r->s ^= r->s >> 12;

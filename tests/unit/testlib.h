@@ -56,6 +56,12 @@ void tl_cnp_cx4_path(struct rl_path *path);
 /* Parse "aa bb cc ..." / "aabbcc" hex text into @out; returns the byte count. */
 size_t tl_hex(const char *text, uint8_t *out, size_t cap);
 
+/*
+ * Make the next calloc(1, @size) anywhere in the program (core included)
+ * return NULL, once: the unit tests link with -Wl,--wrap=calloc.
+ */
+void tl_fail_next_calloc(size_t size);
+
 /* Suites; each returns 0 on success. */
 int tl_suite_opcode(void);
 int tl_suite_field(void);

@@ -183,6 +183,9 @@ const char *rl_cm_rej_reason(uint64_t reason);
 #define RL_RDMA_PS_UDP 0x0111u
 #define RL_RDMA_PS_IB 0x013fu
 #define RL_CMA_HDR_LEN 36u
+/* The private data of a REQ and a SIDR_REQ (IBA 12.6.5, 12.11.1; the PRIVATE_DATA rows of cm_rows.h). */
+#define RL_CM_REQ_PRIVATE_DATA_LEN 92u
+#define RL_CM_SIDR_REQ_PRIVATE_DATA_LEN 216u
 #define RL_CMA_VERSION 0u
 
 struct rl_cma_hdr {

@@ -48,7 +48,8 @@ static inline void rl_setbits8(uint8_t *p, uint8_t mask, unsigned shift, unsigne
  * distance from -2^23 to 2^23 - 1.
  */
 static inline int32_t rl_psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; }
-static inline uint32_t rl_psn_add(uint32_t psn, uint32_t n) { return (psn + n) & 0xffffff; }
+#define RL_PSN_MASK 0xffffffu   /* a PSN's 24 bits (IBA 9.2, BTH) */
+static inline uint32_t rl_psn_add(uint32_t psn, uint32_t n) { return (psn + n) & RL_PSN_MASK; }
 
 /* BTH, IBA 9.2 (the layout: the BTH rows of field_rows.h). */
 static inline uint8_t rl_bth_opcode(const uint8_t *b) { return b[0]; }

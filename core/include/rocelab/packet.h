@@ -29,6 +29,7 @@ struct rl_path;
 #define RL_ETHERTYPE_ROCEV1 0x8915
 #define RL_IPPROTO_UDP 17
 #define RL_GRH_NXTHDR_IBA 0x1b
+#define RL_GRH_FLOW_LABEL_MASK 0xfffffu   /* the 20-bit Flow Label of the GRH (IBA 8.3) and IPv6 */
 
 /* Link-layer framing, numbered as pcap's LINKTYPE_* values. */
 enum rl_link {

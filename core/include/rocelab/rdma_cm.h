@@ -131,7 +131,7 @@ int rl_rdma_connect(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param *p
 int rl_rdma_accept(struct rl_rdma_cm_id *id, const struct rl_rdma_conn_param *param);
 /* Passive side: REJ with reason 28, consumer reject (RC), or SIDR_REP status 2, rejected (UD). */
 int rl_rdma_reject(struct rl_rdma_cm_id *id, const void *private_data, uint8_t private_data_len);
-/* The QP to ERR and a DREQ, or the DREP to a DREQ received. */
+/* The QP to ERR and a DREQ, or the DREP to a DREQ received; before the RTU (REP Sent) the QP to ERR alone, as cma.c. */
 int rl_rdma_disconnect(struct rl_rdma_cm_id *id);
 
 /* The oldest event of the agent: 0, or -EAGAIN if none (a non-blocking rdma_get_cm_event()). */
