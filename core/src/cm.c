@@ -381,6 +381,44 @@ const char *rl_rdma_ps_name(uint16_t ps)
 	}
 }
 
+/*
+ * The ports the tools learners run listen on unless told otherwise: rping's
+ * and udaddy's -p, cmatose's (ucmatose) -p and perftest's -p (with -R) in
+ * rdma-core's librdmacm/examples and perftest.
+ */
+static const struct {
+	uint16_t ps, port;
+	const char *who;
+} rl_rdma_tool_ports[] = {
+	{ RL_RDMA_PS_TCP, 7174, "rping's default" },
+	{ RL_RDMA_PS_UDP, 7174, "udaddy's default" },
+	{ RL_RDMA_PS_TCP, 7471, "ucmatose's default" },
+	{ RL_RDMA_PS_TCP, 18515, "perftest's default" },
+	{ RL_RDMA_PS_UDP, 18515, "perftest's default" },
+};
+
+const char *rl_rdma_port_owner(uint16_t ps, uint16_t port)
+{
+	for (size_t i = 0; i < sizeof(rl_rdma_tool_ports) / sizeof(rl_rdma_tool_ports[0]); i++)
+		if (rl_rdma_tool_ports[i].ps == ps && rl_rdma_tool_ports[i].port == port)
+			return rl_rdma_tool_ports[i].who;
+	return NULL;
+}
+
+/* " port 7174 (rping's default)" */
+static void rl_cm_sb_port(struct rl_sb *sb, uint16_t ps, uint16_t port)
+{
+	const char *who = rl_rdma_port_owner(ps, port);
+
+	rl_sb_puts(sb, "port ");
+	rl_sb_u64(sb, port);
+	if (who) {
+		rl_sb_puts(sb, " (");
+		rl_sb_puts(sb, who);
+		rl_sb_puts(sb, ")");
+	}
+}
+
 bool rl_cma_hdr_decode(const uint8_t *p, size_t len, struct rl_cma_hdr *h)
 {
 	memset(h, 0, sizeof(*h));
@@ -471,8 +509,7 @@ size_t rl_cm_describe(const struct rl_cm *cm, char *buf, size_t n)
 				rl_sb_ip(&sb, h.dst, h.ip_version);
 				rl_sb_puts(&sb, " ");
 			}
-			rl_sb_puts(&sb, "port ");
-			rl_sb_u64(&sb, port);
+			rl_cm_sb_port(&sb, ps, port);
 		}
 		break;
 	case RL_CM_REP:
@@ -498,8 +535,8 @@ size_t rl_cm_describe(const struct rl_cm *cm, char *buf, size_t n)
 		break;
 	case RL_CM_SIDR_REQ:
 		if (rl_cm_service_ps(rl_cm_get(cm, RL_CMF_SIDR_REQ_SERVICE_ID), &ps, &port)) {
-			rl_sb_puts(&sb, " rdma_cm resolve port ");
-			rl_sb_u64(&sb, port);
+			rl_sb_puts(&sb, " rdma_cm resolve ");
+			rl_cm_sb_port(&sb, ps, port);
 		}
 		break;
 	case RL_CM_SIDR_REP:

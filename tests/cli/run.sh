@@ -171,7 +171,7 @@ expect "explain -v shows the VLAN" 0 "802.1Q VLAN 7 priority 3" "$R" explain -v 
 "$R" gen cm-messages -o "$T/cm.pcap" 2>/dev/null
 expect "gen --list names cm-messages" 0 "cm-messages" "$R" gen --list
 expect "explain: a REQ says where rdma_cm connects" 0 \
-	"payload=256: CM REQ \\(ConnectRequest\\) comm ID 0x1a2b3c4d QPN 0x000011 PSN [0-9]+ rdma_cm connect to 192.168.100.2 port 7174 ICRC ok" \
+	"payload=256: CM REQ \\(ConnectRequest\\) comm ID 0x1a2b3c4d QPN 0x000011 PSN [0-9]+ rdma_cm connect to 192.168.100.2 port 7174 \\(rping's default\\) ICRC ok" \
 	"$RA" explain "$T/cm.pcap"
 expect "explain: a REJ gives its reason in words" 0 "CM REJ \\(ConnectReject\\) .* reason 28: consumer reject" \
 	"$RA" explain "$T/cm.pcap"

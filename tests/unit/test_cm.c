@@ -463,7 +463,13 @@ static void test_describe(void)
 	rl_cm_set_bytes(&cm, RL_CMF_REQ_PRIVATE_DATA, pd, sizeof(pd));
 	rl_cm_describe(&cm, line, sizeof(line));
 	CU_ASSERT_STRING_EQUAL(line, "CM REQ (ConnectRequest) comm ID 0x1a2b3c4d QPN 0x000011 PSN 1684112 "
-				     "rdma_cm connect to 10.0.0.2 port 7174");
+				     "rdma_cm connect to 10.0.0.2 port 7174 (rping's default)");
+	/* The tools' default ports (rdma-core's rping.c, udaddy.c, cmatose.c; perftest's -p): by port space too. */
+	CU_ASSERT_STRING_EQUAL(rl_rdma_port_owner(RL_RDMA_PS_TCP, 7471), "ucmatose's default");
+	CU_ASSERT_STRING_EQUAL(rl_rdma_port_owner(RL_RDMA_PS_UDP, 7174), "udaddy's default");
+	CU_ASSERT_STRING_EQUAL(rl_rdma_port_owner(RL_RDMA_PS_TCP, 18515), "perftest's default");
+	CU_ASSERT_PTR_NULL(rl_rdma_port_owner(RL_RDMA_PS_TCP, 7175));
+	CU_ASSERT_PTR_NULL(rl_rdma_port_owner(RL_RDMA_PS_IB, 7174));
 
 	/* Over IPv6: the address in RFC 5952 form, as explain prints IP addresses. */
 	memset(&h, 0, sizeof(h));

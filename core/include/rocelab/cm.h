@@ -200,6 +200,8 @@ uint64_t rl_cm_service_id(uint16_t ps, uint16_t port);
 bool rl_cm_service_ps(uint64_t sid, uint16_t *ps, uint16_t *port);
 /* "RDMA_PS_TCP", or NULL. */
 const char *rl_rdma_ps_name(uint16_t ps);
+/* Which tool listens on @port of port space @ps by default: "rping's default", or NULL. */
+const char *rl_rdma_port_owner(uint16_t ps, uint16_t port);
 /* Read a CMA header: false if @len is short, the version is not 0 or the IP version not 4 or 6. */
 bool rl_cma_hdr_decode(const uint8_t *p, size_t len, struct rl_cma_hdr *h);
 /* Write RL_CMA_HDR_LEN bytes. */
@@ -207,8 +209,9 @@ void rl_cma_hdr_encode(const struct rl_cma_hdr *h, uint8_t *p);
 
 /*
  * One line for people: "CM REQ (ConnectRequest) comm ID 0x1a2b3c4d QPN
- * 0x000011 PSN 1234 rdma_cm connect to 10.0.0.2 port 7174"; a REJ gives its
- * reason in words. Returns the length written (truncated to @n).
+ * 0x000011 PSN 1234 rdma_cm connect to 10.0.0.2 port 7174 (rping's
+ * default)"; a REJ gives its reason in words. Returns the length written
+ * (truncated to @n).
  */
 size_t rl_cm_describe(const struct rl_cm *cm, char *buf, size_t n);
 
