@@ -8,7 +8,7 @@
  *   peer_wire.c      the wire: addresses, the GID table, UDP sockets, packets in and out
  *   peer_rping.c     --compat rping: rping's flags, its data protocol and its output
  *   peer_cmatose.c   --compat ucmatose, udaddy: their flags, connections, data and output
- *   peer_cm.c        --cm and --compat rping: the connection through the CM agent on QP1
+ *   peer_cm.c        --cm and the --compat tools: the connection through the CM agent on QP1
  */
 #ifndef ROCELAB_CLI_PEER_H
 #define ROCELAB_CLI_PEER_H

@@ -345,11 +345,20 @@ ct_kernel_client "rocelab ucmatose against ucmatose -s (kernel)" ucmatose "$CT_R
 ct_kernel_server "udaddy (kernel) against rocelab udaddy -s" udaddy "$CT_UD"
 ct_kernel_client "rocelab udaddy against udaddy -s (kernel)" udaddy "$CT_UD"
 # Loss at each receiver's ingress, as for rping: RC resends what is lost, so ucmatose ends as on a clean
-# wire (the seeds drop a CM message each, resent by the CM: seed 5 rocelab's 1st, 4th and 8th frames).
+# wire (seed 5 drops rocelab's 1st, 4th and 8th frames in: a CM message first, resent by the other CM).
 ct_kernel_server "ucmatose (kernel) against rocelab ucmatose -s, 20% loss at rocelab's ingress" ucmatose \
 	"seq=REQ,REP,RTU,DREQ,DREP resent=REP" --loss 0.2 --seed 5
+# --tx-loss drops a frame before it leaves, so the wire shows what is resent once; rocelab's --json says
+# what it dropped. This seed drops its first frame out (the first REQ, SIDR_REQ), no other of the first 16.
+# ct_tx_dropped NAME: rocelab (the client) dropped one frame and its CM sent a message again.
+ct_tx_dropped() {
+	grep -q '"dropped_by_tx_loss":1,' "$T/cli.out" && grep -q '"cm_resends":[1-9]' "$T/cli.out" &&
+		pass "$1: rocelab dropped its first frame out, and its CM sent it again ($(grep -o '"cm_resends":[0-9]*' "$T/cli.out"))" ||
+		fail "$1: rocelab's --json: $(grep '^{' "$T/cli.out")"
+}
 ct_kernel_server "ucmatose (kernel) against rocelab ucmatose -s, 20% loss at the kernel's ingress" ucmatose \
-	"seq=REQ,REP,RTU,DREQ,DREP resent=REQ" --tx-loss 0.2 --seed 6242825941724828127
+	"$CT_RC" --tx-loss 0.2 --seed 6242825941724828127 --json
+ct_tx_dropped "ucmatose (kernel) against rocelab ucmatose -s, 20% loss at the kernel's ingress"
 ct_kernel_client "rocelab ucmatose against ucmatose -s (kernel), 20% loss at rocelab's ingress" ucmatose \
 	"seq=REQ,REP,RTU,DREQ,DREP resent=REQ" --loss 0.2 --seed 5
 ct_kernel_client "rocelab ucmatose against ucmatose -s (kernel), 20% loss at the kernel's ingress" ucmatose \
@@ -359,9 +368,10 @@ ct_kernel_client "rocelab ucmatose against ucmatose -s (kernel), 20% loss at the
 # server's ingress is sent again (after 4.3 s). A SIDR_REP lost is not tested either: the client's CM sends
 # its SIDR_REQ again, but the kernel's CM makes that a new request, which the real udaddy server, already
 # waiting for data, never takes (only rocelab's agent answers it again). The seeds drop exactly the first
-# SIDR_REQ: rocelab's first frame out (--tx-loss), or its first frame in (--loss, seed 7).
+# SIDR_REQ: rocelab's first frame out (--tx-loss, the seed above), or its first frame in (--loss, seed 7).
 ct_kernel_server "udaddy (kernel) against rocelab udaddy -s, the first SIDR_REQ lost at the kernel's ingress" udaddy \
-	"seq=SIDR_REQ,SIDR_REP resent=SIDR_REQ" --tx-loss 0.2 --seed 6242825941724828127
+	"$CT_UD" --tx-loss 0.2 --seed 6242825941724828127 --json
+ct_tx_dropped "udaddy (kernel) against rocelab udaddy -s, the first SIDR_REQ lost at the kernel's ingress"
 ct_kernel_client "rocelab udaddy against udaddy -s (kernel), the first SIDR_REQ lost at rocelab's ingress" udaddy \
 	"seq=SIDR_REQ,SIDR_REP resent=SIDR_REQ" --loss 0.2 --seed 7
 
