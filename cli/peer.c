@@ -76,6 +76,7 @@ void peer_usage(FILE *f)
 		"  -g, --gid-index N    the local GID, by index in the interface's GID table (as\n"
 		"                       ibv_rc_pingpong -g, perftest -x); default: the address facing the peer\n"
 		"      --compat rping   rping's protocol and flags: see below\n"
+		"      --compat ucmatose, --compat udaddy  cmatose's and udaddy's: see below\n"
 		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_ud_pingpong with -t ud): its\n"
 		"                       exchange only, its data and iterations; defaults follow the tool\n"
 		"                       (size 4096, UD 2048; path MTU 1024)\n"
@@ -120,6 +121,26 @@ void peer_usage(FILE *f)
 		"  rping's -P (persistent server) and -q (self-created QP) are not supported.\n"
 		"  The two ends connect as rping's do, through rdma_cm on QP1 (REQ, REP, RTU; DREQ, DREP), so\n"
 		"  the other end may be the real rping; -d prints the rdma_cm events as they come.\n\n"
+		"--compat ucmatose, --compat udaddy: librdmacm's examples cmatose (RC, REQ/REP/RTU, DREQ/DREP)\n"
+		"and udaddy (UD, SIDR_REQ/SIDR_REP), their flags, protocol, output and exit status:\n"
+		"  rocelab peer --compat ucmatose [-b addr] [-c conns] [-C count] [-S size] [-p port] [-m]\n"
+		"  rocelab peer --compat ucmatose -s addr [-b addr] [-c conns] [-C count] [-S size] [-p port]\n"
+		"  rocelab peer --compat udaddy [-s addr] [-b addr] [-c conns] [-C count] [-S size]\n"
+		"  -s ADDR              client: the server's address (without -s: the server)\n"
+		"  -b ADDR              server: listen on it (default: any); client: the source address\n"
+		"  -c CONNS             connections, each its own QP, opened at once; default 1, at most 16\n"
+		"                       (the server waits for that many)\n"
+		"  -C COUNT, -S SIZE    messages each way on each connection, and their size; default 10 of\n"
+		"                       100 bytes (udaddy: at most the path MTU)\n"
+		"  -p PORT              ucmatose's port, default 7471; udaddy's port is 7174 (its -p is the\n"
+		"                       port space: 0x111, RDMA_PS_UDP, only); -P tcp / udp and -f ip are taken\n"
+		"  ucmatose: the server SENDs, the client receives then SENDs back the buffer it received\n"
+		"  into, the server sends a DREQ on each connection. udaddy: the client SENDs with immediate\n"
+		"  (its QPN), the server answers to the sender its GRH names; SIDR has no disconnect.\n"
+		"  The tools check no data; rocelab's ucmatose server checks the echo. A failed completion\n"
+		"  fails the run, and each wait ends after --timeout (a UD datagram lost is never resent:\n"
+		"  udaddy waits for every one). Also --interface, --loss, --tx-loss, --seed, --qpn, --json.\n"
+		"  -t (type of service) and -a (ACK timeout) are not supported; -m only says it migrated.\n\n"
 		"example (two network namespaces joined by a veth pair):\n"
 		"  ip netns exec B rocelab peer --server\n"
 		"  ip netns exec A rocelab peer --client 10.0.0.2 --op write --size 65536\n"
@@ -322,13 +343,13 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_JSON: o->json = true; break;
 		case O_CM: o->cm = true; break;
 		case O_COMPAT:
-			if (!strcmp(optarg, "rping")) {
-				cli_error("peer", "--compat rping takes rping's flags: write it as '--compat rping'");
+			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {
+				cli_error("peer", "--compat %s takes %s's flags: write it as '--compat %s'", optarg, optarg, optarg);
 				return false;
 			}
 			if (strcmp(optarg, "pingpong")) {
-				cli_error("peer", "--compat knows two tools: pingpong (ibv_rc_pingpong, ibv_ud_pingpong) and "
-					  "rping");
+				cli_error("peer", "--compat knows four tools: pingpong (ibv_rc_pingpong, ibv_ud_pingpong), rping, "
+					  "ucmatose and udaddy");
 				return false;
 			}
 			o->compat = true;
@@ -359,6 +380,18 @@ static int peer_output_written(int rc)
 	return rc;
 }
 
+/* Our options, or a tool's own after --compat rping, ucmatose or udaddy. */
+static bool peer_parse_any(int argc, char **argv, struct peer_opts *o, int *rc)
+{
+	bool ud;
+
+	if (peer_rping_asked(argc, argv))
+		return peer_rping_parse(argc, argv, o, rc);
+	if (peer_cmatose_asked(argc, argv, &ud))
+		return peer_cmatose_parse(argc, argv, ud, o, rc);
+	return peer_parse(argc, argv, o, rc);
+}
+
 int cli_peer(int argc, char **argv)
 {
 	struct peer p;
@@ -367,11 +400,11 @@ int cli_peer(int argc, char **argv)
 	memset(&p, 0, sizeof(p));
 	p.net.tcp = p.net.rx = p.net.hold = -1;
 	p.conn.qkey = PEER_QKEY;
-	if (peer_rping_asked(argc, argv) ? !peer_rping_parse(argc, argv, &p.o, &rc) : !peer_parse(argc, argv, &p.o, &rc))
+	if (!peer_parse_any(argc, argv, &p.o, &rc))
 		return peer_output_written(rc);
 	p.net.rng = p.o.seed;
 	p.net.tx_rng = p.o.seed ^ 0x5bd1e9955bd1e995ull;
-	rc = p.o.rping ? peer_rping_run(&p) : peer_run(&p);
+	rc = p.o.rping ? peer_rping_run(&p) : p.o.cmatose ? peer_cmatose_run(&p) : peer_run(&p);
 	peer_close(&p);
 	return peer_output_written(rc);
 }

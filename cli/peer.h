@@ -7,7 +7,8 @@
  *   peer_report.c    the results, as perftest prints them, or --json
  *   peer_wire.c      the wire: addresses, the GID table, UDP sockets, packets in and out
  *   peer_rping.c     --compat rping: rping's flags, its data protocol and its output
- *   peer_cm.c        --cm and --compat rping: the connection through the CM agent on QP1
+ *   peer_cmatose.c   --compat ucmatose, udaddy: their flags, connections, data and output
+ *   peer_cm.c        --cm and the --compat tools: the connection through the CM agent on QP1
  */
 #ifndef ROCELAB_CLI_PEER_H
 #define ROCELAB_CLI_PEER_H
@@ -28,7 +29,8 @@
 #define PEER_MAX_GIDS 16
 #define PEER_UD_GRH 40                /* UD: the first 40 bytes of a receive hold the GRH */
 #define PEER_UD_WAIT_NS 50000000u     /* UD pingpong: a reply this late counts as lost */
-#define PEER_TX_SOCKS 4               /* UDP source ports sent from: the QP's, QP1's (CM) */
+#define PEER_CMATOSE_MAX_CONN 16      /* --compat ucmatose / udaddy: -c at most */
+#define PEER_TX_SOCKS (PEER_CMATOSE_MAX_CONN + 1) /* UDP source ports sent from: a QP's each, QP1's (CM) */
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
 
@@ -64,6 +66,12 @@ struct peer_opts {
 		unsigned verbose, validate, debug;  /* -v, -V, -d */
 		bool corrupt;        /* --corrupt (server): change each ping before writing it back */
 	} rp;
+	bool cmatose;       /* --compat ucmatose, udaddy (with ud): their flags and protocol (peer_cmatose.c) */
+	struct {
+		uint32_t connections; /* -c */
+		uint32_t count;       /* -C: messages each way on each connection */
+		bool migrate;         /* -m (ucmatose): move to a new event channel; nothing on the wire */
+	} ct;
 };
 
 struct peer_dest {
@@ -151,10 +159,12 @@ struct peer_stat {
 };
 
 struct peer_rping;
+struct peer_cmatose;
 
 struct peer {
 	struct peer_opts o;
 	struct peer_rping *rping;  /* --compat rping: its control block (peer_rping.c) */
+	struct peer_cmatose *cmatose; /* --compat ucmatose, udaddy: their struct cmatest (peer_cmatose.c) */
 	struct peer_net net;
 	struct peer_verbs verbs;
 	struct peer_conn conn;
@@ -215,12 +225,36 @@ void peer_close(struct peer *p);
 
 /* ---- peer_rping.c ---- */
 
+/* rocelab's own options next to a tool's flags (--compat rping, ucmatose, udaddy): their getopt codes. */
+enum peer_compat_opt {
+	PEER_O_LOSS = 256, PEER_O_SEED, PEER_O_QPN, PEER_O_TIMEOUT, PEER_O_JSON, PEER_O_COMPAT, PEER_O_IFACE,
+	PEER_O_CORRUPT, PEER_O_TX_LOSS,
+};
+#define PEER_COMPAT_LONGOPTS                                                                                  \
+	{ "loss", required_argument, NULL, PEER_O_LOSS }, { "seed", required_argument, NULL, PEER_O_SEED },     \
+	{ "qpn", required_argument, NULL, PEER_O_QPN }, { "timeout", required_argument, NULL, PEER_O_TIMEOUT }, \
+	{ "json", no_argument, NULL, PEER_O_JSON }, { "compat", required_argument, NULL, PEER_O_COMPAT },       \
+	{ "interface", required_argument, NULL, PEER_O_IFACE }, { "tx-loss", required_argument, NULL, PEER_O_TX_LOSS }
+/* One of rocelab's own options (enum peer_compat_opt); false (with a message) if it is refused. */
+bool peer_compat_flag(struct peer_opts *o, int c, const char *arg);
+/* @arg of the tool's flag @opt: an IPv4 or IPv6 address (the tools also resolve names; this side does not). */
+bool peer_addr_arg(const char *opt, const char *arg, bool *v6);
+
 /* Is this `rocelab peer --compat rping ...` (rping's own flags follow)? */
 bool peer_rping_asked(int argc, char **argv);
 /* rping's flags and ours; false with *rc set (CLI_OK after --help) when there is nothing to run. */
 bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc);
 /* rping -s or rping -c; returns a CLI_* exit code. */
 int peer_rping_run(struct peer *p);
+
+/* ---- peer_cmatose.c ---- */
+
+/* Is this `rocelab peer --compat ucmatose ...` or `--compat udaddy ...` (*ud)? Their own flags follow. */
+bool peer_cmatose_asked(int argc, char **argv, bool *ud);
+/* The tool's flags and ours; false with *rc set (CLI_OK after --help) when there is nothing to run. */
+bool peer_cmatose_parse(int argc, char **argv, bool ud, struct peer_opts *o, int *rc);
+/* The tool as server (no -s) or client; returns a CLI_* exit code. */
+int peer_cmatose_run(struct peer *p);
 
 /* ---- peer_cm.c ---- */
 

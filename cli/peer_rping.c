@@ -128,8 +128,7 @@ bool peer_rping_asked(int argc, char **argv)
 	return false;
 }
 
-/* -a ADDR: an IPv4 or IPv6 address (rping also resolves host names; this side does not). */
-static bool rping_addr_arg(const char *opt, const char *arg, bool *v6)
+bool peer_addr_arg(const char *opt, const char *arg, bool *v6)
 {
 	struct in6_addr a;
 
@@ -176,13 +175,13 @@ static bool rping_flag(struct peer_opts *o, int c, const char *arg, int *role)
 
 	switch (c) {
 	case 'a':
-		if (!rping_addr_arg("-a", arg, &v6))
+		if (!peer_addr_arg("-a", arg, &v6))
 			return false;
 		o->addr = arg;
 		o->ipv6 = v6;
 		return true;
 	case 'I':
-		if (!rping_addr_arg("-I", arg, &v6))
+		if (!peer_addr_arg("-I", arg, &v6))
 			return false;
 		o->rp.source = arg;
 		return true;
@@ -237,50 +236,11 @@ static bool rping_flag(struct peer_opts *o, int c, const char *arg, int *role)
 	return false;
 }
 
-/* rocelab's own options next to rping's; false (with a message) if refused. */
-static bool rping_own_flag(struct peer_opts *o, int c, const char *arg)
-{
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_JSON, O_COMPAT, O_IFACE, O_CORRUPT, O_TX_LOSS };
-	uint64_t v;
-
-	switch (c) {
-	case O_LOSS: return peer_rate("--loss", arg, &o->loss);
-	case O_TX_LOSS: return peer_rate("--tx-loss", arg, &o->tx_loss);
-	case O_SEED:
-		return cli_arg_u64("peer", "--seed", arg, 0, UINT64_MAX, NULL, &o->seed);
-	case O_QPN:
-		/* QPs 0 and 1 are the management QPs (IBA 3.5.1). */
-		if (!cli_arg_u64("peer", "--qpn", arg, 2, 0xffffff, NULL, &v))
-			return false;
-		o->qpn = (uint32_t)v;
-		return true;
-	case O_TIMEOUT:
-		if (!cli_arg_u64("peer", "--timeout", arg, 1, 3600, NULL, &v))
-			return false;
-		o->timeout_s = (uint32_t)v;
-		return true;
-	case O_JSON: o->json = true; return true;
-	case O_COMPAT: return true; /* "rping": peer_rping_asked() saw it */
-	case O_IFACE:
-		if (!*arg || strlen(arg) >= IF_NAMESIZE) {
-			cli_error("peer", "--interface wants an interface name, not '%s'", arg);
-			return false;
-		}
-		o->ifname = arg;
-		return true;
-	case O_CORRUPT: o->rp.corrupt = true; return true;
-	}
-	return false;
-}
-
 bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	static const struct option lo[] = {
-		{ "loss", required_argument, NULL, 256 },    { "seed", required_argument, NULL, 257 },
-		{ "qpn", required_argument, NULL, 258 },     { "timeout", required_argument, NULL, 259 },
-		{ "json", no_argument, NULL, 260 },          { "compat", required_argument, NULL, 261 },
-		{ "interface", required_argument, NULL, 262 }, { "corrupt", no_argument, NULL, 263 },
-		{ "tx-loss", required_argument, NULL, 264 },
+		PEER_COMPAT_LONGOPTS,
+		{ "corrupt", no_argument, NULL, PEER_O_CORRUPT },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	int c, role = -1;
@@ -305,7 +265,7 @@ bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			fprintf(stderr, "Try 'rocelab peer --help'.\n");
 			return false;
 		}
-		if (!(c >= 256 ? rping_own_flag(o, c, optarg) : rping_flag(o, c, optarg, &role)))
+		if (!(c >= 256 ? peer_compat_flag(o, c, optarg) : rping_flag(o, c, optarg, &role)))
 			return false;
 	}
 	if (optind < argc) {
@@ -315,6 +275,42 @@ bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	if (!o->seed)
 		o->seed = 1;
 	return rping_check_opts(o, role);
+}
+
+/* ---- rocelab's own options next to a tool's (--compat rping, ucmatose, udaddy) ------------------ */
+
+bool peer_compat_flag(struct peer_opts *o, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case PEER_O_LOSS: return peer_rate("--loss", arg, &o->loss);
+	case PEER_O_TX_LOSS: return peer_rate("--tx-loss", arg, &o->tx_loss);
+	case PEER_O_SEED:
+		return cli_arg_u64("peer", "--seed", arg, 0, UINT64_MAX, NULL, &o->seed);
+	case PEER_O_QPN:
+		/* QPs 0 and 1 are the management QPs (IBA 3.5.1). */
+		if (!cli_arg_u64("peer", "--qpn", arg, 2, 0xffffff, NULL, &v))
+			return false;
+		o->qpn = (uint32_t)v;
+		return true;
+	case PEER_O_TIMEOUT:
+		if (!cli_arg_u64("peer", "--timeout", arg, 1, 3600, NULL, &v))
+			return false;
+		o->timeout_s = (uint32_t)v;
+		return true;
+	case PEER_O_JSON: o->json = true; return true;
+	case PEER_O_COMPAT: return true; /* the tool: peer_rping_asked() or peer_cmatose_asked() saw it */
+	case PEER_O_IFACE:
+		if (!*arg || strlen(arg) >= IF_NAMESIZE) {
+			cli_error("peer", "--interface wants an interface name, not '%s'", arg);
+			return false;
+		}
+		o->ifname = arg;
+		return true;
+	case PEER_O_CORRUPT: o->rp.corrupt = true; return true;
+	}
+	return false;
 }
 
 /* ---- rping's event handlers --------------------------------------------------------------------- */

@@ -45,7 +45,7 @@ refused "atomics with --size 64" "atomics work on 8 bytes" --client 10.0.0.1 --o
 refused "--transport bogus" "--transport wants rc or ud" --client 10.0.0.1 --transport bogus
 refused "UD carries SEND only" "carries SEND only" --client 10.0.0.1 --transport ud --op write
 refused "UD message larger than any MTU" "a UD message is one packet" --client 10.0.0.1 -t ud --size 5000
-refused "--compat with another tool" "--compat knows two tools: pingpong" --client 10.0.0.1 --compat perftest
+refused "--compat with another tool" "--compat knows four tools: pingpong" --client 10.0.0.1 --compat perftest
 refused "--compat pingpong with --op write" "no --op write" --client 10.0.0.1 --compat pingpong --op write
 refused "--gid-index not a number" "--gid-index wants 0..255" --client 10.0.0.1 --gid-index one
 refused "--interface too long" "--interface wants an interface name" --client 10.0.0.1 --interface abcdefghijklmnopq
@@ -71,6 +71,23 @@ refused "rping: --op is not rping's" "unrecognized option" --compat rping -c -a 
 refused "rping: --corrupt is the server's" "--corrupt is the server's" --compat rping -c -a 10.0.0.1 --corrupt
 refused "rping: -I on the server" "-I is the client's source address" --compat rping -s -I 10.0.0.1
 refused "--cm with --compat pingpong" "say one of them" --client 10.0.0.1 --cm --compat pingpong
+# --compat ucmatose / udaddy: the tools' own flags (rdma-core librdmacm/examples/cmatose.c, udaddy.c).
+refused "ucmatose: -c 0" "-c wants 1..16" --compat ucmatose -c 0
+refused "ucmatose: -c above 16" "-c wants 1..16" --compat ucmatose -s 10.0.0.1 -c 17
+refused "ucmatose: -s not an address" "-s wants an IPv4 or IPv6 address" --compat ucmatose -s nowhere
+refused "ucmatose: -b and -s of two families" "-b fd00::1 and -s 10.0.0.1 are of different address families" \
+    --compat ucmatose -s 10.0.0.1 -b fd00::1
+refused "ucmatose: -P ib" "-P ib: only tcp is supported" --compat ucmatose -P ib
+refused "ucmatose: -t not supported" "-t (type of service) is not supported" --compat ucmatose -t 4
+refused "ucmatose: -a not supported" "-a (ACK timeout) is not supported" --compat ucmatose -a 14
+refused "udaddy: -p is the port space" "udaddy's -p is the port space: only 0x111" --compat udaddy -p 7174
+refused "udaddy: no -m" "invalid option" --compat udaddy -m
+refused "udaddy: -S above any MTU" "a UD message is one packet" --compat udaddy -s 10.0.0.1 -S 5000
+refused "--compat udaddy written with --comp" "write it as '--compat udaddy'" --comp udaddy -s 10.0.0.1
+if "$R" peer --help | grep -q "rocelab peer --compat ucmatose -s addr \[-b addr\] \[-c conns\]" &&
+   "$R" peer --help | grep -q "rocelab peer --compat udaddy \[-s addr\]"
+then pass "--help documents --compat ucmatose and udaddy"
+else fail "--help for --compat ucmatose and udaddy"; fi
 if "$R" peer --help | grep -q "rocelab peer --compat rping -c \[-vVd\]" &&
    "$R" peer --help | grep -q "through rdma_cm on QP1 (REQ, REP, RTU; DREQ, DREP)" && ! "$R" peer --help | grep -q TEMPORARY &&
    "$R" peer --help | grep -q "^      --cm  *connect through the CM on QP1"
@@ -454,6 +471,145 @@ grep -q "^cma event RDMA_CM_EVENT_REJECTED, error 8$" "$T/out" && pass "rping: t
     fail "rping REJ: $(head -c 300 "$T/out")"
 kill $srv 2>/dev/null
 wait $srv 2>/dev/null
+
+# --compat ucmatose and udaddy, rocelab at both ends, held against the real tools (kernel Soft-RoCE at
+# both ends, -c 2 -C 2 -S 64, client 10.77.0.3): their output in $FX/TOOL.txt, their frames in $FX/TOOL.pcap.
+# ct_pair TOOL NAME "SERVER-FLAGS" CLIENT-FLAGS...: server in B, client in A, as rping_pair.
+ct_pair() {
+    tool=$1
+    name=$2
+    srvopts=$3
+    shift 3
+    rm -f "$T/cap.pcap" "$T/td.err"
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
+        'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
+    td=$!
+    i=0
+    while ! grep -q listening "$T/td.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    # shellcheck disable=SC2086  # the server's flags, one word each
+    ip netns exec "$NB" timeout 60 "$R" peer --compat "$tool" --timeout 20 $srvopts >"$T/srv" 2>"$T/srv.err" &
+    srv=$!
+    i=0
+    while ! grep -q "waiting for a client" "$T/srv.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    ip netns exec "$NA" timeout 60 "$R" peer --compat "$tool" -s 10.79.0.2 --timeout 20 "$@" >"$T/cli" 2>"$T/cli.err"
+    crc=$?
+    wait $srv
+    src=$?
+    sleep 0.3
+    kill "$td" 2>/dev/null
+    wait "$td" 2>/dev/null
+}
+# ct_expected TOOL ROLE: what the real tool printed in that role (the fixture's text, not our output).
+ct_expected() {
+    case $2 in
+        client) sed -n '/^# guest 1 .*client:/,/^# guest 0/{/^#/d;p}' "$FX/$1.txt" ;;
+        server) sed -n '/^# guest 0 .*server:/,${/^#/d;p}' "$FX/$1.txt" ;;
+    esac
+}
+# ct_ok NAME TOOL: both ends exit 0 and print the real tool's lines (a --json line aside), the wire is clean.
+ct_ok() {
+    if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
+        fail "$1: client exit $crc, server exit $src: $(tail -c 300 "$T/cli" "$T/cli.err") / $(tail -c 300 "$T/srv" "$T/srv.err")"
+        return 1
+    fi
+    for role in client server; do
+        [ $role = client ] && out=$T/cli || out=$T/srv
+        if [ "$(grep -v '^{' "$out")" != "$(ct_expected "$2" $role)" ]; then
+            fail "$1: the $role's output is not the real $2's: $(head -c 300 "$out")"; return 1
+        fi
+    done
+    sum=$("$R" explain "$T/cap.pcap" 2>&1 | grep -- '^--- ')
+    if ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes" ||
+       [ "$(tcpdump -n -r "$T/cap.pcap" 'icmp or icmp6' 2>/dev/null | wc -l)" -ne 0 ]; then
+        fail "$1: the capture is not clean RoCEv2: $sum $(tcpdump -n -r "$T/cap.pcap" 'not udp port 4791' 2>/dev/null | head -n 3 | tr '\n' ' ')"
+        return 1
+    fi
+    pass "$1: both ends exit 0 and print the real $2's lines, every ICRC ok, no ICMP"
+}
+# What each side sent, by tshark: CM messages by name (QP1), the rest by BTH opcode (op4 SEND Only,
+# op17 Acknowledge, op101 UD SEND Only with Immediate), counted, and which side sent the first request.
+# ct_tokens PCAP CLIENT-IP [requests]: with "requests", each CM message (transaction ID) and each request
+# (QP, PSN) once, no ACK: what is left once resends are.
+ct_tokens() {
+    run_tshark -r - -Y infiniband -T fields -E separator=, -e ip.src -e ipv6.src -e infiniband.bth.opcode \
+        -e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.mad.attributeid -e infiniband.mad.transactionid \
+        <"$1" 2>/dev/null |
+        awk -F, -v c="$2" -v req="${3:-}" '
+            BEGIN { split("10 REQ 11 MRA 12 REJ 13 REP 14 RTU 15 DREQ 16 DREP 17 SIDR_REQ 18 SIDR_REP", n, " ")
+                    for (i = 1; i < 18; i += 2) cm["0x00" n[i]] = n[i + 1] }
+            { side = ($1 $2 == c) ? "client" : "server" }
+            $4 == "0x000001" { t = cm[$6]; key = t " " $7 }
+            $4 != "0x000001" { t = "op" $3; key = side " " $3 " " $4 " " $5
+                               if (t != "op17" && first == "") first = side }
+            req != "" && (t == "op17" || seen[key]++) { next }
+            { count[side ": " t]++ }
+            END { for (k in count) print k "=" count[k]; print "first: " first }' | sort |
+        awk -F': ' '$1 == "first" { f = $2; next } { s[$1] = s[$1] " " $2 }
+            END { print "client:" s["client"]; print "server:" s["server"]; print "first request: " f }'
+}
+for tool in ucmatose udaddy; do
+    KERNEL_CT=$(ct_tokens "$FX/$tool.pcap" 10.77.0.3)
+    case "$KERNEL_CT" in
+        *client:*op*server:*op*"first request: "?*) pass "tshark reads the kernel's $tool: $(echo "$KERNEL_CT" | tr '\n' ' ')" ;;
+        *) fail "tshark cannot read the kernel's $tool capture: $KERNEL_CT" ;;
+    esac
+    ct_pair $tool "$tool -c 2 -C 2 -S 64" "-c 2 -C 2 -S 64" -c 2 -C 2 -S 64
+    if ct_ok "$tool -c 2 -C 2 -S 64" $tool; then
+        ours=$(ct_tokens "$T/cap.pcap" 10.79.0.1)
+        [ "$ours" = "$KERNEL_CT" ] &&
+            pass "$tool -c 2: each side sends what the kernel's $tool sends, as many, the same side first ($(echo "$ours" | tr '\n' ' '))" ||
+            fail "$tool -c 2 differs from the kernel's: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$KERNEL_CT" | tr '\n' ' ')"
+    fi
+done
+# One connection: tshark's CM dissector, and the data on the QPNs, PSNs and Q_Key the CM announced.
+ct_pair ucmatose "ucmatose -c 1 -C 3 -S 1000" "-C 3 -S 1000 --json" -C 3 -S 1000
+grep -q '"replies_match":true' "$T/srv" && pass "ucmatose: the client's replies echo the server's data" ||
+    fail "ucmatose echo: $(grep '^{' "$T/srv")"
+cm_ok "ucmatose -c 1" "$T/cap.pcap" 10.79.0.1 "seq=REQ,REP,RTU,DREQ,DREP resent= rep_qpn=ok rep_psn=ok req_qpn=ok req_psn=ok"
+ct_pair udaddy "udaddy -c 1 -C 3 -S 1000" "-C 3 -S 1000" -C 3 -S 1000
+cm_ok "udaddy -c 1" "$T/cap.pcap" 10.79.0.1 "seq=SIDR_REQ,SIDR_REP resent= sidr_qpn=ok sidr_qkey=ok"
+# Loss: RC resends, so ucmatose ends as on a clean wire; each request (and CM message) once is the kernel's.
+KERNEL_CT=$(ct_tokens "$FX/ucmatose.pcap" 10.77.0.3 requests)
+ct_pair ucmatose "ucmatose -c 2 -C 2 -S 64, 20% loss at both ends" "-c 2 -C 2 -S 64 --loss 0.2 --seed 3 --json" \
+    -c 2 -C 2 -S 64 --loss 0.2 --seed 4 --json
+if ct_ok "ucmatose -c 2 -C 2 -S 64, 20% loss at both ends" ucmatose; then
+    drops=$(grep -ho '"dropped_by_loss":[0-9]*' "$T/srv" "$T/cli" | tr '\n' ' ')
+    case "$drops" in *":0 "*) fail "ucmatose --loss dropped nothing at one end: $drops" ;;
+        *) pass "ucmatose --loss: $drops$(grep -ho '"retransmits":[0-9]*\|"cm_resends":[0-9]*' "$T/srv" "$T/cli" | tr '\n' ' ')" ;; esac
+    ours=$(ct_tokens "$T/cap.pcap" 10.79.0.1 requests)
+    [ "$ours" = "$KERNEL_CT" ] && pass "ucmatose with loss: each request and CM message once, they are the kernel's" ||
+        fail "ucmatose with loss differs: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$KERNEL_CT" | tr '\n' ' ')"
+fi
+# UD: a datagram lost is never resent, and udaddy waits for every one: only the CM recovers. With seed 7 the
+# server's --loss drops the first frame it receives (a SIDR_REQ) and none of the next 15: the client's CM
+# sends it again and the test completes. (A small seed always drops the first frame: xorshift starts low.)
+KERNEL_CT=$(ct_tokens "$FX/udaddy.pcap" 10.77.0.3 requests)
+ct_pair udaddy "udaddy -c 2 -C 2 -S 64, a SIDR_REQ lost at the server" "-c 2 -C 2 -S 64 --loss 0.2 --seed 7 --json" \
+    -c 2 -C 2 -S 64 --json
+if ct_ok "udaddy -c 2 -C 2 -S 64, a SIDR_REQ lost at the server" udaddy; then
+    # seq and resent only: cm_frames.py's sidr_qpn holds one connection's QPN, and there are two
+    got=$(cm_words "$T/cap.pcap" 10.79.0.1 | tr ' ' '\n' | grep -E '^(seq|resent)=' | tr '\n' ' ')
+    case " $got " in *" resent=SIDR_REQ "*) pass "udaddy: the lost SIDR_REQ was sent again, by tshark: $got" ;;
+        *) fail "udaddy with a lost SIDR_REQ: $got" ;; esac
+    ours=$(ct_tokens "$T/cap.pcap" 10.79.0.1 requests)
+    [ "$ours" = "$KERNEL_CT" ] && pass "udaddy with a lost SIDR_REQ: each message once, they are the kernel's" ||
+        fail "udaddy with loss differs: ours $(echo "$ours" | tr '\n' ' ') / kernel's $(echo "$KERNEL_CT" | tr '\n' ' ')"
+fi
+# A datagram lost: the client waits for it until --timeout, then fails and says why (the real udaddy waits
+# forever). This seed keeps the client's first frame (the SIDR_REP) and drops its 2nd and 4th (replies).
+ct_pair udaddy "udaddy, a reply lost" "-C 3 -S 64" -C 3 -S 64 --timeout 3 --loss 0.5 --seed 582057716445789124
+if [ $crc -ne 0 ] && grep -q "completions, then nothing for 3 s (--timeout): a datagram lost is not resent" "$T/cli.err" &&
+   grep -q "^return status -110$" "$T/cli"
+then pass "udaddy: a lost datagram fails the client after --timeout, saying why ($(grep -o 'connection 0: [0-9]* of 3' "$T/cli.err"))"
+else fail "udaddy with a lost reply: client exit $crc: $(cat "$T/cli" "$T/cli.err" | tail -c 400)"; fi
+# More connections than the server takes: its CM rejects the second (cmatose's "failing connection request").
+ct_pair ucmatose "ucmatose -c 2 against a -c 1 server" "-C 1 --timeout 5" -c 2 -C 1 --timeout 5
+# The server then ends (connect_events() returns connect_handler()'s -ENOMEM), and its connection goes down
+# as the kernel takes it down when cmatose exits: a DREQ, so the client ends with the REJ's status.
+if grep -q "^cmatose: failing connection request$" "$T/srv" && grep -q "^return status -12$" "$T/srv" &&
+   grep -q "^cmatose: event: RDMA_CM_EVENT_REJECTED, error: 28$" "$T/cli" && grep -q "^return status 28$" "$T/cli"
+then pass "ucmatose: the connection beyond the server's -c is refused (REJ reason 28, consumer reject), as cmatose's"
+else fail "ucmatose -c 2 against -c 1: $(cat "$T/srv" "$T/cli" | tail -c 400)"; fi
 
 # --cm: every op (and UD through SIDR) connected by the CM, as perftest -R; the server learns the test from the REQ.
 SERVER_OPTS="--cm"

@@ -8,7 +8,11 @@
 #    libibverbs, realrxe/rxe_peer.c): the data is checked on both sides;
 #  - the real rping in both roles against rocelab peer --compat rping, connected
 #    through rdma_cm (REQ/REP/RTU, DREQ/DREP, read by Wireshark's CM dissector),
-#    over a clean wire and with loss at each receiver's ingress.
+#    over a clean wire and with loss at each receiver's ingress;
+#  - the real ucmatose (2 RC connections) and udaddy (2 SIDR resolutions, UD) in both
+#    roles against rocelab peer --compat ucmatose / udaddy, their output held against
+#    the kernel-to-kernel run's; ucmatose with loss at each receiver's ingress, udaddy
+#    with its first SIDR_REQ lost at each (UD data lost is never resent: see there).
 # Each exchange passes only when both sides say they succeeded (and checked the
 # data), and tcpdump on the tap sees every frame of both stacks with a good
 # ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
@@ -270,6 +274,106 @@ rping_kernel_server "rping -s (kernel) against rocelab rping -c, 20% loss at the
 # its 1st, 4th and 8th frame (the REQ, then data), none from the 15th to the 32nd.
 rping_kernel_client "rocelab rping -s against rping -c (kernel), 20% loss at rocelab's ingress" --loss 0.2 --seed 5
 rping_kernel_client "rocelab rping -s against rping -c (kernel), 20% loss at the kernel's ingress" --tx-loss 0.2 --seed 3
+
+# ---- ucmatose and udaddy: the real tools against rocelab peer --compat ucmatose / udaddy -------------
+
+# What the real tool printed in ROLE with the kernel at both ends, -c 2 -C 2 -S 64 (tests/fixtures/rxe).
+FX=$(dirname "$0")/../fixtures/rxe
+ct_expected() {   # TOOL ROLE
+	case $2 in
+	client) sed -n '/^# guest 1 .*client:/,/^# guest 0/{/^#/d;p}' "$FX/$1.txt" ;;
+	server) sed -n '/^# guest 0 .*server:/,${/^#/d;p}' "$FX/$1.txt" ;;
+	esac
+}
+# ct_done NAME TOOL ROCELAB-STATUS KERNEL-STATUS CLIENT-OUT SERVER-OUT CLIENT-IP WANT: both exit 0, both
+# print the tool's lines, the capture is clean and tshark's CM dissector reads WANT (seq=... resent=...)
+ct_done() {
+	local got
+	rm -f "$T/last-good.pcap"
+	if [ "$3" -ne 0 ] || [ "$4" -ne 0 ]; then
+		fail "$1: rocelab exit $3, kernel $2 exit $4: $(tail -c 300 "$5") / $(tail -c 300 "$6")"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	if [ "$(grep -v '^{' "$5")" != "$(ct_expected "$2" client)" ] ||
+		[ "$(grep -v '^{' "$6")" != "$(ct_expected "$2" server)" ]; then
+		fail "$1: the output is not $2's: $(head -c 300 "$5") / $(head -c 300 "$6")"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	pass "$1: both exit 0, both print the real $2's lines for 2 connections of 2 messages"
+	cap_check "$1"
+	[ -s "$T/last-good.pcap" ] || return
+	# shellcheck disable=SC2046  # one -e per field
+	got=$(run_tshark -r - -T fields -E separator=/t -E occurrence=f $(python3 "$CMF" --print-fields) \
+		<"$T/last-good.pcap" 2>/dev/null | python3 "$CMF" "$7" | tr ' ' '\n' | grep -E '^(seq|resent)=' | tr '\n' ' ')
+	[ "$got" = "$8 " ] && pass "$1: by tshark's CM dissector: $got" || fail "$1: by tshark's CM dissector: '$got', wanted '$8'"
+}
+# ct_kernel_server NAME TOOL WANT ROCELAB-FLAGS...: the kernel's TOOL serves, rocelab's --compat TOOL -s is the client
+ct_kernel_server() {
+	local name=$1 tool=$2 want=$3 hrc grc
+	shift 3
+	cap_start
+	guest "(timeout 90 $tool -c 2 -C 2 -S 64; echo \"@@EXIT \$?\") > /tmp/ct.log 2>&1 &
+	       i=0; until rdma res show cm_id | grep -q LISTEN || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
+	ip netns exec "$NS" timeout 90 "$R" peer --compat "$tool" -s $G -c 2 -C 2 -S 64 --timeout 40 "$@" \
+		>"$T/cli.out" 2>"$T/cli.err"
+	hrc=$?
+	guest_end ct >"$T/srv.out"
+	grc=$?
+	ct_done "$name" "$tool" $hrc $grc "$T/cli.out" "$T/srv.out" 10.77.0.1 "$want"
+}
+# ct_kernel_client NAME TOOL WANT ROCELAB-FLAGS...: rocelab's --compat TOOL serves, the kernel's TOOL -s is the client
+ct_kernel_client() {
+	local name=$1 tool=$2 want=$3 hrc grc i=0
+	shift 3
+	cap_start
+	ip netns exec "$NS" timeout 90 "$R" peer --compat "$tool" -b 10.77.0.1 -c 2 -C 2 -S 64 --timeout 40 "$@" \
+		>"$T/srv.out" 2>"$T/srv.err" &
+	hpid=$!
+	until grep -q "waiting for a client" "$T/srv.err" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+	guest "timeout 90 $tool -s 10.77.0.1 -c 2 -C 2 -S 64" >"$T/cli.out" 2>&1
+	grc=$?
+	wait $hpid
+	hrc=$?
+	ct_done "$name" "$tool" $hrc $grc "$T/cli.out" "$T/srv.out" $G "$want"
+}
+CT_RC="seq=REQ,REP,RTU,DREQ,DREP resent="
+CT_UD="seq=SIDR_REQ,SIDR_REP resent="
+ct_kernel_server "ucmatose (kernel) against rocelab ucmatose -s" ucmatose "$CT_RC"
+ct_kernel_client "rocelab ucmatose against ucmatose -s (kernel)" ucmatose "$CT_RC"
+ct_kernel_server "udaddy (kernel) against rocelab udaddy -s" udaddy "$CT_UD"
+ct_kernel_client "rocelab udaddy against udaddy -s (kernel)" udaddy "$CT_UD"
+# Loss at each receiver's ingress, as for rping: RC resends what is lost, so ucmatose ends as on a clean
+# wire (seed 5 drops rocelab's 1st, 4th and 8th frames in: a CM message first, resent by the other CM).
+ct_kernel_server "ucmatose (kernel) against rocelab ucmatose -s, 20% loss at rocelab's ingress" ucmatose \
+	"seq=REQ,REP,RTU,DREQ,DREP resent=REP" --loss 0.2 --seed 5
+# --tx-loss drops a frame before it leaves, so the wire shows what is resent once; rocelab's --json says
+# what it dropped. This seed drops its first frame out (the first REQ, SIDR_REQ), no other of the first 16.
+# ct_tx_dropped NAME: rocelab (the client) dropped one frame and its CM sent a message again.
+ct_tx_dropped() {
+	grep -q '"dropped_by_tx_loss":1,' "$T/cli.out" && grep -q '"cm_resends":[1-9]' "$T/cli.out" &&
+		pass "$1: rocelab dropped its first frame out, and its CM sent it again ($(grep -o '"cm_resends":[0-9]*' "$T/cli.out"))" ||
+		fail "$1: rocelab's --json: $(grep '^{' "$T/cli.out")"
+}
+ct_kernel_server "ucmatose (kernel) against rocelab ucmatose -s, 20% loss at the kernel's ingress" ucmatose \
+	"$CT_RC" --tx-loss 0.2 --seed 6242825941724828127 --json
+ct_tx_dropped "ucmatose (kernel) against rocelab ucmatose -s, 20% loss at the kernel's ingress"
+ct_kernel_client "rocelab ucmatose against ucmatose -s (kernel), 20% loss at rocelab's ingress" ucmatose \
+	"seq=REQ,REP,RTU,DREQ,DREP resent=REQ" --loss 0.2 --seed 5
+ct_kernel_client "rocelab ucmatose against ucmatose -s (kernel), 20% loss at the kernel's ingress" ucmatose \
+	"$CT_RC" --tx-loss 0.2 --seed 3
+# UD resends nothing and udaddy waits for every datagram (no timeout), so a lost datagram leaves the real
+# tool hanging: loss on the data is not tested, by design. What recovers is the CM's: a SIDR_REQ lost at the
+# server's ingress is sent again (after 4.3 s). A SIDR_REP lost is not tested either: the client's CM sends
+# its SIDR_REQ again, but the kernel's CM makes that a new request, which the real udaddy server, already
+# waiting for data, never takes (only rocelab's agent answers it again). The seeds drop exactly the first
+# SIDR_REQ: rocelab's first frame out (--tx-loss, the seed above), or its first frame in (--loss, seed 7).
+ct_kernel_server "udaddy (kernel) against rocelab udaddy -s, the first SIDR_REQ lost at the kernel's ingress" udaddy \
+	"$CT_UD" --tx-loss 0.2 --seed 6242825941724828127 --json
+ct_tx_dropped "udaddy (kernel) against rocelab udaddy -s, the first SIDR_REQ lost at the kernel's ingress"
+ct_kernel_client "rocelab udaddy against udaddy -s (kernel), the first SIDR_REQ lost at rocelab's ingress" udaddy \
+	"seq=SIDR_REQ,SIDR_REP resent=SIDR_REQ" --loss 0.2 --seed 7
 
 # ---- what only the kernel does, read by Wireshark's own dissector ------------------------------
 
