@@ -574,18 +574,6 @@ static void an_cm_ids(const struct rl_cm *cm, uint32_t *local, uint32_t *remote)
 	*remote = (uint32_t)rl_cm_get(cm, ids[i][1]);   /* rl_cm_get gives 0 for RL_CMF_COUNT */
 }
 
-/* An MRA names the message it answers (IBA 12.6.6): 0 REQ, 1 REP, 2 LAP. */
-static uint16_t an_cm_msg_ref(uint64_t v)
-{
-	return v == 0 ? RL_CM_REQ : v == 1 ? RL_CM_REP : v == 2 ? RL_CM_LAP : 0;
-}
-
-/* A REJ's Message Rejected (IBA 12.6.7.1): 0 REQ, 1 REP, 2 "no message" (a timeout, a stray message). */
-static uint16_t an_cm_rej_ref(uint64_t v)
-{
-	return v == 0 ? RL_CM_REQ : v == 1 ? RL_CM_REP : 0;
-}
-
 /* The message @cm answers, 0 if it starts an exchange (REQ, DREQ, LAP, SIDR_REQ). */
 static uint16_t an_cm_answers(const struct rl_cm *cm)
 {
@@ -595,8 +583,8 @@ static uint16_t an_cm_answers(const struct rl_cm *cm)
 	case RL_CM_DREP: return RL_CM_DREQ;
 	case RL_CM_APR: return RL_CM_LAP;
 	case RL_CM_SIDR_REP: return RL_CM_SIDR_REQ;
-	case RL_CM_MRA: return an_cm_msg_ref(rl_cm_get(cm, RL_CMF_MRA_MESSAGE_MRAED));
-	case RL_CM_REJ: return an_cm_rej_ref(rl_cm_get(cm, RL_CMF_REJ_MESSAGE_REJECTED));
+	case RL_CM_MRA:
+	case RL_CM_REJ: return rl_cm_answered_msg(cm);
 	default: return 0;
 	}
 }

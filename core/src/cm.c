@@ -97,6 +97,24 @@ static const char *rl_cm_w_rej_ref(uint64_t v)
 	return t[v & 3];
 }
 
+uint16_t rl_cm_answered_msg(const struct rl_cm *cm)
+{
+	uint64_t v;
+
+	if (cm->attr == RL_CM_MRA)
+		v = rl_cm_get(cm, RL_CMF_MRA_MESSAGE_MRAED);
+	else if (cm->attr == RL_CM_REJ)
+		v = rl_cm_get(cm, RL_CMF_REJ_MESSAGE_REJECTED);
+	else
+		return 0;
+	switch (v) {
+	case RL_CM_REF_REQ: return RL_CM_REQ;
+	case RL_CM_REF_REP: return RL_CM_REP;
+	case RL_CM_REF_OTHER: return cm->attr == RL_CM_MRA ? RL_CM_LAP : 0;
+	default: return 0;
+	}
+}
+
 /* Path MTU, the encoding of IBA 9.6.2's PMTU. */
 static const char *rl_cm_w_mtu(uint64_t v)
 {

@@ -75,7 +75,6 @@ enum rl_cm_rej_reason {
 };
 
 /* What MRA and REJ say they answer (IBA 12.6.6, 12.6.7). */
-enum rl_cm_msg_ref { RL_CM_REF_REQ = 0, RL_CM_REF_REP = 1, RL_CM_REF_OTHER = 2 };
 
 struct rl_rdma_cm_id {
 	struct rl_cm_agent *agent;

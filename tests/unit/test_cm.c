@@ -492,6 +492,26 @@ static void test_describe(void)
 	CU_ASSERT_EQUAL(strlen(line), 7);
 }
 
+/* What an MRA or REJ answers (IBA 12.6.6, 12.6.7.1): 2 is a LAP for an MRA, no message for a REJ. */
+static void test_answered_msg(void)
+{
+	struct rl_cm cm;
+
+	rl_cm_init(&cm, RL_CM_MRA, 1);
+	rl_cm_set(&cm, RL_CMF_MRA_MESSAGE_MRAED, 1);
+	CU_ASSERT_EQUAL(rl_cm_answered_msg(&cm), RL_CM_REP);
+	rl_cm_set(&cm, RL_CMF_MRA_MESSAGE_MRAED, 2);
+	CU_ASSERT_EQUAL(rl_cm_answered_msg(&cm), RL_CM_LAP);
+	rl_cm_init(&cm, RL_CM_REJ, 1);
+	CU_ASSERT_EQUAL(rl_cm_answered_msg(&cm), RL_CM_REQ);
+	rl_cm_set(&cm, RL_CMF_REJ_MESSAGE_REJECTED, 2);
+	CU_ASSERT_EQUAL(rl_cm_answered_msg(&cm), 0);
+	rl_cm_set(&cm, RL_CMF_REJ_MESSAGE_REJECTED, 3);
+	CU_ASSERT_EQUAL(rl_cm_answered_msg(&cm), 0);
+	rl_cm_init(&cm, RL_CM_REP, 1);
+	CU_ASSERT_EQUAL(rl_cm_answered_msg(&cm), 0);
+}
+
 /* What the decoder's caller looks for: a UD SEND Only to QP1 with the GSI's Q_Key. */
 static void test_is_gsi(void)
 {
@@ -521,5 +541,6 @@ int tl_suite_cm(void)
 	       !CU_add_test(s, "REJ reasons and methods in words", test_words) ||
 	       !CU_add_test(s, "rdma_cm service IDs and CMA header", test_rdma_cm) ||
 	       !CU_add_test(s, "one line: rdma_cm REQ, REJ reason", test_describe) ||
-	       !CU_add_test(s, "a MAD for the GSI", test_is_gsi);
+	       !CU_add_test(s, "a MAD for the GSI", test_is_gsi) ||
+	       !CU_add_test(s, "what an MRA or a REJ answers", test_answered_msg);
 }

@@ -168,6 +168,15 @@ struct rl_cm_iter {
 void rl_cm_iter_init(struct rl_cm_iter *it, const struct rl_cm *cm);
 const struct rl_cm_field *rl_cm_next(struct rl_cm_iter *it);
 
+/*
+ * What an MRA's Message MRAed and a REJ's Message Rejected hold (IBA
+ * 12.6.6, 12.6.7.1): the message answered. OTHER is a LAP for an MRA, and
+ * no message at all for a REJ (a timeout, a stray message).
+ */
+enum rl_cm_msg_ref { RL_CM_REF_REQ = 0, RL_CM_REF_REP = 1, RL_CM_REF_OTHER = 2 };
+/* The attribute of the message an MRA or REJ answers (RL_CM_REQ, RL_CM_REP, RL_CM_LAP), or 0. */
+uint16_t rl_cm_answered_msg(const struct rl_cm *cm);
+
 /* Words for a MAD method, a CM REJ reason (IBA 12.6.7.2, Table 112 of 1.2.1) and more; NULL if none. */
 const char *rl_mad_method_name(uint64_t method);
 const char *rl_cm_rej_reason(uint64_t reason);
