@@ -309,17 +309,64 @@ static int lab_rxe_rping_step(const struct lab_step *s, const char *log)
 	return lab_pair(s, log, server, client);
 }
 
+/*
+ * Namespace rl-rxe with the lab's VM alive in it is kept (--keep); one in use
+ * by anything else is refused (another lab run); an empty one, left by a run
+ * that was killed, is removed. -1 (said) when refused or not removed.
+ */
+static int lab_rxe_stale(void)
+{
+	char pid_file[300], comm[64] = "?";
+	pid_t user = lab_netns_user(LAB_RXE_NS), vm = 0;
+	FILE *f;
+
+	if (user < 0)
+		return 0;
+	snprintf(pid_file, sizeof(pid_file), LAB_RXE_DIR "/qemu.pid");
+	f = fopen(pid_file, "r");
+	if (f && fscanf(f, "%d", &vm) != 1)
+		vm = 0;
+	if (f)
+		fclose(f);
+	if (user > 0 && vm > 0 && kill(vm, 0) == 0)
+		return 0;
+	if (user > 0) {
+		snprintf(pid_file, sizeof(pid_file), "/proc/%d/comm", (int)user);
+		f = fopen(pid_file, "r");
+		if (f && fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		if (f)
+			fclose(f);
+		cli_error("lab", "namespace " LAB_RXE_NS " is in use by process %d (%s), not this lab's VM: another "
+				 "'lab run --real-rxe'? Stop it, or 'ip netns del " LAB_RXE_NS "' if it is yours",
+			  (int)user, comm);
+		return -1;
+	}
+	printf("lab: namespace " LAB_RXE_NS " is left from a run that did not finish (nothing runs in it); removing it\n");
+	lab_cmd(false, "%s realrxe stop --dir " LAB_RXE_DIR, cli_self());
+	if (lab_netns_user(LAB_RXE_NS) >= 0 && lab_cmd(true, "ip netns del " LAB_RXE_NS)) {
+		cli_error("lab", "cannot remove namespace " LAB_RXE_NS);
+		return -1;
+	}
+	return 0;
+}
+
 /* The VM, its tap in namespace rl-rxe, and the MTU on both ends of the tap; *@made once the VM runs. */
 static int lab_rxe_up(unsigned mtu, bool *made)
 {
 	*made = false;
 	printf("lab: the other end is the kernel's Soft-RoCE (rdma_rxe, Debian's kernel) in a VM at 10.77.0.2; "
 	       "rocelab is at " LAB_RXE_HOST " in namespace " LAB_RXE_NS "\n");
-	if (lab_cmd(true, "%s realrxe start --dir " LAB_RXE_DIR " --netns " LAB_RXE_NS, cli_self())) {
+	if (lab_rxe_stale()) {
+		return -1;
+	} else if (lab_netns_user(LAB_RXE_NS) > 0) {
+		printf("lab: the VM is up already (kept by an earlier run's --keep)\n");
+	} else if (lab_cmd(true, "%s realrxe start --dir " LAB_RXE_DIR " --netns " LAB_RXE_NS, cli_self())) {
 		cli_error("lab", "the VM did not start (above: why)");
 		return -1;
+	} else {
+		*made = true;
 	}
-	*made = true;
 	if (mtu != 1500 && (lab_cmd(false, "ip -n " LAB_RXE_NS " link set " LAB_RXE_IF " mtu %u", mtu) ||
 			    lab_cmd(false, "%s realrxe exec --dir " LAB_RXE_DIR " -- ip link set eth0 mtu %u", cli_self(), mtu)))
 		return -1;

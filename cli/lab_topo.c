@@ -8,6 +8,7 @@
  * keep its root there) gives way to libpcap in this process's own child.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pcap/pcap.h>
@@ -77,6 +78,33 @@ int lab_down(void)
 	if (access("/run/netns/" LAB_NS_B, F_OK) == 0)
 		rc |= lab_cmd(false, "ip netns del " LAB_NS_B);
 	return rc ? -1 : 0;
+}
+
+pid_t lab_netns_user(const char *ns)
+{
+	char path[300];
+	struct stat want, st;
+	struct dirent *e;
+	pid_t found = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	if (stat(path, &want))
+		return -1;
+	d = opendir("/proc");
+	while (d && !found && (e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", e->d_name);
+		if (*end || pid <= 0 || stat(path, &st))
+			continue;
+		if (st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+			found = (pid_t)pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
 }
 
 static int lab_set_mtu(unsigned mtu)

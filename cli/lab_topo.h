@@ -42,6 +42,13 @@ int lab_up(unsigned mtu, bool *made);
 /* Remove both namespaces (and the veth with them). 0, or -1 if a removal failed. */
 int lab_down(void);
 
+/*
+ * A process living in network namespace @ns (named under /run/netns), 0 if
+ * none does (a namespace left by a run that was killed), -1 if there is no
+ * such namespace.
+ */
+pid_t lab_netns_user(const char *ns);
+
 /* Print whether the topology is up, and its addresses and MTU; 0 if up, 1 if down. */
 int lab_status(void);
 

@@ -414,7 +414,25 @@ lab_rxe() {
 	pass "lab $1 --real-rxe: $from_g frames from kernel rxe, $from_h from rocelab, every ICRC ok"
 	cp "$pcap" "$T/lab$1.pcap"
 }
+# A lab run killed before its cleanup leaves namespace rl-rxe behind. One with a process in it is
+# another run's and is refused; an empty one is removed, and the lab runs (lab 01 below).
+if ip netns add rl-rxe 2>/dev/null; then
+	ip netns exec rl-rxe sleep 120 &
+	sleeper=$!
+	sleep 0.3
+	(cd "$T/lab" && timeout 60 "$R" lab run 01 --real-rxe) >"$T/lab-busy.out" 2>&1
+	rc=$?
+	kill $sleeper 2>/dev/null
+	wait $sleeper 2>/dev/null
+	[ $rc -ne 0 ] && grep -q "namespace rl-rxe is in use by process $sleeper (sleep)" "$T/lab-busy.out" &&
+		pass "lab 01 --real-rxe refuses a namespace rl-rxe another process lives in (exit $rc)" ||
+		fail "lab 01 --real-rxe with rl-rxe in use: exit $rc: $(tail -c 300 "$T/lab-busy.out")"
+	ip netns exec rl-rxe true && stale=1 || stale=0
+fi
 if lab_rxe 01; then
+	[ "${stale:-0}" = 1 ] && { grep -q "namespace rl-rxe is left from a run that did not finish" "$T/lab01.out" &&
+		pass "lab 01 --real-rxe removed the empty rl-rxe a killed run had left, then ran" ||
+		fail "lab 01 --real-rxe did not say it removed the stale rl-rxe"; }
 	grep -q "ibv_rc_pingpong -d rxe0 -g 1 -s 64 -n 5" "$T/lab01.out" &&
 		pass "lab 01 --real-rxe ran the standard ibv_rc_pingpong in the VM" ||
 		fail "lab 01 --real-rxe did not run ibv_rc_pingpong: $(grep realrxe "$T/lab01.out" | head -n 3)"
