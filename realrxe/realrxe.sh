@@ -339,6 +339,7 @@ rr_add_libs() {   # $1: session dir
 		for so in $(LC_ALL=C readelf -d "${files[$i]}" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
 			case "$seen" in *" $so "*) continue ;; esac
 			seen="$seen$so "
+			case $so in */*) die "--add: $(basename "${files[$i]}") names the library $so by its path: link it by soname" ;; esac
 			rr_in_guest "lib/x86_64-linux-gnu/$so" || rr_in_guest "$RR_LIBDIR/$so" && continue
 			p=$(rr_add_host_lib "$so" "${dirs[$i]}") ||
 				die "--add: $so is needed (by $(basename "${files[$i]}")), and neither the guest nor this host has it"

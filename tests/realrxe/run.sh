@@ -555,24 +555,35 @@ if [ -e "$OWN/qemu.pid" ]; then
 fi
 own_stop
 
-# An already-built program that needs a library the guest lacks (libstdc++: nothing in the guest is C++),
-# with `run`: the library goes in beside it, and the program calls into it in the guest.
+# Already-built programs whose libraries the guest lacks, with `run` and three --add: demangle needs
+# libstdc++ (nothing in the guest is C++), found through the host's loader cache; greet needs libgreet.so.1,
+# which lies beside it. Both libraries go in, both programs call into them in the guest, and the .c is there.
 printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' \
 	'char *__cxa_demangle(const char *name, char *buf, size_t *n, int *status);' \
 	'int main(void) { int st; char *s = __cxa_demangle("_Z9rdma_demoPv", NULL, NULL, &st); ' \
 	'if (!s) return 1; printf("demangled: %s\n", s); free(s); return 0; }' >"$T/add/demangle.c"
-if cc -o "$T/add/demangle" "$T/add/demangle.c" -Wl,--no-as-needed "$(cc -print-file-name=libstdc++.so.6)" 2>"$T/own-cc.err"; then
-	"$R" realrxe run --netns "$NSO" --add "$T/add/demangle" -- 'demangle && ls /usr/lib/x86_64-linux-gnu/libstdc++.so.6' \
-		>"$T/own-run.out" 2>&1
+printf '%s\n' 'const char *greet(void) { return "greetings from libgreet"; }' >"$T/add/greet-lib.c"
+printf '%s\n' '#include <stdio.h>' 'const char *greet(void);' 'int main(void) { puts(greet()); return 0; }' >"$T/add/greet.c"
+if cc -o "$T/add/demangle" "$T/add/demangle.c" -Wl,--no-as-needed "$(cc -print-file-name=libstdc++.so.6)" 2>"$T/own-cc.err" &&
+	cc -shared -fPIC -Wl,-soname,libgreet.so.1 -o "$T/add/libgreet.so.1" "$T/add/greet-lib.c" 2>>"$T/own-cc.err" &&
+	cc -o "$T/add/greet" "$T/add/greet.c" "$T/add/libgreet.so.1" 2>>"$T/own-cc.err"; then
+	"$R" realrxe run --netns "$NSO" --add "$T/add/demangle" --add "$T/add/greet" --add "$EX" -- \
+		'demangle && greet && command -v rdma_example' >"$T/own-run.out" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q '^demangled: rdma_demo(void\*)$' "$T/own-run.out" &&
-		grep -q 'realrxe: adding libstdc++.so.6 (from ' "$T/own-run.out" && ! ip netns list | grep -q "^$NSO\\b"; then
-		pass "realrxe run --add a built program: libstdc++.so.6 copied in with it, the program ran in the guest"
+		grep -q '^greetings from libgreet$' "$T/own-run.out" && grep -q '^/opt/rocelab/rdma_example$' "$T/own-run.out" &&
+		grep -q 'realrxe: adding libstdc++.so.6 (from ' "$T/own-run.out" &&
+		grep -q "realrxe: adding libgreet.so.1 (from $T/add/libgreet.so.1)" "$T/own-run.out" &&
+		! ip netns list | grep -q "^$NSO\\b"; then
+		pass "realrxe run --add two built programs and a .c: libstdc++.so.6 and libgreet.so.1 copied in, both programs ran"
 	else
-		fail "realrxe run --add demangle: exit $rc: $(tail -c 600 "$T/own-run.out")"
+		fail "realrxe run --add demangle, greet, rdma_example.c: exit $rc: $(tail -c 600 "$T/own-run.out")"
 	fi
+	rm "$T/add/libgreet.so.1"
+	own_refused "a program whose library is nowhere" "libgreet.so.1 is needed \\(by greet\\), and neither the guest nor this host has it" \
+		run --netns "$NSO" --add "$T/add/greet" -- true
 else
-	fail "cannot build the libstdc++ test program: $(cat "$T/own-cc.err")"
+	fail "cannot build the test programs: $(cat "$T/own-cc.err")"
 fi
 trap cleanup EXIT
 
