@@ -11,10 +11,10 @@ RR_HOST_IP=10.77.0.1
 usage() {
 	cat <<EOF
 usage: rocelab realrxe build [--force]
-       rocelab realrxe run [--netns NS] [--max-time S] -- COMMAND...
-       rocelab realrxe shell [--netns NS]
+       rocelab realrxe run [--add PROGRAM[.c]]... [--netns NS] [--max-time S] -- COMMAND...
+       rocelab realrxe shell [--add PROGRAM[.c]]... [--netns NS]
        rocelab realrxe capture [--out DIR] [--netns NS] [TOOL...]
-       rocelab realrxe start --dir DIR [--guests 1|2] [--netns NS] [--max-time S]
+       rocelab realrxe start --dir DIR [--add PROGRAM[.c]]... [--guests 1|2] [--netns NS] [--max-time S]
        rocelab realrxe exec --dir DIR [--guest 0|1] [--timeout S] -- COMMAND...
        rocelab realrxe stop --dir DIR
 
@@ -48,6 +48,17 @@ side ('exec --guest 1'); tcpdump on rxtap0 sees what the two send each other.
 The guest powers itself off after --max-time seconds (default 1800).
 KVM is used where it boots the kernel, TCG (slower, always works) otherwise.
 Needs root (network namespaces, tap) and, once, network access to Debian's mirror.
+
+--add PROGRAM puts your own libibverbs / librdmacm program into the guest (run, start and
+shell; as many --add as you like). A file NAME.c is compiled here with cc (CC, CFLAGS and
+LDLIBS from the environment are used) against Debian's libibverbs-dev and librdmacm-dev,
+installed with apt-get when missing, and linked with -lrdmacm -libverbs -lpthread; any
+other file must be a program built for Linux x86-64. It becomes the command NAME in the
+guest (in /opt/rocelab, on the PATH), with the shared libraries it needs that the guest
+lacks, copied from this host. A .c that does not compile shows the compiler's errors.
+  rocelab realrxe start --dir DIR --guests 2 --add my_rdma.c
+  rocelab realrxe exec --dir DIR -- 'my_rdma -s > /tmp/s.log 2>&1 &'
+  rocelab realrxe exec --dir DIR --guest 1 -- my_rdma $(rr_guest_ip 0)
 EOF
 }
 
@@ -85,13 +96,19 @@ RR_MODS="crypto/crc32_generic
  net/core/failover drivers/net/net_failover drivers/net/virtio_net"
 
 rr_host_tools() {
-	local missing="" p
+	local missing=""
 	command -v qemu-system-x86_64 >/dev/null || missing="$missing qemu-system-x86"
 	[ -x /sbin/depmod ] || command -v depmod >/dev/null || missing="$missing kmod"
 	command -v cpio >/dev/null || missing="$missing cpio"
 	command -v dpkg-deb >/dev/null || die "dpkg-deb not found: the VM is built from Debian packages, on Debian or Ubuntu"
 	[ -e /usr/include/infiniband/verbs.h ] || missing="$missing libibverbs-dev"
+	rr_apt_install $missing
+}
+
+rr_apt_install() {   # the host packages named, those missing; as root
+	local missing="$*" p
 	[ -z "$missing" ] && return 0
+	missing=" $missing"
 	[ "$(id -u)" = 0 ] || die "missing host packages:$missing (as root: apt-get install$missing)"
 	say "installing:$missing"
 	for p in 1 2; do
@@ -210,6 +227,131 @@ rr_ensure_built() {
 	if [ -s "$RR_CACHE/base.cpio.gz" ]; then rr_build_peer; else rr_build; fi
 }
 
+# ---- --add: the learner's own programs --------------------------------------------------------
+
+# Each --add PROGRAM (a .c source, compiled here against Debian's libibverbs-dev and librdmacm-dev,
+# or an x86-64 ELF program) goes into the guest's /opt/rocelab, which is on its PATH, under its
+# name (a .c without the .c); the shared libraries it needs that the guest lacks go with it.
+RR_ADD=()
+RR_LIBDIR=usr/lib/x86_64-linux-gnu   # one of the loader's default directories: no ld.so.cache needed
+
+# The guest's files, one path a line ("usr/bin/rping"), listed once per build of base.cpio.gz.
+rr_base_list() {
+	local l="$RR_CACHE/base.list"
+	if [ ! -s "$l" ] || [ "$RR_CACHE/base.cpio.gz" -nt "$l" ]; then
+		gzip -dc "$RR_CACHE/base.cpio.gz" | cpio -t --quiet 2>/dev/null | sed 's|^\./||' > "$l.$$" &&
+			mv "$l.$$" "$l" || die "cannot list the files of $RR_CACHE/base.cpio.gz"
+	fi
+	echo "$l"
+}
+
+rr_in_guest() { grep -qxF "$1" "$RR_BASE_LIST"; }   # $1: a path without the leading /
+
+# An ELF program this guest can run: 64-bit x86-64, linked (not an object file).
+rr_add_elf() {   # $1: file as given
+	local h
+	[ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ] ||
+		die "--add $1: not an ELF program (nor a .c source to compile): give a program built for Linux x86-64, or its .c"
+	h=$(LC_ALL=C readelf -h "$1" 2>/dev/null) || die "--add $1: readelf cannot read its ELF header"
+	case $h in *"Machine:"*"X86-64"*) ;; *)
+		die "--add $1: built for $(echo "$h" | sed -n 's/^ *Machine: *//p'), not x86-64, the guest's architecture" ;;
+	esac
+	case $h in *"Class:"*"ELF64"*) ;; *) die "--add $1: a 32-bit program; the guest runs 64-bit x86-64 ones" ;; esac
+	case $h in *"Type:"*"REL "*) die "--add $1: an object file, not a program: link it first (or give its .c)" ;; esac
+}
+
+# The host's C compiler and the headers a verbs program includes; missing ones are installed as
+# rr_host_tools installs libibverbs-dev.
+rr_add_host_dev() {
+	local missing=""
+	command -v "${CC:-cc}" >/dev/null || missing="$missing gcc libc6-dev"
+	[ -e /usr/include/infiniband/verbs.h ] || missing="$missing libibverbs-dev"
+	[ -e /usr/include/rdma/rdma_cma.h ] || missing="$missing librdmacm-dev"
+	rr_apt_install $missing
+}
+
+# $1 (a .c) into $2; CFLAGS and LDLIBS from the environment are added, as make would.
+rr_add_compile() {
+	rr_add_host_dev
+	say "compiling $1 (against libibverbs and librdmacm)"
+	# shellcheck disable=SC2086  # CFLAGS and LDLIBS are lists of words
+	"${CC:-cc}" -O2 -g -Wall ${CFLAGS:-} -o "$2" "$1" -Wl,--as-needed -lrdmacm -libverbs -lpthread ${LDLIBS:-} ||
+		die "--add $1: it does not compile (the compiler's messages are above)"
+}
+
+# Check and build every --add into $1/add/opt/rocelab; before anything is booted, so a mistake costs nothing.
+rr_add_progs() {   # $1: session dir
+	local d="$1/add" f name names=" "
+	rm -rf "$d"
+	[ ${#RR_ADD[@]} -gt 0 ] || return 0
+	mkdir -p "$d/opt/rocelab" "$d/$RR_LIBDIR"
+	for f in "${RR_ADD[@]}"; do
+		[ -e "$f" ] || die "--add $f: no such file"
+		[ -f "$f" ] && [ -r "$f" ] || die "--add $f: not a readable file"
+		name=$(basename "$f")
+		name=${name%.c}
+		case $name in
+		""|*[!A-Za-z0-9._+-]*) die "--add $f: name it with letters, digits and ._+- only (it becomes a command in the guest)" ;;
+		rxe_peer) die "--add $f: rxe_peer is rocelab's own program in the guest: give yours another name" ;;
+		esac
+		case $names in *" $name "*) die "--add $f: two programs would be called $name in the guest" ;; esac
+		names="$names$name "
+		case $f in
+		*.c) rr_add_compile "$f" "$d/opt/rocelab/$name" ;;
+		*) rr_add_elf "$f"; cp "$f" "$d/opt/rocelab/$name" ;;
+		esac
+		chmod 755 "$d/opt/rocelab/$name"
+	done
+}
+
+# The host's copy of shared library $1 (a soname) for a program in directory $2.
+rr_add_host_lib() {
+	local p
+	for p in "$2/$1" $(ldconfig -p 2>/dev/null | sed -n "s|^[[:space:]]*$1 (.*x86-64.*) => ||p") \
+		"/lib/x86_64-linux-gnu/$1" "/usr/lib/x86_64-linux-gnu/$1" "/usr/local/lib/$1"; do
+		[ -f "$p" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# The programs' names must not be taken in the guest (its PATH finds /opt/rocelab after the system's
+# directories); what they need that the guest lacks is copied from this host, every NEEDED followed
+# (as rr_check_libs does for the guest's own tools). The guest must have the loader they ask for.
+rr_add_libs() {   # $1: session dir
+	local d="$1/add" f so p interp prog name dir i=0 seen=" " files=() dirs=()
+	[ -d "$d" ] || return 0
+	RR_BASE_LIST=$(rr_base_list)
+	for prog in "${RR_ADD[@]}"; do
+		name=$(basename "$prog")
+		name=${name%.c}
+		for dir in usr/sbin usr/bin sbin bin; do
+			rr_in_guest "$dir/$name" &&
+				die "--add $prog: the guest has a /$dir/$name already, found before yours: give yours another name"
+		done
+		f="$d/opt/rocelab/$name"
+		interp=$(LC_ALL=C readelf -l "$f" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+		[ -z "$interp" ] || rr_in_guest "${interp#/}" ||
+			die "--add $prog: it asks for the loader $interp, which the guest lacks (built for another libc?)"
+		files+=("$f")
+		dirs+=("$(dirname "$prog")")
+	done
+	while [ $i -lt ${#files[@]} ]; do
+		for so in $(LC_ALL=C readelf -d "${files[$i]}" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+			case "$seen" in *" $so "*) continue ;; esac
+			seen="$seen$so "
+			case $so in */*) die "--add: $(basename "${files[$i]}") names the library $so by its path: link it by soname" ;; esac
+			rr_in_guest "lib/x86_64-linux-gnu/$so" || rr_in_guest "$RR_LIBDIR/$so" && continue
+			p=$(rr_add_host_lib "$so" "${dirs[$i]}") ||
+				die "--add: $so is needed (by $(basename "${files[$i]}")), and neither the guest nor this host has it"
+			say "adding $so (from $p): the guest has none"
+			cp -L "$p" "$d/$RR_LIBDIR/$so"
+			files+=("$d/$RR_LIBDIR/$so")
+			dirs+=("$(dirname "$p")")
+		done
+		i=$((i + 1))
+	done
+}
+
 # ---- boot -------------------------------------------------------------------------------------
 
 rr_overlay() {   # $1: session dir; the initrd = Debian's part + ours (the kernel unpacks both)
@@ -219,6 +361,7 @@ rr_overlay() {   # $1: session dir; the initrd = Debian's part + ours (the kerne
 	cp "$RR_SRC/guest-init.sh" "$o/init"
 	chmod 755 "$o/init"
 	cp "$RR_CACHE/rxe_peer" "$o/opt/rocelab/rxe_peer"
+	[ ! -d "$1/add" ] || cp -a "$1/add/." "$o/"
 	(cd "$o" && find . | cpio -o -H newc --quiet | gzip -1) > "$1/overlay.cpio.gz"
 	cat "$RR_CACHE/base.cpio.gz" "$1/overlay.cpio.gz" > "$1/initrd"
 	rm -rf "$o" "$1/overlay.cpio.gz"
@@ -314,10 +457,12 @@ rr_start() {   # $1: dir, $2: netns, $3: max time, $4: guests (1 or 2)
 	rr_ensure_built
 	mkdir -p "$d"
 	[ -e "$d/qemu.pid" ] && die "$d holds a running guest already ('rocelab realrxe stop --dir $d')"
+	rr_add_libs "$d"
 	rr_netns "$2" "$4"
 	echo "$2" > "$d/netns"
 	accel=$(rr_accel "$d" "$2")
 	rr_overlay "$d"
+	rm -rf "$d/add"
 	for g in $(seq 0 $(($4 - 1))); do
 		rr_launch "$(rr_gdir "$d" $g)" "$2" "$accel" ctl "$3" $g "$d/initrd" || { rr_stop "$d"; die "qemu did not start"; }
 	done
@@ -537,6 +682,7 @@ while [ $# -gt 0 ]; do
 	--guests) guests=${2:?--guests needs 1 or 2}; shift 2 ;;
 	--guest) guest=${2:?--guest needs 0 or 1}; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--add) RR_ADD+=("${2:?--add needs a program or a .c file}"); shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) say "unknown option $1"; usage >&2; exit 2 ;;
@@ -546,11 +692,17 @@ done
 case $maxtime$timeout in *[!0-9]*) die "--max-time and --timeout take whole seconds" ;; esac
 case $guests in 1|2) ;; *) die "--guests takes 1 or 2" ;; esac
 case $guest in 0|1) ;; *) die "--guest takes 0 or 1" ;; esac
+case $cmd:${#RR_ADD[@]} in
+run:*|start:*|shell:*|*:0) ;;
+*) die "--add is for run, start and shell: a started guest takes its programs at start" ;;
+esac
 
 case $cmd in
 build) rr_build "$force" ;;
 start)
 	[ -n "$dir" ] || die "start needs --dir DIR (where the session lives)"
+	mkdir -p "$dir" || die "cannot create $dir"
+	rr_add_progs "$dir"
 	rr_start "$dir" "$ns" "$maxtime" "$guests" ;;
 exec)
 	[ -n "$dir" ] || die "exec needs --dir DIR (of 'rocelab realrxe start')"
@@ -564,6 +716,7 @@ run)
 	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
 	trap 'rr_stop "$dir"; rm -rf "$dir"' EXIT
 	trap 'exit 130' INT TERM
+	rr_add_progs "$dir"
 	rr_start "$dir" "$ns" "$maxtime" 1
 	set +e
 	rr_exec "$dir" "$timeout" "$*"
@@ -572,6 +725,9 @@ shell)
 	[ "$(id -u)" = 0 ] || die "run as root"
 	rr_ensure_built
 	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
+	trap 'rm -rf "$dir"' EXIT
+	rr_add_progs "$dir"
+	rr_add_libs "$dir"
 	trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$dir"' EXIT
 	rr_netns "$ns" 1
 	accel=$(rr_accel "$dir" "$ns")

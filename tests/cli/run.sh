@@ -44,6 +44,12 @@ expect "realrxe unknown option" 2 "unknown option --bogus" "$RA" realrxe run --b
 expect "realrxe exec without --dir" 1 "exec needs --dir DIR" "$RA" realrxe exec -- true
 expect "realrxe exec in a dir with no guest" 1 "no guest started in" "$RA" realrxe exec --dir "$T" -- true
 expect "realrxe --max-time not a number" 1 "take whole seconds" "$RA" realrxe start --dir "$T" --max-time soon
+# --add: what it cannot put into the guest is said before anything is built or booted
+expect "realrxe --add a missing file" 1 "--add $T/nothere.c: no such file" "$RA" realrxe run --add "$T/nothere.c" -- true
+printf 'not a program\n' >"$T/notes.txt"
+expect "realrxe --add a file that is not ELF" 1 "--add $T/notes.txt: not an ELF program" "$RA" realrxe run --add "$T/notes.txt" -- true
+expect "realrxe --add on exec" 1 "--add is for run, start and shell" "$RA" realrxe exec --dir "$T" --add "$T/notes.txt" -- true
+expect "realrxe --help names --add" 0 "rocelab realrxe start --dir DIR \[--add PROGRAM\[.c\]\]" "$RA" realrxe --help
 expect "lab run with --gen and --real-rxe" 1 "--gen or --real-rxe, not both" "$RA" lab run 01 --gen --real-rxe
 expect "realrxe script missing" 2 "cannot find realrxe.sh" env ROCELAB_REALRXE=/nonexistent "$RA" realrxe build
 expect "explain --help" 0 "usage: rocelab explain" "$R" explain --help

@@ -13,6 +13,8 @@
 #    roles against rocelab peer --compat ucmatose / udaddy, their output held against
 #    the kernel-to-kernel run's; ucmatose with loss at each receiver's ingress, udaddy
 #    with its first SIDR_REQ lost at each (UD data lost is never resent: see there).
+#  - a learner's own program (tests/realrxe/rdma_example.c, a librdmacm WRITE-then-READ client/server)
+#    put in by `realrxe start --add`, between two guests and against rocelab peer --cm; what --add refuses.
 # Each exchange passes only when both sides say they succeeded (and checked the
 # data), and tcpdump on the tap sees every frame of both stacks with a good
 # ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
@@ -388,6 +390,202 @@ if [ -s "$T/last-good.pcap" ]; then
 		fail "kernel rxe's frames: $(head -n 3 "$T/kernel.txt" | tr '\n' ' ')"
 	fi
 fi
+
+# ---- your own program in the VM: realrxe --add -----------------------------------------------------
+
+# tests/realrxe/rdma_example.c, the tutorials' WRITE-then-READ client/server over librdmacm, compiled by
+# `realrxe start --add` and run in two guests of a VM of its own (the README's lines, as written), then
+# with rocelab peer --cm as its server; an already-built program whose library the guest lacks goes in
+# with `realrxe run --add`; and what --add refuses, each with its message and before anything boots.
+OWN=$T/own
+NSO=${NS}o
+EX=$(cd "$(dirname "$0")" && pwd)/rdma_example.c
+og() { "$R" realrxe exec --dir "$OWN" --timeout 120 "$@"; }
+own_stop() { "$R" realrxe stop --dir "$OWN" >/dev/null 2>&1; }
+trap 'own_stop; cleanup' EXIT
+
+# own_refused NAME WANT ARGS...: realrxe exits non-zero saying WANT (grep -E), and leaves no namespace behind
+own_refused() {
+	local name=$1 want=$2 rc
+	shift 2
+	"$R" realrxe "$@" >"$T/own-err.out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && grep -qE -- "$want" "$T/own-err.out" && ! ip netns list | grep -q "^$NSO\\b"; then
+		pass "realrxe --add refuses $name (exit $rc): $(grep -E -- "$want" "$T/own-err.out" | head -n 1)"
+	else
+		fail "realrxe --add $name: exit $rc, wanted '$want': $(tail -c 400 "$T/own-err.out")"
+	fi
+}
+mkdir -p "$T/add"
+printf 'int main(void)\n{\n\treturn 0\n}\n' >"$T/add/typo.c"
+echo "not a program" >"$T/add/notes.txt"
+# /bin/true with its ELF header's e_machine (offset 18) made AArch64's, 183
+cp /bin/true "$T/add/true-arm64"
+printf '\267\000' | dd of="$T/add/true-arm64" bs=1 seek=18 conv=notrunc 2>/dev/null
+cp "$EX" "$T/add/rping.c"
+own_refused "a missing file" "--add $T/add/nothere.c: no such file" run --netns "$NSO" --add "$T/add/nothere.c" -- true
+own_refused "a .c with a syntax error, showing the compiler's error" "typo.c:[0-9]+:[0-9]+: error: " \
+	run --netns "$NSO" --add "$T/add/typo.c" -- true
+grep -q -- "--add $T/add/typo.c: it does not compile" "$T/own-err.out" ||
+	fail "realrxe --add typo.c: no line saying it does not compile: $(tail -c 300 "$T/own-err.out")"
+own_refused "a file that is not ELF" "--add $T/add/notes.txt: not an ELF program" run --netns "$NSO" --add "$T/add/notes.txt" -- true
+own_refused "a program for another architecture" "--add $T/add/true-arm64: built for AArch64, not x86-64" \
+	start --dir "$OWN" --netns "$NSO" --add "$T/add/true-arm64"
+own_refused "a name the guest's own rping would hide" "the guest has a /usr/bin/rping already" \
+	run --netns "$NSO" --add "$T/add/rping.c" -- true
+own_refused "--add on exec" "--add is for run, start and shell" exec --dir "$OWN" --add "$EX" -- true
+
+# The README's example, run as written: /tmp/vm2 is this test's directory, the namespace its own.
+grep '^rocelab realrxe [a-z]* --dir /tmp/vm2' "$(dirname "$0")/../../README.md" >"$T/own-readme.txt"
+# own_readme N [ARGS...]: the README's Nth line, with this test's directory and ARGS after the command
+own_readme() {
+	local line
+	line=$(sed -n "$1p" "$T/own-readme.txt")
+	shift
+	line=${line//\/tmp\/vm2/$OWN}
+	line=${line/#rocelab realrxe start/\"\$R\" realrxe start $*}
+	line=${line/#rocelab /\"\$R\" }
+	(cd "$(dirname "$0")/../.." && eval "$line")
+}
+if [ "$(wc -l <"$T/own-readme.txt")" -ne 4 ]; then
+	fail "README.md: the --add example is not four 'rocelab realrxe ... --dir /tmp/vm2' lines: $(cat "$T/own-readme.txt")"
+elif ! own_readme 1 --netns "$NSO" --max-time 1200 >"$T/own-start.out" 2>&1; then
+	fail "realrxe start --guests 2 --add rdma_example.c: $(tail -c 600 "$T/own-start.out")"
+else
+	grep -q "realrxe: compiling tests/realrxe/rdma_example.c" "$T/own-start.out" &&
+		pass "realrxe start --guests 2 --add rdma_example.c: compiled on the host;$(tail -n 1 "$T/own-start.out" | sed 's/^realrxe://; s/:.*//')" ||
+		fail "realrxe start --add rdma_example.c did not say it compiled it: $(head -c 300 "$T/own-start.out")"
+	own_readme 2 >"$T/own-s0.out" 2>&1
+	own_readme 3 >"$T/own-c0.out" 2>&1
+	rc=$?
+	og -- 'sleep 0.5; cat /tmp/s.log' >"$T/own-s0.out" 2>&1
+	if [ $rc -eq 0 ] && grep -q '^rdma_example: READ back "hello, RDMA": the same as written$' "$T/own-c0.out" &&
+		grep -q '^rdma_example: the client wrote "hello, RDMA" into my buffer$' "$T/own-s0.out"; then
+		pass "README: rdma_example's server in guest 0, its client in guest 1: WRITE, READ back, the same"
+	else
+		fail "README's rdma_example lines: client exit $rc: $(cat "$T/own-c0.out") / server: $(cat "$T/own-s0.out")"
+	fi
+fi
+
+# own_wire NAME CLIENT-IP SERVER-IP TEXT: the capture holds the CM exchange, one WRITE of TEXT and its NUL to
+# the buffer the REP named, one READ of it whose response carries the same bytes; every ICRC good.
+own_wire() {
+	local sum got hex
+	sleep 0.3
+	kill "$td" 2>/dev/null
+	wait "$td" 2>/dev/null
+	sum=$("$R" explain "$T/cap.pcap" 2>&1)
+	if ! echo "$sum" | grep -q "^--- \([0-9]*\) frames: \1 RoCE, 0 other (skipped); 0 malformed, 0 ICRC failures, 0 unknown opcodes" ||
+		[ "$(echo "$sum" | grep -cE '^ +RC RDMA (WRITE Only|READ Request|READ response Only) +1$')" -ne 3 ]; then
+		fail "$1: by rocelab explain: $(echo "$sum" | sed -n '/^---/,$p' | tr '\n' ' ')"
+		return
+	fi
+	pass "$1: by rocelab explain: $(echo "$sum" | sed -n 's/^--- //p'), one WRITE, one READ"
+	# shellcheck disable=SC2046  # one -e per field
+	got=$(run_tshark -r - -T fields -E separator=/t -E occurrence=f $(python3 "$CMF" --print-fields) \
+		<"$T/cap.pcap" 2>/dev/null | python3 "$CMF" "$2")
+	case " $got " in
+	*BAD*) fail "$1: by tshark's CM dissector: $got" ;;
+	*" seq=REQ,REP,RTU,DREQ,DREP resent= "*"rep_qpn=ok rep_psn=ok "*) pass "$1: by tshark's CM dissector: $got" ;;
+	*) fail "$1: by tshark's CM dissector: $got" ;;
+	esac
+	hex=$(printf '%s\0' "$4" | od -An -tx1 | tr -d ' \n')
+	got=$(run_tshark -r - -T fields -E separator=, -e ip.src -e infiniband.bth.opcode -e infiniband.cm.rep.private \
+		-e infiniband.reth.va -e infiniband.reth.r_key -e infiniband.reth.dmalen -e data.data <"$T/cap.pcap" 2>/dev/null |
+		awk -F, -v c="$2" -v s="$3" -v hex="$hex" '
+		# the payload, as tshark shows it with the pad that makes it a multiple of 4 bytes (IBA 9.2)
+		function data(d) { return substr(d, 1, length(hex)) == hex && length(d) - length(hex) < 8 }
+		# REP from the server: "rlab", version 1, 3 zero bytes, then the buffer address (8) and rkey (4)
+		$1 == s && $3 ~ /^726c616201000000/ { va = substr($3, 17, 16); rk = substr($3, 33, 8) }
+		$1 == c && ($2 == 10 || $2 == 12) {   # RDMA WRITE Only, RDMA READ Request (IBA Table 35)
+			ok = va != "" && $4 == "0x" va && $5 == "0x" rk && $6 == length(hex) / 2
+			if ($2 == 10) w = ok && data($7); else r = ok
+		}
+		$1 == s && $2 == 16 && data($7) { back = 1 }   # RDMA READ response Only
+		END { printf "rep_buffer=%s write=%s read=%s read_response=%s", va != "" ? "0x" va : "none", w ? "ok" : "BAD",
+			r ? "ok" : "BAD", back ? "ok" : "BAD" }')
+	case $got in
+	*BAD*|*none*) fail "$1: by tshark's fields: $got" ;;
+	*) pass "$1: by tshark's fields, the WRITE and the READ go to the buffer the REP named, and carry '$4': $got" ;;
+	esac
+}
+# cap_start, on guest 0's port of this VM's bridge
+cap_start_on() { local s=$NS; NS=$NSO; cap_start; NS=$s; }
+if [ -e "$OWN/qemu.pid" ]; then
+	# both ends' exit status this time
+	cap_start_on
+	og -- "(rdma_example -s; echo \"@@EXIT \$?\") > /tmp/ex.log 2>&1 &
+	       i=0; until grep -q listening /tmp/ex.log || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
+	og --guest 1 -- "timeout 60 rdma_example 10.77.0.2 'WRITE, then READ'" >"$T/own-c1.out" 2>&1
+	crc=$?
+	og -- "i=0; until grep -q '^@@EXIT' /tmp/ex.log || [ \$i -ge 300 ]; do sleep 0.1; i=\$((i + 1)); done
+	       grep -v '^@@EXIT' /tmp/ex.log; exit \$(sed -n 's/^@@EXIT //p' /tmp/ex.log | grep . || echo 124)" >"$T/own-s1.out" 2>&1
+	src=$?
+	if [ $crc -eq 0 ] && [ $src -eq 0 ] &&
+		grep -q '^rdma_example: READ back "WRITE, then READ": the same as written$' "$T/own-c1.out" &&
+		grep -q '^rdma_example: the client wrote "WRITE, then READ" into my buffer$' "$T/own-s1.out"; then
+		pass "rdma_example, kernel to kernel: client and server exit 0, both print 'WRITE, then READ'"
+		own_wire "rdma_example, kernel to kernel" 10.77.0.3 10.77.0.2 "WRITE, then READ"
+	else
+		fail "rdma_example, kernel to kernel: client exit $crc, server $src: $(cat "$T/own-c1.out") / $(cat "$T/own-s1.out")"
+		kill "$td" 2>/dev/null
+	fi
+	# rocelab peer --server --cm serves it: its REP names its buffer in the same private data; a REQ without
+	# rocelab's test description is run with the server's own flags (--op read: the buffer is not checked).
+	cap_start_on
+	ip netns exec "$NSO" timeout 90 "$R" peer --server --cm --op read --size 64 --iters 1 -p 20886 --timeout 60 \
+		>"$T/own-peer.out" 2>&1 &
+	hpid=$!
+	i=0
+	until grep -q "waiting for a client" "$T/own-peer.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+	og -- "timeout 60 rdma_example 10.77.0.1 'hello, rocelab'" >"$T/own-c2.out" 2>&1
+	crc=$?
+	wait $hpid
+	hrc=$?
+	if [ $crc -eq 0 ] && [ $hrc -eq 0 ] && grep -q '^rdma_example: READ back "hello, rocelab": the same as written$' "$T/own-c2.out"; then
+		pass "rdma_example's client in the guest, rocelab peer --server --cm the server: both exit 0"
+		own_wire "rdma_example against rocelab peer --cm" 10.77.0.2 10.77.0.1 "hello, rocelab"
+	else
+		fail "rdma_example against rocelab peer --cm: client exit $crc, rocelab $hrc: $(cat "$T/own-c2.out") / $(tail -c 300 "$T/own-peer.out")"
+		kill "$td" 2>/dev/null
+	fi
+	own_readme 4
+	[ ! -e "$OWN/qemu.pid" ] && ! ip netns list | grep -q "^$NSO\\b" && pass "README: realrxe stop ended both guests, netns gone" ||
+		fail "README: realrxe stop left $(ls "$OWN") / $(ip netns list | grep "^$NSO")"
+fi
+own_stop
+
+# Already-built programs whose libraries the guest lacks, with `run` and three --add: demangle needs
+# libstdc++ (nothing in the guest is C++), found through the host's loader cache; greet needs libgreet.so.1,
+# which lies beside it. Both libraries go in, both programs call into them in the guest, and the .c is there.
+printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' \
+	'char *__cxa_demangle(const char *name, char *buf, size_t *n, int *status);' \
+	'int main(void) { int st; char *s = __cxa_demangle("_Z9rdma_demoPv", NULL, NULL, &st); ' \
+	'if (!s) return 1; printf("demangled: %s\n", s); free(s); return 0; }' >"$T/add/demangle.c"
+printf '%s\n' 'const char *greet(void) { return "greetings from libgreet"; }' >"$T/add/greet-lib.c"
+printf '%s\n' '#include <stdio.h>' 'const char *greet(void);' 'int main(void) { puts(greet()); return 0; }' >"$T/add/greet.c"
+if cc -o "$T/add/demangle" "$T/add/demangle.c" -Wl,--no-as-needed "$(cc -print-file-name=libstdc++.so.6)" 2>"$T/own-cc.err" &&
+	cc -shared -fPIC -Wl,-soname,libgreet.so.1 -o "$T/add/libgreet.so.1" "$T/add/greet-lib.c" 2>>"$T/own-cc.err" &&
+	cc -o "$T/add/greet" "$T/add/greet.c" "$T/add/libgreet.so.1" 2>>"$T/own-cc.err"; then
+	"$R" realrxe run --netns "$NSO" --add "$T/add/demangle" --add "$T/add/greet" --add "$EX" -- \
+		'demangle && greet && command -v rdma_example' >"$T/own-run.out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q '^demangled: rdma_demo(void\*)$' "$T/own-run.out" &&
+		grep -q '^greetings from libgreet$' "$T/own-run.out" && grep -q '^/opt/rocelab/rdma_example$' "$T/own-run.out" &&
+		grep -q 'realrxe: adding libstdc++.so.6 (from ' "$T/own-run.out" &&
+		grep -q "realrxe: adding libgreet.so.1 (from $T/add/libgreet.so.1)" "$T/own-run.out" &&
+		! ip netns list | grep -q "^$NSO\\b"; then
+		pass "realrxe run --add two built programs and a .c: libstdc++.so.6 and libgreet.so.1 copied in, both programs ran"
+	else
+		fail "realrxe run --add demangle, greet, rdma_example.c: exit $rc: $(tail -c 600 "$T/own-run.out")"
+	fi
+	rm "$T/add/libgreet.so.1"
+	own_refused "a program whose library is nowhere" "libgreet.so.1 is needed \\(by greet\\), and neither the guest nor this host has it" \
+		run --netns "$NSO" --add "$T/add/greet" -- true
+else
+	fail "cannot build the test programs: $(cat "$T/own-cc.err")"
+fi
+trap cleanup EXIT
 
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
 
