@@ -202,7 +202,7 @@ void peer_served_report(const struct peer *p, bool data_ok)
 		       data_ok ? "verified" : "WRONG");
 		if (p->o.uc)
 			printf(" UC: %" PRIu64 " of %u messages lost; %" PRIu64 " of them arrived in part and were dropped "
-			       "whole (%" PRIu64 " packets discarded after a lost one, IBA 9.8.3)\n", peer_uc_lost(p),
+			       "whole (%" PRIu64 " packets discarded, IBA 9.8.3)\n", peer_uc_lost(p),
 			       p->o.iters, p->stat.msgs_discarded, p->stat.pkts_discarded);
 	}
 }

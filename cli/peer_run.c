@@ -15,6 +15,9 @@
 #include "cli.h"
 #include "peer.h"
 
+/* UC: after the client's "fin", the server takes frames until the wire is this long quiet. */
+#define PEER_FIN_QUIET_NS 50000000u
+
 const char *peer_transport(const struct peer_opts *o, bool upper)
 {
 	return o->ud ? (upper ? "UD" : "ud") : o->uc ? (upper ? "UC" : "uc") : (upper ? "RC" : "rc");
@@ -535,17 +538,17 @@ static bool peer_cm_hangup(struct peer *p)
 static int peer_serve(struct peer *p, bool *data_ok)
 {
 	struct rl_wc wc[32];
-	uint64_t last = peer_now(), seen = 0, fin = 0, frames = 0;
+	uint64_t last = peer_now(), seen = 0, fin_at = 0, frames = 0;
 	int n;
 
 	*data_ok = true;
 	p->stat.t_start = peer_now();
 	for (;;) {
-		if (peer_pump(p, p->o.compat || p->o.cm || fin ? -1 : p->net.tcp)) {
+		if (peer_pump(p, p->o.compat || p->o.cm || fin_at ? -1 : p->net.tcp)) {
 			if (!p->o.uc)
 				break;
 			/* UC: the client's "fin" may overtake frames still queued here; take them first. */
-			fin = peer_now();
+			fin_at = peer_now();
 			frames = p->stat.recv_frames;
 		}
 		/* Every completion before the next batch of frames, so that receives are posted again in time. */
@@ -557,11 +560,11 @@ static int peer_serve(struct peer *p, bool *data_ok)
 			seen = p->stat.completed;
 			last = peer_now();
 		}
-		if (fin && p->stat.recv_frames != frames) {
+		if (fin_at && p->stat.recv_frames != frames) {
 			frames = p->stat.recv_frames;
-			fin = peer_now();
+			fin_at = peer_now();
 		}
-		if (fin && peer_now() - fin > 50000000u)
+		if (fin_at && peer_now() - fin_at > PEER_FIN_QUIET_NS)
 			break;
 		/* --cm over RC: the client's DREQ ends the test (every message before it is in the CQ). */
 		if (p->o.cm && !p->o.ud && peer_cm_hangup(p))
