@@ -65,8 +65,11 @@ void peer_usage(FILE *f)
 		"  -c, --client ADDR    connect to the server at ADDR (IPv4, or IPv6 with --ipv6)\n"
 		"  -o, --op OP          send, write, read, fetch-add, cmp-swap (bandwidth) or pingpong (SEND\n"
 		"                       latency); default write (UD: send)\n"
-		"  -t, --transport T    rc (reliable connected, default) or ud (unreliable datagram: SEND only,\n"
-		"                       one packet per message, nothing resent); the server must say the same\n"
+		"  -t, --transport T    rc (reliable connected, default), uc (unreliable connected: SEND and\n"
+		"                       WRITE, never acknowledged; a message that lost a packet is dropped whole,\n"
+		"                       IBA 9.8.3) or ud (unreliable datagram: SEND only, one packet per message);\n"
+		"                       uc and ud resend nothing, and nothing paces them: a sender faster than\n"
+		"                       the receiver loses messages too; the server must say the same\n"
 		"  -S, --size BYTES     message size; default 65536 (pingpong: 2, UD: 1024)\n"
 		"  -n, --iters N        messages; default 1000\n"
 		"  -m, --mtu BYTES      path MTU 256..4096; default: what the interface carries, as rxe picks it\n"
@@ -77,9 +80,9 @@ void peer_usage(FILE *f)
 		"                       ibv_rc_pingpong -g, perftest -x); default: the address facing the peer\n"
 		"      --compat rping   rping's protocol and flags: see below\n"
 		"      --compat ucmatose, --compat udaddy  cmatose's and udaddy's: see below\n"
-		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_ud_pingpong with -t ud): its\n"
-		"                       exchange only, its data and iterations; defaults follow the tool\n"
-		"                       (size 4096, UD 2048; path MTU 1024)\n"
+		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_uc_pingpong with -t uc,\n"
+		"                       ibv_ud_pingpong with -t ud): its exchange only, its data and\n"
+		"                       iterations; defaults follow the tool (size 4096, UD 2048; path MTU 1024)\n"
 		"      --cm             connect through the CM on QP1 (rdma_cm: REQ, REP, RTU; DREQ, DREP at the\n"
 		"                       end; SIDR_REQ, SIDR_REP with -t ud), as perftest's -R, instead of the\n"
 		"                       TCP exchange; both ends say it. The client's REQ carries the test in\n"
@@ -238,7 +241,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
-	static const char *const transports[] = { "rc", "ud" };
+	static const char *const transports[] = { "rc", "ud", "uc" };
 	bool size_set = false, op_set = false;
 	uint64_t v;
 	int c, t;
@@ -273,6 +276,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			if (t < 0)
 				return false;
 			o->ud = t == 1;
+			o->uc = t == 2;
 			break;
 		case 'S':
 			if (!cli_arg_u64("peer", "--size", optarg, 1, 1u << 30, NULL, &v))

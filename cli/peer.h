@@ -45,6 +45,7 @@ struct peer_opts {
 	const char *addr;
 	enum peer_op op;
 	bool ud;            /* --transport ud */
+	bool uc;            /* --transport uc */
 	bool ipv6;
 	bool compat;        /* --compat pingpong: ibv_rc_pingpong / ibv_ud_pingpong on the other side */
 	const char *ifname; /* --interface */
@@ -152,6 +153,7 @@ struct peer_cm {
 struct peer_stat {
 	uint64_t sent, recv_frames, dropped_loss, dropped_tx, rx_bad, tx_errors;
 	uint64_t posted, completed, errors, lost, delivered, sends_done;
+	uint64_t msgs_discarded, pkts_discarded; /* UC: the responder's (IBA 9.8.3), from core's counters */
 	uint32_t recvs_out, recvs_posted, spins;
 	uint64_t t_start, t_end;
 	double *lat_us;
@@ -201,6 +203,13 @@ int peer_client_result(struct peer *p);
 bool peer_client_finished(struct peer *p);
 
 /* ---- peer_run.c ---- */
+
+/* The transport's name, "rc", "uc" or "ud" (upper case with @upper). */
+const char *peer_transport(const struct peer_opts *o, bool upper);
+/* UC or UD: nothing acknowledged, nothing resent; what is lost stays lost. */
+bool peer_unreliable(const struct peer_opts *o);
+/* Can the transport carry @op? false (with a message) if not: UC has no READ or atomics (IBA 9.8.3). */
+bool peer_transport_op_ok(const struct peer_opts *o, enum peer_op op);
 
 /* The host (rl_host) for p->net.local, sending through peer_emit(). */
 int peer_host_new(struct peer *p);

@@ -115,7 +115,7 @@ static void peer_op_fmt(const struct peer *p, char msg[PEER_OP_LEN])
 	snprintf(msg, PEER_OP_LEN,
 		 "rocelab op %s size %u iters %u mtu %u va %016" PRIx64 " rkey %08x transport %s",
 		 peer_op_names[p->o.op], p->o.size, p->o.iters, (unsigned)p->o.mtu, rl_mr_iova(p->verbs.mr),
-		 rl_mr_rkey(p->verbs.mr), p->o.ud ? "ud" : "rc");
+		 rl_mr_rkey(p->verbs.mr), peer_transport(&p->o, false));
 }
 
 /* Why the server refuses the client's test: said on both sides, so the client's user sees it too. */
@@ -150,11 +150,13 @@ static int peer_op_parse(struct peer *p, const char *msg)
 		;
 	if (i == PEER_NOPS || !size || size > (1u << 30) || !iters || !rl_mtu_bytes((enum rl_mtu)mtu))
 		goto unknown;
-	if (strcmp(tr, p->o.ud ? "ud" : "rc")) {
+	if (strcmp(tr, peer_transport(&p->o, false))) {
 		snprintf(why, sizeof(why), "the client runs %s, the server was started for %s: give both the same "
-			 "--transport", tr, p->o.ud ? "ud" : "rc");
+			 "--transport", tr, peer_transport(&p->o, false));
 		return peer_refuse(p, why);
 	}
+	if (p->o.server && !peer_transport_op_ok(&p->o, (enum peer_op)i))
+		return peer_refuse(p, "UC carries SEND and RDMA WRITE only (IBA 9.8.3)");
 	if (p->o.server) {
 		p->o.op = (enum peer_op)i;
 		p->o.size = size;

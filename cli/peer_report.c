@@ -19,7 +19,7 @@ static void peer_json_test(struct json *j, const char *op, const struct peer *p)
 	json_begin(j, stdout);
 	json_obj(j, NULL);
 	json_str(j, "op", op);
-	json_str(j, "transport", p->o.ud ? "ud" : "rc");
+	json_str(j, "transport", peer_transport(&p->o, false));
 	json_u64(j, "bytes", p->o.size);
 	json_u64(j, "iterations", p->o.iters);
 }
@@ -45,7 +45,7 @@ void peer_header(const struct peer *p)
 	printf("                    %s Test (rocelab reference transport)\n",
 	       p->o.compat ? "ibv_pingpong" : peer_test_names[p->o.op]);
 	printf(" Number of qps   : 1\t\tTransport type : IB\n");
-	printf(" Connection type : %s\t\tUDP sport      : 0x%04x\n", p->o.ud ? "UD" : "RC", p->net.sport);
+	printf(" Connection type : %s\t\tUDP sport      : 0x%04x\n", peer_transport(&p->o, true), p->net.sport);
 	printf(" TX depth        : %u\n", p->o.window);
 	printf(" Mtu             : %u[B]\n", rl_mtu_bytes(p->o.mtu));
 	printf(" Link type       : Ethernet\n");
@@ -107,6 +107,9 @@ void peer_bw_report(const struct peer *p, const uint64_t *stamps)
 	else if (p->o.ud && peer_sends(p->o.op))
 		printf(" delivered %" PRIu64 " of %u messages (UD: what is lost stays lost)\n", p->stat.delivered,
 		       p->o.iters);
+	else if (p->o.uc)
+		printf(" delivered %" PRIu64 " of %u messages (UC: never acknowledged, nothing resent; a message that "
+		       "lost a packet is dropped whole)\n", p->stat.delivered, p->o.iters);
 	printf(" frames sent %" PRIu64 ", received %" PRIu64 " (%" PRIu64 " dropped on purpose by --loss, %" PRIu64
 	       " rejected)\n", p->stat.sent, p->stat.recv_frames, p->stat.dropped_loss, p->stat.rx_bad);
 }
@@ -152,9 +155,9 @@ void peer_lat_report(const struct peer *p)
 	printf(" %-6u %-11u    %-11.2f    %-11.2f  %-15.2f    %-11.2f    %-13.2f   %-20.2f   %.2f\n", p->o.size,
 	       p->o.iters, p->stat.lat_us[0], p->stat.lat_us[n - 1], PCT(0.5), avg, sd, PCT(0.99), PCT(0.999));
 	printf("---------------------------------------------------------------------------------------\n");
-	if (p->o.ud)
-		printf(" %" PRIu64 " of %u rounds lost (UD: nothing is resent; a reply later than %u ms counts lost)\n",
-		       p->stat.lost, p->o.iters, PEER_UD_WAIT_NS / 1000000);
+	if (peer_unreliable(&p->o))
+		printf(" %" PRIu64 " of %u rounds lost (%s: nothing is resent; a reply later than %u ms counts lost)\n",
+		       p->stat.lost, p->o.iters, peer_transport(&p->o, true), PEER_UD_WAIT_NS / 1000000);
 #undef PCT
 }
 
@@ -170,6 +173,12 @@ void peer_pingpong_report(const struct peer *p)
 	printf("%u iters in %.2f seconds = %.2f usec/iter\n", p->o.iters, usec / 1e6, usec / p->o.iters);
 }
 
+/* UC: the messages sent that never arrived whole. */
+static uint64_t peer_uc_lost(const struct peer *p)
+{
+	return p->stat.completed < p->o.iters ? p->o.iters - p->stat.completed : 0;
+}
+
 void peer_served_report(const struct peer *p, bool data_ok)
 {
 	if (p->o.json) {
@@ -178,13 +187,22 @@ void peer_served_report(const struct peer *p, bool data_ok)
 		json_begin(&j, stdout);
 		json_obj(&j, NULL);
 		json_str(&j, "served", peer_op_names[p->o.op]);
-		json_str(&j, "transport", p->o.ud ? "ud" : "rc");
+		json_str(&j, "transport", peer_transport(&p->o, false));
 		json_u64(&j, "messages_received", p->stat.completed);
+		if (p->o.uc) {
+			json_u64(&j, "messages_lost", peer_uc_lost(p));
+			json_u64(&j, "messages_discarded", p->stat.msgs_discarded);
+			json_u64(&j, "packets_discarded", p->stat.pkts_discarded);
+		}
 		json_bool(&j, "data_ok", data_ok);
 		peer_json_frames(&j, p);
 		peer_json_done(&j);
 	} else {
 		printf(" served %s: %" PRIu64 " messages received, data %s\n", peer_op_names[p->o.op], p->stat.completed,
 		       data_ok ? "verified" : "WRONG");
+		if (p->o.uc)
+			printf(" UC: %" PRIu64 " of %u messages lost; %" PRIu64 " of them arrived in part and were dropped "
+			       "whole (%" PRIu64 " packets discarded, IBA 9.8.3)\n", peer_uc_lost(p),
+			       p->o.iters, p->stat.msgs_discarded, p->stat.pkts_discarded);
 	}
 }

@@ -15,6 +15,29 @@
 #include "cli.h"
 #include "peer.h"
 
+/* UC: after the client's "fin", the server takes frames until the wire is this long quiet. */
+#define PEER_FIN_QUIET_NS 50000000u
+
+const char *peer_transport(const struct peer_opts *o, bool upper)
+{
+	return o->ud ? (upper ? "UD" : "ud") : o->uc ? (upper ? "UC" : "uc") : (upper ? "RC" : "rc");
+}
+
+bool peer_unreliable(const struct peer_opts *o)
+{
+	return o->ud || o->uc;
+}
+
+bool peer_transport_op_ok(const struct peer_opts *o, enum peer_op op)
+{
+	if (!o->uc || op == PEER_SEND || op == PEER_WRITE || op == PEER_PINGPONG)
+		return true;
+	cli_error("peer", "--transport uc carries SEND and RDMA WRITE only: a UC QP gets no responses (IBA 9.8.3), "
+		  "so it has no RDMA READ and no atomics (--op %s); use --op send, write or pingpong, or -t rc",
+		  peer_op_names[op]);
+	return false;
+}
+
 /* The host; it sends through peer_wire.c as path + BTH..ICRC. */
 int peer_host_new(struct peer *p)
 {
@@ -32,10 +55,10 @@ int peer_host_new(struct peer *p)
 /* The host, PD, CQ and QP. */
 int peer_setup(struct peer *p)
 {
-	struct rl_qp_init_attr ia = { .qp_type = p->o.ud ? RL_QPT_UD : RL_QPT_RC };
+	struct rl_qp_init_attr ia = { .qp_type = p->o.ud ? RL_QPT_UD : p->o.uc ? RL_QPT_UC : RL_QPT_RC };
 	uint32_t depth = p->o.window + 8;
 
-	if (p->o.ud || p->o.compat)
+	if (peer_unreliable(&p->o) || p->o.compat)
 		depth += 512; /* datagrams are not flow controlled: keep receives posted ahead (the tools: 500) */
 	if (peer_host_new(p))
 		return -1;
@@ -190,8 +213,8 @@ bool peer_pump(struct peer *p, int fd)
 		ms = 100;
 	else
 		ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
-	if (p->o.ud && ms > 10)
-		ms = 10; /* the UD pingpong's own wait for a reply */
+	if (peer_unreliable(&p->o) && ms > 10)
+		ms = 10; /* the UD (UC) pingpong's own wait for a reply */
 	if (poll(pf, fd >= 0 ? 2 : 1, ms) > 0 && (pf[0].revents & POLLIN)) {
 		peer_receive(p, peer_now());
 		/* What arrived for QP1 becomes the CM's answers and events now, not at the next round. */
@@ -296,7 +319,7 @@ static uint32_t peer_recv_depth(const struct peer *p)
 {
 	if (!peer_sends(p->o.op) || (!p->o.server && p->o.op != PEER_PINGPONG))
 		return 0;
-	return p->o.window + 4 + (p->o.ud || p->o.compat ? 512 : 0);
+	return p->o.window + 4 + (peer_unreliable(&p->o) || p->o.compat ? 512 : 0);
 }
 
 static int peer_post_recv(struct peer *p)
@@ -395,7 +418,7 @@ static int peer_client_bw(struct peer *p, uint64_t *stamps)
  * a round ends when the reply arrives: the ACK of our SEND completes it on
  * its own time (at most --window SENDs wait for theirs). With --compat
  * pingpong a round also waits for that completion, as ibv_rc_pingpong does.
- * Over UD nothing is resent: a reply that does not come within
+ * Over UD and UC nothing is resent: a reply that does not come within
  * PEER_UD_WAIT_NS is counted lost and the next round starts.
  */
 static int peer_client_lat(struct peer *p)
@@ -432,7 +455,7 @@ static int peer_client_lat(struct peer *p)
 				if (peer_post_recvs(p, 1))
 					return -1;
 			}
-			if (p->o.ud && sent && !got && peer_now() - t0 > PEER_UD_WAIT_NS) {
+			if (peer_unreliable(&p->o) && sent && !got && peer_now() - t0 > PEER_UD_WAIT_NS) {
 				p->stat.lost++;
 				break;
 			}
@@ -472,6 +495,22 @@ static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, bool *data_ok)
 	return 0;
 }
 
+/*
+ * UC at the server: the responder's own count of what arrived (a WRITE
+ * completes nothing here), and of the messages it dropped whole after one
+ * of their packets was lost (IBA 9.8.3).
+ */
+static void peer_uc_count(struct peer *p)
+{
+	struct rl_qp_stats st;
+
+	rl_qp_stats(p->verbs.qp, &st);
+	if (p->o.op == PEER_WRITE)
+		p->stat.completed = st.msgs_recv;
+	p->stat.msgs_discarded = st.msgs_discarded;
+	p->stat.pkts_discarded = st.pkts_discarded;
+}
+
 /* The replies the server sends: one per message in a pingpong. */
 static uint64_t peer_replies(const struct peer *p)
 {
@@ -499,14 +538,19 @@ static bool peer_cm_hangup(struct peer *p)
 static int peer_serve(struct peer *p, bool *data_ok)
 {
 	struct rl_wc wc[32];
-	uint64_t last = peer_now(), seen = 0;
+	uint64_t last = peer_now(), seen = 0, fin_at = 0, frames = 0;
 	int n;
 
 	*data_ok = true;
 	p->stat.t_start = peer_now();
 	for (;;) {
-		if (peer_pump(p, p->o.compat || p->o.cm ? -1 : p->net.tcp))
-			break;
+		if (peer_pump(p, p->o.compat || p->o.cm || fin_at ? -1 : p->net.tcp)) {
+			if (!p->o.uc)
+				break;
+			/* UC: the client's "fin" may overtake frames still queued here; take them first. */
+			fin_at = peer_now();
+			frames = p->stat.recv_frames;
+		}
 		/* Every completion before the next batch of frames, so that receives are posted again in time. */
 		while ((n = rl_poll_cq(p->verbs.cq, 32, wc)) > 0)
 			for (int i = 0; i < n; i++)
@@ -516,13 +560,19 @@ static int peer_serve(struct peer *p, bool *data_ok)
 			seen = p->stat.completed;
 			last = peer_now();
 		}
+		if (fin_at && p->stat.recv_frames != frames) {
+			frames = p->stat.recv_frames;
+			fin_at = peer_now();
+		}
+		if (fin_at && peer_now() - fin_at > PEER_FIN_QUIET_NS)
+			break;
 		/* --cm over RC: the client's DREQ ends the test (every message before it is in the CQ). */
 		if (p->o.cm && !p->o.ud && peer_cm_hangup(p))
 			break;
-		/* No end of test on the wire: every message counted (UD: or the wire quiet for a second). */
+		/* No end of test on the wire: every message counted (UD, UC: or the wire quiet for a second). */
 		if ((p->o.compat || (p->o.cm && p->o.ud)) &&
 		    ((p->stat.completed == p->o.iters && p->stat.sends_done >= peer_replies(p)) ||
-		     (p->o.ud && seen && peer_now() - last > 1000000000u)))
+		     (peer_unreliable(&p->o) && seen && peer_now() - last > 1000000000u)))
 			break;
 		if (peer_expired(p)) {
 			cli_error("peer", "timed out after %u s (--timeout) with %" PRIu64 " of %u messages received and %"
@@ -536,16 +586,18 @@ static int peer_serve(struct peer *p, bool *data_ok)
 		cli_error("peer", "the client went away before the end of the test");
 		return -1;
 	}
+	if (p->o.uc)
+		peer_uc_count(p);
 	if (p->o.op == PEER_WRITE)
-		*data_ok = peer_check(p, p->verbs.buf, p->o.size);
+		*data_ok = peer_check(p, p->verbs.buf, p->o.size) && (!p->o.uc || p->stat.completed);
 	if (peer_atomic(p->o.op)) {
 		uint64_t v;
 
 		memcpy(&v, p->verbs.buf, 8);
 		*data_ok = v == p->o.iters;
 	}
-	/* RC delivers every message; UD delivers what the wire (and --loss) let through. */
-	if (peer_sends(p->o.op) && (p->o.ud ? !p->stat.completed : p->stat.completed != p->o.iters))
+	/* RC delivers every message; UD and UC deliver what the wire (and --loss) let through. */
+	if (peer_sends(p->o.op) && (peer_unreliable(&p->o) ? !p->stat.completed : p->stat.completed != p->o.iters))
 		*data_ok = false;
 	return 0;
 }
@@ -627,6 +679,13 @@ int peer_run(struct peer *p)
 	uint64_t *stamps = NULL;
 	int rc = CLI_ERR;
 
+	if (p->o.uc && p->o.cm) {
+		cli_error("peer", "--cm connects RC QPs (rdma_cm's TCP port space) and UD QPs (UDP), not UC: leave out "
+			  "--cm (the TCP exchange connects a UC QP, as ibv_uc_pingpong does)");
+		return CLI_ERR;
+	}
+	if (!p->o.server && !peer_transport_op_ok(&p->o, p->o.op))
+		return CLI_ERR;
 	if (p->o.cm ? peer_cm_connect(p) : peer_prepare(p) || peer_exchange(p))
 		return CLI_ERR;
 	if (peer_connect_qp(p) || peer_post_recvs(p, 0))

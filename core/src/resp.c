@@ -37,6 +37,7 @@ struct rl_resp_ctx {
 	uint32_t flags;            /* pkt->op->flags */
 	struct rl_mr *mr;          /* RDMA/atomic target */
 	const char *why;           /* reason for a NAK or a drop */
+	bool msg_counted;          /* UC: this packet's message is counted as discarded already */
 };
 
 /* ---- sending ACKs and NAKs ------------------------------------------------------------ */
@@ -158,11 +159,17 @@ static enum rl_resp_state rl_resp_check_psn(struct rl_qp *qp, struct rl_resp_ctx
 		return RESP_CHECK_OP_SEQ;
 	v = rl_psn_check(qp->resp.psn, c->pkt->bth.psn);
 	if (qp->type == RL_QPT_UC) {
-		/* IBA 9.8.3: UC never NAKs; a gap loses the message in progress. */
+		/*
+		 * IBA 9.8.3: UC never NAKs; a gap loses the message in progress. A
+		 * Middle or Last after it belongs to that message (or to one whose
+		 * First was lost): counted once, when the discarding begins.
+		 */
+		c->msg_counted = qp->resp.in_msg || qp->resp.drop_msg;
 		if (v != RL_PSN_IN_ORDER) {
 			qp->stats.out_of_order_drops++;
 			rl_event(qp, RL_EV_PSN_CHECK, c->pkt->bth.psn, RL_PSN_OUT_OF_ORDER,
 				 "UC: a packet was lost; the message in progress is discarded");
+			qp->stats.msgs_discarded += qp->resp.in_msg;
 			qp->resp.in_msg = false;
 			qp->resp.recv_off = 0;
 			qp->resp.drop_msg = true;
@@ -172,6 +179,7 @@ static enum rl_resp_state rl_resp_check_psn(struct rl_qp *qp, struct rl_resp_ctx
 			c->why = "UC: rest of a message whose beginning was lost";
 			return RESP_DROP;
 		}
+		c->msg_counted = false;
 		qp->resp.drop_msg = false;
 		return RESP_CHECK_OP_SEQ;
 	}
@@ -612,6 +620,7 @@ static enum rl_resp_state rl_resp_acknowledge(struct rl_qp *qp, struct rl_resp_c
 
 	qp->resp.in_msg = !(c->flags & RL_OPF_LAST);
 	qp->resp.last_opcode = p->bth.opcode;
+	qp->stats.msgs_recv += !qp->resp.in_msg;
 	if (rl_qp_is_ud(qp))
 		return RESP_DONE;
 	if (c->flags & RL_OPF_LAST)
@@ -714,8 +723,12 @@ static enum rl_resp_state rl_resp_step(struct rl_qp *qp, enum rl_resp_state s, s
 		return RESP_DONE;
 	case RESP_DROP:
 		rl_event(qp, RL_EV_DROP, c->pkt->bth.psn, 0, c->why ? c->why : "dropped");
+		qp->stats.pkts_discarded++;
 		/* IBA 9.8.3: UC loses the message a dropped packet belongs to; the rest of it is dropped too. */
 		if (qp->type == RL_QPT_UC) {
+			/* A First dropped inside a message cuts that one short as well. */
+			qp->stats.msgs_discarded += (uint64_t)(qp->resp.in_msg && (c->flags & RL_OPF_FIRST)) +
+						    !c->msg_counted;
 			qp->resp.in_msg = false;
 			qp->resp.recv_off = 0;
 			qp->resp.drop_msg = !(c->flags & RL_OPF_LAST);
@@ -739,7 +752,7 @@ static bool rl_resp_ud_qkey_ok(struct rl_qp *qp, const struct rl_pkt *p)
 
 void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt)
 {
-	struct rl_resp_ctx c = { pkt, pkt->op->flags, NULL, NULL };
+	struct rl_resp_ctx c = { pkt, pkt->op->flags, NULL, NULL, false };
 	enum rl_resp_state s = RESP_CHECK_PSN;
 
 	if (rl_qp_is_ud(qp) && !rl_resp_ud_qkey_ok(qp, pkt))

@@ -2,7 +2,8 @@
 # rocelab peer against rocelab peer in two network namespaces made here,
 # joined by a veth pair: every op, with and without --loss, data verified at
 # both ends; tcpdump on the veth sees only RoCEv2 with good ICRCs (checked by
-# rocelab explain) and no ICMP. Needs root (CI runs as root); the bad-use
+# rocelab explain) and no ICMP. UC: no ACK on the wire, and what the server
+# says arrived whole is what tshark's fields say (uc_loss.py). Needs root (CI runs as root); the bad-use
 # checks run without it.
 # Usage: run.sh ROCELAB
 set -u
@@ -42,7 +43,16 @@ refused "unknown --op" "unknown --op 'bogus'" --client 10.0.0.1 --op bogus
 refused "--mtu not an IB MTU" "--mtu wants 256" --client 10.0.0.1 --mtu 1500
 refused "--loss out of range" "--loss wants a fraction" --client 10.0.0.1 --loss 1.5
 refused "atomics with --size 64" "atomics work on 8 bytes" --client 10.0.0.1 --op fetch-add --size 64
-refused "--transport bogus" "--transport wants rc or ud" --client 10.0.0.1 --transport bogus
+refused "--transport bogus" "--transport wants rc, ud or uc" --client 10.0.0.1 --transport bogus
+# UC: no responses at all, so no READ and no atomics (IBA 9.8.3); nor rdma_cm, which has no UC port space.
+for a in "--op read" "--op fetch-add" "--op cmp-swap" "--cm --op send"; do
+    # shellcheck disable=SC2086  # the options, one word each
+    "$R" peer --client 10.0.0.1 -t uc $a >"$T/out" 2>&1
+    st=$?
+    if [ $st -eq 2 ] && grep -q -- "--transport uc carries SEND and RDMA WRITE only\|--cm connects RC QPs .* not UC" "$T/out"
+    then pass "UC refuses $a (exit 2)"
+    else fail "UC with $a: exit $st, $(head -c 300 "$T/out")"; fi
+done
 refused "UD carries SEND only" "carries SEND only" --client 10.0.0.1 --transport ud --op write
 refused "UD message larger than any MTU" "a UD message is one packet" --client 10.0.0.1 -t ud --size 5000
 refused "--compat with another tool" "--compat knows four tools: pingpong" --client 10.0.0.1 --compat perftest
@@ -135,12 +145,14 @@ ip -n "$NB" link set "$VB" up
 
 # pair NAME CLIENT-OPTIONS...: server in B, client in A, tcpdump in A; all must agree.
 # The capture keeps RoCE and ICMP errors (ICMPv6 types below 128), not neighbour discovery.
+# SNAPLEN: tcpdump's -s (in --immediate-mode its ring has a slot of that size per frame: a small
+# one holds a longer burst).
 ADDR=10.79.0.2
 pair() {
     name=$1
     shift
     rm -f "$T/cap.pcap" "$T/td.err"
-    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -s "${SNAPLEN:-262144}" -B 16384 -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
     i=0
@@ -234,6 +246,83 @@ refused_pair() {
     wait $srv 2>/dev/null
 }
 refused_pair "UD client, RC server" "give both the same --transport" --client 10.79.0.2 -t ud --iters 5 --timeout 5
+refused_pair "UC client, RC server" "give both the same --transport" --client 10.79.0.2 -t uc --iters 5 --timeout 5
+
+# UC: SEND and WRITE segmented as RC's, but never acknowledged and never resent (IBA 9.8.3).
+# uc_quiet NAME CLIENT-IP [pingpong]: by tshark, every frame carries a UC opcode (transport 001,
+# 0x20..0x3f): no ACK, no NAK; and but in a pingpong, every frame was sent by the client.
+uc_quiet() {
+    q=$(run_tshark -r - -Y infiniband -T fields -e ip.src -e infiniband.bth.opcode <"$T/cap.pcap" 2>/dev/null |
+        awk -v c="$2" -v pp="${3:-}" '{ n++ } $1 != c && pp == "" { srv++ } $2 < 32 || $2 > 63 { other++ }
+                                      END { printf "%d %d %d", n, srv, other }')
+    case $q in
+        "0 "*) fail "$1: tshark read no RoCE frames" ;;
+        *" 0 0") pass "$1: by tshark, ${q%% *} frames, every one a UC request${3:+ (both ways)}, no ACK or NAK" ;;
+        *) fail "$1: by tshark (frames, from the server, not UC): $q" ;;
+    esac
+}
+# Nothing paces a UC sender: the bursts here fit the receiver's socket buffer (4 MiB) even on a busy machine.
+SERVER_OPTS="-t uc"
+pair "UC write 16 KiB" -t uc --op write --size 16384 --iters 100
+if grep -q "delivered 100 of 100" "$T/cli"; then pass "UC write without --loss: every message arrived"
+else fail "UC write delivery: $(grep delivered "$T/cli")"; fi
+uc_quiet "UC write" 10.79.0.1
+pair "UC send 3000 bytes (3 packets each)" -t uc --op send --size 3000 --iters 300
+uc_quiet "UC send" 10.79.0.1
+pair "UC pingpong" -t uc --op pingpong --iters 200
+if grep -q "0 of 200 rounds lost (UC" "$T/cli"; then pass "UC pingpong without --loss loses nothing"
+else fail "UC pingpong rounds: $(grep lost "$T/cli")"; fi
+pair "UC json" -t uc --op send --iters 20 --json
+if grep -q '"transport":"uc"' "$T/cli" && grep -q '"delivered":20' "$T/cli"; then pass "UC --json"
+else fail "UC --json: $(cat "$T/cli" "$T/srv")"; fi
+SERVER_OPTS="-t uc --loss 0.02 --seed 3"
+pair "UC send, 2% loss at the server" -t uc --op send --size 3000 --iters 200
+got=$(sed -n 's/^ delivered \([0-9]*\) of 200 messages (UC.*/\1/p' "$T/cli")
+if [ -n "$got" ] && [ "$got" -lt 200 ] && grep -q "served send: $got messages received, data verified" "$T/srv" &&
+   grep -q "^ UC: $((200 - got)) of 200 messages lost" "$T/srv"
+then pass "UC loss stays lost: $got of 200 delivered, every one whole"
+else fail "UC send loss: $(grep -h 'delivered\|served\|UC:' "$T/cli" "$T/srv")"; fi
+pair "UC pingpong, 3% loss at both ends" -t uc --op pingpong --size 3000 --iters 200 --loss 0.03 --seed 4
+if grep -q "^ [1-9][0-9]* of 200 rounds lost (UC" "$T/cli"; then
+    pass "UC pingpong counts lost rounds: $(grep -o '[0-9]* of 200 rounds lost' "$T/cli")"
+else fail "UC pingpong --loss: no lost round counted: $(grep 'rounds lost' "$T/cli")"; fi
+
+# --tx-loss at the client: what it drops never reaches the wire, so the capture is what the server got,
+# and tests/peer/uc_loss.py works out from tshark's fields alone which messages arrived whole and which
+# packets follow a lost one of their own message: the server must report exactly those (IBA 9.8.3).
+# The client's first PSN is an input of that oracle (the header's "local address ... PSN").
+# tcpdump may miss frames of a burst on a loaded machine: then the capture is not the oracle; again.
+UCL=$(dirname "$0")/uc_loss.py
+uc_exact() {
+    name=$1
+    size=$2
+    npkts=$3
+    shift 3
+    SNAPLEN=1600
+    for attempt in 1 2 3; do
+        pair "$name" -t uc --size "$size" --iters 150 --tx-loss 0.02 "$@"
+        grep -q "^0 packets dropped by kernel" "$T/td.err" && break
+        echo "note $name: tcpdump missed frames ($(grep 'dropped by kernel' "$T/td.err")); again"
+    done
+    unset SNAPLEN
+    psn0=$(sed -n 's/^ local address:.* PSN \(0x[0-9a-f]*\) .*/\1/p' "$T/cli")
+    o=$(run_tshark -r - -Y infiniband -T fields -e ip.src -e infiniband.bth.opcode -e infiniband.bth.psn \
+        <"$T/cap.pcap" 2>/dev/null | python3 "$UCL" 10.79.0.1 "$psn0" "$npkts" 150)
+    dl=${o#delivered=}; dl=${dl%% *}
+    lost=${o#*lost=}; lost=${lost%% *}
+    disc=${o#*discarded=}; disc=${disc%% *}
+    part=${o#*partial=}; part=${part%% *}
+    case $o in *"from_server=0 non_uc=0") ;; *) fail "$name: by tshark: $o"; return ;; esac
+    if [ "$lost" -gt 0 ] && [ "$part" -gt 0 ] && grep -q "served [a-z]*: $dl messages received, data verified" "$T/srv" &&
+       grep -q "^ UC: $lost of 150 messages lost; .* ($disc packets discarded" "$T/srv" &&
+       grep -q "^ delivered $dl of 150 messages (UC" "$T/cli"
+    then pass "$name: as tshark's fields say, $dl of 150 arrived whole, $part lost in part, and the $disc packets that followed a lost one were dropped"
+    else fail "$name: tshark's fields say $o; the server: $(grep -h 'served\|UC:' "$T/srv")"; fi
+}
+SERVER_OPTS="-t uc"
+uc_exact "UC send, 2% lost on the way" 3000 3 --op send --seed 11
+uc_exact "UC write, 2% lost on the way" 4096 4 --op write --seed 12
+SERVER_OPTS="-t rc"
 
 # IPv6: the GIDs are the addresses themselves; the ICRC masks flow label, traffic class and hop limit.
 SERVER_OPTS="--ipv6"
@@ -273,6 +362,13 @@ if grep -q "bytes in .* seconds = .* Mbit/sec" "$T/cli" && grep -q "200 iters in
 else fail "compat summary: $(tail -3 "$T/cli")"; fi
 SERVER_OPTS="--compat pingpong --iters 100 --loss 0.03 --seed 2"
 pair "compat pingpong RC, 3% loss at both ends" --compat pingpong --iters 100 --loss 0.03 --seed 3
+SERVER_OPTS="--compat pingpong -t uc --iters 200"
+pair "compat pingpong UC" --compat pingpong -t uc --iters 200
+uc_quiet "compat pingpong UC" 10.79.0.1 pingpong
+SERVER_OPTS="--compat pingpong -t uc --iters 100 --loss 0.03 --seed 2"
+pair "compat pingpong UC, 3% loss at both ends" --compat pingpong -t uc --iters 100 --loss 0.03 --seed 3
+if grep -q "^ [1-9][0-9]* of 100 rounds lost (UC" "$T/cli"; then pass "compat pingpong UC counts the rounds lost"
+else fail "compat pingpong UC --loss: $(grep 'rounds lost' "$T/cli")"; fi
 SERVER_OPTS="--compat pingpong -t ud --size 1024 --iters 200"
 pair "compat pingpong UD" --compat pingpong -t ud --size 1024 --iters 200
 SERVER_OPTS=

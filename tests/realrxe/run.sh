@@ -2,7 +2,7 @@
 # Interop with the real kernel Soft-RoCE: `rocelab realrxe` boots Debian's own
 # kernel (rdma_rxe), rdma-core and perftest in a VM; `rocelab peer` on this
 # side talks to the kernel's stack on the other:
-#  - ibv_rc_pingpong and ibv_ud_pingpong, in both roles (--compat pingpong);
+#  - ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong, in both roles (--compat pingpong);
 #  - SEND of several packets, WRITE, READ, Fetch&Add, Compare&Swap and a
 #    pingpong, in both roles, against rxe_peer (rocelab peer's test over
 #    libibverbs, realrxe/rxe_peer.c): the data is checked on both sides;
@@ -172,6 +172,40 @@ kernel_server "ibv_ud_pingpong server, rocelab client" "ibv_ud_pingpong -d rxe0 
 	--compat pingpong --transport ud --size 1024 --iters 100
 kernel_client "rocelab server, ibv_ud_pingpong client" "--compat pingpong --transport ud --size 1024 --iters 100" \
 	"timeout 60 ibv_ud_pingpong -d rxe0 -g 1 -c -s 1024 -n 100 10.77.0.1"
+
+# UC: ibv_uc_pingpong is ibv_rc_pingpong on a UC QP (rdma-core's uc_pingpong.c): the same exchange and
+# data, 4 packets a message at its path MTU 1024, and nothing acknowledged (IBA 9.8.3).
+# uc_wire NAME: by tshark, every frame of the capture is a UC SEND (opcodes 0x20..0x25), from both sides.
+uc_wire() {
+	local q
+	q=$(run_tshark -r - -Y infiniband -T fields -e ip.src -e infiniband.bth.opcode <"$T/cap.pcap" 2>/dev/null |
+		awk -v g=$G '{ n++ } $1 == g { k++ } $2 < 32 || $2 > 37 { other++ }
+			END { printf "%d %d %d", n, k, other }')
+	set -- "$1" $q
+	if [ "${2:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] && [ "$2" -gt "$3" ] && [ "${4:-1}" -eq 0 ]; then
+		pass "$1: by tshark, all $2 frames UC SENDs ($3 from the kernel), no ACK or NAK from either side"
+	else
+		fail "$1: by tshark (frames, from the kernel, not a UC SEND): $2 $3 $4"
+	fi
+}
+kernel_server "ibv_uc_pingpong server, rocelab client" "ibv_uc_pingpong -d rxe0 -g 1 -c -n 100" "local address" \
+	--compat pingpong --transport uc --iters 100
+uc_wire "ibv_uc_pingpong server, rocelab client"
+if grep -q "100 iters in" "$T/srv.out" && ! grep -qi "invalid data" "$T/srv.out" &&
+   grep -q "0 of 100 rounds lost (UC" "$T/cli.out"; then
+	pass "ibv_uc_pingpong did 100 rounds with rocelab over UC, and its -c check found the data right"
+else
+	fail "ibv_uc_pingpong's own report: $(tail -c 300 "$T/srv.out") / rocelab's: $(tail -c 300 "$T/cli.out")"
+fi
+kernel_client "rocelab server, ibv_uc_pingpong client" "--compat pingpong --transport uc --iters 100" \
+	"timeout 60 ibv_uc_pingpong -d rxe0 -g 1 -c -n 100 10.77.0.1"
+uc_wire "rocelab server, ibv_uc_pingpong client"
+if grep -q "served pingpong: 100 messages received, data verified" "$T/srv.out" &&
+   grep -q "^ UC: 0 of 100 messages lost" "$T/srv.out" && grep -q "100 iters in" "$T/cli.out"; then
+	pass "rocelab served ibv_uc_pingpong's 100 rounds over UC and checked every message"
+else
+	fail "rocelab's report: $(tail -c 300 "$T/srv.out")"
+fi
 
 # ---- every operation, both roles, against rxe_peer ---------------------------------------------
 

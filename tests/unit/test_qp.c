@@ -294,6 +294,178 @@ static void test_uc_write(void)
 	tp_teardown(&T);
 }
 
+/* Drop frames by number (1-based, both directions); up to four. */
+static uint64_t uc_drops[4];
+
+static bool uc_filter_many(struct tp_pair *t, int from, uint8_t *frame, size_t len, uint64_t n)
+{
+	(void)t; (void)from; (void)frame; (void)len;
+	for (size_t i = 0; i < sizeof(uc_drops) / sizeof(uc_drops[0]); i++)
+		if (uc_drops[i] == n)
+			return false;
+	return true;
+}
+
+static void uc_setup_drops(struct tp_opts *o, uint64_t a, uint64_t b)
+{
+	tp_default_opts(o, RL_QPT_UC);
+	tp_setup(&T, o);
+	memset(uc_drops, 0, sizeof(uc_drops));
+	uc_drops[0] = a;
+	uc_drops[1] = b;
+	T.filter = uc_filter_many;
+}
+
+/*
+ * IBA 9.8.3 (UC responder): the middle packet of a 3-packet SEND is lost.
+ * Its Last arrives after the gap and is dropped with it: the message is
+ * discarded whole, counted once, and no ACK or NAK is ever sent.
+ */
+static void test_uc_counts_discarded_message(void)
+{
+	struct tp_opts o;
+	struct rl_qp_stats st;
+	struct rl_wc wc;
+
+	uc_setup_drops(&o, 2, 0);
+	tp_fill(&T, 0, 0, 8192, 11);
+	tp_post_recv(&T, 1, 0, 4096, 7);
+	tp_post_recv(&T, 1, 4096, 4096, 8);
+	tp_post_send(&T, 0, RL_WR_SEND, 0, 3000, 0, 1);
+	tp_post_send(&T, 0, RL_WR_SEND, 4096, 3000, 0, 2);
+	tp_run(&T, 1000000000);
+	rl_qp_stats(T.end[1].qp, &st);
+	CU_ASSERT_EQUAL(st.pkts_recv, 5);
+	CU_ASSERT_EQUAL(st.msgs_recv, 1);
+	CU_ASSERT_EQUAL(st.msgs_discarded, 1);
+	CU_ASSERT_EQUAL(st.pkts_discarded, 1);        /* the Last of message 1 */
+	CU_ASSERT_EQUAL(st.naks_sent, 0);
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.byte_len, 3000);
+	CU_ASSERT_FALSE(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(tp_count_opcode(&T, 1, rl_opcode_by_name("RC Acknowledge")), 0);
+	CU_ASSERT_EQUAL(T.frames, 6);                 /* A's six packets, nothing from B */
+	tp_teardown(&T);
+}
+
+/*
+ * IBA 9.8.3: the Last of message 1 is lost; the gap shows only at the First
+ * of message 2, which begins a new message. Message 1 is discarded (its
+ * receive WQE is filled again by message 2), message 2 arrives whole.
+ */
+static void test_uc_lost_last_first_after_gap(void)
+{
+	struct tp_opts o;
+	struct rl_qp_stats st;
+	struct rl_wc wc;
+
+	uc_setup_drops(&o, 3, 0);
+	tp_fill(&T, 0, 0, 8192, 12);
+	tp_post_recv(&T, 1, 0, 4096, 7);
+	tp_post_recv(&T, 1, 4096, 4096, 8);
+	tp_post_send(&T, 0, RL_WR_SEND, 0, 3000, 0, 1);
+	tp_post_send(&T, 0, RL_WR_SEND, 4096, 3000, 0, 2);
+	tp_run(&T, 1000000000);
+	rl_qp_stats(T.end[1].qp, &st);
+	CU_ASSERT_EQUAL(st.msgs_recv, 1);
+	CU_ASSERT_EQUAL(st.msgs_discarded, 1);
+	CU_ASSERT_EQUAL(st.pkts_discarded, 0);        /* nothing after the gap is of message 1 */
+	CU_ASSERT_EQUAL(st.out_of_order_drops, 1);
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.wr_id, 7);
+	CU_ASSERT_EQUAL(wc.byte_len, 3000);
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem, T.end[0].mem + 4096, 3000), 0);
+	CU_ASSERT_FALSE(tp_poll(&T, 1, &wc));
+	tp_teardown(&T);
+}
+
+/*
+ * IBA 9.8.3: the First of message 1 is lost. Its Middle and Last arrive in
+ * PSN order after the gap but begin no message: both are dropped, one
+ * message discarded. A whole one-packet message lost leaves nothing to see:
+ * the responder counts the next one received, no discarded message.
+ */
+static void test_uc_lost_first_and_lost_only(void)
+{
+	struct tp_opts o;
+	struct rl_qp_stats st;
+	struct rl_wc wc;
+
+	uc_setup_drops(&o, 1, 5);
+	tp_fill(&T, 0, 0, 8192, 13);
+	for (int i = 0; i < 4; i++)
+		tp_post_recv(&T, 1, (uint32_t)i * 4096, 4096, 7 + (uint64_t)i);
+	tp_post_send(&T, 0, RL_WR_SEND, 0, 3000, 0, 1);     /* frames 1-3 */
+	tp_post_send(&T, 0, RL_WR_SEND, 4096, 500, 0, 2);   /* frame 4 */
+	tp_post_send(&T, 0, RL_WR_SEND, 4096, 600, 0, 3);   /* frame 5, lost */
+	tp_post_send(&T, 0, RL_WR_SEND, 4096, 700, 0, 4);   /* frame 6 */
+	tp_run(&T, 1000000000);
+	rl_qp_stats(T.end[1].qp, &st);
+	CU_ASSERT_EQUAL(st.msgs_recv, 2);
+	CU_ASSERT_EQUAL(st.msgs_discarded, 1);
+	CU_ASSERT_EQUAL(st.pkts_discarded, 2);
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.byte_len, 500);
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.byte_len, 700);
+	CU_ASSERT_FALSE(tp_poll(&T, 1, &wc));
+	for (int i = 0; i < 4; i++)                            /* UC: done once sent */
+		CU_ASSERT_TRUE(tp_poll(&T, 0, &wc));
+	tp_teardown(&T);
+}
+
+/*
+ * IBA 9.8.3 for RDMA WRITE: a lost Middle ends the WRITE; its Last is not
+ * placed (the bytes there keep what they had). The WRITE with immediate
+ * that follows lands whole and completes at the receiver.
+ */
+static void test_uc_write_loss(void)
+{
+	struct tp_opts o;
+	struct rl_qp_stats st;
+	struct rl_wc wc;
+	uint8_t before[1024];
+
+	uc_setup_drops(&o, 2, 0);
+	tp_fill(&T, 0, 0, 8192, 14);
+	tp_fill(&T, 1, 0, 16384, 15);
+	memcpy(before, T.end[1].mem + 10000 + 2048, sizeof(before));
+	tp_post_recv(&T, 1, 0, 16, 7);
+	tp_post_send(&T, 0, RL_WR_RDMA_WRITE, 0, 3000, 10000, 1);
+	tp_post_send(&T, 0, RL_WR_RDMA_WRITE_WITH_IMM, 4096, 2000, 2000, 2);
+	tp_run(&T, 1000000000);
+	rl_qp_stats(T.end[1].qp, &st);
+	CU_ASSERT_EQUAL(st.msgs_recv, 1);
+	CU_ASSERT_EQUAL(st.msgs_discarded, 1);
+	CU_ASSERT_EQUAL(st.pkts_discarded, 1);
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 10000, T.end[0].mem, 1024), 0);       /* the First was placed */
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 10000 + 2048, before, 952), 0);      /* the Last was not */
+	CU_ASSERT_EQUAL(memcmp(T.end[1].mem + 2000, T.end[0].mem + 4096, 2000), 0);
+	CU_ASSERT_TRUE_FATAL(tp_poll(&T, 1, &wc));
+	CU_ASSERT_EQUAL(wc.opcode, RL_WC_RECV_RDMA_WITH_IMM);
+	CU_ASSERT_EQUAL(wc.byte_len, 2000);
+	CU_ASSERT_FALSE(tp_poll(&T, 1, &wc));
+	tp_teardown(&T);
+}
+
+/* IBA 9.8.3: UC has no responses, so no RDMA READ and no atomics; post_send refuses them. */
+static void test_uc_no_read_or_atomic(void)
+{
+	static const enum rl_wr_opcode ops[] = { RL_WR_RDMA_READ, RL_WR_ATOMIC_FETCH_AND_ADD, RL_WR_ATOMIC_CMP_AND_SWP };
+	struct tp_opts o;
+
+	tp_default_opts(&o, RL_QPT_UC);
+	tp_setup(&T, &o);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		CU_ASSERT_NOT_EQUAL(tp_post_send(&T, 0, ops[i], 0, 8, 0, 1), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(rl_host_error(T.end[0].host), "UC QP has no"));
+	}
+	tp_run(&T, 1000000000);
+	CU_ASSERT_EQUAL(T.frames, 0);
+	tp_teardown(&T);
+}
+
 /* RoCEv2 over IPv6, and the events a learner can follow. */
 static void test_ipv6_and_events(void)
 {
@@ -332,5 +504,10 @@ int tl_suite_qp(void)
 	       !CU_add_test(s, "UC loss loses the message, the next arrives", test_uc_loss_loses_message) ||
 	       !CU_add_test(s, "UC: the rest of a failed message is dropped", test_uc_rest_of_failed_message) ||
 	       !CU_add_test(s, "UC RDMA WRITE with immediate", test_uc_write) ||
+	       !CU_add_test(s, "UC: a message with a lost Middle is discarded whole, counted", test_uc_counts_discarded_message) ||
+	       !CU_add_test(s, "UC: a lost Last shows at the next First, which begins anew", test_uc_lost_last_first_after_gap) ||
+	       !CU_add_test(s, "UC: a lost First drops the rest; a lost Only leaves no trace", test_uc_lost_first_and_lost_only) ||
+	       !CU_add_test(s, "UC: a WRITE with a lost Middle is not placed further", test_uc_write_loss) ||
+	       !CU_add_test(s, "UC: no READ, no atomics", test_uc_no_read_or_atomic) ||
 	       !CU_add_test(s, "RoCEv2 over IPv6, events", test_ipv6_and_events);
 }

@@ -403,6 +403,10 @@ struct rl_qp_stats {
 	uint64_t pkts_sent, pkts_recv, retransmits, timeouts, rnr_naks_recv, seq_naks_recv;
 	uint64_t naks_sent, dup_requests, out_of_order_drops, qkey_violations, icrc_drops;
 	uint64_t ecn_ce_recv, cnps_sent, cnps_recv;
+	/* Responder: SEND and WRITE messages executed whole; request packets dropped unexecuted. */
+	uint64_t msgs_recv, pkts_discarded;
+	/* UC: messages of which some packets arrived but not all, dropped whole (IBA 9.8.3). */
+	uint64_t msgs_discarded;
 };
 void rl_qp_stats(const struct rl_qp *qp, struct rl_qp_stats *st);
 
