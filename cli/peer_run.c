@@ -667,7 +667,9 @@ static int peer_run_server(struct peer *p)
 	if (!p->o.compat && !p->o.cm) {
 		if (peer_exchange_result(p, data_ok))
 			return CLI_ERR;
-		/* Stay on the wire until the client hangs up. */
+		/* Stay on the wire until the client hangs up (-a, -D: for --timeout from now, the test was long). */
+		if (p->o.all_sizes || p->o.duration_s)
+			p->stat.t_start = peer_now();
 		while (!peer_pump(p, p->net.tcp) && !peer_expired(p))
 			;
 		peer_flush(p);
