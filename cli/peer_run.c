@@ -446,7 +446,8 @@ static int peer_client_lat(struct peer *p)
 		bool got = false, sent = false;
 		uint64_t t0;
 
-		if (!peer_grow((void **)&p->stat.lat_us, &p->stat.lat_cap, p->stat.nlat, sizeof(double))) {
+		/* A slot per round so far: each reply answers one SEND, a late one (UD) in a later round. */
+		if (!peer_grow((void **)&p->stat.lat_us, &p->stat.lat_cap, it, sizeof(double))) {
 			cli_error("peer", "out of memory");
 			return -1;
 		}
