@@ -18,7 +18,8 @@ bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 	if (!s || !*s || *s == '-')
 		return false;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	/* Base 10 unless 0x: a leading 0 is not octal ("-s 010" is ten bytes). */
+	v = strtoull(s, &end, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
 	if (errno || *end || v > max)
 		return false;
 	*out = v;

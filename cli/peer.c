@@ -42,6 +42,11 @@ uint8_t peer_pattern(const struct peer *p, size_t i)
 	return (uint8_t)(i * 7 + 3);
 }
 
+uint32_t peer_msg_len(const struct peer *p)
+{
+	return p->stat.len ? p->stat.len : p->o.size;
+}
+
 bool peer_check(const struct peer *p, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -53,16 +58,19 @@ bool peer_check(const struct peer *p, const uint8_t *b, size_t n)
 void peer_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rocelab peer --server [options]\n"
-		"       rocelab peer --client ADDR [options]\n\n"
+		"usage: rocelab peer [options]                server (no address)\n"
+		"       rocelab peer [options] ADDR           client of the server at ADDR\n"
+		"       rocelab peer --server | --client ADDR [options]\n\n"
 		"Run the reference RoCEv2 transport over a real interface: one endpoint per process, like\n"
 		"perftest (ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat) and\n"
-		"ibv_rc_pingpong / ibv_ud_pingpong. The frames are genuine RoCEv2 (UDP port 4791, ICRC)\n"
-		"that tcpdump and Wireshark show. The client runs the test; the server learns the operation\n"
-		"and size from it.\n\n"
-		"options:\n"
-		"  -s, --server         wait for a client\n"
-		"  -c, --client ADDR    connect to the server at ADDR (IPv4, or IPv6 with --ipv6)\n"
+		"ibv_rc_pingpong / ibv_ud_pingpong, with their flags for what they share. The frames are\n"
+		"genuine RoCEv2 (UDP port 4791, ICRC) that tcpdump and Wireshark show. The client runs the\n"
+		"test; the server learns the operation, size, count, -a and -D from it (and accepts them too,\n"
+		"as perftest wants them at both ends).\n\n"
+		"options (the short ones are perftest's and ibv_rc_pingpong's):\n"
+		"  ADDR                 the server's address (IPv4, or IPv6 with --ipv6); none: be the server\n"
+		"      --server         wait for a client (the same as no address)\n"
+		"      --client ADDR    connect to the server at ADDR (the same as ADDR last)\n"
 		"  -o, --op OP          send, write, read, fetch-add, cmp-swap (bandwidth) or pingpong (SEND\n"
 		"                       latency); default write (UD: send)\n"
 		"  -t, --transport T    rc (reliable connected, default), uc (unreliable connected: SEND and\n"
@@ -70,20 +78,29 @@ void peer_usage(FILE *f)
 		"                       IBA 9.8.3) or ud (unreliable datagram: SEND only, one packet per message);\n"
 		"                       uc and ud resend nothing, and nothing paces them: a sender faster than\n"
 		"                       the receiver loses messages too; the server must say the same\n"
-		"  -S, --size BYTES     message size; default 65536 (pingpong: 2, UD: 1024)\n"
+		"  -c, --connection T   perftest's spelling of it: RC, UC or UD\n"
+		"  -s, --size BYTES     message size; default 65536 (pingpong: 2, UD: 1024)\n"
 		"  -n, --iters N        messages; default 1000\n"
+		"  -D, --duration SEC   send for this long instead of -n messages (the table counts them)\n"
+		"  -a, --all            every size from 2 to 2^23 bytes (UD: to the path MTU), doubling, -n\n"
+		"                       messages each, a row of the table per size, as perftest's -a\n"
 		"  -m, --mtu BYTES      path MTU 256..4096; default: what the interface carries, as rxe picks it\n"
 		"  -w, --window N       work requests outstanding; default 16\n"
 		"  -6, --ipv6           RoCEv2 over IPv6 (the server listens on IPv6; GIDs are IPv6 addresses)\n"
 		"  -I, --interface IF   use this interface (its addresses, GID table and MTU)\n"
-		"  -g, --gid-index N    the local GID, by index in the interface's GID table (as\n"
-		"                       ibv_rc_pingpong -g, perftest -x); default: the address facing the peer\n"
+		"  -d, --ib-dev IF      perftest's RDMA device: rocelab peer is an RDMA device of its own, on an\n"
+		"                       interface, so -d names the interface (-d rl-a0, as --interface); a\n"
+		"                       kernel device (-d rxe0) is refused: rxe and rocelab cannot share one\n"
+		"  -i, --ib-port 1      the device's port: 1, its only one\n"
+		"  -x, -g, --gid-index N  the local GID, by index in the interface's GID table (perftest -x,\n"
+		"                       ibv_rc_pingpong -g); default: the address facing the peer\n"
+		"  -q, --qps N          QPs: 1 only (several connections: --compat ucmatose -c N)\n"
 		"      --compat rping   rping's protocol and flags: see below\n"
 		"      --compat ucmatose, --compat udaddy  cmatose's and udaddy's: see below\n"
 		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_uc_pingpong with -t uc,\n"
 		"                       ibv_ud_pingpong with -t ud): its exchange only, its data and\n"
 		"                       iterations; defaults follow the tool (size 4096, UD 2048; path MTU 1024)\n"
-		"      --cm             connect through the CM on QP1 (rdma_cm: REQ, REP, RTU; DREQ, DREP at the\n"
+		"  -R, --cm             connect through the CM on QP1 (rdma_cm: REQ, REP, RTU; DREQ, DREP at the\n"
 		"                       end; SIDR_REQ, SIDR_REP with -t ud), as perftest's -R, instead of the\n"
 		"                       TCP exchange; both ends say it. The client's REQ carries the test in\n"
 		"                       rocelab's private data after rdma_cm's header (op, transport, MTU, size,\n"
@@ -144,11 +161,11 @@ void peer_usage(FILE *f)
 		"  fails the run, and each wait ends after --timeout (a UD datagram lost is never resent:\n"
 		"  udaddy waits for every one). Also --interface, --loss, --tx-loss, --seed, --qpn, --json.\n"
 		"  -t (type of service) and -a (ACK timeout) are not supported; -m only says it migrated.\n\n"
-		"example (two network namespaces joined by a veth pair):\n"
-		"  ip netns exec B rocelab peer --server\n"
-		"  ip netns exec A rocelab peer --client 10.0.0.2 --op write --size 65536\n"
-		"  ip netns exec B rocelab peer --server -t ud\n"
-		"  ip netns exec A rocelab peer --client 10.0.0.2 -t ud --op pingpong\n"
+		"example (two network namespaces joined by a veth pair), as ib_write_bw -x 1 at both ends:\n"
+		"  ip netns exec B rocelab peer -x 1\n"
+		"  ip netns exec A rocelab peer -x 1 --op write -s 65536 10.0.0.2\n"
+		"  ip netns exec B rocelab peer -c UD\n"
+		"  ip netns exec A rocelab peer -c UD --op pingpong -a 10.0.0.2\n"
 		"  ip netns exec B rocelab peer --server --cm\n"
 		"  ip netns exec A rocelab peer --client 10.0.0.2 --cm --op read\n");
 }
@@ -164,10 +181,6 @@ static enum rl_mtu peer_mtu(const char *arg)
 /* What the options mean together; false (with a message) for combinations that cannot work. */
 static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 {
-	if (o->server == !!o->addr) {
-		cli_error("peer", "say --server or --client ADDR (one of them)");
-		return false;
-	}
 	if (o->compat && o->cm) {
 		cli_error("peer", "--compat pingpong is the pingpong tools' TCP exchange; --cm connects through the CM "
 			  "instead: say one of them");
@@ -194,6 +207,14 @@ static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 	}
 	if (!size_set && !o->compat)
 		o->size = o->op == PEER_PINGPONG ? 2 : o->ud ? 1024 : 65536;
+	if (o->all_sizes) {
+		if (size_set) {
+			cli_error("peer", "-a runs every size from 2 up: no --size with it");
+			return false;
+		}
+		/* perftest's -a: 2 to 2^23 bytes (UD: up to the path MTU, set once it is known). */
+		o->size = o->ud ? 4096 : PEER_ALL_MAX;
+	}
 	if (peer_atomic(o->op)) {
 		if (size_set && o->size != 8) {
 			cli_error("peer", "atomics work on 8 bytes: --size 8 or no --size");
@@ -224,16 +245,150 @@ bool peer_rate(const char *opt, const char *arg, double *rate)
 	return true;
 }
 
+/*
+ * -d DEV, perftest's and the pingpong tools' RDMA device. rocelab peer is an
+ * RDMA device of its own, on an interface: DEV is taken as that interface.
+ * A device of the kernel's (rxe0 on eth0) is named as such and refused.
+ */
+static bool peer_ib_dev(struct peer_opts *o, const char *dev)
+{
+	char path[128], ndev[IF_NAMESIZE + 1] = "";
+	FILE *f;
+
+	if (!*dev || strlen(dev) >= IF_NAMESIZE || strchr(dev, '/')) {
+		cli_error("peer", "-d wants a device name, not '%s'", dev);
+		return false;
+	}
+	if (if_nametoindex(dev)) {
+		o->ibdev = dev;
+		return true;
+	}
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/0", dev);
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(ndev, sizeof(ndev), f))
+			ndev[0] = '\0';
+		fclose(f);
+		ndev[strcspn(ndev, "\n")] = '\0';
+	}
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", dev);
+	if (ndev[0] || access(path, F_OK) == 0)
+		cli_error("peer", "-d %s is an RDMA device of the kernel's%s%s: rocelab peer is an RDMA device of its "
+			  "own, on an interface, and cannot share one with rxe (both take UDP port 4791): give an "
+			  "interface no rxe device runs on, as -d IF or --interface IF", dev, ndev[0] ? ", on " : "", ndev);
+	else
+		cli_error("peer", "-d %s: no interface of that name here; rocelab has no RDMA device called %s, it is "
+			  "one of its own, on an interface: give the interface as -d IF ('ip -br link' lists them), or "
+			  "leave -d out for the one that faces the other side", dev, dev);
+	return false;
+}
+
+/* -s was --server before it was the size: said when -s has no number after it. */
+static void peer_size_hint(void)
+{
+	fprintf(stderr, "rocelab peer: -s is the message size, as perftest's and ibv_rc_pingpong's -s; the server is "
+		"'rocelab peer' without an address (or --server)\n");
+}
+
+/* A missing value, or an unknown option; the flags that meant something else before are said so. */
+static void peer_opt_error(int c, char **argv)
+{
+	cli_opt_error("peer", c, argv);
+	if (c == ':' && optopt == 's')
+		peer_size_hint();
+	else if (c == '?' && optopt == 'S')
+		fprintf(stderr, "rocelab peer: the message size is -s or --size (perftest's -S is the service level)\n");
+}
+
+/* -c T, perftest's connection type (RC, UC, UD), as --transport t; the old -c ADDR is said so. */
+static const char *peer_conn_type(const char *arg, char *buf, size_t n)
+{
+	size_t i;
+
+	if (strchr(arg, '.') || strchr(arg, ':')) {
+		cli_error("peer", "-c is the connection type, as perftest's -c (RC, UC or UD), not an address: give the "
+			  "server's address last ('rocelab peer [options] %s') or as --client %s", arg, arg);
+		return NULL;
+	}
+	for (i = 0; arg[i] && i + 1 < n; i++)
+		buf[i] = (char)(arg[i] >= 'A' && arg[i] <= 'Z' ? arg[i] - 'A' + 'a' : arg[i]);
+	buf[i] = '\0';
+	return buf;
+}
+
+/* The server's address: the argument after the options, or --client ADDR (the same one, if both). */
+static bool peer_positional(int argc, char **argv, struct peer_opts *o)
+{
+	if (optind + 1 < argc) {
+		cli_error("peer", "unexpected argument '%s': the one argument is the server's address", argv[optind + 1]);
+		return false;
+	}
+	if (optind == argc)
+		return true;
+	if (o->addr && strcmp(o->addr, argv[optind])) {
+		cli_error("peer", "two server addresses, --client %s and %s: say one", o->addr, argv[optind]);
+		return false;
+	}
+	o->addr = argv[optind];
+	if (o->server) {
+		cli_error("peer", "--server waits for a client, but %s is a server's address: leave out --server to "
+			  "be the client of %s, or the address to be the server", o->addr, o->addr);
+		return false;
+	}
+	return true;
+}
+
+/* The flags perftest's and the pingpong tools' users type, as they mean there (-d, -q, -D, -a, -i). */
+static bool peer_perftest_flags(struct peer_opts *o, bool iters_set)
+{
+	if (o->ibdev) {
+		if (o->ifname && strcmp(o->ifname, o->ibdev)) {
+			cli_error("peer", "-d %s and --interface %s name two interfaces: say one", o->ibdev, o->ifname);
+			return false;
+		}
+		o->ifname = o->ibdev;
+		if (!o->json)
+			fprintf(stderr, "rocelab peer: note: -d %s is the interface %s: rocelab peer is an RDMA device of "
+				"its own on it (no kernel RDMA device is used)\n", o->ibdev, o->ibdev);
+	}
+	if (o->qps > 1) {
+		cli_error("peer", "-q %u: rocelab peer runs one QP per process (several connections, each its own "
+			  "QP: --compat ucmatose -c N)", o->qps);
+		return false;
+	}
+	if (o->duration_s && iters_set) {
+		cli_error("peer", "-D runs for a time, -n counts messages: say one of them");
+		return false;
+	}
+	if (o->duration_s && o->all_sizes) {
+		cli_error("peer", "-a runs -n messages of each size: no -D with it");
+		return false;
+	}
+	if ((o->duration_s || o->all_sizes) && (o->compat || o->cm)) {
+		cli_error("peer", "%s works over rocelab's own test exchange: not with %s", o->all_sizes ? "-a" : "-D",
+			  o->compat ? "--compat pingpong (the tools count rounds, -n)" : "--cm (the REQ carries one size "
+			  "and count)");
+		return false;
+	}
+	if (o->all_sizes && peer_atomic(o->op)) {
+		cli_error("peer", "-a: atomics work on 8 bytes only");
+		return false;
+	}
+	return true;
+}
+
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS };
 	static const struct option lo[] = {
-		{ "server", no_argument, NULL, 's' },       { "client", required_argument, NULL, 'c' },
+		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
-		{ "size", required_argument, NULL, 'S' },   { "iters", required_argument, NULL, 'n' },
+		{ "size", required_argument, NULL, 's' },   { "iters", required_argument, NULL, 'n' },
 		{ "mtu", required_argument, NULL, 'm' },    { "window", required_argument, NULL, 'w' },
 		{ "port", required_argument, NULL, 'p' },   { "ipv6", no_argument, NULL, '6' },
 		{ "interface", required_argument, NULL, 'I' }, { "gid-index", required_argument, NULL, 'g' },
+		{ "ib-dev", required_argument, NULL, 'd' }, { "ib-port", required_argument, NULL, 'i' },
+		{ "qps", required_argument, NULL, 'q' },    { "duration", required_argument, NULL, 'D' },
+		{ "all", no_argument, NULL, 'a' },          { "connection", required_argument, NULL, 'c' },
 		{ "loss", required_argument, NULL, O_LOSS }, { "seed", required_argument, NULL, O_SEED },
 		{ "qpn", required_argument, NULL, O_QPN },
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "busy-poll", no_argument, NULL, O_BUSY },
@@ -242,9 +397,10 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud", "uc" };
-	bool size_set = false, op_set = false;
+	bool size_set = false, op_set = false, iters_set = false;
+	char ctype[8];
+	int c, t, saved_opterr = opterr;
 	uint64_t v;
-	int c, t;
 
 	memset(o, 0, sizeof(*o));
 	o->op = PEER_WRITE;
@@ -254,124 +410,163 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	o->timeout_s = 30;
 	o->gid_index = -1;
 	o->seed = peer_now() ^ ((uint64_t)getpid() << 32);
-	*rc = CLI_BAD_INPUT;
+	*rc = CLI_ERR;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "sc:o:t:S:n:m:w:p:6I:g:x:h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:n:x:g:m:d:i:p:q:D:ac:t:o:w:6I:Rh", lo, NULL)) != -1) {
 		switch (c) {
-		case 's': o->server = true; break;
-		case 'c': o->addr = optarg; break;
+		case 'S': o->server = true; break;
+		case 'C': o->addr = optarg; break;
 		case 'o':
 			for (v = 0; v < PEER_NOPS && strcmp(optarg, peer_op_names[v]); v++)
 				;
 			if (v == PEER_NOPS) {
 				cli_error("peer", "unknown --op '%s': send, write, read, pingpong, fetch-add or cmp-swap",
 					  optarg);
-				return false;
+				goto out;
 			}
 			o->op = (enum peer_op)v;
 			op_set = true;
 			break;
+		case 'c':
+			if (!(optarg = (char *)peer_conn_type(optarg, ctype, sizeof(ctype))))
+				goto out;
+			/* fall through */
 		case 't':
 			t = cli_arg_choice("peer", "--transport", optarg, transports, sizeof(transports) / sizeof(transports[0]));
 			if (t < 0)
-				return false;
+				goto out;
 			o->ud = t == 1;
 			o->uc = t == 2;
 			break;
-		case 'S':
-			if (!cli_arg_u64("peer", "--size", optarg, 1, 1u << 30, NULL, &v))
-				return false;
+		case 's':
+			if (!cli_arg_u64("peer", "--size", optarg, 1, 1u << 30, NULL, &v)) {
+				if (optarg[0] == '-')
+					peer_size_hint();
+				goto out;
+			}
 			o->size = (uint32_t)v;
 			size_set = true;
 			break;
 		case 'n':
 			if (!cli_arg_u64("peer", "--iters", optarg, 1, 100000000, NULL, &v))
-				return false;
+				goto out;
 			o->iters = (uint32_t)v;
+			iters_set = true;
 			break;
 		case 'm':
 			o->mtu = peer_mtu(optarg);
 			if (!o->mtu) {
 				cli_error("peer", "--mtu wants 256, 512, 1024, 2048 or 4096, not '%s'", optarg);
-				return false;
+				goto out;
 			}
 			break;
 		case 'w':
 			if (!cli_arg_u64("peer", "--window", optarg, 1, 1024, NULL, &v))
-				return false;
+				goto out;
 			o->window = (uint32_t)v;
 			break;
 		case 'p':
 			if (!cli_arg_u64("peer", "--port", optarg, 1, 65535, NULL, &v))
-				return false;
+				goto out;
 			o->port = (uint16_t)v;
 			break;
 		case '6': o->ipv6 = true; break;
 		case 'I':
 			if (!*optarg || strlen(optarg) >= IF_NAMESIZE) {
 				cli_error("peer", "--interface wants an interface name, not '%s'", optarg);
-				return false;
+				goto out;
 			}
 			o->ifname = optarg;
 			break;
+		case 'd':
+			if (!peer_ib_dev(o, optarg))
+				goto out;
+			break;
+		case 'i':
+			/* rocelab's device, like an rxe device, has one port: 1. */
+			if (strcmp(optarg, "1")) {
+				cli_error("peer", "-i %s: rocelab's RDMA device has one port, 1, as an rxe device", optarg);
+				goto out;
+			}
+			break;
+		case 'q':
+			if (!cli_arg_u64("peer", "--qps", optarg, 1, 16384, NULL, &v))
+				goto out;
+			o->qps = (uint32_t)v;
+			break;
+		case 'D':
+			if (!cli_arg_u64("peer", "--duration", optarg, 1, 3600, NULL, &v))
+				goto out;
+			o->duration_s = (uint32_t)v;
+			break;
+		case 'a': o->all_sizes = true; break;
 		case 'g':
 		case 'x':
 			if (!cli_arg_u64("peer", "--gid-index", optarg, 0, 255, NULL, &v))
-				return false;
+				goto out;
 			o->gid_index = (int)v;
 			break;
 		case O_LOSS:
 			if (!peer_rate("--loss", optarg, &o->loss))
-				return false;
+				goto out;
 			break;
 		case O_TX_LOSS:
 			if (!peer_rate("--tx-loss", optarg, &o->tx_loss))
-				return false;
+				goto out;
 			break;
 		case O_SEED:
 			if (!cli_arg_u64("peer", "--seed", optarg, 0, UINT64_MAX, NULL, &o->seed))
-				return false;
+				goto out;
 			break;
 		case O_QPN:
 			/* QPs 0 and 1 are the management QPs (IBA 3.5.1). */
 			if (!cli_arg_u64("peer", "--qpn", optarg, 2, 0xffffff, NULL, &v))
-				return false;
+				goto out;
 			o->qpn = (uint32_t)v;
 			break;
 		case O_TIMEOUT:
 			if (!cli_arg_u64("peer", "--timeout", optarg, 1, 3600, NULL, &v))
-				return false;
+				goto out;
 			o->timeout_s = (uint32_t)v;
 			break;
 		case O_BUSY: o->busy_poll = true; break;
 		case O_JSON: o->json = true; break;
+		case 'R':
 		case O_CM: o->cm = true; break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {
 				cli_error("peer", "--compat %s takes %s's flags: write it as '--compat %s'", optarg, optarg, optarg);
-				return false;
+				goto out;
 			}
 			if (strcmp(optarg, "pingpong")) {
 				cli_error("peer", "--compat knows four tools: pingpong (ibv_rc_pingpong, ibv_ud_pingpong), rping, "
 					  "ucmatose and udaddy");
-				return false;
+				goto out;
 			}
 			o->compat = true;
 			break;
 		case 'h':
 			peer_usage(stdout);
 			*rc = CLI_OK;
-			return false;
+			goto out;
 		default:
-			fprintf(stderr, "Try 'rocelab peer --help'.\n");
-			return false;
+			peer_opt_error(c, argv);
+			goto out;
 		}
 	}
-	if (optind < argc) {
-		cli_error("peer", "unexpected argument '%s'", argv[optind]);
+	opterr = saved_opterr;
+	if (o->server && o->addr) {
+		cli_error("peer", "--server and --client together: say one (no address at all is the server)");
 		return false;
 	}
-	return peer_defaults(o, size_set, op_set);
+	if (!peer_positional(argc, argv, o))
+		return false;
+	o->server = !o->addr;
+	return peer_perftest_flags(o, iters_set) && peer_defaults(o, size_set, op_set);
+out:
+	opterr = saved_opterr;
+	return false;
 }
 
 /* Did standard output reach its file (not so on a full disk)? Else say so, and exit CLI_ERR. */

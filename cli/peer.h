@@ -29,6 +29,7 @@
 #define PEER_MAX_GIDS 16
 #define PEER_UD_GRH 40                /* UD: the first 40 bytes of a receive hold the GRH */
 #define PEER_UD_WAIT_NS 50000000u     /* UD pingpong: a reply this late counts as lost */
+#define PEER_ALL_MAX (1u << 23)       /* -a: the largest size, as perftest's (2^23 bytes) */
 #define PEER_CMATOSE_MAX_CONN 16      /* --compat ucmatose / udaddy: -c at most */
 #define PEER_TX_SOCKS (PEER_CMATOSE_MAX_CONN + 1) /* UDP source ports sent from: a QP's each, QP1's (CM) */
 
@@ -67,6 +68,10 @@ struct peer_opts {
 		unsigned verbose, validate, debug;  /* -v, -V, -d */
 		bool corrupt;        /* --corrupt (server): change each ping before writing it back */
 	} rp;
+	const char *ibdev;  /* -d, --ib-dev: perftest's RDMA device, taken as the interface (--interface) */
+	uint32_t qps;       /* -q, --qps: 1 only (one QP per process) */
+	uint32_t duration_s; /* -D, --duration: run this long instead of --iters (0: count --iters) */
+	bool all_sizes;     /* -a, --all: every power of two from 2 to --size's maximum, a table row each */
 	bool cmatose;       /* --compat ucmatose, udaddy (with ud): their flags and protocol (peer_cmatose.c) */
 	struct {
 		uint32_t connections; /* -c */
@@ -157,7 +162,10 @@ struct peer_stat {
 	uint32_t recvs_out, recvs_posted, spins;
 	uint64_t t_start, t_end;
 	double *lat_us;
-	size_t nlat;
+	size_t nlat, lat_cap;
+	/* A round of the test (-a: one per size): its message size and the messages it completed. */
+	uint32_t len;
+	uint64_t round_done;
 };
 
 struct peer_rping;
@@ -183,6 +191,8 @@ bool peer_sends(enum peer_op op);
 /* The data both ends know, and whether @n bytes at @b are it. */
 uint8_t peer_pattern(const struct peer *p, size_t i);
 bool peer_check(const struct peer *p, const uint8_t *b, size_t n);
+/* The size of the messages sent now: --size, or -a's size of this round. */
+uint32_t peer_msg_len(const struct peer *p);
 /* --loss, --tx-loss: a fraction 0 <= RATE < 1 in @arg; false with a message. */
 bool peer_rate(const char *opt, const char *arg, double *rate);
 
@@ -292,6 +302,9 @@ void peer_header(const struct peer *p);
 void peer_bw_report(const struct peer *p, const uint64_t *stamps);
 void peer_lat_report(const struct peer *p);
 void peer_pingpong_report(const struct peer *p);
+/* -a: a row of the table per size as each ends (the title before the first), then the totals. */
+void peer_round_report(const struct peer *p, const uint64_t *stamps, bool first);
+void peer_rounds_end(const struct peer *p);
 void peer_served_report(const struct peer *p, bool data_ok);
 
 /* ---- peer_wire.c ---- */

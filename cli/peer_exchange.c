@@ -108,14 +108,23 @@ static int peer_dest_check(struct peer *p)
 	return peer_tx_start(p);
 }
 
-/* Ours, after the pingpong exchange: what the test is, and where the server's buffer is. */
+/*
+ * Ours, after the pingpong exchange: what the test is, and where the server's
+ * buffer is. Then " all" for -a (the messages are every size up to size,
+ * iters the count of all of them) and " duration S" for -D (iters unknown).
+ */
 static void peer_op_fmt(const struct peer *p, char msg[PEER_OP_LEN])
 {
+	uint32_t rounds = 0;
+
+	for (uint32_t len = 2; p->o.all_sizes && len <= p->o.size; len *= 2)
+		rounds++;
 	memset(msg, 0, PEER_OP_LEN);
 	snprintf(msg, PEER_OP_LEN,
-		 "rocelab op %s size %u iters %u mtu %u va %016" PRIx64 " rkey %08x transport %s",
-		 peer_op_names[p->o.op], p->o.size, p->o.iters, (unsigned)p->o.mtu, rl_mr_iova(p->verbs.mr),
-		 rl_mr_rkey(p->verbs.mr), peer_transport(&p->o, false));
+		 "rocelab op %s size %u iters %u mtu %u va %016" PRIx64 " rkey %08x transport %s%s%.0u",
+		 peer_op_names[p->o.op], p->o.size, p->o.iters * (rounds ? rounds : 1), (unsigned)p->o.mtu,
+		 rl_mr_iova(p->verbs.mr), rl_mr_rkey(p->verbs.mr), peer_transport(&p->o, false),
+		 p->o.all_sizes ? " all" : p->o.duration_s ? " duration " : "", p->o.duration_s);
 }
 
 /* Why the server refuses the client's test: said on both sides, so the client's user sees it too. */
@@ -135,16 +144,17 @@ static int peer_refuse(struct peer *p, const char *why)
 static int peer_op_parse(struct peer *p, const char *msg)
 {
 	char op[16], tr[8], why[PEER_OP_LEN - 32];
-	unsigned size, iters, mtu, rkey;
+	unsigned size, iters, mtu, rkey, duration = 0;
 	uint64_t va;
-	int i;
+	int i, end = 0;
 
 	if (!strncmp(msg, "rocelab error: ", 15)) {
 		cli_error("peer", "%s", msg + 15);
 		return -1;
 	}
-	if (sscanf(msg, "rocelab op %15s size %u iters %u mtu %u va %" SCNx64 " rkey %x transport %7s", op, &size,
-		   &iters, &mtu, &va, &rkey, tr) != 7)
+	if (sscanf(msg, "rocelab op %15s size %u iters %u mtu %u va %" SCNx64 " rkey %x transport %7s%n", op, &size,
+		   &iters, &mtu, &va, &rkey, tr, &end) != 7 ||
+	    (msg[end] && strcmp(msg + end, " all") && (sscanf(msg + end, " duration %u", &duration) != 1 || !duration)))
 		goto unknown;
 	for (i = 0; i < PEER_NOPS && strcmp(op, peer_op_names[i]); i++)
 		;
@@ -161,6 +171,8 @@ static int peer_op_parse(struct peer *p, const char *msg)
 		p->o.op = (enum peer_op)i;
 		p->o.size = size;
 		p->o.iters = iters;
+		p->o.all_sizes = !strcmp(msg + end, " all");
+		p->o.duration_s = duration;
 		/* Both ends use the client's path MTU; the server's interface must carry it too. */
 		if ((enum rl_mtu)mtu > p->o.mtu) {
 			snprintf(why, sizeof(why), "path MTU %u is more than the server's %s carries (%u): 'ip link "

@@ -13,6 +13,18 @@
 static const char *const peer_test_names[PEER_NOPS] = { "Send BW", "RDMA_Write BW", "RDMA_Read BW", "Send Latency",
 							"Atomic FETCH_AND_ADD BW", "Atomic CMP_AND_SWAP BW" };
 
+/* This round's message count: --iters, but -a's and -D's as they ran. */
+static uint64_t peer_rep_iters(const struct peer *p)
+{
+	return p->o.all_sizes || p->o.duration_s ? p->stat.round_done : p->o.iters;
+}
+
+/* The whole test's messages: --iters, or -a's and -D's count of all rounds. */
+static uint64_t peer_rep_total(const struct peer *p)
+{
+	return p->o.all_sizes || p->o.duration_s ? p->stat.completed : p->o.iters;
+}
+
 /* --json: one object on one line; the client's starts with what the test was. */
 static void peer_json_test(struct json *j, const char *op, const struct peer *p)
 {
@@ -20,8 +32,8 @@ static void peer_json_test(struct json *j, const char *op, const struct peer *p)
 	json_obj(j, NULL);
 	json_str(j, "op", op);
 	json_str(j, "transport", peer_transport(&p->o, false));
-	json_u64(j, "bytes", p->o.size);
-	json_u64(j, "iterations", p->o.iters);
+	json_u64(j, "bytes", peer_msg_len(p));
+	json_u64(j, "iterations", peer_rep_iters(p));
 }
 
 static void peer_json_frames(struct json *j, const struct peer *p)
@@ -69,18 +81,25 @@ void peer_header(const struct peer *p)
 	printf("---------------------------------------------------------------------------------------\n");
 }
 
-void peer_bw_report(const struct peer *p, const uint64_t *stamps)
+static void peer_bw_title(void)
+{
+	printf(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
+}
+
+/* One row of the bandwidth table (--json: an object; with -a the totals come after the last). */
+static void peer_bw_row(const struct peer *p, const uint64_t *stamps)
 {
 	double secs = (double)(p->stat.t_end - p->stat.t_start) / 1e9, avg, peak = 0, mb = 1048576.0;
-	uint64_t step = p->o.iters / 10;
+	uint64_t iters = peer_rep_iters(p), step = iters / 10;
+	uint32_t len = peer_msg_len(p);
 
-	avg = secs > 0 ? (double)p->o.size * p->o.iters / mb / secs : 0;
+	avg = secs > 0 ? (double)len * iters / mb / secs : 0;
 	/* Peak: the best of ten stretches of completions (perftest takes the best gap between two). */
-	for (uint64_t i = step; step >= 2 && i < p->o.iters; i += step) {
+	for (uint64_t i = step; step >= 2 && i < iters; i += step) {
 		double dt = (double)(stamps[i] - stamps[i - step]) / 1e9;
 
-		if (dt > 0 && (double)p->o.size * (double)step / mb / dt > peak)
-			peak = (double)p->o.size * (double)step / mb / dt;
+		if (dt > 0 && (double)len * (double)step / mb / dt > peak)
+			peak = (double)len * (double)step / mb / dt;
 	}
 	if (peak < avg)
 		peak = avg;
@@ -90,28 +109,66 @@ void peer_bw_report(const struct peer *p, const uint64_t *stamps)
 		peer_json_test(&j, peer_op_names[p->o.op], p);
 		json_double(&j, "bw_peak_mbps", peak, 2);
 		json_double(&j, "bw_avg_mbps", avg, 2);
-		json_double(&j, "msg_rate_mpps", secs > 0 ? p->o.iters / secs / 1e6 : 0, 6);
-		json_u64(&j, "delivered", p->stat.delivered);
-		peer_json_frames(&j, p);
-		json_u64(&j, "rejected", p->stat.rx_bad);
+		json_double(&j, "msg_rate_mpps", secs > 0 ? iters / secs / 1e6 : 0, 6);
+		if (!p->o.all_sizes) {
+			json_u64(&j, "delivered", p->stat.delivered);
+			peer_json_frames(&j, p);
+			json_u64(&j, "rejected", p->stat.rx_bad);
+		}
 		peer_json_done(&j);
 		return;
 	}
-	printf(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
-	printf(" %-10u %-14u %-18.2f %-20.2f %.6f\n", p->o.size, p->o.iters, peak, avg,
-	       secs > 0 ? p->o.iters / secs / 1e6 : 0);
+	printf(" %-10u %-14" PRIu64 " %-18.2f %-20.2f %.6f\n", len, iters, peak, avg, secs > 0 ? iters / secs / 1e6 : 0);
+}
+
+/* -a --json: after the rows, one object with what the whole test delivered and sent. */
+static void peer_json_totals(const struct peer *p, bool bw)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_obj(&j, NULL);
+	json_str(&j, "op", bw ? peer_op_names[p->o.op] : "pingpong");
+	json_str(&j, "transport", peer_transport(&p->o, false));
+	json_str(&j, "sizes", "all");
+	json_u64(&j, "iterations", p->stat.completed);
+	if (bw)
+		json_u64(&j, "delivered", p->stat.delivered);
+	else
+		json_u64(&j, "lost", p->stat.lost);
+	peer_json_frames(&j, p);
+	if (bw)
+		json_u64(&j, "rejected", p->stat.rx_bad);
+	peer_json_done(&j);
+}
+
+static void peer_bw_footer(const struct peer *p)
+{
+	if (p->o.json) {
+		if (p->o.all_sizes)
+			peer_json_totals(p, true);
+		return;
+	}
 	printf("---------------------------------------------------------------------------------------\n");
 	if (p->o.ud && peer_sends(p->o.op) && p->o.cm)
 		printf(" sent %u messages; the server's output says how many arrived (--cm: no word back after the "
 		       "test)\n", p->o.iters);
 	else if (p->o.ud && peer_sends(p->o.op))
-		printf(" delivered %" PRIu64 " of %u messages (UD: what is lost stays lost)\n", p->stat.delivered,
-		       p->o.iters);
+		printf(" delivered %" PRIu64 " of %" PRIu64 " messages (UD: what is lost stays lost)\n", p->stat.delivered,
+		       peer_rep_total(p));
 	else if (p->o.uc)
-		printf(" delivered %" PRIu64 " of %u messages (UC: never acknowledged, nothing resent; a message that "
-		       "lost a packet is dropped whole)\n", p->stat.delivered, p->o.iters);
+		printf(" delivered %" PRIu64 " of %" PRIu64 " messages (UC: never acknowledged, nothing resent; a message "
+		       "that lost a packet is dropped whole)\n", p->stat.delivered, peer_rep_total(p));
 	printf(" frames sent %" PRIu64 ", received %" PRIu64 " (%" PRIu64 " dropped on purpose by --loss, %" PRIu64
 	       " rejected)\n", p->stat.sent, p->stat.recv_frames, p->stat.dropped_loss, p->stat.rx_bad);
+}
+
+void peer_bw_report(const struct peer *p, const uint64_t *stamps)
+{
+	if (!p->o.json)
+		peer_bw_title();
+	peer_bw_row(p, stamps);
+	peer_bw_footer(p);
 }
 
 static int peer_cmp_double(const void *a, const void *b)
@@ -121,7 +178,14 @@ static int peer_cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void peer_lat_report(const struct peer *p)
+static void peer_lat_title(void)
+{
+	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+	       "t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec]\n");
+}
+
+/* One row of the latency table (--json: an object; with -a the totals come after the last). */
+static void peer_lat_row(const struct peer *p)
 {
 	size_t n = p->stat.nlat;
 	double sum = 0, sq = 0, avg, sd;
@@ -138,7 +202,8 @@ void peer_lat_report(const struct peer *p)
 		struct json j;
 
 		peer_json_test(&j, "pingpong", p);
-		json_u64(&j, "lost", p->stat.lost);
+		if (!p->o.all_sizes)
+			json_u64(&j, "lost", p->stat.lost);
 		json_double(&j, "t_min_us", p->stat.lat_us[0], 2);
 		json_double(&j, "t_max_us", p->stat.lat_us[n - 1], 2);
 		json_double(&j, "t_typical_us", PCT(0.5), 2);
@@ -146,19 +211,56 @@ void peer_lat_report(const struct peer *p)
 		json_double(&j, "t_stdev_us", sd, 2);
 		json_double(&j, "p99_us", PCT(0.99), 2);
 		json_double(&j, "p99_9_us", PCT(0.999), 2);
-		peer_json_frames(&j, p);
+		if (!p->o.all_sizes)
+			peer_json_frames(&j, p);
 		peer_json_done(&j);
 		return;
 	}
-	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
-	       "t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec]\n");
-	printf(" %-6u %-11u    %-11.2f    %-11.2f  %-15.2f    %-11.2f    %-13.2f   %-20.2f   %.2f\n", p->o.size,
-	       p->o.iters, p->stat.lat_us[0], p->stat.lat_us[n - 1], PCT(0.5), avg, sd, PCT(0.99), PCT(0.999));
+	printf(" %-6u %-11" PRIu64 "    %-11.2f    %-11.2f  %-15.2f    %-11.2f    %-13.2f   %-20.2f   %.2f\n",
+	       peer_msg_len(p), peer_rep_iters(p), p->stat.lat_us[0], p->stat.lat_us[n - 1], PCT(0.5), avg, sd, PCT(0.99),
+	       PCT(0.999));
+#undef PCT
+}
+
+static void peer_lat_footer(const struct peer *p)
+{
+	if (p->o.json) {
+		if (p->o.all_sizes)
+			peer_json_totals(p, false);
+		return;
+	}
 	printf("---------------------------------------------------------------------------------------\n");
 	if (peer_unreliable(&p->o))
-		printf(" %" PRIu64 " of %u rounds lost (%s: nothing is resent; a reply later than %u ms counts lost)\n",
-		       p->stat.lost, p->o.iters, peer_transport(&p->o, true), PEER_UD_WAIT_NS / 1000000);
-#undef PCT
+		printf(" %" PRIu64 " of %" PRIu64 " rounds lost (%s: nothing is resent; a reply later than %u ms counts lost)\n",
+		       p->stat.lost, peer_rep_total(p), peer_transport(&p->o, true), PEER_UD_WAIT_NS / 1000000);
+}
+
+void peer_lat_report(const struct peer *p)
+{
+	if (!p->o.json)
+		peer_lat_title();
+	peer_lat_row(p);
+	peer_lat_footer(p);
+}
+
+/* -a: a row per size as each ends, the title before the first. */
+void peer_round_report(const struct peer *p, const uint64_t *stamps, bool first)
+{
+	if (first && !p->o.json)
+		p->o.op == PEER_PINGPONG ? peer_lat_title() : peer_bw_title();
+	if (p->o.op == PEER_PINGPONG)
+		peer_lat_row(p);
+	else
+		peer_bw_row(p, stamps);
+}
+
+/* -a: after the last row, the totals. */
+void peer_rounds_end(const struct peer *p)
+{
+	if (p->o.op == PEER_PINGPONG)
+		peer_lat_footer(p);
+	else
+		peer_bw_footer(p);
 }
 
 /* The two lines ibv_rc_pingpong prints at the end, for --compat pingpong. */

@@ -224,9 +224,33 @@ bool peer_pump(struct peer *p, int fd)
 	return fd >= 0 && (pf[1].revents & (POLLIN | POLLHUP));
 }
 
+/* --timeout after the start (with -D: after the test's own time). */
 static bool peer_expired(const struct peer *p)
 {
-	return peer_now() - p->stat.t_start > (uint64_t)p->o.timeout_s * 1000000000u;
+	return peer_now() - p->stat.t_start > ((uint64_t)p->o.timeout_s + p->o.duration_s) * 1000000000u;
+}
+
+/* Does this round go on after @n messages: --iters of them, or with -D until its time is up? */
+static bool peer_round_more(const struct peer *p, uint64_t n)
+{
+	if (p->o.duration_s)
+		return peer_now() - p->stat.t_start < (uint64_t)p->o.duration_s * 1000000000u;
+	return n < p->o.iters;
+}
+
+/* Room for one more entry in a growing array (-D: the count is not known before); false if none. */
+static bool peer_grow(void **a, size_t *cap, size_t n, size_t elem)
+{
+	size_t want = *cap ? *cap * 2 : 1024;
+	void *b;
+
+	if (n < *cap)
+		return true;
+	if (!(b = realloc(*a, want * elem)))
+		return false;
+	*a = b;
+	*cap = want;
+	return true;
 }
 
 static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc);
@@ -282,7 +306,7 @@ static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 	wr.opcode = op;
 	wr.num_sge = 1;
 	wr.sg_list[0].addr = rl_mr_iova(p->verbs.mr) + peer_send_off(p);
-	wr.sg_list[0].length = p->o.size;
+	wr.sg_list[0].length = peer_msg_len(p);
 	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
 	wr.send_flags = RL_SEND_SIGNALED;
 	wr.rdma.remote_addr = p->conn.remote_va;
@@ -364,25 +388,33 @@ static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc)
 /* A received message: the size the test said, and the data the other side sends. */
 static bool peer_recv_ok(const struct peer *p, const struct rl_wc *wc)
 {
-	uint32_t want = p->o.size + (p->o.ud ? PEER_UD_GRH : 0);
+	uint32_t want = peer_msg_len(p) + (p->o.ud ? PEER_UD_GRH : 0);
 
-	return wc->byte_len == want && peer_check(p, p->verbs.buf + peer_data_off(p), p->o.size);
+	return wc->byte_len == want && peer_check(p, p->verbs.buf + peer_data_off(p), peer_msg_len(p));
 }
 
-/* Client, bandwidth: keep --window work requests outstanding until --iters complete. */
-static int peer_client_bw(struct peer *p, uint64_t *stamps)
+/*
+ * Client, bandwidth: keep --window work requests outstanding until --iters
+ * complete (-D: post until its time is up, then let the last complete). A
+ * round's work requests are numbered on from the last round's.
+ */
+static int peer_client_bw(struct peer *p, uint64_t **stamps, size_t *cap)
 {
 	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_RDMA_WRITE, RL_WR_RDMA_READ, RL_WR_SEND,
 						 RL_WR_ATOMIC_FETCH_AND_ADD, RL_WR_ATOMIC_CMP_AND_SWP };
 	enum rl_wr_opcode op = ops[p->o.op];
-	uint64_t fetched;
+	uint64_t fetched, first = p->stat.posted;
 	struct rl_wc wc[32];
 
+	p->stat.round_done = 0;
 	p->stat.t_start = peer_now();
-	while (p->stat.completed < p->o.iters && !p->stat.errors) {
-		while (p->stat.posted < p->o.iters && p->stat.posted - p->stat.completed < p->o.window)
+	while (!p->stat.errors) {
+		while (peer_round_more(p, p->stat.posted - first) &&
+		       p->stat.posted - first - p->stat.round_done < p->o.window)
 			if (peer_post(p, op, p->stat.posted))
 				return -1;
+		if (p->stat.round_done == p->stat.posted - first)
+			break; /* nothing outstanding, nothing more to post */
 		peer_pump(p, -1);
 		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
 			if (!peer_wc_ok(p, &wc[i]))
@@ -395,18 +427,23 @@ static int peer_client_bw(struct peer *p, uint64_t *stamps)
 					return -1;
 				}
 			}
-			stamps[p->stat.completed++] = peer_now();
+			if (!peer_grow((void **)stamps, cap, p->stat.round_done, sizeof(**stamps))) {
+				cli_error("peer", "out of memory");
+				return -1;
+			}
+			(*stamps)[p->stat.round_done++] = peer_now();
+			p->stat.completed++;
 		}
 		if (peer_expired(p)) {
 			cli_error("peer", "timed out after %u s with %" PRIu64 " of %u done (--timeout)", p->o.timeout_s,
-				  p->stat.completed, p->o.iters);
+				  p->stat.round_done, p->o.iters);
 			return -1;
 		}
 	}
 	p->stat.t_end = peer_now();
 	if (p->stat.errors)
 		return -1;
-	if (p->o.op == PEER_READ && !peer_check(p, p->verbs.buf, p->o.size)) {
+	if (p->o.op == PEER_READ && !peer_check(p, p->verbs.buf, peer_msg_len(p))) {
 		cli_error("peer", "the data READ back is not what the server holds");
 		return -1;
 	}
@@ -425,11 +462,18 @@ static int peer_client_lat(struct peer *p)
 {
 	struct rl_wc wc[8];
 
+	p->stat.nlat = 0;
+	p->stat.round_done = 0;
 	p->stat.t_start = peer_now();
-	for (uint32_t it = 0; it < p->o.iters; it++) {
+	for (uint32_t it = 0; peer_round_more(p, it); it++) {
 		bool got = false, sent = false;
 		uint64_t t0;
 
+		/* A slot per round so far: each reply answers one SEND, a late one (UD) in a later round. */
+		if (!peer_grow((void **)&p->stat.lat_us, &p->stat.lat_cap, it, sizeof(double))) {
+			cli_error("peer", "out of memory");
+			return -1;
+		}
 		while (p->stat.posted - p->stat.sends_done >= p->o.window && !p->stat.errors && !peer_expired(p))
 			peer_reap_sends(p);
 		t0 = peer_now();   /* the round trip, not the wait for a free send slot */
@@ -468,11 +512,12 @@ static int peer_client_lat(struct peer *p)
 		if (p->stat.errors)
 			return -1;
 		p->stat.completed++;
+		p->stat.round_done++;
 	}
 	p->stat.t_end = peer_now();
 	peer_settle(p);
 	if (!p->stat.nlat) {
-		cli_error("peer", "no reply came back in %u rounds", p->o.iters);
+		cli_error("peer", "no reply came back in %" PRIu64 " rounds", p->stat.round_done);
 		return -1;
 	}
 	return 0;
@@ -488,6 +533,9 @@ static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, bool *data_ok)
 		return 0;
 	}
 	p->stat.completed++;
+	/* -a: the client sends each size in turn; a reply (pingpong) is as long as what came. */
+	if (p->o.all_sizes && wc->byte_len > (p->o.ud ? PEER_UD_GRH : 0u))
+		p->stat.len = wc->byte_len - (p->o.ud ? PEER_UD_GRH : 0u);
 	if (!peer_recv_ok(p, wc))
 		*data_ok = false;
 	if (peer_post_recvs(p, 1) || (p->o.op == PEER_PINGPONG && peer_post(p, RL_WR_SEND, p->stat.completed)))
@@ -574,7 +622,8 @@ static int peer_serve(struct peer *p, bool *data_ok)
 		    ((p->stat.completed == p->o.iters && p->stat.sends_done >= peer_replies(p)) ||
 		     (peer_unreliable(&p->o) && seen && peer_now() - last > 1000000000u)))
 			break;
-		if (peer_expired(p)) {
+		/* -a: a long test of many sizes; the client is gone only when nothing comes for --timeout. */
+		if (p->o.all_sizes ? peer_now() - last > (uint64_t)p->o.timeout_s * 1000000000u : peer_expired(p)) {
 			cli_error("peer", "timed out after %u s (--timeout) with %" PRIu64 " of %u messages received and %"
 				  PRIu64 " replies done: the client never finished", p->o.timeout_s, p->stat.completed, p->o.iters,
 				  p->stat.sends_done);
@@ -594,10 +643,15 @@ static int peer_serve(struct peer *p, bool *data_ok)
 		uint64_t v;
 
 		memcpy(&v, p->verbs.buf, 8);
-		*data_ok = v == p->o.iters;
+		/* -D: the client counts; the counter is how many ran, told back as the messages received. */
+		if (p->o.duration_s)
+			p->stat.completed = v;
+		else
+			*data_ok = v == p->o.iters;
 	}
-	/* RC delivers every message; UD and UC deliver what the wire (and --loss) let through. */
-	if (peer_sends(p->o.op) && (peer_unreliable(&p->o) ? !p->stat.completed : p->stat.completed != p->o.iters))
+	/* RC delivers every message (-D: the client checks the count); UD and UC what the wire (and --loss) let through. */
+	if (peer_sends(p->o.op) &&
+	    (peer_unreliable(&p->o) || p->o.duration_s ? !p->stat.completed : p->stat.completed != p->o.iters))
 		*data_ok = false;
 	return 0;
 }
@@ -635,6 +689,9 @@ static int peer_prepare(struct peer *p)
 		return -1;
 	if (peer_pick_gid(p) || peer_pick_mtu(p))
 		return -1;
+	/* -a over UD: the sizes go up to the path MTU, as perftest's. */
+	if (p->o.ud && p->o.all_sizes && !p->o.server && p->o.size > rl_mtu_bytes(p->o.mtu))
+		p->o.size = rl_mtu_bytes(p->o.mtu);
 	if (p->o.ud && (!p->o.server || p->o.compat) && p->o.size > rl_mtu_bytes(p->o.mtu)) {
 		cli_error("peer", "a UD message is one packet: --size %u is more than the path MTU %u of %s; use "
 			  "--size %u or less, or a larger interface MTU", p->o.size, rl_mtu_bytes(p->o.mtu), p->net.gids.ifname,
@@ -663,7 +720,9 @@ static int peer_run_server(struct peer *p)
 	if (!p->o.compat && !p->o.cm) {
 		if (peer_exchange_result(p, data_ok))
 			return CLI_ERR;
-		/* Stay on the wire until the client hangs up. */
+		/* Stay on the wire until the client hangs up (-a, -D: for --timeout from now, the test was long). */
+		if (p->o.all_sizes || p->o.duration_s)
+			p->stat.t_start = peer_now();
 		while (!peer_pump(p, p->net.tcp) && !peer_expired(p))
 			;
 		peer_flush(p);
@@ -674,9 +733,39 @@ static int peer_run_server(struct peer *p)
 	return data_ok ? CLI_OK : CLI_ERR;
 }
 
+/*
+ * The client's test: one round of --size, or with -a one per size from 2 up
+ * to --size (doubling, as perftest's -a), each a row of the table as it ends.
+ */
+static int peer_client_rounds(struct peer *p, uint64_t **stamps, size_t *cap)
+{
+	for (uint32_t len = p->o.all_sizes ? 2 : p->o.size; len <= p->o.size; len *= 2) {
+		p->stat.len = len;
+		if (p->o.op == PEER_PINGPONG ? peer_client_lat(p) : peer_client_bw(p, stamps, cap))
+			return -1;
+		if (p->o.all_sizes)
+			peer_round_report(p, *stamps, len == 2);
+		if (!p->o.all_sizes || len > p->o.size / 2)
+			break;
+	}
+	return 0;
+}
+
+/* -D: the server's count must be this side's (RC loses nothing; WRITE and READ are not counted there). */
+static bool peer_count_agrees(const struct peer *p)
+{
+	if (!p->o.duration_s || peer_unreliable(&p->o) || !(peer_sends(p->o.op) || peer_atomic(p->o.op)) ||
+	    p->stat.delivered == p->stat.completed)
+		return true;
+	cli_error("peer", "the server counted %" PRIu64 " messages, this side completed %" PRIu64, p->stat.delivered,
+		  p->stat.completed);
+	return false;
+}
+
 int peer_run(struct peer *p)
 {
 	uint64_t *stamps = NULL;
+	size_t cap = 0;
 	int rc = CLI_ERR;
 
 	if (p->o.uc && p->o.cm) {
@@ -694,23 +783,18 @@ int peer_run(struct peer *p)
 		peer_header(p);
 	if (p->o.server)
 		return peer_run_server(p);
-	if (p->o.op == PEER_PINGPONG) {
-		p->stat.lat_us = calloc(p->o.iters, sizeof(double));
-		if (!p->stat.lat_us || peer_client_lat(p))
-			return CLI_ERR;
-	} else {
-		stamps = calloc(p->o.iters, sizeof(uint64_t));
-		if (!stamps || peer_client_bw(p, stamps)) {
-			free(stamps);
-			return CLI_ERR;
-		}
+	if (peer_client_rounds(p, &stamps, &cap)) {
+		free(stamps);
+		return CLI_ERR;
 	}
 	/* Let the last ACKs and resends settle before the result. */
 	peer_drain(p, 50);
 	if (p->o.cm)
 		peer_cm_disconnect(p);
-	if (!peer_client_result(p)) {
-		if (p->o.op == PEER_PINGPONG)
+	if (!peer_client_result(p) && peer_count_agrees(p)) {
+		if (p->o.all_sizes)
+			peer_rounds_end(p);
+		else if (p->o.op == PEER_PINGPONG)
 			peer_lat_report(p);
 		else
 			peer_bw_report(p, stamps);

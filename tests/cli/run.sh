@@ -69,6 +69,69 @@ expect "gen to a full disk" 2 "rocelab gen: writing /dev/full failed" "$RA" gen 
 expect "gen to a full disk, more than its buffer" 2 "rocelab gen: writing /dev/full failed" \
 	"$RA" gen send-bw --count 2000 --size 4096 -o /dev/full
 expect "peer --help to a full disk" 2 "rocelab peer: cannot write the output" sh -c "\"$RA\" peer --help >/dev/full"
+# rocelab peer's flags are perftest's and ibv_rc_pingpong's: parsed before any network is touched
+# (127.0.0.1 port 1: nobody listens, so a command that parses ends there, exit 2, saying so).
+NL="nobody listens at 127.0.0.1 port 1"
+expect "peer -s is the size (perftest's)" 2 "$NL" "$RA" peer -s 4096 -n 5 -p 1 127.0.0.1
+expect "peer -s 010 is ten bytes, not octal 8" 2 "atomics work on 8 bytes" "$RA" peer -s 010 --op fetch-add -p 1 127.0.0.1
+expect "peer -s 8 for an atomic" 2 "$NL" "$RA" peer -s 8 --op fetch-add -p 1 127.0.0.1
+expect "peer -s 0x10 is hex" 2 "$NL" "$RA" peer -s 0x10 -p 1 127.0.0.1
+expect "peer -s without a number says what -s is now" 2 "-s is the message size, as perftest's" "$RA" peer -s
+expect "peer -s followed by an option" 2 "-s is the message size" "$RA" peer -s --op write 127.0.0.1
+expect "peer -S is not the size" 2 "unknown option '-S'.*|the message size is -s or --size" "$RA" peer -S 64 127.0.0.1
+expect "peer --size still" 2 "$NL" "$RA" peer --size 64 -p 1 127.0.0.1
+expect "peer -n, --iters" 2 "$NL" "$RA" peer -n 7 --iters 8 -p 1 127.0.0.1
+expect "peer -n 0" 2 "--iters wants 1..100000000, not '0'" "$RA" peer -n 0 127.0.0.1
+expect "peer -x and -g" 2 "$NL" "$RA" peer -x 1 -g 1 -p 1 127.0.0.1
+expect "peer -x 256" 2 "--gid-index wants 0..255, not '256'" "$RA" peer -x 256 127.0.0.1
+expect "peer -m 1024" 2 "$NL" "$RA" peer -m 1024 -p 1 127.0.0.1
+expect "peer -m 1500" 2 "--mtu wants 256, 512, 1024, 2048 or 4096, not '1500'" "$RA" peer -m 1500 127.0.0.1
+expect "peer -p, --port" 2 "$NL" "$RA" peer --port 1 127.0.0.1
+expect "peer -p 70000" 2 "--port wants 1..65535, not '70000'" "$RA" peer -p 70000 127.0.0.1
+expect "peer -d an interface (lo)" 2 "note: -d lo is the interface lo" "$RA" peer -d lo -p 1 127.0.0.1
+expect "peer -d lo runs on lo" 2 "$NL" "$RA" peer --ib-dev lo -p 1 127.0.0.1
+expect "peer -d a device that is not here" 2 "-d rlnosuch0: no interface of that name here; rocelab has no RDMA device" \
+	"$RA" peer -d rlnosuch0 127.0.0.1
+expect "peer -d and --interface of two interfaces" 2 "-d lo and --interface rl0 name two interfaces" \
+	"$RA" peer -d lo --interface rl0 127.0.0.1
+expect "peer -i 1" 2 "$NL" "$RA" peer -i 1 -p 1 127.0.0.1
+expect "peer -i 2" 2 "-i 2: rocelab's RDMA device has one port, 1" "$RA" peer -i 2 127.0.0.1
+expect "peer -q 1" 2 "$NL" "$RA" peer -q 1 -p 1 127.0.0.1
+expect "peer -q 2: one QP only" 2 "-q 2: rocelab peer runs one QP per process" "$RA" peer -q 2 127.0.0.1
+expect "peer --qps 0" 2 "--qps wants 1..16384, not '0'" "$RA" peer --qps 0 127.0.0.1
+expect "peer -D" 2 "$NL" "$RA" peer -D 2 -p 1 127.0.0.1
+expect "peer --duration 0" 2 "--duration wants 1..3600, not '0'" "$RA" peer --duration 0 127.0.0.1
+expect "peer -D with -n" 2 "-D runs for a time, -n counts messages: say one" "$RA" peer -D 2 -n 5 127.0.0.1
+expect "peer -D with --cm" 2 "-D works over rocelab's own test exchange: not with --cm" "$RA" peer -D 2 --cm 127.0.0.1
+expect "peer -a" 2 "$NL" "$RA" peer -a -p 1 127.0.0.1
+expect "peer -a with -s" 2 "-a runs every size from 2 up: no --size with it" "$RA" peer -a -s 64 127.0.0.1
+expect "peer -a with -D" 2 "no -D with it" "$RA" peer --all -D 3 127.0.0.1
+expect "peer -a with an atomic" 2 "-a: atomics work on 8 bytes only" "$RA" peer -a --op cmp-swap 127.0.0.1
+expect "peer -a with --compat pingpong" 2 "not with --compat pingpong" "$RA" peer -a --compat pingpong 127.0.0.1
+expect "peer -c UD (perftest's connection type)" 2 "$NL" "$RA" peer -c UD -p 1 127.0.0.1
+expect "peer -c rc" 2 "$NL" "$RA" peer -c rc -p 1 127.0.0.1
+expect "peer -c UD is UD (SEND only)" 2 "--transport ud carries SEND only" "$RA" peer -c UD --op write 127.0.0.1
+expect "peer -c XRC" 2 "--transport wants rc or ud, not 'xrc'" "$RA" peer -c XRC 127.0.0.1
+expect "peer -c ADDR (the old --client) says where the address goes" 2 "-c is the connection type, as perftest's -c" \
+	"$RA" peer -c 10.0.0.2
+expect "peer -t ud still" 2 "$NL" "$RA" peer -t ud -p 1 127.0.0.1
+expect "peer -R is --cm" 2 "--compat pingpong is the pingpong tools' TCP exchange; --cm" "$RA" peer -R --compat pingpong 127.0.0.1
+expect "peer --client ADDR still" 2 "$NL" "$RA" peer --client 127.0.0.1 -p 1
+expect "peer ADDR first, options after" 2 "$NL" "$RA" peer 127.0.0.1 -p 1 -s 64
+expect "peer --client and the same address" 2 "$NL" "$RA" peer --client 127.0.0.1 -p 1 127.0.0.1
+expect "peer --client and another address" 2 "two server addresses, --client 127.0.0.1 and 127.0.0.2: say one" \
+	"$RA" peer --client 127.0.0.1 127.0.0.2
+expect "peer --server and an address" 2 "--server waits for a client, but 127.0.0.1 is a server's address" \
+	"$RA" peer --server 127.0.0.1
+expect "peer --server and --client" 2 "--server and --client together: say one" "$RA" peer --server --client 127.0.0.1
+expect "peer two addresses" 2 "unexpected argument '127.0.0.2': the one argument is the server's address" \
+	"$RA" peer 127.0.0.1 127.0.0.2
+expect "peer an address that is none" 2 "'nowhere' is not an IPv4 or IPv6 address" "$RA" peer -s 64 nowhere
+expect "peer unknown option" 2 "unknown option '--frob' \(see rocelab peer --help\)" "$RA" peer --frob
+expect "peer --help shows the perftest flags" 0 "-x, -g, --gid-index N" "$R" peer --help
+# No address: the server, as perftest's; it waits for a client until --timeout.
+expect "peer without an address is the server" 2 "no client came within 1 s \(--timeout\)" \
+	"$RA" peer -s 64 -p 45731 --timeout 1
 expect "gen bad --mtu" 2 "256, 512, 1024, 2048, 4096" "$RA" gen send --mtu 1000 -o "$T/x.pcap"
 expect "gen bad --loss" 2 "rate from 0 to 0.5" "$RA" gen send --loss 2 -o "$T/x.pcap"
 expect "gen bad --drop" 2 "frame numbers like 3 or 3,7,12" "$RA" gen send --drop 3,x -o "$T/x.pcap"

@@ -37,8 +37,8 @@ refused() {
     elif grep -q -- "$pat" "$T/out"; then pass "$name"
     else fail "$name: $(head -c 300 "$T/out")"; fi
 }
-refused "neither --server nor --client" "say --server or --client"
-refused "both --server and --client" "say --server or --client" --server --client 10.0.0.1
+refused "--server and an address" "--server waits for a client, but 10.0.0.1 is a server's address" --server 10.0.0.1
+refused "both --server and --client" "--server and --client together: say one" --server --client 10.0.0.1
 refused "unknown --op" "unknown --op 'bogus'" --client 10.0.0.1 --op bogus
 refused "--mtu not an IB MTU" "--mtu wants 256" --client 10.0.0.1 --mtu 1500
 refused "--loss out of range" "--loss wants a fraction" --client 10.0.0.1 --loss 1.5
@@ -63,7 +63,7 @@ refused "not an address" "not an IPv4 or IPv6 address" --client nowhere.invalid
 refused "--ipv6 with an IPv4 address" "--ipv6, but '10.0.0.1' is an IPv4 address" --client 10.0.0.1 --ipv6
 refused "link-local IPv6" "link-local GIDs have no route" --client fe80::1
 refused "nobody listening" "nobody listens at 127.0.0.1 port 1" --client 127.0.0.1 --port 1
-if "$R" peer --help | grep -q "usage: rocelab peer --server"; then pass "--help"; else fail "--help"; fi
+if "$R" peer --help | grep -q "usage: rocelab peer \[options\]  *server (no address)"; then pass "--help"; else fail "--help"; fi
 
 # --compat rping: rping's own flags (rdma-core librdmacm/examples/rping.c), refused as clearly as ours.
 refused "rping: neither -s nor -c" "say -s (server) or -c (client)" --compat rping -C 1
@@ -100,7 +100,7 @@ then pass "--help documents --compat ucmatose and udaddy"
 else fail "--help for --compat ucmatose and udaddy"; fi
 if "$R" peer --help | grep -q "rocelab peer --compat rping -c \[-vVd\]" &&
    "$R" peer --help | grep -q "through rdma_cm on QP1 (REQ, REP, RTU; DREQ, DREP)" && ! "$R" peer --help | grep -q TEMPORARY &&
-   "$R" peer --help | grep -q "^      --cm  *connect through the CM on QP1"
+   "$R" peer --help | grep -q "^  -R, --cm  *connect through the CM on QP1"
 then pass "--help documents --compat rping and --cm, both through rdma_cm on QP1"
 else fail "--help for --compat rping and --cm"; fi
 
@@ -151,16 +151,23 @@ ADDR=10.79.0.2
 pair() {
     name=$1
     shift
+    pair_cmd "$name" "--server $SERVER_OPTS" --client "$ADDR" "$@"
+}
+# pair_cmd NAME "SERVER-ARGS" CLIENT-ARGS...: the same with the whole command lines given.
+pair_cmd() {
+    name=$1
+    srvargs=$2
+    shift 2
     rm -f "$T/cap.pcap" "$T/td.err"
     ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -s "${SNAPLEN:-262144}" -B 16384 -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
     i=0
     while ! grep -q listening "$T/td.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    ip netns exec "$NB" timeout 60 "$R" peer --server --timeout 40 $SERVER_OPTS >"$T/srv" 2>&1 &
+    ip netns exec "$NB" timeout 60 "$R" peer --timeout 40 $srvargs >"$T/srv" 2>&1 &
     srv=$!
     sleep 0.3
-    ip netns exec "$NA" timeout 60 "$R" peer --client "$ADDR" --timeout 40 "$@" >"$T/cli" 2>&1
+    ip netns exec "$NA" timeout 60 "$R" peer --timeout 40 "$@" >"$T/cli" 2>&1
     crc=$?
     wait $srv
     src=$?
@@ -752,6 +759,104 @@ refused_pair "--cm: UD client, RC server (SIDR_REP status 1)" "SIDR_REP status 1
 refused_pair "--cm: client without a server on its port (REJ 8)" "nobody listens at 10.79.0.2 port 9 (REJ reason 8" \
     --client 10.79.0.2 --cm --port 9 --iters 5 --timeout 8
 SERVER_OPTS=
+
+# perftest's and ibv_rc_pingpong's flags: no address is the server, the address comes last.
+# What went on the wire is read by tshark (Wireshark's own dissector), not from our table.
+# wire_lens PCAP SRC OPCODE HDR: the payload sizes of SRC's packets of OPCODE, as tshark reads them:
+# the UDP length less HDR (UDP, BTH, extended headers, ICRC) and the BTH's pad count.
+wire_lens() {
+    run_tshark -r - -Y "ip.src == $2 && infiniband.bth.opcode == $3" -T fields -e udp.length \
+        -e infiniband.bth.padcnt <"$1" 2>/dev/null | awk -v h="$4" '{ print $1 - h - $2 }' | sort -n | uniq | tr '\n' ' '
+}
+opcount() {
+    run_tshark -r - -Y "ip.src == $2 && ($3)" -T fields -e frame.number <"$1" 2>/dev/null | wc -l
+}
+pair_cmd "perftest style: -x 1 at both ends, -s 4096 -n 50 --op send ADDR" "-x 1" -x 1 -s 4096 -n 50 --op send 10.79.0.2
+if grep -q "^ 4096 *50 " "$T/cli" && grep -q "served send: 50 messages received, data verified" "$T/srv" &&
+   [ "$(opcount "$T/cap.pcap" 10.79.0.1 'infiniband.bth.opcode == 0 || infiniband.bth.opcode == 4')" -eq 50 ]
+then pass "-s 4096 -n 50: 50 SENDs started on the wire (tshark), the server counted 50"
+else fail "-s/-n: $(tail -c 300 "$T/cli") / $(tail -c 200 "$T/srv")"; fi
+pair_cmd "-s 010 is ten bytes" "" -s 010 -n 3 --op send 10.79.0.2
+# A SEND Only of 10 bytes: UDP 8 + BTH 12 + 10 + ICRC 4.
+l=$(wire_lens "$T/cap.pcap" 10.79.0.1 4 24)
+[ "$l" = "10 " ] && pass "-s 010: SENDs of 10 bytes on the wire (tshark), not 8" || fail "-s 010: tshark sees '$l'"
+pair_cmd "-c UD, -a: every size to the path MTU" "-c UD" -c UD --op pingpong -a -n 3 10.79.0.2
+l=$(wire_lens "$T/cap.pcap" 10.79.0.1 100 32)
+rows=$(grep -c '^ [0-9][0-9]* *3 ' "$T/cli")
+if [ "$l" = "2 4 8 16 32 64 128 256 512 1024 " ] && [ "$rows" -eq 10 ]; then
+    pass "-c UD -a: UD SENDs of 2..1024 bytes on the wire (tshark), a row of the table each"
+else fail "-c UD -a: tshark sees sizes '$l', $rows rows: $(tail -c 300 "$T/cli")"; fi
+pair_cmd "-a: every size from 2 to 2^23" "-a" -a -n 2 10.79.0.2
+# Each message starts with a WRITE First (6) or is a WRITE Only (10), whose RETH gives its length:
+# the 23 sizes, each once at least (tcpdump may miss a frame of the 33000 at this rate).
+w=$(run_tshark -r - -Y 'ip.src == 10.79.0.1 && (infiniband.bth.opcode == 6 || infiniband.bth.opcode == 10)' \
+    -T fields -e infiniband.reth.dmalen <"$T/cap.pcap" 2>/dev/null | sort -n | uniq | tr '\n' ' ')
+want=$(awk 'BEGIN { for (n = 2; n <= 8388608; n *= 2) printf "%d ", n }')
+rows=$(grep -c '^ [0-9][0-9]* *2 ' "$T/cli")
+if [ "$w" = "$want" ] && [ "$rows" -eq 23 ] && grep -q "^ 8388608 *2 " "$T/cli" && grep -q "^ 2 *2 " "$T/cli" &&
+   grep -q "served write: 0 messages received, data verified" "$T/srv"; then
+    pass "-a: WRITEs of each size from 2 to 8388608 bytes on the wire (tshark's RETH), a row each, data verified"
+else fail "-a: tshark's WRITE lengths '$w', $rows rows: $(tail -c 300 "$T/cli")"; fi
+t0=$(date +%s)
+pair_cmd "-D 2: send for two seconds" "" -D 2 --op send -s 256 10.79.0.2
+t1=$(date +%s)
+n=$(sed -n 's/^ 256 *\([0-9][0-9]*\) .*/\1/p' "$T/cli")
+w=$(opcount "$T/cap.pcap" 10.79.0.1 'infiniband.bth.opcode == 4')
+# (tcpdump may miss some at this rate: the wire shows that they ran, the server's count how many.)
+if [ -n "$n" ] && [ "$n" -gt 0 ] && [ $((t1 - t0)) -ge 2 ] && [ "$w" -gt 0 ] &&
+   grep -q "served send: $n messages received, data verified" "$T/srv"; then
+    pass "-D 2: $n SENDs in $((t1 - t0)) s, as many counted by the server, $w of them captured (tshark)"
+else fail "-D 2: n='$n' in $((t1 - t0)) s, $w on the wire: $(tail -c 300 "$T/cli") / $(tail -c 200 "$T/srv")"; fi
+pair_cmd "-D 1 fetch-add: the server's counter is the count" "" -D 1 --op fetch-add 10.79.0.2
+pair_cmd "-d IF is the interface, -i 1, -q 1, -R (--cm)" "-d $VB -R" -d "$VA" -i 1 -q 1 -R --op read -n 20 10.79.0.2
+if grep -q "note: -d $VA is the interface $VA" "$T/cli" && grep -q "Interface      : $VA" "$T/cli" &&
+   grep -q "Data ex. method : rdma_cm" "$T/cli"; then pass "-d $VA: said, and the header's interface; -R connected through rdma_cm"
+else fail "-d / -R: $(head -c 400 "$T/cli")"; fi
+SERVER_OPTS=
+
+# The README's rocelab peer lines, each run here (namespaces A and B are these, 10.0.0.2, the RDMA
+# machine 192.0.2.1 and rlrxe's 10.77.0.1 are 10.79.0.2); a peer line the README gains fails this
+# test until it is run below. The real tool a line pairs with is stood in for by rocelab peer
+# --compat with the tool's own flags, which are rocelab peer's now (ibv_ud_pingpong: -t ud).
+readme_lines() {
+    awk '/^```sh/{c=1; next} /^```/{c=0} c' "$(dirname "$0")/../../README.md" |
+        sed -n 's/^\(ip netns exec [A-Za-z]* \)\{0,1\}\(rocelab peer [^#&]*\).*/\2/p' | sed 's/ *$//'
+}
+RAN="$T/readme.ran"
+: >"$RAN"
+# readme_run NAME "SERVER LINE" "CLIENT LINE": both as the README writes them (rocelab peer ...)
+readme_run() {
+    echo "$2" >>"$RAN"
+    echo "$3" >>"$RAN"
+    sa=$(echo "${2#rocelab peer}" | sed 's/10\.0\.0\.2/10.79.0.2/g')
+    ca=$(echo "${3#rocelab peer}" | sed -e 's/10\.0\.0\.2/10.79.0.2/g' -e 's/192\.0\.2\.1/10.79.0.2/g' -e 's/10\.77\.0\.1/10.79.0.2/g')
+    ip netns exec "$NB" timeout 60 "$R" peer $sa --timeout 30 >"$T/srv" 2>&1 &
+    srv=$!
+    sleep 0.5
+    ip netns exec "$NA" timeout 60 "$R" peer $ca --timeout 30 >"$T/cli" 2>&1
+    crc=$?
+    wait $srv
+    src=$?
+    if [ $crc -eq 0 ] && [ $src -eq 0 ]; then pass "README: $1: '$2' and '$3' both exit 0"
+    else fail "README: $1: client exit $crc, server exit $src: $(tail -c 300 "$T/cli") / $(tail -c 300 "$T/srv")"; fi
+}
+readme_run "two namespaces" "rocelab peer -x 1" "rocelab peer -x 1 --op write -n 100 10.0.0.2"
+grep -q "served write: .* data verified" "$T/srv" || fail "README two namespaces: no data verified"
+readme_run "ibv_rc_pingpong -g 1 -n 100" "rocelab peer --compat pingpong -g 1 -n 100" \
+    "rocelab peer --compat pingpong -g 1 -n 100 192.0.2.1"
+readme_run "ibv_ud_pingpong -g 1 -s 1024 -n 100" "rocelab peer --compat pingpong -t ud -g 1 -s 1024 -n 100" \
+    "rocelab peer --client 192.0.2.1 --compat pingpong -t ud -s 1024 -n 100"
+readme_run "ibv_uc_pingpong -g 1 -n 100" "rocelab peer --compat pingpong -t uc -g 1 -n 100" \
+    "rocelab peer --compat pingpong -t uc -g 1 -n 100 192.0.2.1"
+readme_run "rping" "rocelab peer --compat rping -s -v" "rocelab peer --compat rping -c -a 10.0.0.2 -C 4 -v -V"
+readme_run "ucmatose" "rocelab peer --compat ucmatose -c 2 -C 2 -S 64" "rocelab peer --compat ucmatose -s 10.0.0.2 -c 2 -C 2 -S 64"
+readme_run "udaddy" "rocelab peer --compat udaddy -C 4" "rocelab peer --compat udaddy -s 10.0.0.2 -C 4"
+readme_run "realrxe's ibv_rc_pingpong -g 1 -n 100 10.77.0.1" "rocelab peer --server --compat pingpong -n 100" \
+    "rocelab peer --compat pingpong -g 1 -n 100 10.77.0.1"
+readme_lines >"$T/readme.lines"
+if [ ! -s "$T/readme.lines" ]; then fail "README: no rocelab peer lines found"
+elif missing=$(grep -vxF -f "$RAN" "$T/readme.lines"); then fail "README: peer lines no test runs: $missing"
+else pass "README: its $(wc -l <"$T/readme.lines") rocelab peer lines all ran"; fi
 
 # The path MTU follows the interface: 4096 does not fit MTU 1500, and the error says how to fix it.
 ip netns exec "$NB" timeout 10 "$R" peer --server --timeout 5 >/dev/null 2>&1 &

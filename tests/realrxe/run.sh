@@ -12,9 +12,11 @@
 #  - the real ucmatose (2 RC connections) and udaddy (2 SIDR resolutions, UD) in both
 #    roles against rocelab peer --compat ucmatose / udaddy, their output held against
 #    the kernel-to-kernel run's; ucmatose with loss at each receiver's ingress, udaddy
-#    with its first SIDR_REQ lost at each (UD data lost is never resent: see there).
+#    with its first SIDR_REQ lost at each (UD data lost is never resent: see there);
 #  - a learner's own program (tests/realrxe/rdma_example.c, a librdmacm WRITE-then-READ client/server)
-#    put in by `realrxe start --add`, between two guests and against rocelab peer --cm; what --add refuses.
+#    put in by `realrxe start --add`, between two guests and against rocelab peer --cm; what --add refuses;
+#  - ibv_rc_pingpong and ibv_ud_pingpong against rocelab peer given the tool's own flags
+#    (-g, -s, -n, -m, -p; the address last), in both roles.
 # Each exchange passes only when both sides say they succeeded (and checked the
 # data), and tcpdump on the tap sees every frame of both stacks with a good
 # ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
@@ -424,6 +426,42 @@ if [ -s "$T/last-good.pcap" ]; then
 		fail "kernel rxe's frames: $(head -n 3 "$T/kernel.txt" | tr '\n' ' ')"
 	fi
 fi
+
+# ---- the tools' own flags: rocelab peer given the kernel's tool's command line ------------------------
+# rocelab peer's short flags are ibv_*_pingpong's for what they share (-g, -s, -n, -m, -p): no address
+# is the server, the address last is the client, and -d names the interface (the tap here, as rxe0
+# in the guest). flags_both NAME TOOL "FLAGS" ["ROCELAB'S OWN"]: TOOL -d rxe0 FLAGS serves and
+# rocelab peer FLAGS 10.77.0.2 is its client; then rocelab peer FLAGS serves TOOL -d rxe0 FLAGS 10.77.0.1.
+flags_both() {
+	local name=$1 tool=$2 flags=$3 own=${4:-} n hrc grc
+	n=$(echo "$flags" | sed -n 's/.*-n \([0-9]*\).*/\1/p')
+	cap_start
+	guest_bg srv "timeout 60 $tool -d rxe0 $flags" "local address" >/dev/null
+	ip netns exec "$NS" timeout 90 "$R" peer --compat pingpong -d rxtap0 $own $flags --timeout 60 $G >"$T/cli.out" 2>&1
+	hrc=$?
+	guest_end srv >"$T/srv.out"
+	grc=$?
+	exchange_done "$name: $tool $flags serves, rocelab peer -d rxtap0 ${own:+$own }$flags $G" $hrc $grc
+	if grep -q "^$n iters in" "$T/srv.out" && grep -q "note: -d rxtap0 is the interface rxtap0" "$T/cli.out"; then
+		pass "$name: $tool did its $n rounds with rocelab peer given its own flags"
+	else
+		fail "$name, kernel server: $(tail -c 300 "$T/srv.out") / $(tail -c 300 "$T/cli.out")"
+	fi
+	cap_start
+	host_bg srv "waiting for a client" "$R" peer --compat pingpong $own $flags --timeout 60
+	guest "timeout 60 $tool -d rxe0 $flags 10.77.0.1" >"$T/cli.out" 2>&1
+	grc=$?
+	wait $hpid
+	hrc=$?
+	exchange_done "$name: rocelab peer ${own:+$own }$flags serves, $tool -d rxe0 $flags 10.77.0.1" $hrc $grc
+	if grep -q "served pingpong: $n messages received, data verified" "$T/srv.out" && grep -q "^$n iters in" "$T/cli.out"; then
+		pass "$name: rocelab peer given $tool's flags served its $n rounds and checked every message"
+	else
+		fail "$name, rocelab server: $(tail -c 300 "$T/srv.out") / $(tail -c 300 "$T/cli.out")"
+	fi
+}
+flags_both "the tool's flags, RC" ibv_rc_pingpong "-g 1 -m 1024 -s 2048 -n 50 -p 18601"
+flags_both "the tool's flags, UD" ibv_ud_pingpong "-g 1 -s 512 -n 50 -p 18602" "-c UD"
 
 # ---- your own program in the VM: realrxe --add -----------------------------------------------------
 
