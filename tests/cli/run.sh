@@ -111,7 +111,7 @@ expect "peer -a with --compat pingpong" 2 "not with --compat pingpong" "$RA" pee
 expect "peer -c UD (perftest's connection type)" 2 "$NL" "$RA" peer -c UD -p 1 127.0.0.1
 expect "peer -c rc" 2 "$NL" "$RA" peer -c rc -p 1 127.0.0.1
 expect "peer -c UD is UD (SEND only)" 2 "--transport ud carries SEND only" "$RA" peer -c UD --op write 127.0.0.1
-expect "peer -c XRC" 2 "--transport wants rc or ud, not 'xrc'" "$RA" peer -c XRC 127.0.0.1
+expect "peer -c XRC" 2 "--transport wants rc, ud or uc, not 'xrc'" "$RA" peer -c XRC 127.0.0.1
 expect "peer -c ADDR (the old --client) says where the address goes" 2 "-c is the connection type, as perftest's -c" \
 	"$RA" peer -c 10.0.0.2
 expect "peer -t ud still" 2 "$NL" "$RA" peer -t ud -p 1 127.0.0.1
