@@ -43,7 +43,7 @@ struct srq_ctx {
 	unsigned pending[SRQ_MAX_QP];
 	uint32_t num_qp, routs;
 	uint64_t rcnt, scnt, bad;
-	uint64_t naks;               /* RNR NAKs sent: what an empty SRQ answered */
+	uint64_t naks;               /* NAKs sent: PSN sequence errors, and RNR when the SRQ was empty */
 };
 
 /* The verbs objects: host, PD, the buffer's MR, the CQ, the SRQ and num_qp QPs on it (pp_init_ctx). */
@@ -402,11 +402,13 @@ int peer_srq_run(struct peer *p)
 	}
 	c->num_qp = p->o.srq;
 	r = srq_run(p, c);
-	if (!r) {
-		if (p->o.json)
-			srq_json(p, c);
-		else
-			peer_pingpong_report(p);
+	if (!r && p->o.json) {
+		srq_json(p, c);
+	} else if (!r) {
+		/* The server also says what it checked, as with ibv_rc_pingpong (--compat pingpong). */
+		if (p->o.server)
+			peer_served_report(p, true);
+		peer_pingpong_report(p);
 	}
 	srq_close_ctx(c);
 	free(c);
