@@ -347,6 +347,7 @@ static void srq_json(const struct peer *p, const struct srq_ctx *c)
 	json_u64(&j, "frames_sent", p->stat.sent);
 	json_u64(&j, "frames_received", p->stat.recv_frames);
 	json_u64(&j, "dropped_by_loss", p->stat.dropped_loss);
+	json_u64(&j, "dropped_by_tx_loss", p->stat.dropped_tx);
 	json_end(&j);
 	json_newline(&j);
 }
