@@ -311,6 +311,27 @@ static void test_srq_resize_keeps_order(void)
 	tp_teardown(&F.t);
 }
 
+/* An event still queued when its SRQ is destroyed names no SRQ: nothing points at freed memory. */
+static void test_srq_event_outlives_srq(void)
+{
+	struct rl_srq_attr a = { .srq_limit = 1 };
+	struct rl_async_event ev;
+
+	sq_setup(SRQ_WR);
+	CU_ASSERT_STRING_EQUAL(rl_event_name(RL_EV_SRQ_LIMIT), "srq-limit");
+	CU_ASSERT_EQUAL(sq_post_srq(0, 1), 0);
+	CU_ASSERT_EQUAL(rl_modify_srq(F.srq, &a, RL_SRQ_LIMIT), 0);
+	sq_send(0, 0);
+	tp_run(&F.t, 1000000);
+	for (int i = 0; i < NQP; i++)
+		CU_ASSERT_EQUAL(rl_destroy_qp(F.b[i]), 0);
+	CU_ASSERT_EQUAL(rl_destroy_srq(F.srq), 0);
+	CU_ASSERT_EQUAL_FATAL(rl_get_async_event(F.t.end[1].host, &ev), 0);
+	CU_ASSERT_EQUAL(ev.event_type, RL_EVENT_SRQ_LIMIT_REACHED);
+	CU_ASSERT_PTR_NULL(ev.element.srq);
+	tp_teardown(&F.t);
+}
+
 int tl_suite_srq(void)
 {
 	CU_pSuite s = CU_add_suite("srq", NULL, NULL);
@@ -321,5 +342,6 @@ int tl_suite_srq(void)
 	       !CU_add_test(s, "limit event once, re-armed by modify_srq", test_srq_limit_once_and_rearm) ||
 	       !CU_add_test(s, "a QP in error leaves the SRQ to the others", test_srq_qp_error_keeps_srq) ||
 	       !CU_add_test(s, "errors: full, max_sge, post_recv, attributes, EBUSY", test_srq_errors) ||
-	       !CU_add_test(s, "resize keeps the WQEs in order", test_srq_resize_keeps_order);
+	       !CU_add_test(s, "resize keeps the WQEs in order", test_srq_resize_keeps_order) ||
+	       !CU_add_test(s, "a queued event outlives its SRQ", test_srq_event_outlives_srq);
 }
