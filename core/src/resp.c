@@ -54,7 +54,6 @@ static uint8_t rl_resp_credits(const struct rl_qp *qp)
 
 	if (qp->srq)
 		return RL_AETH_CREDITS_INVALID;
-
 	if (n == 0)
 		return 0;
 	while (code < 30 && (uint32_t)rl_credit_count((uint8_t)(code + 1)) <= n)

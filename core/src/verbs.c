@@ -422,6 +422,10 @@ struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)
 		rl_host_set_error(h, "QP1 has its own receive queue: no SRQ for the GSI QP");
 		return NULL;
 	}
+	if (ia->srq && ia->srq->host != h) {
+		rl_host_set_error(h, "the SRQ belongs to another host (device): a QP takes receives from its own");
+		return NULL;
+	}
 	if (ia->qp_type == RL_QPT_GSI && rl_host_has_qp(h, RL_GSI_QPN)) {
 		rl_host_set_error(h, "this host already has its GSI QP: there is one QP1 per port (IBA 13.5.1)");
 		return NULL;

@@ -276,6 +276,15 @@ static void test_srq_errors(void)
 	CU_ASSERT_EQUAL(rl_modify_srq(F.srq, &a, RL_SRQ_LIMIT), -EINVAL);
 	a.max_wr = 3;
 	CU_ASSERT_EQUAL(rl_modify_srq(F.srq, &a, RL_SRQ_MAX_WR), -EINVAL);   /* 4 are posted */
+	{
+		struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC, .srq = F.srq };
+
+		ia.send_cq = ia.recv_cq = F.t.end[0].cq;   /* A's QP with B's SRQ */
+		CU_ASSERT_PTR_NULL(rl_create_qp(F.t.end[0].pd, &ia));
+		ia.qp_type = RL_QPT_GSI;
+		ia.send_cq = ia.recv_cq = F.t.end[1].cq;
+		CU_ASSERT_PTR_NULL(rl_create_qp(F.t.end[1].pd, &ia));
+	}
 	CU_ASSERT_EQUAL(rl_destroy_srq(F.srq), -EBUSY);
 	for (int i = 0; i < NQP; i++)
 		CU_ASSERT_EQUAL(rl_destroy_qp(F.b[i]), 0);
