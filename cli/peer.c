@@ -100,6 +100,9 @@ void peer_usage(FILE *f)
 		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_uc_pingpong with -t uc,\n"
 		"                       ibv_ud_pingpong with -t ud): its exchange only, its data and\n"
 		"                       iterations; defaults follow the tool (size 4096, UD 2048; path MTU 1024)\n"
+		"      --srq N          with --compat pingpong: talk to the real ibv_srq_pingpong -q N: N RC QPs\n"
+		"                       that take their receives from one shared receive queue of 500, its\n"
+		"                       exchange (a line per QP) and its loop (--iters SENDs in all); 1..256\n"
 		"  -R, --cm             connect through the CM on QP1 (rdma_cm: REQ, REP, RTU; DREQ, DREP at the\n"
 		"                       end; SIDR_REQ, SIDR_REP with -t ud), as perftest's -R, instead of the\n"
 		"                       TCP exchange; both ends say it. The client's REQ carries the test in\n"
@@ -181,6 +184,11 @@ static enum rl_mtu peer_mtu(const char *arg)
 /* What the options mean together; false (with a message) for combinations that cannot work. */
 static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 {
+	if (o->srq && (!o->compat || o->ud || o->uc)) {
+		cli_error("peer", "--srq N is ibv_srq_pingpong's (RC QPs on one shared receive queue): use it with "
+			  "--compat pingpong, without -t ud or -t uc");
+		return false;
+	}
 	if (o->compat && o->cm) {
 		cli_error("peer", "--compat pingpong is the pingpong tools' TCP exchange; --cm connects through the CM "
 			  "instead: say one of them");
@@ -378,7 +386,7 @@ static bool peer_perftest_flags(struct peer_opts *o, bool iters_set)
 
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -394,6 +402,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "busy-poll", no_argument, NULL, O_BUSY },
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
 		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
+		{ "srq", required_argument, NULL, O_SRQ },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud", "uc" };
@@ -534,6 +543,11 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_JSON: o->json = true; break;
 		case 'R':
 		case O_CM: o->cm = true; break;
+		case O_SRQ:
+			if (!cli_arg_u64("peer", "--srq", optarg, 1, PEER_SRQ_MAX_QP, NULL, &v))
+				return false;
+			o->srq = (uint32_t)v;
+			break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {
 				cli_error("peer", "--compat %s takes %s's flags: write it as '--compat %s'", optarg, optarg, optarg);
@@ -603,7 +617,7 @@ int cli_peer(int argc, char **argv)
 		return peer_output_written(rc);
 	p.net.rng = p.o.seed;
 	p.net.tx_rng = p.o.seed ^ 0x5bd1e9955bd1e995ull;
-	rc = p.o.rping ? peer_rping_run(&p) : p.o.cmatose ? peer_cmatose_run(&p) : peer_run(&p);
+	rc = p.o.rping ? peer_rping_run(&p) : p.o.cmatose ? peer_cmatose_run(&p) : p.o.srq ? peer_srq_run(&p) : peer_run(&p);
 	peer_close(&p);
 	return peer_output_written(rc);
 }

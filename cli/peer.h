@@ -9,6 +9,7 @@
  *   peer_rping.c     --compat rping: rping's flags, its data protocol and its output
  *   peer_cmatose.c   --compat ucmatose, udaddy: their flags, connections, data and output
  *   peer_cm.c        --cm and the --compat tools: the connection through the CM agent on QP1
+ *   peer_srq.c       --compat pingpong --srq N: ibv_srq_pingpong's QPs on one SRQ, its exchange and loop
  */
 #ifndef ROCELAB_CLI_PEER_H
 #define ROCELAB_CLI_PEER_H
@@ -32,6 +33,9 @@
 #define PEER_ALL_MAX (1u << 23)       /* -a: the largest size, as perftest's (2^23 bytes) */
 #define PEER_CMATOSE_MAX_CONN 16      /* --compat ucmatose / udaddy: -c at most */
 #define PEER_TX_SOCKS (PEER_CMATOSE_MAX_CONN + 1) /* UDP source ports sent from: a QP's each, QP1's (CM) */
+#define PEER_SRQ_MAX_QP 256           /* --srq N at most: ibv_srq_pingpong's MAX_QP */
+/* One line of the pingpong tools' exchange: "LID:QPN:PSN:GID" and the NUL. */
+#define PEER_MSG_LEN (sizeof "0000:000000:000000:00000000000000000000000000000000")
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
 
@@ -78,6 +82,7 @@ struct peer_opts {
 		uint32_t count;       /* -C: messages each way on each connection */
 		bool migrate;         /* -m (ucmatose): move to a new event channel; nothing on the wire */
 	} ct;
+	uint32_t srq;       /* --srq N (with --compat pingpong): ibv_srq_pingpong's N QPs on one SRQ */
 };
 
 struct peer_dest {
@@ -211,6 +216,13 @@ int peer_exchange_result(struct peer *p, bool data_ok);
 int peer_client_result(struct peer *p);
 /* The server's end of the test: the client's "fin". */
 bool peer_client_finished(struct peer *p);
+/* All of @n bytes to (@wr) or from the TCP socket @fd; false if it failed or closed. */
+bool peer_io(int fd, void *buf, size_t n, bool wr);
+/* One exchange line, to and from struct peer_dest; parse is false for a line that is not one. */
+void peer_dest_fmt(const struct peer_dest *d, char msg[PEER_MSG_LEN]);
+bool peer_dest_parse(const char *msg, struct peer_dest *d);
+/* p->conn.them's GID: one this side can send to (else -1 with a message); RoCE goes there from now on. */
+int peer_dest_check(struct peer *p);
 
 /* ---- peer_run.c ---- */
 
@@ -274,6 +286,11 @@ bool peer_cmatose_asked(int argc, char **argv, bool *ud);
 bool peer_cmatose_parse(int argc, char **argv, bool ud, struct peer_opts *o, int *rc);
 /* The tool as server (no -s) or client; returns a CLI_* exit code. */
 int peer_cmatose_run(struct peer *p);
+
+/* ---- peer_srq.c ---- */
+
+/* --compat pingpong --srq N against ibv_srq_pingpong -q N; returns a CLI_* exit code. */
+int peer_srq_run(struct peer *p);
 
 /* ---- peer_cm.c ---- */
 

@@ -26,12 +26,10 @@
 #include "cli.h"
 #include "peer.h"
 
-#define PEER_MSG_LEN (sizeof "0000:000000:000000:00000000000000000000000000000000")
 #define PEER_OP_LEN 160
 #define PEER_RES_LEN 32
 
-/* All of @n bytes to or from the TCP socket @fd; false if it failed or closed. */
-static bool peer_io(int fd, void *buf, size_t n, bool wr)
+bool peer_io(int fd, void *buf, size_t n, bool wr)
 {
 	uint8_t *b = buf;
 
@@ -49,7 +47,7 @@ static bool peer_io(int fd, void *buf, size_t n, bool wr)
 	return true;
 }
 
-static void peer_dest_fmt(const struct peer_dest *d, char msg[PEER_MSG_LEN])
+void peer_dest_fmt(const struct peer_dest *d, char msg[PEER_MSG_LEN])
 {
 	char gid[33];
 
@@ -59,7 +57,7 @@ static void peer_dest_fmt(const struct peer_dest *d, char msg[PEER_MSG_LEN])
 	snprintf(msg, PEER_MSG_LEN, "%04x:%06x:%06x:%s", d->lid, d->qpn, d->psn, gid);
 }
 
-static bool peer_dest_parse(const char *msg, struct peer_dest *d)
+bool peer_dest_parse(const char *msg, struct peer_dest *d)
 {
 	char gid[33];
 	unsigned b;
@@ -75,7 +73,7 @@ static bool peer_dest_parse(const char *msg, struct peer_dest *d)
 }
 
 /* The other side's GID must be an address of ours to send to: the mistakes people make with -g. */
-static int peer_dest_check(struct peer *p)
+int peer_dest_check(struct peer *p)
 {
 	static const uint8_t zero[16];
 	union peer_addr a;

@@ -555,6 +555,113 @@ static int sc_rnr(const struct gen_opts *o, struct gen_out *out)
 	return r;
 }
 
+/*
+ * A shared receive queue (IBA 10.2.9): three QPs of B take their receives
+ * from one SRQ that holds two, its limit armed at 1. A SENDs once on each of
+ * its three QPs. The first two messages take the two WQEs, in posting order;
+ * the second leaves fewer than the limit, and B's application gets the SRQ
+ * limit event (IBA 11.6.3), but takes 1 ms to post more. Meanwhile the third
+ * SEND finds the SRQ empty: RNR NAK (IBA 9.7.5.2.8), wait, retry, until the
+ * new WQEs are there. The ACKs of QPs on an SRQ carry credit code 31: no
+ * credits advertised (IBA 9.7.7.2.4).
+ */
+#define GEN_SRQ_QPS 3
+#define GEN_SRQ_REFILL_NS 1000000
+
+struct gen_srq_sess {
+	struct gen_sess s;           /* first: the app callback gets it */
+	struct rl_srq *srq;
+	struct rl_qp *a[GEN_SRQ_QPS], *b[GEN_SRQ_QPS];
+};
+
+static int gen_srq_post(struct gen_srq_sess *q, uint64_t wr_id)
+{
+	struct rl_pair_end *b = &q->s.e[1];
+	struct rl_recv_wr wr = { .wr_id = wr_id, .num_sge = 1 };
+
+	wr.sg_list[0] = (struct rl_sge){ b->iova + 4096 * wr_id, 4096, rl_mr_lkey(b->mr) };
+	return rl_post_srq_recv(q->srq, &wr) ? gen_fail(q->s.out, "post_srq_recv: %s", rl_host_error(b->host)) : 0;
+}
+
+/* B's application: on the limit event, two more receives, GEN_SRQ_REFILL_NS later. */
+static bool srq_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct gen_srq_sess *q = ctx;
+	struct rl_async_event ev;
+
+	if (q->s.step == 0 && !rl_get_async_event(q->s.e[1].host, &ev) &&
+	    ev.event_type == RL_EVENT_SRQ_LIMIT_REACHED) {
+		q->s.step = 1;
+		q->s.mark = now + GEN_SRQ_REFILL_NS;
+	}
+	if (q->s.step == 1 && now >= q->s.mark) {
+		q->s.step = 2;
+		if (gen_srq_post(q, 2) || gen_srq_post(q, 3))
+			return false;
+	}
+	if (q->s.step == 1)
+		rl_sim_wake(sim, q->s.mark);
+	return q->s.step != 2;
+}
+
+/* The extra QPs: A's plain, B's on the SRQ, connected as the session's own pair, each with its PSNs. */
+static int gen_srq_qps(struct gen_srq_sess *q)
+{
+	struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC, .max_send_wr = 16, .max_recv_wr = 16 };
+	struct rl_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct rl_srq_attr limit = { .srq_limit = 1 };
+	struct gen_sess *s = &q->s;
+
+	q->srq = rl_create_srq(s->e[1].pd, &sa);
+	if (!q->srq || rl_modify_srq(q->srq, &limit, RL_SRQ_LIMIT))
+		return gen_fail(s->out, "SRQ: %s", rl_host_error(s->e[1].host));
+	for (int i = 0; i < GEN_SRQ_QPS; i++) {
+		struct rl_conn ca = s->e[0].conn, cb = s->e[1].conn;
+
+		ia.send_cq = ia.recv_cq = s->e[0].cq;
+		ia.srq = NULL;
+		q->a[i] = rl_create_qp(s->e[0].pd, &ia);
+		ia.send_cq = ia.recv_cq = s->e[1].cq;
+		ia.srq = q->srq;
+		q->b[i] = rl_create_qp(s->e[1].pd, &ia);
+		if (!q->a[i] || !q->b[i])
+			return gen_fail(s->out, "create_qp: %s", rl_host_error(q->a[i] ? s->e[1].host : s->e[0].host));
+		ca.sq_psn = cb.psn = (ca.sq_psn + 0x1000 * (uint32_t)(i + 1)) & 0xffffff;
+		cb.sq_psn = ca.psn = (cb.sq_psn + 0x1000 * (uint32_t)(i + 1)) & 0xffffff;
+		ca.qpn = rl_qp_num(q->b[i]);
+		cb.qpn = rl_qp_num(q->a[i]);
+		if (rl_qp_connect(q->a[i], &ca) || rl_qp_connect(q->b[i], &cb))
+			return gen_fail(s->out, "connect: %s / %s", rl_host_error(s->e[0].host), rl_host_error(s->e[1].host));
+	}
+	return 0;
+}
+
+static int sc_srq(const struct gen_opts *o, struct gen_out *out)
+{
+	uint32_t size = gen_size(o, 256) > 4096 ? 4096 : gen_size(o, 256);
+	struct gen_srq_sess q;
+	struct gen_qp_cfg c;
+	int r;
+
+	memset(&q, 0, sizeof(q));
+	gen_qp_cfg_default(&c, RL_QPT_RC, 65536);
+	r = gen_sess_init(&q.s, o, out, &c);
+	if (!r)
+		r = gen_srq_qps(&q) || gen_srq_post(&q, 0) || gen_srq_post(&q, 1);
+	for (int i = 0; !r && i < GEN_SRQ_QPS; i++) {
+		struct rl_send_wr wr;
+
+		gen_fill(&q.s, 0, 4096 * (uint64_t)i, size);
+		rl_pair_send_wr(&q.s.pair, 0, RL_WR_SEND, 4096 * (uint64_t)i, size, 0, (uint64_t)i, &wr);
+		if (rl_post_send(q.a[i], &wr))
+			r = gen_fail(out, "post_send: %s", rl_host_error(q.s.e[0].host));
+	}
+	if (!r)
+		r = gen_sess_run(&q.s, srq_app);
+	gen_sess_free(&q.s);
+	return r ? -1 : 0;
+}
+
 /* The classic mistake: the rkey of another region (here: off by one). */
 static int gen_bad_remote(const struct gen_opts *o, struct gen_out *out, bool bad_rkey)
 {
@@ -615,6 +722,7 @@ const struct gen_scenario gen_transport[] = {
 	{ "lost-ack", sc_lost_ack, "a lost ACK: timeout, the same PSN again, the responder spots the duplicate" },
 	{ "lost-read-response", sc_lost_read_response, "a lost READ response: the requester asks again for the rest only" },
 	{ "rnr", sc_rnr, "SEND before a receive is posted: RNR NAKs, waits, then success" },
+	{ "srq", sc_srq, "three QPs share one SRQ: its limit event, then it runs dry: RNR NAK until refilled" },
 	{ "access-error", sc_access_error, "RDMA WRITE with a wrong rkey: NAK remote access error, QPs in error, flush" },
 	{ "range-error", sc_range_error, "RDMA WRITE past the end of the region: NAK remote access error" },
 	{ "invalid-request", sc_invalid_request, "RDMA READ to a QP that does not allow it: NAK invalid request" },

@@ -42,12 +42,19 @@ struct rl_resp_ctx {
 
 /* ---- sending ACKs and NAKs ------------------------------------------------------------ */
 
-/* Credits: the receive WQEs posted, in the AETH's logarithmic code (IBA 9.7.7.2.4). */
+/*
+ * Credits: the receive WQEs posted, in the AETH's logarithmic code (IBA
+ * 9.7.7.2.4). A QP with an SRQ has no receive queue of its own to count
+ * (IBA 10.2.9: WQEs of the SRQ may go to any of its QPs): it advertises
+ * none, the code 11111b "invalid", as rxe does for every QP.
+ */
 static uint8_t rl_resp_credits(const struct rl_qp *qp)
 {
 	uint32_t n = qp->rq_tail - qp->rq_head;
 	uint8_t code = 0;
 
+	if (qp->srq)
+		return RL_AETH_CREDITS_INVALID;
 	if (n == 0)
 		return 0;
 	while (code < 30 && (uint32_t)rl_credit_count((uint8_t)(code + 1)) <= n)
@@ -83,14 +90,20 @@ static void rl_resp_nak(struct rl_qp *qp, uint32_t psn, enum rl_aeth_type type, 
 
 /* ---- receive WQEs ------------------------------------------------------------------------ */
 
+/* The WQE a message lands in: the QP's own oldest, or its SRQ's (IBA 10.2.9, 11.2.3). */
 static bool rl_resp_take_recv(struct rl_qp *qp)
 {
 	if (qp->resp.have_recv)
 		return true;
-	if (qp->rq_head == qp->rq_tail)
-		return false;
-	qp->resp.recv = qp->rq[qp->rq_head % qp->rq_size];
-	qp->rq_head++;
+	if (qp->srq) {
+		if (!rl_srq_take(qp, &qp->resp.recv))
+			return false;
+	} else {
+		if (qp->rq_head == qp->rq_tail)
+			return false;
+		qp->resp.recv = qp->rq[qp->rq_head % qp->rq_size];
+		qp->rq_head++;
+	}
 	qp->resp.have_recv = true;
 	qp->resp.recv_off = 0;
 	return true;
@@ -128,11 +141,15 @@ static void rl_resp_complete_recv(struct rl_qp *qp, enum rl_wc_status st, enum r
 	rl_event(qp, RL_EV_COMPLETION, pkt ? pkt->bth.psn : 0, st, "receive completion");
 }
 
+/*
+ * A QP in error completes its receive WQEs as flushed. Those of an SRQ stay
+ * there for the other QPs: only the one this QP had taken is flushed.
+ */
 void rl_resp_flush(struct rl_qp *qp)
 {
 	if (qp->resp.have_recv)
 		rl_resp_complete_recv(qp, RL_WC_WR_FLUSH_ERR, RL_WC_RECV, NULL);
-	while (rl_resp_take_recv(qp))
+	while (!qp->srq && rl_resp_take_recv(qp))
 		rl_resp_complete_recv(qp, RL_WC_WR_FLUSH_ERR, RL_WC_RECV, NULL);
 }
 
@@ -719,7 +736,8 @@ static enum rl_resp_state rl_resp_step(struct rl_qp *qp, enum rl_resp_state s, s
 	case RESP_NAK_OP_ERROR: return rl_resp_nak_fatal(qp, c, RL_NAK_REM_OP_ERR);
 	case RESP_RNR:
 		rl_resp_nak(qp, c->pkt->bth.psn, RL_AETH_RNR_NAK, qp->attr.min_rnr_timer,
-			    "receiver not ready: no receive buffer posted");
+			    qp->srq ? "receiver not ready: the shared receive queue is empty"
+				    : "receiver not ready: no receive buffer posted");
 		return RESP_DONE;
 	case RESP_DROP:
 		rl_event(qp, RL_EV_DROP, c->pkt->bth.psn, 0, c->why ? c->why : "dropped");

@@ -25,6 +25,8 @@
 #define RL_UD_GRH_LEN 40
 /* At most one CNP per QP in this interval (DCQCN's min_time_between_cnps default, 50 us). */
 #define RL_CNP_INTERVAL_NS 50000
+/* Asynchronous events a host keeps until rl_get_async_event() takes them. */
+#define RL_ASYNC_EVENTS 32
 
 struct rl_host {
 	struct rl_host_config cfg;
@@ -36,6 +38,10 @@ struct rl_host {
 	struct rl_mr *mrs;
 	struct rl_cq *cqs;
 	struct rl_qp *qps;
+	struct rl_srq *srqs;
+	/* Asynchronous events (IBA 11.6.3), oldest at async_head; the newest is dropped when full. */
+	struct rl_async_event async[RL_ASYNC_EVENTS];
+	unsigned async_head, async_count;
 	char err[200];
 	uint8_t frame[RL_FRAME_MAX];    /* what the host sends: a frame, or BTH..ICRC for emit_pkt */
 };
@@ -63,6 +69,18 @@ struct rl_cq {
 	unsigned users;
 	bool overflow;
 	struct rl_cq *next;
+};
+
+/* A shared receive queue (IBA 10.2.9): a ring of receive WQEs that several QPs take from. */
+struct rl_srq {
+	struct rl_host *host;
+	struct rl_pd *pd;
+	void *context;
+	struct rl_recv_wr *ring;      /* counters run freely, index = counter % max_wr */
+	uint32_t max_wr, max_sge, head, tail;
+	uint32_t limit;               /* armed limit, 0 when not armed (or fired) */
+	unsigned users;               /* QPs created with it */
+	struct rl_srq *next;
 };
 
 /* A send work request on its way through requester and completer. */
@@ -93,6 +111,7 @@ struct rl_qp {
 	struct rl_host *host;
 	struct rl_pd *pd;
 	struct rl_cq *scq, *rcq;
+	struct rl_srq *srq;         /* receives come from here instead of rq */
 	enum rl_qp_type type;
 	enum rl_qp_state state;
 	uint32_t qpn;
@@ -167,6 +186,9 @@ enum rl_wc_status rl_sge_copy(struct rl_host *h, const struct rl_sge *sg, int n,
 			      void *buf, uint32_t len, bool to_sge);
 
 void rl_cq_push(struct rl_cq *cq, const struct rl_wc *wc);
+/* Take the oldest receive WQE of @qp's SRQ into @wr (and fire its limit event); false if it is empty. */
+bool rl_srq_take(struct rl_qp *qp, struct rl_recv_wr *wr);
+void rl_srq_free_all(struct rl_host *h);
 void rl_qp_to_error(struct rl_qp *qp, const char *why);
 void rl_qp_set_state(struct rl_qp *qp, enum rl_qp_state s, const char *why);
 

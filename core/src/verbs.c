@@ -67,6 +67,7 @@ const char *rl_event_name(enum rl_event_type t)
 		[RL_EV_RNR_WAIT] = "rnr-wait", [RL_EV_RETRY] = "retry",
 		[RL_EV_COMPLETION] = "completion", [RL_EV_DROP] = "drop",
 		[RL_EV_CNP_SENT] = "cnp-sent", [RL_EV_CNP_RECV] = "cnp-recv",
+		[RL_EV_SRQ_LIMIT] = "srq-limit",
 	};
 
 	return (unsigned)t < sizeof(n) / sizeof(n[0]) && n[t] ? n[t] : "?";
@@ -143,6 +144,7 @@ void rl_host_free(struct rl_host *h)
 		return;
 	while (h->qps)
 		rl_destroy_qp(h->qps);
+	rl_srq_free_all(h);
 	while (h->mrs)
 		rl_dereg_mr(h->mrs);
 	while (h->cqs) {
@@ -416,6 +418,14 @@ struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)
 		rl_host_set_error(h, "QP type %d: rocelab has RC, UC, UD and GSI (QP1)", ia->qp_type);
 		return NULL;
 	}
+	if (ia->srq && ia->qp_type == RL_QPT_GSI) {
+		rl_host_set_error(h, "QP1 has its own receive queue: no SRQ for the GSI QP");
+		return NULL;
+	}
+	if (ia->srq && ia->srq->host != h) {
+		rl_host_set_error(h, "the SRQ belongs to another host (device): a QP takes receives from its own");
+		return NULL;
+	}
 	if (ia->qp_type == RL_QPT_GSI && rl_host_has_qp(h, RL_GSI_QPN)) {
 		rl_host_set_error(h, "this host already has its GSI QP: there is one QP1 per port (IBA 13.5.1)");
 		return NULL;
@@ -424,15 +434,17 @@ struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)
 	if (!qp)
 		goto nomem;
 	qp->sq_size = ia->max_send_wr ? ia->max_send_wr : 128;
-	qp->rq_size = ia->max_recv_wr ? ia->max_recv_wr : 128;
+	/* IBA 10.2.9: a QP with an SRQ has no receive queue of its own. */
+	qp->rq_size = ia->srq ? 0 : ia->max_recv_wr ? ia->max_recv_wr : 128;
 	qp->sq = calloc(qp->sq_size, sizeof(*qp->sq));
-	qp->rq = calloc(qp->rq_size, sizeof(*qp->rq));
-	if (!qp->sq || !qp->rq)
+	qp->rq = ia->srq ? NULL : calloc(qp->rq_size, sizeof(*qp->rq));
+	if (!qp->sq || (!ia->srq && !qp->rq))
 		goto nomem;
 	qp->host = h;
 	qp->pd = pd;
 	qp->scq = ia->send_cq;
 	qp->rcq = ia->recv_cq;
+	qp->srq = ia->srq;
 	qp->type = ia->qp_type;
 	qp->sq_sig_all = ia->sq_sig_all;
 	qp->qpn = ia->qp_type == RL_QPT_GSI ? RL_GSI_QPN : h->next_qpn++;
@@ -443,6 +455,8 @@ struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)
 	pd->users++;
 	qp->scq->users++;
 	qp->rcq->users++;
+	if (qp->srq)
+		qp->srq->users++;
 	return qp;
 nomem:
 	if (qp) {
@@ -465,6 +479,8 @@ int rl_destroy_qp(struct rl_qp *qp)
 	qp->pd->users--;
 	qp->scq->users--;
 	qp->rcq->users--;
+	if (qp->srq)
+		qp->srq->users--;
 	free(qp->resp.res);
 	free(qp->sq);
 	free(qp->rq);
@@ -809,6 +825,10 @@ int rl_post_send(struct rl_qp *qp, const struct rl_send_wr *wr)
 int rl_post_recv(struct rl_qp *qp, const struct rl_recv_wr *wr)
 {
 	qp->host->err[0] = 0;
+	if (qp->srq) {
+		rl_host_set_error(qp->host, "this QP takes its receives from an SRQ: post them with post_srq_recv");
+		return -EINVAL;
+	}
 	if (qp->state == RL_QPS_RESET) {
 		rl_host_set_error(qp->host, "post_recv in RESET: move the QP to INIT first");
 		return -EINVAL;

@@ -81,6 +81,9 @@ refused "rping: --op is not rping's" "unrecognized option" --compat rping -c -a 
 refused "rping: --corrupt is the server's" "--corrupt is the server's" --compat rping -c -a 10.0.0.1 --corrupt
 refused "rping: -I on the server" "-I is the client's source address" --compat rping -s -I 10.0.0.1
 refused "--cm with --compat pingpong" "say one of them" --client 10.0.0.1 --cm --compat pingpong
+refused "--srq without --compat pingpong" "use it with --compat pingpong" --client 10.0.0.1 --srq 4
+refused "--srq with -t ud" "without -t ud" --client 10.0.0.1 --compat pingpong -t ud --srq 4
+refused "--srq 0" "--srq" --client 10.0.0.1 --compat pingpong --srq 0
 # --compat ucmatose / udaddy: the tools' own flags (rdma-core librdmacm/examples/cmatose.c, udaddy.c).
 refused "ucmatose: -c 0" "-c wants 1..16" --compat ucmatose -c 0
 refused "ucmatose: -c above 16" "-c wants 1..16" --compat ucmatose -s 10.0.0.1 -c 17
@@ -378,6 +381,18 @@ if grep -q "^ [1-9][0-9]* of 100 rounds lost (UC" "$T/cli"; then pass "compat pi
 else fail "compat pingpong UC --loss: $(grep 'rounds lost' "$T/cli")"; fi
 SERVER_OPTS="--compat pingpong -t ud --size 1024 --iters 200"
 pair "compat pingpong UD" --compat pingpong -t ud --size 1024 --iters 200
+# --srq N: ibv_srq_pingpong's N QPs on one shared receive queue, an exchange line per QP.
+SERVER_OPTS="--compat pingpong --srq 4 --iters 200"
+pair "compat pingpong --srq 4" --compat pingpong --srq 4 --iters 200
+if grep -q "^200 iters in .* usec/iter" "$T/cli" && [ "$(grep -c 'remote address: LID' "$T/cli")" -eq 4 ] &&
+    [ "$(grep -c 'local address:  LID' "$T/srv")" -eq 4 ]; then
+    pass "compat --srq 4 prints ibv_srq_pingpong's 4 address lines each side and its summary"
+else fail "compat --srq summary: $(tail -3 "$T/cli")"; fi
+SERVER_OPTS="--compat pingpong --srq 8 --iters 300 --loss 0.03 --seed 2"
+pair "compat pingpong --srq 8, 3% loss at both ends" --compat pingpong --srq 8 --iters 300 --loss 0.03 --seed 3
+SERVER_OPTS="--compat pingpong --srq 3 --iters 20"
+refused_pair "--srq 2 against a server with 3 QPs" "hung up during the exchange" \
+    --client 10.79.0.2 --compat pingpong --srq 2 --iters 20 --timeout 5
 SERVER_OPTS=
 refused_pair "compat UD default size on MTU 1500" "size 2048 is more than the path MTU 1024" \
     --client 10.79.0.2 --compat pingpong -t ud

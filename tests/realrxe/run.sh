@@ -3,6 +3,9 @@
 # kernel (rdma_rxe), rdma-core and perftest in a VM; `rocelab peer` on this
 # side talks to the kernel's stack on the other:
 #  - ibv_rc_pingpong, ibv_uc_pingpong and ibv_ud_pingpong, in both roles (--compat pingpong);
+#  - ibv_rc_pingpong and ibv_ud_pingpong, in both roles (--compat pingpong);
+#  - ibv_srq_pingpong (4 RC QPs on one shared receive queue), in both roles (--compat pingpong --srq 4),
+#    over a clean wire and with loss at each receiver's ingress;
 #  - SEND of several packets, WRITE, READ, Fetch&Add, Compare&Swap and a
 #    pingpong, in both roles, against rxe_peer (rocelab peer's test over
 #    libibverbs, realrxe/rxe_peer.c): the data is checked on both sides;
@@ -658,6 +661,65 @@ else
 	fail "cannot build the test programs: $(cat "$T/own-cc.err")"
 fi
 trap cleanup EXIT
+# ---- ibv_srq_pingpong: N QPs on one shared receive queue, against rocelab peer --compat pingpong --srq N --
+
+# srq_check NAME ROCELAB-OUT KERNEL-OUT [JSON-KEY]: both printed the tool's "ITERS iters in" line and a
+# remote address line per QP (with JSON-KEY, rocelab ran with --json: at least ITERS SENDs and receives
+# done, the data right, and JSON-KEY, the frames its --loss or --tx-loss dropped, more than 0); in the
+# capture (read by tshark), each side sent to SRQ_N QPs of the other, and every ACK of rocelab's (QPs on
+# an SRQ) carried the credit code 31, "none advertised" (IBA 9.7.7.2.4).
+SRQ_N=4
+SRQ_ITERS=200
+srq_json() { sed -n "s/.*\"$2\":\([0-9a-z]*\).*/\1/p" "$1"; }
+srq_check() {
+	local n_r n_k qps_k qps_h acks bad ours=0
+	n_k=$(grep -c "remote address: LID" "$3")
+	if [ -n "${4:-}" ]; then
+		[ "$(srq_json "$2" sends_completed)" -ge $SRQ_ITERS ] && [ "$(srq_json "$2" receives_completed)" -ge $SRQ_ITERS ] &&
+			[ "$(srq_json "$2" data_ok)" = true ] && [ "$(srq_json "$2" "$4")" -gt 0 ] && ours=1
+	else
+		n_r=$(grep -c "remote address: LID" "$2")
+		grep -q "^$SRQ_ITERS iters in" "$2" && [ "$n_r" -eq $SRQ_N ] && ours=1
+	fi
+	if [ $ours -ne 1 ] || ! grep -q "^$SRQ_ITERS iters in" "$3" || [ "$n_k" -ne $SRQ_N ]; then
+		fail "$1: the reports: $(tail -c 200 "$2") / $(tail -c 200 "$3")"
+		return
+	fi
+	[ -s "$T/cap.pcap" ] || return
+	run_tshark -r - -Y "udp.dstport==4791" -T fields -e ip.src -e infiniband.bth.destqp -e infiniband.bth.opcode \
+		-e infiniband.aeth.syndrome <"$T/cap.pcap" 2>/dev/null >"$T/srq.tsv"
+	# tshark prints the opcode (17: RC Acknowledge) and the syndrome in decimal: 0..31 an ACK (NAKs are
+	# 32 and up), 31 an ACK with credit code 31.
+	qps_k=$(awk -F'\t' -v g=$G '$1 == g { print $2 }' "$T/srq.tsv" | sort -u | wc -l)
+	qps_h=$(awk -F'\t' -v g=$G '$1 != g { print $2 }' "$T/srq.tsv" | sort -u | wc -l)
+	acks=$(awk -F'\t' -v g=$G '$1 != g && $3 == 17 && $4 < 32' "$T/srq.tsv" | wc -l)
+	bad=$(awk -F'\t' -v g=$G '$1 != g && $3 == 17 && $4 < 31' "$T/srq.tsv" | wc -l)
+	if [ "$qps_k" -eq $SRQ_N ] && [ "$qps_h" -eq $SRQ_N ] && [ "$acks" -gt 0 ] && [ "$bad" -eq 0 ]; then
+		pass "$1: the reports agree${4:+ ($4: $(srq_json "$2" "$4"))}; tshark: $SRQ_N QPs each way, rocelab's $acks ACKs all credit code 31"
+	else
+		fail "$1: tshark: the kernel sent to $qps_k QPs, rocelab to $qps_h (want $SRQ_N); $bad of rocelab's $acks ACKs not syndrome 31 (0x1f)"
+	fi
+}
+kernel_server "ibv_srq_pingpong server ($SRQ_N QPs, one SRQ), rocelab client" \
+	"ibv_srq_pingpong -d rxe0 -g 1 -q $SRQ_N -n $SRQ_ITERS" "local address" \
+	--compat pingpong --srq $SRQ_N --iters $SRQ_ITERS
+srq_check "ibv_srq_pingpong server, rocelab --srq $SRQ_N client" "$T/cli.out" "$T/srv.out"
+kernel_client "rocelab --srq $SRQ_N server, ibv_srq_pingpong client ($SRQ_N QPs, one SRQ)" \
+	"--compat pingpong --srq $SRQ_N --iters $SRQ_ITERS" \
+	"timeout 60 ibv_srq_pingpong -d rxe0 -g 1 -q $SRQ_N -n $SRQ_ITERS 10.77.0.1"
+srq_check "rocelab --srq $SRQ_N server, ibv_srq_pingpong client" "$T/srv.out" "$T/cli.out"
+# Loss at each receiver's ingress: rocelab's (--loss), the kernel's (--tx-loss: rocelab drops the frame
+# before it leaves); go-back-N and the retransmit timer repair it on whichever QP it hit.
+kernel_server "ibv_srq_pingpong server, rocelab --srq $SRQ_N client, 2% loss at rocelab's ingress" \
+	"ibv_srq_pingpong -d rxe0 -g 1 -q $SRQ_N -n $SRQ_ITERS" "local address" \
+	--compat pingpong --srq $SRQ_N --iters $SRQ_ITERS --loss 0.02 --seed 11 --json
+srq_check "ibv_srq_pingpong server, rocelab --srq $SRQ_N client, 2% loss at rocelab's ingress" "$T/cli.out" \
+	"$T/srv.out" dropped_by_loss
+kernel_client "rocelab --srq $SRQ_N server, ibv_srq_pingpong client, 2% loss at the kernel's ingress" \
+	"--compat pingpong --srq $SRQ_N --iters $SRQ_ITERS --tx-loss 0.02 --seed 12 --json" \
+	"timeout 60 ibv_srq_pingpong -d rxe0 -g 1 -q $SRQ_N -n $SRQ_ITERS 10.77.0.1"
+srq_check "rocelab --srq $SRQ_N server, ibv_srq_pingpong client, 2% loss at the kernel's ingress" "$T/srv.out" \
+	"$T/cli.out" dropped_by_tx_loss
 
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
 

@@ -93,6 +93,24 @@ def story_rnr(pkts):
     check(pkts[-1]["aeth"]["type"] == "ACK", "finally ACKed")
 
 
+def story_srq(pkts):
+    sends = [p for p in pkts if name(p) == "RC SEND Only"]
+    acks = [p for p in pkts if not from_a(p)]
+    first = sends[:3]
+    check(len({p["bth"]["dqpn"] for p in first}) == 3, "A's three SENDs go to three QPs of B")
+    r = naks(pkts, kind="RNR NAK")
+    check(len(r) >= 1 and len({p["bth"]["dqpn"] for p in r}) == 1, "RNR NAKs, all on one QP: the SRQ ran dry")
+    ok = [p for p in acks if p["aeth"]["type"] == "ACK"]
+    check(len(ok) == 3 and len({p["bth"]["dqpn"] for p in ok}) == 3, "each of the three QPs gets its ACK once")
+    check(all(p["aeth"]["credit_code"] == 31 for p in ok), "the ACKs of QPs on an SRQ advertise no credits (31)")
+    if r and ok:
+        nak_psn = r[0]["bth"]["psn"]
+        resent = [p for p in sends[3:] if p["bth"]["psn"] == nak_psn]
+        check(len(resent) == len(r), "one resend of the refused SEND per RNR NAK")
+        check(ok[-1]["bth"]["psn"] == nak_psn and ok[-1]["time"] >= 0.001,
+              "the refused SEND is ACKed last, once B refilled the SRQ 1 ms after the limit event")
+
+
 def story_nak(code, what):
     def story(pkts):
         n = naks(pkts)
@@ -242,7 +260,7 @@ def story_write(imm):
 STORIES = {
     "send-imm": story_send_imm, "send-inv": story_send_inv, "write": story_write(False), "write-imm": story_write(True),
     "send": story_send, "request-loss": story_request_loss, "lost-ack": story_lost_ack,
-    "lost-read-response": story_lost_read_response, "rnr": story_rnr,
+    "lost-read-response": story_lost_read_response, "rnr": story_rnr, "srq": story_srq,
     "access-error": story_nak(2, "remote access error"), "range-error": story_nak(2, "remote access error"),
     "invalid-request": story_nak(1, "invalid request"), "icrc-corruption": story_icrc,
     "duplicate": story_duplicate, "reorder": story_reorder, "psn-wrap": story_psn_wrap, "ecn": story_ecn,

@@ -36,6 +36,7 @@ struct rl_pd;
 struct rl_mr;
 struct rl_cq;
 struct rl_qp;
+struct rl_srq;
 
 /* Path MTU, as ibv_mtu: 1 = 256 ... 5 = 4096 bytes (IBA 9.2: PMTU). */
 enum rl_mtu { RL_MTU_256 = 1, RL_MTU_512, RL_MTU_1024, RL_MTU_2048, RL_MTU_4096 };
@@ -258,8 +259,51 @@ struct rl_conn {
 struct rl_qp_init_attr {
 	enum rl_qp_type qp_type;
 	struct rl_cq *send_cq, *recv_cq;
-	uint32_t max_send_wr, max_recv_wr;   /* 0: 128 */
+	uint32_t max_send_wr, max_recv_wr;   /* 0: 128; max_recv_wr is ignored with an SRQ */
 	bool sq_sig_all;
+	struct rl_srq *srq;                  /* receives come from this shared receive queue (IBA 10.2.9) */
+};
+
+/*
+ * A shared receive queue (IBA 10.2.9; ibv_srq_attr): several QPs take their
+ * receive WQEs from it, in the order they were posted. srq_limit arms the
+ * limit event: once fewer than srq_limit WQEs are left after a QP took one,
+ * the host queues RL_EVENT_SRQ_LIMIT_REACHED and the limit goes back to 0
+ * (IBA 11.6.3: one event per arming; rl_modify_srq() arms it again).
+ */
+struct rl_srq_attr {
+	uint32_t max_wr;      /* receive WQEs it holds: 1 .. RL_MAX_SRQ_WR */
+	uint32_t max_sge;     /* SGEs per WQE: 0 (taken as 1) .. RL_MAX_SGE */
+	uint32_t srq_limit;   /* 0: not armed */
+};
+
+struct rl_srq_init_attr {
+	void *srq_context;         /* the application's, handed back in rl_srq_context() */
+	struct rl_srq_attr attr;   /* srq_limit is ignored here, as ibv_create_srq() ignores it */
+};
+
+/* ibv_srq_attr_mask values. */
+enum rl_srq_attr_mask { RL_SRQ_MAX_WR = 1 << 0, RL_SRQ_LIMIT = 1 << 1 };
+
+#define RL_MAX_SRQ_WR 65536
+
+/*
+ * Asynchronous events (IBA 11.6.3; ibv_event_type values): what
+ * ibv_get_async_event() hands a program, taken here with
+ * rl_get_async_event().
+ */
+enum rl_async_event_type {
+	RL_EVENT_SRQ_LIMIT_REACHED = 15,   /* IBV_EVENT_SRQ_LIMIT_REACHED: an affiliated event of the SRQ */
+};
+const char *rl_async_event_name(enum rl_async_event_type t);
+
+struct rl_async_event {
+	enum rl_async_event_type event_type;
+	union {
+		struct rl_qp *qp;
+		struct rl_srq *srq;
+	} element;
+	uint64_t now;          /* when it happened */
 };
 
 /* ---- events: what the transport did, for pcapgen, labs and annotations ---- */
@@ -277,6 +321,7 @@ enum rl_event_type {
 	RL_EV_DROP,          /* a received frame was dropped: text says why */
 	RL_EV_CNP_SENT,      /* saw ECN Congestion Experienced, told the sender (IBA A17.9) */
 	RL_EV_CNP_RECV,      /* the peer saw congestion on this QP's packets */
+	RL_EV_SRQ_LIMIT,     /* taking a receive left the QP's SRQ below its limit: value = WQEs left */
 };
 const char *rl_event_name(enum rl_event_type t);
 
@@ -396,7 +441,27 @@ void rl_conn_defaults(struct rl_conn *c);
  */
 int rl_qp_connect(struct rl_qp *qp, const struct rl_conn *conn);
 int rl_post_send(struct rl_qp *qp, const struct rl_send_wr *wr);
+/* A QP created with an SRQ has no receive queue of its own: -EINVAL, post to the SRQ. */
 int rl_post_recv(struct rl_qp *qp, const struct rl_recv_wr *wr);
+
+/*
+ * Shared receive queues, as ibv_create_srq() and the rest. Create returns
+ * NULL with rl_host_error() saying why. Post returns 0, -EINVAL (num_sge
+ * over max_sge) or -ENOMEM (max_wr WQEs posted already). Modify: RL_SRQ_LIMIT
+ * arms the limit (at most max_wr; 0 disarms), RL_SRQ_MAX_WR resizes (not
+ * below the WQEs posted or the armed limit); -EINVAL otherwise. Query gives
+ * srq_limit 0 once the event has fired. Destroy: -EBUSY while a QP uses it.
+ */
+struct rl_srq *rl_create_srq(struct rl_pd *pd, const struct rl_srq_init_attr *attr);
+int rl_modify_srq(struct rl_srq *srq, const struct rl_srq_attr *attr, int attr_mask);
+int rl_query_srq(const struct rl_srq *srq, struct rl_srq_attr *attr);
+int rl_destroy_srq(struct rl_srq *srq);
+int rl_post_srq_recv(struct rl_srq *srq, const struct rl_recv_wr *wr);
+/* Receive WQEs posted and not yet taken by a QP. */
+uint32_t rl_srq_pending(const struct rl_srq *srq);
+void *rl_srq_context(const struct rl_srq *srq);
+/* The oldest asynchronous event not yet taken: 0, or -EAGAIN if there is none (never blocks). */
+int rl_get_async_event(struct rl_host *h, struct rl_async_event *ev);
 
 /* Counters a learner or a test may look at. */
 struct rl_qp_stats {
