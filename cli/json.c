@@ -57,6 +57,14 @@ void json_double(struct json *j, const char *key, double v, int decimals)
 	fprintf(j->f, "%.*f", decimals, v);
 }
 
+void json_ns(struct json *j, const char *key, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	json_key(j, key);
+	fprintf(j->f, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "", a / 1000000000, a % 1000000000);
+}
+
 void json_str(struct json *j, const char *key, const char *v)
 {
 	json_key(j, key);
