@@ -7,6 +7,8 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -1403,17 +1405,32 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 	return ex_parse_rest(argc, argv, s, file);
 }
 
-/* SIGINT or SIGTERM: stop reading, print what was read and the summary (as tcpdump does). */
+/*
+ * SIGINT or SIGTERM: stop reading, print what was read and the summary (as
+ * tcpdump does). A read blocked on a quiet pipe returns EINTR (no SA_RESTART);
+ * one about to start would block, so the handler also puts /dev/null where the
+ * input was: that read sees the end of the file. Both are async-signal-safe.
+ */
 static volatile sig_atomic_t ex_stop;
+static int ex_in_fd = -1, ex_null_fd = -1;
 
 static void ex_on_signal(int sig)
 {
+	int e = errno;
+
 	ex_stop = sig;
+	if (ex_in_fd >= 0 && ex_null_fd >= 0)
+		dup2(ex_null_fd, ex_in_fd);
+	errno = e;
 }
 
-static void ex_catch_signals(void)
+static void ex_catch_signals(struct cli_capture *c)
 {
+	FILE *in = cli_capture_stream(c);
 	struct sigaction sa;
+
+	ex_null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ex_in_fd = in ? fileno(in) : -1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ex_on_signal;
@@ -1421,6 +1438,16 @@ static void ex_catch_signals(void)
 	sa.sa_flags = 0;   /* no SA_RESTART: a read blocked on a quiet pipe returns */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+static void ex_release_signals(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	ex_in_fd = -1;
+	if (ex_null_fd >= 0)
+		close(ex_null_fd);
+	ex_null_fd = -1;
 }
 
 /* Open the capture and compile the filter for its link type; NULL after a message. */
@@ -1479,7 +1506,7 @@ int cli_explain(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	s.each_frame = s.each_frame || cli_capture_live(c);
 	ex_stop = 0;
-	ex_catch_signals();
+	ex_catch_signals(c);
 
 	ex_progress_init(&s, c);
 	while ((!s.max_packets || s.frames < s.max_packets) && !ex_stop && (r = cli_capture_next(c, &f)) == 1) {
@@ -1500,6 +1527,7 @@ int cli_explain(int argc, char **argv)
 	fflush(stdout);
 	if (s.summary)
 		ex_summary(&s, s.mode == EX_JSON ? stderr : stdout);
+	ex_release_signals();
 	cli_capture_close(c);
 	ex_free(&s);
 	if (fflush(stdout) || ferror(stdout)) {
