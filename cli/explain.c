@@ -1066,6 +1066,11 @@ static bool ex_host_match(const struct ex_select *x, const struct rl_pkt *p)
 	return false;
 }
 
+static bool ex_roce_selectors(const struct ex_select *x)
+{
+	return x->nqp || x->nhost || x->by_op;
+}
+
 /* Whether a RoCE packet passes --qp, --host and --op (each kind is an OR, the kinds an AND). */
 static bool ex_selected(struct ex_state *s, const struct rl_pkt *p, enum rl_status st)
 {
@@ -1214,6 +1219,7 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 		s->prev_ns = f->ns;
 	st = rl_decode(s->link, f->data, f->caplen, &p);
 	if (st == RL_NOT_ROCE) {
+		show = show && !ex_roce_selectors(&s->sel);   /* --qp, --host, --op pick RoCE packets */
 		s->other += show;
 		s->shown += show;
 		s->prev_ns = f->ns;
