@@ -346,6 +346,27 @@ if /usr/bin/python3 "$(dirname "$0")/json_schema.py" "$R" "$(dirname "$0")/../..
 else
 	grep -v '^PASS' "$T/schema" >"$T/err"; bad "docs/explain-json.md documents every key of --json and -T ek, and nothing else"
 fi
+# The README's explain lines (the block after "as with tshark's `-Y`:"), run as written with rocelab on PATH.
+mkdir -p "$T/readme/bin"
+ln -s "$(cd "$(dirname "$RA")" && pwd)/$(basename "$RA")" "$T/readme/bin/rocelab"
+awk '/as with tshark.s `-Y`:/ {f = 1; next} f && /^```sh/ {b = 1; next} b && /^```/ {exit} b' \
+	"$(dirname "$0")/../../README.md" >"$T/readme/lines"
+[ "$(grep -c '^rocelab explain' "$T/readme/lines")" -ge 6 ] && ok "README: the explain block is there" ||
+	bad "README: the explain block is there"
+while IFS= read -r line; do
+	cmd=$(printf '%s\n' "${line%%#*}" | sed 's/ *$//')
+	if (cd "$T/readme" && PATH="$T/readme/bin:$PATH" sh -c "$cmd" >"$T/readme/out" 2>"$T/readme/err") &&
+		{ [ -s "$T/readme/out" ] || [ -s "$T/readme/err" ]; } &&
+		! grep -q -E 'AddressSanitizer|runtime error' "$T/readme/err"; then
+		ok "README runs: $cmd"
+	else
+		cp "$T/readme/err" "$T/err"; bad "README runs: $cmd"
+	fi
+done <"$T/readme/lines"
+grep -q '"_index":"packets-' "$T/readme/demo.ndjson" && ok "README: -T ek wrote the bulk format" || bad "README: -T ek wrote the bulk format"
+# The live line in the README's prose: its rocelab half, fed what tcpdump -w - writes.
+live=$(grep -o '`tcpdump -i eth0 -U -w - [^`]*`' "$(dirname "$0")/../../README.md" | sed 's/^`.*| *//; s/`$//')
+expect "README's live line: $live" 0 "^--- 16 frames: 16 RoCE" sh -c "cd \"$T/readme\" && PATH=\"$T/readme/bin:\$PATH\" $live <demo.pcap"
 # Live: a FIFO and a pipe with a writer that pauses; SIGINT and SIGTERM mid-stream.
 if /usr/bin/python3 "$(dirname "$0")/live.py" "$RA" "$T/demo.pcap" >"$T/live" 2>&1; then
 	ok "live: $(tail -n 1 "$T/live")"
