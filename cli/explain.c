@@ -370,7 +370,15 @@ static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 	rl_sb_init(&sb, s->out + s->out_len, EX_LINE_MAX);
 	rl_sb_u64(&sb, s->frames);
 	rl_sb_putc(&sb, ' ');
-	ex_sb_time(s, &sb);
+	if (s->tfmt == EX_T_REL && s->cur->rel_ns >= 0) {
+		uint64_t us = ((uint64_t)s->cur->rel_ns + 500) / 1000;   /* the default, kept short: it is most lines */
+
+		rl_sb_u64(&sb, us / 1000000);
+		rl_sb_putc(&sb, '.');
+		rl_sb_u64w(&sb, us % 1000000, 6);
+	} else {
+		ex_sb_time(s, &sb);
+	}
 	rl_sb_putc(&sb, ' ');
 	if (!rl_status_fatal(st) || ex_l3_decoded(st)) {
 		rl_sb_addr(&sb, p, true);
@@ -573,8 +581,11 @@ static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_statu
 	bool clock = s->tfmt == EX_T_ABS || s->tfmt == EX_T_ABS_DATE || s->tfmt == EX_T_UTC || s->tfmt == EX_T_UTC_DATE;
 	char msg[256], t[64];
 
-	printf("Frame %" PRIu64 ": %u bytes at %s%s\n", s->frames, wire_len, ex_time_str(s, t, sizeof(t)),
-	       clock ? "" : " s");
+	if (s->tfmt == EX_T_REL)
+		printf("Frame %" PRIu64 ": %u bytes at %.6f s\n", s->frames, wire_len, (double)s->cur->rel_ns / 1e9);
+	else
+		printf("Frame %" PRIu64 ": %u bytes at %s%s\n", s->frames, wire_len, ex_time_str(s, t, sizeof(t)),
+		       clock ? "" : " s");
 	if (rl_status_fatal(st)) {
 		rl_decode_error_str(st, p, msg, sizeof(msg));
 		printf("  MALFORMED %s: %s\n\n", rl_status_name(st), msg);
@@ -1211,7 +1222,7 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 	struct rl_pkt p;
 	enum rl_status st;
 	int64_t t = f->rel_ns;
-	bool show = cli_capture_match(c, f);
+	bool show = !s->sel.filter || cli_capture_match(c, f);
 
 	s->frames = f->no;
 	s->cur = f;
