@@ -5,6 +5,7 @@
 #include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "capture.h"
 #include "cli.h"
@@ -20,6 +21,9 @@ struct cli_capture {
 	const char *file;
 	uint64_t frames;
 	int64_t t0_ns; /* the first frame's time */
+	bool filtered;
+	struct bpf_program prog;
+	bool live;
 };
 
 struct cli_capture_out {
@@ -31,6 +35,7 @@ struct cli_capture *cli_capture_open_quiet(const char *file, char *why, size_t w
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct cli_capture *c = calloc(1, sizeof(*c));
+	struct stat st;
 	FILE *f;
 
 	if (!c) {
@@ -43,6 +48,11 @@ struct cli_capture *cli_capture_open_quiet(const char *file, char *why, size_t w
 		free(c);
 		return NULL;
 	}
+	/*
+	 * A pipe or FIFO is read as it fills: a large buffer costs nothing there, as
+	 * a read returns what has arrived; only output has to follow each frame.
+	 */
+	c->live = fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode);
 	setvbuf(f, NULL, _IOFBF, CAPTURE_READ_BUFFER);
 	/* Nanosecond precision: libpcap scales microsecond files up, so every time below is in ns. */
 	c->pc = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
@@ -148,6 +158,37 @@ void cli_capture_damaged(const struct cli_capture *c, const char *cmd)
 		  cli_capture_error(c));
 }
 
+bool cli_capture_filter(struct cli_capture *c, const char *expr, char *why, size_t whylen)
+{
+	if (c->filtered)
+		pcap_freecode(&c->prog);
+	c->filtered = false;
+	if (pcap_compile(c->pc, &c->prog, expr, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+		snprintf(why, whylen, "%s", pcap_geterr(c->pc));
+		return false;
+	}
+	c->filtered = true;
+	return true;
+}
+
+bool cli_capture_match(const struct cli_capture *c, const struct cli_frame *f)
+{
+	struct pcap_pkthdr h;
+
+	if (!c->filtered)
+		return true;
+	/* The filter reads the lengths and the bytes, never the time. */
+	memset(&h, 0, sizeof(h));
+	h.caplen = f->caplen;
+	h.len = f->len;
+	return pcap_offline_filter(&c->prog, &h, f->data) != 0;
+}
+
+bool cli_capture_live(const struct cli_capture *c)
+{
+	return c->live;
+}
+
 FILE *cli_capture_stream(const struct cli_capture *c)
 {
 	return c->f;
@@ -157,6 +198,8 @@ void cli_capture_close(struct cli_capture *c)
 {
 	if (!c)
 		return;
+	if (c->filtered)
+		pcap_freecode(&c->prog);
 	pcap_close(c->pc); /* closes c->f */
 	free(c);
 }

@@ -63,6 +63,22 @@ const char *cli_capture_error(const struct cli_capture *c);
 /* "rocelab CMD: FILE: the file is damaged after frame N: why", after flushing standard output. */
 void cli_capture_damaged(const struct cli_capture *c, const char *cmd);
 
+/*
+ * Compile @expr, a capture filter in tcpdump's syntax (pcap-filter(7)), for
+ * this capture's link type; cli_capture_match() then applies it. False with
+ * libpcap's message in @why.
+ */
+bool cli_capture_filter(struct cli_capture *c, const char *expr, char *why, size_t whylen);
+
+/* Whether @f, the frame cli_capture_next() returned last, passes the filter (true without one). */
+bool cli_capture_match(const struct cli_capture *c, const struct cli_frame *f);
+
+/*
+ * Whether frames arrive as they are captured: standard input or a FIFO that is
+ * not a regular file (tcpdump -U -w - | rocelab explain -), so output should follow each frame.
+ */
+bool cli_capture_live(const struct cli_capture *c);
+
 /* The stream read from, to show progress through a big file. */
 FILE *cli_capture_stream(const struct cli_capture *c);
 

@@ -2,12 +2,21 @@
 /*
  * rocelab explain FILE: read a capture with libpcap and print each RoCE
  * packet in RDMA terms, one line (default), field by field (-v) or as JSON.
+ * It takes tcpdump's and tshark's habits: -r, -n, -V, -T json|ek, -x, -l,
+ * -t, a capture filter after the file, and keeps going on a live pipe.
  */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -19,12 +28,57 @@
 
 enum ex_mode { EX_LINE, EX_VERBOSE, EX_JSON, EX_LADDER };
 
+/* -t: how a frame's time is shown, with tshark's letters (ex_time_names). */
+enum ex_time {
+	EX_T_REL,        /* r: since the first frame (the default) */
+	EX_T_DELTA,      /* d: since the frame before */
+	EX_T_DELTA_SHOWN, /* dd: since the frame shown before */
+	EX_T_ABS,        /* a: local time of day */
+	EX_T_ABS_DATE,   /* ad: local date and time (tcpdump -tttt) */
+	EX_T_EPOCH,      /* e: seconds since 1970 */
+	EX_T_UTC,        /* u: UTC time of day */
+	EX_T_UTC_DATE,   /* ud: UTC date and time */
+};
+static const char *const ex_time_names[] = { "r", "d", "dd", "a", "ad", "e", "u", "ud" };
+
+/* How many of each --qp and --host; the --qp peers learned from the frames. */
+#define EX_SEL_MAX 16
+#define EX_PEERS_MAX 256
+
+/* What is shown: a capture filter, and the RoCE-level selectors. The analyzer sees every frame. */
+struct ex_select {
+	bool any;                 /* frames may be hidden: the summary counts what is shown */
+	const char *filter;       /* the capture filter, tcpdump's words joined */
+	bool by_op;
+	bool op[256];             /* --op: the opcodes asked for */
+	uint32_t qp[EX_SEL_MAX];  /* --qp: destination QPs asked for */
+	unsigned nqp;
+	uint8_t host[EX_SEL_MAX][16]; /* --host, as ex_ip16() lays addresses out */
+	unsigned nhost;
+	/* The other end of a selected QP's connection: (its host, its QP), learned from the responses. */
+	struct { uint8_t ip[16]; uint32_t qp; } peer[EX_PEERS_MAX];
+	unsigned npeer;
+	/* One bit per frame: a request to a selected QP, so that its responses are shown too. */
+	uint8_t *req;
+	size_t req_len;
+};
+
 struct ex_state {
 	enum ex_mode mode;
 	enum rl_link link;
 	uint64_t max_packets;
 	bool summary;
 	bool compare;
+	bool ek;          /* -T ek: an Elasticsearch bulk index line before each JSON object */
+	bool hex;         /* -x: each frame's bytes, and what the ICRC does with them */
+	bool hex_legend;  /* the legend of -x's marks was printed */
+	bool each_frame;  /* -l or a live pipe: the output follows each frame */
+	enum ex_time tfmt;
+	struct ex_select sel;
+	/* This frame, the one before it, the one shown before it (-t d, dd). */
+	const struct cli_frame *cur;
+	int64_t prev_ns, prev_shown_ns;
+	uint64_t shown;
 	/* Counters for the summary. */
 	uint64_t frames, roce, other, malformed, icrc_bad, unknown, snapped;
 	/* This frame: how much the capture kept of it (tcpdump -s), when less than it was. */
@@ -60,32 +114,59 @@ static void ex_flush(struct ex_state *s)
 static void ex_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rocelab explain [options] FILE\n"
+		"usage: rocelab explain [options] FILE [FILTER...]\n"
+		"       rocelab explain [options] -r FILE [FILTER...]\n"
 		"       rocelab explain --compare FILE_A FILE_B\n\n"
 		"Print every RoCE packet of a capture (pcap or pcapng; '-' reads standard input)\n"
 		"in RDMA terms: opcode, queue pair, PSN, the extended headers, and whether the\n"
 		"ICRC is right. Other packets are counted and skipped.\n\n"
 		"options:\n"
-		"  -v, --verbose   every header, field by field, with what each field means\n"
-		"      --json      one JSON object per packet per line (for scripts and graders);\n"
-		"                  the summary goes to standard error\n"
+		"  -r FILE         the capture to read, as tcpdump -r and tshark -r\n"
+		"  -v, -V, --verbose  every header, field by field, with what each field means\n"
+		"      --json, -T json  one JSON object per packet per line (for scripts and graders;\n"
+		"                  docs/explain-json.md); the summary goes to standard error\n"
+		"  -T ek           the same objects, each after an Elasticsearch bulk index line\n"
+		"                  and with tshark's \"timestamp\" (tshark -T ek)\n"
+		"  -x              each frame's bytes in hex, and under them what the ICRC does with\n"
+		"                  each byte: ^^ replaced by ones, ~~ partly, -- not covered, == the ICRC\n"
+		"  -t r|d|dd|a|ad|e|u|ud  time as tshark -t: since the first frame (r, the default),\n"
+		"                  since the frame before (d) or the one shown before (dd), local\n"
+		"                  time (a), with the date (ad, as tcpdump -tttt), epoch (e), UTC (u, ud)\n"
+		"  -l              write each frame out as soon as it is read (always so when FILE is\n"
+		"                  a pipe or FIFO: tcpdump -U -w - | rocelab explain -)\n"
+		"  -n              accepted for tcpdump's sake: addresses are never resolved\n"
+		"  FILTER          a capture filter in tcpdump's syntax (pcap-filter(7)), e.g.\n"
+		"                  'host 192.168.100.2'; words after FILE are joined, as tcpdump does\n"
+		"      --qp N      only packets to QP N, and the responses of its connection\n"
+		"      --host ADDR only packets from or to ADDR (IPv4 or IPv6)\n"
+		"      --op NAME   only these opcodes: a full spec name ('RC SEND First') is that one,\n"
+		"                  other words pick every name that has them ('send', 'RDMA READ',\n"
+		"                  'Acknowledge'), a number (0x11) one opcode; repeat for more\n"
+		"                  The filter and selectors hide frames but keep their numbers, the\n"
+		"                  analysis still sees every frame (as tshark -Y), and the summary\n"
+		"                  counts the frames shown\n"
 		"      --ladder    a sequence diagram per host pair: requester left, responder right,\n"
 		"                  one arrow per packet, gaps, NAKs and retransmissions marked\n"
 		"      --compare   two captures of the same operation by two stacks, side by side:\n"
 		"                  UDP checksum, IP Identification, source ports, AckReq, ACK\n"
 		"                  coalescing, credits, ACK delay, resends, RNR waits; and what\n"
 		"                  each difference means\n"
-		"  -c, --count N   stop after N frames\n"
+		"  -c, --count N   stop after N frames, shown or not (as tshark -c)\n"
 		"  -q, --quiet     no summary at the end\n"
 		"  -h, --help      this text\n\n"
 		"Reads Ethernet, Linux cooked (tcpdump -i any: SLL and SLL2) and raw IP captures;\n"
 		"RoCEv2 (UDP port 4791, IPv4 or IPv6) and RoCEv1 (ethertype 0x8915).\n"
-		"Exit status: 0 the file was read to its end, 2 it could not be read or was cut short.\n\n"
+		"Ctrl-C (SIGINT) or SIGTERM stops the reading: what was read is printed, then the\n"
+		"summary, and the exit status is 0, as tcpdump's after a live capture.\n"
+		"Exit status: 0 the file was read to its end (or stopped so), 2 it could not be read,\n"
+		"was cut short, or the options were wrong.\n\n"
 		"example:\n"
 		"  rocelab gen demo -o demo.pcap && rocelab explain demo.pcap\n"
 		"  rocelab gen send-bw --size 4096 --count 16 -o send.pcap\n"
 		"  rocelab realrxe capture ib_send_bw     (the kernel's Soft-RoCE, in VMs)\n"
-		"  rocelab explain --compare send.pcap rxe-captures/ib_send_bw.pcap\n");
+		"  rocelab explain --compare send.pcap rxe-captures/ib_send_bw.pcap\n"
+		"  rocelab explain -r demo.pcap --op 'RDMA WRITE' -t ad\n"
+		"  tcpdump -i eth0 -U -w - udp port 4791 | rocelab explain - --qp 0x12\n");
 }
 
 static const char *ex_mac(const uint8_t *m, char *buf, size_t n)
@@ -109,6 +190,70 @@ static bool ex_l3_decoded(enum rl_status st)
 	default:
 		return false;
 	}
+}
+
+/* ---- times (-t) ----------------------------------------------------------- */
+
+/* A span as seconds with microseconds, rounded to the microsecond. */
+static void ex_sb_span(struct rl_sb *sb, int64_t ns)
+{
+	uint64_t us = ((ns < 0 ? -(uint64_t)ns : (uint64_t)ns) + 500) / 1000;
+
+	if (ns < 0)
+		rl_sb_putc(sb, '-');
+	rl_sb_u64(sb, us / 1000000);
+	rl_sb_putc(sb, '.');
+	rl_sb_u64w(sb, us % 1000000, 6);
+}
+
+/* A moment as a clock shows it, local or UTC, with or without the date. */
+static void ex_sb_clock(struct rl_sb *sb, int64_t ns, bool date, bool utc)
+{
+	int64_t us = ns >= -500 ? (ns + 500) / 1000 : -((-ns - 500 + 999) / 1000);
+	time_t sec = (time_t)(us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000));
+	struct tm tm;
+	char buf[48];
+
+	if (!(utc ? gmtime_r(&sec, &tm) : localtime_r(&sec, &tm)) ||
+	    !strftime(buf, sizeof(buf), date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm)) {
+		ex_sb_span(sb, ns);
+		return;
+	}
+	rl_sb_puts(sb, buf);
+	rl_sb_putc(sb, '.');
+	rl_sb_u64w(sb, (uint64_t)(us - (int64_t)sec * 1000000), 6);
+}
+
+/* This frame's time as -t asks. */
+static void ex_sb_time(const struct ex_state *s, struct rl_sb *sb)
+{
+	const struct cli_frame *f = s->cur;
+
+	switch (s->tfmt) {
+	case EX_T_REL: ex_sb_span(sb, f->rel_ns); break;
+	case EX_T_DELTA: ex_sb_span(sb, f->ns - s->prev_ns); break;
+	case EX_T_DELTA_SHOWN: ex_sb_span(sb, f->ns - s->prev_shown_ns); break;
+	case EX_T_EPOCH: ex_sb_span(sb, f->ns); break;
+	case EX_T_ABS: ex_sb_clock(sb, f->ns, false, false); break;
+	case EX_T_ABS_DATE: ex_sb_clock(sb, f->ns, true, false); break;
+	case EX_T_UTC: ex_sb_clock(sb, f->ns, false, true); break;
+	case EX_T_UTC_DATE: ex_sb_clock(sb, f->ns, true, true); break;
+	}
+}
+
+/* The same into @buf, for the printf-based views (-v and --ladder round the default as they always have). */
+static const char *ex_time_str(const struct ex_state *s, char *buf, size_t n)
+{
+	struct rl_sb sb;
+
+	if (s->tfmt == EX_T_REL) {
+		snprintf(buf, n, "%.6f", (double)s->cur->rel_ns / 1e9);
+		return buf;
+	}
+	rl_sb_init(&sb, buf, n);
+	ex_sb_time(s, &sb);
+	buf[sb.len < n ? sb.len : n - 1] = '\0';
+	return buf;
 }
 
 /* ---- one line per packet ------------------------------------------------ */
@@ -216,9 +361,8 @@ static void ex_line_cm(struct rl_sb *sb, const struct rl_annotation *a, const st
 	rl_sb_putc(sb, ']');
 }
 
-static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns)
+static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status st)
 {
-	uint64_t us = (uint64_t)(t_ns + 500) / 1000;
 	struct rl_sb sb;
 	char msg[256];
 
@@ -227,9 +371,15 @@ static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 	rl_sb_init(&sb, s->out + s->out_len, EX_LINE_MAX);
 	rl_sb_u64(&sb, s->frames);
 	rl_sb_putc(&sb, ' ');
-	rl_sb_u64(&sb, us / 1000000);
-	rl_sb_putc(&sb, '.');
-	rl_sb_u64w(&sb, us % 1000000, 6);
+	if (s->tfmt == EX_T_REL && s->cur->rel_ns >= 0) {
+		uint64_t us = ((uint64_t)s->cur->rel_ns + 500) / 1000;   /* the default, kept short: it is most lines */
+
+		rl_sb_u64(&sb, us / 1000000);
+		rl_sb_putc(&sb, '.');
+		rl_sb_u64w(&sb, us % 1000000, 6);
+	} else {
+		ex_sb_time(s, &sb);
+	}
 	rl_sb_putc(&sb, ' ');
 	if (!rl_status_fatal(st) || ex_l3_decoded(st)) {
 		rl_sb_addr(&sb, p, true);
@@ -427,13 +577,16 @@ static void ex_verbose_analysis(const struct rl_annotation *a, const struct rl_p
 	printf("              %s\n", t.explanation);
 }
 
-static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns,
-		       uint32_t wire_len)
+static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, uint32_t wire_len)
 {
-	double t = (double)t_ns / 1e9;
-	char msg[256];
+	bool clock = s->tfmt == EX_T_ABS || s->tfmt == EX_T_ABS_DATE || s->tfmt == EX_T_UTC || s->tfmt == EX_T_UTC_DATE;
+	char msg[256], t[64];
 
-	printf("Frame %" PRIu64 ": %u bytes at %.6f s\n", s->frames, wire_len, t);
+	if (s->tfmt == EX_T_REL)
+		printf("Frame %" PRIu64 ": %u bytes at %.6f s\n", s->frames, wire_len, (double)s->cur->rel_ns / 1e9);
+	else
+		printf("Frame %" PRIu64 ": %u bytes at %s%s\n", s->frames, wire_len, ex_time_str(s, t, sizeof(t)),
+		       clock ? "" : " s");
 	if (rl_status_fatal(st)) {
 		rl_decode_error_str(st, p, msg, sizeof(msg));
 		printf("  MALFORMED %s: %s\n\n", rl_status_name(st), msg);
@@ -486,15 +639,16 @@ static unsigned ex_ladder_pair(struct ex_state *s, const struct rl_pkt *p, bool 
 	return ++s->npairs;
 }
 
-static void ex_ladder(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns)
+static void ex_ladder(struct ex_state *s, const struct rl_pkt *p, enum rl_status st)
 {
 	const struct rl_annotation *a = &s->ann;
-	char label[96], mark[96] = "", syn[48];
+	char label[96], mark[96] = "", syn[48], t[64];
 	const char *name;
 	unsigned pair;
 
+	ex_time_str(s, t, sizeof(t));
 	if (rl_status_fatal(st) || a->role == RL_ROLE_OTHER) {
-		printf("%7" PRIu64 " %10.6f  (not part of a conversation: %s)\n", s->frames, (double)t_ns / 1e9,
+		printf("%7" PRIu64 " %10s  (not part of a conversation: %s)\n", s->frames, t,
 		       rl_status_fatal(st) ? rl_status_name(st) : "unknown opcode");
 		return;
 	}
@@ -525,9 +679,9 @@ static void ex_ladder(struct ex_state *s, const struct rl_pkt *p, enum rl_status
 	if (!p->icrc_ok)
 		snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), "%sICRC BAD: dropped", *mark ? ", " : "");
 	if (a->role == RL_ROLE_REQUEST)
-		printf("%7" PRIu64 " %10.6f  [%u] %-40s ---->|  %s\n", s->frames, (double)t_ns / 1e9, pair, label, mark);
+		printf("%7" PRIu64 " %10s  [%u] %-40s ---->|  %s\n", s->frames, t, pair, label, mark);
 	else
-		printf("%7" PRIu64 " %10.6f  [%u] %40s |<---- %s %s\n", s->frames, (double)t_ns / 1e9, pair, "", label, mark);
+		printf("%7" PRIu64 " %10s  [%u] %40s |<---- %s %s\n", s->frames, t, pair, "", label, mark);
 }
 
 /* ---- JSON ----------------------------------------------------------------- */
@@ -719,16 +873,51 @@ static void ex_json_analysis(struct json *j, const struct rl_annotation *a, cons
 	json_end(j);
 }
 
-static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, int64_t t_ns,
-		    const struct cli_frame *h)
+/* -T ek: the bulk API's action line, named as tshark names its index (packets-DATE, local time). */
+static void ex_json_ek_index(const struct cli_frame *f)
 {
-	double t = (double)t_ns / 1e9;
-	struct json *j = &s->json;
-	char msg[256], hex[16];
+	time_t sec = (time_t)(f->ns / 1000000000);
+	char day[16] = "0000-00-00";
+	struct tm tm;
 
+	if (localtime_r(&sec, &tm))
+		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+	printf("{\"index\":{\"_index\":\"packets-%s\",\"_type\":\"doc\"}}\n", day);
+}
+
+/* -x with JSON: the frame's bytes as one hex string, as tshark -T ek -x names it. */
+static void ex_json_raw(struct json *j, const struct cli_frame *f)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *hex = malloc((size_t)f->caplen * 2 + 1);
+
+	if (!hex)
+		return;
+	for (uint32_t i = 0; i < f->caplen; i++) {
+		hex[2 * i] = digits[f->data[i] >> 4];
+		hex[2 * i + 1] = digits[f->data[i] & 15];
+	}
+	hex[(size_t)f->caplen * 2] = '\0';
+	json_str(j, "frame_raw", hex);
+	free(hex);
+}
+
+static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, const struct cli_frame *h)
+{
+	double t = (double)h->rel_ns / 1e9;
+	struct json *j = &s->json;
+	char msg[256], hex[16], ms[32];
+
+	if (s->ek)
+		ex_json_ek_index(h);
 	json_obj(j, NULL);
+	if (s->ek) {
+		snprintf(ms, sizeof(ms), "%" PRId64, h->ns / 1000000);
+		json_str(j, "timestamp", ms);
+	}
 	json_u64(j, "frame", s->frames);
 	json_double(j, "time", t, 9);
+	json_ns(j, "time_epoch", h->ns);
 	json_u64(j, "caplen", h->caplen);
 	json_u64(j, "len", h->len);
 	json_str(j, "status", rl_status_name(st));
@@ -751,8 +940,229 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 		json_end(j);
 		ex_json_analysis(j, &s->ann, p);
 	}
+	if (s->hex)
+		ex_json_raw(j, h);
 	json_end(j);
 	json_newline(j);
+}
+
+/* ---- -x: the bytes, and what the ICRC does with each ------------------------- */
+
+/* What the ICRC does with a byte (IBA 9.9.3.1; RoCEv2: A17.3.3), and its mark under the hex. */
+enum ex_cover { EX_COV_AS_IS, EX_COV_ONES, EX_COV_SOME_ONES, EX_COV_NONE, EX_COV_ICRC };
+static const char ex_cover_mark[][3] = { "  ", "^^", "~~", "--", "==" };
+
+static enum ex_cover ex_cover(const struct rl_pkt *p, enum rl_status st, size_t i)
+{
+	size_t l3_len = p->l3 == RL_L3_IPV4 ? (size_t)p->ip4.ihl * 4 : 40;
+	uint8_t m;
+
+	if (i < p->l3_off)
+		return EX_COV_NONE;              /* the link layer: Ethernet, VLAN tag, cooked header */
+	if (!rl_status_fatal(st) && i >= p->icrc_off)
+		return i < p->icrc_off + RL_ICRC_LEN ? EX_COV_ICRC : EX_COV_NONE;
+	m = rl_icrc_mask_at(p->l3, l3_len, i - p->l3_off);
+	return m == 0xff ? EX_COV_ONES : m ? EX_COV_SOME_ONES : EX_COV_AS_IS;
+}
+
+static void ex_hex_legend(struct ex_state *s)
+{
+	if (s->hex_legend)
+		return;
+	s->hex_legend = true;
+	printf("-x: under each byte, what the Invariant CRC does with it (IBA 9.9.3.1, A17.3.3):\n"
+	       "    ^^ replaced by ones (a field routers may change)   ~~ some of its bits replaced by ones\n"
+	       "    -- not covered (link-layer header, trailer)         == the ICRC itself\n"
+	       "    blank: covered as it is\n\n");
+}
+
+/* The frame as tshark -x shows it (offset, 16 bytes, ASCII), with the ICRC's marks under each line. */
+static void ex_hex(struct ex_state *s, const struct cli_frame *f, const struct rl_pkt *p, enum rl_status st)
+{
+	bool marks = !rl_status_fatal(st) || ex_l3_decoded(st);
+
+	ex_flush(s);
+	if (marks)
+		ex_hex_legend(s);
+	for (size_t off = 0; off < f->caplen; off += 16) {
+		size_t n = f->caplen - off < 16 ? f->caplen - off : 16;
+		char under[16 * 3 + 8];
+		size_t used = 0, last = 0;
+
+		printf("%04zx ", off);
+		for (size_t i = 0; i < n; i++)
+			printf(" %02x", f->data[off + i]);
+		printf("%*s   ", (int)(16 - n) * 3, "");
+		for (size_t i = 0; i < n; i++)
+			putchar(isprint(f->data[off + i]) ? f->data[off + i] : '.');
+		putchar('\n');
+		if (!marks)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			const char *m = ex_cover_mark[ex_cover(p, st, off + i)];
+
+			under[used++] = ' ';
+			under[used++] = m[0];
+			under[used++] = m[1];
+			if (m[0] != ' ')
+				last = used;
+		}
+		if (last)
+			printf("     %.*s\n", (int)last, under);
+	}
+	putchar('\n');
+}
+
+/* ---- what is shown: --qp, --host, --op ---------------------------------------------- */
+
+static bool ex_req_bit(const struct ex_select *x, uint64_t frame)
+{
+	return frame / 8 < x->req_len && (x->req[frame / 8] >> (frame % 8) & 1);
+}
+
+static void ex_req_set(struct ex_select *x, uint64_t frame)
+{
+	if (frame / 8 >= x->req_len) {
+		size_t n = x->req_len ? x->req_len : 4096;
+		uint8_t *r;
+
+		while (n <= frame / 8)
+			n *= 2;
+		r = realloc(x->req, n);
+		if (!r)
+			return;                 /* its responses go unshown; nothing else is lost */
+		memset(r + x->req_len, 0, n - x->req_len);
+		x->req = r;
+		x->req_len = n;
+	}
+	x->req[frame / 8] |= (uint8_t)(1u << (frame % 8));
+}
+
+/*
+ * --qp: a packet to a selected QP, or to the other end of its connection. That
+ * end's QP number travels only in the responses (an RC ACK's destination QP is
+ * the requester's), so it is learned from the first response the analyzer links
+ * to a request for a selected QP; from then on both directions are shown.
+ */
+static bool ex_qp_match(struct ex_select *x, const struct rl_pkt *p, const struct rl_annotation *a, uint64_t frame)
+{
+	bool hit = false;
+	uint8_t dst[16];
+
+	ex_ip16(p, false, dst);
+	for (unsigned i = 0; i < x->nqp && !hit; i++)
+		hit = p->bth.dqpn == x->qp[i];
+	for (unsigned i = 0; i < x->npeer && !hit; i++)
+		hit = p->bth.dqpn == x->peer[i].qp && !memcmp(x->peer[i].ip, dst, 16);
+	if (!hit && a->role == RL_ROLE_RESPONSE && a->request_frame && ex_req_bit(x, a->request_frame)) {
+		hit = true;
+		if (x->npeer < EX_PEERS_MAX) {
+			memcpy(x->peer[x->npeer].ip, dst, 16);
+			x->peer[x->npeer++].qp = p->bth.dqpn;
+		}
+	}
+	if (hit && a->role == RL_ROLE_REQUEST)
+		ex_req_set(x, frame);
+	return hit;
+}
+
+static bool ex_host_match(const struct ex_select *x, const struct rl_pkt *p)
+{
+	uint8_t src[16], dst[16];
+
+	ex_ip16(p, true, src);
+	ex_ip16(p, false, dst);
+	for (unsigned i = 0; i < x->nhost; i++)
+		if (!memcmp(x->host[i], src, 16) || !memcmp(x->host[i], dst, 16))
+			return true;
+	return false;
+}
+
+static bool ex_roce_selectors(const struct ex_select *x)
+{
+	return x->nqp || x->nhost || x->by_op;
+}
+
+/* Whether a RoCE packet passes --qp, --host and --op (each kind is an OR, the kinds an AND). */
+static bool ex_selected(struct ex_state *s, const struct rl_pkt *p, enum rl_status st)
+{
+	struct ex_select *x = &s->sel;
+	bool bth = !rl_status_fatal(st), l3 = bth || ex_l3_decoded(st);
+	bool qp_ok = !x->nqp || (bth && ex_qp_match(x, p, &s->ann, s->frames));
+
+	if (x->nhost && (!l3 || !ex_host_match(x, p)))
+		return false;
+	if (x->by_op && (!bth || !x->op[p->bth.opcode]))
+		return false;
+	return qp_ok;
+}
+
+/* Whether the words of @want run, whole and in order, in @name (case-insensitive). */
+static bool ex_words_in(const char *name, const char *want)
+{
+	size_t n = strlen(want);
+
+	for (const char *c = name; *c; c++)
+		if ((c == name || c[-1] == ' ') && !strncasecmp(c, want, n) && (c[n] == ' ' || !c[n]))
+			return true;
+	return false;
+}
+
+/* --op NAME: a full spec name is that opcode, other words every opcode named with them, a number one. */
+static bool ex_select_op(struct ex_select *x, const char *arg)
+{
+	char want[64];
+	uint64_t v;
+	size_t n = 0;
+	int exact, hits = 0;
+
+	x->by_op = true;
+	if (cli_parse_u64(arg, 255, &v)) {
+		x->op[v] = true;
+		return true;
+	}
+	/* rxe writes RC_SEND_ONLY, some write send-only: all are spaces here. */
+	for (const char *c = arg; *c && n < sizeof(want) - 1; c++)
+		if (!(n == 0 && (*c == ' ' || *c == '_' || *c == '-')))
+			want[n++] = (*c == '_' || *c == '-') ? ' ' : *c;
+	while (n && want[n - 1] == ' ')
+		n--;
+	want[n] = '\0';
+	exact = n ? rl_opcode_by_name(want) : -1;
+	if (exact >= 0) {
+		x->op[exact] = true;
+		return true;
+	}
+	for (int op = 0; op < 256 && n; op++) {
+		const struct rl_opcode_info *info = rl_opcode_info((uint8_t)op);
+
+		if ((info->flags & RL_OPF_VALID) && ex_words_in(info->name, want)) {
+			x->op[op] = true;
+			hits++;
+		}
+	}
+	if (hits)
+		return true;
+	cli_error("explain", "--op '%s' names no opcode: give words of the IB spec's names ('send', 'RDMA READ', "
+			     "'Acknowledge', 'RC SEND First') or a number (0x04)", arg);
+	return false;
+}
+
+static bool ex_select_host(struct ex_select *x, const char *arg)
+{
+	uint8_t *h = x->host[x->nhost];
+
+	memset(h, 0, 16);
+	if (x->nhost == EX_SEL_MAX) {
+		cli_error("explain", "at most %d --host", EX_SEL_MAX);
+		return false;
+	}
+	if (inet_pton(AF_INET, arg, h + 12) != 1 && inet_pton(AF_INET6, arg, h) != 1) {
+		cli_error("explain", "--host wants an IPv4 or IPv6 address, not '%s'", arg);
+		return false;
+	}
+	x->nhost++;
+	return true;
 }
 
 /* ---- driver --------------------------------------------------------------- */
@@ -803,38 +1213,63 @@ static void ex_count(struct ex_state *s, const struct rl_pkt *p, enum rl_status 
 		s->unknown++;
 }
 
-/* One frame; times are since the first frame, as Wireshark shows them by default. */
-static void ex_packet(struct ex_state *s, const struct cli_frame *f)
+/*
+ * One frame; times are since the first frame, as Wireshark shows them by default.
+ * The analyzer sees every RoCE frame; the filter and selectors only decide what
+ * is shown (and counted in the summary), as tshark -Y does.
+ */
+static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cli_frame *f)
 {
 	struct rl_pkt p;
 	enum rl_status st;
 	int64_t t = f->rel_ns;
+	bool show = !s->sel.filter || cli_capture_match(c, f);
 
 	s->frames = f->no;
+	s->cur = f;
+	if (f->no == 1)
+		s->prev_ns = f->ns;
 	st = rl_decode(s->link, f->data, f->caplen, &p);
 	if (st == RL_NOT_ROCE) {
-		s->other++;
+		show = show && !ex_roce_selectors(&s->sel);   /* --qp, --host, --op pick RoCE packets */
+		s->other += show;
+		s->shown += show;
+		s->prev_ns = f->ns;
 		return;
 	}
 	s->caplen = f->caplen;
 	s->wirelen = f->len;
-	if (f->caplen < f->len && rl_status_fatal(st))
-		s->snapped++;
 	rl_analyze(s->an, s->frames, (uint64_t)t, &p, st, &s->ann);
-	ex_count(s, &p, st);
-	switch (s->mode) {
-	case EX_LINE: ex_line(s, &p, st, t); break;
-	case EX_VERBOSE: ex_verbose(s, &p, st, t, f->len); break;
-	case EX_JSON: ex_json(s, &p, st, t, f); break;
-	case EX_LADDER: ex_ladder(s, &p, st, t); break;
+	if (s->sel.any)
+		show = ex_selected(s, &p, st) && show;
+	if (show) {
+		if (!s->shown++)
+			s->prev_shown_ns = f->ns;
+		if (f->caplen < f->len && rl_status_fatal(st))
+			s->snapped++;
+		ex_count(s, &p, st);
+		switch (s->mode) {
+		case EX_LINE: ex_line(s, &p, st); break;
+		case EX_VERBOSE: ex_verbose(s, &p, st, f->len); break;
+		case EX_JSON: ex_json(s, &p, st, f); break;
+		case EX_LADDER: ex_ladder(s, &p, st); break;
+		}
+		if (s->hex && s->mode != EX_JSON)
+			ex_hex(s, f, &p, st);
+		s->prev_shown_ns = f->ns;
 	}
+	s->prev_ns = f->ns;
 }
 
+/* The counts are of the frames shown: all of them unless a filter or selector hid some. */
 static void ex_summary(const struct ex_state *s, FILE *f)
 {
-	fprintf(f, "--- %" PRIu64 " frames: %" PRIu64 " RoCE, %" PRIu64 " other (skipped); "
+	fprintf(f, "--- %" PRIu64 " frames", s->frames);
+	if (s->sel.any)
+		fprintf(f, ", %" PRIu64 " shown", s->shown);
+	fprintf(f, ": %" PRIu64 " RoCE, %" PRIu64 " other (skipped); "
 		   "%" PRIu64 " malformed, %" PRIu64 " ICRC failures, %" PRIu64 " unknown opcodes\n",
-		s->frames, s->roce, s->other, s->malformed, s->icrc_bad, s->unknown);
+		s->roce, s->other, s->malformed, s->icrc_bad, s->unknown);
 	if (s->snapped)
 		fprintf(f, "    %" PRIu64 " packets were cut by the capture's snap length: "
 			   "capture with a larger -s to decode them\n", s->snapped);
@@ -852,22 +1287,112 @@ static void ex_summary(const struct ex_state *s, FILE *f)
 	}
 }
 
+/* The words after the file, joined by spaces as tcpdump joins them: a capture filter. */
+static char *ex_join(int n, char **words)
+{
+	size_t len = 1;
+	char *out;
+
+	for (int i = 0; i < n; i++)
+		len += strlen(words[i]) + 1;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	*out = '\0';
+	for (int i = 0; i < n; i++) {
+		if (i)
+			strcat(out, " ");
+		strcat(out, words[i]);
+	}
+	return out;
+}
+
+/* The trailing words: FILE (unless -r named it), then the capture filter. */
+static int ex_parse_rest(int argc, char **argv, struct ex_state *s, const char **file)
+{
+	struct stat st;
+
+	if (!*file) {
+		if (optind >= argc) {
+			cli_error("explain", "which capture file? (see rocelab explain --help)");
+			return CLI_ERR;
+		}
+		*file = argv[optind++];
+	}
+	if (optind == argc)
+		return CLI_OK;
+	/* "explain a.pcap b.pcap" meant two files, not a filter naming host b.pcap. */
+	if (optind == argc - 1 && stat(argv[optind], &st) == 0) {
+		cli_error("explain", "one capture file at a time ('%s' is a file, not a capture filter; "
+				     "--compare A B puts two side by side)", argv[optind]);
+		return CLI_ERR;
+	}
+	s->sel.filter = ex_join(argc - optind, argv + optind);
+	if (!s->sel.filter) {
+		cli_error("explain", "out of memory");
+		return CLI_ERR;
+	}
+	s->sel.any = true;
+	return CLI_OK;
+}
+
 static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file)
 {
 	static const struct option opts[] = {
 		{ "verbose", no_argument, NULL, 'v' }, { "json", no_argument, NULL, 'j' },
 		{ "count", required_argument, NULL, 'c' }, { "quiet", no_argument, NULL, 'q' },
 		{ "ladder", no_argument, NULL, 'L' }, { "compare", no_argument, NULL, 'C' },
+		{ "qp", required_argument, NULL, 'Q' }, { "host", required_argument, NULL, 'H' },
+		{ "op", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	int c;
+	static const char *const formats[] = { "json", "ek" };
+	bool tcpdump_habits = false;
+	uint64_t qp;
+	int c, k;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":vc:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vVc:qhr:nT:xlt:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'v': s->mode = EX_VERBOSE; break;
+		case 'v': case 'V': s->mode = EX_VERBOSE; break;
 		case 'j': s->mode = EX_JSON; break;
+		case 'T':
+			if ((k = cli_arg_choice("explain", "-T", optarg, formats, 2)) < 0)
+				return CLI_ERR;
+			s->mode = EX_JSON;
+			s->ek = k == 1;
+			break;
+		case 'r': *file = optarg; tcpdump_habits = true; break;
+		case 'n': break;
+		case 'x': s->hex = true; tcpdump_habits = true; break;
+		case 'l': s->each_frame = true; break;
+		case 't':
+			if ((k = cli_arg_choice("explain", "-t", optarg, ex_time_names, 8)) < 0)
+				return CLI_ERR;
+			s->tfmt = (enum ex_time)k;
+			tcpdump_habits = true;
+			break;
+		case 'Q':
+			if (s->sel.nqp == EX_SEL_MAX) {
+				cli_error("explain", "at most %d --qp", EX_SEL_MAX);
+				return CLI_ERR;
+			}
+			if (!cli_arg_u64("explain", "--qp", optarg, 0, 0xffffff, NULL, &qp))
+				return CLI_ERR;
+			s->sel.qp[s->sel.nqp++] = (uint32_t)qp;
+			s->sel.any = tcpdump_habits = true;
+			break;
+		case 'H':
+			if (!ex_select_host(&s->sel, optarg))
+				return CLI_ERR;
+			s->sel.any = tcpdump_habits = true;
+			break;
+		case 'O':
+			if (!ex_select_op(&s->sel, optarg))
+				return CLI_ERR;
+			s->sel.any = tcpdump_habits = true;
+			break;
 		case 'L': s->mode = EX_LADDER; break;
 		case 'C': s->compare = true; break;
 		case 'q': s->summary = false; break;
@@ -888,16 +1413,80 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 			cli_error("explain", "--compare prints its own table: no -v, --json, --ladder or --count with it");
 			return CLI_ERR;
 		}
+		if (tcpdump_habits) {
+			cli_error("explain", "--compare reads two whole captures: no -r, -x, -t, --qp, --host or --op with it");
+			return CLI_ERR;
+		}
 		*file = argv[optind];
 		return CLI_OK;
 	}
-	if (optind != argc - 1) {
-		cli_error("explain", optind >= argc ? "which capture file? (see rocelab explain --help)"
-						    : "one capture file at a time");
-		return CLI_ERR;
+	return ex_parse_rest(argc, argv, s, file);
+}
+
+/*
+ * SIGINT or SIGTERM: stop reading, print what was read and the summary (as
+ * tcpdump does). A read blocked on a quiet pipe returns EINTR (no SA_RESTART);
+ * one about to start would block, so the handler also puts /dev/null where the
+ * input was: that read sees the end of the file. Both are async-signal-safe.
+ */
+static volatile sig_atomic_t ex_stop;
+static int ex_in_fd = -1, ex_null_fd = -1;
+
+static void ex_on_signal(int sig)
+{
+	int e = errno;
+
+	ex_stop = sig;
+	if (ex_in_fd >= 0 && ex_null_fd >= 0)
+		dup2(ex_null_fd, ex_in_fd);
+	errno = e;
+}
+
+static void ex_catch_signals(struct cli_capture *c)
+{
+	FILE *in = cli_capture_stream(c);
+	struct sigaction sa;
+
+	ex_null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ex_in_fd = in ? fileno(in) : -1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ex_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;   /* no SA_RESTART: a read blocked on a quiet pipe returns */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static void ex_release_signals(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	ex_in_fd = -1;
+	if (ex_null_fd >= 0)
+		close(ex_null_fd);
+	ex_null_fd = -1;
+}
+
+/* Open the capture and compile the filter for its link type; NULL after a message. */
+static struct cli_capture *ex_open(struct ex_state *s, const char *file)
+{
+	struct cli_capture *c = cli_capture_open("explain", file, CLI_LINKS_DECODED);
+	char why[512];
+
+	if (c && s->sel.filter && !cli_capture_filter(c, s->sel.filter, why, sizeof(why))) {
+		cli_error("explain", "capture filter '%s': %s", s->sel.filter, why);
+		cli_capture_close(c);
+		return NULL;
 	}
-	*file = argv[optind];
-	return CLI_OK;
+	return c;
+}
+
+static void ex_free(struct ex_state *s)
+{
+	free((void *)s->sel.filter);
+	free(s->sel.req);
+	rl_analyzer_free(s->an);
 }
 
 int cli_explain(int argc, char **argv)
@@ -911,41 +1500,54 @@ int cli_explain(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	s.summary = true;
 	r = ex_parse(argc, argv, &s, &file);
-	if (r)
+	if (r) {
+		ex_free(&s);
 		return r < 0 ? CLI_OK : r;
+	}
 	if (s.compare)
 		return cli_compare(file, argv[argc - 1]);
 
-	c = cli_capture_open("explain", file, CLI_LINKS_DECODED);
-	if (!c)
+	c = ex_open(&s, file);
+	if (!c) {
+		ex_free(&s);
 		return CLI_ERR;
+	}
 	s.link = cli_capture_link(c);
 	s.an = rl_analyzer_new();
 	if (!s.an) {
 		cli_error("explain", "out of memory");
 		cli_capture_close(c);
+		ex_free(&s);
 		return CLI_ERR;
 	}
 	json_begin(&s.json, stdout);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	s.each_frame = s.each_frame || cli_capture_live(c);
+	ex_stop = 0;
+	ex_catch_signals(c);
 
 	ex_progress_init(&s, c);
-	while ((!s.max_packets || s.frames < s.max_packets) && (r = cli_capture_next(c, &f)) == 1) {
-		ex_packet(&s, &f);
+	while ((!s.max_packets || s.frames < s.max_packets) && !ex_stop && (r = cli_capture_next(c, &f)) == 1) {
+		ex_packet(&s, c, &f);
+		if (s.each_frame) {
+			ex_flush(&s);
+			fflush(stdout);
+		}
 		if (s.frames % EX_PROGRESS_EVERY == 0)
 			ex_progress(&s, false);
 	}
 	ex_progress(&s, true);
 	ex_flush(&s);
-	if (r < 0) {
+	if (r < 0 && !ex_stop) {
 		cli_capture_damaged(c, "explain");
 		rc = CLI_ERR;
 	}
 	fflush(stdout);
 	if (s.summary)
 		ex_summary(&s, s.mode == EX_JSON ? stderr : stdout);
+	ex_release_signals();
 	cli_capture_close(c);
-	rl_analyzer_free(s.an);
+	ex_free(&s);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error("explain", "cannot write the output");
 		rc = CLI_ERR;

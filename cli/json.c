@@ -57,6 +57,24 @@ void json_double(struct json *j, const char *key, double v, int decimals)
 	fprintf(j->f, "%.*f", decimals, v);
 }
 
+void json_ns(struct json *j, const char *key, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns, sec = a / 1000000000;
+	char buf[32], *p = buf + sizeof(buf);
+
+	/* Digits by hand, right to left: this is on every line, and fprintf costs more than the rest. */
+	for (uint64_t frac = a % 1000000000, i = 0; i < 9; i++, frac /= 10)
+		*--p = (char)('0' + frac % 10);
+	*--p = '.';
+	do
+		*--p = (char)('0' + sec % 10);
+	while ((sec /= 10));
+	if (ns < 0)
+		*--p = '-';
+	json_key(j, key);
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), j->f);
+}
+
 void json_str(struct json *j, const char *key, const char *v)
 {
 	json_key(j, key);

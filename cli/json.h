@@ -22,6 +22,7 @@ void json_u64(struct json *j, const char *key, uint64_t v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_str(struct json *j, const char *key, const char *v);
 void json_double(struct json *j, const char *key, double v, int decimals);
+void json_ns(struct json *j, const char *key, int64_t ns);  /* seconds with 9 decimals, exactly */
 void json_newline(struct json *j);                /* ends the line: the next object starts afresh */
 
 #endif

@@ -116,6 +116,23 @@ uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t
 	return rl_crc32(rl_crc32(RL_ICRC_LRH_SEED, buf, mlen), l3hdr + mlen, len - mlen);
 }
 
+uint8_t rl_icrc_mask_at(enum rl_l3 l3, size_t l3_len, size_t off)
+{
+	const uint8_t *mask = l3 == RL_L3_IPV4 ? rl_icrc_mask_ipv4 : l3 == RL_L3_IPV6 ? rl_icrc_mask_ipv6
+										: rl_icrc_mask_grh;
+	size_t base = l3 == RL_L3_IPV4 ? 20 : 40, udp = l3 == RL_L3_GRH ? 0 : 8;
+
+	if (l3 != RL_L3_IPV4 && l3 != RL_L3_IPV6 && l3 != RL_L3_GRH)
+		return 0;
+	if (off < base)
+		return off < l3_len ? mask[off] : 0;
+	/* IPv4 options (covered as they are) shift the UDP and BTH masks, as in rl_icrc_slow(). */
+	if (off < l3_len)
+		return 0;
+	off = off - l3_len + base;
+	return off < base + udp + RL_BTH_LEN ? mask[off] : 0;
+}
+
 uint32_t rl_icrc_compute(const struct rl_pkt *pkt, const uint8_t *frame)
 {
 	size_t l3_len = pkt->l3 == RL_L3_IPV4 ? (size_t)pkt->ip4.ihl * 4 : 40;

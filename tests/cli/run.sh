@@ -294,5 +294,148 @@ if command -v editcap >/dev/null 2>&1; then
 	cmp -s "$T/a.txt" "$T/b.txt" && ok "pcapng reads like pcap" || bad "pcapng reads like pcap"
 fi
 
+# ---- tcpdump's and tshark's habits: -r -n -V -T -x -l -t, a capture filter, --qp --host --op ------
+. "$(dirname "$0")/../lib/tshark.sh"
+expect "explain -r FILE" 0 "^--- 16 frames: 16 RoCE" "$RA" explain -r "$T/demo.pcap"
+expect "explain -n is accepted" 0 "^--- 16 frames: 16 RoCE" "$RA" explain -n "$T/demo.pcap"
+"$R" explain -v "$T/demo.pcap" >"$T/v.txt" 2>&1
+"$RA" explain -V "$T/demo.pcap" >"$T/vv.txt" 2>&1
+[ -s "$T/v.txt" ] && cmp -s "$T/v.txt" "$T/vv.txt" && ok "explain -V is -v" || bad "explain -V is -v"
+"$R" explain --json "$T/demo.pcap" >"$T/j1" 2>/dev/null
+"$RA" explain -T json "$T/demo.pcap" >"$T/j2" 2>/dev/null
+[ -s "$T/j1" ] && cmp -s "$T/j1" "$T/j2" && ok "explain -T json is --json" || bad "explain -T json is --json"
+expect "explain -T ek: tshark's bulk action line" 0 '^\{"index":\{"_index":"packets-2023-11-14","_type":"doc"\}\}$' \
+	env TZ=UTC "$RA" explain -T ek "$T/demo.pcap"
+expect "explain -T with an unknown format" 2 "rocelab explain: -T wants json or ek, not 'pdml'" "$RA" explain -T pdml "$T/demo.pcap"
+expect "explain -t with an unknown format" 2 "-t wants r, d, dd, a, ad, e, u or ud, not 'x'" "$RA" explain -t x "$T/demo.pcap"
+expect "explain -l prints the same" 0 "^16 .*RC Acknowledge .*\\[answers 15 " "$RA" explain -l "$T/demo.pcap"
+# --json's time_epoch: tshark's frame.time_epoch, to the nanosecond.
+run_tshark -r - -T fields -e frame.time_epoch <"$T/demo.pcap" 2>/dev/null >"$T/epoch.tshark"
+sed 's/.*"time_epoch":\([0-9.]*\),.*/\1/' "$T/j1" >"$T/epoch.ours"
+[ -s "$T/epoch.tshark" ] && cmp -s "$T/epoch.tshark" "$T/epoch.ours" && ok "--json time_epoch is tshark's frame.time_epoch" ||
+	bad "--json time_epoch is tshark's frame.time_epoch"
+# -t: each format against tshark's own fields, rounded to the microsecond as explain shows them.
+run_tshark -r - -T fields -e frame.time_epoch -e frame.time_relative -e frame.time_delta <"$T/loss.pcap" 2>/dev/null >"$T/times"
+for t in r d e ad; do
+	TZ=UTC "$RA" explain -q -t $t "$T/loss.pcap" >"$T/t.$t" 2>&1
+	if /usr/bin/python3 - "$T/times" "$T/t.$t" $t <<'PY'
+import sys, time
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
+lines = open(sys.argv[2]).read().splitlines()
+fmt = sys.argv[3]
+def us(s):                     # "1700000000.000001043" -> microseconds, rounded half up
+    a, b = s.split(".")
+    return (int(a) * 10**9 + int(b.ljust(9, "0")) + 500) // 1000
+def span(v):
+    return "%d.%06d" % (v // 10**6, v % 10**6)
+ok = len(rows) == len(lines) > 0
+for (ep, rel, dl), ln in zip(rows, lines):
+    no, shown = ln.split(" ")[0], ln.split(" ", 1)[1]
+    if fmt == "r": want = span(us(rel))
+    elif fmt == "d": want = span(us(dl))
+    elif fmt == "e": want = span(us(ep))
+    else: want = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(us(ep) // 10**6)) + ".%06d" % (us(ep) % 10**6)
+    ok = ok and shown.startswith(want + " ")
+sys.exit(0 if ok else 1)
+PY
+	then ok "explain -t $t agrees with tshark's times"; else bad "explain -t $t agrees with tshark's times"; fi
+done
+# -x: the bytes tcpdump -xx shows, frame by frame; and the ICRC's marks where IBA A17.3.3 puts them.
+tcpdump -r "$T/demo.pcap" -xx 2>/dev/null >"$T/xx.tcpdump"
+"$RA" explain -x -q "$T/demo.pcap" >"$T/xx.ours" 2>&1
+if /usr/bin/python3 - "$T/xx.tcpdump" "$T/xx.ours" <<'PY'
+import re, sys
+theirs, cur = [], None
+for ln in open(sys.argv[1]):
+    m = re.match(r"\s+0x[0-9a-f]{4}:\s+((?:[0-9a-f]{2,4} ?)+)", ln)
+    if m:
+        cur += bytes.fromhex(m.group(1).replace(" ", ""))
+    else:
+        cur = bytearray(); theirs.append(cur)
+ours, cur = [], None
+for ln in open(sys.argv[2]):
+    m = re.match(r"([0-9a-f]{4,})  ((?:[0-9a-f]{2} ?){1,16})", ln)
+    if m and int(m.group(1), 16) == 0:
+        cur = bytearray(); ours.append(cur)
+    if m:
+        cur += bytes.fromhex(m.group(2).replace(" ", ""))
+sys.exit(0 if len(theirs) == 16 and [bytes(b) for b in theirs] == [bytes(b) for b in ours] else 1)
+PY
+then ok "explain -x shows the bytes tcpdump -xx shows, all 16 frames"; else bad "explain -x shows the bytes tcpdump -xx shows, all 16 frames"; fi
+# Frame 1 (Ethernet, IPv4 without options): the marks under 0x0010 are TTL (byte 0x16) and the
+# header checksum (0x18, 0x19); under 0x0020 the UDP checksum (0x28, 0x29) and BTH byte 4 (0x2e).
+marks=$(sed -n '/^0010 /{n;p;q}' "$T/xx.ours")
+marks2=$(sed -n '/^0020 /{n;p;q}' "$T/xx.ours")
+[ "$marks" = "                        ^^    ^^ ^^" ] && [ "$marks2" = "                              ^^ ^^             ^^" ] &&
+	ok "explain -x marks TTL, IP checksum, UDP checksum and BTH byte 4 as replaced by ones" ||
+	bad "explain -x marks TTL, IP checksum, UDP checksum and BTH byte 4 as replaced by ones: '$marks' '$marks2'"
+expect "explain -x marks the link layer and the ICRC" 0 "^      -- -- -- -- -- -- -- -- -- -- -- -- -- --    \\^\\^$" "$RA" explain -x -c 1 "$T/demo.pcap"
+expect "explain -x has a legend" 0 "== the ICRC itself" "$RA" explain -x -c 1 "$T/demo.pcap"
+# A capture filter, as tcpdump reads it: the same frames selected as tcpdump selects, counted in the summary.
+for cap in "$T/loss.pcap" "$RPING" "$(dirname "$0")/../fixtures/rxe/ucmatose.pcap"; do
+	for f in "ip src 10.77.0.2" "udp and greater 300" "not udp" "ip[8] = 64" "host 192.168.100.2" "arp or udp[8] = 17"; do
+		want=$(tcpdump -r "$cap" $f 2>/dev/null | wc -l)
+		got=$("$RA" explain "$cap" $f 2>&1 | sed -n 's/^--- [0-9]* frames, \([0-9]*\) shown.*/\1/p')
+		[ "$got" = "$want" ] && ok "filter '$f' on $(basename "$cap"): $got frames, as tcpdump" ||
+			bad "filter '$f' on $(basename "$cap"): $got frames, tcpdump $want"
+	done
+done
+expect "a capture filter given with -r" 0 "^--- 16 frames, 7 shown: 7 RoCE" "$RA" explain -r "$T/demo.pcap" src host 192.168.100.2
+expect "a bad capture filter: libpcap's message" 2 "capture filter 'udp port': .*syntax error" "$RA" explain "$T/demo.pcap" udp port
+expect "two capture files are not a filter" 2 "one capture file at a time" "$RA" explain "$T/demo.pcap" "$T/loss.pcap"
+# --qp: the QP's packets and the other end of its connection (demo: A's QP 0x11 sends to B's 0x12).
+want=$(tcpdump -r "$T/demo.pcap" 'udp[12:4] & 0xffffff = 0x12 or udp[12:4] & 0xffffff = 0x11' 2>/dev/null | wc -l)
+expect "--qp 0x12: both directions of its connection, $want frames as tcpdump finds them" 0 "^--- 16 frames, $want shown" \
+	"$RA" explain --qp 0x12 "$T/demo.pcap"
+expect "--qp 0x99: nothing" 0 "^--- 16 frames, 0 shown" "$RA" explain --qp 0x99 "$T/demo.pcap"
+expect "--qp 2^24" 2 "--qp wants 0..16777215" "$RA" explain --qp 0x1000000 "$T/demo.pcap"
+want=$(tcpdump -r "$RPING" 'udp port 4791 and host 10.77.0.3' 2>/dev/null | wc -l)
+expect "--host: RoCE packets from or to it, $want as tcpdump" 0 "^--- [0-9]+ frames, $want shown" "$RA" explain --host 10.77.0.3 "$RPING"
+expect "--host not an address" 2 "--host wants an IPv4 or IPv6 address, not 'nowhere'" "$RA" explain --host nowhere "$T/demo.pcap"
+want=$(tcpdump -r "$T/demo.pcap" 'udp[8] <= 5' 2>/dev/null | wc -l)
+expect "--op send: every SEND opcode ($want frames, as tcpdump's udp[8] <= 5)" 0 "^--- 16 frames, $want shown" "$RA" explain --op send "$T/demo.pcap"
+want=$(tcpdump -r "$T/demo.pcap" 'udp[8] = 0' 2>/dev/null | wc -l)
+expect "--op 'RC SEND First': that opcode only" 0 "^--- 16 frames, $want shown" "$RA" explain --op "RC SEND First" "$T/demo.pcap"
+want=$(tcpdump -r "$T/demo.pcap" 'udp[8] = 4' 2>/dev/null | wc -l)
+expect "--op 'RC SEND Only': not 'with Immediate'" 0 "^--- 16 frames, $want shown" "$RA" explain --op "RC SEND Only" "$T/demo.pcap"
+expect "--op with no such opcode" 2 "--op 'ack' names no opcode" "$RA" explain --op ack "$T/demo.pcap"
+expect "a hidden frame keeps its number, and the analysis still saw it" 0 "^2 .*RC Acknowledge .*\\[answers 1 after" \
+	"$RA" explain --op Acknowledge "$T/demo.pcap"
+expect "--compare with a filter" 2 "--compare reads two whole captures" "$RA" explain --compare --qp 3 "$T/demo.pcap" "$T/loss.pcap"
+# docs/explain-json.md against the real output, both ways.
+if /usr/bin/python3 "$(dirname "$0")/json_schema.py" "$R" "$(dirname "$0")/../../docs/explain-json.md" \
+	"$(dirname "$0")"/../fixtures/rxe/*.pcap >"$T/schema" 2>&1; then
+	ok "docs/explain-json.md documents every key of --json and -T ek, and nothing else"
+else
+	grep -v '^PASS' "$T/schema" >"$T/err"; bad "docs/explain-json.md documents every key of --json and -T ek, and nothing else"
+fi
+# The README's explain lines (the block after "as with tshark's `-Y`:"), run as written with rocelab on PATH.
+mkdir -p "$T/readme/bin"
+ln -s "$(cd "$(dirname "$RA")" && pwd)/$(basename "$RA")" "$T/readme/bin/rocelab"
+awk '/as with tshark.s `-Y`:/ {f = 1; next} f && /^```sh/ {b = 1; next} b && /^```/ {exit} b' \
+	"$(dirname "$0")/../../README.md" >"$T/readme/lines"
+[ "$(grep -c '^rocelab explain' "$T/readme/lines")" -ge 6 ] && ok "README: the explain block is there" ||
+	bad "README: the explain block is there"
+while IFS= read -r line; do
+	cmd=$(printf '%s\n' "${line%%#*}" | sed 's/ *$//')
+	if (cd "$T/readme" && PATH="$T/readme/bin:$PATH" sh -c "$cmd" >"$T/readme/out" 2>"$T/readme/err") &&
+		{ [ -s "$T/readme/out" ] || [ -s "$T/readme/err" ]; } &&
+		! grep -q -E 'AddressSanitizer|runtime error' "$T/readme/err"; then
+		ok "README runs: $cmd"
+	else
+		cp "$T/readme/err" "$T/err"; bad "README runs: $cmd"
+	fi
+done <"$T/readme/lines"
+grep -q '"_index":"packets-' "$T/readme/demo.ndjson" && ok "README: -T ek wrote the bulk format" || bad "README: -T ek wrote the bulk format"
+# The live line in the README's prose: its rocelab half, fed what tcpdump -w - writes.
+live=$(grep -o '`tcpdump -i eth0 -U -w - [^`]*`' "$(dirname "$0")/../../README.md" | sed 's/^`.*| *//; s/`$//')
+expect "README's live line: $live" 0 "^--- 16 frames: 16 RoCE" sh -c "cd \"$T/readme\" && PATH=\"$T/readme/bin:\$PATH\" $live <demo.pcap"
+# Live: a FIFO and a pipe with a writer that pauses; SIGINT and SIGTERM mid-stream.
+if /usr/bin/python3 "$(dirname "$0")/live.py" "$RA" "$T/demo.pcap" >"$T/live" 2>&1; then
+	ok "live: $(tail -n 1 "$T/live")"
+else
+	grep -v '^PASS' "$T/live" >"$T/err"; bad "live: frames as they arrive, and the summary after a signal"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

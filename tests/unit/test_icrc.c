@@ -215,6 +215,37 @@ static void test_invariance(void)
 	CU_ASSERT_NOT_EQUAL(wire_icrc(b, nb), base);
 }
 
+/* Flip each bit in turn: the ICRC ignores exactly the bits rl_icrc_mask_at() names. */
+static void mask_at_agrees(enum rl_l3 l3, size_t l3_len)
+{
+	uint8_t b[128];
+	size_t len = l3_len + (l3 == RL_L3_GRH ? 0 : 8) + RL_BTH_LEN + 20;
+	uint32_t base;
+
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)(i * 37 + 11);
+	base = rl_icrc_calc(l3, b, l3_len, len);
+	for (size_t off = 0; off < len; off++)
+		for (int bit = 0; bit < 8; bit++) {
+			bool masked = rl_icrc_mask_at(l3, l3_len, off) & (1u << bit);
+
+			b[off] ^= (uint8_t)(1u << bit);
+			CU_ASSERT_EQUAL(rl_icrc_calc(l3, b, l3_len, len) == base, masked);
+			b[off] ^= (uint8_t)(1u << bit);
+		}
+	CU_ASSERT_EQUAL(rl_icrc_mask_at(l3, l3_len, len + 100), 0);
+}
+
+static void test_mask_at(void)
+{
+	mask_at_agrees(RL_L3_IPV4, 20);
+	mask_at_agrees(RL_L3_IPV4, 28);   /* options shift the UDP and BTH masks */
+	mask_at_agrees(RL_L3_IPV6, 40);
+	mask_at_agrees(RL_L3_GRH, 40);
+	CU_ASSERT_EQUAL(rl_icrc_mask_at(RL_L3_IPV4, 20, 1), 0xff);  /* TOS: DSCP and ECN (IBA A17.3.3) */
+	CU_ASSERT_EQUAL(rl_icrc_mask_at(RL_L3_IPV6, 40, 0), 0x0f);  /* the traffic class's first nibble */
+}
+
 int tl_suite_icrc(void)
 {
 	CU_pSuite s = CU_add_suite("icrc", NULL, NULL);
@@ -226,5 +257,6 @@ int tl_suite_icrc(void)
 	       !CU_add_test(s, "RoCEv1 ACK from ConnectX", test_rocev1_ack) ||
 	       !CU_add_test(s, "ICRC equals zlib over ones + masked headers", test_lrh_seed_matches_zlib) ||
 	       !CU_add_test(s, "CRC-32 backend equals zlib crc32()", test_crc32_backend_matches_zlib) ||
-	       !CU_add_test(s, "variant fields masked, invariant covered", test_invariance);
+	       !CU_add_test(s, "variant fields masked, invariant covered", test_invariance) ||
+	       !CU_add_test(s, "rl_icrc_mask_at names exactly the bits the ICRC ignores", test_mask_at);
 }

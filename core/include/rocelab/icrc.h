@@ -42,6 +42,14 @@ uint32_t rl_icrc_compute(const struct rl_pkt *pkt, const uint8_t *frame);
  */
 uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t len);
 
+/*
+ * Which bits of the byte @off bytes after the start of the network header
+ * (IPv4 or IPv6 header, or GRH, @l3_len bytes long) the ICRC replaces by ones
+ * (IBA 9.9.3.1, A17.3.3): 0xff the whole byte, 0 none. The same masks
+ * rl_icrc_calc() applies, for printers that show them (explain -x).
+ */
+uint8_t rl_icrc_mask_at(enum rl_l3 l3, size_t l3_len, size_t off);
+
 /* The ICRC as Wireshark and scapy display it: the wire bytes read big-endian. */
 static inline uint32_t rl_icrc_display(uint32_t icrc)
 {
