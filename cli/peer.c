@@ -384,7 +384,10 @@ static int peer_output_written(int rc)
 static bool peer_parse_any(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	bool ud;
+	unsigned tool;
 
+	if (peer_perftest_asked(argc, argv, &tool))
+		return peer_perftest_parse(argc, argv, tool, o, rc);
 	if (peer_rping_asked(argc, argv))
 		return peer_rping_parse(argc, argv, o, rc);
 	if (peer_cmatose_asked(argc, argv, &ud))
@@ -404,7 +407,8 @@ int cli_peer(int argc, char **argv)
 		return peer_output_written(rc);
 	p.net.rng = p.o.seed;
 	p.net.tx_rng = p.o.seed ^ 0x5bd1e9955bd1e995ull;
-	rc = p.o.rping ? peer_rping_run(&p) : p.o.cmatose ? peer_cmatose_run(&p) : peer_run(&p);
+	rc = p.o.rping ? peer_rping_run(&p) : p.o.cmatose ? peer_cmatose_run(&p) : p.o.perftest ? peer_perftest_run(&p)
+										     : peer_run(&p);
 	peer_close(&p);
 	return peer_output_written(rc);
 }

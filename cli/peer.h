@@ -8,6 +8,7 @@
  *   peer_wire.c      the wire: addresses, the GID table, UDP sockets, packets in and out
  *   peer_rping.c     --compat rping: rping's flags, its data protocol and its output
  *   peer_cmatose.c   --compat ucmatose, udaddy: their flags, connections, data and output
+ *   peer_perftest.c  --compat ib_send_bw ... ib_read_lat: perftest's flags, its exchange, loops and output
  *   peer_cm.c        --cm and the --compat tools: the connection through the CM agent on QP1
  */
 #ifndef ROCELAB_CLI_PEER_H
@@ -72,6 +73,13 @@ struct peer_opts {
 		uint32_t count;       /* -C: messages each way on each connection */
 		bool migrate;         /* -m (ucmatose): move to a new event channel; nothing on the wire */
 	} ct;
+	bool perftest;      /* --compat ib_send_bw ... ib_read_lat: perftest's flags and exchange (peer_perftest.c) */
+	struct {
+		unsigned tool;        /* which of the seven */
+		const char *dev;      /* -d: an RDMA device name, or an interface's */
+		uint32_t rx_depth, cq_mod;  /* -r, -Q */
+		bool size_set, cq_mod_set;
+	} pt;
 };
 
 struct peer_dest {
@@ -255,6 +263,15 @@ bool peer_cmatose_asked(int argc, char **argv, bool *ud);
 bool peer_cmatose_parse(int argc, char **argv, bool ud, struct peer_opts *o, int *rc);
 /* The tool as server (no -s) or client; returns a CLI_* exit code. */
 int peer_cmatose_run(struct peer *p);
+
+/* ---- peer_perftest.c ---- */
+
+/* Is this `rocelab peer --compat ib_send_bw ...` (or another perftest tool, *tool)? perftest's flags follow. */
+bool peer_perftest_asked(int argc, char **argv, unsigned *tool);
+/* perftest's flags and ours; false with *rc set (CLI_OK after --help) when there is nothing to run. */
+bool peer_perftest_parse(int argc, char **argv, unsigned tool, struct peer_opts *o, int *rc);
+/* The tool as server (no address) or client; returns a CLI_* exit code. */
+int peer_perftest_run(struct peer *p);
 
 /* ---- peer_cm.c ---- */
 
