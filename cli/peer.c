@@ -77,6 +77,8 @@ void peer_usage(FILE *f)
 		"                       ibv_rc_pingpong -g, perftest -x); default: the address facing the peer\n"
 		"      --compat rping   rping's protocol and flags: see below\n"
 		"      --compat ucmatose, --compat udaddy  cmatose's and udaddy's: see below\n"
+		"      --compat ib_send_bw (ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat, ib_write_lat,\n"
+		"                       ib_read_lat)  talk to the real perftest tool: its flags, see below\n"
 		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_ud_pingpong with -t ud): its\n"
 		"                       exchange only, its data and iterations; defaults follow the tool\n"
 		"                       (size 4096, UD 2048; path MTU 1024)\n"
@@ -141,6 +143,32 @@ void peer_usage(FILE *f)
 		"  fails the run, and each wait ends after --timeout (a UD datagram lost is never resent:\n"
 		"  udaddy waits for every one). Also --interface, --loss, --tx-loss, --seed, --qpn, --json.\n"
 		"  -t (type of service) and -a (ACK timeout) are not supported; -m only says it migrated.\n\n"
+		"--compat ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat, ib_write_lat, ib_read_lat:\n"
+		"perftest (Debian 12's, 4.5) at the other end: its flags, its exchange over TCP, its test and output:\n"
+		"  rocelab peer --compat ib_send_bw [-d IF] [-x GID] [-s size] [-n iters] [-c RC|UD] [-F]\n"
+		"  rocelab peer --compat ib_send_bw [-d IF] [-x GID] [-s size] [-n iters] [-c RC|UD] [-F] SERVER\n"
+		"  SERVER               the client: the server's address (without it: the server)\n"
+		"  -d NAME              perftest's RDMA device; rocelab has none: an interface's name is taken as\n"
+		"                       --interface, any other (rxe0) is shown in the header only\n"
+		"  -x N                 the GID index (Soft-RoCE over IPv4: usually 1); default: the address facing\n"
+		"                       the other side\n"
+		"  -s SIZE, -n ITERS    message size and iterations; perftest's defaults (BW 65536, latency 2,\n"
+		"                       atomic 8; 1000 iterations, 5000 for ib_write_bw). perftest exchanges no\n"
+		"                       test parameters: give both ends the same -s and -n\n"
+		"  -c RC|UD             the transport; UD for ib_send_bw and ib_send_lat (a message is one packet)\n"
+		"  -t, -r, -Q N         TX depth, RX depth, CQ moderation, as perftest (shown in its header)\n"
+		"  -m MTU, -p PORT      path MTU (the smaller of both ends'), TCP port (default 18515)\n"
+		"  -F, -i 1, -q 1       taken (CPU frequency, IB port, one QP) and nothing else\n"
+		"  and rocelab's own: --interface IF, --timeout SEC, --loss RATE, --tx-loss RATE, --seed N, --qpn N,\n"
+		"  --json (a summary instead of perftest's output).\n"
+		"  The exchange is perftest's Ethernet one on TCP port 18515: the versions (6.06 here; 5.70 or later\n"
+		"  wanted), page and cache line sizes, the MTU, then the 108-byte key message (LID, outstanding\n"
+		"  reads, QPN, PSN, rkey, VA, GID) at each of the tool's synchronisation points, the client's BW\n"
+		"  report to the server (ib_write_bw, ib_read_bw, ib_atomic_bw) and \"done\". The tests are\n"
+		"  perftest's: BW keeps -t work requests outstanding until -n complete; ib_send_lat answers each\n"
+		"  SEND; ib_write_lat polls the last byte of its buffer for the other side's count; ib_read_lat's\n"
+		"  client READs, one at a time. Both ends print perftest's header and result table.\n"
+		"  -a (all sizes), -D (duration), -b (bidirectional), -R (rdma_cm) and -c UC are not supported yet.\n\n"
 		"example (two network namespaces joined by a veth pair):\n"
 		"  ip netns exec B rocelab peer --server\n"
 		"  ip netns exec A rocelab peer --client 10.0.0.2 --op write --size 65536\n"
@@ -349,7 +377,8 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			}
 			if (strcmp(optarg, "pingpong")) {
 				cli_error("peer", "--compat knows four tools: pingpong (ibv_rc_pingpong, ibv_ud_pingpong), rping, "
-					  "ucmatose and udaddy");
+					  "ucmatose and udaddy; and perftest's ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw, "
+					  "ib_send_lat, ib_write_lat, ib_read_lat");
 				return false;
 			}
 			o->compat = true;

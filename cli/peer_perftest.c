@@ -332,6 +332,10 @@ bool peer_perftest_parse(int argc, char **argv, unsigned tool, struct peer_opts 
 	}
 	if (o->pt.dev && !o->ifname && if_nametoindex(o->pt.dev))
 		o->ifname = o->pt.dev;
+	else if (o->pt.dev && !o->ifname && !o->json)
+		fprintf(stderr, "rocelab peer: note: -d %s is not a network interface here: rocelab has no RDMA device "
+			"and uses the interface that faces the other side (--interface IF, or -d IF, to choose)\n",
+			o->pt.dev);
 	return pt_check_opts(o, argc, argv);
 }
 
@@ -1170,6 +1174,10 @@ int peer_perftest_run(struct peer *p)
 	ret = pt_prepare(p, &r) || pt_connect(p, &r) || pt_test(p, &r) || pt_finish(p, &r) ? -1 : 0;
 	if (p->o.json)
 		pt_json(p, &r, ret);
+	else if (p->o.loss > 0 || p->o.tx_loss > 0)
+		fprintf(stderr, "rocelab peer: %" PRIu64 " of %" PRIu64 " frames received dropped on purpose by --loss, %"
+			PRIu64 " of %" PRIu64 " sent by --tx-loss\n", p->stat.dropped_loss, p->stat.recv_frames,
+			p->stat.dropped_tx, p->stat.sent + p->stat.dropped_tx);
 	free(r.posted);
 	free(r.completed);
 	return ret ? CLI_ERR : CLI_OK;
