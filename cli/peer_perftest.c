@@ -32,6 +32,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <net/if.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,17 +58,16 @@
 #define PT_MIN_ITERS 5              /* MIN_ITER */
 #define PT_LAT_TAIL 2               /* LAT_MEASURE_TAIL: the slowest samples left out */
 #define PT_CQ_MOD_SIZE_LIMIT 8192   /* MSG_SIZE_CQ_MOD_LIMIT: larger messages, no CQ moderation */
-#define PT_UC_MAX_RX 16000          /* UC_MAX_RX */
+#define PT_UD_RECVS 4096            /* UD: receives this side keeps posted at least */
 #define PT_LINE "---------------------------------------------------------------------------------------\n"
 
 enum pt_verb { PT_SEND, PT_WRITE, PT_READ, PT_ATOMIC };  /* perftest's enum, in its order */
 static const char *const pt_verb_names[] = { "Send", "RDMA_Write", "RDMA_Read", "Atomic" };
 
 /*
- * A tool: its verb, BW or latency, its defaults, and the sequence of its
- * exchange after the key message: hand shakes before the test (sync), where
- * the server waits out the client's test (one hand shake, then the reports
- * or the close), and whether it closes with a hand shake and "done".
+ * A tool: its verb, BW or latency, and where its main() hand shakes. All
+ * exchange keys, connect the QP, hand shake before printing the remote key
+ * and once more before the test; the rest differs (struct fields).
  */
 struct pt_tool {
 	const char *name;
@@ -75,20 +75,20 @@ struct pt_tool {
 	bool lat;
 	bool ud_ok;          /* -c UD: perftest allows it for SEND only */
 	bool pcie_ro;        /* the "PCIe relax order" line says ON (ib_write_lat's says OFF) */
-	unsigned keys_first; /* hand shakes before the key message's (ib_write_lat, ib_read_lat: one) */
-	unsigned pre_test;   /* hand shakes after the QP is connected, before the test */
+	bool shake_first;    /* one hand shake before the one whose keys are used (ib_write_lat, ib_read_lat) */
+	bool shake_at_rts;   /* one right after the QP is connected (ib_send_bw, ib_send_lat) */
 	bool reports;        /* the client's results go to the server, which prints them */
 	bool close;          /* ctx_close_connection(): one more hand shake, and "done" */
 };
 
 static const struct pt_tool pt_tools[] = {
-	{ "ib_send_bw", PT_SEND, false, true, true, 0, 3, false, true },
-	{ "ib_write_bw", PT_WRITE, false, false, true, 0, 2, true, true },
-	{ "ib_read_bw", PT_READ, false, false, true, 0, 2, true, true },
-	{ "ib_atomic_bw", PT_ATOMIC, false, false, true, 0, 2, true, true },
-	{ "ib_send_lat", PT_SEND, true, true, true, 0, 3, false, true },
-	{ "ib_write_lat", PT_WRITE, true, false, false, 1, 2, false, false },
-	{ "ib_read_lat", PT_READ, true, false, true, 1, 2, false, true },
+	{ "ib_send_bw", PT_SEND, false, true, true, false, true, false, true },
+	{ "ib_write_bw", PT_WRITE, false, false, true, false, false, true, true },
+	{ "ib_read_bw", PT_READ, false, false, true, false, false, true, true },
+	{ "ib_atomic_bw", PT_ATOMIC, false, false, true, false, false, true, true },
+	{ "ib_send_lat", PT_SEND, true, true, true, false, true, false, true },
+	{ "ib_write_lat", PT_WRITE, true, false, false, true, false, false, false },
+	{ "ib_read_lat", PT_READ, true, false, true, true, false, false, true },
 };
 #define PT_NTOOLS (sizeof(pt_tools) / sizeof(pt_tools[0]))
 
@@ -108,6 +108,7 @@ struct pt_run {
 	size_t half;            /* the buffer: what this side sends at 0, what arrives at @half */
 	uint64_t *posted, *completed;  /* perftest's tposted[], tcompleted[] (ns) */
 	uint64_t sends_out, recvs_posted;
+	uint64_t sent, received;        /* the latency tests' completions of each kind, all told */
 	struct { uint64_t size, iters; double peak, avg, rate; } rep;  /* the BW result, ours or the client's */
 	bool have_rep;
 };
@@ -363,6 +364,14 @@ static bool pt_write(struct peer *p, const void *buf, size_t n)
 	return true;
 }
 
+/* Has @fd something to read (or hung up), within 100 ms? */
+static bool pt_readable(int fd)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+	return poll(&pf, 1, 100) > 0;
+}
+
 /* @n bytes from the other side; the wire is served meanwhile (its test may run while we wait). */
 static bool pt_read(struct peer *p, void *buf, size_t n)
 {
@@ -372,13 +381,11 @@ static bool pt_read(struct peer *p, void *buf, size_t n)
 	while (n) {
 		ssize_t r;
 
-		if (p->verbs.host) {
-			while (!peer_pump(p, p->net.tcp))
-				if (pt_expired(p, start)) {
-					cli_error("peer", "the other side said nothing for %u s (--timeout)", p->o.timeout_s);
-					return false;
-				}
-		}
+		while (!(p->verbs.host ? peer_pump(p, p->net.tcp) : pt_readable(p->net.tcp)))
+			if (pt_expired(p, start)) {
+				cli_error("peer", "the other side said nothing for %u s (--timeout)", p->o.timeout_s);
+				return false;
+			}
 		r = recv(p->net.tcp, b, n, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -525,12 +532,12 @@ static int pt_setup(struct peer *p, struct pt_run *r)
 	if (peer_host_new(p))
 		return -1;
 	p->verbs.pd = rl_alloc_pd(p->verbs.host);
-	p->verbs.cq = rl_create_cq(p->verbs.host, (int)(p->o.window + p->o.pt.rx_depth + 64));
+	p->verbs.cq = rl_create_cq(p->verbs.host, (int)(p->o.window + p->o.pt.rx_depth + PT_UD_RECVS + 64));
 	if (!p->verbs.pd || !p->verbs.cq)
 		return -1;
 	ia.send_cq = ia.recv_cq = p->verbs.cq;
 	ia.max_send_wr = p->o.window + 8;
-	ia.max_recv_wr = p->o.pt.rx_depth + 8;
+	ia.max_recv_wr = (p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth) + 8;
 	p->verbs.qp = rl_create_qp(p->verbs.pd, &ia);
 	r->buf = p->verbs.buf = aligned_alloc(PT_PAGE, 2 * r->half);
 	if (!p->verbs.qp || !r->buf)
@@ -782,10 +789,17 @@ static int pt_post_recv(struct peer *p, struct pt_run *r)
 	return 0;
 }
 
-/* ctx_set_recv_wqes(), and again after each receive: rx_depth posted, never more than the test needs. */
+/*
+ * ctx_set_recv_wqes(), and again after each receive: rx_depth posted, never
+ * more than the test needs. UD: at least PT_UD_RECVS, for a burst that
+ * arrives between two polls of the CQ finds no receive lost otherwise
+ * (nothing on the wire tells how many are posted).
+ */
 static int pt_post_recvs(struct peer *p, struct pt_run *r, uint64_t received)
 {
-	while (r->recvs_posted < p->o.iters && r->recvs_posted - received < p->o.pt.rx_depth)
+	uint32_t depth = p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth;
+
+	while (r->recvs_posted < p->o.iters && r->recvs_posted - received < depth)
 		if (pt_post_recv(p, r))
 			return -1;
 	return 0;
@@ -824,7 +838,7 @@ static int pt_post_send(struct peer *p, struct pt_run *r, uint64_t id)
 	return 0;
 }
 
-/* One pump of the wire, then every completion to @fn; -1 on a failed one or after --timeout. */
+/* One pump of the wire; -1 after a failed completion, or once --timeout has passed since @start. */
 static int pt_poll(struct peer *p, uint64_t start, const char *what, uint64_t done, uint64_t want)
 {
 	peer_pump(p, -1);
@@ -886,30 +900,32 @@ static int pt_server_bw(struct peer *p, struct pt_run *r)
 	return 0;
 }
 
-/* Wait for one completion of the kind @recv says; the other kind is counted on the way. */
-static int pt_wait_wc(struct peer *p, struct pt_run *r, bool recv, uint64_t *received, uint64_t start)
+/*
+ * Until @want completions of the kind @recv says have come, all told; the
+ * other kind is counted on the way (a reply may come before the ACK of what
+ * it answers, or after).
+ */
+static int pt_wait_wc(struct peer *p, struct pt_run *r, bool recv, uint64_t want, uint64_t start)
 {
 	struct rl_wc wc;
 
-	for (;;) {
+	while ((recv ? r->received : r->sent) < want) {
 		while (rl_poll_cq(p->verbs.cq, 1, &wc) == 1) {
 			if (!pt_wc_ok(p, &wc))
 				return -1;
-			if (wc.opcode == RL_WC_RECV) {
-				++*received;
-				if (pt_post_recvs(p, r, *received))
-					return -1;
-				if (recv)
-					return 0;
-			} else {
+			if (wc.opcode != RL_WC_RECV) {
+				r->sent++;
 				r->sends_out--;
-				if (!recv)
-					return 0;
+			} else if (pt_post_recvs(p, r, ++r->received)) {
+				return -1;
 			}
 		}
-		if (pt_poll(p, start, recv ? "messages received" : "sends completed", *received, p->o.iters))
+		if ((recv ? r->received : r->sent) < want &&
+		    pt_poll(p, start, recv ? "messages received" : "sends completed", recv ? r->received : r->sent,
+			    p->o.iters))
 			return -1;
 	}
+	return 0;
 }
 
 /* run_iter_lat_send(): the client SENDs first, each side answers what it received. */
@@ -918,11 +934,11 @@ static int pt_lat_send(struct peer *p, struct pt_run *r)
 	uint64_t scnt = 0, rcnt = 0, start = peer_now();
 
 	while (scnt < p->o.iters || rcnt < p->o.iters) {
-		if (rcnt < p->o.iters && !(scnt < 1 && !p->o.server) && pt_wait_wc(p, r, true, &rcnt, start))
+		if (rcnt < p->o.iters && !(scnt < 1 && !p->o.server) && pt_wait_wc(p, r, true, ++rcnt, start))
 			return -1;
 		if (scnt < p->o.iters) {
 			r->posted[scnt++] = peer_now();
-			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, &rcnt, start))
+			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, scnt, start))
 				return -1;
 		}
 	}
@@ -937,7 +953,7 @@ static int pt_lat_send(struct peer *p, struct pt_run *r)
 static int pt_lat_write(struct peer *p, struct pt_run *r)
 {
 	volatile uint8_t *poll_byte = r->buf + r->half + p->o.size - 1;
-	uint64_t scnt = 0, rcnt = 0, unused = 0, start = peer_now();
+	uint64_t scnt = 0, rcnt = 0, start = peer_now();
 
 	while (scnt < p->o.iters || rcnt < p->o.iters) {
 		if (rcnt < p->o.iters && !(scnt < 1 && p->o.server)) {
@@ -949,7 +965,7 @@ static int pt_lat_write(struct peer *p, struct pt_run *r)
 		if (scnt < p->o.iters) {
 			r->posted[scnt] = peer_now();
 			r->buf[p->o.size - 1] = (uint8_t)++scnt;
-			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, &unused, start))
+			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, scnt, start))
 				return -1;
 		}
 	}
@@ -959,11 +975,11 @@ static int pt_lat_write(struct peer *p, struct pt_run *r)
 /* run_iter_lat(): the client READs, one at a time; the server does nothing. */
 static int pt_lat_read(struct peer *p, struct pt_run *r)
 {
-	uint64_t unused = 0, start = peer_now();
+	uint64_t start = peer_now();
 
 	for (uint64_t i = 0; i < p->o.iters; i++) {
 		r->posted[i] = peer_now();
-		if (pt_post_send(p, r, i) || pt_wait_wc(p, r, false, &unused, start))
+		if (pt_post_send(p, r, i) || pt_wait_wc(p, r, false, i + 1, start))
 			return -1;
 	}
 	return 0;
@@ -1075,13 +1091,11 @@ static int pt_connect(struct peer *p, struct pt_run *r)
 	const struct pt_tool *t = r->tool;
 
 	pt_print_test_info(p, r);
-	for (unsigned i = 0; i < t->keys_first; i++)
-		if (pt_hand_shake(p, r, true))
-			return -1;
+	if (t->shake_first && pt_hand_shake(p, r, true))
+		return -1;
 	if (pt_hand_shake(p, r, true) || pt_check_gid(p, r) || peer_connect_qp(p))
 		return -1;
-	/* ib_send_bw and ib_send_lat: one hand shake after the QP is connected, then the keys printed. */
-	if (t->pre_test == 3 && pt_hand_shake(p, r, false))
+	if (t->shake_at_rts && pt_hand_shake(p, r, false))
 		return -1;
 	pt_print_dest(p, r, &r->me, "local");
 	if (pt_hand_shake(p, r, false))
@@ -1101,21 +1115,17 @@ static int pt_test(struct peer *p, struct pt_run *r)
 	const struct pt_tool *t = r->tool;
 	int ret;
 
-	/* ib_read_lat's server does nothing and prints no result header. */
-	if (!(t->lat && t->verb == PT_READ && p->o.server) && !(t->reports && p->o.server) && !p->o.json) {
+	/* ib_read_lat's server does nothing, and prints no table. */
+	if (t->lat && t->verb == PT_READ && p->o.server)
+		return 0;
+	if (!p->o.json) {
 		printf(PT_LINE);
 		printf(t->lat ? " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
 				"t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n"
 			      : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
 	}
-	if (t->reports && p->o.server) {
-		if (!p->o.json) {
-			printf(PT_LINE);
-			printf(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
-		}
-		return 0;   /* the client's test: served while waiting for its next hand shake */
-	}
-	if (t->lat && t->verb == PT_READ && p->o.server)
+	/* ib_write_bw's, ib_read_bw's, ib_atomic_bw's server: the client's test, served while it waits. */
+	if (t->reports && p->o.server)
 		return 0;
 	if (!t->lat)
 		ret = p->o.server ? pt_server_bw(p, r) : pt_client_bw(p, r);
