@@ -79,6 +79,7 @@ struct peer_opts {
 		const char *dev;      /* -d: an RDMA device name, or an interface's */
 		uint32_t rx_depth, cq_mod;  /* -r, -Q */
 		bool size_set, cq_mod_set;
+		bool uc;              /* -c UC */
 	} pt;
 };
 

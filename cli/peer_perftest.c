@@ -59,6 +59,8 @@
 #define PT_LAT_TAIL 2               /* LAT_MEASURE_TAIL: the slowest samples left out */
 #define PT_CQ_MOD_SIZE_LIMIT 8192   /* MSG_SIZE_CQ_MOD_LIMIT: larger messages, no CQ moderation */
 #define PT_UD_RECVS 4096            /* UD: receives this side keeps posted at least */
+#define PT_DEF_RX_SEND 512          /* DEF_RX_SEND */
+#define PT_UC_MAX_RX 16000          /* UC_MAX_RX */
 #define PT_LINE "---------------------------------------------------------------------------------------\n"
 
 enum pt_verb { PT_SEND, PT_WRITE, PT_READ, PT_ATOMIC };  /* perftest's enum, in its order */
@@ -74,6 +76,7 @@ struct pt_tool {
 	enum pt_verb verb;
 	bool lat;
 	bool ud_ok;          /* -c UD: perftest allows it for SEND only */
+	bool uc_ok;          /* -c UC: SEND and WRITE (no READ, no atomics on UC: IBA 9.7.4) */
 	bool pcie_ro;        /* the "PCIe relax order" line says ON (ib_write_lat's says OFF) */
 	bool shake_first;    /* one hand shake before the one whose keys are used (ib_write_lat, ib_read_lat) */
 	bool shake_at_rts;   /* one right after the QP is connected (ib_send_bw, ib_send_lat) */
@@ -82,13 +85,13 @@ struct pt_tool {
 };
 
 static const struct pt_tool pt_tools[] = {
-	{ "ib_send_bw", PT_SEND, false, true, true, false, true, false, true },
-	{ "ib_write_bw", PT_WRITE, false, false, true, false, false, true, true },
-	{ "ib_read_bw", PT_READ, false, false, true, false, false, true, true },
-	{ "ib_atomic_bw", PT_ATOMIC, false, false, true, false, false, true, true },
-	{ "ib_send_lat", PT_SEND, true, true, true, false, true, false, true },
-	{ "ib_write_lat", PT_WRITE, true, false, false, true, false, false, false },
-	{ "ib_read_lat", PT_READ, true, false, true, true, false, false, true },
+	{ "ib_send_bw", PT_SEND, false, true, true, true, false, true, false, true },
+	{ "ib_write_bw", PT_WRITE, false, false, true, true, false, false, true, true },
+	{ "ib_read_bw", PT_READ, false, false, false, true, false, false, true, true },
+	{ "ib_atomic_bw", PT_ATOMIC, false, false, false, true, false, false, true, true },
+	{ "ib_send_lat", PT_SEND, true, true, true, true, false, true, false, true },
+	{ "ib_write_lat", PT_WRITE, true, false, true, false, true, false, false, false },
+	{ "ib_read_lat", PT_READ, true, false, false, true, true, false, false, true },
 };
 #define PT_NTOOLS (sizeof(pt_tools) / sizeof(pt_tools[0]))
 
@@ -195,10 +198,7 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 		t = cli_arg_choice("peer", "-c", arg, conns, sizeof(conns) / sizeof(conns[0]));
 		if (t < 0)
 			return false;
-		if (t == 1) {
-			cli_error("peer", "-c UC is not supported yet: RC, or UD for ib_send_bw and ib_send_lat");
-			return false;
-		}
+		o->pt.uc = t == 1;
 		o->ud = t == 2;
 		return true;
 	case 't':
@@ -263,6 +263,10 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 			  t->name);
 		return false;
 	}
+	if (o->pt.uc && !t->uc_ok) {
+		cli_error("peer", "%s: -c UC has no RDMA READ and no atomics (IBA 9.7.4): RC only", t->name);
+		return false;
+	}
 	if (t->verb == PT_ATOMIC && o->pt.size_set && o->size != 8) {
 		cli_error("peer", "ib_atomic_bw works on 8 bytes: -s 8 or no -s");
 		return false;
@@ -276,9 +280,12 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 	if (o->window > o->iters)
 		o->window = o->iters;
 	if (!o->pt.rx_depth)
-		o->pt.rx_depth = t->verb == PT_SEND ? 512 : 1;
+		o->pt.rx_depth = t->verb == PT_SEND ? PT_DEF_RX_SEND : 1;
 	if (t->verb == PT_SEND && o->pt.rx_depth > o->iters)
 		o->pt.rx_depth = o->iters;
+	/* UD and UC, nothing resent: room for every message, up to perftest's UC_MAX_RX */
+	if ((o->ud || o->pt.uc) && o->pt.rx_depth == PT_DEF_RX_SEND)
+		o->pt.rx_depth = o->iters < PT_UC_MAX_RX ? o->iters : PT_UC_MAX_RX;
 	/* perftest's "WA for a bug when rx_depth is odd in SEND" */
 	if (t->verb == PT_SEND && o->pt.rx_depth % 2)
 		o->pt.rx_depth++;
@@ -523,7 +530,7 @@ static void pt_fill(struct peer *p, uint8_t *b, size_t n)
 static int pt_setup(struct peer *p, struct pt_run *r)
 {
 	const struct pt_tool *t = r->tool;
-	struct rl_qp_init_attr ia = { .qp_type = p->o.ud ? RL_QPT_UD : RL_QPT_RC };
+	struct rl_qp_init_attr ia = { .qp_type = p->o.ud ? RL_QPT_UD : p->o.pt.uc ? RL_QPT_UC : RL_QPT_RC };
 	unsigned access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_ATOMIC;
 	size_t need = (size_t)p->o.size + PEER_UD_GRH;
 
@@ -619,7 +626,7 @@ static void pt_print_test_info(const struct peer *p, const struct pt_run *r)
 	       t->lat ? "Latency" : "BW");
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", dev);
 	printf(" Number of qps   : 1\t\tTransport type : IB\n");
-	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", p->o.ud ? "UD" : "RC");
+	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", p->o.ud ? "UD" : p->o.pt.uc ? "UC" : "RC");
 	printf(" PCIe relax order: %s\n", t->pcie_ro ? "ON" : "OFF");
 	printf(" ibv_wr* API     : OFF\n");
 	if (!p->o.server)
@@ -742,7 +749,7 @@ static void pt_json(const struct peer *p, const struct pt_run *r, int ret)
 	json_obj(&j, NULL);
 	json_str(&j, "compat", r->tool->name);
 	json_str(&j, "role", p->o.server ? "server" : "client");
-	json_str(&j, "transport", p->o.ud ? "ud" : "rc");
+	json_str(&j, "transport", p->o.ud ? "ud" : p->o.pt.uc ? "uc" : "rc");
 	json_u64(&j, "bytes", p->o.size);
 	json_u64(&j, "iterations", p->o.iters);
 	if (r->have_rep) {

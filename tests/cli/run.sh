@@ -64,7 +64,8 @@ expect "gen to a full disk, more than its buffer" 2 "rocelab gen: writing /dev/f
 	"$RA" gen send-bw --count 2000 --size 4096 -o /dev/full
 expect "peer --help to a full disk" 2 "rocelab peer: cannot write the output" sh -c "\"$RA\" peer --help >/dev/full"
 # peer --compat ib_*: perftest's flags; a usage error is refused before any socket, status 2.
-expect "peer --compat ib_send_bw -c UC" 2 "-c UC is not supported yet" "$RA" peer --compat ib_send_bw -c UC
+expect "peer --compat ib_read_bw -c UC" 2 "ib_read_bw: -c UC has no RDMA READ" "$RA" peer --compat ib_read_bw -c UC
+expect "peer --compat ib_send_bw -c XRC" 2 "-c wants RC, UC or UD" "$RA" peer --compat ib_send_bw -c XRC
 expect "peer --compat ib_read_bw -c UD" 2 "ib_read_bw: -c UD carries SEND only" "$RA" peer --compat ib_read_bw -c UD
 expect "peer --compat ib_atomic_bw -s 16" 2 "ib_atomic_bw works on 8 bytes" "$RA" peer --compat ib_atomic_bw -s 16
 expect "peer --compat ib_write_lat -n 2" 2 "-n wants 5..100000000" "$RA" peer --compat ib_write_lat -n 2

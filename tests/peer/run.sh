@@ -85,7 +85,7 @@ refused "udaddy: no -m" "invalid option" --compat udaddy -m
 refused "udaddy: -S above any MTU" "a UD message is one packet" --compat udaddy -s 10.0.0.1 -S 5000
 refused "--compat udaddy written with --comp" "write it as '--compat udaddy'" --comp udaddy -s 10.0.0.1
 # --compat ib_*: perftest's own flags (linux-rdma/perftest perftest_parameters.c), refused as clearly.
-refused "perftest: -c UC" "-c UC is not supported yet" --compat ib_send_bw -c UC
+refused "perftest: UC for ib_atomic_bw" "-c UC has no RDMA READ and no atomics" --compat ib_atomic_bw -c UC
 refused "perftest: UD for ib_write_bw" "-c UD carries SEND only" --compat ib_write_bw -c UD
 refused "perftest: ib_atomic_bw -s 16" "ib_atomic_bw works on 8 bytes" --compat ib_atomic_bw -s 16
 refused "perftest: -n below perftest's MIN_ITER" "-n wants 5..100000000" --compat ib_send_lat -n 4
@@ -96,7 +96,7 @@ refused "perftest: the server not an address" "the server address wants an IPv4 
 refused "perftest: -m not an MTU" "-m wants 256, 512, 1024, 2048 or 4096" --compat ib_read_lat -m 1500
 refused "perftest: -q 2" "-q needs 1 (one QP" --compat ib_send_bw -q 2
 refused "perftest: --op is not perftest's" "unrecognized option" --compat ib_send_bw --op write
-if "$R" peer --help | grep -q "rocelab peer --compat ib_send_bw \[-d IF\] \[-x GID\] \[-s size\] \[-n iters\] \[-c RC|UD\] \[-F\] SERVER" &&
+if "$R" peer --help | grep -q "rocelab peer --compat ib_send_bw \[-d IF\] \[-x GID\] \[-s size\] \[-n iters\] \[-c RC|UC|UD\] \[-F\] SERVER" &&
    "$R" peer --help | grep -q "the 108-byte key message"
 then pass "--help documents --compat ib_send_bw and the other perftest tools"
 else fail "--help for --compat ib_*"; fi
@@ -727,6 +727,10 @@ pt_pair ib_write_lat "-s 64 -n 100"
 pt_pair ib_read_lat "-n 100"
 pt_pair ib_send_bw "-c UD -s 1024 -n 100"
 pt_pair ib_send_lat "-c UD -n 100"
+pt_pair ib_send_bw "-c UC -s 4096 -n 100"
+pt_pair ib_write_bw "-c UC -s 4096 -n 100"
+pt_pair ib_send_lat "-c UC -n 100"
+pt_pair ib_write_lat "-c UC -n 100"
 pt_pair ib_write_bw "-s 4096 -n 100" --loss 0.05 --seed 3
 if grep -q "rocelab peer: [1-9][0-9]* of [0-9]* frames received dropped on purpose by --loss" "$T/cli"; then
     pass "perftest with --loss: $(grep -o '[0-9]* of [0-9]* frames received dropped' "$T/cli")"

@@ -437,7 +437,7 @@ pt_kernel_server() {
 	guest_end pt >"$T/srv.out"
 	grc=$?
 	[ "$tool" = ib_read_lat ] && rows=0
-	case " $flags " in *" -c UD "*) oneway=oneway ;; esac
+	case "$tool $flags " in ib_send_bw*" -c UD "* | *_bw*" -c UC "*) oneway=oneway ;; esac
 	pt_done "$name" $hrc $grc "$T/cli.out" "$T/srv.out" "$(pt_want "$tool" "$flags")" 1 $rows $oneway
 }
 # pt_kernel_client NAME TOOL FLAGS ROCELAB-FLAGS...: rocelab's --compat TOOL serves, the kernel's TOOL is the client
@@ -451,7 +451,7 @@ pt_kernel_client() {
 	wait $hpid
 	hrc=$?
 	[ "$tool" = ib_read_lat ] && rows=0
-	case " $flags " in *" -c UD "*) oneway=oneway ;; esac
+	case "$tool $flags " in ib_send_bw*" -c UD "* | *_bw*" -c UC "*) oneway=oneway ;; esac
 	pt_done "$name" $hrc $grc "$T/srv.out" "$T/cli.out" "$(pt_want "$tool" "$flags")" $rows 1 $oneway
 }
 for tool in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat; do
@@ -463,6 +463,12 @@ done
 for tool in ib_send_bw ib_send_lat; do
 	pt_kernel_server "$tool -c UD (kernel) serves rocelab --compat $tool" $tool "-c UD -s 1024 -n 40"
 	pt_kernel_client "rocelab --compat $tool -c UD serves $tool (kernel)" $tool "-c UD -s 1024 -n 40"
+done
+# UC: SEND and WRITE, never acknowledged either (the BW tests' captures: the sender's frames only).
+for tool in ib_send_bw ib_write_bw ib_send_lat ib_write_lat; do
+	case $tool in *_bw) flags="-c UC -s 8192 -n 40" ;; *) flags="-c UC -n 40" ;; esac
+	pt_kernel_server "$tool -c UC (kernel) serves rocelab --compat $tool" $tool "$flags"
+	pt_kernel_client "rocelab --compat $tool -c UC serves $tool (kernel)" $tool "$flags"
 done
 # Loss at the receiver's ingress, RC: rocelab's --loss as the receiver, --tx-loss as the sender (the loss
 # then at the kernel's ingress); the kernel and rocelab resend, the tables agree as on a clean wire.
