@@ -96,6 +96,8 @@ refused "perftest: the server not an address" "the server address wants an IPv4 
 refused "perftest: -m not an MTU" "-m wants 256, 512, 1024, 2048 or 4096" --compat ib_read_lat -m 1500
 refused "perftest: -q 2" "-q needs 1 (one QP" --compat ib_send_bw -q 2
 refused "perftest: --op is not perftest's" "unrecognized option" --compat ib_send_bw --op write
+refused "perftest: nobody listening" "nobody listens at 127.0.0.1 port 1: start the server there first (perftest's" \
+    --compat ib_send_bw -p 1 127.0.0.1
 if "$R" peer --help | grep -q "rocelab peer --compat ib_send_bw \[-d IF\] \[-x GID\] \[-s size\] \[-n iters\] \[-c RC|UC|UD\] \[-F\] SERVER" &&
    "$R" peer --help | grep -q "the 108-byte key message"
 then pass "--help documents --compat ib_send_bw and the other perftest tools"

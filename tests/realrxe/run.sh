@@ -485,6 +485,25 @@ pt_dropped "ib_send_bw, 10% loss at rocelab's ingress" "$T/srv.out"
 pt_kernel_server "ib_write_bw (kernel) serves rocelab --compat ib_write_bw, 10% loss at the kernel's ingress" \
 	ib_write_bw "-s 4096 -n 50 -F" --tx-loss 0.1 --seed 5
 pt_dropped "ib_write_bw, 10% loss at the kernel's ingress" "$T/cli.out"
+# perftest's GID check (ctx_check_gid_compatibility): the kernel's -x 0 (its IPv6 link-local GID) against
+# rocelab's -x 1 (IPv4): both sides refuse with perftest's message before any RoCE frame.
+cap_start
+guest "(timeout 60 ib_send_bw -d rxe0 -x 0 -n 5; echo \"@@EXIT \$?\") > /tmp/pt.log 2>&1 &
+       i=0; until grep -q ':4853 00000000:0000 0A' /proc/net/tcp || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
+ip netns exec "$NS" timeout 60 "$R" peer --compat ib_send_bw -d rxtap0 -x 1 -n 5 --timeout 20 $G >"$T/cli.out" 2>&1
+hrc=$?
+guest_end pt >"$T/srv.out"
+grc=$?
+sleep 0.3
+kill "$td" 2>/dev/null
+wait "$td" 2>/dev/null
+if [ $hrc -ne 0 ] && [ $grc -ne 0 ] && [ "$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)" -eq 0 ] &&
+	grep -q "Found Incompatibility issue with GID types" "$T/cli.out" &&
+	grep -q "Found Incompatibility issue with GID types" "$T/srv.out" && grep -q "is IPv6, this side's is IPv4" "$T/cli.out"; then
+	pass "ib_send_bw -x 0 (kernel) against rocelab -x 1: both refuse, with perftest's GID types message, nothing on the wire"
+else
+	fail "GID families: rocelab exit $hrc, kernel exit $grc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
+fi
 # README.md's own perftest lines, run as a reader would (in this run's namespace and VM directory).
 README=$(dirname "$0")/../../README.md
 grep -E '^(ip netns exec rlrxe rocelab peer --compat ib_|rocelab realrxe exec --dir /tmp/vm -- ib_)' "$README" |
