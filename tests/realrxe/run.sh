@@ -513,10 +513,10 @@ if [ "$(wc -l <"$T/readme.cmds")" -ne 2 ] || ! grep -q ' &$' "$T/readme.cmds"; t
 	fail "README.md's perftest example: not a server line (ending in &) and a client line: $(cat "$T/readme.cmds")"
 else
 	cap_start
-	(eval "$(sed -n 's/ *&$//p' "$T/readme.cmds")") >"$T/srv.out" 2>&1 &
+	(eval "timeout 90 $(sed -n 's/ *&$//p' "$T/readme.cmds")") >"$T/srv.out" 2>&1 &
 	hpid=$!
 	i=0; until grep -q "waiting for a client" "$T/srv.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-	eval "$(grep -v ' &$' "$T/readme.cmds")" >"$T/cli.out" 2>&1
+	eval "timeout 90 $(grep -v ' &$' "$T/readme.cmds")" >"$T/cli.out" 2>&1
 	grc=$?
 	wait $hpid
 	hrc=$?
