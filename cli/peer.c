@@ -97,6 +97,8 @@ void peer_usage(FILE *f)
 		"  -q, --qps N          QPs: 1 only (several connections: --compat ucmatose -c N)\n"
 		"      --compat rping   rping's protocol and flags: see below\n"
 		"      --compat ucmatose, --compat udaddy  cmatose's and udaddy's: see below\n"
+		"      --compat ib_send_bw (ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat, ib_write_lat,\n"
+		"                       ib_read_lat)  talk to the real perftest tool: its flags, see below\n"
 		"      --compat pingpong  talk to the real ibv_rc_pingpong (ibv_uc_pingpong with -t uc,\n"
 		"                       ibv_ud_pingpong with -t ud): its exchange only, its data and\n"
 		"                       iterations; defaults follow the tool (size 4096, UD 2048; path MTU 1024)\n"
@@ -164,6 +166,33 @@ void peer_usage(FILE *f)
 		"  fails the run, and each wait ends after --timeout (a UD datagram lost is never resent:\n"
 		"  udaddy waits for every one). Also --interface, --loss, --tx-loss, --seed, --qpn, --json.\n"
 		"  -t (type of service) and -a (ACK timeout) are not supported; -m only says it migrated.\n\n"
+		"--compat ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat, ib_write_lat, ib_read_lat:\n"
+		"perftest (Debian 12's, 4.5) at the other end: its flags, its exchange over TCP, its test and output:\n"
+		"  rocelab peer --compat ib_send_bw [-d IF] [-x GID] [-s size] [-n iters] [-c RC|UC|UD] [-F]\n"
+		"  rocelab peer --compat ib_send_bw [-d IF] [-x GID] [-s size] [-n iters] [-c RC|UC|UD] [-F] SERVER\n"
+		"  SERVER               the client: the server's address (without it: the server)\n"
+		"  -d NAME              perftest's RDMA device; rocelab has none: an interface's name is taken as\n"
+		"                       --interface, any other (rxe0) is shown in the header only\n"
+		"  -x N                 the GID index (Soft-RoCE over IPv4: usually 1); default: the address facing\n"
+		"                       the other side\n"
+		"  -s SIZE, -n ITERS    message size and iterations; perftest's defaults (BW 65536, latency 2,\n"
+		"                       atomic 8; 1000 iterations, 5000 for ib_write_bw). perftest exchanges no\n"
+		"                       test parameters: give both ends the same -s and -n\n"
+		"  -c RC|UC|UD          the transport; UC for the SEND and WRITE tools, UD for ib_send_bw and\n"
+		"                       ib_send_lat (a message is one packet); over UC and UD nothing is resent\n"
+		"  -t, -r, -Q N         TX depth, RX depth, CQ moderation, as perftest (shown in its header)\n"
+		"  -m MTU, -p PORT      path MTU (the smaller of both ends'), TCP port (default 18515)\n"
+		"  -F, -i 1, -q 1       taken (CPU frequency, IB port, one QP) and nothing else\n"
+		"  and rocelab's own: --interface IF, --timeout SEC, --loss RATE, --tx-loss RATE, --seed N, --qpn N,\n"
+		"  --json (a summary instead of perftest's output).\n"
+		"  The exchange is perftest's Ethernet one on TCP port 18515: the versions (6.06 here; 5.70 or later\n"
+		"  wanted), page and cache line sizes, the MTU, then the 108-byte key message (LID, outstanding\n"
+		"  reads, QPN, PSN, rkey, VA, GID) at each of the tool's synchronisation points, the client's BW\n"
+		"  report to the server (ib_write_bw, ib_read_bw, ib_atomic_bw) and \"done\". The tests are\n"
+		"  perftest's: BW keeps -t work requests outstanding until -n complete; ib_send_lat answers each\n"
+		"  SEND; ib_write_lat polls the last byte of its buffer for the other side's count; ib_read_lat's\n"
+		"  client READs, one at a time. Both ends print perftest's header and result table.\n"
+		"  -a (all sizes), -D (duration), -b (bidirectional) and -R (rdma_cm) are not supported yet.\n\n"
 		"example (two network namespaces joined by a veth pair), as ib_write_bw -x 1 at both ends:\n"
 		"  ip netns exec B rocelab peer -x 1\n"
 		"  ip netns exec A rocelab peer -x 1 --op write -s 65536 10.0.0.2\n"
@@ -554,8 +583,9 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 				goto out;
 			}
 			if (strcmp(optarg, "pingpong")) {
-				cli_error("peer", "--compat knows four tools: pingpong (ibv_rc_pingpong, ibv_ud_pingpong), rping, "
-					  "ucmatose and udaddy");
+				cli_error("peer", "--compat knows these tools: pingpong (ibv_rc_pingpong, ibv_uc_pingpong, "
+					  "ibv_ud_pingpong), rping, ucmatose and udaddy; and perftest's ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw, "
+					  "ib_send_lat, ib_write_lat, ib_read_lat");
 				goto out;
 			}
 			o->compat = true;
@@ -597,7 +627,10 @@ static int peer_output_written(int rc)
 static bool peer_parse_any(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	bool ud;
+	unsigned tool;
 
+	if (peer_perftest_asked(argc, argv, &tool))
+		return peer_perftest_parse(argc, argv, tool, o, rc);
 	if (peer_rping_asked(argc, argv))
 		return peer_rping_parse(argc, argv, o, rc);
 	if (peer_cmatose_asked(argc, argv, &ud))
@@ -617,7 +650,8 @@ int cli_peer(int argc, char **argv)
 		return peer_output_written(rc);
 	p.net.rng = p.o.seed;
 	p.net.tx_rng = p.o.seed ^ 0x5bd1e9955bd1e995ull;
-	rc = p.o.rping ? peer_rping_run(&p) : p.o.cmatose ? peer_cmatose_run(&p) : p.o.srq ? peer_srq_run(&p) : peer_run(&p);
+	rc = p.o.rping ? peer_rping_run(&p) : p.o.cmatose ? peer_cmatose_run(&p) : p.o.srq ? peer_srq_run(&p)
+	     : p.o.perftest ? peer_perftest_run(&p) : peer_run(&p);
 	peer_close(&p);
 	return peer_output_written(rc);
 }

@@ -8,6 +8,7 @@
  *   peer_wire.c      the wire: addresses, the GID table, UDP sockets, packets in and out
  *   peer_rping.c     --compat rping: rping's flags, its data protocol and its output
  *   peer_cmatose.c   --compat ucmatose, udaddy: their flags, connections, data and output
+ *   peer_perftest.c  --compat ib_send_bw ... ib_read_lat: perftest's flags, its exchange, loops and output
  *   peer_cm.c        --cm and the --compat tools: the connection through the CM agent on QP1
  *   peer_srq.c       --compat pingpong --srq N: ibv_srq_pingpong's QPs on one SRQ, its exchange and loop
  */
@@ -83,6 +84,13 @@ struct peer_opts {
 		bool migrate;         /* -m (ucmatose): move to a new event channel; nothing on the wire */
 	} ct;
 	uint32_t srq;       /* --srq N (with --compat pingpong): ibv_srq_pingpong's N QPs on one SRQ */
+	bool perftest;      /* --compat ib_send_bw ... ib_read_lat: perftest's flags and exchange (peer_perftest.c) */
+	struct {
+		unsigned tool;        /* which of the seven */
+		const char *dev;      /* -d: an RDMA device name, or an interface's */
+		uint32_t rx_depth, cq_mod;  /* -r, -Q */
+		bool size_set, cq_mod_set;
+	} pt;
 };
 
 struct peer_dest {
@@ -291,6 +299,15 @@ int peer_cmatose_run(struct peer *p);
 
 /* --compat pingpong --srq N against ibv_srq_pingpong -q N; returns a CLI_* exit code. */
 int peer_srq_run(struct peer *p);
+
+/* ---- peer_perftest.c ---- */
+
+/* Is this `rocelab peer --compat ib_send_bw ...` (or another perftest tool, *tool)? perftest's flags follow. */
+bool peer_perftest_asked(int argc, char **argv, unsigned *tool);
+/* perftest's flags and ours; false with *rc set (CLI_OK after --help) when there is nothing to run. */
+bool peer_perftest_parse(int argc, char **argv, unsigned tool, struct peer_opts *o, int *rc);
+/* The tool as server (no address) or client; returns a CLI_* exit code. */
+int peer_perftest_run(struct peer *p);
 
 /* ---- peer_cm.c ---- */
 

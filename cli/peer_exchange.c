@@ -224,7 +224,10 @@ int peer_tcp_connect(struct peer *p)
 	if (p->net.tcp < 0 || peer_bind_device(p, p->net.tcp))
 		return -1;
 	if (connect(p->net.tcp, &sa.sa, peer_addr_len(&sa))) {
-		if (errno == ECONNREFUSED)
+		if (errno == ECONNREFUSED && p->o.perftest)
+			cli_error("peer", "nobody listens at %s port %u: start the server there first (perftest's tool "
+				  "without an address, or 'rocelab peer --compat TOOL')", p->o.addr, p->o.port);
+		else if (errno == ECONNREFUSED)
 			cli_error("peer", "nobody listens at %s port %u: start 'rocelab peer %s' there first",
 				  p->o.addr, p->o.port, p->net.family == AF_INET6 ? "--server --ipv6" : "--server");
 		else if (errno == ENETUNREACH || errno == EHOSTUNREACH)

@@ -132,6 +132,17 @@ expect "peer --help shows the perftest flags" 0 "-x, -g, --gid-index N" "$R" pee
 # No address: the server, as perftest's; it waits for a client until --timeout.
 expect "peer without an address is the server" 2 "no client came within 1 s \(--timeout\)" \
 	"$RA" peer -s 64 -p 45731 --timeout 1
+# peer --compat ib_*: perftest's flags; a usage error is refused before any socket, status 2.
+expect "peer --compat ib_read_bw -c UC" 2 "ib_read_bw: -c UC has no RDMA READ" "$RA" peer --compat ib_read_bw -c UC
+expect "peer --compat ib_send_bw -c XRC" 2 "-c wants RC, UC or UD" "$RA" peer --compat ib_send_bw -c XRC
+expect "peer --compat ib_read_bw -c UD" 2 "ib_read_bw: -c UD carries SEND only" "$RA" peer --compat ib_read_bw -c UD
+expect "peer --compat ib_atomic_bw -s 16" 2 "ib_atomic_bw works on 8 bytes" "$RA" peer --compat ib_atomic_bw -s 16
+expect "peer --compat ib_write_lat -n 2" 2 "-n wants 5..100000000" "$RA" peer --compat ib_write_lat -n 2
+expect "peer --compat ib_send_bw -D 5" 2 "-D \(a test of so many seconds\) is not supported yet" "$RA" peer --compat ib_send_bw -D 5
+expect "peer --compat ib_send_bw with two addresses" 2 "unexpected argument '10.0.0.2'" \
+	"$RA" peer --compat ib_send_bw 10.0.0.1 10.0.0.2
+expect "peer --compat ib_send_bw -z" 2 "invalid option" "$RA" peer --compat ib_send_bw -z
+expect "peer --compat ib_send_lat --help" 0 "--compat ib_send_bw, ib_write_bw, ib_read_bw" "$RA" peer --compat ib_send_lat --help
 expect "gen bad --mtu" 2 "256, 512, 1024, 2048, 4096" "$RA" gen send --mtu 1000 -o "$T/x.pcap"
 expect "gen bad --loss" 2 "rate from 0 to 0.5" "$RA" gen send --loss 2 -o "$T/x.pcap"
 expect "gen bad --drop" 2 "frame numbers like 3 or 3,7,12" "$RA" gen send --drop 3,x -o "$T/x.pcap"

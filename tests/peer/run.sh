@@ -55,7 +55,7 @@ for a in "--op read" "--op fetch-add" "--op cmp-swap" "--cm --op send"; do
 done
 refused "UD carries SEND only" "carries SEND only" --client 10.0.0.1 --transport ud --op write
 refused "UD message larger than any MTU" "a UD message is one packet" --client 10.0.0.1 -t ud --size 5000
-refused "--compat with another tool" "--compat knows four tools: pingpong" --client 10.0.0.1 --compat perftest
+refused "--compat with another tool" "--compat knows these tools: pingpong" --client 10.0.0.1 --compat perftest
 refused "--compat pingpong with --op write" "no --op write" --client 10.0.0.1 --compat pingpong --op write
 refused "--gid-index not a number" "--gid-index wants 0..255" --client 10.0.0.1 --gid-index one
 refused "--interface too long" "--interface wants an interface name" --client 10.0.0.1 --interface abcdefghijklmnopq
@@ -97,6 +97,24 @@ refused "udaddy: -p is the port space" "udaddy's -p is the port space: only 0x11
 refused "udaddy: no -m" "invalid option" --compat udaddy -m
 refused "udaddy: -S above any MTU" "a UD message is one packet" --compat udaddy -s 10.0.0.1 -S 5000
 refused "--compat udaddy written with --comp" "write it as '--compat udaddy'" --comp udaddy -s 10.0.0.1
+# --compat ib_*: perftest's own flags (linux-rdma/perftest perftest_parameters.c), refused as clearly.
+refused "perftest: UC for ib_atomic_bw" "-c UC has no RDMA READ and no atomics" --compat ib_atomic_bw -c UC
+refused "perftest: UD for ib_write_bw" "-c UD carries SEND only" --compat ib_write_bw -c UD
+refused "perftest: ib_atomic_bw -s 16" "ib_atomic_bw works on 8 bytes" --compat ib_atomic_bw -s 16
+refused "perftest: -n below perftest's MIN_ITER" "-n wants 5..100000000" --compat ib_send_lat -n 4
+refused "perftest: -a not supported" "-a (all message sizes) is not supported yet" --compat ib_write_bw -a
+refused "perftest: -R not supported" "-R (perftest's rdma_cm exchange) is not supported yet" --compat ib_send_bw -R
+refused "perftest: two addresses" "unexpected argument '10.0.0.2'" --compat ib_send_bw 10.0.0.1 10.0.0.2
+refused "perftest: the server not an address" "the server address wants an IPv4 or IPv6 address" --compat ib_read_bw nowhere
+refused "perftest: -m not an MTU" "-m wants 256, 512, 1024, 2048 or 4096" --compat ib_read_lat -m 1500
+refused "perftest: -q 2" "-q needs 1 (one QP" --compat ib_send_bw -q 2
+refused "perftest: --op is not perftest's" "unrecognized option" --compat ib_send_bw --op write
+refused "perftest: nobody listening" "nobody listens at 127.0.0.1 port 1: start the server there first (perftest's" \
+    --compat ib_send_bw -p 1 127.0.0.1
+if "$R" peer --help | grep -q "rocelab peer --compat ib_send_bw \[-d IF\] \[-x GID\] \[-s size\] \[-n iters\] \[-c RC|UC|UD\] \[-F\] SERVER" &&
+   "$R" peer --help | grep -q "the 108-byte key message"
+then pass "--help documents --compat ib_send_bw and the other perftest tools"
+else fail "--help for --compat ib_*"; fi
 if "$R" peer --help | grep -q "rocelab peer --compat ucmatose -s addr \[-b addr\] \[-c conns\]" &&
    "$R" peer --help | grep -q "rocelab peer --compat udaddy \[-s addr\]"
 then pass "--help documents --compat ucmatose and udaddy"
@@ -863,6 +881,8 @@ readme_run "ibv_ud_pingpong -g 1 -s 1024 -n 100" "rocelab peer --compat pingpong
     "rocelab peer --client 192.0.2.1 --compat pingpong -t ud -s 1024 -n 100"
 readme_run "ibv_uc_pingpong -g 1 -n 100" "rocelab peer --compat pingpong -t uc -g 1 -n 100" \
     "rocelab peer --compat pingpong -t uc -g 1 -n 100 192.0.2.1"
+readme_run "ib_send_bw -d rxe0 -x 1 -n 100 10.77.0.1 (rocelab serves)" "rocelab peer --compat ib_send_bw -x 1 -n 100" \
+    "rocelab peer --compat ib_send_bw -x 1 -n 100 10.77.0.1"
 readme_run "rping" "rocelab peer --compat rping -s -v" "rocelab peer --compat rping -c -a 10.0.0.2 -C 4 -v -V"
 readme_run "ucmatose" "rocelab peer --compat ucmatose -c 2 -C 2 -S 64" "rocelab peer --compat ucmatose -s 10.0.0.2 -c 2 -C 2 -S 64"
 readme_run "udaddy" "rocelab peer --compat udaddy -C 4" "rocelab peer --compat udaddy -s 10.0.0.2 -C 4"
@@ -872,6 +892,68 @@ readme_lines >"$T/readme.lines"
 if [ ! -s "$T/readme.lines" ]; then fail "README: no rocelab peer lines found"
 elif missing=$(grep -vxF -f "$RAN" "$T/readme.lines"); then fail "README: peer lines no test runs: $missing"
 else pass "README: its $(wc -l <"$T/readme.lines") rocelab peer lines all ran"; fi
+# --compat ib_*, rocelab at both ends: perftest's exchange, hand shake for hand shake (a wrong count hangs
+# one side), its tables at both ends ("#bytes #iterations" as the flags say). The real tools are in
+# tests/realrxe. pt_pair TOOL FLAGS [CLIENT-FLAGS...]: server in B, client in A.
+pt_rows() { awk '/^ #bytes/ { getline; print $1, $2 }' "$1"; }
+pt_pair() {
+    tool=$1
+    flags=$2
+    shift 2
+    rm -f "$T/cap.pcap" "$T/td.err" "$T/srv.err"
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
+        'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
+    td=$!
+    i=0
+    while ! grep -q listening "$T/td.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    # shellcheck disable=SC2086  # the tool's flags, one word each
+    ip netns exec "$NB" timeout 60 "$R" peer --compat "$tool" $flags --timeout 20 >"$T/srv" 2>"$T/srv.err" &
+    srv=$!
+    i=0
+    while ! grep -q "waiting for a client" "$T/srv.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    # shellcheck disable=SC2086
+    ip netns exec "$NA" timeout 60 "$R" peer --compat "$tool" $flags --timeout 20 "$@" 10.79.0.2 >"$T/cli" 2>&1
+    crc=$?
+    wait $srv
+    src=$?
+    sleep 0.3
+    kill "$td" 2>/dev/null
+    wait "$td" 2>/dev/null
+    want=$(echo " $flags " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
+    [ -n "$want" ] || case $tool in ib_atomic_bw) want=8 ;; *_lat) want=2 ;; *) want=65536 ;; esac
+    want="$want $(echo " $flags " | sed -n 's/.* -n \([0-9]*\) .*/\1/p')"
+    rows=1
+    [ "$tool" = ib_read_lat ] && rows=0
+    sum=$("$R" explain "$T/cap.pcap" 2>&1 | grep -- '^--- ')
+    if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
+        fail "$tool $flags: client exit $crc, server exit $src: $(tail -c 300 "$T/cli") / $(tail -c 300 "$T/srv" "$T/srv.err")"
+    elif [ "$(pt_rows "$T/cli")" != "$want" ] || [ "$(pt_rows "$T/srv" | wc -l)" -ne $rows ] ||
+         { [ $rows -eq 1 ] && [ "$(pt_rows "$T/srv")" != "$want" ]; }; then
+        fail "$tool $flags: the tables: client '$(pt_rows "$T/cli")', server '$(pt_rows "$T/srv")', wanted '$want'"
+    elif ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes" ||
+         [ "$(tcpdump -n -r "$T/cap.pcap" 'icmp or icmp6' 2>/dev/null | wc -l)" -ne 0 ]; then
+        fail "$tool $flags: the capture is not clean RoCEv2: $sum"
+    else
+        pass "$tool $flags: both ends exit 0, their tables say $want, every ICRC ok, no ICMP"
+    fi
+}
+pt_pair ib_send_bw "-s 4096 -n 100"
+pt_pair ib_write_bw "-s 4096 -n 100"
+pt_pair ib_read_bw "-s 4096 -n 100"
+pt_pair ib_atomic_bw "-n 100"
+pt_pair ib_send_lat "-n 100"
+pt_pair ib_write_lat "-s 64 -n 100"
+pt_pair ib_read_lat "-n 100"
+pt_pair ib_send_bw "-c UD -s 1024 -n 100"
+pt_pair ib_send_lat "-c UD -n 100"
+pt_pair ib_send_bw "-c UC -s 4096 -n 100"
+pt_pair ib_write_bw "-c UC -s 4096 -n 100"
+pt_pair ib_send_lat "-c UC -n 100"
+pt_pair ib_write_lat "-c UC -n 100"
+pt_pair ib_write_bw "-s 4096 -n 100" --loss 0.05 --seed 3
+if grep -q "rocelab peer: [1-9][0-9]* of [0-9]* frames received dropped on purpose by --loss" "$T/cli"; then
+    pass "perftest with --loss: $(grep -o '[0-9]* of [0-9]* frames received dropped' "$T/cli")"
+else fail "perftest with --loss dropped nothing: $(tail -n 2 "$T/cli")"; fi
 
 # The path MTU follows the interface: 4096 does not fit MTU 1500, and the error says how to fix it.
 ip netns exec "$NB" timeout 10 "$R" peer --server --timeout 5 >/dev/null 2>&1 &

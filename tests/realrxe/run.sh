@@ -97,7 +97,8 @@ cap_start() {
 	until grep -q listening "$T/td.err" 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
-# cap_check NAME: every frame RoCEv2 with a good ICRC, frames of both stacks, no ICMP.
+# cap_check NAME [oneway]: every frame RoCEv2 with a good ICRC, frames of both stacks (oneway: UD SENDs,
+# which nothing answers, from either), no ICMP.
 cap_check() {
 	sleep 0.3
 	kill "$td" 2>/dev/null
@@ -112,7 +113,7 @@ cap_check() {
 		fail "$1: capture not all RoCE: $sum"
 	elif ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes"; then
 		fail "$1: capture has bad frames: $sum"
-	elif [ "$from_g" -eq 0 ] || [ "$from_h" -eq 0 ]; then
+	elif [ "${2:-}" != oneway ] && { [ "$from_g" -eq 0 ] || [ "$from_h" -eq 0 ]; }; then
 		fail "$1: the capture lacks one side: $from_g frames from the kernel, $from_h from rocelab"
 	else
 		pass "$1: $roce RoCEv2 frames ($from_g from kernel rxe, $from_h from rocelab), every ICRC ok"
@@ -720,6 +721,139 @@ kernel_client "rocelab --srq $SRQ_N server, ibv_srq_pingpong client, 2% loss at 
 	"timeout 60 ibv_srq_pingpong -d rxe0 -g 1 -q $SRQ_N -n $SRQ_ITERS 10.77.0.1"
 srq_check "rocelab --srq $SRQ_N server, ibv_srq_pingpong client, 2% loss at the kernel's ingress" "$T/srv.out" \
 	"$T/cli.out" dropped_by_tx_loss
+# ---- perftest: the real ib_* tools against rocelab peer --compat ib_*, both roles, RC and UD ------------
+
+# The "#bytes #iterations" of each result row perftest's table shows (the line after its head).
+pt_rows() { awk '/^ #bytes/ { getline; print $1, $2 }' "$1"; }
+# pt_done NAME ROCELAB-STATUS KERNEL-STATUS ROCELAB-OUT KERNEL-OUT WANT ROCELAB-ROWS KERNEL-ROWS [oneway]: both
+# exit 0; each printed ROWS result rows (ib_read_lat's server prints none), every one "SIZE ITERS" as WANT,
+# which the test's own flags say; then the capture is clean.
+pt_done() {
+	local r k
+	r=$(pt_rows "$4" | sort -u)
+	k=$(pt_rows "$5" | sort -u)
+	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
+		fail "$1: rocelab exit $2, kernel perftest exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	if [ "$(pt_rows "$4" | wc -l)" -ne "$7" ] || [ "$(pt_rows "$5" | wc -l)" -ne "$8" ] ||
+		{ [ "$7" -gt 0 ] && [ "$r" != "$6" ]; } || { [ "$8" -gt 0 ] && [ "$k" != "$6" ]; }; then
+		fail "$1: the tables' #bytes #iterations: rocelab '$r', kernel '$k', wanted '$6'"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	pass "$1: both exit 0, and their tables agree: $6 (bytes, iterations)"
+	cap_check "$1" "${9:-}"
+}
+# pt_want TOOL FLAGS: "SIZE ITERS" from the flags (-s, -n; perftest's defaults otherwise).
+pt_want() {
+	local s n
+	s=$(echo " $2 " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
+	n=$(echo " $2 " | sed -n 's/.* -n \([0-9]*\) .*/\1/p')
+	case $1 in ib_atomic_bw) s=${s:-8} ;; *_lat) s=${s:-2} ;; *) s=${s:-65536} ;; esac
+	case " $2 " in *" -c UD "*) [ "$s" -gt 1024 ] && s=1024 ;; esac
+	echo "$s ${n:-1000}"
+}
+# pt_kernel_server NAME TOOL FLAGS ROCELAB-FLAGS...: the kernel's TOOL serves, rocelab's --compat TOOL is the client
+pt_kernel_server() {
+	local name=$1 tool=$2 flags=$3 hrc grc rows=1 oneway=
+	shift 3
+	cap_start
+	guest "(timeout 90 $tool -d rxe0 -x 1 $flags; echo \"@@EXIT \$?\") > /tmp/pt.log 2>&1 &
+	       i=0; until grep -q ':4853 00000000:0000 0A' /proc/net/tcp || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
+	ip netns exec "$NS" timeout 90 "$R" peer --compat "$tool" -d rxtap0 -x 1 $flags --timeout 60 "$@" $G \
+		>"$T/cli.out" 2>&1
+	hrc=$?
+	guest_end pt >"$T/srv.out"
+	grc=$?
+	[ "$tool" = ib_read_lat ] && rows=0
+	case "$tool $flags " in ib_send_bw*" -c UD "* | *_bw*" -c UC "*) oneway=oneway ;; esac
+	pt_done "$name" $hrc $grc "$T/cli.out" "$T/srv.out" "$(pt_want "$tool" "$flags")" 1 $rows $oneway
+}
+# pt_kernel_client NAME TOOL FLAGS ROCELAB-FLAGS...: rocelab's --compat TOOL serves, the kernel's TOOL is the client
+pt_kernel_client() {
+	local name=$1 tool=$2 flags=$3 hrc grc rows=1 oneway=
+	shift 3
+	cap_start
+	host_bg srv "waiting for a client" "$R" peer --compat "$tool" -d rxtap0 -x 1 $flags --timeout 60 "$@"
+	guest "timeout 90 $tool -d rxe0 -x 1 $flags 10.77.0.1" >"$T/cli.out" 2>&1
+	grc=$?
+	wait $hpid
+	hrc=$?
+	[ "$tool" = ib_read_lat ] && rows=0
+	case "$tool $flags " in ib_send_bw*" -c UD "* | *_bw*" -c UC "*) oneway=oneway ;; esac
+	pt_done "$name" $hrc $grc "$T/srv.out" "$T/cli.out" "$(pt_want "$tool" "$flags")" $rows 1 $oneway
+}
+for tool in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat; do
+	case $tool in ib_atomic_bw | *_lat) flags="-n 40 -F" ;; *) flags="-s 8192 -n 40 -F" ;; esac
+	pt_kernel_server "$tool (kernel) serves rocelab --compat $tool" $tool "$flags"
+	pt_kernel_client "rocelab --compat $tool serves $tool (kernel)" $tool "$flags"
+done
+# UD: one packet a message, never acknowledged (the capture holds one side's only for ib_send_bw).
+for tool in ib_send_bw ib_send_lat; do
+	pt_kernel_server "$tool -c UD (kernel) serves rocelab --compat $tool" $tool "-c UD -s 1024 -n 40"
+	pt_kernel_client "rocelab --compat $tool -c UD serves $tool (kernel)" $tool "-c UD -s 1024 -n 40"
+done
+# UC: SEND and WRITE, never acknowledged either (the BW tests' captures: the sender's frames only).
+for tool in ib_send_bw ib_write_bw ib_send_lat ib_write_lat; do
+	case $tool in *_bw) flags="-c UC -s 8192 -n 40" ;; *) flags="-c UC -n 40" ;; esac
+	pt_kernel_server "$tool -c UC (kernel) serves rocelab --compat $tool" $tool "$flags"
+	pt_kernel_client "rocelab --compat $tool -c UC serves $tool (kernel)" $tool "$flags"
+done
+# Loss at the receiver's ingress, RC: rocelab's --loss as the receiver, --tx-loss as the sender (the loss
+# then at the kernel's ingress); the kernel and rocelab resend, the tables agree as on a clean wire.
+# pt_dropped NAME FILE: rocelab says it dropped frames on purpose (more than none).
+pt_dropped() {
+	grep -q -E "rocelab peer: [0-9]+ of [0-9]+ frames received dropped on purpose by --loss, [0-9]+ of" "$2" &&
+		! grep -q -E "rocelab peer: 0 of [0-9]+ frames received dropped on purpose by --loss, 0 of" "$2" &&
+		pass "$1: $(grep -o 'rocelab peer: [0-9]* of [0-9]* frames received dropped.*' "$2")" ||
+		fail "$1: rocelab dropped nothing: $(tail -c 200 "$2")"
+}
+pt_kernel_client "rocelab --compat ib_send_bw serves ib_send_bw (kernel), 10% loss at rocelab's ingress" ib_send_bw \
+	"-s 4096 -n 50 -F" --loss 0.1 --seed 5
+pt_dropped "ib_send_bw, 10% loss at rocelab's ingress" "$T/srv.out"
+pt_kernel_server "ib_write_bw (kernel) serves rocelab --compat ib_write_bw, 10% loss at the kernel's ingress" \
+	ib_write_bw "-s 4096 -n 50 -F" --tx-loss 0.1 --seed 5
+pt_dropped "ib_write_bw, 10% loss at the kernel's ingress" "$T/cli.out"
+# perftest's GID check (ctx_check_gid_compatibility): the kernel's -x 0 (its IPv6 link-local GID) against
+# rocelab's -x 1 (IPv4): both sides refuse with perftest's message before any RoCE frame.
+cap_start
+guest "(timeout 60 ib_send_bw -d rxe0 -x 0 -n 5; echo \"@@EXIT \$?\") > /tmp/pt.log 2>&1 &
+       i=0; until grep -q ':4853 00000000:0000 0A' /proc/net/tcp || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
+ip netns exec "$NS" timeout 60 "$R" peer --compat ib_send_bw -d rxtap0 -x 1 -n 5 --timeout 20 $G >"$T/cli.out" 2>&1
+hrc=$?
+guest_end pt >"$T/srv.out"
+grc=$?
+sleep 0.3
+kill "$td" 2>/dev/null
+wait "$td" 2>/dev/null
+if [ $hrc -ne 0 ] && [ $grc -ne 0 ] && [ "$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)" -eq 0 ] &&
+	grep -q "Found Incompatibility issue with GID types" "$T/cli.out" &&
+	grep -q "Found Incompatibility issue with GID types" "$T/srv.out" && grep -q "is IPv6, this side's is IPv4" "$T/cli.out"; then
+	pass "ib_send_bw -x 0 (kernel) against rocelab -x 1: both refuse, with perftest's GID types message, nothing on the wire"
+else
+	fail "GID families: rocelab exit $hrc, kernel exit $grc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
+fi
+# README.md's own perftest lines, run as a reader would (in this run's namespace and VM directory).
+README=$(dirname "$0")/../../README.md
+grep -E '^(ip netns exec rlrxe rocelab peer --compat ib_|rocelab realrxe exec --dir /tmp/vm -- ib_)' "$README" |
+	sed "s#^ip netns exec rlrxe rocelab #ip netns exec $NS $R #; s#^rocelab realrxe exec --dir /tmp/vm #$R realrxe exec --dir $T/vm #; s/ *[#].*//" \
+	>"$T/readme.cmds"
+if [ "$(wc -l <"$T/readme.cmds")" -ne 2 ] || ! grep -q ' &$' "$T/readme.cmds"; then
+	fail "README.md's perftest example: not a server line (ending in &) and a client line: $(cat "$T/readme.cmds")"
+else
+	cap_start
+	(eval "timeout 90 $(sed -n 's/ *&$//p' "$T/readme.cmds")") >"$T/srv.out" 2>&1 &
+	hpid=$!
+	i=0; until grep -q "waiting for a client" "$T/srv.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+	eval "timeout 90 $(grep -v ' &$' "$T/readme.cmds")" >"$T/cli.out" 2>&1
+	grc=$?
+	wait $hpid
+	hrc=$?
+	pt_done "README.md's perftest example" $hrc $grc "$T/srv.out" "$T/cli.out" \
+		"$(pt_want "$(grep -o 'ib_[a-z_]*' "$T/readme.cmds" | head -n 1)" "$(grep -v ' &$' "$T/readme.cmds")")" 1 1
+fi
 
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
 

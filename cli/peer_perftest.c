@@ -1,0 +1,1201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab peer --compat ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw,
+ * ib_send_lat, ib_write_lat, ib_read_lat: perftest (linux-rdma/perftest,
+ * 4.5+0.17 as Debian 12 ships it, which calls itself version 6.06) at the
+ * other end, its flags, its out-of-band exchange, its test loops and its
+ * output, on the reference transport.
+ *
+ * The exchange is perftest's "Ethernet" one: a TCP connection to port 18515,
+ * the client writes first at every step, the server reads first.
+ *   version   16 bytes, "6.06" and NULs; the other side's must be 5.70 or later
+ *   sys data  the cycle buffer (page size) and the cache line size, 4 bytes each,
+ *             big-endian; both sides take the larger
+ *   MTU       2 bytes, "%d" of the port's MTU enum (3 is 1024) and its NUL; both
+ *             use the smaller
+ *   keys      108 bytes, "LID:OUT_READS:QPN:PSN:RKEY:VADDR:g0:...:g15:SRQN:" in hex
+ *             (%04x:%04x:%06x:%06x:%08x:%016llx, 16 x %02x, %08x) and a NUL: the
+ *             key message of perftest_communication.c, sent again at each
+ *             synchronisation point ("hand shake") of the tool
+ *   reports   ib_write_bw, ib_read_bw, ib_atomic_bw: the client's results for
+ *             the server to print: size and iterations (8 bytes each,
+ *             big-endian), BW peak, BW average and message rate (IEEE doubles,
+ *             big-endian)
+ *   done      5 bytes, "done" and its NUL, at the close (not ib_write_lat)
+ * Each tool has its own sequence of hand shakes (struct pt_tool). perftest
+ * exchanges no test parameters: both ends must be given the same -s and -n.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "cli.h"
+#include "json.h"
+#include "peer.h"
+#include "rocelab/hdr.h"
+
+#define PT_VERSION "6.06"           /* what Debian 12's perftest (4.5+0.17) calls itself */
+#define PT_VERSION_LEN 16           /* perftest's MAX_VERSION */
+#define PT_MIN_VERSION 5.70         /* check_version_compatibility() */
+#define PT_KEY_LEN 108              /* KEY_MSG_SIZE_GID */
+#define PT_KEY_FIELDS 23            /* LID, OUT_READS, QPN, PSN, RKEY, VADDR, 16 GID bytes, SRQN */
+#define PT_MTU_LEN 2                /* check_mtu(): sizeof(char[2]) from version 5.31 */
+#define PT_REPORT_LEN 40            /* xchg_bw_reports(): size, iters, peak, average, message rate */
+#define PT_PAGE 4096                /* the cycle buffer: DEF_PAGE_SIZE */
+#define PT_CACHE_LINE 64            /* DEF_CACHE_LINE_SIZE */
+#define PT_OUT_READS 128            /* what rxe's max_qp_rd_atom gives perftest (OUT 0x80) */
+#define PT_MIN_ITERS 5              /* MIN_ITER */
+#define PT_LAT_TAIL 2               /* LAT_MEASURE_TAIL: the slowest samples left out */
+#define PT_CQ_MOD_SIZE_LIMIT 8192   /* MSG_SIZE_CQ_MOD_LIMIT: larger messages, no CQ moderation */
+#define PT_UD_RECVS 4096            /* UD: receives this side keeps posted at least */
+#define PT_DEF_RX_SEND 512          /* DEF_RX_SEND */
+#define PT_UC_MAX_RX 16000          /* UC_MAX_RX */
+#define PT_LINE "---------------------------------------------------------------------------------------\n"
+
+enum pt_verb { PT_SEND, PT_WRITE, PT_READ, PT_ATOMIC };  /* perftest's enum, in its order */
+static const char *const pt_verb_names[] = { "Send", "RDMA_Write", "RDMA_Read", "Atomic" };
+
+/*
+ * A tool: its verb, BW or latency, and where its main() hand shakes. All
+ * exchange keys, connect the QP, hand shake before printing the remote key
+ * and once more before the test; the rest differs (struct fields).
+ */
+struct pt_tool {
+	const char *name;
+	enum pt_verb verb;
+	bool lat;
+	bool ud_ok;          /* -c UD: perftest allows it for SEND only */
+	bool uc_ok;          /* -c UC: SEND and WRITE (no READ, no atomics on UC: IBA 9.7.4) */
+	bool pcie_ro;        /* the "PCIe relax order" line says ON (ib_write_lat's says OFF) */
+	bool shake_first;    /* one hand shake before the one whose keys are used (ib_write_lat, ib_read_lat) */
+	bool shake_at_rts;   /* one right after the QP is connected (ib_send_bw, ib_send_lat) */
+	bool reports;        /* the client's results go to the server, which prints them */
+	bool close;          /* ctx_close_connection(): one more hand shake, and "done" */
+};
+
+static const struct pt_tool pt_tools[] = {
+	{ "ib_send_bw", PT_SEND, false, true, true, true, false, true, false, true },
+	{ "ib_write_bw", PT_WRITE, false, false, true, true, false, false, true, true },
+	{ "ib_read_bw", PT_READ, false, false, false, true, false, false, true, true },
+	{ "ib_atomic_bw", PT_ATOMIC, false, false, false, true, false, false, true, true },
+	{ "ib_send_lat", PT_SEND, true, true, true, true, false, true, false, true },
+	{ "ib_write_lat", PT_WRITE, true, false, true, false, true, false, false, false },
+	{ "ib_read_lat", PT_READ, true, false, false, true, true, false, false, true },
+};
+#define PT_NTOOLS (sizeof(pt_tools) / sizeof(pt_tools[0]))
+
+/* perftest's struct pingpong_dest, as the key message carries it. */
+struct pt_dest {
+	uint32_t lid, out_reads, qpn, psn, rkey, srqn;
+	uint64_t vaddr;
+	uint8_t gid[16];
+};
+
+/* What one run keeps: the tool, both ends' keys, the buffer, the times perftest records. */
+struct pt_run {
+	const struct pt_tool *tool;
+	struct pt_dest me, them;
+	uint32_t cycle_buffer, cache_line;
+	uint8_t *buf;
+	size_t half;            /* the buffer: what this side sends at 0, what arrives at @half */
+	uint64_t *posted, *completed;  /* perftest's tposted[], tcompleted[] (ns) */
+	uint64_t sends_out, recvs_posted;
+	uint64_t sent, received;        /* the latency tests' completions of each kind, all told */
+	struct { uint64_t size, iters; double peak, avg, rate; } rep;  /* the BW result, ours or the client's */
+	bool have_rep;
+};
+
+static const struct pt_tool *pt_tool_of(const struct peer_opts *o)
+{
+	return &pt_tools[o->pt.tool];
+}
+
+/* ---- the options -------------------------------------------------------------------------------- */
+
+bool peer_perftest_asked(int argc, char **argv, unsigned *tool)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *name = NULL;
+
+		if (!strcmp(argv[i], "--compat") && i + 1 < argc)
+			name = argv[i + 1];
+		else if (!strncmp(argv[i], "--compat=", 9))
+			name = argv[i] + 9;
+		for (unsigned t = 0; name && t < PT_NTOOLS; t++)
+			if (!strcmp(name, pt_tools[t].name)) {
+				*tool = t;
+				return true;
+			}
+	}
+	return false;
+}
+
+/* perftest's own flags that rocelab does not do: refused by name. */
+static bool pt_refused(int c)
+{
+	switch (c) {
+	case 'a':
+		cli_error("peer", "-a (all message sizes) is not supported yet: give one size with -s");
+		return false;
+	case 'D':
+		cli_error("peer", "-D (a test of so many seconds) is not supported yet: give the iterations with -n");
+		return false;
+	case 'R':
+		cli_error("peer", "-R (perftest's rdma_cm exchange) is not supported yet: without -R both ends use "
+			  "perftest's Ethernet exchange on TCP port 18515");
+		return false;
+	case 'b':
+		cli_error("peer", "-b (bidirectional) is not supported: one side sends, as perftest's default");
+		return false;
+	}
+	return false;
+}
+
+/* One of perftest's flags; false (with a message) if it is refused. */
+static bool pt_flag(struct peer_opts *o, int c, const char *arg)
+{
+	static const char *const conns[] = { "RC", "UC", "UD" };
+	uint64_t v;
+	int t;
+
+	switch (c) {
+	case 'd':
+		/* perftest names the RDMA device (rxe0); rocelab has none: an interface name is taken as --interface. */
+		if (!*arg || strlen(arg) >= IF_NAMESIZE) {
+			cli_error("peer", "-d wants a device or interface name, not '%s'", arg);
+			return false;
+		}
+		o->pt.dev = arg;
+		return true;
+	case 'x':
+		if (!cli_arg_u64("peer", "-x", arg, 0, 255, NULL, &v))
+			return false;
+		o->gid_index = (int)v;
+		return true;
+	case 's':
+		if (!cli_arg_u64("peer", "-s", arg, 1, 1u << 30, NULL, &v))
+			return false;
+		o->size = (uint32_t)v;
+		o->pt.size_set = true;
+		return true;
+	case 'n':
+		if (!cli_arg_u64("peer", "-n", arg, PT_MIN_ITERS, 100000000, NULL, &v))
+			return false;
+		o->iters = (uint32_t)v;
+		return true;
+	case 'c':
+		t = cli_arg_choice("peer", "-c", arg, conns, sizeof(conns) / sizeof(conns[0]));
+		if (t < 0)
+			return false;
+		o->uc = t == 1;
+		o->ud = t == 2;
+		return true;
+	case 't':
+		if (!cli_arg_u64("peer", "-t", arg, 1, 8192, NULL, &v))
+			return false;
+		o->window = (uint32_t)v;
+		return true;
+	case 'r':
+		if (!cli_arg_u64("peer", "-r", arg, 1, 16384, NULL, &v))
+			return false;
+		o->pt.rx_depth = (uint32_t)v;
+		return true;
+	case 'Q':
+		if (!cli_arg_u64("peer", "-Q", arg, 1, 1024, NULL, &v))
+			return false;
+		o->pt.cq_mod = (uint32_t)v;
+		o->pt.cq_mod_set = true;
+		return true;
+	case 'm':
+		if (!cli_parse_u64(arg, UINT32_MAX, &v) || !rl_mtu_from_bytes(v)) {
+			cli_error("peer", "-m wants 256, 512, 1024, 2048 or 4096, not '%s'", arg);
+			return false;
+		}
+		o->mtu = rl_mtu_from_bytes(v);
+		return true;
+	case 'p':
+		if (!cli_arg_u64("peer", "-p", arg, 1, 65535, NULL, &v))
+			return false;
+		o->port = (uint16_t)v;
+		return true;
+	case 'i':
+		if (!cli_arg_u64("peer", "-i", arg, 1, 1, "1 (a Soft-RoCE device has one port)", &v))
+			return false;
+		return true;
+	case 'q':
+		if (!cli_arg_u64("peer", "-q", arg, 1, 1, "1 (one QP: more are not supported yet)", &v))
+			return false;
+		return true;
+	case 'F':
+		return true;   /* perftest: do not fail on a CPU frequency that varies; nothing to check here */
+	}
+	return pt_refused(c);
+}
+
+/* What the flags mean together, as perftest's force_dependecies() sees them. */
+static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
+{
+	const struct pt_tool *t = pt_tool_of(o);
+
+	if (optind < argc - 1) {
+		cli_error("peer", "unexpected argument '%s': perftest takes one, the server's address", argv[optind + 1]);
+		return false;
+	}
+	if (optind < argc) {
+		if (!peer_addr_arg("the server address", argv[optind], &o->ipv6))
+			return false;
+		o->addr = argv[optind];
+	}
+	o->server = !o->addr;
+	if (o->ud && !t->ud_ok) {
+		cli_error("peer", "%s: -c UD carries SEND only (perftest allows UD for ib_send_bw and ib_send_lat)",
+			  t->name);
+		return false;
+	}
+	if (o->uc && !t->uc_ok) {
+		cli_error("peer", "%s: -c UC has no RDMA READ and no atomics (IBA 9.7.4): RC only", t->name);
+		return false;
+	}
+	if (t->verb == PT_ATOMIC && o->pt.size_set && o->size != 8) {
+		cli_error("peer", "ib_atomic_bw works on 8 bytes: -s 8 or no -s");
+		return false;
+	}
+	if (!o->pt.size_set)
+		o->size = t->verb == PT_ATOMIC ? 8 : t->lat ? 2 : 65536;
+	if (!o->iters)
+		o->iters = !t->lat && t->verb == PT_WRITE ? 5000 : 1000;
+	if (!o->window)
+		o->window = t->lat ? 1 : 128;
+	if (o->window > o->iters)
+		o->window = o->iters;
+	if (!o->pt.rx_depth)
+		o->pt.rx_depth = t->verb == PT_SEND ? PT_DEF_RX_SEND : 1;
+	if (t->verb == PT_SEND && o->pt.rx_depth > o->iters)
+		o->pt.rx_depth = o->iters;
+	/* UD and UC, nothing resent: room for every message, up to perftest's UC_MAX_RX */
+	if ((o->ud || o->uc) && o->pt.rx_depth == PT_DEF_RX_SEND)
+		o->pt.rx_depth = o->iters < PT_UC_MAX_RX ? o->iters : PT_UC_MAX_RX;
+	/* perftest's "WA for a bug when rx_depth is odd in SEND" */
+	if (t->verb == PT_SEND && o->pt.rx_depth % 2)
+		o->pt.rx_depth++;
+	if (!o->pt.cq_mod)
+		o->pt.cq_mod = 100;
+	if (o->size > PT_CQ_MOD_SIZE_LIMIT && !o->ud && !o->pt.cq_mod_set)
+		o->pt.cq_mod = 1;
+	if (o->pt.cq_mod > o->window)
+		o->pt.cq_mod = o->window;
+	if (!o->seed)
+		o->seed = 1;
+	return true;
+}
+
+bool peer_perftest_parse(int argc, char **argv, unsigned tool, struct peer_opts *o, int *rc)
+{
+	static const struct option lo[] = {
+		PEER_COMPAT_LONGOPTS,
+		{ "ib-dev", required_argument, NULL, 'd' },    { "gid-index", required_argument, NULL, 'x' },
+		{ "size", required_argument, NULL, 's' },      { "iters", required_argument, NULL, 'n' },
+		{ "connection", required_argument, NULL, 'c' }, { "tx-depth", required_argument, NULL, 't' },
+		{ "rx-depth", required_argument, NULL, 'r' },  { "cq-mod", required_argument, NULL, 'Q' },
+		{ "mtu", required_argument, NULL, 'm' },       { "port", required_argument, NULL, 'p' },
+		{ "ib-port", required_argument, NULL, 'i' },   { "qp", required_argument, NULL, 'q' },
+		{ "all", no_argument, NULL, 'a' },             { "duration", required_argument, NULL, 'D' },
+		{ "rdma_cm", no_argument, NULL, 'R' },         { "bidirectional", no_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },            { NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->perftest = true;
+	o->pt.tool = tool;
+	o->port = PEER_TCP_PORT;
+	o->timeout_s = 30;
+	o->gid_index = -1;
+	o->seed = peer_now() ^ ((uint64_t)getpid() << 32);
+	*rc = CLI_ERR;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:x:s:n:c:t:r:Q:m:p:i:q:FaD:Rbh", lo, NULL)) != -1) {
+		if (c == 'h') {
+			peer_usage(stdout);
+			*rc = CLI_OK;
+			return false;
+		}
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "Try 'rocelab peer --help'.\n");
+			return false;
+		}
+		if (!(c >= 256 ? peer_compat_flag(o, c, optarg) : pt_flag(o, c, optarg)))
+			return false;
+	}
+	if (o->pt.dev && !o->ifname && if_nametoindex(o->pt.dev))
+		o->ifname = o->pt.dev;
+	else if (o->pt.dev && !o->ifname && !o->json)
+		fprintf(stderr, "rocelab peer: note: -d %s is not a network interface here: rocelab has no RDMA device "
+			"and uses the interface that faces the other side (--interface IF, or -d IF, to choose)\n",
+			o->pt.dev);
+	return pt_check_opts(o, argc, argv);
+}
+
+/* ---- the TCP exchange ----------------------------------------------------------------------------- */
+
+static bool pt_expired(const struct peer *p, uint64_t start)
+{
+	return peer_now() - start > (uint64_t)p->o.timeout_s * 1000000000u;
+}
+
+static bool pt_write(struct peer *p, const void *buf, size_t n)
+{
+	const uint8_t *b = buf;
+
+	while (n) {
+		ssize_t r = send(p->net.tcp, b, n, MSG_NOSIGNAL);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		b += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+/* Has @fd something to read (or hung up), within 100 ms? */
+static bool pt_readable(int fd)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+	return poll(&pf, 1, 100) > 0;
+}
+
+/* @n bytes from the other side; the wire is served meanwhile (its test may run while we wait). */
+static bool pt_read(struct peer *p, void *buf, size_t n)
+{
+	uint8_t *b = buf;
+	uint64_t start = peer_now();
+
+	while (n) {
+		ssize_t r;
+
+		while (!(p->verbs.host ? peer_pump(p, p->net.tcp) : pt_readable(p->net.tcp)))
+			if (pt_expired(p, start)) {
+				cli_error("peer", "the other side said nothing for %u s (--timeout)", p->o.timeout_s);
+				return false;
+			}
+		r = recv(p->net.tcp, b, n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		b += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+/* One exchange of @n bytes each way: the client writes first, the server reads first (ctx_xchg_data). */
+static bool pt_xchg(struct peer *p, const void *mine, void *theirs, size_t n)
+{
+	if (!p->o.server)
+		return pt_write(p, mine, n) && pt_read(p, theirs, n);
+	return pt_read(p, theirs, n) && pt_write(p, mine, n);
+}
+
+static void pt_key_fmt(const struct pt_dest *d, char msg[PT_KEY_LEN])
+{
+	int n;
+
+	memset(msg, 0, PT_KEY_LEN);
+	n = snprintf(msg, PT_KEY_LEN, "%04x:%04x:%06x:%06x:%08x:%016" PRIx64 ":", d->lid, d->out_reads, d->qpn, d->psn,
+		     d->rkey, d->vaddr);
+	for (int i = 0; i < 16; i++)
+		n += snprintf(msg + n, PT_KEY_LEN - (size_t)n, "%02x:", d->gid[i]);
+	snprintf(msg + n, PT_KEY_LEN - (size_t)n, "%08x:", d->srqn);
+}
+
+static bool pt_key_parse(const char *msg, struct pt_dest *d)
+{
+	char copy[PT_KEY_LEN], *save = NULL, *tok, *end;
+	uint64_t v[PT_KEY_FIELDS];
+	int n = 0;
+
+	memcpy(copy, msg, PT_KEY_LEN);
+	copy[PT_KEY_LEN - 1] = '\0';
+	for (tok = strtok_r(copy, ":", &save); tok && n < PT_KEY_FIELDS; tok = strtok_r(NULL, ":", &save)) {
+		errno = 0;
+		v[n++] = strtoull(tok, &end, 16);
+		if (errno || *end)
+			return false;
+	}
+	if (n != PT_KEY_FIELDS || v[2] > 0xffffff || v[3] > 0xffffff)
+		return false;
+	d->lid = (uint32_t)v[0];
+	d->out_reads = (uint32_t)v[1];
+	d->qpn = (uint32_t)v[2];
+	d->psn = (uint32_t)v[3];
+	d->rkey = (uint32_t)v[4];
+	d->vaddr = v[5];
+	for (int i = 0; i < 16; i++) {
+		if (v[6 + i] > 0xff)
+			return false;
+		d->gid[i] = (uint8_t)v[6 + i];
+	}
+	d->srqn = (uint32_t)v[22];
+	return true;
+}
+
+/* ctx_hand_shake(): our key message for theirs; @keep takes what it says. */
+static int pt_hand_shake(struct peer *p, struct pt_run *r, bool keep)
+{
+	char mine[PT_KEY_LEN], theirs[PT_KEY_LEN];
+	struct pt_dest d;
+
+	pt_key_fmt(&r->me, mine);
+	if (!pt_xchg(p, mine, theirs, PT_KEY_LEN)) {
+		cli_error("peer", "the other side closed the connection during perftest's exchange (its own output "
+			  "says why)");
+		return -1;
+	}
+	if (!pt_key_parse(theirs, &d)) {
+		cli_error("peer", "the other side's key message is not perftest's: <%.*s>", PT_KEY_LEN, theirs);
+		return -1;
+	}
+	if (keep)
+		r->them = d;
+	return 0;
+}
+
+/* exchange_versions(), check_version_compatibility(), check_sys_data(), check_mtu()'s exchange. */
+static int pt_preamble(struct peer *p, struct pt_run *r, enum rl_mtu *their_mtu)
+{
+	char mine[PT_VERSION_LEN] = PT_VERSION, theirs[PT_VERSION_LEN + 1] = { 0 }, mtu[4] = { 0 }, rmtu[PT_MTU_LEN + 1] = { 0 };
+	uint8_t sys[4], rsys[4];
+	long m;
+
+	if (!pt_xchg(p, mine, theirs, PT_VERSION_LEN)) {
+		cli_error("peer", "the other side closed the connection before perftest's version exchange");
+		return -1;
+	}
+	if (atof(theirs) < PT_MIN_VERSION) {
+		cli_error("peer", "the other side says it is perftest version '%.16s': perftest wants 5.70 or later "
+			  "(\"Current implementation is not compatible with versions older than 5.70\")", theirs);
+		return -1;
+	}
+	r->cycle_buffer = PT_PAGE;
+	r->cache_line = PT_CACHE_LINE;
+	rl_put32(sys, PT_PAGE);
+	if (!pt_xchg(p, sys, rsys, 4))
+		return -1;
+	if (rl_get32(rsys) > r->cycle_buffer && rl_get32(rsys) <= (1u << 24))
+		r->cycle_buffer = rl_get32(rsys);
+	rl_put32(sys, PT_CACHE_LINE);
+	if (!pt_xchg(p, sys, rsys, 4))
+		return -1;
+	if (rl_get32(rsys) > r->cache_line && rl_get32(rsys) <= 4096)
+		r->cache_line = rl_get32(rsys);
+	snprintf(mtu, sizeof(mtu), "%d", (int)p->o.mtu);
+	if (!pt_xchg(p, mtu, rmtu, PT_MTU_LEN))
+		return -1;
+	m = strtol(rmtu, NULL, 10);
+	*their_mtu = m >= RL_MTU_256 && m <= RL_MTU_4096 ? (enum rl_mtu)m : 0;
+	return 0;
+}
+
+/* ---- the verbs objects ---------------------------------------------------------------------------- */
+
+/* Random bytes, as perftest fills its buffer (ib_write_lat's: zeros, its counter goes in the last byte). */
+static void pt_fill(struct peer *p, uint8_t *b, size_t n)
+{
+	uint64_t x = p->o.seed | 1;
+
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		b[i] = (uint8_t)x;
+	}
+}
+
+static int pt_setup(struct peer *p, struct pt_run *r)
+{
+	const struct pt_tool *t = r->tool;
+	struct rl_qp_init_attr ia = { .qp_type = p->o.ud ? RL_QPT_UD : p->o.uc ? RL_QPT_UC : RL_QPT_RC };
+	unsigned access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_ATOMIC;
+	size_t need = (size_t)p->o.size + PEER_UD_GRH;
+
+	/* BUFF_SIZE(): a message or the cycle buffer, whichever is larger; twice, as perftest's own. */
+	r->half = (need < r->cycle_buffer ? r->cycle_buffer : need + PT_PAGE - 1) / PT_PAGE * PT_PAGE;
+	if (peer_host_new(p))
+		return -1;
+	p->verbs.pd = rl_alloc_pd(p->verbs.host);
+	p->verbs.cq = rl_create_cq(p->verbs.host, (int)(p->o.window + p->o.pt.rx_depth + PT_UD_RECVS + 64));
+	if (!p->verbs.pd || !p->verbs.cq)
+		return -1;
+	ia.send_cq = ia.recv_cq = p->verbs.cq;
+	ia.max_send_wr = p->o.window + 8;
+	ia.max_recv_wr = (p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth) + 8;
+	p->verbs.qp = rl_create_qp(p->verbs.pd, &ia);
+	r->buf = p->verbs.buf = aligned_alloc(PT_PAGE, 2 * r->half);
+	if (!p->verbs.qp || !r->buf)
+		return -1;
+	p->verbs.buf_len = 2 * r->half;
+	memset(r->buf, 0, p->verbs.buf_len);
+	if (!(t->verb == PT_WRITE && t->lat))
+		pt_fill(p, r->buf, p->verbs.buf_len);
+	/* Registered at its own address, as libibverbs does: perftest's VAddr is a pointer. */
+	p->verbs.mr = rl_reg_mr_iova(p->verbs.pd, r->buf, p->verbs.buf_len, (uintptr_t)r->buf, access);
+	if (!p->verbs.mr)
+		return -1;
+	p->conn.me.qpn = rl_qp_num(p->verbs.qp);
+	/* lrand48() & 0xffffff in perftest: any 24-bit PSN */
+	p->conn.me.psn = (uint32_t)(p->o.seed * 0x9e3779b97f4a7c15u >> 40);
+	r->me.qpn = p->conn.me.qpn;
+	r->me.psn = p->conn.me.psn;
+	r->me.out_reads = PT_OUT_READS;
+	r->me.rkey = rl_mr_rkey(p->verbs.mr);
+	r->me.vaddr = (uintptr_t)r->buf + r->half;   /* where the other side's data goes: our second half */
+	memcpy(r->me.gid, p->conn.me.gid, 16);
+	r->posted = calloc(p->o.iters, sizeof(uint64_t));
+	r->completed = calloc(p->o.iters, sizeof(uint64_t));
+	return r->posted && r->completed ? 0 : -1;
+}
+
+/* An IPv4-mapped GID (::ffff:a.b.c.d), what perftest calls an IPv4 GID. */
+static bool pt_v4mapped(const uint8_t gid[16])
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(gid, prefix, sizeof(prefix));
+}
+
+/* ctx_check_gid_compatibility() and what rocelab needs of the other side's GID to send to it. */
+static int pt_check_gid(struct peer *p, struct pt_run *r)
+{
+	static const uint8_t zero[16];
+	char g[INET6_ADDRSTRLEN];
+	union peer_addr a;
+	bool mine4 = pt_v4mapped(r->me.gid), theirs4 = pt_v4mapped(r->them.gid);
+
+	peer_gid_str(r->them.gid, g, sizeof(g));
+	if (mine4 != theirs4) {
+		fprintf(stderr, "\n Found Incompatibility issue with GID types.\n");
+		fprintf(stderr, " Please Try to use a different IP version.\n\n");
+		cli_error("peer", "the other side's GID %s is %s, this side's is %s: give both ends -x of the same "
+			  "family (Soft-RoCE over IPv4: -x 1)", g, theirs4 ? "IPv4" : "IPv6", mine4 ? "IPv4" : "IPv6");
+		return -1;
+	}
+	if (!memcmp(r->them.gid, zero, 16) || peer_gid_is_link_local(r->them.gid) ||
+	    !peer_gid_family_ok(p, r->them.gid)) {
+		cli_error("peer", "the other side sent GID %s, which is not an address this side can send to: give it "
+			  "the GID index of its IP address (-x; Soft-RoCE over IPv4: usually -x 1)", g);
+		return -1;
+	}
+	peer_gid_to_addr(r->them.gid, p->net.family, &a);
+	peer_addr_set_port(&a, PEER_ROCE_PORT);
+	p->net.remote = a;
+	memcpy(p->conn.them.gid, r->them.gid, 16);
+	p->conn.them.qpn = r->them.qpn;
+	p->conn.them.psn = r->them.psn;
+	p->conn.remote_va = r->them.vaddr;
+	p->conn.remote_rkey = r->them.rkey;
+	return peer_tx_start(p);
+}
+
+/* ---- the output, as perftest prints it ------------------------------------------------------------ */
+
+static void pt_print_test_info(const struct peer *p, const struct pt_run *r)
+{
+	const struct pt_tool *t = r->tool;
+	const char *dev = p->o.pt.dev ? p->o.pt.dev : p->net.gids.ifname;
+
+	if (p->o.json)
+		return;
+	printf(PT_LINE);
+	printf("                    %s %s%s Test\n", pt_verb_names[t->verb], t->verb == PT_ATOMIC ? "FETCH_AND_ADD " : "",
+	       t->lat ? "Latency" : "BW");
+	printf(" Dual-port       : OFF\t\tDevice         : %s\n", dev);
+	printf(" Number of qps   : 1\t\tTransport type : IB\n");
+	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", p->o.ud ? "UD" : p->o.uc ? "UC" : "RC");
+	printf(" PCIe relax order: %s\n", t->pcie_ro ? "ON" : "OFF");
+	printf(" ibv_wr* API     : OFF\n");
+	if (!p->o.server)
+		printf(" TX depth        : %u\n", p->o.window);
+	if (t->verb == PT_SEND && p->o.server)
+		printf(" RX depth        : %u\n", p->o.pt.rx_depth);
+	if (!t->lat)
+		printf(" CQ Moderation   : %u\n", p->o.pt.cq_mod);
+	printf(" Mtu             : %u[B]\n", rl_mtu_bytes(p->o.mtu));
+	printf(" Link type       : Ethernet\n");
+	printf(" GID index       : %d\n", p->net.gid_index);
+	if (t->verb == PT_READ || t->verb == PT_ATOMIC)
+		printf(" Outstand reads  : %d\n", PT_OUT_READS);
+	else
+		printf(" Max inline data : 0[B]\n");
+	printf(" rdma_cm QPs\t : OFF\n");
+	printf(" Data ex. method : Ethernet\n");
+	printf(PT_LINE);
+}
+
+/* ctx_print_pingpong_data(): one end's key, as perftest shows it. */
+static void pt_print_dest(const struct peer *p, const struct pt_run *r, const struct pt_dest *d, const char *side)
+{
+	const uint8_t *g = d->gid;
+
+	if (p->o.json)
+		return;
+	printf(" %s address: LID %#04x QPN %#06x PSN %#06x", side, d->lid, d->qpn, d->psn);
+	if (r->tool->verb == PT_READ)
+		printf(" OUT %#04x", d->out_reads);
+	if (r->tool->verb == PT_READ || r->tool->verb == PT_WRITE)
+		printf(" RKey %#08x VAddr %#016" PRIx64, d->rkey, d->vaddr);
+	printf("\n GID: %02d:%02d:%02d:%02d:%02d:%02d:%02d:%02d:%02d:%02d:%02d:%02d:%02d:%02d:%02d:%02d\n", g[0], g[1],
+	       g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+}
+
+static void pt_print_bw(const struct peer *p, const struct pt_run *r)
+{
+	if (p->o.json)
+		return;
+	printf(" %-7" PRIu64 "    %-10" PRIu64 "       %-7.2f            %-7.2f\t\t   %-7.6f\n", r->rep.size, r->rep.iters,
+	       r->rep.peak, r->rep.avg, r->rep.rate);
+}
+
+/*
+ * print_report_bw(): the average over the first post to the last
+ * completion; the peak, perftest's, the least time per message over any
+ * stretch from a post to a completion that ends a CQ moderation batch.
+ */
+static void pt_report_bw(const struct peer *p, struct pt_run *r, bool peak)
+{
+	uint64_t n = p->o.iters, mod = p->o.pt.cq_mod, best = r->completed[n - 1] - r->posted[0];
+	double secs = (double)best / 1e9, mb = 0x100000;
+
+	for (uint64_t i = 0; peak && i < n; i++) {
+		for (uint64_t j = (i + 1 + mod - 1) / mod * mod - 1; j < n; j += mod)
+			if ((r->completed[j] - r->posted[i]) / (j - i + 1) < best)
+				best = (r->completed[j] - r->posted[i]) / (j - i + 1);
+		if (n % mod && (r->completed[n - 1] - r->posted[i]) / (n - i) < best)
+			best = (r->completed[n - 1] - r->posted[i]) / (n - i);
+	}
+	r->rep.size = p->o.size;
+	r->rep.iters = n;
+	r->rep.peak = peak && best ? (double)p->o.size * 1e9 / (double)best / mb : 0;
+	r->rep.avg = secs > 0 ? (double)p->o.size * (double)n / secs / mb : 0;
+	r->rep.rate = secs > 0 ? (double)n / secs / 1e6 : 0;
+	r->have_rep = true;
+	pt_print_bw(p, r);
+}
+
+static int pt_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * print_report_lat(): the times between one post and the next, sorted, the
+ * slowest two left out; half of each for SEND and WRITE (a round trip),
+ * the whole for READ. perftest's standard deviation sums squares of whole
+ * microseconds: so does this one, so that both ends print alike.
+ */
+static void pt_report_lat(const struct peer *p, struct pt_run *r)
+{
+	uint64_t n = p->o.iters - 1, *d = r->completed;   /* the deltas, in the completion times' room */
+	double f = r->tool->verb == PT_READ ? 1000.0 : 2000.0, sum = 0, avg, sq = 0, median;
+	int cnt = (int)n - PT_LAT_TAIL, i99, i999;
+
+	for (uint64_t i = 0; i < n; i++)
+		d[i] = r->posted[i + 1] - r->posted[i];
+	qsort(d, n, sizeof(*d), pt_cmp_u64);
+	median = (cnt - 1) % 2 ? (double)((d[cnt / 2] + d[cnt / 2 - 1]) / 2) : (double)d[cnt / 2];
+	for (int i = 0; i < cnt; i++)
+		sum += (double)d[i] / f;
+	avg = sum / cnt;
+	for (int i = 0; i < cnt; i++) {
+		int v = (int)(avg - (double)d[i] / f);
+
+		sq += (double)(v * v);
+	}
+	i99 = (int)ceil(cnt * 0.99);
+	i999 = (int)ceil(cnt * 0.999);
+	if (p->o.json)
+		return;
+	printf(" %-7u %u          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
+	       p->o.size, p->o.iters, (double)d[0] / f, (double)d[cnt] / f, median / f, avg, sqrt(sq / cnt),
+	       (double)d[i99] / f, (double)d[i999] / f);
+}
+
+static void pt_json(const struct peer *p, const struct pt_run *r, int ret)
+{
+	struct rl_qp_stats st;
+	struct json j;
+
+	memset(&st, 0, sizeof(st));
+	if (p->verbs.qp)
+		rl_qp_stats(p->verbs.qp, &st);
+	json_begin(&j, stdout);
+	json_obj(&j, NULL);
+	json_str(&j, "compat", r->tool->name);
+	json_str(&j, "role", p->o.server ? "server" : "client");
+	json_str(&j, "transport", p->o.ud ? "ud" : p->o.uc ? "uc" : "rc");
+	json_u64(&j, "bytes", p->o.size);
+	json_u64(&j, "iterations", p->o.iters);
+	if (r->have_rep) {
+		json_double(&j, "bw_peak_mbps", r->rep.peak, 2);
+		json_double(&j, "bw_avg_mbps", r->rep.avg, 2);
+	}
+	json_u64(&j, "frames_sent", p->stat.sent);
+	json_u64(&j, "frames_received", p->stat.recv_frames);
+	json_u64(&j, "dropped_by_loss", p->stat.dropped_loss);
+	json_u64(&j, "dropped_by_tx_loss", p->stat.dropped_tx);
+	json_u64(&j, "retransmits", st.retransmits);
+	json_bool(&j, "ok", ret == 0);
+	json_end(&j);
+	json_newline(&j);
+}
+
+/* ---- the test loops ------------------------------------------------------------------------------- */
+
+static bool pt_wc_ok(struct peer *p, const struct rl_wc *wc)
+{
+	if (wc->status == RL_WC_SUCCESS)
+		return true;
+	if (!p->stat.errors++)
+		fprintf(stderr, " Completion with error at %s:\n Failed status %d: wr_id %" PRIu64 " (%s)\n",
+			p->o.server ? "server" : "client", (int)wc->status, wc->wr_id, rl_wc_status_str(wc->status));
+	return false;
+}
+
+static int pt_post_recv(struct peer *p, struct pt_run *r)
+{
+	struct rl_recv_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = r->recvs_posted;
+	wr.num_sge = 1;
+	wr.sg_list[0].addr = (uintptr_t)r->buf + r->half;
+	wr.sg_list[0].length = p->o.size + (p->o.ud ? PEER_UD_GRH : 0);
+	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
+	if (rl_post_recv(p->verbs.qp, &wr)) {
+		cli_error("peer", "post_recv: %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	r->recvs_posted++;
+	return 0;
+}
+
+/*
+ * ctx_set_recv_wqes(), and again after each receive: rx_depth posted, never
+ * more than the test needs. UD: at least PT_UD_RECVS, for a burst that
+ * arrives between two polls of the CQ finds no receive lost otherwise
+ * (nothing on the wire tells how many are posted).
+ */
+static int pt_post_recvs(struct peer *p, struct pt_run *r, uint64_t received)
+{
+	uint32_t depth = p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth;
+
+	while (r->recvs_posted < p->o.iters && r->recvs_posted - received < depth)
+		if (pt_post_recv(p, r))
+			return -1;
+	return 0;
+}
+
+static int pt_post_send(struct peer *p, struct pt_run *r, uint64_t id)
+{
+	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_RDMA_WRITE, RL_WR_RDMA_READ, RL_WR_ATOMIC_FETCH_AND_ADD };
+	enum pt_verb v = r->tool->verb;
+	struct rl_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = id;
+	wr.opcode = ops[v];
+	wr.num_sge = 1;
+	/* A READ lands in our second half, as perftest's own. */
+	wr.sg_list[0].addr = (uintptr_t)r->buf + (v == PT_READ ? r->half : 0);
+	wr.sg_list[0].length = v == PT_ATOMIC ? 8 : p->o.size;
+	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
+	wr.send_flags = RL_SEND_SIGNALED;
+	wr.rdma.remote_addr = r->them.vaddr;
+	wr.rdma.rkey = r->them.rkey;
+	wr.atomic.remote_addr = r->them.vaddr;
+	wr.atomic.rkey = r->them.rkey;
+	wr.atomic.compare_add = 1;   /* ATOMIC_ADD_VALUE */
+	if (p->o.ud) {
+		memcpy(wr.ud.dgid, r->them.gid, 16);
+		wr.ud.remote_qpn = r->them.qpn;
+		wr.ud.remote_qkey = PEER_QKEY;   /* perftest's DEF_QKEY, 0x11111111 */
+	}
+	if (rl_post_send(p->verbs.qp, &wr)) {
+		cli_error("peer", "post_send: %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	r->sends_out++;
+	return 0;
+}
+
+/* One pump of the wire; -1 after a failed completion, or once --timeout has passed since @start. */
+static int pt_poll(struct peer *p, uint64_t start, const char *what, uint64_t done, uint64_t want)
+{
+	peer_pump(p, -1);
+	if (p->stat.errors)
+		return -1;
+	if (pt_expired(p, start)) {
+		cli_error("peer", "timed out after %u s with %" PRIu64 " of %" PRIu64 " %s (--timeout)", p->o.timeout_s,
+			  done, want, what);
+		return -1;
+	}
+	return 0;
+}
+
+/* run_iter_bw(): -t work requests outstanding until -n have completed. */
+static int pt_client_bw(struct peer *p, struct pt_run *r)
+{
+	uint64_t posted = 0, done = 0, start = peer_now();
+	struct rl_wc wc[32];
+
+	while (done < p->o.iters) {
+		while (posted < p->o.iters && posted - done < p->o.window) {
+			r->posted[posted] = peer_now();
+			if (pt_post_send(p, r, posted++))
+				return -1;
+		}
+		if (pt_poll(p, start, "work requests completed", done, p->o.iters))
+			return -1;
+		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
+			if (!pt_wc_ok(p, &wc[i]))
+				return -1;
+			r->sends_out--;
+			r->completed[done++] = peer_now();
+		}
+	}
+	return 0;
+}
+
+/* run_iter_bw_server(): -n receives; the clock starts at the first. */
+static int pt_server_bw(struct peer *p, struct pt_run *r)
+{
+	uint64_t done = 0, start = peer_now();
+	struct rl_wc wc[32];
+
+	while (done < p->o.iters) {
+		if (pt_poll(p, start, "messages received", done, p->o.iters))
+			return -1;
+		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
+			if (!pt_wc_ok(p, &wc[i]))
+				return -1;
+			if (wc[i].opcode != RL_WC_RECV)
+				continue;
+			if (!done)
+				r->posted[0] = peer_now();
+			r->completed[done++] = peer_now();
+			if (pt_post_recvs(p, r, done))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Until @want completions of the kind @recv says have come, all told; the
+ * other kind is counted on the way (a reply may come before the ACK of what
+ * it answers, or after).
+ */
+static int pt_wait_wc(struct peer *p, struct pt_run *r, bool recv, uint64_t want, uint64_t start)
+{
+	struct rl_wc wc;
+
+	while ((recv ? r->received : r->sent) < want) {
+		while (rl_poll_cq(p->verbs.cq, 1, &wc) == 1) {
+			if (!pt_wc_ok(p, &wc))
+				return -1;
+			if (wc.opcode != RL_WC_RECV) {
+				r->sent++;
+				r->sends_out--;
+			} else if (pt_post_recvs(p, r, ++r->received)) {
+				return -1;
+			}
+		}
+		if ((recv ? r->received : r->sent) < want &&
+		    pt_poll(p, start, recv ? "messages received" : "sends completed", recv ? r->received : r->sent,
+			    p->o.iters))
+			return -1;
+	}
+	return 0;
+}
+
+/* run_iter_lat_send(): the client SENDs first, each side answers what it received. */
+static int pt_lat_send(struct peer *p, struct pt_run *r)
+{
+	uint64_t scnt = 0, rcnt = 0, start = peer_now();
+
+	while (scnt < p->o.iters || rcnt < p->o.iters) {
+		if (rcnt < p->o.iters && !(scnt < 1 && !p->o.server) && pt_wait_wc(p, r, true, ++rcnt, start))
+			return -1;
+		if (scnt < p->o.iters) {
+			r->posted[scnt++] = peer_now();
+			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, scnt, start))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * run_iter_lat_write(): the server WRITEs first; each side writes its count
+ * into the last byte of the message and waits until the other side's count
+ * shows in the last byte of its own buffer.
+ */
+static int pt_lat_write(struct peer *p, struct pt_run *r)
+{
+	volatile uint8_t *poll_byte = r->buf + r->half + p->o.size - 1;
+	uint64_t scnt = 0, rcnt = 0, start = peer_now();
+
+	while (scnt < p->o.iters || rcnt < p->o.iters) {
+		if (rcnt < p->o.iters && !(scnt < 1 && p->o.server)) {
+			rcnt++;
+			while (*poll_byte != (uint8_t)rcnt)
+				if (pt_poll(p, start, "WRITEs seen", rcnt - 1, p->o.iters))
+					return -1;
+		}
+		if (scnt < p->o.iters) {
+			r->posted[scnt] = peer_now();
+			r->buf[p->o.size - 1] = (uint8_t)++scnt;
+			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, scnt, start))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* run_iter_lat(): the client READs, one at a time; the server does nothing. */
+static int pt_lat_read(struct peer *p, struct pt_run *r)
+{
+	uint64_t start = peer_now();
+
+	for (uint64_t i = 0; i < p->o.iters; i++) {
+		r->posted[i] = peer_now();
+		if (pt_post_send(p, r, i) || pt_wait_wc(p, r, false, i + 1, start))
+			return -1;
+	}
+	return 0;
+}
+
+/* Our own sends acknowledged (at most 2 s), so that nothing of ours is resent once the other side has gone. */
+static void pt_settle(struct peer *p, struct pt_run *r)
+{
+	uint64_t start = peer_now();
+	struct rl_wc wc[8];
+
+	while (r->sends_out && !p->stat.errors && peer_now() - start < 2000000000ull) {
+		peer_pump(p, -1);
+		for (int n = rl_poll_cq(p->verbs.cq, 8, wc), i = 0; i < n; i++)
+			if (wc[i].opcode != RL_WC_RECV && pt_wc_ok(p, &wc[i]))
+				r->sends_out--;
+	}
+}
+
+/* ---- the reports exchange (ib_write_bw, ib_read_bw, ib_atomic_bw) ---------------------------------- */
+
+static void pt_put_double(uint8_t *b, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, 8);
+	rl_put64(b, v);
+}
+
+static double pt_get_double(const uint8_t *b)
+{
+	uint64_t v = rl_get64(b);
+	double d;
+
+	memcpy(&d, &v, 8);
+	return d;
+}
+
+/* xchg_bw_reports(): five exchanges, the client's report for the server's (which has none: zeros). */
+static int pt_xchg_reports(struct peer *p, struct pt_run *r)
+{
+	uint8_t mine[PT_REPORT_LEN] = { 0 }, theirs[PT_REPORT_LEN];
+	static const size_t off[] = { 0, 8, 16, 24, 32 };
+
+	if (r->have_rep) {
+		rl_put64(mine, r->rep.size);
+		rl_put64(mine + 8, r->rep.iters);
+		pt_put_double(mine + 16, r->rep.peak);
+		pt_put_double(mine + 24, r->rep.avg);
+		pt_put_double(mine + 32, r->rep.rate);
+	}
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		if (!pt_xchg(p, mine + off[i], theirs + off[i], 8)) {
+			cli_error("peer", "the other side went away before the reports were exchanged");
+			return -1;
+		}
+	if (p->o.server) {
+		r->rep.size = rl_get64(theirs);
+		r->rep.iters = rl_get64(theirs + 8);
+		r->rep.peak = pt_get_double(theirs + 16);
+		r->rep.avg = pt_get_double(theirs + 24);
+		r->rep.rate = pt_get_double(theirs + 32);
+		r->have_rep = true;
+	}
+	return 0;
+}
+
+/* ---- the command ---------------------------------------------------------------------------------- */
+
+/* The TCP connection, the version, sys data and MTU exchange, the verbs objects, the sockets. */
+static int pt_prepare(struct peer *p, struct pt_run *r)
+{
+	enum rl_mtu theirs = 0;
+
+	if (p->o.server && !p->o.json) {
+		printf("\n************************************\n");
+		printf("* Waiting for client to connect... *\n");
+		printf("************************************\n");
+		fflush(stdout);
+	}
+	if (p->o.server ? peer_tcp_accept(p) : peer_tcp_connect(p))
+		return -1;
+	if (peer_pick_gid(p) || peer_pick_mtu(p) || pt_preamble(p, r, &theirs))
+		return -1;
+	if (theirs && theirs < p->o.mtu)
+		p->o.mtu = theirs;
+	if (p->o.ud && p->o.size > rl_mtu_bytes(p->o.mtu)) {
+		if (p->o.pt.size_set) {
+			fprintf(stderr, " Max message size in UD cannot be greater than MTU \n");
+			cli_error("peer", "-s %u: a UD message is one packet, and the path MTU is %u", p->o.size,
+				  rl_mtu_bytes(p->o.mtu));
+			return -1;
+		}
+		fprintf(stderr, " Max msg size in UD is MTU %u\n Changing to this MTU\n", rl_mtu_bytes(p->o.mtu));
+		p->o.size = rl_mtu_bytes(p->o.mtu);
+	}
+	if (pt_setup(p, r)) {
+		cli_error("peer", "cannot set up the QP and its buffer: %s",
+			  p->verbs.host ? rl_host_error(p->verbs.host) : "out of memory");
+		return -1;
+	}
+	/* Sockets before the exchange ends, so that the first frame finds port 4791 open. */
+	return peer_sockets(p, rl_qp_udp_sport(p->verbs.qp), !p->o.ud);
+}
+
+/* The keys, the QP connected, the hand shakes of the tool up to its test. */
+static int pt_connect(struct peer *p, struct pt_run *r)
+{
+	const struct pt_tool *t = r->tool;
+
+	pt_print_test_info(p, r);
+	if (t->shake_first && pt_hand_shake(p, r, true))
+		return -1;
+	if (pt_hand_shake(p, r, true) || pt_check_gid(p, r) || peer_connect_qp(p))
+		return -1;
+	if (t->shake_at_rts && pt_hand_shake(p, r, false))
+		return -1;
+	pt_print_dest(p, r, &r->me, "local");
+	if (pt_hand_shake(p, r, false))
+		return -1;
+	pt_print_dest(p, r, &r->them, "remote");
+	/* The receives are posted before the last hand shake: nothing is sent before there is room for it. */
+	if (t->verb == PT_SEND && (p->o.server || t->lat) && pt_post_recvs(p, r, 0))
+		return -1;
+	if (pt_hand_shake(p, r, false))
+		return -1;
+	return 0;
+}
+
+/* The test and its report, as the tool's main() runs them on this side. */
+static int pt_test(struct peer *p, struct pt_run *r)
+{
+	const struct pt_tool *t = r->tool;
+	int ret;
+
+	/* ib_read_lat's server does nothing, and prints no table. */
+	if (t->lat && t->verb == PT_READ && p->o.server)
+		return 0;
+	if (!p->o.json) {
+		printf(PT_LINE);
+		printf(t->lat ? " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+				"t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n"
+			      : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
+	}
+	/* ib_write_bw's, ib_read_bw's, ib_atomic_bw's server: the client's test, served while it waits. */
+	if (t->reports && p->o.server)
+		return 0;
+	if (!t->lat)
+		ret = p->o.server ? pt_server_bw(p, r) : pt_client_bw(p, r);
+	else if (t->verb == PT_SEND)
+		ret = pt_lat_send(p, r);
+	else if (t->verb == PT_WRITE)
+		ret = pt_lat_write(p, r);
+	else
+		ret = pt_lat_read(p, r);
+	if (ret) {
+		fprintf(stderr, " Test exited with Error\n");
+		return -1;
+	}
+	if (t->lat)
+		pt_report_lat(p, r);
+	else
+		pt_report_bw(p, r, !p->o.server);
+	return 0;
+}
+
+/* After the test: the reports, the close, what the tool prints last. */
+static int pt_finish(struct peer *p, struct pt_run *r)
+{
+	const struct pt_tool *t = r->tool;
+
+	pt_settle(p, r);
+	if (t->reports) {
+		if (!p->o.server && !p->o.json)
+			printf(PT_LINE);
+		if (pt_hand_shake(p, r, false) || pt_xchg_reports(p, r))
+			return -1;
+		if (p->o.server)
+			pt_print_bw(p, r);
+	} else if (!p->o.json && !(t->lat && t->verb == PT_READ)) {
+		printf(PT_LINE);
+	}
+	if (t->close) {
+		if (pt_hand_shake(p, r, false) || !pt_write(p, "done", sizeof("done")))
+			return -1;
+	}
+	if (!p->o.json && ((t->reports && p->o.server) || (t->lat && t->verb == PT_READ)))
+		printf(PT_LINE);
+	fflush(stdout);
+	/* A late resend or ACK must still find port 4791 open. */
+	peer_drain(p, 50);
+	return 0;
+}
+
+int peer_perftest_run(struct peer *p)
+{
+	struct pt_run r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.tool = pt_tool_of(&p->o);
+	ret = pt_prepare(p, &r) || pt_connect(p, &r) || pt_test(p, &r) || pt_finish(p, &r) ? -1 : 0;
+	if (p->o.json)
+		pt_json(p, &r, ret);
+	else if (p->o.loss > 0 || p->o.tx_loss > 0)
+		fprintf(stderr, "rocelab peer: %" PRIu64 " of %" PRIu64 " frames received dropped on purpose by --loss, %"
+			PRIu64 " of %" PRIu64 " sent by --tx-loss\n", p->stat.dropped_loss, p->stat.recv_frames,
+			p->stat.dropped_tx, p->stat.sent + p->stat.dropped_tx);
+	free(r.posted);
+	free(r.completed);
+	return ret ? CLI_ERR : CLI_OK;
+}
