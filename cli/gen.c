@@ -2,8 +2,9 @@
 /*
  * rocelab gen SCENARIO -o FILE: the subcommand over pcapgen/. It parses
  * the options, runs the scenario and writes every frame that crossed the
- * simulated wire, with its simulated time, through pcapgen's writer. The
- * same arguments always produce the same bytes.
+ * simulated wire, with its simulated time, through pcapgen's writer into
+ * -o's file, replaced whole or not at all (output.h). The same arguments
+ * always produce the same bytes.
  */
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 #include "args.h"
 #include "cli.h"
 #include "gen.h"
+#include "output.h"
 
 /* ---- options --------------------------------------------------------------------------- */
 
@@ -229,6 +231,8 @@ int cli_gen(int argc, char **argv)
 	const char *scenario = NULL;
 	struct gen_opts o;
 	struct gen_out out;
+	struct cli_output dst;
+	FILE *stream;
 	bool progress;
 	int r, rc;
 
@@ -242,8 +246,12 @@ int cli_gen(int argc, char **argv)
 		return CLI_ERR;
 	}
 	progress = strcmp(o.out, "-") && isatty(STDERR_FILENO);
-	if (gen_out_open(&out, &o, progress ? gen_progress : NULL)) {
+	stream = cli_output_open(&dst, "gen", o.out, -1, NULL);
+	if (!stream)
+		return CLI_ERR;
+	if (gen_out_open(&out, &o, stream, progress ? gen_progress : NULL)) {
 		cli_error("gen", "%s", out.msg);
+		cli_output_abort(&dst);
 		return CLI_ERR;
 	}
 	r = sc->run(&o, &out);
@@ -254,7 +262,12 @@ int cli_gen(int argc, char **argv)
 		fprintf(stderr, "\r%40s\r", "");
 	if (rc)
 		cli_error("gen", "%s", out.msg);
-	if (rc || r)
+	/* A scenario that failed half way, or a write that did, leaves -o's file as it was. */
+	if (rc || r) {
+		cli_output_abort(&dst);
+		return CLI_ERR;
+	}
+	if (!cli_output_commit(&dst))
 		return CLI_ERR;
 	if (strcmp(o.out, "-"))
 		fprintf(stderr, "rocelab gen: wrote %llu frames of '%s' to %s\n", (unsigned long long)out.frames,

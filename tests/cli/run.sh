@@ -294,5 +294,8 @@ if command -v editcap >/dev/null 2>&1; then
 	cmp -s "$T/a.txt" "$T/b.txt" && ok "pcapng reads like pcap" || bad "pcapng reads like pcap"
 fi
 
+# ---- the files rocelab writes, write errors, help and --version of every command ----------------------
+. "$(dirname "$0")/safety.sh"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

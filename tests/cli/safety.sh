@@ -1,0 +1,117 @@
+# Sourced by run.sh (its R, RA, T, expect, ok and bad): the files rocelab writes are replaced whole
+# or not at all and never over their input; every failed write is an error; every command has its
+# help through 'rocelab help CMD' and a --version; numbers are decimal or 0x hex.
+
+sum() { sha256sum "$1" | cut -d' ' -f1; }
+
+# check NAME CONDITION...: ok if the shell condition holds.
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+# No temporary file (.NAME.XXXXXX) left in directory $1.
+no_leftovers() { [ -z "$(ls -A "$1" | grep '^\.')" ]; }
+
+# ---- a failed write of a capture is an error that says why --------------------------------------
+# The capture itself: the reason, not only the fact.
+expect "gen -o /dev/full says why" 2 "rocelab gen: writing /dev/full failed: No space left on device" \
+	"$RA" gen send -o /dev/full
+expect "gen -o - to a full disk" 2 "rocelab gen: writing - failed: No space left on device" \
+	sh -c "\"$RA\" gen send-bw --count 2000 --size 4096 -o - >/dev/full"
+"$R" gen demo -o "$T/sf.pcap" 2>/dev/null
+expect "rewrite to /dev/full says why" 2 "rocelab rewrite: writing /dev/full failed: No space left on device" \
+	"$RA" rewrite "$T/sf.pcap" /dev/full --rewrite psn:+1
+expect "rewrite to - on a full disk" 2 "rocelab rewrite: writing - failed: No space left on device" \
+	sh -c "\"$RA\" rewrite \"$T/sf.pcap\" - --rewrite psn:+1 >/dev/full"
+
+# ---- an output that is the input is refused, by whatever name ---------------------------------------
+before=$(sum "$T/sf.pcap")
+ln "$T/sf.pcap" "$T/sf-hard.pcap"
+ln -s sf.pcap "$T/sf-sym.pcap"
+expect "rewrite onto its input" 2 "rocelab rewrite: $T/sf.pcap is the input $T/sf.pcap" \
+	"$RA" rewrite "$T/sf.pcap" "$T/sf.pcap" --rewrite psn:+1
+expect "rewrite onto its input by another path" 2 "is the input" "$RA" rewrite "$T/sf.pcap" "$T/./sf.pcap" --rewrite psn:+1
+expect "rewrite onto a hard link of its input" 2 "is the input" "$RA" rewrite "$T/sf.pcap" "$T/sf-hard.pcap" --rewrite psn:+1
+expect "rewrite onto a symlink to its input" 2 "is the input" "$RA" rewrite "$T/sf.pcap" "$T/sf-sym.pcap" --rewrite psn:+1
+expect "rewrite from a symlink onto its target" 2 "is the input" "$RA" rewrite "$T/sf-sym.pcap" "$T/sf.pcap" --rewrite psn:+1
+expect "rewrite from standard input onto the same file" 2 "is the input -" \
+	sh -c "\"$RA\" rewrite - \"$T/sf.pcap\" --rewrite psn:+1 <\"$T/sf.pcap\""
+check "the input is intact after each refusal" [ "$(sum "$T/sf.pcap")" = "$before" ]
+check "the symlink is still a symlink" [ -L "$T/sf-sym.pcap" ]
+check "no temporary file left beside the input" no_leftovers "$T"
+rm -f "$T/sf-hard.pcap" "$T/sf-sym.pcap"
+
+# ---- an output is replaced whole, or stays as it was ----------------------------------------------
+mkdir "$T/o"
+echo "an older capture" >"$T/o/out.pcap"
+old=$(sum "$T/o/out.pcap")
+expect "rewrite of a damaged capture" 2 "damaged after frame 15" "$RA" rewrite "$T/cut.pcap" "$T/o/out.pcap" --rewrite psn:+1
+check "a damaged input leaves the output as it was" [ "$(sum "$T/o/out.pcap")" = "$old" ]
+expect "gen whose scenario fails" 2 "never carried the data through" "$RA" gen rping --loss 0.5 --seed 9 -o "$T/o/out.pcap"
+check "a failed scenario leaves the output as it was" [ "$(sum "$T/o/out.pcap")" = "$old" ]
+check "no temporary file left after the failures" no_leftovers "$T/o"
+expect "rewrite into a missing directory" 2 "cannot write $T/no/such.pcap: No such file or directory" \
+	"$RA" rewrite "$T/sf.pcap" "$T/no/such.pcap" --rewrite psn:+1
+# A good run replaces it, keeping its permissions; a new file gets the umask's.
+chmod 640 "$T/o/out.pcap"
+expect "gen over an existing file" 0 "wrote 16 frames" "$RA" gen demo -o "$T/o/out.pcap"
+check "the replaced file is the new capture" cmp -s "$T/o/out.pcap" "$T/sf.pcap"
+check "the replaced file keeps its mode (640)" [ "$(stat -c %a "$T/o/out.pcap")" = 640 ]
+(umask 022 && "$R" gen demo -o "$T/o/new.pcap" 2>/dev/null)
+check "a new file gets the umask's mode (644)" [ "$(stat -c %a "$T/o/new.pcap")" = 644 ]
+# Through a symlink: the file it points to is replaced, the link stays.
+ln -s new.pcap "$T/o/link.pcap"
+expect "rewrite onto a symlink to another file" 0 "16 RoCE packets rewritten" \
+	"$RA" rewrite "$T/sf.pcap" "$T/o/link.pcap" --rewrite psn:+1
+check "the symlink stays a symlink" [ -L "$T/o/link.pcap" ]
+check "the file it points to holds the rewritten capture" sh -c "! cmp -s \"$T/o/new.pcap\" \"$T/sf.pcap\""
+check "no temporary file left after the good runs" no_leftovers "$T/o"
+# Not regular files: written directly (a FIFO, standard output), the same bytes as a file gets.
+"$R" rewrite "$T/sf.pcap" "$T/o/file.pcap" --rewrite psn:+1 2>/dev/null
+"$RA" rewrite "$T/sf.pcap" - --rewrite psn:+1 >"$T/o/stdout.pcap" 2>"$T/err"
+check "rewrite to standard output writes what a file gets" cmp -s "$T/o/file.pcap" "$T/o/stdout.pcap"
+mkfifo "$T/o/fifo"
+cat "$T/o/fifo" >"$T/o/fromfifo.pcap" &
+"$RA" rewrite "$T/sf.pcap" "$T/o/fifo" --rewrite psn:+1 2>"$T/err"
+s=$?
+wait
+same=no
+[ $s -eq 0 ] && cmp -s "$T/o/file.pcap" "$T/o/fromfifo.pcap" && same=yes
+check "rewrite into a FIFO writes into it" [ $same = yes ]
+check "the FIFO is still a FIFO" [ -p "$T/o/fifo" ]
+
+# Killed half way (kill, Ctrl-C, a closed terminal): the old file stays and the temporary one goes.
+# (A background job of sh ignores SIGINT; env --default-signal gives it back its default, as a terminal's job has.)
+for sig in TERM INT HUP; do
+	cp "$T/sf.pcap" "$T/o/big.pcap"
+	env --default-signal=INT "$RA" gen send-bw --count 100000000 -o "$T/o/big.pcap" 2>/dev/null &
+	pid=$!
+	sleep 1
+	kill -"$sig" "$pid"
+	wait "$pid"
+	s=$?
+	check "gen killed by SIG$sig mid-write: it dies of it ($s)" [ $s -gt 128 ]
+	check "gen killed by SIG$sig mid-write: the old file stays" cmp -s "$T/o/big.pcap" "$T/sf.pcap"
+	check "gen killed by SIG$sig mid-write: no temporary file left" no_leftovers "$T/o"
+done
+
+# A full file system half way through (a small tmpfs in a mount namespace of our own; needs root).
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+	mkdir "$T/full"
+	unshare -m sh -c 'mount -t tmpfs -o size=64k rocelab-test "$1" || exit 99
+		cp "$2" "$1/out.pcap"
+		"$3" gen send-bw --count 1000 --size 4096 -o "$1/out.pcap" 2>"$1/../full.err"
+		echo "$?" >"$1/../full.status"
+		sha256sum "$1/out.pcap" | cut -d" " -f1 >"$1/../full.sum"
+		ls -A "$1" >"$1/../full.ls"' sh "$T/full" "$T/sf.pcap" "$RA"
+	cp "$T/full.err" "$T/err"
+	check "gen onto a full file system fails (2)" [ "$(cat "$T/full.status")" = 2 ]
+	check "gen onto a full file system says why" grep -q "writing $T/full/out.pcap failed: No space left on device" "$T/full.err"
+	check "gen onto a full file system leaves the old file as it was" [ "$(cat "$T/full.sum")" = "$before" ]
+	check "gen onto a full file system leaves no temporary file" [ "$(cat "$T/full.ls")" = out.pcap ]
+else
+	echo "skip a full file system (needs root and unshare -m)"
+fi
+
