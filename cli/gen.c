@@ -87,11 +87,40 @@ static bool gen_parse_drops(const char *s, struct gen_opts *o)
 	return o->ndrops > 0;
 }
 
-static bool gen_parse_ip(const char *s, struct gen_opts *o, int i)
+/* --ip-a / --ip-b (@i: 0 or 1) into @o; the family it was in @family[i]. False if not an address. */
+static bool gen_parse_ip(const char *s, struct gen_opts *o, int i, int family[2])
 {
-	if (inet_pton(AF_INET, s, o->ip4[i]) == 1)
+	if (inet_pton(AF_INET, s, o->ip4[i]) == 1) {
+		family[i] = AF_INET;
 		return true;
-	return inet_pton(AF_INET6, s, o->ip6[i]) == 1 && (o->ipv6 = true);
+	}
+	if (inet_pton(AF_INET6, s, o->ip6[i]) != 1)
+		return false;
+	family[i] = AF_INET6;
+	o->ipv6 = true;
+	return true;
+}
+
+/*
+ * One wire, one IP version: an IPv4 address beside an IPv6 one (or beside --ipv6)
+ * would be dropped in silence for the other's default. @family: what --ip-a and
+ * --ip-b gave (0: not given); @ipv6_flag: --ipv6 given.
+ */
+static int gen_check_families(const int family[2], bool ipv6_flag, const char *const ip[2])
+{
+	static const char *const side[2] = { "--ip-a", "--ip-b" };
+
+	if (family[0] && family[1] && family[0] != family[1]) {
+		cli_error("gen", "--ip-a %s and --ip-b %s are not both IPv4 or both IPv6: RoCEv2 runs over one IP version",
+			  ip[0], ip[1]);
+		return CLI_ERR;
+	}
+	for (int i = 0; i < 2; i++)
+		if (ipv6_flag && family[i] == AF_INET) {
+			cli_error("gen", "%s %s is an IPv4 address, but --ipv6 asks for IPv6", side[i], ip[i]);
+			return CLI_ERR;
+		}
+	return CLI_OK;
 }
 
 enum {
@@ -99,7 +128,7 @@ enum {
 	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY,
 };
 
-static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
+static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[2])
 {
 	uint64_t v;
 
@@ -142,7 +171,7 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
 		o->vlan_id = (uint16_t)v;
 		return 0;
 	case O_IPA: case O_IPB:
-		if (gen_parse_ip(arg, o, c == O_IPB)) return 0;
+		if (gen_parse_ip(arg, o, c == O_IPB, family)) return 0;
 		cli_error("gen", "'%s' is not an IPv4 or IPv6 address", arg);
 		return CLI_ERR;
 	case O_MACA: case O_MACB:
@@ -189,6 +218,9 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		{ "rate", required_argument, NULL, O_RATE }, { "latency", required_argument, NULL, O_LATENCY },
 		{ NULL, 0, NULL, 0 },
 	};
+	int family[2] = { 0, 0 };
+	const char *ip[2] = { NULL, NULL };
+	bool ipv6_flag = false;
 	int c, r;
 
 	opterr = 0;
@@ -198,15 +230,19 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		case 'o': o->out = optarg; break;
 		case 'l': gen_list(); return -1;
 		case 'h': gen_usage(stdout); return -1;
-		case O_IPV6: o->ipv6 = true; break;
+		case O_IPV6: o->ipv6 = ipv6_flag = true; break;
 		case ':':
 		case '?':
 			return cli_opt_error("gen", c, argv);
 		default:
-			if ((r = gen_opt_value(c, optarg, o)))
+			if (c == O_IPA || c == O_IPB)
+				ip[c == O_IPB] = optarg;
+			if ((r = gen_opt_value(c, optarg, o, family)))
 				return r;
 		}
 	}
+	if ((r = gen_check_families(family, ipv6_flag, ip)))
+		return r;
 	if (optind != argc - 1) {
 		cli_error("gen", optind >= argc ? "which scenario? 'rocelab gen --list' shows them"
 						: "one scenario at a time");

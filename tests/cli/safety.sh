@@ -115,3 +115,28 @@ else
 	echo "skip a full file system (needs root and unshare -m)"
 fi
 
+# ---- one IP version per wire ----------------------------------------------------------------------
+expect "gen refuses an IPv4 and an IPv6 address" 2 "--ip-a 10.0.0.1 and --ip-b fd00::2 are not both IPv4 or both IPv6" \
+	"$RA" gen send --ip-a 10.0.0.1 --ip-b fd00::2 -o "$T/o/mixed.pcap"
+expect "gen refuses an IPv6 and an IPv4 address" 2 "not both IPv4 or both IPv6" \
+	"$RA" gen send --ip-a fd00::1 --ip-b 10.0.0.2 -o "$T/o/mixed.pcap"
+expect "gen refuses --ipv6 with an IPv4 address" 2 "--ip-b 10.0.0.2 is an IPv4 address, but --ipv6 asks for IPv6" \
+	"$RA" gen send --ipv6 --ip-b 10.0.0.2 -o "$T/o/mixed.pcap"
+check "nothing written when refused" [ ! -e "$T/o/mixed.pcap" ]
+expect "gen: one IPv6 address makes the wire IPv6" 0 "wrote" "$RA" gen send --ip-a fd00::7 -o "$T/o/v6.pcap"
+if command -v tshark >/dev/null; then
+	tshark -r "$T/o/v6.pcap" -T fields -e ipv6.src -e ipv6.dst 2>/dev/null | head -n 1 >"$T/o/v6.txt"
+	check "gen --ip-a fd00::7: A is fd00::7, B the IPv6 default (tshark)" [ "$(cat "$T/o/v6.txt")" = "fd00::7	fd00::2" ]
+	# ---- numbers: decimal or 0x, never octal (frame 3 of send is the SEND of --size bytes) ----
+	"$RA" gen send --size 010 -o "$T/o/size.pcap" 2>/dev/null
+	"$RA" gen send --size 0xa -o "$T/o/sizex.pcap" 2>/dev/null
+	# UDP length: 8 + BTH 12 + payload padded to 4 + ICRC 4: 36 for ten bytes, 32 for eight.
+	check "gen --size 010 is ten bytes, not octal 8 (tshark)" \
+		[ "$(tshark -r "$T/o/size.pcap" -Y frame.number==3 -T fields -e udp.length 2>/dev/null)" = 36 ]
+	check "gen --size 0xa is ten bytes too" cmp -s "$T/o/size.pcap" "$T/o/sizex.pcap"
+	"$RA" rewrite "$T/sf.pcap" "$T/o/qpn.pcap" --rewrite qpn:018=0x20 2>/dev/null
+	check "rewrite qpn:018 is QP 18 (0x12), not octal (tshark)" \
+		[ "$(tshark -r "$T/o/qpn.pcap" -Y frame.number==1 -T fields -e infiniband.bth.destqp 2>/dev/null)" = 0x000020 ]
+else
+	bad "tshark not found: cannot check gen's addresses and sizes"
+fi
