@@ -14,7 +14,21 @@ check() {
 # No temporary file (.NAME.XXXXXX) left in directory $1.
 no_leftovers() { [ -z "$(ls -A "$1" | grep '^\.')" ]; }
 
-# ---- a failed write of a capture is an error that says why --------------------------------------
+# ---- a full disk or a closed standard output is an error, for every command's text ----------------
+for c in explain gen lab peer replay rewrite; do
+	expect "$c --help to a full disk" 2 "rocelab $c: (write error: No space left on device|cannot write the output)" \
+		sh -c "\"$RA\" $c --help >/dev/full"
+done
+"$RA" realrxe --help >/dev/full 2>/dev/null
+check "realrxe --help to a full disk (the script's own status)" [ $? -ne 0 ]
+expect "rocelab --help to a full disk" 2 "^rocelab: write error: No space left on device" sh -c "\"$RA\" --help >/dev/full"
+expect "rocelab --version to a full disk" 2 "^rocelab: write error: No space left on device" sh -c "\"$RA\" --version >/dev/full"
+expect "rocelab help gen to a full disk" 2 "write error: No space left on device" sh -c "\"$RA\" help gen >/dev/full"
+expect "gen --list to a full disk" 2 "rocelab gen: write error: No space left on device" sh -c "\"$RA\" gen --list >/dev/full"
+expect "gen --version to a full disk" 2 "rocelab gen: write error: No space left on device" \
+	sh -c "\"$RA\" gen --version >/dev/full"
+expect "gen --help with standard output closed" 2 "rocelab gen: write error: Bad file descriptor" \
+	sh -c "\"$RA\" gen --help >&-"
 # The capture itself: the reason, not only the fact.
 expect "gen -o /dev/full says why" 2 "rocelab gen: writing /dev/full failed: No space left on device" \
 	"$RA" gen send -o /dev/full
@@ -25,6 +39,23 @@ expect "rewrite to /dev/full says why" 2 "rocelab rewrite: writing /dev/full fai
 	"$RA" rewrite "$T/sf.pcap" /dev/full --rewrite psn:+1
 expect "rewrite to - on a full disk" 2 "rocelab rewrite: writing - failed: No space left on device" \
 	sh -c "\"$RA\" rewrite \"$T/sf.pcap\" - --rewrite psn:+1 >/dev/full"
+
+# ---- rocelab help CMD is CMD --help; CMD --version is rocelab --version -------------------------------
+"$R" --version >"$T/v0"
+for c in explain gen lab peer realrxe replay rewrite; do
+	"$RA" help "$c" >"$T/h1" 2>&1
+	s1=$?
+	"$RA" "$c" --help >"$T/h2" 2>&1
+	s2=$?
+	same=no
+	[ $s1 -eq 0 ] && [ $s2 -eq 0 ] && grep -q "rocelab $c" "$T/h1" && cmp -s "$T/h1" "$T/h2" && same=yes
+	check "rocelab help $c prints what $c --help prints" [ $same = yes ]
+	expect "$c --version" 0 "^rocelab [0-9]+\.[0-9]+" "$RA" "$c" --version
+	check "$c --version is rocelab --version" cmp -s "$T/out" "$T/v0"
+done
+expect "rocelab help alone is the usage" 0 "rocelab help COMMAND" "$RA" help
+expect "rocelab help of a command that is not" 2 "unknown command 'frob'" "$RA" help frob
+expect "rocelab help of two commands" 2 "one command at a time" "$RA" help gen explain
 
 # ---- an output that is the input is refused, by whatever name ---------------------------------------
 before=$(sum "$T/sf.pcap")
