@@ -12,8 +12,12 @@
 #include "cli.h"
 #include "output.h"
 
-/* Big writes: a capture of millions of frames takes far fewer system calls. */
-#define OUTPUT_BUFFER (1 << 20)
+/*
+ * Big writes: a capture of millions of frames takes far fewer system calls.
+ * A buffer of our own, as glibc's setvbuf() ignores the size without one; one
+ * output at a time per process (as for the signals below).
+ */
+static char output_buffer[1 << 20];
 
 /*
  * The temporary file a signal must not leave behind: Ctrl-C, kill or a
@@ -155,7 +159,7 @@ FILE *cli_output_open(struct cli_output *o, const char *cmd, const char *path, i
 		return NULL;
 	}
 	if (o->fd != STDOUT_FILENO)
-		setvbuf(f, NULL, _IOFBF, OUTPUT_BUFFER);
+		setvbuf(f, output_buffer, _IOFBF, sizeof(output_buffer));
 	return f;
 }
 
