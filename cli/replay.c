@@ -290,11 +290,8 @@ int cli_rewrite(int argc, char **argv)
 			rw_usage(stdout);
 			return CLI_OK;
 		}
-		if (c == ':' || c == '?') {
-			cli_error("rewrite", "%s option '%s' (see rocelab rewrite --help)", c == ':' ? "a value is missing for" : "unknown",
-				  argv[optind - 1]);
-			return CLI_ERR;
-		}
+		if (c == ':' || c == '?')
+			return cli_opt_error("rewrite", c, argv);
 	}
 	if (optind != argc - 2) {
 		cli_error("rewrite", "needs an input and an output capture (see rocelab rewrite --help)");

@@ -56,6 +56,10 @@ done
 expect "rocelab help alone is the usage" 0 "rocelab help COMMAND" "$RA" help
 expect "rocelab help of a command that is not" 2 "unknown command 'frob'" "$RA" help frob
 expect "rocelab help of two commands" 2 "one command at a time" "$RA" help gen explain
+# Option errors in args.h's words, as every other command says them.
+expect "rewrite --rewrite without a value" 2 "rocelab rewrite: option --rewrite needs a value" "$RA" rewrite a b --rewrite
+expect "rewrite an unknown option" 2 "rocelab rewrite: unknown option '--frob' \(see rocelab rewrite --help\)" \
+	"$RA" rewrite --frob a b
 
 # ---- an output that is the input is refused, by whatever name ---------------------------------------
 before=$(sum "$T/sf.pcap")
