@@ -76,19 +76,26 @@ static bool output_is_input(const struct stat *out, bool out_exists, int in_fd)
 static int output_make_tmp(struct cli_output *o, const struct stat *st, bool exists)
 {
 	char dir[PATH_MAX], base[PATH_MAX];
+	const char *folder;
 	mode_t mask;
 	int n;
 
 	snprintf(dir, sizeof(dir), "%s", o->target);
 	snprintf(base, sizeof(base), "%s", o->target);
-	n = snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.XXXXXX", dirname(dir), basename(base));
+	folder = dirname(dir);
+	n = snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.XXXXXX", folder, basename(base));
 	if (n < 0 || (size_t)n >= sizeof(o->tmp)) {
 		cli_error(o->cmd, "cannot write %s: %s", o->path, strerror(ENAMETOOLONG));
 		return -1;
 	}
 	o->fd = mkstemp(o->tmp);
-	if (o->fd < 0) {
+	if (o->fd < 0 && exists)
+		/* The file may be writable and its folder not: say which, and why the folder matters. */
+		cli_error(o->cmd, "cannot write %s: %s in its folder %s (it is replaced by a new file made there)", o->path,
+			  strerror(errno), folder);
+	else if (o->fd < 0)
 		cli_error(o->cmd, "cannot write %s: %s", o->path, strerror(errno));
+	if (o->fd < 0) {
 		o->tmp[0] = '\0';
 		return -1;
 	}

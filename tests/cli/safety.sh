@@ -132,6 +132,20 @@ for sig in TERM INT HUP; do
 	check "gen killed by SIG$sig mid-write: no temporary file left" no_leftovers "$T/o"
 done
 
+# A folder where no file can be made (immutable: root cannot either), the file in it still writable:
+# it cannot be replaced safely, so it is not touched, and the message names the folder.
+mkdir "$T/ro"
+cp "$T/sf.pcap" "$T/ro/out.pcap"
+if chattr +i "$T/ro" 2>/dev/null; then
+	expect "gen into a folder where no file can be made" 2 \
+		"cannot write $T/ro/out.pcap: Operation not permitted in its folder $T/ro \(it is replaced by a new file made there\)" \
+		"$RA" gen send -o "$T/ro/out.pcap"
+	check "the file in that folder is untouched" cmp -s "$T/ro/out.pcap" "$T/sf.pcap"
+	chattr -i "$T/ro"
+else
+	echo "skip a folder where no file can be made (needs chattr +i: root on ext4, xfs, btrfs)"
+fi
+
 # A full file system half way through (a small tmpfs in a mount namespace of our own; needs root).
 if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
 	mkdir "$T/full"
