@@ -101,7 +101,18 @@ static int output_make_tmp(struct cli_output *o, const struct stat *st, bool exi
 	}
 	output_arm(o->tmp);
 	o->own_fd = true;
-	/* mkstemp makes 0600; what the file would have been given by fopen, or keeps having. */
+	/*
+	 * mkstemp makes 0600 and ours: the target's owner (when we may: root, or our
+	 * own group) and mode, or what fopen() would have given a new file. chown first:
+	 * it may clear set-id bits that fchmod then sets.
+	 */
+	if (exists) {
+		int r = fchown(o->fd, st->st_uid, st->st_gid);
+
+		if (r)
+			r = fchown(o->fd, (uid_t)-1, st->st_gid);
+		(void)r; /* else it stays ours, as any file we create: not an error */
+	}
 	mask = umask(0);
 	umask(mask);
 	if (fchmod(o->fd, exists ? st->st_mode & 07777 : 0666 & ~mask)) {

@@ -6,7 +6,9 @@
  * disk: a full disk, a damaged input or Ctrl-C leaves the old file as it was
  * and no temporary file behind. An output that is not a regular file ('-'
  * for standard output, a FIFO, a device such as /dev/full) cannot be
- * replaced, so it is written directly. An output that is the input (the same
+ * replaced, so it is written directly. A replaced file keeps its mode (and
+ * owner where we may set it); through a symlink, the file it points to is
+ * replaced; another hard link to it keeps the old content, as with mv. An output that is the input (the same
  * file by any name: another path, a hard link, a symlink) is refused.
  *
  * The caller writes through the FILE it gets and closes it (fclose, or

@@ -94,6 +94,10 @@ chmod 640 "$T/o/out.pcap"
 expect "gen over an existing file" 0 "wrote 16 frames" "$RA" gen demo -o "$T/o/out.pcap"
 check "the replaced file is the new capture" cmp -s "$T/o/out.pcap" "$T/sf.pcap"
 check "the replaced file keeps its mode (640)" [ "$(stat -c %a "$T/o/out.pcap")" = 640 ]
+if [ "$(id -u)" -eq 0 ] && chown nobody "$T/o/out.pcap" 2>/dev/null; then
+	"$RA" gen demo -o "$T/o/out.pcap" 2>/dev/null
+	check "the replaced file keeps its owner (root may set it)" [ "$(stat -c %U "$T/o/out.pcap")" = nobody ]
+fi
 (umask 022 && "$R" gen demo -o "$T/o/new.pcap" 2>/dev/null)
 check "a new file gets the umask's mode (644)" [ "$(stat -c %a "$T/o/new.pcap")" = 644 ]
 # Through a symlink: the file it points to is replaced, the link stays.
