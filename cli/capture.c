@@ -29,6 +29,7 @@ struct cli_capture {
 struct cli_capture_out {
 	pcap_dumper_t *dump;
 	const char *cmd, *file;
+	int err; /* errno of the first write that failed: the stream keeps only that one did */
 };
 
 struct cli_capture *cli_capture_open_quiet(const char *file, char *why, size_t whylen)
@@ -204,18 +205,20 @@ void cli_capture_close(struct cli_capture *c)
 	free(c);
 }
 
-struct cli_capture_out *cli_capture_create(const char *cmd, const struct cli_capture *like, const char *file)
+struct cli_capture_out *cli_capture_create(const char *cmd, const struct cli_capture *like, FILE *f, const char *file)
 {
 	struct cli_capture_out *o = calloc(1, sizeof(*o));
 
 	if (!o) {
 		cli_error(cmd, "cannot write %s: out of memory", file);
+		fclose(f);
 		return NULL;
 	}
 	/* The header takes @like's link type, snap length and (nanosecond) precision. */
-	o->dump = pcap_dump_open(like->pc, file);
+	o->dump = pcap_dump_fopen(like->pc, f);
 	if (!o->dump) {
 		cli_error(cmd, "cannot write %s: %s", file, pcap_geterr(like->pc));
+		fclose(f);
 		free(o);
 		return NULL;
 	}
@@ -234,15 +237,19 @@ void cli_capture_write(struct cli_capture_out *o, const struct cli_frame *f, con
 	h.caplen = caplen;
 	h.len = f->len;
 	pcap_dump((u_char *)o->dump, &h, data);
+	if (!o->err && ferror(pcap_dump_file(o->dump)))
+		o->err = errno ? errno : EIO;
 }
 
 bool cli_capture_finish(struct cli_capture_out *o)
 {
-	bool ok = pcap_dump_flush(o->dump) == 0 && !ferror(pcap_dump_file(o->dump));
+	/* A write that failed while the buffer drained leaves the error flag set even if the last flush works. */
+	int err = pcap_dump_flush(o->dump) ? errno : 0;
+	bool ok = !err && !o->err && !ferror(pcap_dump_file(o->dump));
 
 	pcap_dump_close(o->dump);
 	if (!ok)
-		cli_error(o->cmd, "writing %s failed", o->file);
+		cli_error(o->cmd, "writing %s failed: %s", o->file, strerror(o->err ? o->err : err ? err : EIO));
 	free(o);
 	return ok;
 }

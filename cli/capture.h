@@ -90,15 +90,16 @@ void cli_capture_close(struct cli_capture *c);
 struct cli_capture_out;
 
 /*
- * Create @file ('-': standard output) as a pcap of @like's link type and snap
- * length, with nanosecond times. NULL after "rocelab CMD: cannot write FILE: why".
+ * Start a pcap of @like's link type and snap length, with nanosecond times, on
+ * @f (from cli_output_open(), see output.h), named @file in messages. @f is
+ * closed either way. NULL after "rocelab CMD: cannot write FILE: why".
  */
-struct cli_capture_out *cli_capture_create(const char *cmd, const struct cli_capture *like, const char *file);
+struct cli_capture_out *cli_capture_create(const char *cmd, const struct cli_capture *like, FILE *f, const char *file);
 
 /* Write @caplen bytes of @data as a frame with @f's time and wire length. */
 void cli_capture_write(struct cli_capture_out *o, const struct cli_frame *f, const uint8_t *data, uint32_t caplen);
 
-/* Flush and close; false after "rocelab CMD: writing FILE failed" if not all of it was written. */
+/* Flush and close; false after "rocelab CMD: writing FILE failed: why" if not all of it was written. */
 bool cli_capture_finish(struct cli_capture_out *o);
 
 #endif

@@ -19,7 +19,11 @@ int cli_rewrite(int argc, char **argv);
 /* explain --compare A B: the two captures' profiles side by side (compare.c). */
 int cli_compare(const char *a, const char *b);
 
-/* Exit statuses: 0 success, 1 the input had problems, 2 usage or I/O error. */
+/*
+ * Exit statuses, one scheme for every subcommand: 0 success, 1 the input had
+ * problems, 2 usage or I/O error (a file that cannot be read or written, a
+ * full disk; standard output's write errors are checked once, in main.c).
+ */
 enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_ERR = 2 };
 
 /* Print "rocelab CMD: message" to stderr. */

@@ -2,8 +2,9 @@
 /*
  * rocelab gen SCENARIO -o FILE: the subcommand over pcapgen/. It parses
  * the options, runs the scenario and writes every frame that crossed the
- * simulated wire, with its simulated time, through pcapgen's writer. The
- * same arguments always produce the same bytes.
+ * simulated wire, with its simulated time, through pcapgen's writer into
+ * -o's file, replaced whole or not at all (output.h). The same arguments
+ * always produce the same bytes.
  */
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 #include "args.h"
 #include "cli.h"
 #include "gen.h"
+#include "output.h"
 
 /* ---- options --------------------------------------------------------------------------- */
 
@@ -85,11 +87,40 @@ static bool gen_parse_drops(const char *s, struct gen_opts *o)
 	return o->ndrops > 0;
 }
 
-static bool gen_parse_ip(const char *s, struct gen_opts *o, int i)
+/* --ip-a / --ip-b (@i: 0 or 1) into @o; the family it was in @family[i]. False if not an address. */
+static bool gen_parse_ip(const char *s, struct gen_opts *o, int i, int family[2])
 {
-	if (inet_pton(AF_INET, s, o->ip4[i]) == 1)
+	if (inet_pton(AF_INET, s, o->ip4[i]) == 1) {
+		family[i] = AF_INET;
 		return true;
-	return inet_pton(AF_INET6, s, o->ip6[i]) == 1 && (o->ipv6 = true);
+	}
+	if (inet_pton(AF_INET6, s, o->ip6[i]) != 1)
+		return false;
+	family[i] = AF_INET6;
+	o->ipv6 = true;
+	return true;
+}
+
+/*
+ * One wire, one IP version: an IPv4 address beside an IPv6 one (or beside --ipv6)
+ * would be dropped in silence for the other's default. @family: what --ip-a and
+ * --ip-b gave (0: not given); @ipv6_flag: --ipv6 given.
+ */
+static int gen_check_families(const int family[2], bool ipv6_flag, const char *const ip[2])
+{
+	static const char *const side[2] = { "--ip-a", "--ip-b" };
+
+	if (family[0] && family[1] && family[0] != family[1]) {
+		cli_error("gen", "--ip-a %s and --ip-b %s are not both IPv4 or both IPv6: RoCEv2 runs over one IP version",
+			  ip[0], ip[1]);
+		return CLI_ERR;
+	}
+	for (int i = 0; i < 2; i++)
+		if (ipv6_flag && family[i] == AF_INET) {
+			cli_error("gen", "%s %s is an IPv4 address, but --ipv6 asks for IPv6", side[i], ip[i]);
+			return CLI_ERR;
+		}
+	return CLI_OK;
 }
 
 enum {
@@ -97,7 +128,7 @@ enum {
 	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY,
 };
 
-static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
+static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[2])
 {
 	uint64_t v;
 
@@ -140,7 +171,7 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o)
 		o->vlan_id = (uint16_t)v;
 		return 0;
 	case O_IPA: case O_IPB:
-		if (gen_parse_ip(arg, o, c == O_IPB)) return 0;
+		if (gen_parse_ip(arg, o, c == O_IPB, family)) return 0;
 		cli_error("gen", "'%s' is not an IPv4 or IPv6 address", arg);
 		return CLI_ERR;
 	case O_MACA: case O_MACB:
@@ -187,6 +218,9 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		{ "rate", required_argument, NULL, O_RATE }, { "latency", required_argument, NULL, O_LATENCY },
 		{ NULL, 0, NULL, 0 },
 	};
+	int family[2] = { 0, 0 };
+	const char *ip[2] = { NULL, NULL };
+	bool ipv6_flag = false;
 	int c, r;
 
 	opterr = 0;
@@ -196,15 +230,19 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		case 'o': o->out = optarg; break;
 		case 'l': gen_list(); return -1;
 		case 'h': gen_usage(stdout); return -1;
-		case O_IPV6: o->ipv6 = true; break;
+		case O_IPV6: o->ipv6 = ipv6_flag = true; break;
 		case ':':
 		case '?':
 			return cli_opt_error("gen", c, argv);
 		default:
-			if ((r = gen_opt_value(c, optarg, o)))
+			if (c == O_IPA || c == O_IPB)
+				ip[c == O_IPB] = optarg;
+			if ((r = gen_opt_value(c, optarg, o, family)))
 				return r;
 		}
 	}
+	if ((r = gen_check_families(family, ipv6_flag, ip)))
+		return r;
 	if (optind != argc - 1) {
 		cli_error("gen", optind >= argc ? "which scenario? 'rocelab gen --list' shows them"
 						: "one scenario at a time");
@@ -229,6 +267,8 @@ int cli_gen(int argc, char **argv)
 	const char *scenario = NULL;
 	struct gen_opts o;
 	struct gen_out out;
+	struct cli_output dst;
+	FILE *stream;
 	bool progress;
 	int r, rc;
 
@@ -242,8 +282,12 @@ int cli_gen(int argc, char **argv)
 		return CLI_ERR;
 	}
 	progress = strcmp(o.out, "-") && isatty(STDERR_FILENO);
-	if (gen_out_open(&out, &o, progress ? gen_progress : NULL)) {
+	stream = cli_output_open(&dst, "gen", o.out, -1, NULL);
+	if (!stream)
+		return CLI_ERR;
+	if (gen_out_open(&out, &o, stream, progress ? gen_progress : NULL)) {
 		cli_error("gen", "%s", out.msg);
+		cli_output_abort(&dst);
 		return CLI_ERR;
 	}
 	r = sc->run(&o, &out);
@@ -254,7 +298,12 @@ int cli_gen(int argc, char **argv)
 		fprintf(stderr, "\r%40s\r", "");
 	if (rc)
 		cli_error("gen", "%s", out.msg);
-	if (rc || r)
+	/* A scenario that failed half way, or a write that did, leaves -o's file as it was. */
+	if (rc || r) {
+		cli_output_abort(&dst);
+		return CLI_ERR;
+	}
+	if (!cli_output_commit(&dst))
 		return CLI_ERR;
 	if (strcmp(o.out, "-"))
 		fprintf(stderr, "rocelab gen: wrote %llu frames of '%s' to %s\n", (unsigned long long)out.frames,

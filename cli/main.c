@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* rocelab: one command, several subcommands, like git or ip. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,28 +31,84 @@ static void cli_usage(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < CLI_NCOMMANDS; i++)
 		fprintf(f, "  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
-	fprintf(f, "\n'rocelab COMMAND --help' describes a command. 'rocelab --version' prints the version.\n"
+	fprintf(f, "\n'rocelab help COMMAND' (or 'rocelab COMMAND --help') describes a command.\n"
+		   "'rocelab --version' prints the version.\n"
 		   "Try:  rocelab gen demo -o demo.pcap && rocelab explain demo.pcap\n");
 }
 
-int main(int argc, char **argv)
+static void cli_version(void)
 {
+	printf("rocelab %s (CRC-32: %s)\n", ROCELAB_VERSION, rl_crc32_backend());
+}
+
+static int cli_find(const char *name)
+{
+	for (size_t i = 0; i < CLI_NCOMMANDS; i++)
+		if (!strcmp(name, cli_commands[i].name))
+			return (int)i;
+	fprintf(stderr, "rocelab: unknown command '%s'\n\n", name);
+	cli_usage(stderr);
+	return -1;
+}
+
+/* Run what argv asks for; the exit status. */
+static int cli_dispatch(int argc, char **argv)
+{
+	int i;
+
 	if (argc < 2) {
 		cli_usage(stderr);
 		return CLI_ERR;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || (!strcmp(argv[1], "help") && argc == 2)) {
 		cli_usage(stdout);
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("rocelab %s (CRC-32: %s)\n", ROCELAB_VERSION, rl_crc32_backend());
+		cli_version();
 		return CLI_OK;
 	}
-	for (size_t i = 0; i < CLI_NCOMMANDS; i++)
-		if (!strcmp(argv[1], cli_commands[i].name))
-			return cli_commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "rocelab: unknown command '%s'\n\n", argv[1]);
-	cli_usage(stderr);
-	return CLI_ERR;
+	/* rocelab help CMD: CMD's own --help, as git help CMD. */
+	if (!strcmp(argv[1], "help")) {
+		char *help[] = { argv[2], "--help", NULL };
+
+		if (argc > 3) {
+			fprintf(stderr, "rocelab help: one command at a time ('rocelab help %s')\n", argv[2]);
+			return CLI_ERR;
+		}
+		i = cli_find(argv[2]);
+		return i < 0 ? CLI_ERR : cli_commands[i].run(2, help);
+	}
+	i = cli_find(argv[1]);
+	if (i < 0)
+		return CLI_ERR;
+	/* Every command's --version is the one version: the commands are one program. */
+	if (argc == 3 && !strcmp(argv[2], "--version")) {
+		cli_version();
+		return CLI_OK;
+	}
+	return cli_commands[i].run(argc - 1, argv + 1);
+}
+
+/*
+ * What was printed must have reached standard output: a full disk or a closed
+ * descriptor under `rocelab gen --help >/dev/full` is an error, as for
+ * coreutils. A command that failed has said why already.
+ */
+static int cli_check_stdout(int argc, char **argv, int rc)
+{
+	int err = fflush(stdout) ? errno : 0;
+	bool cmd = argc > 1 && argv[1][0] != '-';
+
+	if ((err || ferror(stdout)) && rc != CLI_ERR) {
+		fprintf(stderr, "rocelab%s%s: write error%s%s\n", cmd ? " " : "", cmd ? argv[1] : "", err ? ": " : "",
+			err ? strerror(err) : "");
+		return CLI_ERR;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	return cli_check_stdout(argc, argv, cli_dispatch(argc, argv));
 }

@@ -3,7 +3,7 @@
  * rocelab replay FILE --iface IF: put a capture's frames back on a wire with
  * libpcap's pcap_inject(), at the captured pace, at a fixed rate or as fast
  * as possible. rocelab rewrite IN OUT: the same address/QPN/PSN rewrites,
- * file to file.
+ * file to file, OUT replaced whole or not at all (output.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +17,7 @@
 #include "args.h"
 #include "capture.h"
 #include "cli.h"
+#include "output.h"
 #include "rocelab/rocelab.h"
 #include "rocelab/rewrite.h"
 
@@ -271,6 +272,8 @@ int cli_rewrite(int argc, char **argv)
 	struct rl_rewrite rw;
 	struct cli_capture *in;
 	struct cli_capture_out *out;
+	struct cli_output dst;
+	FILE *stream;
 	struct cli_frame f;
 	uint8_t buf[65536];
 	uint64_t changed = 0, skipped = 0;
@@ -287,11 +290,8 @@ int cli_rewrite(int argc, char **argv)
 			rw_usage(stdout);
 			return CLI_OK;
 		}
-		if (c == ':' || c == '?') {
-			cli_error("rewrite", "%s option '%s' (see rocelab rewrite --help)", c == ':' ? "a value is missing for" : "unknown",
-				  argv[optind - 1]);
-			return CLI_ERR;
-		}
+		if (c == ':' || c == '?')
+			return cli_opt_error("rewrite", c, argv);
 	}
 	if (optind != argc - 2) {
 		cli_error("rewrite", "needs an input and an output capture (see rocelab rewrite --help)");
@@ -305,8 +305,11 @@ int cli_rewrite(int argc, char **argv)
 	in = cli_capture_open("rewrite", argv[optind], CLI_LINKS_ANY);
 	if (!in)
 		return CLI_ERR;
-	out = cli_capture_create("rewrite", in, argv[optind + 1]);
+	stream = cli_output_open(&dst, "rewrite", argv[optind + 1], fileno(cli_capture_stream(in)), argv[optind]);
+	out = stream ? cli_capture_create("rewrite", in, stream, argv[optind + 1]) : NULL;
 	if (!out) {
+		if (stream)
+			cli_output_abort(&dst);
 		cli_capture_close(in);
 		return CLI_ERR;
 	}
@@ -325,10 +328,14 @@ int cli_rewrite(int argc, char **argv)
 		/* Not cli_capture_damaged(), whose words are explain's ("FILE: the file is damaged"): ours stay as they were. */
 		cli_error("rewrite", "%s is damaged after frame %" PRIu64 ": %s", argv[optind], cli_capture_frames(in),
 			  cli_capture_error(in));
+		/* A half copy does not replace the output: it stays as it was (or is not made). */
+		cli_output_abort(&dst);
 		cli_capture_close(in);
 		return CLI_ERR;
 	}
-	if (!written) {
+	if (!written || !cli_output_commit(&dst)) {
+		if (!written)
+			cli_output_abort(&dst);
 		cli_capture_close(in);
 		return CLI_ERR;
 	}

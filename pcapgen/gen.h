@@ -67,18 +67,24 @@ struct gen_out {
 	uint64_t frames;
 	uint64_t next_progress;
 	gen_progress_fn progress;
-	int err;
+	int err;                     /* out of memory for a held frame */
+	int write_errno;             /* errno of the first write that failed (the stream keeps only that one did) */
 	struct gen_held *held;
 	size_t nheld, capheld;
 	uint64_t seq;
 	char msg[320];               /* why the writer or the scenario failed */
 };
 
-/* Open o->out ('-': standard output); @progress may be NULL. 0, or -1 with out->msg. */
-int gen_out_open(struct gen_out *out, const struct gen_opts *o, gen_progress_fn progress);
+/*
+ * Start a pcap on @f, which the writer then owns (closed by gen_out_close(), or
+ * here on failure); o->out names it in messages. Where @f leads (a temporary
+ * file renamed into place, standard output) is the caller's business.
+ * @progress may be NULL. 0, or -1 with out->msg.
+ */
+int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_progress_fn progress);
 /* Write a frame stamped @t_ns; no later call will carry a time before @horizon_ns. */
 void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len);
-/* Flush and close. 0, or -1 with out->msg. */
+/* Flush and close the stream, checking that every write went through. 0, or -1 with out->msg. */
 int gen_out_close(struct gen_out *out);
 /* Say why in out->msg; returns -1. */
 int gen_fail(struct gen_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

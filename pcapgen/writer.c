@@ -22,32 +22,20 @@ int gen_fail(struct gen_out *out, const char *fmt, ...)
 	return -1;
 }
 
-int gen_out_open(struct gen_out *out, const struct gen_opts *o, gen_progress_fn progress)
+int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_progress_fn progress)
 {
 	memset(out, 0, sizeof(*out));
 	out->o = o;
 	out->progress = progress;
 	out->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
-	if (!out->dead)
+	if (!out->dead) {
+		fclose(f);
 		return gen_fail(out, "out of memory");
-	if (strcmp(o->out, "-")) {
-		/* Our own FILE with a large buffer: big captures take far fewer writes. */
-		FILE *f = fopen(o->out, "wb");
-
-		if (!f) {
-			gen_fail(out, "cannot write %s: %s", o->out, strerror(errno));
-			pcap_close(out->dead);
-			return -1;
-		}
-		setvbuf(f, NULL, _IOFBF, 1 << 20);
-		out->dump = pcap_dump_fopen(out->dead, f);
-		if (!out->dump)
-			fclose(f);
-	} else {
-		out->dump = pcap_dump_open(out->dead, o->out);
 	}
+	out->dump = pcap_dump_fopen(out->dead, f);
 	if (!out->dump) {
 		gen_fail(out, "cannot write %s: %s", o->out, pcap_geterr(out->dead));
+		fclose(f);
 		pcap_close(out->dead);
 		return -1;
 	}
@@ -74,6 +62,8 @@ static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *fra
 	h.ts.tv_usec = (suseconds_t)(t_ns % 1000000000u);   /* nanoseconds: a nanosecond pcap */
 	h.caplen = h.len = (bpf_u_int32)len;
 	pcap_dump((u_char *)out->dump, &h, frame);
+	if (!out->write_errno && ferror(pcap_dump_file(out->dump)))
+		out->write_errno = errno ? errno : EIO;
 	out->frames++;
 	if (out->progress && out->frames >= out->next_progress) {
 		out->progress(out->frames);
@@ -170,13 +160,17 @@ void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, cons
 
 int gen_out_close(struct gen_out *out)
 {
-	int rc = 0;
+	int rc = 0, err;
 
 	gen_out_release(out, UINT64_MAX);
 	free(out->held);
 	/* A write that failed while the buffer drained sets the stream's error flag even if the last flush works. */
-	if (pcap_dump_flush(out->dump) != 0 || ferror(pcap_dump_file(out->dump)) || out->err)
-		rc = gen_fail(out, "writing %s failed", out->o->out);
+	err = pcap_dump_flush(out->dump) ? errno : 0;
+	if (out->write_errno || err || ferror(pcap_dump_file(out->dump)))
+		rc = gen_fail(out, "writing %s failed: %s", out->o->out,
+			      strerror(out->write_errno ? out->write_errno : err ? err : EIO));
+	else if (out->err)
+		rc = gen_fail(out, "writing %s failed: out of memory", out->o->out);
 	pcap_dump_close(out->dump);
 	pcap_close(out->dead);
 	return rc;

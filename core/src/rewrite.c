@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Rewrite addresses, QP numbers and PSNs of captured RoCE frames, keeping them valid. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +35,32 @@ static bool rl_parse_ip(const char *s, uint8_t out[16], bool *v6)
 	return inet_pton(AF_INET6, s, out) == 1;
 }
 
+/*
+ * A number of a rule: decimal, or hex after 0x, as everywhere in rocelab; a
+ * leading 0 is not octal ("qpn:010=..." is QP 10). No sign, no spaces. False
+ * unless all of @s is one number up to @max.
+ */
+static bool rl_rw_number(const char *s, unsigned long max, unsigned long *out)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *digits = hex ? s + 2 : s;
+	unsigned long v;
+	char *end;
+
+	if (!(hex ? isxdigit((unsigned char)*digits) : isdigit((unsigned char)*digits)))
+		return false;
+	v = strtoul(s, &end, hex ? 16 : 10); /* ULONG_MAX when too big: above any @max */
+	if (*end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 static bool rl_parse_qpn(const char *s, uint32_t *q)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
+	unsigned long v;
 
-	if (!*s || *end || v > 0xffffff)
+	if (!rl_rw_number(s, 0xffffff, &v))
 		return false;
 	*q = (uint32_t)v;
 	return true;
@@ -69,12 +90,12 @@ int rl_rewrite_parse(struct rl_rewrite *rw, const char *rule, char *why, size_t 
 	char a[64], b[64];
 
 	if (!strncmp(rule, "psn:", 4)) {
-		char *end;
-		long v = strtol(rule + 4, &end, 0);
+		const char *num = rule + 4 + (rule[4] == '+' || rule[4] == '-');
+		unsigned long v;
 
-		if (!rule[4] || *end || v <= -0x1000000 || v >= 0x1000000)
+		if (!rl_rw_number(num, 0xffffff, &v))
 			return rl_rw_fail(why, n, rule, "psn: needs a shift like +1000 or -5 (less than 2^24)");
-		rw->psn_shift = (int32_t)v;
+		rw->psn_shift = rule[4] == '-' ? -(int32_t)v : (int32_t)v;
 		return 0;
 	}
 	if (strncmp(rule, "mac:", 4) && strncmp(rule, "ip:", 3) && strncmp(rule, "qpn:", 4))

@@ -447,6 +447,8 @@ if /usr/bin/python3 "$(dirname "$0")/live.py" "$RA" "$T/demo.pcap" >"$T/live" 2>
 else
 	grep -v '^PASS' "$T/live" >"$T/err"; bad "live: frames as they arrive, and the summary after a signal"
 fi
+# ---- the files rocelab writes, write errors, help and --version of every command ----------------------
+. "$(dirname "$0")/safety.sh"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

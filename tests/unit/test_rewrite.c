@@ -86,11 +86,43 @@ static void test_rewrite_rules_refused(void)
 	CU_ASSERT_TRUE(rl_rewrite_empty(&rw));
 }
 
+/* Numbers in rules are decimal or 0x hex, as everywhere in rocelab: a leading 0 is not octal. */
+static void test_rewrite_numbers_not_octal(void)
+{
+	struct rl_rewrite rw;
+	char why[128];
+
+	memset(&rw, 0, sizeof(rw));
+	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "qpn:010=0x10", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rw.qpn[0].from, 10);
+	CU_ASSERT_EQUAL(rw.qpn[0].to, 16);
+	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "qpn:09=0X1a", why, sizeof(why)), 0); /* no octal digit to refuse */
+	CU_ASSERT_EQUAL(rw.qpn[1].from, 9);
+	CU_ASSERT_EQUAL(rw.qpn[1].to, 26);
+	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "psn:+010", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rw.psn_shift, 10);
+	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "psn:-010", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rw.psn_shift, -10);
+	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "psn:0x10", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rw.psn_shift, 16);
+	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "psn:-0xffffff", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rw.psn_shift, -0xffffff);
+	/* What strtol() would have taken: spaces, signs inside a QPN, a bare 0x, 2^24. */
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "qpn: 5=1", why, sizeof(why)), 0);
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "qpn:+5=1", why, sizeof(why)), 0);
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "qpn:0x=1", why, sizeof(why)), 0);
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "psn:+ 5", why, sizeof(why)), 0);
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "psn:+-5", why, sizeof(why)), 0);
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "psn:+16777216", why, sizeof(why)), 0);
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "psn:", why, sizeof(why)), 0);
+}
+
 int tl_suite_rewrite(void)
 {
 	CU_pSuite s = CU_add_suite("rewrite", NULL, NULL);
 
 	return !s || !CU_add_test(s, "addresses, QPNs, PSN shift; checksums recomputed", test_rewrite_fields) ||
 	       !CU_add_test(s, "a bad ICRC stays bad by the same bits", test_rewrite_keeps_damage) ||
-	       !CU_add_test(s, "bad rules refused with a reason", test_rewrite_rules_refused);
+	       !CU_add_test(s, "bad rules refused with a reason", test_rewrite_rules_refused) ||
+	       !CU_add_test(s, "numbers are decimal or 0x hex, never octal", test_rewrite_numbers_not_octal);
 }
