@@ -411,7 +411,7 @@ static void rlp_show_fields(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, co
 		while ((f = rl_field_next(&it))) {
 			proto_item *pi = rlp_add_field(ht, tvb, f, pkt->bth_off + it.off, it.value, len);
 
-			const char *words = f->words && f->fmt != RL_FMT_OPCODE ? f->words(it.value) : NULL;
+			const char *words = pi && f->words && f->fmt != RL_FMT_OPCODE ? f->words(it.value) : NULL;
 
 			if (words)
 				proto_item_append_text(pi, " (%s)", words);
@@ -805,10 +805,13 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	else if (fr)
 		rl_annotation_summary(&fr->ann, &pkt, text.summary, sizeof(text.summary));
 	rlp_info(pinfo, &pkt, st, fr, text.summary);
-	/* No tree asked for (tshark -r without -V or a filter): the Info column was all. */
-	if (!tree)
-		return (int)len;
 
+	/*
+	 * The same calls with or without a tree: with none (tshark -q -z expert,
+	 * or -r alone) the proto_tree_add_*() return NULL at once, but the expert
+	 * infos are still recorded for the expert tap, as in Wireshark's own
+	 * dissectors.
+	 */
 	ti = proto_tree_add_item(tree, proto_rocelab, tvb, (gint)pkt.l3_off,
 				 rlp_len(pkt.l3_off, pkt.end_off - pkt.l3_off, len), ENC_NA);
 	t = proto_item_add_subtree(ti, ett_rocelab);
@@ -818,10 +821,12 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	}
 	if (text.explanation[0])
 		rlp_gen(proto_tree_add_string(t, hf_explanation, tvb, 0, 0, text.explanation));
-	rl_describe_pkt(&pkt, line, sizeof(line));
-	line[sizeof(line) - 1] = '\0';
-	rlp_gen(proto_tree_add_string(t, hf_packet, tvb, (gint)pkt.bth_off, rlp_len(pkt.bth_off, RL_BTH_LEN, len),
-				      line));
+	if (tree) {
+		rl_describe_pkt(&pkt, line, sizeof(line));
+		line[sizeof(line) - 1] = '\0';
+		rlp_gen(proto_tree_add_string(t, hf_packet, tvb, (gint)pkt.bth_off,
+					      rlp_len(pkt.bth_off, RL_BTH_LEN, len), line));
+	}
 	if (fr)
 		rlp_gen(proto_tree_add_uint(t, hf_role, tvb, 0, 0, fr->ann.role));
 	rlp_show_fields(t, tvb, pinfo, &pkt, st, len);
