@@ -72,6 +72,10 @@ static int hf_missing = -1;
 static int hf_expected_psn = -1;
 static int hf_original_frame = -1;
 static int hf_retransmitted_in = -1;
+static int hf_response_to = -1;
+static int hf_response_in = -1;
+static int hf_time = -1;
+/* Their first names, still filled (hidden) for the filters and lab guides that use them. */
 static int hf_request_frame = -1;
 static int hf_response_frame = -1;
 static int hf_response_time = -1;
@@ -371,6 +375,13 @@ static proto_item *rlp_gen(proto_item *pi)
 	return pi;
 }
 
+/* An item under its old name: filters and -T fields find it; the tree does not show it twice. */
+static void rlp_old_name(proto_item *pi)
+{
+	proto_item_set_generated(pi);
+	proto_item_set_hidden(pi);
+}
+
 /* Index of a field's row in the field table, which hf_fields[] follows. */
 static size_t rlp_field_index(const struct rl_field *f)
 {
@@ -503,13 +514,19 @@ static void rlp_show_links(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame 
 	lt = proto_tree_add_subtree(t, tvb, 0, 0, ett_link, &li, "Request/response");
 	proto_item_set_generated(li);
 	if (fr->ann.request_frame) {
-		rlp_gen(proto_tree_add_uint(lt, hf_request_frame, tvb, 0, 0, rlp_frame_num(fr->ann.request_frame)));
+		guint32 req = rlp_frame_num(fr->ann.request_frame);
+
+		rlp_gen(proto_tree_add_uint(lt, hf_response_to, tvb, 0, 0, req));
+		rlp_old_name(proto_tree_add_uint(lt, hf_request_frame, tvb, 0, 0, req));
 		rt.secs = (time_t)(fr->ann.response_time_ns / 1000000000u);
 		rt.nsecs = (int)(fr->ann.response_time_ns % 1000000000u);
-		rlp_gen(proto_tree_add_time(lt, hf_response_time, tvb, 0, 0, &rt));
+		rlp_gen(proto_tree_add_time(lt, hf_time, tvb, 0, 0, &rt));
+		rlp_old_name(proto_tree_add_time(lt, hf_response_time, tvb, 0, 0, &rt));
 	}
-	if (fr->response_frame)
-		rlp_gen(proto_tree_add_uint(lt, hf_response_frame, tvb, 0, 0, fr->response_frame));
+	if (fr->response_frame) {
+		rlp_gen(proto_tree_add_uint(lt, hf_response_in, tvb, 0, 0, fr->response_frame));
+		rlp_old_name(proto_tree_add_uint(lt, hf_response_frame, tvb, 0, 0, fr->response_frame));
+	}
 }
 
 static void rlp_show_ack(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame *fr)
@@ -1024,15 +1041,24 @@ static void proto_register_rocelab(void)
 			FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_NEXT), 0x0,
 			"The next frame that carries this PSN again (a retransmission or a duplicate)", HFILL } },
 
-		{ &hf_request_frame, { "Request in", "rocelab.request_frame", FT_FRAMENUM, BASE_NONE,
+		/* Named as tcp, dns and smb name their links, so a Wireshark user's filters carry over. */
+		{ &hf_response_to, { "Response to", "rocelab.response_to", FT_FRAMENUM, BASE_NONE,
 			FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
 			"The request this response answers (an ACK or NAK names its PSN; READ data counts from the "
 			"READ request's PSN)", HFILL } },
-		{ &hf_response_frame, { "Answered in", "rocelab.response_frame", FT_FRAMENUM, BASE_NONE,
+		{ &hf_response_in, { "Response in", "rocelab.response_in", FT_FRAMENUM, BASE_NONE,
 			FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
 			"The first response (ACK, NAK or READ data) that answers this request", HFILL } },
-		{ &hf_response_time, { "Response time", "rocelab.response_time", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
+		{ &hf_time, { "Time", "rocelab.time", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
 			"Time from the request to this response, as seen at the capture point", HFILL } },
+		{ &hf_request_frame, { "Request in (old name)", "rocelab.request_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
+			"The first name of rocelab.response_to, still filled (hidden) for filters that use it", HFILL } },
+		{ &hf_response_frame, { "Answered in (old name)", "rocelab.response_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
+			"The first name of rocelab.response_in, still filled (hidden) for filters that use it", HFILL } },
+		{ &hf_response_time, { "Response time (old name)", "rocelab.response_time", FT_RELATIVE_TIME, BASE_NONE,
+			NULL, 0x0, "The first name of rocelab.time, still filled (hidden) for filters that use it", HFILL } },
 
 		{ &hf_ack_first_psn, { "First PSN acknowledged", "rocelab.ack.first_psn", FT_UINT32, BASE_DEC, NULL, 0x0,
 			"ACKs are cumulative: this one covers every PSN from here to the one it names", HFILL } },

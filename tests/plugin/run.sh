@@ -93,8 +93,8 @@ fi
 missing=""
 for f in rocelab.summary rocelab.explanation rocelab.icrc.status rocelab.icrc.expected rocelab.analysis.verdict \
          rocelab.analysis.retransmission rocelab.analysis.duplicate rocelab.analysis.out_of_order rocelab.analysis.gap \
-         rocelab.analysis.expected_psn rocelab.analysis.original_frame rocelab.request_frame rocelab.response_frame \
-         rocelab.response_time rocelab.ack.first_psn rocelab.ack.last_psn rocelab.ack.first_frame rocelab.msg.number \
+         rocelab.analysis.expected_psn rocelab.analysis.original_frame rocelab.response_to rocelab.response_in \
+         rocelab.time rocelab.request_frame rocelab.response_frame rocelab.response_time rocelab.ack.first_psn rocelab.ack.last_psn rocelab.ack.first_frame rocelab.msg.number \
          rocelab.msg.bytes rocelab.msg.total rocelab.nak.meaning rocelab.nak.resend_psn rocelab.rnr.wait_us \
          rocelab.ecn.ce rocelab.cnp rocelab.bth.fecn rocelab.bth.becn; do
     awk -F'\t' -v f="$f" '$3 == f { found = 1 } END { exit !found }' "$T/fields.txt" || missing="$missing $f"
