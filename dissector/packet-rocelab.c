@@ -28,6 +28,17 @@
 #include <epan/proto_data.h>
 #include <wiretap/wtap.h>
 
+/*
+ * Wireshark 4.4 asks a plugin what it provides (plugin_describe(), listed
+ * by tshark -G plugins); 4.0 and 4.2 have no such call.
+ */
+#define RLP_WS_AT_LEAST(maj, min) \
+	(WIRESHARK_VERSION_MAJOR > (maj) || (WIRESHARK_VERSION_MAJOR == (maj) && WIRESHARK_VERSION_MINOR >= (min)))
+#if RLP_WS_AT_LEAST(4, 4)
+#include <wsutil/plugins.h>
+#define RLP_HAVE_PLUGIN_DESCRIBE 1
+#endif
+
 #include "rocelab/analyze.h"
 #include "rocelab/cm.h"
 #include "rocelab/describe.h"
@@ -45,6 +56,9 @@ WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
 WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
 
 WS_DLL_PUBLIC void plugin_register(void);
+#ifdef RLP_HAVE_PLUGIN_DESCRIBE
+WS_DLL_PUBLIC uint32_t plugin_describe(void);
+#endif
 
 /* ---- registration handles ------------------------------------------------ */
 
@@ -1194,3 +1208,10 @@ void plugin_register(void)
 	plug.register_handoff = NULL;
 	proto_register_plugin(&plug);
 }
+
+#ifdef RLP_HAVE_PLUGIN_DESCRIBE
+uint32_t plugin_describe(void)
+{
+	return WS_PLUGIN_DESC_DISSECTOR;
+}
+#endif
