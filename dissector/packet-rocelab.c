@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rocelab's Wireshark 4.0 plugin: a postdissector that puts a "RoCE Lab"
- * tree under every RoCE packet with what rocelab's analyzer says about it --
- * the ICRC checked, the PSN verdict (retransmission, duplicate, gap, out of
- * order), which request a response answers and how long it took, what a NAK
+ * rocelab's Wireshark plugin (run with 4.0, compiled against 4.2 and 4.4):
+ * a postdissector that puts a "RoCE Lab" tree under every RoCE packet with
+ * what rocelab's analyzer says about it -- the ICRC checked, the PSN verdict
+ * (retransmission, duplicate, gap, out of order), which request a response
+ * answers and how long it took, what a NAK
  * means, ECN marks and CNPs -- plus expert infos and a plain-words summary
  * in the Info column. CM MADs on QP1 get every field of core/'s CM table
  * (rocelab.cm.<message>.<field>), the message they answer, their resends,

@@ -155,6 +155,26 @@ for sc in request-loss lost-ack rnr access-error icrc-corruption duplicate reord
     count_lines "$T/$sc.expert.report"
 done
 
+# ---- the README: RPC-over-RDMA's guess on the demo's first frame ---------------------------
+# The README says tshark marks frame 1 of `rocelab gen demo` "[Malformed Packet]" (the
+# rpcrdma_infiniband heuristic takes its payload) and that --disable-heuristic
+# rpcrdma_infiniband stops it; both lines run here as it writes them.
+README="$HERE/../../README.md"
+"$R" gen demo -o "$T/demo.pcap" 2>/dev/null
+line="tshark -r demo.pcap -c 1 --disable-heuristic rpcrdma_infiniband"
+if ! grep -q "^$line " "$README"; then
+    fail "README: no line '$line'"
+else
+    ts "$T/p" tshark -r - -c 1 <"$T/demo.pcap" >"$T/demo.0" 2>/dev/null
+    ts "$T/p" tshark -r - -c 1 --disable-heuristic rpcrdma_infiniband <"$T/demo.pcap" >"$T/demo.1" 2>/dev/null
+    if grep -q 'RC Send Only.*\[Malformed Packet\]' "$T/demo.0" && grep -q 'RC Send Only' "$T/demo.1" &&
+       ! grep -q Malformed "$T/demo.1"; then
+        pass "README: frame 1 of gen demo is [Malformed Packet] in tshark, and not with --disable-heuristic rpcrdma_infiniband"
+    else
+        fail "README: the rpcrdma_infiniband claim does not hold: '$(cat "$T/demo.0")' / '$(cat "$T/demo.1")'"
+    fi
+fi
+
 # ---- a RoCE packet that another protocol takes ----------------------------------------
 # UDP gives a packet to its lower port's protocol first: from source port 69 it is
 # TFTP's. The ICRC covers the source port, so check.py recomputes it (zlib's CRC-32).
