@@ -1056,7 +1056,7 @@ static void proto_register_rocelab(void)
 			FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_NEXT), 0x0,
 			"The next frame that carries this PSN again (a retransmission or a duplicate)", HFILL } },
 
-		/* Named as tcp, dns and smb name their links, so a Wireshark user's filters carry over. */
+		/* Named as dns, smb and ldap name their links, so a Wireshark user's filters carry over. */
 		{ &hf_response_to, { "Response to", "rocelab.response_to", FT_FRAMENUM, BASE_NONE,
 			FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
 			"The request this response answers (an ACK or NAK names its PSN; READ data counts from the "
