@@ -107,6 +107,9 @@ else
     fail "4.2: no Ubuntu archive keyring (Debian's ubuntu-keyring package)"
 fi
 
+# The package lists (some 60 MB) are needed again only if the headers go.
+rm -rf "${OUT:?}"/apt-*/lists "${OUT:?}"/apt-*/cache
+
 # ---- the plugin against each -------------------------------------------------------------
 GLIB_CFLAGS=$(pkg-config --cflags glib-2.0)
 for v in $have; do
