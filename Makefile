@@ -148,6 +148,7 @@ test: bootstrap
 	$(MAKE) unit
 	$(MAKE) cli-test
 	$(MAKE) plugin-test
+	$(MAKE) plugin-compat
 	$(MAKE) oracle
 	sh tests/scenarios/run.sh $(B)/rocelab
 	sh tests/replay/run.sh $(B)/rocelab

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rocelab's Wireshark 4.0 plugin: a postdissector that puts a "RoCE Lab"
- * tree under every RoCE packet with what rocelab's analyzer says about it --
- * the ICRC checked, the PSN verdict (retransmission, duplicate, gap, out of
- * order), which request a response answers and how long it took, what a NAK
+ * rocelab's Wireshark plugin (run with 4.0, compiled against 4.2 and 4.4):
+ * a postdissector that puts a "RoCE Lab" tree under every RoCE packet with
+ * what rocelab's analyzer says about it -- the ICRC checked, the PSN verdict
+ * (retransmission, duplicate, gap, out of order), which request a response
+ * answers and how long it took, what a NAK
  * means, ECN marks and CNPs -- plus expert infos and a plain-words summary
  * in the Info column. CM MADs on QP1 get every field of core/'s CM table
  * (rocelab.cm.<message>.<field>), the message they answer, their resends,
@@ -28,6 +29,17 @@
 #include <epan/proto_data.h>
 #include <wiretap/wtap.h>
 
+/*
+ * Wireshark 4.4 asks a plugin what it provides (plugin_describe(), listed
+ * by tshark -G plugins); 4.0 and 4.2 have no such call.
+ */
+#define RLP_WS_AT_LEAST(maj, min) \
+	(WIRESHARK_VERSION_MAJOR > (maj) || (WIRESHARK_VERSION_MAJOR == (maj) && WIRESHARK_VERSION_MINOR >= (min)))
+#if RLP_WS_AT_LEAST(4, 4)
+#include <wsutil/plugins.h>
+#define RLP_HAVE_PLUGIN_DESCRIBE 1
+#endif
+
 #include "rocelab/analyze.h"
 #include "rocelab/cm.h"
 #include "rocelab/describe.h"
@@ -45,6 +57,9 @@ WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
 WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
 
 WS_DLL_PUBLIC void plugin_register(void);
+#ifdef RLP_HAVE_PLUGIN_DESCRIBE
+WS_DLL_PUBLIC uint32_t plugin_describe(void);
+#endif
 
 /* ---- registration handles ------------------------------------------------ */
 
@@ -72,6 +87,10 @@ static int hf_missing = -1;
 static int hf_expected_psn = -1;
 static int hf_original_frame = -1;
 static int hf_retransmitted_in = -1;
+static int hf_response_to = -1;
+static int hf_response_in = -1;
+static int hf_time = -1;
+/* Their first names, still filled (hidden) for the filters and lab guides that use them. */
 static int hf_request_frame = -1;
 static int hf_response_frame = -1;
 static int hf_response_time = -1;
@@ -371,6 +390,13 @@ static proto_item *rlp_gen(proto_item *pi)
 	return pi;
 }
 
+/* An item under its old name: filters and -T fields find it; the tree does not show it twice. */
+static void rlp_old_name(proto_item *pi)
+{
+	proto_item_set_generated(pi);
+	proto_item_set_hidden(pi);
+}
+
 /* Index of a field's row in the field table, which hf_fields[] follows. */
 static size_t rlp_field_index(const struct rl_field *f)
 {
@@ -411,7 +437,7 @@ static void rlp_show_fields(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, co
 		while ((f = rl_field_next(&it))) {
 			proto_item *pi = rlp_add_field(ht, tvb, f, pkt->bth_off + it.off, it.value, len);
 
-			const char *words = f->words && f->fmt != RL_FMT_OPCODE ? f->words(it.value) : NULL;
+			const char *words = pi && f->words && f->fmt != RL_FMT_OPCODE ? f->words(it.value) : NULL;
 
 			if (words)
 				proto_item_append_text(pi, " (%s)", words);
@@ -503,13 +529,19 @@ static void rlp_show_links(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame 
 	lt = proto_tree_add_subtree(t, tvb, 0, 0, ett_link, &li, "Request/response");
 	proto_item_set_generated(li);
 	if (fr->ann.request_frame) {
-		rlp_gen(proto_tree_add_uint(lt, hf_request_frame, tvb, 0, 0, rlp_frame_num(fr->ann.request_frame)));
+		guint32 req = rlp_frame_num(fr->ann.request_frame);
+
+		rlp_gen(proto_tree_add_uint(lt, hf_response_to, tvb, 0, 0, req));
+		rlp_old_name(proto_tree_add_uint(lt, hf_request_frame, tvb, 0, 0, req));
 		rt.secs = (time_t)(fr->ann.response_time_ns / 1000000000u);
 		rt.nsecs = (int)(fr->ann.response_time_ns % 1000000000u);
-		rlp_gen(proto_tree_add_time(lt, hf_response_time, tvb, 0, 0, &rt));
+		rlp_gen(proto_tree_add_time(lt, hf_time, tvb, 0, 0, &rt));
+		rlp_old_name(proto_tree_add_time(lt, hf_response_time, tvb, 0, 0, &rt));
 	}
-	if (fr->response_frame)
-		rlp_gen(proto_tree_add_uint(lt, hf_response_frame, tvb, 0, 0, fr->response_frame));
+	if (fr->response_frame) {
+		rlp_gen(proto_tree_add_uint(lt, hf_response_in, tvb, 0, 0, fr->response_frame));
+		rlp_old_name(proto_tree_add_uint(lt, hf_response_frame, tvb, 0, 0, fr->response_frame));
+	}
 }
 
 static void rlp_show_ack(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame *fr)
@@ -805,10 +837,13 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	else if (fr)
 		rl_annotation_summary(&fr->ann, &pkt, text.summary, sizeof(text.summary));
 	rlp_info(pinfo, &pkt, st, fr, text.summary);
-	/* No tree asked for (tshark -r without -V or a filter): the Info column was all. */
-	if (!tree)
-		return (int)len;
 
+	/*
+	 * The same calls with or without a tree: with none (tshark -q -z expert,
+	 * or -r alone) the proto_tree_add_*() return NULL at once, but the expert
+	 * infos are still recorded for the expert tap, as in Wireshark's own
+	 * dissectors.
+	 */
 	ti = proto_tree_add_item(tree, proto_rocelab, tvb, (gint)pkt.l3_off,
 				 rlp_len(pkt.l3_off, pkt.end_off - pkt.l3_off, len), ENC_NA);
 	t = proto_item_add_subtree(ti, ett_rocelab);
@@ -818,10 +853,12 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	}
 	if (text.explanation[0])
 		rlp_gen(proto_tree_add_string(t, hf_explanation, tvb, 0, 0, text.explanation));
-	rl_describe_pkt(&pkt, line, sizeof(line));
-	line[sizeof(line) - 1] = '\0';
-	rlp_gen(proto_tree_add_string(t, hf_packet, tvb, (gint)pkt.bth_off, rlp_len(pkt.bth_off, RL_BTH_LEN, len),
-				      line));
+	if (tree) {
+		rl_describe_pkt(&pkt, line, sizeof(line));
+		line[sizeof(line) - 1] = '\0';
+		rlp_gen(proto_tree_add_string(t, hf_packet, tvb, (gint)pkt.bth_off,
+					      rlp_len(pkt.bth_off, RL_BTH_LEN, len), line));
+	}
 	if (fr)
 		rlp_gen(proto_tree_add_uint(t, hf_role, tvb, 0, 0, fr->ann.role));
 	rlp_show_fields(t, tvb, pinfo, &pkt, st, len);
@@ -1019,15 +1056,24 @@ static void proto_register_rocelab(void)
 			FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_NEXT), 0x0,
 			"The next frame that carries this PSN again (a retransmission or a duplicate)", HFILL } },
 
-		{ &hf_request_frame, { "Request in", "rocelab.request_frame", FT_FRAMENUM, BASE_NONE,
+		/* Named as dns, smb and ldap name their links, so a Wireshark user's filters carry over. */
+		{ &hf_response_to, { "Response to", "rocelab.response_to", FT_FRAMENUM, BASE_NONE,
 			FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
 			"The request this response answers (an ACK or NAK names its PSN; READ data counts from the "
 			"READ request's PSN)", HFILL } },
-		{ &hf_response_frame, { "Answered in", "rocelab.response_frame", FT_FRAMENUM, BASE_NONE,
+		{ &hf_response_in, { "Response in", "rocelab.response_in", FT_FRAMENUM, BASE_NONE,
 			FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
 			"The first response (ACK, NAK or READ data) that answers this request", HFILL } },
-		{ &hf_response_time, { "Response time", "rocelab.response_time", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
+		{ &hf_time, { "Time", "rocelab.time", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
 			"Time from the request to this response, as seen at the capture point", HFILL } },
+		{ &hf_request_frame, { "Request in (old name)", "rocelab.request_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
+			"The first name of rocelab.response_to, still filled (hidden) for filters that use it", HFILL } },
+		{ &hf_response_frame, { "Answered in (old name)", "rocelab.response_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
+			"The first name of rocelab.response_in, still filled (hidden) for filters that use it", HFILL } },
+		{ &hf_response_time, { "Response time (old name)", "rocelab.response_time", FT_RELATIVE_TIME, BASE_NONE,
+			NULL, 0x0, "The first name of rocelab.time, still filled (hidden) for filters that use it", HFILL } },
 
 		{ &hf_ack_first_psn, { "First PSN acknowledged", "rocelab.ack.first_psn", FT_UINT32, BASE_DEC, NULL, 0x0,
 			"ACKs are cumulative: this one covers every PSN from here to the one it names", HFILL } },
@@ -1163,3 +1209,10 @@ void plugin_register(void)
 	plug.register_handoff = NULL;
 	proto_register_plugin(&plug);
 }
+
+#ifdef RLP_HAVE_PLUGIN_DESCRIBE
+uint32_t plugin_describe(void)
+{
+	return WS_PLUGIN_DESC_DISSECTOR;
+}
+#endif

@@ -6,6 +6,8 @@
 #   make install-plugin  your personal plugin folder; as root, Wireshark's system folder
 #                        (PLUGIN_DIR=... puts it elsewhere; DESTDIR is honoured)
 #   make plugin-test     tests/plugin/run.sh
+#   make plugin-compat   compile (not link) the plugin against Wireshark 4.2's and 4.4's headers,
+#                        fetched once into build/ws-compat (tests/plugin/compat.sh; needs the network once)
 
 WS_CFLAGS = $(shell pkg-config --cflags wireshark 2>/dev/null)
 WS_LIBS = $(shell pkg-config --libs wireshark 2>/dev/null)
@@ -20,7 +22,7 @@ PLUGIN_DEPS := $(PLUGIN_SRC) $(wildcard dissector/*.h core/include/rocelab/*.h)
 PIC_CFLAGS := -fPIC -fvisibility=hidden
 pic_objs = $(patsubst core/src/%.c,$(1)/%.o,$(CORE_SRC))
 
-.PHONY: plugin plugin-asan install-plugin uninstall-plugin plugin-test
+.PHONY: plugin plugin-asan install-plugin uninstall-plugin plugin-test plugin-compat
 
 plugin: $(B)/plugin/rocelab.so
 plugin-asan: $(B)/plugin-asan/rocelab.so
@@ -66,3 +68,7 @@ uninstall-plugin:
 
 plugin-test: $(B)/rocelab $(B)/plugin/rocelab.so $(B)/plugin-asan/rocelab.so
 	sh tests/plugin/run.sh $(B)/plugin/rocelab.so $(B)/rocelab $(B)/plugin-asan/rocelab.so
+
+# Only the installed Wireshark (Debian 12: 4.0) is linked and run; newer ones are compiled against.
+plugin-compat:
+	CC="$(CC)" RL_CFLAGS="$(CPPFLAGS) $(WARN)" sh tests/plugin/compat.sh $(B)/ws-compat

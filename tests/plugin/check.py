@@ -35,6 +35,7 @@ FIELDS = [
     "rocelab.analysis.retransmission", "rocelab.analysis.duplicate", "rocelab.analysis.out_of_order",
     "rocelab.analysis.gap", "rocelab.analysis.missing", "rocelab.analysis.expected_psn",
     "rocelab.analysis.original_frame",
+    "rocelab.response_to", "rocelab.response_in", "rocelab.time",
     "rocelab.request_frame", "rocelab.response_frame", "rocelab.response_time",
     "rocelab.ack.first_psn", "rocelab.ack.last_psn", "rocelab.ack.first_frame",
     "rocelab.msg.number", "rocelab.msg.bytes", "rocelab.msg.total",
@@ -407,21 +408,27 @@ def compare(sc, mode, o, pkts, frames, rows, twopass):
        "rocelab.analysis.original_frame: the %s frame with that PSN" % ORIGINAL)
 
     # request -> response links
-    eq({fr: num(r["rocelab.request_frame"]) for fr, r in rows.items() if r["rocelab.request_frame"]}, o.request,
-       "rocelab.request_frame: the latest request with the response's PSN")
+    eq({fr: num(r["rocelab.response_to"]) for fr, r in rows.items() if r["rocelab.response_to"]}, o.request,
+       "rocelab.response_to: the latest request with the response's PSN")
     rt_bad = []
     for fr, rq in o.request.items():
         want = o.by_frame[fr]["time"] - o.by_frame[rq]["time"]
-        got = rows[fr]["rocelab.response_time"]
+        got = rows[fr]["rocelab.time"]
         if not got or abs(float(got) - want) > 2e-9:
             rt_bad.append(fr)
-    eq(rt_bad, [], "frames whose rocelab.response_time is not their request's time to them")
+    eq(rt_bad, [], "frames whose rocelab.time is not their request's time to them")
     if twopass:
         answered = {}
         for fr in sorted(o.request):
             answered.setdefault(o.request[fr], fr)
-        eq({fr: num(r["rocelab.response_frame"]) for fr, r in rows.items() if r["rocelab.response_frame"]},
-           answered, "rocelab.response_frame: the first response naming the request")
+        eq({fr: num(r["rocelab.response_in"]) for fr, r in rows.items() if r["rocelab.response_in"]},
+           answered, "rocelab.response_in: the first response naming the request")
+    # The links' first names (the lab guides use rocelab.request_frame) still carry the same values.
+    for old, new in (("rocelab.request_frame", "rocelab.response_to"), ("rocelab.response_frame", "rocelab.response_in"),
+                     ("rocelab.response_time", "rocelab.time")):
+        eq(sorted(fr for fr, r in rows.items() if r[old] != r[new]), [],
+           "frames where the old name %s differs from %s (%d frames carry it)"
+           % (old, new, len([r for r in rows.values() if r[new]])))
 
     # ACKs
     got = {fr: (num(r["rocelab.ack.first_psn"]), num(r["rocelab.ack.last_psn"]), num(r["rocelab.ack.first_frame"]))
@@ -534,7 +541,7 @@ def cmd_port69_check(jsonl, fields, orig):
 
 # What must not change when only the framing or the source port does.
 SAME = ["rocelab.packet", "rocelab.icrc.status", "rocelab.analysis.retransmission", "rocelab.analysis.gap",
-        "rocelab.request_frame", "rocelab.response_time", "rocelab.ack.first_psn", "rocelab.ack.last_psn",
+        "rocelab.response_to", "rocelab.time", "rocelab.ack.first_psn", "rocelab.ack.last_psn",
         "rocelab.nak.resend_psn", "rocelab.msg.bytes"]
 
 

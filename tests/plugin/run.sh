@@ -5,8 +5,9 @@
 # and the frame bytes, not from the plugin), in one pass, in two passes (-2)
 # and through display filters; it still annotates a RoCE packet that TFTP took
 # because it came from UDP port 69; its CM fields and links agree with
-# Wireshark's own CM dissector (check_cm.py); and mutated captures do not crash
-# the sanitizer build.
+# Wireshark's own CM dissector (check_cm.py); mutated captures do not crash
+# the sanitizer build; and `tshark -q -z expert` lists its expert infos with no tree
+# built, as many of each kind as stock tshark's InfiniBand fields call for (check_expert.py).
 # Usage: run.sh PLUGIN_SO ROCELAB [PLUGIN_ASAN_SO]     (KEEP=1 keeps its files)
 #   (PLUGIN_ASAN_SO defaults to ../plugin-asan/rocelab.so next to PLUGIN_SO)
 set -u
@@ -92,8 +93,8 @@ fi
 missing=""
 for f in rocelab.summary rocelab.explanation rocelab.icrc.status rocelab.icrc.expected rocelab.analysis.verdict \
          rocelab.analysis.retransmission rocelab.analysis.duplicate rocelab.analysis.out_of_order rocelab.analysis.gap \
-         rocelab.analysis.expected_psn rocelab.analysis.original_frame rocelab.request_frame rocelab.response_frame \
-         rocelab.response_time rocelab.ack.first_psn rocelab.ack.last_psn rocelab.ack.first_frame rocelab.msg.number \
+         rocelab.analysis.expected_psn rocelab.analysis.original_frame rocelab.response_to rocelab.response_in \
+         rocelab.time rocelab.request_frame rocelab.response_frame rocelab.response_time rocelab.ack.first_psn rocelab.ack.last_psn rocelab.ack.first_frame rocelab.msg.number \
          rocelab.msg.bytes rocelab.msg.total rocelab.nak.meaning rocelab.nak.resend_psn rocelab.rnr.wait_us \
          rocelab.ecn.ce rocelab.cnp rocelab.bth.fecn rocelab.bth.becn; do
     awk -F'\t' -v f="$f" '$3 == f { found = 1 } END { exit !found }' "$T/fields.txt" || missing="$missing $f"
@@ -129,6 +130,55 @@ for sc in request-loss lost-ack lost-read-response rnr access-error icrc-corrupt
         "$T/f/$sc" >"$T/$sc.report"
     count_lines "$T/$sc.report"
 done
+
+# ---- tshark -q -z expert: the expert infos with no tree built ---------------------------
+# The RDMA engineer's triage command, with no -Y and no -V: tshark builds no protocol
+# tree, and the plugin's expert infos must be listed all the same, as many of each kind
+# as check_expert.py works out from stock tshark's InfiniBand fields (no plugin loaded)
+# and the frames' bytes. Some pcaps come from the loop above; a few more are made here.
+XCHK="$HERE/check_expert.py"
+mkdir -p "$T/none/$WSV/epan"
+"$R" gen send-bw --count 20 --size 1024 --window 8 --drop 5,12 -o "$T/bw-loss.pcap" 2>/dev/null
+"$R" gen cm-req-lost -o "$T/cm-req-lost.pcap" 2>/dev/null
+"$R" gen cm-reject -o "$T/cm-reject.pcap" 2>/dev/null
+# shellcheck disable=SC2046  # the field list is words
+for sc in request-loss lost-ack rnr access-error icrc-corruption duplicate reorder ecn bw-loss cm-req-lost cm-reject; do
+    if [ ! -s "$T/$sc.pcap" ]; then
+        fail "expert $sc: no capture"
+        continue
+    fi
+    ts "$T/none" tshark -r - -T fields -E occurrence=a $("$PY" "$XCHK" fields) <"$T/$sc.pcap" >"$T/$sc.stock.tsv" \
+        2>/dev/null
+    ts "$T/p" tshark -r - -q -z expert <"$T/$sc.pcap" >"$T/$sc.expert.txt" 2>"$T/$sc.expert.err"
+    checked "expert $sc" "$PY" "$XCHK" check "$sc" "$T/$sc.stock.tsv" "$T/$sc.expert.txt" "$T/$sc.pcap" \
+        >"$T/$sc.expert.report"
+    count_lines "$T/$sc.expert.report"
+    # two passes: each expert info listed once, not once per pass
+    ts "$T/p" tshark -2 -r "$T/$sc.pcap" -q -z expert >"$T/$sc.expert2.txt" 2>>"$T/$sc.expert.err"
+    checked "expert $sc -2" "$PY" "$XCHK" check "$sc (-2)" "$T/$sc.stock.tsv" "$T/$sc.expert2.txt" "$T/$sc.pcap" \
+        >"$T/$sc.expert2.report"
+    count_lines "$T/$sc.expert2.report"
+done
+
+# ---- the README: RPC-over-RDMA's guess on the demo's first frame ---------------------------
+# The README says tshark marks frame 1 of `rocelab gen demo` "[Malformed Packet]" (the
+# rpcrdma_infiniband heuristic takes its payload) and that --disable-heuristic
+# rpcrdma_infiniband stops it; both lines run here as it writes them.
+README="$HERE/../../README.md"
+"$R" gen demo -o "$T/demo.pcap" 2>/dev/null
+line="tshark -r demo.pcap -c 1 --disable-heuristic rpcrdma_infiniband"
+if ! grep -q "^$line " "$README"; then
+    fail "README: no line '$line'"
+else
+    ts "$T/p" tshark -r - -c 1 <"$T/demo.pcap" >"$T/demo.0" 2>/dev/null
+    ts "$T/p" tshark -r - -c 1 --disable-heuristic rpcrdma_infiniband <"$T/demo.pcap" >"$T/demo.1" 2>/dev/null
+    if grep -q 'RC Send Only.*\[Malformed Packet\]' "$T/demo.0" && grep -q 'RC Send Only' "$T/demo.1" &&
+       ! grep -q Malformed "$T/demo.1"; then
+        pass "README: frame 1 of gen demo is [Malformed Packet] in tshark, and not with --disable-heuristic rpcrdma_infiniband"
+    else
+        fail "README: the rpcrdma_infiniband claim does not hold: '$(cat "$T/demo.0")' / '$(cat "$T/demo.1")'"
+    fi
+fi
 
 # ---- a RoCE packet that another protocol takes ----------------------------------------
 # UDP gives a packet to its lower port's protocol first: from source port 69 it is
@@ -230,28 +280,36 @@ done
 # shellcheck disable=SC2086
 mergecap -a -w "$T/base.pcap" $inputs
 nbase=$(capinfos -c -M "$T/base.pcap" 2>/dev/null | awk '/Number of packets/ { print $NF }')
-# error rate, seed, and one pass or two; then truncated frames (-s)
-for run in "0.002 1 1" "0.01 2 2" "0.02 3 1" "0.02 4 2" "0.05 5 1" "0.1 6 2" "0.3 7 1" "s60 0 2" "s90 0 1"; do
+# error rate, seed, and one pass or two or no tree (q: -q -z expert); then truncated frames (-s)
+for run in "0.002 1 1" "0.01 2 2" "0.02 3 1" "0.02 4 2" "0.05 5 1" "0.1 6 2" "0.3 7 1" "0.05 8 q" "s60 0 2" "s90 0 1" \
+           "s60 0 q"; do
     # shellcheck disable=SC2086
     set -- $run
     case $1 in
         s*) editcap -s "${1#s}" "$T/base.pcap" "$T/mut.pcap" 2>"$T/editcap.err"; what="cut to ${1#s} bytes" ;;
         *) editcap -E "$1" --seed "$2" "$T/base.pcap" "$T/mut.pcap" 2>"$T/editcap.err"; what="-E $1 --seed $2" ;;
     esac
-    [ "$3" = 2 ] && mode=-2 || mode=
-    # shellcheck disable=SC2086
-    ts "$T/pa" env $SAN_ENV tshark $mode -r "$T/mut.pcap" -V >"$T/mut.out" 2>"$T/mut.err"
+    # -V prints a tree, one "RoCE Lab" line per annotated frame; -q -z expert builds none
+    # and lists the expert infos, one line (with "RoCE Lab") per distinct summary.
+    case $3 in
+        2) mode=-2 two=-2 opts=-V ;;
+        q) mode="no tree" two='' opts="-q -z expert" ;;
+        *) mode='' two='' opts=-V ;;
+    esac
+    # shellcheck disable=SC2086  # SAN_ENV, $two and $opts are lists of words
+    ts "$T/pa" env $SAN_ENV tshark $two -r "$T/mut.pcap" $opts >"$T/mut.out" 2>"$T/mut.err"
     rc=$?
+    if [ "$3" = q ]; then marked=$(grep -c 'RoCE Lab' "$T/mut.out"); else marked=$(grep -c '^RoCE Lab' "$T/mut.out"); fi
     if grep -q -E 'AddressSanitizer|runtime error|UndefinedBehaviorSanitizer' "$T/mut.err"; then
         fail "robustness ($what, ${mode:-one pass}): sanitizer report"
         grep -A 12 -E 'AddressSanitizer|runtime error' "$T/mut.err" | head -n 20
     elif [ "$rc" -ne 0 ]; then
         fail "robustness ($what, ${mode:-one pass}): tshark exited with $rc: $(tail -n 2 "$T/mut.err")"
-    elif [ "$(grep -c '^RoCE Lab' "$T/mut.out")" -eq 0 ]; then
+    elif [ "$marked" -eq 0 ]; then
         fail "robustness ($what, ${mode:-one pass}): the plugin annotated nothing"
     else
-        pass "robustness ($what, ${mode:-one pass}): $nbase frames, $(grep -c '^RoCE Lab' "$T/mut.out") annotated, no sanitizer report"
+        pass "robustness ($what, ${mode:-one pass}): $nbase frames, $marked $([ "$3" = q ] && echo "expert summaries" ||
+            echo annotated), no sanitizer report"
     fi
 done
-
 finish
