@@ -101,6 +101,12 @@ void peer_usage(FILE *f)
 		"      --busy-poll      spin instead of sleeping in poll()\n"
 		"      --json           one JSON object with the results, for scripts\n"
 		"  -h, --help           this text\n\n"
+		"The classic mistakes, made on purpose (labs/14-pitfalls):\n"
+		"      --no-grh         move the QP to RTR without a GRH (ibv_ah_attr.is_global = 0): RoCE\n"
+		"                       has no LIDs, so the kernel refuses it (EINVAL), and so does this\n"
+		"      --bad-rkey       client: RDMA work requests with the server's R_Key, low byte inverted:\n"
+		"                       NAK remote access error, IBV_WC_REM_ACCESS_ERR, the QP in error\n"
+		"      --bad-va         client: RDMA work requests 1 MiB past the server's address (the same)\n\n"
 		"--compat rping: rping's protocol (librdmacm's example: the client advertises a buffer, the\n"
 		"server READs it, says go ahead, WRITEs it back into a second one), rping's flags and output:\n"
 		"  rocelab peer --compat rping -s [-vVd] [-S size] [-C count] [-a addr] [-p port]\n"
@@ -223,7 +229,7 @@ bool peer_rate(const char *opt, const char *arg, double *rate)
 
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_NO_GRH, O_BAD_RKEY, O_BAD_VA };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },       { "client", required_argument, NULL, 'c' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -236,6 +242,8 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "busy-poll", no_argument, NULL, O_BUSY },
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
 		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
+		{ "no-grh", no_argument, NULL, O_NO_GRH },  { "bad-rkey", no_argument, NULL, O_BAD_RKEY },
+		{ "bad-va", no_argument, NULL, O_BAD_VA },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud" };
@@ -342,6 +350,9 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_BUSY: o->busy_poll = true; break;
 		case O_JSON: o->json = true; break;
 		case O_CM: o->cm = true; break;
+		case O_NO_GRH: o->no_grh = true; break;
+		case O_BAD_RKEY: o->bad_rkey = true; break;
+		case O_BAD_VA: o->bad_va = true; break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {
 				cli_error("peer", "--compat %s takes %s's flags: write it as '--compat %s'", optarg, optarg, optarg);
@@ -365,6 +376,11 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	}
 	if (optind < argc) {
 		cli_error("peer", "unexpected argument '%s'", argv[optind]);
+		return false;
+	}
+	if ((o->bad_rkey || o->bad_va) && (o->server || o->ud || o->compat || o->cm || peer_sends(o->op))) {
+		cli_error("peer", "--bad-rkey and --bad-va aim the client's RDMA WRITE, READ or atomics at the "
+			  "server's buffer (RC, rocelab's exchange): a SEND carries no R_Key or address");
 		return false;
 	}
 	return peer_defaults(o, size_set, op_set);
