@@ -33,6 +33,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/filter.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -534,6 +535,13 @@ static int peer_udp_socket(struct peer *p)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
 		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
+		/*
+		 * The kernel's rxe sends RoCEv2 over IPv6 with UDP checksum 0, as
+		 * over IPv4 (the ICRC protects the packet; RFC 6935 lets a tunnel do
+		 * so). Linux drops such an IPv6 datagram unless the socket takes
+		 * zero checksums: without this, nothing from the kernel arrived.
+		 */
+		setsockopt(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
 	} else {
 		setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
 		setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
