@@ -873,6 +873,17 @@ static bool gl_14_link_local(const struct grade_cap *c, uint64_t *v)
 	return true;
 }
 
+/* The client's first request, counted each time it was sent: once, and once more for each retry. */
+static bool gl_14_first_sends(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *first = c->client;
+
+	*v = 0;
+	for (const struct grade_frame *f = c->f; first && f < c->f + c->n; f++)
+		*v += gl_is_client_request(c, f) && f->p.bth.psn == first->p.bth.psn && f->p.bth.dqpn == first->p.bth.dqpn;
+	return first != NULL;
+}
+
 /* Each question of labs/NN-name/lab.def, by lab and key, and how its answer is read. */
 const struct grade_fact grade_facts[] = {
 	{ "01", "1", gl_01_frames },
@@ -949,6 +960,7 @@ const struct grade_fact grade_facts[] = {
 	{ "14", "2", gl_10_wc_status },
 	{ "14", "3", gl_10_rkey },
 	{ "14", "4", gl_14_link_local },
+	{ "14", "5", gl_14_first_sends },
 };
 
 const size_t grade_nfacts = sizeof(grade_facts) / sizeof(grade_facts[0]);

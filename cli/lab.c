@@ -225,6 +225,7 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 	char opts[LAB_LINE_MAX], *w[LAB_LINE_WORDS + 1], server[LAB_LINE_MAX], client[LAB_LINE_MAX];
 	char compat[LAB_LINE_MAX] = "";
 	const char *op = "send", *size = NULL, *iters = NULL, *window = NULL, *mtu = NULL, *gid = "1", *mistakes = NULL;
+	const char *retry = NULL;
 	bool ud = false, ok;
 	int n;
 
@@ -257,6 +258,8 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 			mtu = w[i + 1];
 		else if (!strcmp(w[i], "-g") || !strcmp(w[i], "--gid-index"))
 			gid = w[i + 1];
+		else if (!strcmp(w[i], "--retry-cnt"))
+			retry = w[i + 1];
 		i++;
 	}
 	if (!strcmp(op, "pingpong")) {
@@ -273,6 +276,7 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 			      cli_self(), gid, op) &&
 		     lab_opt(client, sizeof(client), "-s", size) && lab_opt(client, sizeof(client), "-n", iters) &&
 		     lab_opt(client, sizeof(client), "-w", window) && lab_opt(client, sizeof(client), "-m", mtu) &&
+		     lab_opt(client, sizeof(client), "--retry-cnt", retry) &&
 		     (!mistakes || lab_append(client, sizeof(client), " %s", mistakes));
 	}
 	if (!ok || !lab_append(client, sizeof(client), " " LAB_RXE_HOST) ||

@@ -106,7 +106,11 @@ void peer_usage(FILE *f)
 		"                       has no LIDs, so the kernel refuses it (EINVAL), and so does this\n"
 		"      --bad-rkey       client: RDMA work requests with the server's R_Key, low byte inverted:\n"
 		"                       NAK remote access error, IBV_WC_REM_ACCESS_ERR, the QP in error\n"
-		"      --bad-va         client: RDMA work requests 1 MiB past the server's address (the same)\n\n"
+		"      --bad-va         client: RDMA work requests 1 MiB past the server's address (the same)\n"
+		"      --retry-cnt N    the RC QP's retry count at RTS, 0..7 (default 7, as perftest and\n"
+		"                       ibv_rc_pingpong): unanswered requests are sent again N times, then\n"
+		"                       the work request fails, 'transport retry counter exceeded' (the\n"
+		"                       kernel's rxe takes 7 as 'for ever' and never gives up)\n\n"
 		"--compat rping: rping's protocol (librdmacm's example: the client advertises a buffer, the\n"
 		"server READs it, says go ahead, WRITEs it back into a second one), rping's flags and output:\n"
 		"  rocelab peer --compat rping -s [-vVd] [-S size] [-C count] [-a addr] [-p port]\n"
@@ -229,7 +233,7 @@ bool peer_rate(const char *opt, const char *arg, double *rate)
 
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_NO_GRH, O_BAD_RKEY, O_BAD_VA };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_NO_GRH, O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },       { "client", required_argument, NULL, 'c' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -243,7 +247,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
 		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
 		{ "no-grh", no_argument, NULL, O_NO_GRH },  { "bad-rkey", no_argument, NULL, O_BAD_RKEY },
-		{ "bad-va", no_argument, NULL, O_BAD_VA },
+		{ "bad-va", no_argument, NULL, O_BAD_VA },  { "retry-cnt", required_argument, NULL, O_RETRY_CNT },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud" };
@@ -353,6 +357,13 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_NO_GRH: o->no_grh = true; break;
 		case O_BAD_RKEY: o->bad_rkey = true; break;
 		case O_BAD_VA: o->bad_va = true; break;
+		case O_RETRY_CNT:
+			/* A 3-bit field (IBA 9.7.6.1.3). */
+			if (!cli_arg_u64("peer", "--retry-cnt", optarg, 0, 7, NULL, &v))
+				return false;
+			o->retry_cnt = (uint8_t)v;
+			o->retry_set = true;
+			break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {
 				cli_error("peer", "--compat %s takes %s's flags: write it as '--compat %s'", optarg, optarg, optarg);

@@ -64,6 +64,8 @@ struct peer_opts {
 	bool cm;            /* --cm (and --compat rping): connect through the CM on QP1, not TCP */
 	bool no_grh;        /* --no-grh: RTR without a GRH (is_global = 0), refused as the kernel does */
 	bool bad_rkey, bad_va; /* --bad-rkey, --bad-va: the client's RDMA work requests aim wrong */
+	bool retry_set;     /* --retry-cnt given: retry_cnt in place of perftest's 7 */
+	uint8_t retry_cnt;
 	struct {
 		const char *source;  /* -I ADDR: the client's source address */
 		uint32_t count;      /* -C: pings; 0 = until interrupted, as rping */

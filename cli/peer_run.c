@@ -127,6 +127,8 @@ int peer_connect_qp(struct peer *p)
 		return -1;
 	}
 	rl_conn_defaults(&c);
+	if (p->o.retry_set)
+		c.retry_cnt = p->o.retry_cnt;
 	c.qkey = PEER_QKEY;
 	c.sq_psn = p->conn.me.psn;
 	if (!p->o.ud) {

@@ -24,7 +24,8 @@ function response(op) { return op >= 13 && op <= 18 }
     src = $1 != "" ? $1 : $2
     op = num($3)
     if ($1 == "" && tolower(substr($2, 1, 3)) ~ /^fe[89ab]/) ll++
-    if (!response(op) && client == "") client = src
+    if (!response(op) && client == "") { client = src; first = $4 }
+    if (!response(op) && src == client && $4 == first) sends++
     if (!response(op) && src == client) {
         rkey[$4] = $5          # the last request from the client with this PSN
     } else if (op == 17 && $6 != "" && int(num($6) / 32) % 4 == 3 && !naks++) {
@@ -46,4 +47,5 @@ END {
         }
     }
     print "4: " ll + 0
+    print "5: " sends + 0
 }'
