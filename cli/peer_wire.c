@@ -49,6 +49,8 @@
 #define PEER_IPV4_LEN 20
 #define PEER_UDP_LEN 8
 #define PEER_TTL 64 /* what Linux sends; the ICRC masks it */
+#define PEER_DAD_POLL_NS 100000000 /* a tentative IPv6 address: try bind() again every 100 ms, */
+#define PEER_DAD_POLLS 50          /* for at most 5 s (DAD: 1 s by default) */
 
 uint64_t peer_now(void)
 {
@@ -519,6 +521,25 @@ static void peer_bufsize(int fd, int opt_force, int opt)
 		setsockopt(fd, SOL_SOCKET, opt, &sz, sizeof(sz));
 }
 
+/*
+ * bind(), waiting while an IPv6 address is tentative: an interface just
+ * brought up holds its link-local address (GID index 0) only once duplicate
+ * address detection is done, about a second later (RFC 4862 5.4), and
+ * until then bind() says EADDRNOTAVAIL.
+ */
+static int peer_bind_when_ready(int fd, const union peer_addr *sa)
+{
+	const struct timespec pause = { 0, PEER_DAD_POLL_NS };
+
+	for (unsigned waited = 0;; waited++) {
+		if (!bind(fd, &sa->sa, peer_addr_len(sa)))
+			return 0;
+		if (errno != EADDRNOTAVAIL || sa->sa.sa_family != AF_INET6 || waited == PEER_DAD_POLLS)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
+}
+
 /* The UDP socket on 4791: where frames arrive, or (IPv4, raw socket) only what keeps the port open. */
 static int peer_udp_socket(struct peer *p)
 {
@@ -548,7 +569,7 @@ static int peer_udp_socket(struct peer *p)
 	}
 	peer_addr_set_port(&sa, PEER_ROCE_PORT);
 	peer_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF);
-	if (bind(fd, &sa.sa, peer_addr_len(&sa))) {
+	if (peer_bind_when_ready(fd, &sa)) {
 		peer_addr_str(&sa, a, sizeof(a));
 		cli_error("peer", "cannot bind UDP port 4791 on %s: %s%s", a, strerror(errno),
 			  errno == EADDRINUSE ? " (is Soft-RoCE or another peer using it here?)" : "");
