@@ -84,17 +84,17 @@ static void gids_add(struct cli_gids *t, const uint8_t gid[16])
 		memcpy(t->gid[t->n++], gid, 16);
 }
 
-/* The default GID: fe80::/64 and the modified EUI-64 of the MAC (RFC 4291 2.5.1), false without a MAC. */
+/* The default GID: fe80::/64 and the modified EUI-64 of the MAC (RFC 4291 2.5.1); without a MAC fe80:: and false. */
 static bool gids_default(const struct ifaddrs *ifs, const char *ifname, uint8_t gid[16])
 {
+	memset(gid, 0, 16);
+	gid[0] = 0xfe;
+	gid[1] = 0x80;
 	for (const struct ifaddrs *i = ifs; i; i = i->ifa_next) {
 		const struct sockaddr_ll *ll = (const void *)i->ifa_addr;
 
 		if (!ll || ll->sll_family != AF_PACKET || ll->sll_halen != 6 || strcmp(i->ifa_name, ifname))
 			continue;
-		memset(gid, 0, 16);
-		gid[0] = 0xfe;
-		gid[1] = 0x80;
 		gid[8] = ll->sll_addr[0] ^ 2;
 		memcpy(gid + 9, ll->sll_addr + 1, 2);
 		gid[11] = 0xff;
@@ -135,12 +135,7 @@ int cli_gid_table(const char *cmd, const char *ifname, struct cli_gids *t)
 	}
 	snprintf(t->ifname, sizeof(t->ifname), "%s", ifname);
 	t->ifindex = if_nametoindex(ifname);
-	if (!gids_default(ifs, ifname, gid)) {
-		cli_error(cmd, "interface '%s' has no Ethernet (MAC) address, so no default GID: RoCE runs over "
-			       "Ethernet", ifname);
-		freeifaddrs(ifs);
-		return -1;
-	}
+	t->ethernet = gids_default(ifs, ifname, gid);
 	gids_add(t, gid);
 	for (int v6 = 0; v6 < 2; v6++)
 		for (i = ifs; i; i = i->ifa_next) {
@@ -211,6 +206,11 @@ int cli_gids(int argc, char **argv)
 	}
 	if (optind < argc && cli_gid_table("gids", argv[optind], &t))
 		return CLI_BAD_INPUT;
+	if (optind < argc && !t.ethernet) {
+		cli_error("gids", "interface '%s' has no Ethernet (MAC) address: Soft-RoCE runs over Ethernet, so "
+			  "rxe makes no GID table for it", t.ifname);
+		return CLI_BAD_INPUT;
+	}
 	printf("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4 \t\tVER\tDEV\n");
 	printf("---\t----\t-----\t---\t\t\t\t\t------------ \t---\t---\n");
 	if (optind < argc) {
@@ -227,8 +227,8 @@ int cli_gids(int argc, char **argv)
 			     !(ifr.ifr_flags & IFF_LOOPBACK);
 			if (fd >= 0)
 				close(fd);
-			/* An interface without a MAC (a tunnel) has no table: said, and the others listed. */
-			if (up && !cli_gid_table("gids", i->if_name, &t))
+			/* An interface without a MAC (a tunnel) has no table: left out. */
+			if (up && !cli_gid_table("gids", i->if_name, &t) && t.ethernet)
 				gids_print(&t, &found);
 		}
 		if_freenameindex(ifs);

@@ -24,6 +24,7 @@
 struct cli_gids {
 	char ifname[IF_NAMESIZE];
 	unsigned ifindex; /* the scope of a link-local GID's address */
+	bool ethernet;    /* has a MAC; without one (a tunnel) rxe has no port here, and index 0 is fe80:: alone */
 	int mtu;
 	int n;
 	uint8_t gid[CLI_MAX_GIDS][16];
