@@ -10,6 +10,7 @@
 /* Each subcommand: argv[0] is its own name; returns the process exit status. */
 int cli_explain(int argc, char **argv);
 int cli_gen(int argc, char **argv);
+int cli_gids(int argc, char **argv);
 int cli_lab(int argc, char **argv);
 int cli_peer(int argc, char **argv);
 int cli_realrxe(int argc, char **argv);

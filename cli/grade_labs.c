@@ -860,6 +860,30 @@ static bool gl_13_frames(const struct grade_cap *c, uint64_t *v)
 	return true;
 }
 
+/* Lab 14: the pitfalls. The wrong R_Key's NAK is read as lab 10 reads it; then the link-local GIDs' frames. */
+static bool gl_is_link_local(const struct grade_cap *c, const struct grade_frame *f)
+{
+	(void)c;
+	return f->p.l3 == RL_L3_IPV6 && f->p.ip6.src[0] == 0xfe && (f->p.ip6.src[1] & 0xc0) == 0x80;
+}
+
+static bool gl_14_link_local(const struct grade_cap *c, uint64_t *v)
+{
+	*v = gl_count(c, gl_is_link_local);
+	return true;
+}
+
+/* The client's first request, counted each time it was sent: once, and once more for each retry. */
+static bool gl_14_first_sends(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *first = c->client;
+
+	*v = 0;
+	for (const struct grade_frame *f = c->f; first && f < c->f + c->n; f++)
+		*v += gl_is_client_request(c, f) && f->p.bth.psn == first->p.bth.psn && f->p.bth.dqpn == first->p.bth.dqpn;
+	return first != NULL;
+}
+
 /* Each question of labs/NN-name/lab.def, by lab and key, and how its answer is read. */
 const struct grade_fact grade_facts[] = {
 	{ "01", "1", gl_01_frames },
@@ -932,6 +956,11 @@ const struct grade_fact grade_facts[] = {
 	{ "13", "2", gl_13_request_psn },
 	{ "13", "3", gl_13_ack_qp },
 	{ "13", "4", gl_13_frames },
+	{ "14", "1", gl_10_syndrome },
+	{ "14", "2", gl_10_wc_status },
+	{ "14", "3", gl_10_rkey },
+	{ "14", "4", gl_14_link_local },
+	{ "14", "5", gl_14_first_sends },
 };
 
 const size_t grade_nfacts = sizeof(grade_facts) / sizeof(grade_facts[0]);

@@ -161,6 +161,8 @@ static int lab_pair(const struct lab_step *s, const char *log, const char *serve
 			cli_error("lab", "this step should have failed, and did not");
 			return -1;
 		}
+		/* The end that moved to RTR first may be the one that refused: its words are half the lesson. */
+		lab_show_server(log);
 		printf("  (that error was the point of this step)\n");
 		return 0;
 	}
@@ -208,14 +210,22 @@ static bool lab_opt(char *buf, size_t n, const char *opt, const char *v)
  * A peer step with the kernel as the requester: the step's client options
  * become the guest's command, the standard ibv_rc_pingpong / ibv_ud_pingpong
  * for a ping-pong, rxe_peer (rocelab peer's test over libibverbs) for the
- * other operations. rocelab peer serves, with the step's own server options
+ * other operations, and for the pitfalls' --no-grh, --bad-rkey and --bad-va,
+ * which rxe_peer takes as they are. rocelab peer serves, with the step's own server options
  * (--loss then shows the kernel's go-back-N).
  */
+/* rocelab peer's pitfalls flags (no value), which rxe_peer takes under the same names. */
+static bool lab_rxe_mistake(const char *w)
+{
+	return !strcmp(w, "--no-grh") || !strcmp(w, "--bad-rkey") || !strcmp(w, "--bad-va");
+}
+
 static int lab_rxe_step(const struct lab_step *s, const char *log)
 {
 	char opts[LAB_LINE_MAX], *w[LAB_LINE_WORDS + 1], server[LAB_LINE_MAX], client[LAB_LINE_MAX];
 	char compat[LAB_LINE_MAX] = "";
-	const char *op = "send", *size = NULL, *iters = NULL, *window = NULL, *mtu = NULL, *gid = "1";
+	const char *op = "send", *size = NULL, *iters = NULL, *window = NULL, *mtu = NULL, *gid = "1", *mistakes = NULL;
+	const char *retry = NULL;
 	bool ud = false, ok;
 	int n;
 
@@ -226,7 +236,14 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 		cli_error("lab", "the client options have more than %d words: %.60s...", LAB_LINE_WORDS, s->client);
 		return -1;
 	}
-	for (int i = 0; i + 1 < n; i += 2) {
+	/* Each option with its value, but the pitfalls' flags, which rxe_peer takes as they are. */
+	for (int i = 0; i < n; i++) {
+		if (lab_rxe_mistake(w[i])) {
+			mistakes = w[i];
+			continue;
+		}
+		if (i + 1 == n)
+			break;
 		if (!strcmp(w[i], "-t") || !strcmp(w[i], "--transport"))
 			ud = !strcmp(w[i + 1], "ud");
 		else if (!strcmp(w[i], "--op"))
@@ -241,6 +258,9 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 			mtu = w[i + 1];
 		else if (!strcmp(w[i], "-g") || !strcmp(w[i], "--gid-index"))
 			gid = w[i + 1];
+		else if (!strcmp(w[i], "--retry-cnt"))
+			retry = w[i + 1];
+		i++;
 	}
 	if (!strcmp(op, "pingpong")) {
 		ok = lab_line(compat, sizeof(compat), " --compat pingpong") &&
@@ -255,7 +275,9 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 			      "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- rxe_peer -t 60 -g %s -o %s",
 			      cli_self(), gid, op) &&
 		     lab_opt(client, sizeof(client), "-s", size) && lab_opt(client, sizeof(client), "-n", iters) &&
-		     lab_opt(client, sizeof(client), "-w", window) && lab_opt(client, sizeof(client), "-m", mtu);
+		     lab_opt(client, sizeof(client), "-w", window) && lab_opt(client, sizeof(client), "-m", mtu) &&
+		     lab_opt(client, sizeof(client), "--retry-cnt", retry) &&
+		     (!mistakes || lab_append(client, sizeof(client), " %s", mistakes));
 	}
 	if (!ok || !lab_append(client, sizeof(client), " " LAB_RXE_HOST) ||
 	    !lab_line(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --server%s%s%s", cli_self(),

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define LAB_MAX_STEPS 4
+#define LAB_MAX_STEPS 6
 #define LAB_MAX_QUESTIONS 8
 /* A value has at most this many bytes; one that becomes a command line (gen, server, client, replay) this many words. */
 #define LAB_DEF_MAX_VALUE 400

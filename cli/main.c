@@ -15,6 +15,7 @@ static const struct {
 } cli_commands[] = {
 	{ "explain", cli_explain, "print a RoCE capture packet by packet, in RDMA terms" },
 	{ "gen", cli_gen, "write a capture of RoCEv2 packets (see rocelab gen --list)" },
+	{ "gids", cli_gids, "an interface's RoCE GID table as Soft-RoCE builds it, like OFED's show_gids" },
 	{ "lab", cli_lab, "guided labs: two namespaces, real RoCEv2, a capture to study (lab list)" },
 	{ "peer", cli_peer, "run RDMA SEND/WRITE/READ between two machines or namespaces, like perftest" },
 	{ "realrxe", cli_realrxe, "a real kernel Soft-RoCE (rdma_rxe) endpoint in a small VM, for interop" },

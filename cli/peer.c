@@ -126,6 +126,16 @@ void peer_usage(FILE *f)
 		"      --busy-poll      spin instead of sleeping in poll()\n"
 		"      --json           one JSON object with the results, for scripts\n"
 		"  -h, --help           this text\n\n"
+		"The classic mistakes, made on purpose (labs/14-pitfalls):\n"
+		"      --no-grh         move the QP to RTR without a GRH (ibv_ah_attr.is_global = 0): RoCE\n"
+		"                       has no LIDs, so the kernel refuses it (EINVAL), and so does this\n"
+		"      --bad-rkey       client: RDMA work requests with the server's R_Key, low byte inverted:\n"
+		"                       NAK remote access error, IBV_WC_REM_ACCESS_ERR, the QP in error\n"
+		"      --bad-va         client: RDMA work requests 1 MiB past the server's address (the same)\n"
+		"      --retry-cnt N    the RC QP's retry count at RTS, 0..7 (default 7, as perftest and\n"
+		"                       ibv_rc_pingpong): unanswered requests are sent again N times, then\n"
+		"                       the work request fails, 'transport retry counter exceeded' (the\n"
+		"                       kernel's rxe takes 7 as 'for ever' and never gives up)\n\n"
 		"--compat rping: rping's protocol (librdmacm's example: the client advertises a buffer, the\n"
 		"server READs it, says go ahead, WRITEs it back into a second one), rping's flags and output:\n"
 		"  rocelab peer --compat rping -s [-vVd] [-S size] [-C count] [-a addr] [-p port]\n"
@@ -415,7 +425,8 @@ static bool peer_perftest_flags(struct peer_opts *o, bool iters_set)
 
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
-	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ };
+	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ, O_NO_GRH,
+	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -432,6 +443,8 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
 		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
 		{ "srq", required_argument, NULL, O_SRQ },
+		{ "no-grh", no_argument, NULL, O_NO_GRH },  { "bad-rkey", no_argument, NULL, O_BAD_RKEY },
+		{ "bad-va", no_argument, NULL, O_BAD_VA },  { "retry-cnt", required_argument, NULL, O_RETRY_CNT },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud", "uc" };
@@ -574,8 +587,18 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_CM: o->cm = true; break;
 		case O_SRQ:
 			if (!cli_arg_u64("peer", "--srq", optarg, 1, PEER_SRQ_MAX_QP, NULL, &v))
-				return false;
+				goto out;
 			o->srq = (uint32_t)v;
+			break;
+		case O_NO_GRH: o->no_grh = true; break;
+		case O_BAD_RKEY: o->bad_rkey = true; break;
+		case O_BAD_VA: o->bad_va = true; break;
+		case O_RETRY_CNT:
+			/* A 3-bit field (IBA 9.7.6.1.3). */
+			if (!cli_arg_u64("peer", "--retry-cnt", optarg, 0, 7, NULL, &v))
+				goto out;
+			o->retry_cnt = (uint8_t)v;
+			o->retry_set = true;
 			break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {
@@ -607,6 +630,11 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	if (!peer_positional(argc, argv, o))
 		return false;
 	o->server = !o->addr;
+	if ((o->bad_rkey || o->bad_va) && (o->server || o->ud || o->uc || o->compat || o->cm || peer_sends(o->op))) {
+		cli_error("peer", "--bad-rkey and --bad-va aim the client's RDMA WRITE, READ or atomics at the "
+			  "server's buffer (RC, rocelab's exchange): a SEND carries no R_Key or address");
+		return false;
+	}
 	return peer_perftest_flags(o, iters_set) && peer_defaults(o, size_set, op_set);
 out:
 	opterr = saved_opterr;

@@ -22,13 +22,13 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "gids.h"
 #include "rocelab/rdma_cm.h"
 #include "rocelab/rocelab.h"
 
 #define PEER_ROCE_PORT 4791
 #define PEER_TCP_PORT 18515
 #define PEER_QKEY 0x11111111u /* ibv_ud_pingpong's Q_Key */
-#define PEER_MAX_GIDS 16
 #define PEER_UD_GRH 40                /* UD: the first 40 bytes of a receive hold the GRH */
 #define PEER_UD_WAIT_NS 50000000u     /* UD pingpong: a reply this late counts as lost */
 #define PEER_ALL_MAX (1u << 23)       /* -a: the largest size, as perftest's (2^23 bytes) */
@@ -37,6 +37,8 @@
 #define PEER_SRQ_MAX_QP 256           /* --srq N at most: ibv_srq_pingpong's MAX_QP */
 /* One line of the pingpong tools' exchange: "LID:QPN:PSN:GID" and the NUL. */
 #define PEER_MSG_LEN (sizeof "0000:000000:000000:00000000000000000000000000000000")
+#define PEER_BAD_RKEY_BITS 0xffu      /* --bad-rkey: the R_Key's low byte (the key beside the MR's index) inverted */
+#define PEER_BAD_VA_OFFSET (1u << 20) /* --bad-va: 1 MiB past the server's address, out of its region */
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
 
@@ -67,6 +69,10 @@ struct peer_opts {
 	bool json, busy_poll;
 	bool rping;         /* --compat rping: rping's flags and protocol (peer_rping.c) */
 	bool cm;            /* --cm (and --compat rping): connect through the CM on QP1, not TCP */
+	bool no_grh;        /* --no-grh: RTR without a GRH (is_global = 0), refused as the kernel does */
+	bool bad_rkey, bad_va; /* --bad-rkey, --bad-va: the client's RDMA work requests aim wrong */
+	bool retry_set;     /* --retry-cnt given: retry_cnt in place of perftest's 7 */
+	uint8_t retry_cnt;
 	struct {
 		const char *source;  /* -I ADDR: the client's source address */
 		uint32_t count;      /* -C: pings; 0 = until interrupted, as rping */
@@ -98,14 +104,6 @@ struct peer_dest {
 	uint8_t gid[16];
 };
 
-/* The port's GID table as rxe builds it: 0 is the link-local default GID, then one per IP address. */
-struct peer_gids {
-	char ifname[IF_NAMESIZE];
-	int mtu;
-	int n;
-	uint8_t gid[PEER_MAX_GIDS][16];
-};
-
 struct peer_rx;
 struct peer_tx;
 
@@ -126,7 +124,7 @@ struct peer_net {
 	struct peer_tx *txq;
 	union peer_addr local, remote;
 	bool local_known;   /* a CM server without an address learns it from the first frame */
-	struct peer_gids gids;
+	struct cli_gids gids; /* the port's GID table, as rxe builds it (gids.c) */
 	int gid_index;
 	uint16_t sport;     /* the QP's UDP source port (the first tx socket's) */
 	uint64_t rng;       /* --loss */
@@ -349,8 +347,14 @@ void peer_addr_set_port(union peer_addr *a, uint16_t port);
 socklen_t peer_addr_len(const union peer_addr *a);
 void peer_addr_str(const union peer_addr *a, char *s, size_t n);
 void peer_addr_to_gid(const union peer_addr *a, uint8_t gid[16]);
-void peer_gid_str(const uint8_t gid[16], char *s, size_t n);
-bool peer_gid_is_link_local(const uint8_t gid[16]);
+static inline void peer_gid_str(const uint8_t gid[16], char *s, size_t n)
+{
+	cli_gid_str(gid, s, n);
+}
+static inline bool peer_gid_is_link_local(const uint8_t gid[16])
+{
+	return cli_gid_is_link_local(gid);
+}
 /* Is @gid an address of the family p->net.family (IPv4-mapped for IPv4)? */
 bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16]);
 

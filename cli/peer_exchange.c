@@ -86,18 +86,35 @@ int peer_dest_check(struct peer *p)
 			  "lists the GIDs)");
 		return -1;
 	}
-	if (peer_gid_is_link_local(p->conn.them.gid) || !peer_gid_family_ok(p, p->conn.them.gid)) {
-		cli_error("peer", "the other side sent GID %s, which is not an %s address this side can send to: "
-			  "give it the GID index of its %s address (-g)", g, p->net.family == AF_INET ? "IPv4" : "IPv6",
-			  p->net.family == AF_INET ? "IPv4" : "IPv6");
+	if (!peer_gid_family_ok(p, p->conn.them.gid)) {
+		/*
+		 * An IPv4 GID at one end and an IPv6 one (the link-local default GID
+		 * of index 0, say) at the other: no packet can carry both. The
+		 * kernel's ib_modify_qp() to RTR refuses such an address vector with
+		 * EINVAL, at whichever end moves to RTR first (checked in the realrxe
+		 * VM, both ways round); so does this side.
+		 */
+		peer_gid_str(p->conn.me.gid, r, sizeof(r));
+		cli_error("peer", "Failed to modify QP to RTR: Invalid argument (the other side's GID %s is %s, ours, %s "
+			  "at index %d, is %s: the kernel refuses a source and a destination GID of different families, "
+			  "EINVAL). Give both ends GIDs of one family: the IPv4 address's index (-g 1 on rxe) at both, "
+			  "or index 0, the link-local IPv6 GID, at both", g, p->net.family == AF_INET ? "IPv6" : "IPv4", r,
+			  p->net.gid_index, p->net.family == AF_INET ? "IPv4" : "IPv6");
 		return -1;
 	}
-	/* Frames go to the address in the GID, as the AV says, not to the TCP peer. */
+	/* Frames go to the address in the GID, as the AV says, not to the TCP peer; a link-local one on our link. */
 	a = p->net.remote;
-	if (p->net.family == AF_INET)
+	if (a.sa.sa_family != p->net.family) {
+		memset(&a, 0, sizeof(a));
+		a.sa.sa_family = (sa_family_t)p->net.family;
+	}
+	if (p->net.family == AF_INET) {
 		memcpy(&a.v4.sin_addr, p->conn.them.gid + 12, 4);
-	else
+	} else {
 		memcpy(&a.v6.sin6_addr, p->conn.them.gid, 16);
+		if (peer_gid_is_link_local(p->conn.them.gid))
+			a.v6.sin6_scope_id = p->net.gids.ifindex;
+	}
 	if (memcmp(&a, &p->net.remote, sizeof(a)) && !p->o.json) {
 		peer_addr_str(&p->net.remote, r, sizeof(r));
 		fprintf(stderr, "rocelab peer: note: the exchange came from %s, RoCE goes to its GID %s\n", r, g);
@@ -200,7 +217,8 @@ int peer_parse_addr(struct peer *p, const char *addr, union peer_addr *sa)
 	} else if (inet_pton(AF_INET6, addr, &sa->v6.sin6_addr) == 1) {
 		if (IN6_IS_ADDR_LINKLOCAL(&sa->v6.sin6_addr) || IN6_IS_ADDR_V4MAPPED(&sa->v6.sin6_addr)) {
 			cli_error("peer", "'%s': use a global or unique-local IPv6 address (fd00::/8), or the plain IPv4 "
-				  "address; link-local GIDs have no route", addr);
+				  "address, for the exchange; a link-local one names no interface. RoCE itself may run over "
+				  "the link-local GIDs: -g 0 at both ends", addr);
 			return -1;
 		}
 		sa->v6.sin6_family = AF_INET6;

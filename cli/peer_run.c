@@ -138,7 +138,20 @@ int peer_connect_qp(struct peer *p)
 
 	if (rl_qp_state(p->verbs.qp) == RL_QPS_RTS)
 		return 0;
+	if (p->o.no_grh && !p->o.ud) {
+		/*
+		 * RoCE has no LIDs: an RC address vector without a GRH names no
+		 * destination. The kernel's ib_modify_qp() refuses it with EINVAL
+		 * (checked in the realrxe VM); the core's address vector always has
+		 * a GID, so the refusal is made here, with the kernel's words.
+		 */
+		cli_error("peer", "Failed to modify QP to RTR: Invalid argument (--no-grh: is_global = 0, an address "
+			  "vector without a GRH; RoCE routes by GID and has no LIDs, so the kernel answers EINVAL)");
+		return -1;
+	}
 	rl_conn_defaults(&c);
+	if (p->o.retry_set)
+		c.retry_cnt = p->o.retry_cnt;
 	c.qkey = PEER_QKEY;
 	c.sq_psn = p->conn.me.psn;
 	if (!p->o.ud) {
@@ -309,8 +322,8 @@ static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 	wr.sg_list[0].length = peer_msg_len(p);
 	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
 	wr.send_flags = RL_SEND_SIGNALED;
-	wr.rdma.remote_addr = p->conn.remote_va;
-	wr.rdma.rkey = p->conn.remote_rkey;
+	wr.rdma.remote_addr = p->conn.remote_va + (p->o.bad_va ? PEER_BAD_VA_OFFSET : 0);
+	wr.rdma.rkey = p->conn.remote_rkey ^ (p->o.bad_rkey ? PEER_BAD_RKEY_BITS : 0);
 	if (p->o.ud) {
 		memcpy(wr.ud.dgid, p->conn.them.gid, 16);
 		wr.ud.remote_qpn = p->conn.them.qpn;
@@ -325,8 +338,8 @@ static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 		 */
 		wr.sg_list[0].addr = rl_mr_iova(p->verbs.mr) + (id % p->o.window) * 8;
 		wr.sg_list[0].length = 8;
-		wr.atomic.remote_addr = p->conn.remote_va;
-		wr.atomic.rkey = p->conn.remote_rkey;
+		wr.atomic.remote_addr = wr.rdma.remote_addr;
+		wr.atomic.rkey = wr.rdma.rkey;
 		wr.atomic.compare_add = op == RL_WR_ATOMIC_FETCH_AND_ADD ? 1 : id;
 		wr.atomic.swap = id + 1;
 	}

@@ -32,13 +32,11 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <linux/filter.h>
-#include <linux/if_packet.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +49,8 @@
 #define PEER_IPV4_LEN 20
 #define PEER_UDP_LEN 8
 #define PEER_TTL 64 /* what Linux sends; the ICRC masks it */
+#define PEER_DAD_POLL_NS 100000000 /* a tentative IPv6 address: try bind() again every 100 ms, */
+#define PEER_DAD_POLLS 50          /* for at most 5 s (DAD: 1 s by default) */
 
 uint64_t peer_now(void)
 {
@@ -99,107 +99,22 @@ void peer_addr_to_gid(const union peer_addr *a, uint8_t gid[16])
 		rl_gid_from_ipv4(gid, (const uint8_t *)&a->v4.sin_addr);
 }
 
-void peer_gid_str(const uint8_t gid[16], char *s, size_t n)
+/* The GID table of the interface that holds @a (or of --interface). */
+static int peer_gid_table(const char *ifname, const union peer_addr *a, struct cli_gids *t)
 {
-	if (!inet_ntop(AF_INET6, gid, s, (socklen_t)n))
-		snprintf(s, n, "?");
-}
+	char name[IF_NAMESIZE], s[INET6_ADDRSTRLEN];
 
-bool peer_gid_is_link_local(const uint8_t gid[16])
-{
-	return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
-}
-
-static bool peer_ifa_is(const struct ifaddrs *i, const union peer_addr *a)
-{
-	if (!i->ifa_addr || i->ifa_addr->sa_family != a->sa.sa_family)
-		return false;
-	if (a->sa.sa_family == AF_INET)
-		return ((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == a->v4.sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, &a->v6.sin6_addr, 16);
-}
-
-static void peer_gid_add(struct peer_gids *t, const uint8_t gid[16])
-{
-	for (int i = 0; i < t->n; i++)
-		if (!memcmp(t->gid[i], gid, 16))
-			return;
-	if (t->n < PEER_MAX_GIDS)
-		memcpy(t->gid[t->n++], gid, 16);
-}
-
-/*
- * The order is rxe's on a fresh interface (RoCEv2 entries only): index 0 the
- * default GID, fe80:: with the EUI-64 of the MAC; then the IPv4 addresses as
- * ::ffff:a.b.c.d; then the other IPv6 addresses.
- */
-static int peer_gid_table(const char *ifname, const union peer_addr *a, struct peer_gids *t)
-{
-	struct ifaddrs *ifs, *i;
-	struct ifreq ifr;
-	uint8_t gid[16];
-	int fd;
-
-	memset(t, 0, sizeof(*t));
-	if (getifaddrs(&ifs)) {
-		cli_error("peer", "cannot list the interfaces: %s", strerror(errno));
-		return -1;
-	}
-	for (i = ifs; i && !ifname; i = i->ifa_next)
-		if (peer_ifa_is(i, a))
-			ifname = i->ifa_name;
-	if (!ifname || !if_nametoindex(ifname)) {
-		char s[INET6_ADDRSTRLEN];
-
+	if (!ifname && !cli_gid_ifname_of(a->sa.sa_family == AF_INET6 ? (const void *)&a->v6.sin6_addr
+									: (const void *)&a->v4.sin_addr,
+					  a->sa.sa_family, name)) {
 		peer_addr_str(a, s, sizeof(s));
-		if (ifname)
-			cli_error("peer", "no interface '%s' here ('ip -br link' lists them)", ifname);
-		else
-			cli_error("peer", "no interface holds the address %s", s);
-		freeifaddrs(ifs);
+		cli_error("peer", "no interface holds the address %s", s);
 		return -1;
 	}
-	snprintf(t->ifname, sizeof(t->ifname), "%s", ifname);
-	memset(gid, 0, 16);
-	gid[0] = 0xfe;
-	gid[1] = 0x80;
-	for (i = ifs; i; i = i->ifa_next) {
-		const struct sockaddr_ll *ll = (const void *)i->ifa_addr;
-
-		if (ll && ll->sll_family == AF_PACKET && ll->sll_halen == 6 && !strcmp(i->ifa_name, t->ifname)) {
-			gid[8] = ll->sll_addr[0] ^ 2;
-			memcpy(gid + 9, ll->sll_addr + 1, 2);
-			gid[11] = 0xff;
-			gid[12] = 0xfe;
-			memcpy(gid + 13, ll->sll_addr + 3, 3);
-		}
-	}
-	peer_gid_add(t, gid);
-	for (int fam = 0; fam < 2; fam++)
-		for (i = ifs; i; i = i->ifa_next) {
-			union peer_addr x;
-
-			if (!i->ifa_addr || strcmp(i->ifa_name, t->ifname) ||
-			    i->ifa_addr->sa_family != (fam ? AF_INET6 : AF_INET))
-				continue;
-			memcpy(&x, i->ifa_addr, fam ? sizeof(x.v6) : sizeof(x.v4));
-			peer_addr_to_gid(&x, gid);
-			if (!peer_gid_is_link_local(gid))
-				peer_gid_add(t, gid);
-		}
-	freeifaddrs(ifs);
-	t->mtu = 1500;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->ifname);
-	if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
-		t->mtu = ifr.ifr_mtu;
-	if (fd >= 0)
-		close(fd);
-	return 0;
+	return cli_gid_table("peer", ifname ? ifname : name, t);
 }
 
-static void peer_gid_list(const struct peer_gids *t, char *s, size_t n)
+static void peer_gid_list(const struct cli_gids *t, char *s, size_t n)
 {
 	size_t o = 0;
 	char g[INET6_ADDRSTRLEN];
@@ -218,7 +133,7 @@ bool peer_gid_family_ok(const struct peer *p, const uint8_t gid[16])
 
 int peer_pick_gid(struct peer *p)
 {
-	const struct peer_gids *t = &p->net.gids;
+	const struct cli_gids *t = &p->net.gids;
 	uint8_t mine[16];
 	char list[512], g[INET6_ADDRSTRLEN], a[INET6_ADDRSTRLEN];
 	int gi = p->o.gid_index;
@@ -242,10 +157,16 @@ int peer_pick_gid(struct peer *p)
 			  list);
 		return -1;
 	} else if (peer_gid_is_link_local(t->gid[gi])) {
-		peer_gid_str(t->gid[gi], g, sizeof(g));
-		cli_error("peer", "GID index %d of %s is the link-local default GID %s, which has no IP route to "
-			  "the other side; use the index of an IP address (%s)", gi, t->ifname, g, list);
-		return -1;
+		/*
+		 * The link-local default GID: RoCEv2 over IPv6 link-local, on this
+		 * link only, whatever family the exchange used. The kernel does it
+		 * when both ends take index 0 (checked in the realrxe VM); a GID of
+		 * the other family at the other end is refused at RTR (peer_exchange.c).
+		 */
+		p->net.family = AF_INET6;
+		memset(&p->net.local, 0, sizeof(p->net.local));
+		p->net.local.v6.sin6_family = AF_INET6;
+		p->net.local.v6.sin6_scope_id = t->ifindex;
 	} else if (!peer_gid_family_ok(p, t->gid[gi])) {
 		peer_gid_str(t->gid[gi], g, sizeof(g));
 		cli_error("peer", "GID index %d (%s) is %s, but the other side is reached over %s; GIDs of %s: %s", gi,
@@ -422,6 +343,8 @@ void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t
 	t->iov[t->n].iov_base = t->dgram[t->n];
 	t->iov[t->n].iov_len = len;
 	peer_gid_to_addr(path->dgid, p->net.family, &t->to[t->n]);
+	if (p->net.family == AF_INET6 && peer_gid_is_link_local(path->dgid))
+		t->to[t->n].v6.sin6_scope_id = p->net.gids.ifindex;
 	peer_addr_set_port(&t->to[t->n], PEER_ROCE_PORT);
 	t->fd[t->n] = fd;
 	t->n++;
@@ -598,6 +521,25 @@ static void peer_bufsize(int fd, int opt_force, int opt)
 		setsockopt(fd, SOL_SOCKET, opt, &sz, sizeof(sz));
 }
 
+/*
+ * bind(), waiting while an IPv6 address is tentative: an interface just
+ * brought up holds its link-local address (GID index 0) only once duplicate
+ * address detection is done, about a second later (RFC 4862 5.4), and
+ * until then bind() says EADDRNOTAVAIL.
+ */
+static int peer_bind_when_ready(int fd, const union peer_addr *sa)
+{
+	const struct timespec pause = { 0, PEER_DAD_POLL_NS };
+
+	for (unsigned waited = 0;; waited++) {
+		if (!bind(fd, &sa->sa, peer_addr_len(sa)))
+			return 0;
+		if (errno != EADDRNOTAVAIL || sa->sa.sa_family != AF_INET6 || waited == PEER_DAD_POLLS)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
+}
+
 /* The UDP socket on 4791: where frames arrive, or (IPv4, raw socket) only what keeps the port open. */
 static int peer_udp_socket(struct peer *p)
 {
@@ -614,13 +556,20 @@ static int peer_udp_socket(struct peer *p)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
 		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
+		/*
+		 * The kernel's rxe sends RoCEv2 over IPv6 with UDP checksum 0, as
+		 * over IPv4 (the ICRC protects the packet; RFC 6935 lets a tunnel do
+		 * so). Linux drops such an IPv6 datagram unless the socket takes
+		 * zero checksums: without this, nothing from the kernel arrived.
+		 */
+		setsockopt(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
 	} else {
 		setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
 		setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
 	}
 	peer_addr_set_port(&sa, PEER_ROCE_PORT);
 	peer_bufsize(fd, SO_RCVBUFFORCE, SO_RCVBUF);
-	if (bind(fd, &sa.sa, peer_addr_len(&sa))) {
+	if (peer_bind_when_ready(fd, &sa)) {
 		peer_addr_str(&sa, a, sizeof(a));
 		cli_error("peer", "cannot bind UDP port 4791 on %s: %s%s", a, strerror(errno),
 			  errno == EADDRINUSE ? " (is Soft-RoCE or another peer using it here?)" : "");

@@ -12,6 +12,14 @@
  * i * 7 + 3; a WRITE lands in the server's buffer, a READ fetches it, atomic
  * work request i finds i in the server's counter. RC only: UD interop is
  * what ibv_ud_pingpong is for.
+ *
+ * It also makes the classic mistakes on purpose, for the pitfalls lab
+ * (labs/14-pitfalls): --no-grh moves the QP to RTR without a GRH
+ * (is_global = 0), --bad-rkey and --bad-va aim the client's RDMA work
+ * requests at an R_Key or an address the server never gave. Then it prints
+ * what libibverbs said, word for word: the errno of ibv_modify_qp(), each
+ * completion's status (its enum name and ibv_wc_status_str()), and the
+ * state the QP is left in.
  */
 #define _DEFAULT_SOURCE
 #include <arpa/inet.h>
@@ -34,6 +42,8 @@
 #define RP_OP_LEN 160
 #define RP_RES_LEN 32
 #define RP_RECVS 64
+#define RP_BAD_RKEY_BITS 0xffu          /* --bad-rkey: the R_Key's low byte (rxe's key, beside the MR's index) inverted */
+#define RP_BAD_VA_OFFSET (1u << 20)     /* --bad-va: 1 MiB past the address the server gave, out of its region */
 
 enum rp_op { RP_SEND, RP_WRITE, RP_READ, RP_PINGPONG, RP_FETCH_ADD, RP_CMP_SWAP, RP_NOPS };
 
@@ -52,6 +62,10 @@ struct rp {
 	enum rp_op op;
 	unsigned size, iters, window;
 	unsigned mtu_bytes; /* -m: at most this path MTU; 0: the port's */
+	bool no_grh;        /* --no-grh: the address vector without a GRH (is_global = 0) */
+	bool bad_rkey;      /* --bad-rkey: the client's RDMA work requests carry another R_Key */
+	bool bad_va;        /* --bad-va: ... and an address past the end of the server's buffer */
+	int retry_cnt;      /* --retry-cnt: the RC requester's retry count at RTS (IBA 9.7.6.1.3) */
 	/* verbs */
 	struct ibv_context *ctx;
 	struct ibv_comp_channel *ch;
@@ -84,6 +98,21 @@ static void rp_fail(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+/* The errno's name, as the kernel's source and the man pages spell it. */
+static const char *rp_errno_name(int e)
+{
+	switch (e) {
+	case EINVAL: return "EINVAL";
+	case ENETUNREACH: return "ENETUNREACH";
+	case EHOSTUNREACH: return "EHOSTUNREACH";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case ENODEV: return "ENODEV";
+	case ENOENT: return "ENOENT";
+	case EAGAIN: return "EAGAIN";
+	default: return "?";
+	}
 }
 
 static uint8_t rp_pattern(size_t i)
@@ -299,7 +328,7 @@ static void rp_connect(struct rp *r)
 	a.qp_access_flags =
 		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		rp_fail("modify QP to INIT: %s", strerror(errno));
+		rp_fail("Failed to modify QP to INIT: %s", strerror(errno));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = r->mtu;
@@ -307,23 +336,24 @@ static void rp_connect(struct rp *r)
 	a.rq_psn = r->them.psn;
 	a.max_dest_rd_atomic = 16;
 	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
+	a.ah_attr.is_global = !r->no_grh;
 	a.ah_attr.grh.dgid = r->them.gid;
 	a.ah_attr.grh.sgid_index = (uint8_t)r->gid_index;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
 	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 					     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		rp_fail("modify QP to RTR: %s", strerror(errno));
+		rp_fail("Failed to modify QP to RTR: %s (errno %s; GID index %d, is_global %d)", strerror(errno),
+			rp_errno_name(errno), r->gid_index, !r->no_grh);
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = r->me.psn;
 	a.timeout = 14;
-	a.retry_cnt = 7;
+	a.retry_cnt = (uint8_t)r->retry_cnt;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
 	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 					     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-		rp_fail("modify QP to RTS: %s", strerror(errno));
+		rp_fail("Failed to modify QP to RTS: %s", strerror(errno));
 }
 
 static void rp_post_recv(struct rp *r)
@@ -348,14 +378,14 @@ static void rp_post(struct rp *r, uint64_t id)
 	wr.num_sge = 1;
 	wr.opcode = ops[r->op];
 	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = r->remote_va;
-	wr.wr.rdma.rkey = r->remote_rkey;
+	wr.wr.rdma.remote_addr = r->remote_va + (r->bad_va ? RP_BAD_VA_OFFSET : 0);
+	wr.wr.rdma.rkey = r->remote_rkey ^ (r->bad_rkey ? RP_BAD_RKEY_BITS : 0);
 	if (r->op == RP_FETCH_ADD || r->op == RP_CMP_SWAP) {
 		/* As rocelab peer: work request i finds i; Fetch&Add adds 1, Compare&Swap swaps i for i + 1. */
 		sge.addr = (uintptr_t)r->buf + (id % r->window) * 8;
 		sge.length = 8;
-		wr.wr.atomic.remote_addr = r->remote_va;
-		wr.wr.atomic.rkey = r->remote_rkey;
+		wr.wr.atomic.remote_addr = wr.wr.rdma.remote_addr;
+		wr.wr.atomic.rkey = wr.wr.rdma.rkey;
 		wr.wr.atomic.compare_add = r->op == RP_FETCH_ADD ? 1 : id;
 		wr.wr.atomic.swap = id + 1;
 	}
@@ -399,11 +429,78 @@ static int rp_wait(struct rp *r, struct ibv_wc *wc, int n, int fd, bool *fd_read
 	return 0;
 }
 
-static void rp_wc_ok(const struct ibv_wc *wc)
+/* libibverbs' names, as a program's source spells them (enum ibv_wc_status, enum ibv_qp_state). */
+static const char *const rp_wc_names[] = {
+	[IBV_WC_SUCCESS] = "IBV_WC_SUCCESS", [IBV_WC_LOC_LEN_ERR] = "IBV_WC_LOC_LEN_ERR",
+	[IBV_WC_LOC_QP_OP_ERR] = "IBV_WC_LOC_QP_OP_ERR", [IBV_WC_LOC_EEC_OP_ERR] = "IBV_WC_LOC_EEC_OP_ERR",
+	[IBV_WC_LOC_PROT_ERR] = "IBV_WC_LOC_PROT_ERR", [IBV_WC_WR_FLUSH_ERR] = "IBV_WC_WR_FLUSH_ERR",
+	[IBV_WC_MW_BIND_ERR] = "IBV_WC_MW_BIND_ERR", [IBV_WC_BAD_RESP_ERR] = "IBV_WC_BAD_RESP_ERR",
+	[IBV_WC_LOC_ACCESS_ERR] = "IBV_WC_LOC_ACCESS_ERR", [IBV_WC_REM_INV_REQ_ERR] = "IBV_WC_REM_INV_REQ_ERR",
+	[IBV_WC_REM_ACCESS_ERR] = "IBV_WC_REM_ACCESS_ERR", [IBV_WC_REM_OP_ERR] = "IBV_WC_REM_OP_ERR",
+	[IBV_WC_RETRY_EXC_ERR] = "IBV_WC_RETRY_EXC_ERR", [IBV_WC_RNR_RETRY_EXC_ERR] = "IBV_WC_RNR_RETRY_EXC_ERR",
+	[IBV_WC_LOC_RDD_VIOL_ERR] = "IBV_WC_LOC_RDD_VIOL_ERR", [IBV_WC_REM_INV_RD_REQ_ERR] = "IBV_WC_REM_INV_RD_REQ_ERR",
+	[IBV_WC_REM_ABORT_ERR] = "IBV_WC_REM_ABORT_ERR", [IBV_WC_INV_EECN_ERR] = "IBV_WC_INV_EECN_ERR",
+	[IBV_WC_INV_EEC_STATE_ERR] = "IBV_WC_INV_EEC_STATE_ERR", [IBV_WC_FATAL_ERR] = "IBV_WC_FATAL_ERR",
+	[IBV_WC_RESP_TIMEOUT_ERR] = "IBV_WC_RESP_TIMEOUT_ERR", [IBV_WC_GENERAL_ERR] = "IBV_WC_GENERAL_ERR",
+};
+static const char *const rp_qps_names[] = {
+	[IBV_QPS_RESET] = "IBV_QPS_RESET", [IBV_QPS_INIT] = "IBV_QPS_INIT", [IBV_QPS_RTR] = "IBV_QPS_RTR",
+	[IBV_QPS_RTS] = "IBV_QPS_RTS", [IBV_QPS_SQD] = "IBV_QPS_SQD", [IBV_QPS_SQE] = "IBV_QPS_SQE",
+	[IBV_QPS_ERR] = "IBV_QPS_ERR",
+};
+
+static const char *rp_wc_name(enum ibv_wc_status s)
 {
-	if (wc->status != IBV_WC_SUCCESS)
-		rp_fail("work request %" PRIu64 " failed: %s (vendor error 0x%x)", wc->wr_id,
-			ibv_wc_status_str(wc->status), wc->vendor_err);
+	return (unsigned)s < sizeof(rp_wc_names) / sizeof(rp_wc_names[0]) && rp_wc_names[s] ? rp_wc_names[s] : "?";
+}
+
+static void rp_wc_print(const struct ibv_wc *wc)
+{
+	fprintf(stderr, "rxe_peer: work request %" PRIu64 " failed: %s (%s, vendor error 0x%x)\n", wc->wr_id,
+		ibv_wc_status_str(wc->status), rp_wc_name(wc->status), wc->vendor_err);
+}
+
+/*
+ * A completion in error: the QP is in the error state now (IBA 10.3.1), and
+ * every work request still queued on it completes with a flush error. Say
+ * so, one line each, then the QP's state, and stop.
+ */
+static void rp_wc_failed(struct rp *r, const struct ibv_wc *wc, int n)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr qa;
+	struct ibv_wc more[16];
+	time_t end = time(NULL) + 2;
+	unsigned flushed = 0;
+	int k;
+
+	for (int i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			rp_wc_print(&wc[i]);
+			flushed += wc[i].status == IBV_WC_WR_FLUSH_ERR;
+		}
+	while (time(NULL) < end) {
+		if ((k = ibv_poll_cq(r->cq, 16, more)) <= 0) {
+			usleep(10000);
+			continue;
+		}
+		for (int i = 0; i < k; i++) {
+			rp_wc_print(&more[i]);
+			flushed += more[i].status == IBV_WC_WR_FLUSH_ERR;
+		}
+	}
+	if (!ibv_query_qp(r->qp, &qa, IBV_QP_STATE, &ia))
+		fprintf(stderr, "rxe_peer: %u work request(s) flushed; the QP is in state %s\n", flushed,
+			(unsigned)qa.qp_state < sizeof(rp_qps_names) / sizeof(rp_qps_names[0]) ? rp_qps_names[qa.qp_state]
+												  : "?");
+	exit(1);
+}
+
+static void rp_wc_ok(struct rp *r, const struct ibv_wc *wc, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS)
+			rp_wc_failed(r, wc, n);
 }
 
 /* A received message: the size the test said, and the pattern. */
@@ -427,8 +524,8 @@ static void rp_serve(struct rp *r)
 
 		if (!n && !fin)
 			rp_fail("timed out with %" PRIu64 " messages received", r->received);
+		rp_wc_ok(r, wc, n);
 		for (int i = 0; i < n; i++) {
-			rp_wc_ok(&wc[i]);
 			if (wc[i].opcode != IBV_WC_RECV)
 				continue;
 			r->received++;
@@ -475,8 +572,8 @@ static void rp_client(struct rp *r)
 
 		if (!n)
 			rp_fail("timed out with %" PRIu64 " of %u done", r->completed, r->iters);
+		rp_wc_ok(r, wc, n);
 		for (int i = 0; i < n; i++) {
-			rp_wc_ok(&wc[i]);
 			if (r->op == RP_PINGPONG) {
 				/* A round is done when the reply came (the SEND's own completion may come later). */
 				if (wc[i].opcode != IBV_WC_RECV) {
@@ -500,8 +597,8 @@ static void rp_client(struct rp *r)
 
 		if (!n)
 			rp_fail("timed out waiting for the last SENDs' ACKs");
-		for (int i = 0; i < n; i++, sends_done++)
-			rp_wc_ok(&wc[i]);
+		rp_wc_ok(r, wc, n);
+		sends_done += (unsigned)n;
 	}
 	if (r->op == RP_READ && !rp_check(r->buf, r->size))
 		rp_fail("the data READ back is not what the server holds");
@@ -583,17 +680,33 @@ static void rp_usage(FILE *f)
 		   "  -w N        client: work requests outstanding (default 8)\n"
 		   "  -m BYTES    client: path MTU 256..4096, at most the port's (default: the port's)\n"
 		   "  -t SECONDS  give up after this long (default 60)\n"
-		   "  -h          this help\n");
+		   "  -h          this help\n"
+		   "\n"
+		   "The classic mistakes, made on purpose (what libibverbs says is printed as it is):\n"
+		   "  --no-grh    the RTR address vector without a GRH (is_global = 0): RoCE has no LIDs\n"
+		   "  --bad-rkey  client: RDMA work requests with the server's R_Key, low byte inverted\n"
+		   "  --bad-va    client: RDMA work requests 1 MiB past the server's address\n"
+		   "  --retry-cnt N  the QP's retry count, 0..7 (default 7, as ibv_rc_pingpong and perftest;\n"
+		   "              rxe takes 7 as 'for ever': only a smaller one ends in IBV_WC_RETRY_EXC_ERR)\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct rp r = { .gid_index = 1, .port = 18515, .timeout_s = 60, .size = 4096, .iters = 100, .window = 8,
-			.tcp = -1 };
+			.retry_cnt = 7, .tcp = -1 };
+	static const struct option lo[] = {
+		{ "no-grh", no_argument, NULL, 'G' }, { "bad-rkey", no_argument, NULL, 'K' },
+		{ "bad-va", no_argument, NULL, 'V' }, { "retry-cnt", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
 	int c, i;
 
-	while ((c = getopt(argc, argv, "d:g:p:o:s:n:w:m:t:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "d:g:p:o:s:n:w:m:t:h", lo, NULL)) != -1) {
 		switch (c) {
+		case 'G': r.no_grh = true; break;
+		case 'K': r.bad_rkey = true; break;
+		case 'V': r.bad_va = true; break;
+		case 'R': r.retry_cnt = atoi(optarg); break;
 		case 'd': r.dev_name = optarg; break;
 		case 'g': r.gid_index = atoi(optarg); break;
 		case 'p': r.port = atoi(optarg); break;
@@ -616,6 +729,7 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		r.server_addr = argv[optind++];
 	if (optind < argc || !r.size || !r.iters || !r.window || r.window > 256 || r.timeout_s <= 0 || r.gid_index < 0 ||
+	    r.retry_cnt < 0 || r.retry_cnt > 7 ||
 	    (r.mtu_bytes && (r.mtu_bytes < 256 || r.mtu_bytes > 4096 || (r.mtu_bytes & (r.mtu_bytes - 1))))) {
 		rp_usage(stderr);
 		return 2;

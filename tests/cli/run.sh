@@ -143,6 +143,50 @@ expect "peer --compat ib_send_bw with two addresses" 2 "unexpected argument '10.
 	"$RA" peer --compat ib_send_bw 10.0.0.1 10.0.0.2
 expect "peer --compat ib_send_bw -z" 2 "invalid option" "$RA" peer --compat ib_send_bw -z
 expect "peer --compat ib_send_lat --help" 0 "--compat ib_send_bw, ib_write_bw, ib_read_bw" "$RA" peer --compat ib_send_lat --help
+# rocelab peer: the pitfalls' flags are for the client's RDMA work requests only.
+expect "peer --bad-rkey with SEND" 2 "a SEND carries no R_Key or address" "$RA" peer --client 10.0.0.1 --op send --bad-rkey
+expect "peer --bad-va on the server" 2 "aim the client's RDMA WRITE, READ or atomics" "$RA" peer --server --bad-va
+# rocelab gids: usage and errors.
+expect "gids --help" 0 "usage: rocelab gids \\[IF\\]" "$R" gids --help
+expect "gids of an interface that is not there" 1 "rocelab gids: no interface 'nosuch0' here \\('ip -br link' lists them\\)" "$RA" gids nosuch0
+expect "gids of a name too long for an interface" 1 "no interface 'abcdefghijklmnopqrstuvwxyz' here" "$RA" gids abcdefghijklmnopqrstuvwxyz
+expect "gids of two interfaces" 2 "one interface at most, not 2" "$RA" gids lo lo
+expect "gids with an unknown option" 2 "Try 'rocelab gids --help'" "$RA" gids --frob
+# The table against what the interface says, read here from sysfs and ip, not from rocelab: index 0 is
+# fe80:: and the modified EUI-64 of the MAC (RFC 4291 2.5.1), the IPv4 addresses follow as ::ffff:a.b.c.d,
+# every row RoCE v2 (rxe has no v1 entries); the columns are show_gids'.
+eui64() {   # MAC -> the GID's last 8 bytes as sysfs writes them
+	set -- $(echo "$1" | tr : ' ')
+	printf '%02x%s:%sff:fe%s:%s%s\n' $((0x$1 ^ 2)) "$2" "$3" "$4" "$5" "$6"
+}
+gids_check() {   # IF
+	"$RA" gids "$1" >"$T/gids" 2>"$T/err" || { bad "gids $1: exit $?"; return; }
+	want0="-	1	0	fe80:0000:0000:0000:$(eui64 "$(cat "/sys/class/net/$1/address")")			v2	$1"
+	i=1
+	for a in $(ip -4 -o addr show dev "$1" | awk '{ sub(/\/.*/, "", $4); print $4 }'); do
+		set -- "$1" $(echo "$a" | tr . ' ')
+		printf -- '-\t1\t%d\t0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\t%s \tv2\t%s\n' $i "$2" "$3" "$4" "$5" "$a" "$1"
+		i=$((i + 1))
+		set -- "$1"
+	done >"$T/want4"
+	if [ "$(sed -n 1p "$T/gids")" != "$(printf 'DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4 \t\tVER\tDEV')" ]; then bad "gids $1: show_gids' header"
+	elif [ "$(sed -n 3p "$T/gids")" != "$want0" ]; then echo "     $(sed -n 3p "$T/gids") / $want0" >"$T/err"; bad "gids $1: index 0, the default GID"
+	elif ! sed -n "4,$((3 + i - 1))p" "$T/gids" | cmp -s - "$T/want4"; then sed -n 4,9p "$T/gids" >"$T/err"; bad "gids $1: the IPv4 rows"
+	elif [ "$(tail -n 1 "$T/gids")" != "n_gids_found=$(($(wc -l <"$T/gids") - 3))" ]; then bad "gids $1: n_gids_found"
+	else ok "gids $1: the default GID from the MAC, the IPv4 addresses mapped, v2 rows, show_gids' columns"; fi
+}
+if command -v ip >/dev/null; then
+	gids_check lo
+	up=$(ip -o link show up | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2; exit }')
+	[ -n "$up" ] && [ -e "/sys/class/net/$up/address" ] && gids_check "$up"
+	n=$("$R" gids | grep -c '^-	')
+	all=0
+	for i in $(ip -o link show up | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2 }'); do
+		all=$((all + $("$R" gids "$i" 2>/dev/null | grep -c '^-	')))
+	done
+	if [ "$n" = "$all" ] && ! "$R" gids | grep -q '	lo$'; then ok "gids without IF: every interface that is up but lo ($n rows)"
+	else bad "gids without IF: $n rows, the interfaces one by one $all"; fi
+fi
 expect "gen bad --mtu" 2 "256, 512, 1024, 2048, 4096" "$RA" gen send --mtu 1000 -o "$T/x.pcap"
 expect "gen bad --loss" 2 "rate from 0 to 0.5" "$RA" gen send --loss 2 -o "$T/x.pcap"
 expect "gen bad --drop" 2 "frame numbers like 3 or 3,7,12" "$RA" gen send --drop 3,x -o "$T/x.pcap"

@@ -415,8 +415,13 @@ else
         else
             fail "lab $l over veth: $(tail -c 400 "$T/w.out")"
         fi
-        [ "$num" = 13 ] && if grep -q "is the link-local default GID" "$T/w.out"; then
+        [ "$num" = 13 ] && if grep -q "Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::" "$T/w.out"; then
             pass "lab 13 shows the wrong-GID-index error"; else fail "lab 13: no GID error shown"; fi
+        [ "$num" = 14 ] && if grep -q "Failed to modify QP to RTR: Invalid argument (--no-grh" "$T/w.out" &&
+            grep -q "Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::" "$T/w.out" &&
+            grep -q "work request 0 failed: remote access error" "$T/w.out"; then
+            pass "lab 14 shows each pitfall's error: is_global = 0, the GID families, the wrong R_Key"
+        else fail "lab 14: the pitfalls' errors: $(grep -E 'rocelab peer:' "$T/w.out" | head -5 | tr '\n' ' ')"; fi
     done
     # up / status / down by hand
     if "$R" lab status >/dev/null 2>&1; then fail "lab status says up before lab up"; fi

@@ -61,7 +61,7 @@ refused "--gid-index not a number" "--gid-index wants 0..255" --client 10.0.0.1 
 refused "--interface too long" "--interface wants an interface name" --client 10.0.0.1 --interface abcdefghijklmnopq
 refused "not an address" "not an IPv4 or IPv6 address" --client nowhere.invalid
 refused "--ipv6 with an IPv4 address" "--ipv6, but '10.0.0.1' is an IPv4 address" --client 10.0.0.1 --ipv6
-refused "link-local IPv6" "link-local GIDs have no route" --client fe80::1
+refused "link-local IPv6" "a link-local one names no interface. RoCE itself may run over the link-local GIDs: -g 0" --client fe80::1
 refused "nobody listening" "nobody listens at 127.0.0.1 port 1" --client 127.0.0.1 --port 1
 if "$R" peer --help | grep -q "usage: rocelab peer \[options\]  *server (no address)"; then pass "--help"; else fail "--help"; fi
 
@@ -370,7 +370,24 @@ pair "--interface, --gid-index 1" --interface "$VA" --gid-index 1 --op send --it
 if grep -q "GID index       : 1.*Interface      : $VA" "$T/cli"; then pass "GID index and interface in the header"
 else fail "header: $(grep 'GID index' "$T/cli")"; fi
 SERVER_OPTS=
-refused_pair "--gid-index 0 is link-local" "is the link-local default GID fe80::" --client 10.79.0.2 -g 0
+# Index 0, the link-local default GID: RoCEv2 over IPv6 link-local when both ends take it (as the kernel);
+# against the other end's IPv4 GID, RTR is refused as the kernel refuses it (EINVAL).
+SERVER_OPTS="-g 0"
+pair "--gid-index 0 at both ends: RoCEv2 over IPv6 link-local" -g 0 --op send --iters 50
+if grep -q "GID: fe80::" "$T/cli" && grep -q "GID index       : 0" "$T/cli"; then pass "link-local GID in the header"
+else fail "link-local header: $(grep GID "$T/cli")"; fi
+SERVER_OPTS=
+# The server moves to RTR first: it is the one that refuses, with the kernel's words; the client is told to look there.
+ip netns exec "$NB" timeout 10 "$R" peer --server --timeout 5 >"$T/srv" 2>&1 &
+srv=$!
+sleep 0.3
+ip netns exec "$NA" "$R" peer --client 10.79.0.2 -g 0 --timeout 5 >"$T/cli" 2>&1
+crc=$?
+wait $srv
+if [ $crc -ne 0 ] && grep -q "Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::.* is IPv6, ours, ::ffff:10.79.0.2 at index 1, is IPv4" "$T/srv" &&
+   grep -q "the server hung up during the connection exchange: its own output says why" "$T/cli"; then
+    pass "--gid-index 0 against an IPv4 GID: refused at the server's RTR, as the kernel (EINVAL)"
+else fail "--gid-index 0 against an IPv4 GID: $(cat "$T/cli") / $(cat "$T/srv")"; fi
 refused_pair "--gid-index of the wrong family" "GID index 2 (fd79::1) is IPv6" --client 10.79.0.2 -g 2
 refused_pair "--gid-index past the table" "GID index 9 is not in the GID table of $VA, which has 3" \
     --client 10.79.0.2 -x 9

@@ -24,7 +24,11 @@
 # data), and tcpdump on the tap sees every frame of both stacks with a good
 # ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
 # what only the kernel does: UDP checksum 0, an IPv4 Identification that counts.
-# Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-08, 11-13; the
+# The pitfalls (labs/14-pitfalls): rocelab gids against the kernel's own GID table for the same MAC and
+# addresses; GID index 0 at both ends against the kernel (rxe_peer, ibv_rc_pingpong); the kernel's EINVAL
+# at RTR for is_global = 0 and for GIDs of two families; no answer, retry_cnt 2 and 7; a wrong R_Key and
+# address each way (the NAK, IBV_WC_REM_ACCESS_ERR, the flush); rxe's loopback, nothing on the wire.
+# Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-08, 11-14; the
 # replay-only 09 and 10 refuse it), each checked by tshark for what each side sent; and
 # `rocelab realrxe capture` (two VMs, the kernel at both ends): each tool succeeded at both
 # ends, every ICRC is good, and `rocelab explain --compare`'s rows agree with tshark's fields,
@@ -824,6 +828,99 @@ guest "(timeout 60 ib_send_bw -d rxe0 -x 0 -n 5; echo \"@@EXIT \$?\") > /tmp/pt.
 ip netns exec "$NS" timeout 60 "$R" peer --compat ib_send_bw -d rxtap0 -x 1 -n 5 --timeout 20 $G >"$T/cli.out" 2>&1
 hrc=$?
 guest_end pt >"$T/srv.out"
+# ---- pitfalls: the GID table, index 0, and the tutorials' errors, as the kernel answers them ---------
+
+# pf_gids: rocelab gids against the kernel's own table. The guest's eth0 gets more addresses (nodad:
+# none left out while tentative) and rxe0 is made again, so that its table is built from them at once,
+# as 'rdma link add' builds it. A veth here gets the guest's MAC and the same addresses in the same
+# order: the table rocelab gids prints for it must be the kernel's, row for row (index, GID, RoCE v2;
+# the interface's name aside). Then the guest is put back as it was.
+pf_gids() {
+	local gns=rlgid$$ a
+	guest "for a in 10.78.0.2/24 fd00::2/64 fd00::22/64 fe80::99/64; do /bin/ip addr add \$a dev eth0 nodad 2>/dev/null ||
+	       /bin/ip addr add \$a dev eth0 || exit 1; done; rdma link del rxe0 && rdma link add rxe0 type rxe netdev eth0 &&
+	       sleep 1 && cd /sys/class/infiniband/rxe0/ports/1 && for i in \$(seq 0 15); do g=\$(cat gids/\$i)
+	       [ \$g = 0000:0000:0000:0000:0000:0000:0000:0000 ] || echo \"\$i \$g \$(cat gid_attrs/types/\$i)\"; done" \
+		>"$T/gids.kernel" 2>&1
+	ip netns add $gns && ip -n $gns link add pfg0 type veth peer name pfg1 &&
+		ip -n $gns link set pfg0 address 52:54:00:77:00:02 && ip -n $gns link set pfg0 up && ip -n $gns link set pfg1 up
+	sleep 1
+	ip -n $gns addr add 10.77.0.2/24 dev pfg0 && ip -n $gns addr add 10.78.0.2/24 dev pfg0
+	for a in fd00::2/64 fd00::22/64 fe80::99/64; do ip -n $gns addr add $a dev pfg0 nodad; done
+	ip netns exec $gns "$R" gids pfg0 | awk -F '\t' '$1 == "-" && $NF == "pfg0" { print $3, $4, "RoCE", $(NF - 1) }' \
+		>"$T/gids.rocelab"
+	ip netns del $gns
+	if [ "$(wc -l <"$T/gids.kernel")" -ge 5 ] && cmp -s "$T/gids.kernel" "$T/gids.rocelab"; then
+		pass "rocelab gids prints the kernel's GID table for the same MAC and addresses: $(tr '\n' ';' <"$T/gids.rocelab")"
+	else
+		fail "rocelab gids against the kernel's table: kernel $(tr '\n' ';' <"$T/gids.kernel") / rocelab $(tr '\n' ';' <"$T/gids.rocelab")"
+	fi
+	guest "for a in 10.78.0.2/24 fd00::2/64 fd00::22/64 fe80::99/64; do /bin/ip addr del \$a dev eth0; done
+	       rdma link del rxe0 && rdma link add rxe0 type rxe netdev eth0 && sleep 1 &&
+	       grep -q ffff:0a4d:0002 /sys/class/infiniband/rxe0/ports/1/gids/1" >/dev/null 2>&1 ||
+		fail "the guest's rxe0 could not be put back (index 1 is not 10.77.0.2)"
+}
+pf_gids
+
+# pf_ll NAME: the capture holds frames both ways between the guest's link-local GID and one of ours,
+# all RoCEv2 with good ICRCs (Wireshark's dissector counts them, rocelab explain checks them).
+GLL=fe80::5054:ff:fe77:2
+pf_ll() {
+	local sum from_g from_h
+	sleep 0.3
+	kill "$td" 2>/dev/null
+	wait "$td" 2>/dev/null
+	sum=$("$R" explain "$T/cap.pcap" 2>&1 | grep -- '^--- ')
+	from_g=$(run_tshark -r "$T/cap.pcap" -Y "ipv6.src == $GLL && infiniband" 2>/dev/null | wc -l)
+	from_h=$(run_tshark -r "$T/cap.pcap" -Y "ipv6.dst == $GLL && ipv6.src == fe80::/10 && infiniband" 2>/dev/null | wc -l)
+	if echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes" && [ "$from_g" -gt 0 ] && [ "$from_h" -gt 0 ]; then
+		pass "$1: RoCEv2 over IPv6 link-local, $from_g frames from the kernel's $GLL, $from_h from rocelab's fe80::, every ICRC ok"
+	else
+		fail "$1: $sum; $from_g frames from $GLL, $from_h to it"
+	fi
+}
+# GID index 0 at both ends, as the kernel does it with itself (two guests, checked by hand): rxe_peer and
+# the real ibv_rc_pingpong against rocelab peer -g 0, both roles.
+cap_start
+host_bg srv "waiting for a client" "$R" peer --server --timeout 60 -g 0
+guest "rxe_peer -t 60 -g 0 -o write -s 4096 -n 20 10.77.0.1" >"$T/cli.out" 2>&1
+grc=$?
+wait $hpid
+hrc=$?
+if [ $grc -eq 0 ] && [ $hrc -eq 0 ] && grep -q "data verified" "$T/cli.out"; then pf_ll "-g 0 both ends: kernel rxe_peer WRITEs to rocelab peer"
+else kill "$td" 2>/dev/null; fail "-g 0 both ends, kernel client: exit $grc/$hrc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"; fi
+cap_start
+guest_bg srv "ibv_rc_pingpong -d rxe0 -g 0 -n 50" "local address" >/dev/null
+ip netns exec "$NS" timeout 90 "$R" peer --client $G --timeout 60 --compat pingpong -g 0 --iters 50 >"$T/cli.out" 2>&1
+hrc=$?
+guest_end srv >"$T/srv.out"
+grc=$?
+if [ $grc -eq 0 ] && [ $hrc -eq 0 ] && grep -q "50 iters in" "$T/srv.out"; then pf_ll "-g 0 both ends: ibv_rc_pingpong -g 0 serves rocelab's ping-pong"
+else kill "$td" 2>/dev/null; fail "-g 0 both ends, kernel server: exit $grc/$hrc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"; fi
+
+# is_global = 0: the kernel serves (rxe_peer --no-grh) and moves to RTR without a GRH: EINVAL, nothing on the wire.
+cap_start
+guest_bg srv "rxe_peer -t 20 --no-grh" "waiting for a client" >/dev/null
+ip netns exec "$NS" timeout 60 "$R" peer --client $G --timeout 10 --op send --iters 1 >"$T/cli.out" 2>&1
+hrc=$?
+guest_end srv >"$T/srv.out"
+sleep 0.3
+kill "$td" 2>/dev/null
+wait "$td" 2>/dev/null
+frames=$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)
+[ $hrc -ne 0 ] && [ "$frames" -eq 0 ] &&
+	grep -q "rxe_peer: Failed to modify QP to RTR: Invalid argument (errno EINVAL; GID index 1, is_global 0)" "$T/srv.out" &&
+	pass "is_global = 0: the kernel's ibv_modify_qp to RTR fails with EINVAL, nothing on the wire" ||
+	fail "is_global = 0: rocelab exit $hrc, $frames frames: $(tail -c 300 "$T/srv.out")"
+# GIDs of two families. The end that moves to RTR first refuses: the real ibv_rc_pingpong's server
+# (-g 0) does so before it answers rocelab's client (its IPv4 GID); rocelab's client refuses the
+# kernel's fe80:: GID from rxe_peer's server (which moves to RTR later); rocelab's server the kernel
+# client's. Nothing on the wire in any of them.
+cap_start
+guest_bg srv "ibv_rc_pingpong -d rxe0 -g 0 -n 1" "local address\|Failed" >/dev/null
+ip netns exec "$NS" timeout 60 "$R" peer --client $G --timeout 10 --compat pingpong --iters 1 >"$T/cli.out" 2>&1
+hrc=$?
+guest_end srv >"$T/srv.out"
 grc=$?
 sleep 0.3
 kill "$td" 2>/dev/null
@@ -853,6 +950,89 @@ else
 	hrc=$?
 	pt_done "README.md's perftest example" $hrc $grc "$T/srv.out" "$T/cli.out" \
 		"$(pt_want "$(grep -o 'ib_[a-z_]*' "$T/readme.cmds" | head -n 1)" "$(grep -v ' &$' "$T/readme.cmds")")" 1 1
+frames=$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)
+[ $hrc -ne 0 ] && [ $grc -ne 0 ] && [ "$frames" -eq 0 ] && grep -q "^Failed to modify QP to RTR$" "$T/srv.out" &&
+	grep -q "^Couldn't connect to remote QP$" "$T/srv.out" &&
+	pass "GIDs of two families: ibv_rc_pingpong -g 0 against rocelab's IPv4 GID says 'Failed to modify QP to RTR', nothing on the wire" ||
+	fail "GIDs of two families, ibv_rc_pingpong -g 0: exit $grc/$hrc, $frames frames: $(tail -c 300 "$T/srv.out")"
+guest_bg srv "rxe_peer -t 20 -g 0" "waiting for a client" >/dev/null
+ip netns exec "$NS" timeout 60 "$R" peer --client $G --timeout 10 --op send --iters 1 >"$T/cli.out" 2>&1
+guest_end srv >"$T/srv.out"
+grep -q "Failed to modify QP to RTR: Invalid argument (the other side's GID $GLL is IPv6, ours, ::ffff:10.77.0.1 at index 1, is IPv4" "$T/cli.out" &&
+	pass "GIDs of two families: rocelab's client refuses the kernel server's fe80:: GID at RTR, as the kernel" ||
+	fail "rocelab client against the kernel's -g 0: $(tail -c 300 "$T/cli.out")"
+# No answer: rocelab's server takes nothing in. The kernel sends its request retry_cnt + 1 times, then
+# IBV_WC_RETRY_EXC_ERR; with retry_cnt 7 (the tools' own) it never stops: rxe takes 7 as for ever.
+for rc in 2 7; do
+	cap_start
+	host_bg srv "waiting for a client" "$R" peer --server --timeout 20 --loss 0.99999 --seed 1
+	guest "rxe_peer -t 4 --retry-cnt $rc -o send -s 64 -n 1 10.77.0.1" >"$T/cli.out" 2>&1
+	kill $hpid 2>/dev/null
+	wait $hpid 2>/dev/null
+	sleep 0.3
+	kill "$td" 2>/dev/null
+	wait "$td" 2>/dev/null
+	sent=$(run_tshark -r "$T/cap.pcap" -Y "ip.src == $G && infiniband.bth.opcode == 4" -T fields -e infiniband.bth.psn 2>/dev/null | sort -u | wc -l)
+	n=$(run_tshark -r "$T/cap.pcap" -Y "ip.src == $G && infiniband.bth.opcode == 4" 2>/dev/null | wc -l)
+	if [ $rc = 2 ] && [ "$sent" = 1 ] && [ "$n" = 3 ] &&
+		grep -q "work request 0 failed: transport retry counter exceeded (IBV_WC_RETRY_EXC_ERR" "$T/cli.out" &&
+		grep -q "the QP is in state IBV_QPS_ERR" "$T/cli.out"; then
+		pass "no answer, retry_cnt 2: the kernel sent its SEND 3 times, then 'transport retry counter exceeded', the QP in error"
+	elif [ $rc = 7 ] && [ "$sent" = 1 ] && [ "$n" -gt 16 ] && grep -q "timed out with 0 of 1 done" "$T/cli.out"; then
+		pass "no answer, retry_cnt 7: the kernel sent its SEND $n times in 4 s and never gave up (rxe: 7 is for ever)"
+	else
+		fail "no answer, retry_cnt $rc: $n transmissions of $sent PSN(s): $(tail -c 300 "$T/cli.out")"
+	fi
+done
+
+# A wrong R_Key or address: the responder's NAK (syndrome 0x62, remote access error), the requester's
+# IBV_WC_REM_ACCESS_ERR, the flushes, the QP in error. The kernel as requester, then as responder.
+for bad in "write --bad-rkey" "read --bad-va"; do
+	cap_start
+	host_bg srv "waiting for a client" "$R" peer --server --timeout 20
+	guest "rxe_peer -t 20 -o ${bad% *} -s 1024 -n 4 ${bad#* } 10.77.0.1" >"$T/cli.out" 2>&1
+	wait $hpid 2>/dev/null
+	sleep 0.3
+	kill "$td" 2>/dev/null
+	wait "$td" 2>/dev/null
+	nak=$(run_tshark -r "$T/cap.pcap" -Y "ip.src == 10.77.0.1 && infiniband.aeth.syndrome == 0x62" 2>/dev/null | wc -l)
+	if [ "$nak" = 1 ] && grep -q "work request 0 failed: remote access error (IBV_WC_REM_ACCESS_ERR" "$T/cli.out" &&
+		grep -q "3 work request(s) flushed; the QP is in state IBV_QPS_ERR" "$T/cli.out"; then
+		pass "kernel ${bad#* } ${bad% *}: rocelab's one NAK 0x62, the kernel's IBV_WC_REM_ACCESS_ERR, 3 flushed, IBV_QPS_ERR"
+	else
+		fail "kernel ${bad#* } ${bad% *}: $nak NAKs 0x62: $(tail -c 300 "$T/cli.out")"
+	fi
+done
+cap_start
+guest_bg srv "rxe_peer -t 20" "waiting for a client" >/dev/null
+ip netns exec "$NS" timeout 60 "$R" peer --client $G --timeout 10 --op write --size 1024 --iters 4 --bad-rkey >"$T/cli.out" 2>&1
+guest_end srv >/dev/null
+sleep 0.3
+kill "$td" 2>/dev/null
+wait "$td" 2>/dev/null
+nak=$(run_tshark -r "$T/cap.pcap" -Y "ip.src == $G && infiniband.aeth.syndrome == 0x62" 2>/dev/null | wc -l)
+[ "$nak" = 1 ] && grep -q "work request 0 failed: remote access error" "$T/cli.out" &&
+	pass "rocelab --bad-rkey against the kernel: the kernel's responder NAKs 0x62 once, rocelab reports the remote access error" ||
+	fail "rocelab --bad-rkey against the kernel: $nak NAKs 0x62: $(tail -c 300 "$T/cli.out")"
+
+# Both ends on one host: rxe loops back. Server and client on the guest's one rxe0: both succeed, rxe
+# counts the packets, and not one reaches the tap.
+cap_start
+guest "s0=\$(rdma statistic show link rxe0/1 | sed -n 's/.* sent_pkts \([0-9]*\) .*/\1/p')
+       (ibv_rc_pingpong -d rxe0 -g 1 -n 8 > /tmp/lo.log 2>&1 &); sleep 1
+       ibv_rc_pingpong -d rxe0 -g 1 -n 8 $G && sleep 1 && grep -q '8 iters in' /tmp/lo.log &&
+       echo sent_pkts \$((\$(rdma statistic show link rxe0/1 | sed -n 's/.* sent_pkts \([0-9]*\) .*/\1/p') - s0))" \
+	>"$T/lo.out" 2>&1
+lrc=$?
+sleep 0.3
+kill "$td" 2>/dev/null
+wait "$td" 2>/dev/null
+frames=$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)
+sent=$(sed -n 's/^sent_pkts //p' "$T/lo.out")
+if [ $lrc -eq 0 ] && [ "$frames" -eq 0 ] && [ "${sent:-0}" -gt 0 ]; then
+	pass "both ends on one host: ibv_rc_pingpong ran 8 rounds through rxe's loopback, rxe counted $sent packets sent, 0 on the wire"
+else
+	fail "loopback: exit $lrc, $frames frames on the wire, sent_pkts '$sent': $(tail -c 300 "$T/lo.out")"
 fi
 
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
@@ -983,6 +1163,27 @@ if lab_rxe 13; then
 	else
 		fail "lab 13 --real-rxe: $(grep -E 'point of this step|send done|error' "$T/lab13.out" | head -n 3 | tr '\n' ' ')"
 	fi
+fi
+if lab_rxe 14; then
+	# Each pitfall as the kernel meets it: its own words, and what Wireshark's dissector reads off the capture.
+	ll=$(run_tshark -r "$T/lab14.pcap" -Y "ipv6.src == fe80::/10 && infiniband" 2>/dev/null | wc -l)
+	resent=$(run_tshark -r "$T/lab14.pcap" -Y "ip.src == $G && infiniband.bth.opcode == 4" -T fields -e infiniband.bth.psn 2>/dev/null | uniq -c | awk '$1 == 2' | wc -l)
+	if grep -q "rxe_peer: Failed to modify QP to RTR: Invalid argument (errno EINVAL; GID index 1, is_global 0)" "$T/lab14.out" &&
+		grep -q "rocelab peer: Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::" "$T/lab14.out" &&
+		grep -q "transport retry counter exceeded (IBV_WC_RETRY_EXC_ERR" "$T/lab14.out" &&
+		grep -q "remote access error (IBV_WC_REM_ACCESS_ERR" "$T/lab14.out" && grep -q "IBV_QPS_ERR" "$T/lab14.out" &&
+		grep -q "rxe_peer: send done: 2 work requests of 64 bytes, server says 'ok 2', data verified" "$T/lab14.out" &&
+		[ "$ll" -ge 4 ] && [ "$resent" = 1 ]; then
+		pass "lab 14 --real-rxe: EINVAL for is_global 0 and for the GID families, the retry error, the NAK and the flush, and $ll frames over the link-local GIDs"
+	else
+		fail "lab 14 --real-rxe: $ll link-local frames, $resent SEND sent twice: $(grep -E 'rxe_peer:|Failed' "$T/lab14.out" | head -n 6 | tr '\n' ' ')"
+	fi
+	# Graded on the kernel's capture: the reference answers (read by tshark) score full marks.
+	sh "$(dirname "$0")/../../labs/14-pitfalls/solution/answers.sh" "$T/lab14.pcap" >"$T/ans14.txt" 2>/dev/null
+	(cd "$T/lab" && "$R" lab grade 14 --capture "$T/lab14.pcap" --answers "$T/ans14.txt") >"$T/grade14.out" 2>&1
+	grep -q "^score 14 questions 5/5" "$T/grade14.out" &&
+		pass "lab 14 --real-rxe graded: the reference answers read by tshark off the kernel's capture score 5/5 ($(grep -v '^#' "$T/ans14.txt" | tr '\n' ' '))" ||
+		fail "lab 14 --real-rxe graded: $(tail -n 7 "$T/grade14.out" | tr '\n' ' ')"
 fi
 (cd "$T/lab" && "$R" lab run 10 --real-rxe) >"$T/lab10.out" 2>&1
 [ $? -ne 0 ] && grep -q "only replays frames made by rocelab gen" "$T/lab10.out" &&
