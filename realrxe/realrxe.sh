@@ -642,6 +642,30 @@ rr_perftest_cm_race() {   # $1: tool
 	[ "$1" = ib_send_bw-R ] && grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "$RR_SESSION/client.txt" 2>/dev/null
 }
 
+# Both guests without the tool's processes, and no rdma_cm listener left (the kernel lets a new one
+# bind the port only once the old id is gone: "rdma_bind_addr failed"), at most 10 s.
+rr_tool_gone() {   # $1: tool's program
+	local g
+	for g in 0 1; do
+		rr_exec "$(rr_gdir "$RR_SESSION" $g)" 30 "pkill $1; i=0
+			while [ \$i -lt 50 ] && { pgrep $1 >/dev/null || rdma res show cm_id | grep -q LISTEN; }; do
+				sleep 0.2; i=\$((i + 1)); done; pkill -9 $1; true" >/dev/null 2>&1
+	done
+}
+
+# After a failed capture of ib_send_bw -R that lost perftest's own race, at most two more tries.
+rr_capture_retries() {   # $1: netns, $2: out dir, $3: tool
+	local n
+	for n in 2 3; do
+		rr_perftest_cm_race "$3" || return 1
+		say "$3: the client's second rdma_cm connection came before the server listened again" \
+		    "(REJ 8: perftest -R closes and reopens its listener between its two connections); try $n of 3"
+		rr_tool_gone ib_send_bw
+		rr_capture_one "$RR_SESSION" "$1" "$2" "$3" && return 0
+	done
+	return 1
+}
+
 rr_capture() {   # $1: out dir, $2: netns, then tools
 	local out=$1 ns=$2 t fails=0
 	shift 2
@@ -655,12 +679,7 @@ rr_capture() {   # $1: out dir, $2: netns, then tools
 	rr_start "$RR_SESSION" "$ns" 900 2
 	for t in "$@"; do
 		rr_capture_one "$RR_SESSION" "$ns" "$out" "$t" && continue
-		if rr_perftest_cm_race "$t"; then
-			say "$t: the client's second rdma_cm connection came before the server listened again" \
-			    "(REJ 8: perftest -R closes and reopens its listener between its two connections); once more"
-			rr_exec "$RR_SESSION" 30 "pkill ib_send_bw; true" >/dev/null 2>&1
-			rr_capture_one "$RR_SESSION" "$ns" "$out" "$t" && continue
-		fi
+		rr_capture_retries "$ns" "$out" "$t" && continue
 		fails=$((fails + 1))
 	done
 	[ $fails = 0 ] || die "$fails of $# captures failed"
