@@ -616,7 +616,9 @@ ct_pair() {
     name=$2
     srvopts=$3
     shift 3
-    rm -f "$T/cap.pcap" "$T/td.err"
+    # srv.err goes too: the last server's "waiting for a client" line would start the client before this
+    # server has its UDP port 4791, and the kernel answers the first REQ (SIDR_REQ) with ICMP unreachable
+    rm -f "$T/cap.pcap" "$T/td.err" "$T/srv.err"
     ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
@@ -625,8 +627,10 @@ ct_pair() {
     # shellcheck disable=SC2086  # the server's flags, one word each
     ip netns exec "$NB" timeout 60 "$R" peer --compat "$tool" --timeout 20 $srvopts >"$T/srv" 2>"$T/srv.err" &
     srv=$!
+    # its line, or (--json says none) its port 4791 open
     i=0
-    while ! grep -q "waiting for a client" "$T/srv.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    while ! grep -q "waiting for a client" "$T/srv.err" 2>/dev/null && [ $i -lt 50 ] &&
+          [ -z "$(ip netns exec "$NB" ss -Hlun 'sport = :4791' 2>/dev/null)" ]; do sleep 0.1; i=$((i + 1)); done
     ip netns exec "$NA" timeout 60 "$R" peer --compat "$tool" -s 10.79.0.2 --timeout 20 "$@" >"$T/cli" 2>"$T/cli.err"
     crc=$?
     wait $srv
