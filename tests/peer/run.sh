@@ -473,6 +473,14 @@ cm_ok() {
     esac
 }
 
+# wait_server: until the server just started in B (stderr in $T/srv.err, removed before) says it waits for a
+# client, or (--json: it says nothing) has UDP port 4791 open; 5 s at most. Before that, a REQ would find
+# the port closed, and the kernel answers with ICMP port unreachable.
+wait_server() {
+    i=0
+    while ! grep -q "waiting for a client" "$T/srv.err" 2>/dev/null && [ $i -lt 50 ] &&
+          [ -z "$(ip netns exec "$NB" ss -Hlun 'sport = :4791' 2>/dev/null)" ]; do sleep 0.1; i=$((i + 1)); done
+}
 # --compat rping: rocelab peer -s in B, -c in A. rping_pair NAME "SERVER-FLAGS" CLIENT-FLAGS...
 # leaves the outputs in $T/srv, $T/srv.err, $T/cli, $T/cli.err, the exits in $src and $crc, the
 # capture in $T/cap.pcap.
@@ -480,7 +488,7 @@ rping_pair() {
     name=$1
     srvopts=$2
     shift 2
-    rm -f "$T/cap.pcap" "$T/td.err"
+    rm -f "$T/cap.pcap" "$T/td.err" "$T/srv.err"
     ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
@@ -489,7 +497,7 @@ rping_pair() {
     # shellcheck disable=SC2086  # the server's flags, one word each
     ip netns exec "$NB" timeout 60 "$R" peer --compat rping -s --timeout 20 $srvopts >"$T/srv" 2>"$T/srv.err" &
     srv=$!
-    sleep 0.3
+    wait_server
     ip netns exec "$NA" timeout 60 "$R" peer --compat rping -c -a "${RPING_ADDR:-10.79.0.2}" --timeout 20 "$@" \
         >"$T/cli" 2>"$T/cli.err"
     crc=$?
@@ -633,7 +641,8 @@ ct_pair() {
     name=$2
     srvopts=$3
     shift 3
-    rm -f "$T/cap.pcap" "$T/td.err"
+    # srv.err goes too: the last server's line would start the client before this server has its port
+    rm -f "$T/cap.pcap" "$T/td.err" "$T/srv.err"
     ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
@@ -642,8 +651,7 @@ ct_pair() {
     # shellcheck disable=SC2086  # the server's flags, one word each
     ip netns exec "$NB" timeout 60 "$R" peer --compat "$tool" --timeout 20 $srvopts >"$T/srv" 2>"$T/srv.err" &
     srv=$!
-    i=0
-    while ! grep -q "waiting for a client" "$T/srv.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    wait_server
     ip netns exec "$NA" timeout 60 "$R" peer --compat "$tool" -s 10.79.0.2 --timeout 20 "$@" >"$T/cli" 2>"$T/cli.err"
     crc=$?
     wait $srv
