@@ -93,7 +93,14 @@ RR_MODS="crypto/crc32_generic
  drivers/infiniband/sw/rxe/rdma_rxe
  drivers/virtio/virtio_ring drivers/virtio/virtio
  drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci
- net/core/failover drivers/net/net_failover drivers/net/virtio_net"
+ net/core/failover drivers/net/net_failover drivers/net/virtio_net
+ drivers/net/veth"
+
+# A build records the modules it put in (the file 'modules'): a cache made with another list is
+# rebuilt, as one made for another kernel is, on the next build or boot.
+rr_mods_stale() {
+	[ "$(cat "$RR_CACHE/modules" 2>/dev/null)" != "$(printf '%s\n' $RR_MODS)" ]
+}
 
 rr_host_tools() {
 	local missing=""
@@ -194,6 +201,7 @@ rr_build_base() {
 	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -6) > "$RR_CACHE/base.cpio.gz.tmp"
 	mv "$RR_CACHE/base.cpio.gz.tmp" "$RR_CACHE/base.cpio.gz"
 	echo "$RR_KPKG $kver" > "$RR_CACHE/kernel"
+	printf '%s\n' $RR_MODS > "$RR_CACHE/modules"
 	rm -rf "$root" "$ird"
 }
 
@@ -212,7 +220,7 @@ rr_build() {
 	rr_host_tools
 	mkdir -p "$RR_CACHE"
 	RR_KPKG=$(rr_kernel_pkg)
-	if [ -n "$force" ] || [ ! -s "$RR_CACHE/base.cpio.gz" ] || [ "$(cut -d' ' -f1 "$RR_CACHE/kernel" 2>/dev/null)" != "$RR_KPKG" ]; then
+	if [ -n "$force" ] || [ ! -s "$RR_CACHE/base.cpio.gz" ] || [ "$(cut -d' ' -f1 "$RR_CACHE/kernel" 2>/dev/null)" != "$RR_KPKG" ] || rr_mods_stale; then
 		rr_download
 		say "making the VM: $RR_KPKG, rdma-core, perftest, iproute2, tcpdump, busybox"
 		rr_build_base
@@ -222,9 +230,10 @@ rr_build() {
 	rr_build_peer
 }
 
-# What a boot needs: an existing build is used as it is ('build --force' renews it); rxe_peer follows its source.
+# What a boot needs: an existing build is used as it is ('build --force' renews it), unless it lacks
+# a module of RR_MODS; rxe_peer follows its source.
 rr_ensure_built() {
-	if [ -s "$RR_CACHE/base.cpio.gz" ]; then rr_build_peer; else rr_build; fi
+	if [ -s "$RR_CACHE/base.cpio.gz" ] && ! rr_mods_stale; then rr_build_peer; else rr_build; fi
 }
 
 # ---- --add: the learner's own programs --------------------------------------------------------

@@ -27,7 +27,8 @@
 # The pitfalls (labs/14-pitfalls): rocelab gids against the kernel's own GID table for the same MAC and
 # addresses; GID index 0 at both ends against the kernel (rxe_peer, ibv_rc_pingpong); the kernel's EINVAL
 # at RTR for is_global = 0 and for GIDs of two families; no answer, retry_cnt 2 and 7; a wrong R_Key and
-# address each way (the NAK, IBV_WC_REM_ACCESS_ERR, the flush); rxe's loopback, nothing on the wire.
+# address each way (the NAK, IBV_WC_REM_ACCESS_ERR, the flush); rxe's loopback, nothing on the wire; two rxe
+# devices on a veth in one namespace (lab 14's lines): RTR fails, and with accept_local 1 the frames cross the veth.
 # Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-08, 11-14; the
 # replay-only 09 and 10 refuse it), each checked by tshark for what each side sent; and
 # `rocelab realrxe capture` (two VMs, the kernel at both ends): each tool succeeded at both
@@ -828,6 +829,36 @@ guest "(timeout 60 ib_send_bw -d rxe0 -x 0 -n 5; echo \"@@EXIT \$?\") > /tmp/pt.
 ip netns exec "$NS" timeout 60 "$R" peer --compat ib_send_bw -d rxtap0 -x 1 -n 5 --timeout 20 $G >"$T/cli.out" 2>&1
 hrc=$?
 guest_end pt >"$T/srv.out"
+grc=$?
+sleep 0.3
+kill "$td" 2>/dev/null
+wait "$td" 2>/dev/null
+if [ $hrc -ne 0 ] && [ $grc -ne 0 ] && [ "$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)" -eq 0 ] &&
+	grep -q "Found Incompatibility issue with GID types" "$T/cli.out" &&
+	grep -q "Found Incompatibility issue with GID types" "$T/srv.out" && grep -q "is IPv6, this side's is IPv4" "$T/cli.out"; then
+	pass "ib_send_bw -x 0 (kernel) against rocelab -x 1: both refuse, with perftest's GID types message, nothing on the wire"
+else
+	fail "GID families: rocelab exit $hrc, kernel exit $grc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
+fi
+# README.md's own perftest lines, run as a reader would (in this run's namespace and VM directory).
+README=$(dirname "$0")/../../README.md
+grep -E '^(ip netns exec rlrxe rocelab peer --compat ib_|rocelab realrxe exec --dir /tmp/vm -- ib_)' "$README" |
+	sed "s#^ip netns exec rlrxe rocelab #ip netns exec $NS $R #; s#^rocelab realrxe exec --dir /tmp/vm #$R realrxe exec --dir $T/vm #; s/ *[#].*//" \
+	>"$T/readme.cmds"
+if [ "$(wc -l <"$T/readme.cmds")" -ne 2 ] || ! grep -q ' &$' "$T/readme.cmds"; then
+	fail "README.md's perftest example: not a server line (ending in &) and a client line: $(cat "$T/readme.cmds")"
+else
+	cap_start
+	(eval "timeout 90 $(sed -n 's/ *&$//p' "$T/readme.cmds")") >"$T/srv.out" 2>&1 &
+	hpid=$!
+	i=0; until grep -q "waiting for a client" "$T/srv.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+	eval "timeout 90 $(grep -v ' &$' "$T/readme.cmds")" >"$T/cli.out" 2>&1
+	grc=$?
+	wait $hpid
+	hrc=$?
+	pt_done "README.md's perftest example" $hrc $grc "$T/srv.out" "$T/cli.out" \
+		"$(pt_want "$(grep -o 'ib_[a-z_]*' "$T/readme.cmds" | head -n 1)" "$(grep -v ' &$' "$T/readme.cmds")")" 1 1
+fi
 # ---- pitfalls: the GID table, index 0, and the tutorials' errors, as the kernel answers them ---------
 
 # pf_gids: rocelab gids against the kernel's own table. The guest's eth0 gets more addresses (nodad:
@@ -925,31 +956,6 @@ grc=$?
 sleep 0.3
 kill "$td" 2>/dev/null
 wait "$td" 2>/dev/null
-if [ $hrc -ne 0 ] && [ $grc -ne 0 ] && [ "$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)" -eq 0 ] &&
-	grep -q "Found Incompatibility issue with GID types" "$T/cli.out" &&
-	grep -q "Found Incompatibility issue with GID types" "$T/srv.out" && grep -q "is IPv6, this side's is IPv4" "$T/cli.out"; then
-	pass "ib_send_bw -x 0 (kernel) against rocelab -x 1: both refuse, with perftest's GID types message, nothing on the wire"
-else
-	fail "GID families: rocelab exit $hrc, kernel exit $grc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
-fi
-# README.md's own perftest lines, run as a reader would (in this run's namespace and VM directory).
-README=$(dirname "$0")/../../README.md
-grep -E '^(ip netns exec rlrxe rocelab peer --compat ib_|rocelab realrxe exec --dir /tmp/vm -- ib_)' "$README" |
-	sed "s#^ip netns exec rlrxe rocelab #ip netns exec $NS $R #; s#^rocelab realrxe exec --dir /tmp/vm #$R realrxe exec --dir $T/vm #; s/ *[#].*//" \
-	>"$T/readme.cmds"
-if [ "$(wc -l <"$T/readme.cmds")" -ne 2 ] || ! grep -q ' &$' "$T/readme.cmds"; then
-	fail "README.md's perftest example: not a server line (ending in &) and a client line: $(cat "$T/readme.cmds")"
-else
-	cap_start
-	(eval "timeout 90 $(sed -n 's/ *&$//p' "$T/readme.cmds")") >"$T/srv.out" 2>&1 &
-	hpid=$!
-	i=0; until grep -q "waiting for a client" "$T/srv.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-	eval "timeout 90 $(grep -v ' &$' "$T/readme.cmds")" >"$T/cli.out" 2>&1
-	grc=$?
-	wait $hpid
-	hrc=$?
-	pt_done "README.md's perftest example" $hrc $grc "$T/srv.out" "$T/cli.out" \
-		"$(pt_want "$(grep -o 'ib_[a-z_]*' "$T/readme.cmds" | head -n 1)" "$(grep -v ' &$' "$T/readme.cmds")")" 1 1
 frames=$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)
 [ $hrc -ne 0 ] && [ $grc -ne 0 ] && [ "$frames" -eq 0 ] && grep -q "^Failed to modify QP to RTR$" "$T/srv.out" &&
 	grep -q "^Couldn't connect to remote QP$" "$T/srv.out" &&
@@ -1034,6 +1040,50 @@ if [ $lrc -eq 0 ] && [ "$frames" -eq 0 ] && [ "${sent:-0}" -gt 0 ]; then
 else
 	fail "loopback: exit $lrc, $frames frames on the wire, sent_pkts '$sent': $(tail -c 300 "$T/lo.out")"
 fi
+
+# Two rxe devices in one namespace, on a veth pair v0/v1: lab 14's own lines (labs/14-pitfalls/README.md),
+# run as written in this run's VM. Not rxe's loopback (the MACs differ): with the kernel's defaults the
+# server's RTR fails (its ARP request, from an address of the host's own, is dropped; ETIMEDOUT) and v0
+# carries ARP alone; with accept_local 1 both ends run their 8 rounds and every RoCE frame crosses v0.
+pf_two_dev() {
+	local guide cmd n
+	guide=$(dirname "$0")/../../labs/14-pitfalls/README.md
+	grep -E "^rocelab realrxe exec --dir labs/out/realrxe -- '.*(rxev|accept_local)" "$guide" |
+		sed "s#^rocelab realrxe exec --dir labs/out/realrxe #\"\$R\" realrxe exec --dir \"\$T/vm\" --timeout 90 #" >"$T/twodev.cmds"
+	if [ "$(wc -l <"$T/twodev.cmds")" -ne 3 ]; then
+		fail "lab 14's two-device lines: not three (setup, default, accept_local): $(cat "$T/twodev.cmds")"
+		return
+	fi
+	for n in 1 2 3; do
+		cmd=$(sed -n "${n}p" "$T/twodev.cmds")
+		eval "$cmd" >"$T/twodev$n.out" 2>&1
+		echo "exit $?" >>"$T/twodev$n.out"
+	done
+	if grep -q "^exit 0$" "$T/twodev1.out" && [ "$(grep -c "^0000:0000:0000:0000:0000:ffff:0a58:000[12]$" "$T/twodev1.out")" = 2 ]; then
+		pass "lab 14's two rxe devices on a veth pair in one namespace: rxev0 and rxev1 made, GID index 1 is each one's IPv4 address"
+	else
+		fail "lab 14's two-device setup: $(tail -c 300 "$T/twodev1.out")"
+	fi
+	# The default: the server fails at RTR, the client after it; on v0 ARP requests, no RoCE frame.
+	if grep -q "^Failed to modify QP to RTR$" "$T/twodev2.out" && grep -q "^Couldn't read/write remote address$" "$T/twodev2.out" &&
+		grep -q "^client: exit 1$" "$T/twodev2.out" && grep -q "^server: exit 1$" "$T/twodev2.out" &&
+		! grep -q "8 iters in" "$T/twodev2.out" && grep -q "ARP, Request who-has 10.88.0.1 tell 10.88.0.2" "$T/twodev2.out" &&
+		! grep -q "\.4791: UDP" "$T/twodev2.out"; then
+		pass "two rxe devices in one namespace: the server's RTR fails (its ARP unanswered), the client's too, 0 RoCE frames on the veth"
+	else
+		fail "two rxe devices in one namespace, default sysctls: $(tail -c 400 "$T/twodev2.out")"
+	fi
+	# accept_local 1: both ends succeed, and the frames are on the veth (not looped back).
+	n=$(sed -n 's/^RoCE frames on v0: \([0-9]*\)$/\1/p' "$T/twodev3.out")
+	if grep -q "^client: exit 0$" "$T/twodev3.out" && grep -q "^server: exit 0$" "$T/twodev3.out" &&
+		[ "$(grep -c "^8 iters in" "$T/twodev3.out")" = 2 ] && [ "${n:-0}" -gt 0 ]; then
+		pass "two rxe devices in one namespace, accept_local 1: both ends ran 8 rounds, $n RoCE frames crossed the veth"
+	else
+		fail "two rxe devices in one namespace, accept_local 1: $n frames on v0: $(tail -c 400 "$T/twodev3.out")"
+	fi
+	guest "echo 0 > /proc/sys/net/ipv4/conf/all/accept_local; rdma link del rxev0; rdma link del rxev1; /bin/ip link del v0" >/dev/null 2>&1
+}
+pf_two_dev
 
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
 
