@@ -40,7 +40,7 @@ pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 layers-test:
 	sh tests/layers/run.sh
 
-.PHONY: layers-test all lib bootstrap demo test unit cli-test peer-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
+.PHONY: layers-test all lib bootstrap demo test unit cli-test clang-test peer-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -114,6 +114,14 @@ unit: $(B)/unit $(B)/unit-asan-isal $(B)/unit-asan-zlib
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/unit-asan-isal
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/unit-asan-zlib
 
+# The whole tree again under clang with the same -Werror (CI builds with gcc and clang), and its unit
+# tests plain and under ASan/UBSan; the CLI's tests with clang's binary too.
+clang-test:
+	$(MAKE) B=$(B)-clang CC=clang all $(B)-clang/unit $(B)-clang/unit-asan-isal $(B)-clang/rocelab-asan
+	$(B)-clang/unit
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)-clang/unit-asan-isal
+	sh tests/cli/run.sh $(B)-clang/rocelab $(B)-clang/rocelab-asan
+
 cli-test: all $(B)/rocelab-asan
 	sh tests/cli/run.sh $(B)/rocelab $(B)/rocelab-asan
 
@@ -147,6 +155,7 @@ test: bootstrap
 	sh tests/layers/run.sh
 	$(MAKE) unit
 	$(MAKE) cli-test
+	$(MAKE) clang-test
 	$(MAKE) plugin-test
 	$(MAKE) plugin-compat
 	$(MAKE) oracle
@@ -208,6 +217,6 @@ uninstall:
 	       $(DESTDIR)$(PREFIX)/share/rocelab/labs
 
 clean:
-	rm -rf $(B) labs/out
+	rm -rf $(B) $(B)-clang labs/out
 
 include mk/plugin.mk
