@@ -828,6 +828,37 @@ guest "(timeout 60 ib_send_bw -d rxe0 -x 0 -n 5; echo \"@@EXIT \$?\") > /tmp/pt.
 ip netns exec "$NS" timeout 60 "$R" peer --compat ib_send_bw -d rxtap0 -x 1 -n 5 --timeout 20 $G >"$T/cli.out" 2>&1
 hrc=$?
 guest_end pt >"$T/srv.out"
+grc=$?
+sleep 0.3
+kill "$td" 2>/dev/null
+wait "$td" 2>/dev/null
+if [ $hrc -ne 0 ] && [ $grc -ne 0 ] && [ "$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)" -eq 0 ] &&
+	grep -q "Found Incompatibility issue with GID types" "$T/cli.out" &&
+	grep -q "Found Incompatibility issue with GID types" "$T/srv.out" && grep -q "is IPv6, this side's is IPv4" "$T/cli.out"; then
+	pass "ib_send_bw -x 0 (kernel) against rocelab -x 1: both refuse, with perftest's GID types message, nothing on the wire"
+else
+	fail "GID families: rocelab exit $hrc, kernel exit $grc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
+fi
+# README.md's own perftest lines, run as a reader would (in this run's namespace and VM directory).
+README=$(dirname "$0")/../../README.md
+grep -E '^(ip netns exec rlrxe rocelab peer --compat ib_|rocelab realrxe exec --dir /tmp/vm -- ib_)' "$README" |
+	sed "s#^ip netns exec rlrxe rocelab #ip netns exec $NS $R #; s#^rocelab realrxe exec --dir /tmp/vm #$R realrxe exec --dir $T/vm #; s/ *[#].*//" \
+	>"$T/readme.cmds"
+if [ "$(wc -l <"$T/readme.cmds")" -ne 2 ] || ! grep -q ' &$' "$T/readme.cmds"; then
+	fail "README.md's perftest example: not a server line (ending in &) and a client line: $(cat "$T/readme.cmds")"
+else
+	cap_start
+	(eval "timeout 90 $(sed -n 's/ *&$//p' "$T/readme.cmds")") >"$T/srv.out" 2>&1 &
+	hpid=$!
+	i=0; until grep -q "waiting for a client" "$T/srv.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+	eval "timeout 90 $(grep -v ' &$' "$T/readme.cmds")" >"$T/cli.out" 2>&1
+	grc=$?
+	wait $hpid
+	hrc=$?
+	pt_done "README.md's perftest example" $hrc $grc "$T/srv.out" "$T/cli.out" \
+		"$(pt_want "$(grep -o 'ib_[a-z_]*' "$T/readme.cmds" | head -n 1)" "$(grep -v ' &$' "$T/readme.cmds")")" 1 1
+fi
+
 # ---- pitfalls: the GID table, index 0, and the tutorials' errors, as the kernel answers them ---------
 
 # pf_gids: rocelab gids against the kernel's own table. The guest's eth0 gets more addresses (nodad:
@@ -925,31 +956,6 @@ grc=$?
 sleep 0.3
 kill "$td" 2>/dev/null
 wait "$td" 2>/dev/null
-if [ $hrc -ne 0 ] && [ $grc -ne 0 ] && [ "$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)" -eq 0 ] &&
-	grep -q "Found Incompatibility issue with GID types" "$T/cli.out" &&
-	grep -q "Found Incompatibility issue with GID types" "$T/srv.out" && grep -q "is IPv6, this side's is IPv4" "$T/cli.out"; then
-	pass "ib_send_bw -x 0 (kernel) against rocelab -x 1: both refuse, with perftest's GID types message, nothing on the wire"
-else
-	fail "GID families: rocelab exit $hrc, kernel exit $grc: $(tail -c 300 "$T/cli.out") / $(tail -c 300 "$T/srv.out")"
-fi
-# README.md's own perftest lines, run as a reader would (in this run's namespace and VM directory).
-README=$(dirname "$0")/../../README.md
-grep -E '^(ip netns exec rlrxe rocelab peer --compat ib_|rocelab realrxe exec --dir /tmp/vm -- ib_)' "$README" |
-	sed "s#^ip netns exec rlrxe rocelab #ip netns exec $NS $R #; s#^rocelab realrxe exec --dir /tmp/vm #$R realrxe exec --dir $T/vm #; s/ *[#].*//" \
-	>"$T/readme.cmds"
-if [ "$(wc -l <"$T/readme.cmds")" -ne 2 ] || ! grep -q ' &$' "$T/readme.cmds"; then
-	fail "README.md's perftest example: not a server line (ending in &) and a client line: $(cat "$T/readme.cmds")"
-else
-	cap_start
-	(eval "timeout 90 $(sed -n 's/ *&$//p' "$T/readme.cmds")") >"$T/srv.out" 2>&1 &
-	hpid=$!
-	i=0; until grep -q "waiting for a client" "$T/srv.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-	eval "timeout 90 $(grep -v ' &$' "$T/readme.cmds")" >"$T/cli.out" 2>&1
-	grc=$?
-	wait $hpid
-	hrc=$?
-	pt_done "README.md's perftest example" $hrc $grc "$T/srv.out" "$T/cli.out" \
-		"$(pt_want "$(grep -o 'ib_[a-z_]*' "$T/readme.cmds" | head -n 1)" "$(grep -v ' &$' "$T/readme.cmds")")" 1 1
 frames=$(tcpdump -n -r "$T/cap.pcap" 2>/dev/null | wc -l)
 [ $hrc -ne 0 ] && [ $grc -ne 0 ] && [ "$frames" -eq 0 ] && grep -q "^Failed to modify QP to RTR$" "$T/srv.out" &&
 	grep -q "^Couldn't connect to remote QP$" "$T/srv.out" &&
