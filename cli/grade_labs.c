@@ -884,6 +884,27 @@ static bool gl_14_first_sends(const struct grade_cap *c, uint64_t *v)
 	return first != NULL;
 }
 
+/*
+ * Lab 15: perftest. The SEND, WRITE and READ questions are read as labs 03,
+ * 13, 04 and 05 read them; then the ACKs of the ib_send_bw step: those the
+ * server sent before the client's first RDMA WRITE (ib_write_bw, the next
+ * step), all of them if there is none.
+ */
+static bool gl_is_client_write(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_client_request(c, f) && gl_flag(f, RL_OPF_WRITE);
+}
+
+static bool gl_15_send_acks(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *w = gl_find(c, NULL, gl_is_client_write);
+
+	*v = 0;
+	for (const struct grade_frame *f = c->f; c->client && f < (w ? w : c->f + c->n); f++)
+		*v += gl_is_ack(c, f);
+	return c->client != NULL;
+}
+
 /* Each question of labs/NN-name/lab.def, by lab and key, and how its answer is read. */
 const struct grade_fact grade_facts[] = {
 	{ "01", "1", gl_01_frames },
@@ -961,6 +982,11 @@ const struct grade_fact grade_facts[] = {
 	{ "14", "3", gl_10_rkey },
 	{ "14", "4", gl_14_link_local },
 	{ "14", "5", gl_14_first_sends },
+	{ "15", "1", gl_03_packets_1 },
+	{ "15", "2", gl_13_request_qp },
+	{ "15", "3", gl_04_rkey },
+	{ "15", "4", gl_05_responses },
+	{ "15", "5", gl_15_send_acks },
 };
 
 const size_t grade_nfacts = sizeof(grade_facts) / sizeof(grade_facts[0]);

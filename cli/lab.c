@@ -170,7 +170,8 @@ static int lab_pair(const struct lab_step *s, const char *log, const char *serve
 		cli_error("lab", "the step failed (client exit %d, server exit %d; server output in %s)", rc, src, log);
 		return -1;
 	}
-	if (s->rping)
+	/* rping's -d events; perftest's header, key lines and (ib_write_bw, ib_read_bw) the client's results */
+	if (s->rping || s->perftest)
 		lab_show_server(log);
 	return 0;
 }
@@ -180,7 +181,12 @@ static int lab_peer_step(const struct lab_step *s, const char *log)
 	char server[LAB_LINE_MAX], client[LAB_LINE_MAX];
 	bool ok;
 
-	if (s->rping) /* rping's own flags say which end is which, and where the server is */
+	if (s->perftest) /* perftest's own flags: no address for the server, the server's address last for the client */
+		ok = lab_line(server, sizeof(server), "ip netns exec " LAB_NS_B " %s peer --compat %s%s%s", cli_self(),
+			      s->perftest, *s->server ? " " : "", s->server) &&
+		     lab_line(client, sizeof(client), "ip netns exec " LAB_NS_A " %s peer --compat %s %s", cli_self(),
+			      s->perftest, s->client);
+	else if (s->rping) /* rping's own flags say which end is which, and where the server is */
 		ok = lab_line(server, sizeof(server), "ip netns exec " LAB_NS_B " %s peer --compat rping %s", cli_self(),
 			      s->server) &&
 		     lab_line(client, sizeof(client), "ip netns exec " LAB_NS_A " %s peer --compat rping %s", cli_self(),
@@ -287,11 +293,12 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 }
 
 /*
- * Append rping flags @opts to the command line in @buf, the lab's server
- * address (-a 10.90.0.2) turned into rocelab's end of the tap. false (said)
- * if they do not fit.
+ * Append a tool's flags @opts to the command line in @buf, the lab's server
+ * address turned into rocelab's end of the tap: rping's after -a (-a
+ * 10.90.0.2), perftest's anywhere (its last word) when @anywhere. false
+ * (said) if they do not fit.
  */
-static bool lab_rxe_rping_opts(char *buf, size_t n, const char *opts)
+static bool lab_rxe_tool_opts(char *buf, size_t n, const char *opts, bool anywhere)
 {
 	char words[LAB_LINE_MAX], *w[LAB_LINE_WORDS + 1];
 	int k;
@@ -300,16 +307,26 @@ static bool lab_rxe_rping_opts(char *buf, size_t n, const char *opts)
 		return false;
 	k = lab_words(words, w, LAB_LINE_WORDS + 1);
 	if (k < 0) {
-		cli_error("lab", "the rping options have more than %d words: %.60s...", LAB_LINE_WORDS, opts);
+		cli_error("lab", "the tool's options have more than %d words: %.60s...", LAB_LINE_WORDS, opts);
 		return false;
 	}
 	for (int i = 0; i < k; i++) {
-		bool server_addr = i > 0 && !strcmp(w[i - 1], "-a") && !strcmp(w[i], LAB_IP_B);
+		bool server_addr = (anywhere || (i > 0 && !strcmp(w[i - 1], "-a"))) && !strcmp(w[i], LAB_IP_B);
 
 		if (!lab_append(buf, n, " %s", server_addr ? LAB_RXE_HOST : w[i]))
 			return false;
 	}
 	return true;
+}
+
+static bool lab_rxe_rping_opts(char *buf, size_t n, const char *opts)
+{
+	return lab_rxe_tool_opts(buf, n, opts, false);
+}
+
+static bool lab_rxe_perftest_opts(char *buf, size_t n, const char *opts)
+{
+	return lab_rxe_tool_opts(buf, n, opts, true);
 }
 
 /*
@@ -327,6 +344,27 @@ static int lab_rxe_rping_step(const struct lab_step *s, const char *log)
 	    !lab_rxe_rping_opts(client, sizeof(client), s->client) ||
 	    !lab_line(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --compat rping", cli_self()) ||
 	    !lab_rxe_rping_opts(server, sizeof(server), s->server))
+		return -1;
+	return lab_pair(s, log, server, client);
+}
+
+/*
+ * A `compat ib_send_bw` (or other perftest tool) step with the kernel at the
+ * client end: the guest's own perftest, on rxe0, with the step's client flags
+ * (the server's address, 10.90.0.2, turned into rocelab's end of the tap),
+ * against rocelab peer --compat TOOL with the step's server flags: perftest's
+ * TCP exchange and both stacks' packets in one capture.
+ */
+static int lab_rxe_perftest_step(const struct lab_step *s, const char *log)
+{
+	char server[LAB_LINE_MAX], client[LAB_LINE_MAX];
+
+	if (!lab_line(client, sizeof(client), "%s realrxe exec --dir " LAB_RXE_DIR " --timeout 120 -- %s -d rxe0",
+		      cli_self(), s->perftest) ||
+	    !lab_rxe_perftest_opts(client, sizeof(client), s->client) ||
+	    !lab_line(server, sizeof(server), "ip netns exec " LAB_RXE_NS " %s peer --compat %s", cli_self(),
+		      s->perftest) ||
+	    !lab_rxe_perftest_opts(server, sizeof(server), s->server))
 		return -1;
 	return lab_pair(s, log, server, client);
 }
@@ -509,7 +547,8 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 			printf("  (left out with --real-rxe: these frames come from rocelab gen, not from a stack)\n");
 			continue;
 		}
-		if (real_rxe ? (s->rping ? lab_rxe_rping_step(s, log) : lab_rxe_step(s, log))
+		if (real_rxe ? (s->rping ? lab_rxe_rping_step(s, log)
+				: s->perftest ? lab_rxe_perftest_step(s, log) : lab_rxe_step(s, log))
 			     : s->server ? lab_peer_step(s, log) : lab_replay_step(l, s)) {
 			rc = CLI_ERR;
 			break;
@@ -557,10 +596,11 @@ static void lab_usage(FILE *f)
 		"      --keep     leave the topology up after 'run' (then: ip netns exec %s ...)\n"
 		"      --gen      run on a capture from rocelab gen, without namespaces\n"
 		"      --real-rxe the other end is the real kernel Soft-RoCE in a VM (rocelab realrxe): its\n"
-		"                 ibv_rc_pingpong / ibv_ud_pingpong, rping, or rxe_peer, as the client; rocelab\n"
-		"                 peer serves; both stacks in one capture. Steps replayed from rocelab gen\n"
-		"                 are left out (labs 09 and 10 are nothing else: they refuse it). --keep\n"
-		"                 keeps the VM (rocelab realrxe exec --dir %s)\n"
+		"                 ibv_rc_pingpong / ibv_ud_pingpong, rping, perftest (ib_send_bw ...) or\n"
+		"                 rxe_peer, as the client; rocelab peer serves; both stacks in one\n"
+		"                 capture. Steps replayed from rocelab gen are left out (labs 09 and 10\n"
+		"                 are nothing else: they refuse it). --keep keeps the VM (rocelab\n"
+		"                 realrxe exec --dir %s)\n"
 		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
 		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt)\n"
 		"      --capture FILE  'grade': the capture they are about (default %s/NN-name.pcap)\n"

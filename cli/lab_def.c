@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "lab_def.h"
 #include "lab_topo.h"
+#include "peer.h"
 
 #define LAB_DEF_FILE "lab.def"
 #define LAB_DEF_MAX_BYTES (64 * 1024)
@@ -144,6 +145,15 @@ static int lab_def_set(const struct lab_def_reader *r, const char **field, const
 	return 0;
 }
 
+/* Is @name a perftest tool `rocelab peer --compat` speaks (peer_perftest.c's list)? */
+static bool lab_def_perftest(const char *name)
+{
+	char *argv[] = { "peer", "--compat", (char *)name, NULL };
+	unsigned tool;
+
+	return peer_perftest_asked(3, argv, &tool);
+}
+
 static int lab_def_step_line(struct lab_def_reader *r, const char *kw, const char *v)
 {
 	struct lab_step *s = r->step;
@@ -157,12 +167,19 @@ static int lab_def_step_line(struct lab_def_reader *r, const char *kw, const cha
 	if (!strcmp(kw, "replay"))
 		return lab_def_set(r, &s->replay, kw, v, false);
 	if (!strcmp(kw, "compat")) {
-		/* The one tool whose own flags (-s, -c -a ADDR) take the place of rocelab peer's --server/--client. */
-		if (strcmp(v, "rping"))
-			return lab_def_fail(r, "'compat' takes 'rping', not '%s'", v);
-		if (s->rping)
+		/*
+		 * The tools whose own flags take the place of rocelab peer's --server/--client:
+		 * rping's (-s, -c -a ADDR) and perftest's (no address: the server; the address last).
+		 */
+		if (s->rping || s->perftest)
 			return lab_def_fail(r, "'compat' twice");
-		s->rping = true;
+		if (!strcmp(v, "rping"))
+			s->rping = true;
+		else if (lab_def_perftest(v))
+			s->perftest = v;
+		else
+			return lab_def_fail(r, "'compat' takes 'rping' or a perftest tool (ib_send_bw, ib_read_lat, ...), "
+					       "not '%s'", v);
 		return 0;
 	}
 	if (*v)
@@ -281,7 +298,7 @@ static int lab_def_complete(struct lab_def_reader *r)
 	for (size_t i = 0; i < l->nsteps; i++) {
 		const struct lab_step *s = &l->steps[i];
 
-		if (s->replay ? s->server || s->client || s->fails || s->rping : !s->server || !s->client)
+		if (s->replay ? s->server || s->client || s->fails || s->rping || s->perftest : !s->server || !s->client)
 			return lab_def_fail(r, "step %zu ('%s') wants 'server' and 'client' (and maybe 'compat', "
 					       "'fails'), or 'replay' alone", i + 1, s->what);
 	}

@@ -26,6 +26,7 @@ struct lab_step {
 	const char *replay; /* replay step: `rocelab gen` arguments */
 	bool fails;         /* the client's error is the lesson */
 	bool rping;         /* `compat rping`: server and client are rping's own flags (peer --compat rping) */
+	const char *perftest; /* `compat ib_send_bw` (a perftest tool): server and client are its own flags */
 };
 
 /* One question of the answers file: "KEY: VALUE". */

@@ -109,15 +109,19 @@ filters_ok() {
 
 # ---- one definition per lab: labs/NN-name/lab.def ------------------------------------------
 # def_cmds DIR: the commands a learner types to do the lab by hand, from its lab.def alone
-# (a step with "compat rping" gives rping's own flags: no --server, no --client ADDR)
+# (a step with "compat rping" gives rping's own flags: no --server, no --client ADDR; one with
+# "compat ib_send_bw" or another perftest tool gives perftest's: the server's address last)
 def_cmds() {
     awk -v out="labs/out/$(basename "$1").gen.pcap" '
         { v = $0; sub(/^[ \t]*[a-z]+[ \t]*/, "", v) }
         $1 == "mtu" && v != 1500 { up = " --mtu " v }
-        $1 == "step" { rping = 0 }
+        $1 == "step" { rping = 0; pt = "" }
         $1 == "compat" && v == "rping" { rping = 1 }
+        $1 == "compat" && v ~ /^ib_/ { pt = v }
         $1 == "server" && rping { c[n++] = "ip netns exec rl-b rocelab peer --compat rping " v; next }
         $1 == "client" && rping { c[n++] = "ip netns exec rl-a rocelab peer --compat rping " v; next }
+        $1 == "server" && pt != "" { c[n++] = "ip netns exec rl-b rocelab peer --compat " pt (v == "" ? "" : " " v); next }
+        $1 == "client" && pt != "" { c[n++] = "ip netns exec rl-a rocelab peer --compat " pt " " v; next }
         $1 == "server" { c[n++] = "ip netns exec rl-b rocelab peer --server" (v == "" ? "" : " " v) }
         $1 == "client" { c[n++] = "ip netns exec rl-a rocelab peer --client 10.90.0.2 " v }
         $1 == "replay" { c[n++] = "rocelab gen " v " --ip-a 10.90.0.1 --ip-b 10.90.0.2 -o " out
@@ -171,8 +175,13 @@ broken "two labs with one number" "two labs numbered 07 (07-acks-msn-credits and
 broken "a step with neither peers nor a replay" "step 1 (.*) wants 'server' and 'client'" \
     'sed -i "/^server/d" 07-acks-msn-credits/lab.def'
 broken "a compat step for a tool whose flags the lab cannot run" \
-    "02-rdma-cm/lab.def:$(grep -n '^compat' "$LABS/02-rdma-cm/lab.def" | cut -d: -f1): 'compat' takes 'rping', not 'pingpong'" \
+    "02-rdma-cm/lab.def:$(grep -n '^compat' "$LABS/02-rdma-cm/lab.def" | cut -d: -f1): 'compat' takes 'rping' or a perftest tool (ib_send_bw, ib_read_lat, ...), not 'pingpong'" \
     'sed -i "s/^compat.*/compat pingpong/" 02-rdma-cm/lab.def' "list:grade 02"
+broken "a compat step for a perftest tool rocelab peer does not speak" \
+    "15-perftest/lab.def:$(grep -n '^compat' "$LABS/15-perftest/lab.def" | head -n 1 | cut -d: -f1): 'compat' takes 'rping' or a perftest tool (ib_send_bw, ib_read_lat, ...), not 'ib_send_bww'" \
+    'sed -i "0,/^compat.*/s//compat ib_send_bww/" 15-perftest/lab.def' "list:grade 15"
+broken "two compat lines in one step" "15-perftest/lab.def:$(($(grep -n '^compat' "$LABS/15-perftest/lab.def" | head -n 1 | cut -d: -f1) + 1)): 'compat' twice" \
+    'sed -i "0,/^compat.*/s//&\ncompat rping/" 15-perftest/lab.def' "list:grade 15"
 broken "compat in a replay step" "step 1 (.*) wants 'server' and 'client' (and maybe 'compat', 'fails'), or 'replay' alone" \
     'sed -i "s/^server.*/replay send/; /^client/d" 02-rdma-cm/lab.def' "list:grade 02"
 # Values that would be cut on their way to a command line, a second mtu, a lab.def that cannot be read.
@@ -408,7 +417,8 @@ else
             questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
             # The commands the guide shows for doing it by hand are ones this run ran.
             sed -n 's/^  + //p' "$T/w.out" | sed -e 's/ &$//' -e "s|$R|rocelab|g" >"$T/ran"
-            cmds "$LABS/$l/README.md" | grep -E '^ip netns exec |^rocelab gen ' >"$T/shown"
+            # (the guide's lines for namespace rlrxe, the realrxe VM's, are run by tests/realrxe)
+            cmds "$LABS/$l/README.md" | grep -E '^ip netns exec rl-[ab] |^rocelab gen ' >"$T/shown"
             if grep -vxF -f "$T/ran" "$T/shown" >"$T/missing"; then
                 fail "lab $l over veth: the guide shows commands the lab did not run: $(head -3 "$T/missing" | tr '\n' ' ')"
             else pass "lab $l over veth: the guide's $(wc -l <"$T/shown") by-hand commands are ones the lab ran"; fi
@@ -422,6 +432,14 @@ else
             grep -q "work request 0 failed: remote access error" "$T/w.out"; then
             pass "lab 14 shows each pitfall's error: is_global = 0, the GID families, the wrong R_Key"
         else fail "lab 14: the pitfalls' errors: $(grep -E 'rocelab peer:' "$T/w.out" | head -5 | tr '\n' ' ')"; fi
+        # Each perftest step: both ends' header blocks and key lines, the client's result row (and the
+        # server's, for ib_write_bw and ib_read_bw, which get the client's), 4096 bytes 16 times.
+        [ "$num" = 15 ] && if [ "$(grep -c '^ *Data ex. method : Ethernet' "$T/w.out")" = 8 ] &&
+            [ "$(grep -c '^ *remote address: LID 0000 QPN 0x' "$T/w.out")" = 8 ] &&
+            [ "$(grep -c '^ *GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:90:00:0[12]$' "$T/w.out")" = 16 ] &&
+            [ "$(grep -c '^ *4096 *16 ' "$T/w.out")" = 6 ] && [ "$(grep -c '^ *64 *16 ' "$T/w.out")" = 2 ]; then
+            pass "lab 15 shows perftest's header blocks, key lines (IPv4-mapped GIDs) and result rows at both ends"
+        else fail "lab 15: perftest's output: $(grep -c 'Data ex. method' "$T/w.out") headers, $(grep -c 'GID: ' "$T/w.out") GID lines, $(grep -c '^ *4096 *16 ' "$T/w.out") + $(grep -c '^ *64 *16 ' "$T/w.out") result rows"; fi
     done
     # up / status / down by hand
     if "$R" lab status >/dev/null 2>&1; then fail "lab status says up before lab up"; fi

@@ -29,7 +29,8 @@
 # at RTR for is_global = 0 and for GIDs of two families; no answer, retry_cnt 2 and 7; a wrong R_Key and
 # address each way (the NAK, IBV_WC_REM_ACCESS_ERR, the flush); rxe's loopback, nothing on the wire; two rxe
 # devices on a veth in one namespace (lab 14's lines): RTR fails, and with accept_local 1 the frames cross the veth.
-# Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-08, 11-14; the
+# labs/15-perftest's by-hand lines (two guests' ib_send_bw, then rocelab at one end), as its guide writes them.
+# Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-08, 11-15; the
 # replay-only 09 and 10 refuse it), each checked by tshark for what each side sent; and
 # `rocelab realrxe capture` (two VMs, the kernel at both ends): each tool succeeded at both
 # ends, every ICRC is good, and `rocelab explain --compare`'s rows agree with tshark's fields,
@@ -859,6 +860,7 @@ else
 	pt_done "README.md's perftest example" $hrc $grc "$T/srv.out" "$T/cli.out" \
 		"$(pt_want "$(grep -o 'ib_[a-z_]*' "$T/readme.cmds" | head -n 1)" "$(grep -v ' &$' "$T/readme.cmds")")" 1 1
 fi
+
 # ---- pitfalls: the GID table, index 0, and the tutorials' errors, as the kernel answers them ---------
 
 # pf_gids: rocelab gids against the kernel's own table. The guest's eth0 gets more addresses (nodad:
@@ -1085,6 +1087,41 @@ pf_two_dev() {
 }
 pf_two_dev
 
+# ---- labs/15-perftest's guide: the tutorials' two machines by hand, then rocelab at one end ----------
+
+# The guide's lines from 'rocelab realrxe start' to 'rocelab realrxe stop', as it writes them, run as
+# one script in a VM of their own (its folder, namespace and capture file put in; a line that ends in &
+# gets a second to start). Both runs end with perftest's table at both ends, 4096 bytes 16 times;
+# the capture holds the two guests' SENDs and ACKs, then guest 0's and rocelab's, every ICRC good.
+pt_guide() {
+	local d=$T/ptvm ns=rlpt$$ cap=$T/perftest.pcap rc rows sum g1 g0 h
+	awk '/^```sh/ { c = 1; next } /^```/ { c = 0 } c' "$(dirname "$0")/../../labs/15-perftest/README.md" |
+		sed -n '/^rocelab realrxe start /,/^rocelab realrxe stop /p' |
+		sed "s#/tmp/vm#$d#g; s#/tmp/perftest.pcap#$cap#g; s#rlrxe#$ns#g; s#^rocelab #$R #; s#^\(ip netns exec $ns\) rocelab #\1 $R #; s/&\$/\& sleep 1/" \
+		>"$T/ptguide.sh"
+	if [ "$(grep -c 'realrxe exec' "$T/ptguide.sh")" -ne 4 ] || ! grep -q -- '--guests 2' "$T/ptguide.sh"; then
+		fail "lab 15's guide: not the two-guest perftest lines this test runs: $(tr '\n' ';' <"$T/ptguide.sh")"
+		return
+	fi
+	(cd "$T" && timeout 900 bash -e "$T/ptguide.sh") >"$T/ptguide.out" 2>&1
+	rc=$?
+	"$R" realrxe stop --dir "$d" >/dev/null 2>&1
+	ip netns del "$ns" 2>/dev/null
+	rows=$(grep -c '^ *4096 *16 ' "$T/ptguide.out")
+	sum=$("$R" explain "$cap" 2>&1 | grep -- '^--- ')
+	g1=$(tcpdump -n -r "$cap" "src host 10.77.0.3 and udp port 4791" 2>/dev/null | wc -l)
+	g0=$(tcpdump -n -r "$cap" "src host 10.77.0.2 and udp port 4791" 2>/dev/null | wc -l)
+	h=$(tcpdump -n -r "$cap" "src host 10.77.0.1 and udp port 4791" 2>/dev/null | wc -l)
+	if [ $rc -eq 0 ] && [ "$rows" = 4 ] && grep -q 'GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:77:00:03$' "$T/ptguide.out" &&
+		echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes" &&
+		[ "$g1" -gt 0 ] && [ "$g0" -gt 0 ] && [ "$h" -gt 0 ]; then
+		pass "lab 15's guide by hand: ib_send_bw guest 1 -> guest 0, then guest 0 -> rocelab; 4 tables of 4096 x 16; $g1 + $g0 + $h frames from guest 1, guest 0, rocelab, every ICRC ok"
+	else
+		fail "lab 15's guide by hand: exit $rc, $rows tables, $sum, $g1/$g0/$h frames: $(tail -c 600 "$T/ptguide.out")"
+	fi
+}
+pt_guide
+
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
 
 "$R" realrxe stop --dir "$T/vm" >/dev/null 2>&1
@@ -1234,6 +1271,23 @@ if lab_rxe 14; then
 	grep -q "^score 14 questions 5/5" "$T/grade14.out" &&
 		pass "lab 14 --real-rxe graded: the reference answers read by tshark off the kernel's capture score 5/5 ($(grep -v '^#' "$T/ans14.txt" | tr '\n' ' '))" ||
 		fail "lab 14 --real-rxe graded: $(tail -n 7 "$T/grade14.out" | tr '\n' ' ')"
+fi
+if lab_rxe 15; then
+	# The kernel's perftest as the client of each step, rocelab's as the server: both tables, and on the
+	# wire the kernel's SENDs, WRITEs, READ requests and latency SENDs, rocelab's ACKs, READ responses, SENDs.
+	lab_ops 15 "0 1 2 4 6 7 8 12" "4 13 14 15 17"
+	if [ "$(grep -c '^ *4096 *16 ' "$T/lab15.out")" = 6 ] && [ "$(grep -c '^ *64 *16 ' "$T/lab15.out")" = 2 ] &&
+		[ "$(grep -c 'GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:77:00:02$' "$T/lab15.out")" = 8 ]; then
+		pass "lab 15 --real-rxe: the kernel's ib_send_bw, ib_write_bw, ib_read_bw and ib_send_lat and rocelab's print the same tables"
+	else
+		fail "lab 15 --real-rxe: $(grep -c '^ *4096 *16 ' "$T/lab15.out") + $(grep -c '^ *64 *16 ' "$T/lab15.out") tables: $(grep -E 'Test|exited|rocelab peer:' "$T/lab15.out" | head -n 6 | tr '\n' ' ')"
+	fi
+	# Graded on the kernel's capture: the reference answers (read by tshark) score full marks.
+	sh "$(dirname "$0")/../../labs/15-perftest/solution/answers.sh" "$T/lab15.pcap" >"$T/ans15.txt" 2>/dev/null
+	(cd "$T/lab" && "$R" lab grade 15 --capture "$T/lab15.pcap" --answers "$T/ans15.txt") >"$T/grade15.out" 2>&1
+	grep -q "^score 15 questions 5/5" "$T/grade15.out" &&
+		pass "lab 15 --real-rxe graded: the reference answers read by tshark off the kernel's capture score 5/5 ($(grep -v '^#' "$T/ans15.txt" | tr '\n' ' '))" ||
+		fail "lab 15 --real-rxe graded: $(tail -n 7 "$T/grade15.out" | tr '\n' ' ')"
 fi
 (cd "$T/lab" && "$R" lab run 10 --real-rxe) >"$T/lab10.out" 2>&1
 [ $? -ne 0 ] && grep -q "only replays frames made by rocelab gen" "$T/lab10.out" &&
