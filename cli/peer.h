@@ -90,6 +90,7 @@ struct peer_opts {
 		const char *dev;      /* -d: an RDMA device name, or an interface's */
 		uint32_t rx_depth, cq_mod;  /* -r, -Q */
 		bool size_set, cq_mod_set;
+		bool rdma_cm;         /* -R: the exchange on a QP of its own, both QPs connected by rdma_cm */
 	} pt;
 };
 
@@ -183,11 +184,13 @@ struct peer_stat {
 
 struct peer_rping;
 struct peer_cmatose;
+struct peer_perftest;
 
 struct peer {
 	struct peer_opts o;
 	struct peer_rping *rping;  /* --compat rping: its control block (peer_rping.c) */
 	struct peer_cmatose *cmatose; /* --compat ucmatose, udaddy: their struct cmatest (peer_cmatose.c) */
+	struct peer_perftest *perftest; /* --compat ib_* -R: its two rdma_cm connections (peer_perftest.c) */
 	struct peer_net net;
 	struct peer_verbs verbs;
 	struct peer_conn conn;
