@@ -392,6 +392,8 @@ static bool pt_expired(const struct peer *p, uint64_t start)
 #define PT_CM_RESOLVE_MS 2000         /* rdma_resolve_addr() / _route() timeouts, as perftest passes them */
 #define PT_CM_REJ_NO_LISTENER 8       /* REJ reason: invalid service ID (IBA 12.6.7.2) */
 #define PT_CM_END_NS 1000000000ull    /* at the close: the wait for the other side's DREQ, or our DREP */
+#define PT_CM_RD_ATOMIC 16            /* READs, atomics outstanding each way: perftest offers out_reads (128 on rxe),
+				       * the reference QP takes 16 at most */
 
 /* One of the two connections: its id and what its last event said. */
 struct pt_cm_conn {
@@ -1574,12 +1576,12 @@ static int pt_prepare(struct peer *p, struct pt_run *r)
 
 /*
  * -R: create_rdma_cm_connection(): a hand shake, the data QP's connection
- * (READs and atomics: out_reads of them each way), a hand shake.
+ * (READs and atomics: PT_CM_RD_ATOMIC of them each way), a hand shake.
  */
 static int pt_cm_data(struct peer *p, struct pt_run *r)
 {
 	struct peer_perftest *c = p->perftest;
-	uint8_t rd = r->tool->verb == PT_READ || r->tool->verb == PT_ATOMIC ? PT_OUT_READS : 0;
+	uint8_t rd = r->tool->verb == PT_READ || r->tool->verb == PT_ATOMIC ? PT_CM_RD_ATOMIC : 0;
 	struct rl_qp_attr a;
 
 	if (pt_hand_shake(p, NULL, false))
@@ -1684,10 +1686,11 @@ static int pt_finish(struct peer *p, struct pt_run *r)
 	if (!p->o.json && ((t->reports && p->o.server) || (t->lat && t->verb == PT_READ)))
 		printf(PT_LINE);
 	fflush(stdout);
-	/* A late resend or ACK must still find port 4791 open. */
-	peer_drain(p, 50);
+	/* -R: the DREQs at once, as perftest's, and the wire served after them. */
 	if (p->o.pt.rdma_cm)
 		pt_cm_close(p);
+	else
+		peer_drain(p, 50);   /* a late resend or ACK must still find port 4791 open */
 	return 0;
 }
 
