@@ -145,9 +145,6 @@ bool peer_perftest_asked(int argc, char **argv, unsigned *tool)
 static bool pt_refused(int c)
 {
 	switch (c) {
-	case 'a':
-		cli_error("peer", "-a (all message sizes) is not supported yet: give one size with -s");
-		return false;
 	case 'D':
 		cli_error("peer", "-D (a test of so many seconds) is not supported yet: give the iterations with -n");
 		return false;
@@ -238,6 +235,9 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 	case 'R':
 		o->pt.rdma_cm = true;
 		return true;
+	case 'a':
+		o->all_sizes = true;
+		return true;
 	}
 	return pt_refused(c);
 }
@@ -276,6 +276,12 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 			  "without -R");
 		return false;
 	}
+	if (o->all_sizes && t->verb == PT_ATOMIC) {
+		/* force_dependecies(): -a makes the size MAX_SIZE, and then */
+		fprintf(stderr, "Message size cannot be changed for Atomic tests \n");
+		cli_error("peer", "ib_atomic_bw works on 8 bytes: no -a");
+		return false;
+	}
 	if (t->verb == PT_ATOMIC && o->pt.size_set && o->size != 8) {
 		cli_error("peer", "ib_atomic_bw works on 8 bytes: -s 8 or no -s");
 		return false;
@@ -300,8 +306,14 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 		o->pt.rx_depth++;
 	if (!o->pt.cq_mod)
 		o->pt.cq_mod = 100;
-	if (o->size > PT_CQ_MOD_SIZE_LIMIT && !o->ud && !o->pt.cq_mod_set)
+	/* CQ moderation off for large messages, but not with -a (perftest: its one value serves every size) */
+	if (o->size > PT_CQ_MOD_SIZE_LIMIT && !o->ud && !o->pt.cq_mod_set && !o->all_sizes)
 		o->pt.cq_mod = 1;
+	/* -a: every size up to MAX_SIZE, whatever -s said (perftest's force_dependecies()) */
+	if (o->all_sizes) {
+		o->size = PEER_ALL_MAX;
+		o->pt.size_set = false;
+	}
 	if (o->pt.cq_mod > o->window)
 		o->pt.cq_mod = o->window;
 	if (!o->seed)
@@ -1618,6 +1630,9 @@ static int pt_connect(struct peer *p, struct pt_run *r)
 	if (pt_hand_shake(p, r, false))
 		return -1;
 	pt_print_dest(p, r, &r->them, "remote");
+	/* -a: the SEND tools post their receives and hand shake at each size (pt_all_sizes). */
+	if (p->o.all_sizes && t->verb == PT_SEND)
+		return 0;
 	/* The receives are posted before the last hand shake: nothing is sent before there is room for it. */
 	if (t->verb == PT_SEND && (p->o.server || t->lat) && pt_post_recvs(p, r, 0))
 		return -1;
@@ -1626,11 +1641,13 @@ static int pt_connect(struct peer *p, struct pt_run *r)
 	return 0;
 }
 
+static int pt_all_sizes(struct peer *p, struct pt_run *r);
+static int pt_round(struct peer *p, struct pt_run *r);
+
 /* The test and its report, as the tool's main() runs them on this side. */
 static int pt_test(struct peer *p, struct pt_run *r)
 {
 	const struct pt_tool *t = r->tool;
-	int ret;
 
 	/* ib_read_lat's server does nothing, and prints no table. */
 	if (t->lat && t->verb == PT_READ && p->o.server)
@@ -1644,6 +1661,46 @@ static int pt_test(struct peer *p, struct pt_run *r)
 	/* ib_write_bw's, ib_read_bw's, ib_atomic_bw's server: the client's test, served while it waits. */
 	if (t->reports && p->o.server)
 		return 0;
+	if (p->o.all_sizes)
+		return pt_all_sizes(p, r);
+	return pt_round(p, r);
+}
+
+/*
+ * -a (RUN_ALL): a round, and a row of the table, for each power of two
+ * from 2 to 2^23 bytes (UD: to the path MTU), -n iterations each. Only the
+ * SEND tools synchronise between rounds: the receives of the round posted,
+ * a hand shake (ib_send_bw: one more after the round). ib_write_bw's and
+ * ib_read_bw's server prints the client's last row only, as perftest's.
+ */
+static int pt_all_sizes(struct peer *p, struct pt_run *r)
+{
+	const struct pt_tool *t = r->tool;
+	uint32_t max = p->o.size;
+
+	for (uint32_t size = 2; size <= max; size *= 2) {
+		p->o.size = size;
+		r->recvs_posted = r->sent = r->received = 0;
+		if (t->verb == PT_SEND) {
+			if ((p->o.server || t->lat) && pt_post_recvs(p, r, 0))
+				return -1;
+			if (pt_hand_shake(p, r, false))
+				return -1;
+		}
+		if (pt_round(p, r))
+			return -1;
+		if (t->verb == PT_SEND && !t->lat && pt_hand_shake(p, r, false))
+			return -1;
+	}
+	return 0;
+}
+
+/* One round of the test at p->o.size, and its row of the table. */
+static int pt_round(struct peer *p, struct pt_run *r)
+{
+	const struct pt_tool *t = r->tool;
+	int ret;
+
 	if (!t->lat)
 		ret = p->o.server ? pt_server_bw(p, r) : pt_client_bw(p, r);
 	else if (t->verb == PT_SEND)
