@@ -113,6 +113,8 @@ struct pt_run {
 	uint64_t sends_out, recvs_posted;
 	uint64_t sent, received;        /* the latency tests' completions of each kind, all told */
 	struct { uint64_t size, iters; double peak, avg, rate; } rep;  /* the BW result, ours or the client's */
+	uint64_t t0, t1, t_end;         /* -D: the sample's start and end, the test's end (ns) */
+	uint64_t dur_iters;             /* -D: completions in the sample */
 	bool have_rep;
 };
 
@@ -145,9 +147,6 @@ bool peer_perftest_asked(int argc, char **argv, unsigned *tool)
 static bool pt_refused(int c)
 {
 	switch (c) {
-	case 'D':
-		cli_error("peer", "-D (a test of so many seconds) is not supported yet: give the iterations with -n");
-		return false;
 	case 'b':
 		cli_error("peer", "-b (bidirectional) is not supported: one side sends, as perftest's default");
 		return false;
@@ -238,6 +237,11 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 	case 'a':
 		o->all_sizes = true;
 		return true;
+	case 'D':
+		if (!cli_arg_u64("peer", "-D", arg, 1, 86400, NULL, &v))
+			return false;
+		o->duration_s = (uint32_t)v;
+		return true;
 	}
 	return pt_refused(c);
 }
@@ -274,6 +278,16 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 	if (o->pt.rdma_cm && o->ud) {
 		cli_error("peer", "-R with -c UD (perftest's SIDR exchange) is not supported yet: -R with RC, or -c UD "
 			  "without -R");
+		return false;
+	}
+	if (o->duration_s && o->all_sizes) {
+		fprintf(stderr, "Duration mode currently doesn't support running on all sizes.\n");
+		cli_error("peer", "-D and -a: perftest runs one or the other");
+		return false;
+	}
+	if (o->duration_s && t->lat) {
+		cli_error("peer", "%s -D (its duration report) is not supported yet: -D with the BW tools, or -n here",
+			  t->name);
 		return false;
 	}
 	if (o->all_sizes && t->verb == PT_ATOMIC) {
@@ -1167,8 +1181,18 @@ static void pt_print_bw(const struct peer *p, const struct pt_run *r)
  */
 static void pt_report_bw(const struct peer *p, struct pt_run *r, bool peak)
 {
-	uint64_t n = p->o.iters, mod = p->o.pt.cq_mod, best = r->completed[n - 1] - r->posted[0];
-	double secs = (double)best / 1e9, mb = 0x100000;
+	uint64_t n = p->o.iters, mod = p->o.pt.cq_mod, best;
+	double secs, mb = 0x100000;
+
+	if (p->o.duration_s) {
+		/* DURATION: noPeak; what completed in the sample, over the sample's time */
+		n = r->dur_iters;
+		peak = false;
+		best = r->t1 - r->t0;
+	} else {
+		best = r->completed[n - 1] - r->posted[0];
+	}
+	secs = (double)best / 1e9;
 
 	for (uint64_t i = 0; peak && i < n; i++) {
 		for (uint64_t j = (i + 1 + mod - 1) / mod * mod - 1; j < n; j += mod)
@@ -1240,7 +1264,7 @@ static void pt_json(const struct peer *p, const struct pt_run *r, int ret)
 	json_str(&j, "role", p->o.server ? "server" : "client");
 	json_str(&j, "transport", p->o.ud ? "ud" : p->o.uc ? "uc" : "rc");
 	json_u64(&j, "bytes", p->o.size);
-	json_u64(&j, "iterations", p->o.iters);
+	json_u64(&j, "iterations", p->o.duration_s && r->have_rep ? r->rep.iters : p->o.iters);
 	if (r->have_rep) {
 		json_double(&j, "bw_peak_mbps", r->rep.peak, 2);
 		json_double(&j, "bw_avg_mbps", r->rep.avg, 2);
@@ -1295,7 +1319,7 @@ static int pt_post_recvs(struct peer *p, struct pt_run *r, uint64_t received)
 {
 	uint32_t depth = p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth;
 
-	while (r->recvs_posted < p->o.iters && r->recvs_posted - received < depth)
+	while ((p->o.duration_s || r->recvs_posted < p->o.iters) && r->recvs_posted - received < depth)
 		if (pt_post_recv(p, r))
 			return -1;
 	return 0;
@@ -1350,47 +1374,95 @@ static int pt_poll(struct peer *p, uint64_t start, const char *what, uint64_t do
 	return 0;
 }
 
-/* run_iter_bw(): -t work requests outstanding until -n have completed. */
+/*
+ * -D SEC (DURATION): perftest's alarm states from the start of the test:
+ * a margin of SEC/4 whole seconds to warm up, the sample, the same margin
+ * again, then the end. What completes in the sample counts, over the
+ * sample's time (r->t0 .. r->t1).
+ */
+static void pt_dur_start(struct peer *p, struct pt_run *r, uint64_t now)
+{
+	uint64_t s = 1000000000ull, margin = p->o.duration_s / 4 * s;
+
+	r->t0 = now + margin;
+	r->t1 = now + p->o.duration_s * s - margin;
+	r->t_end = now + p->o.duration_s * s;
+}
+
+static bool pt_dur_sample(const struct pt_run *r, uint64_t now)
+{
+	return now >= r->t0 && now < r->t1;
+}
+
+/* One pump of the wire during -D's run (its end is the clock's, not --timeout's); -1 after a failed completion. */
+static int pt_dur_poll(struct peer *p)
+{
+	peer_pump(p, -1);
+	if (p->perftest)
+		pt_cm_take(p);
+	return p->stat.errors ? -1 : 0;
+}
+
+/* run_iter_bw(): -t work requests outstanding until -n have completed (-D: until its time is up). */
 static int pt_client_bw(struct peer *p, struct pt_run *r)
 {
 	uint64_t posted = 0, done = 0, start = peer_now();
+	bool dur = p->o.duration_s;
 	struct rl_wc wc[32];
 
-	while (done < p->o.iters) {
-		while (posted < p->o.iters && posted - done < p->o.window) {
-			r->posted[posted] = peer_now();
+	if (dur)
+		pt_dur_start(p, r, start);
+	while (dur ? peer_now() < r->t_end : done < p->o.iters) {
+		while ((dur || posted < p->o.iters) && posted - done < p->o.window) {
+			if (!dur)
+				r->posted[posted] = peer_now();
 			if (pt_post_send(p, r, posted++))
 				return -1;
 		}
-		if (pt_poll(p, start, "work requests completed", done, p->o.iters))
+		if (dur ? pt_dur_poll(p) : pt_poll(p, start, "work requests completed", done, p->o.iters))
 			return -1;
 		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
+			uint64_t now = peer_now();
+
 			if (!pt_wc_ok(p, &wc[i]))
 				return -1;
 			r->sends_out--;
-			r->completed[done++] = peer_now();
+			if (dur)
+				r->dur_iters += pt_dur_sample(r, now);
+			else
+				r->completed[done] = now;
+			done++;
 		}
 	}
 	return 0;
 }
 
-/* run_iter_bw_server(): -n receives; the clock starts at the first. */
+/* run_iter_bw_server(): -n receives (-D: until its time is up); the clock starts at the first. */
 static int pt_server_bw(struct peer *p, struct pt_run *r)
 {
 	uint64_t done = 0, start = peer_now();
+	bool dur = p->o.duration_s;
 	struct rl_wc wc[32];
 
-	while (done < p->o.iters) {
-		if (pt_poll(p, start, "messages received", done, p->o.iters))
+	while (dur ? !done || peer_now() < r->t_end : done < p->o.iters) {
+		if (dur && done ? pt_dur_poll(p) : pt_poll(p, start, "messages received", done, p->o.iters))
 			return -1;
 		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
+			uint64_t now = peer_now();
+
 			if (!pt_wc_ok(p, &wc[i]))
 				return -1;
 			if (wc[i].opcode != RL_WC_RECV)
 				continue;
-			if (!done)
-				r->posted[0] = peer_now();
-			r->completed[done++] = peer_now();
+			if (!done && dur)
+				pt_dur_start(p, r, now);   /* set_on_first_rx_packet() */
+			else if (!done)
+				r->posted[0] = now;
+			if (dur)
+				r->dur_iters += pt_dur_sample(r, now);
+			else
+				r->completed[done] = now;
+			done++;
 			if (pt_post_recvs(p, r, done))
 				return -1;
 		}
