@@ -61,6 +61,8 @@
 #define PT_UD_RECVS 4096            /* UD: receives this side keeps posted at least */
 #define PT_DEF_RX_SEND 512          /* DEF_RX_SEND */
 #define PT_UC_MAX_RX 16000          /* UC_MAX_RX */
+#define PT_DUR_DRAIN_MS 1000        /* -D: the other side's clock ends later, and perftest's latency loops post
+				     * one more message then (ib_write_lat): the wire served until quiet so long */
 #define PT_LINE "---------------------------------------------------------------------------------------\n"
 
 enum pt_verb { PT_SEND, PT_WRITE, PT_READ, PT_ATOMIC };  /* perftest's enum, in its order */
@@ -283,11 +285,6 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 	if (o->duration_s && o->all_sizes) {
 		fprintf(stderr, "Duration mode currently doesn't support running on all sizes.\n");
 		cli_error("peer", "-D and -a: perftest runs one or the other");
-		return false;
-	}
-	if (o->duration_s && t->lat) {
-		cli_error("peer", "%s -D (its duration report) is not supported yet: -D with the BW tools, or -n here",
-			  t->name);
 		return false;
 	}
 	if (o->all_sizes && t->verb == PT_ATOMIC) {
@@ -1250,6 +1247,22 @@ static void pt_report_lat(const struct peer *p, struct pt_run *r)
 	       (double)d[i99] / f, (double)d[i999] / f);
 }
 
+/*
+ * print_report_lat_duration(): the sample's time over what completed in it
+ * (half of it for SEND and WRITE, a round trip), and the completions a second.
+ */
+static void pt_report_lat_dur(const struct peer *p, struct pt_run *r)
+{
+	double us = (double)(r->t1 - r->t0) / 1000.0, rtt = r->tool->verb == PT_READ ? 1 : 2;
+	double lat = r->dur_iters ? us / rtt / (double)r->dur_iters : 0, tps = us > 0 ? (double)r->dur_iters / (us / 1e6) : 0;
+
+	r->rep.iters = r->dur_iters;
+	r->have_rep = true;
+	if (p->o.json)
+		return;
+	printf(" %-7u       %" PRIu64 "            %-7.2f        %-7.2f\n", p->o.size, r->dur_iters, lat, tps);
+}
+
 static void pt_json(const struct peer *p, const struct pt_run *r, int ret)
 {
 	struct rl_qp_stats st;
@@ -1477,6 +1490,7 @@ static int pt_server_bw(struct peer *p, struct pt_run *r)
  */
 static int pt_wait_wc(struct peer *p, struct pt_run *r, bool recv, uint64_t want, uint64_t start)
 {
+	bool dur = p->o.duration_s;
 	struct rl_wc wc;
 
 	while ((recv ? r->received : r->sent) < want) {
@@ -1486,33 +1500,50 @@ static int pt_wait_wc(struct peer *p, struct pt_run *r, bool recv, uint64_t want
 			if (wc.opcode != RL_WC_RECV) {
 				r->sent++;
 				r->sends_out--;
+				r->dur_iters += dur && pt_dur_sample(r, peer_now());
 			} else if (pt_post_recvs(p, r, ++r->received)) {
 				return -1;
 			}
 		}
-		if ((recv ? r->received : r->sent) < want &&
-		    pt_poll(p, start, recv ? "messages received" : "sends completed", recv ? r->received : r->sent,
-			    p->o.iters))
+		if ((recv ? r->received : r->sent) >= want)
+			break;
+		if (dur && peer_now() >= r->t_end)
+			return 1;
+		if (dur ? pt_dur_poll(p) : pt_poll(p, start, recv ? "messages received" : "sends completed",
+						      recv ? r->received : r->sent, p->o.iters))
 			return -1;
 	}
 	return 0;
+}
+
+/* Does the latency loop go on: -n each way, or (-D) until its time is up. */
+static bool pt_lat_more(const struct peer *p, const struct pt_run *r, uint64_t scnt, uint64_t rcnt)
+{
+	if (p->o.duration_s)
+		return peer_now() < r->t_end;
+	return scnt < p->o.iters || rcnt < p->o.iters;
 }
 
 /* run_iter_lat_send(): the client SENDs first, each side answers what it received. */
 static int pt_lat_send(struct peer *p, struct pt_run *r)
 {
 	uint64_t scnt = 0, rcnt = 0, start = peer_now();
+	bool dur = p->o.duration_s;
+	int ret = 0;
 
-	while (scnt < p->o.iters || rcnt < p->o.iters) {
-		if (rcnt < p->o.iters && !(scnt < 1 && !p->o.server) && pt_wait_wc(p, r, true, ++rcnt, start))
-			return -1;
-		if (scnt < p->o.iters) {
-			r->posted[scnt++] = peer_now();
-			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, scnt, start))
-				return -1;
+	if (dur)
+		pt_dur_start(p, r, start);
+	while (!ret && pt_lat_more(p, r, scnt, rcnt)) {
+		if ((dur || rcnt < p->o.iters) && !(scnt < 1 && !p->o.server))
+			ret = pt_wait_wc(p, r, true, ++rcnt, start);
+		if (!ret && (dur || scnt < p->o.iters)) {
+			if (!dur)
+				r->posted[scnt] = peer_now();
+			scnt++;
+			ret = pt_post_send(p, r, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
 		}
 	}
-	return 0;
+	return ret < 0 ? -1 : 0;
 }
 
 /*
@@ -1524,35 +1555,46 @@ static int pt_lat_write(struct peer *p, struct pt_run *r)
 {
 	volatile uint8_t *poll_byte = r->buf + r->half + p->o.size - 1;
 	uint64_t scnt = 0, rcnt = 0, start = peer_now();
+	bool dur = p->o.duration_s;
+	int ret = 0;
 
-	while (scnt < p->o.iters || rcnt < p->o.iters) {
-		if (rcnt < p->o.iters && !(scnt < 1 && p->o.server)) {
+	if (dur)
+		pt_dur_start(p, r, start);
+	while (!ret && pt_lat_more(p, r, scnt, rcnt)) {
+		if ((dur || rcnt < p->o.iters) && !(scnt < 1 && p->o.server)) {
 			rcnt++;
-			while (*poll_byte != (uint8_t)rcnt)
-				if (pt_poll(p, start, "WRITEs seen", rcnt - 1, p->o.iters))
-					return -1;
+			while (!ret && *poll_byte != (uint8_t)rcnt) {
+				if (dur && peer_now() >= r->t_end)
+					ret = 1;
+				else if (dur ? pt_dur_poll(p) : pt_poll(p, start, "WRITEs seen", rcnt - 1, p->o.iters))
+					ret = -1;
+			}
 		}
-		if (scnt < p->o.iters) {
-			r->posted[scnt] = peer_now();
+		if (!ret && (dur || scnt < p->o.iters)) {
+			if (!dur)
+				r->posted[scnt] = peer_now();
 			r->buf[p->o.size - 1] = (uint8_t)++scnt;
-			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, scnt, start))
-				return -1;
+			ret = pt_post_send(p, r, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
 		}
 	}
-	return 0;
+	return ret < 0 ? -1 : 0;
 }
 
 /* run_iter_lat(): the client READs, one at a time; the server does nothing. */
 static int pt_lat_read(struct peer *p, struct pt_run *r)
 {
 	uint64_t start = peer_now();
+	bool dur = p->o.duration_s;
+	int ret = 0;
 
-	for (uint64_t i = 0; i < p->o.iters; i++) {
-		r->posted[i] = peer_now();
-		if (pt_post_send(p, r, i) || pt_wait_wc(p, r, false, i + 1, start))
-			return -1;
+	if (dur)
+		pt_dur_start(p, r, start);
+	for (uint64_t i = 0; !ret && (dur ? peer_now() < r->t_end : i < p->o.iters); i++) {
+		if (!dur)
+			r->posted[i] = peer_now();
+		ret = pt_post_send(p, r, i) ? -1 : pt_wait_wc(p, r, false, i + 1, start);
 	}
-	return 0;
+	return ret < 0 ? -1 : 0;
 }
 
 /* Our own sends acknowledged (at most 2 s), so that nothing of ours is resent once the other side has gone. */
@@ -1726,9 +1768,12 @@ static int pt_test(struct peer *p, struct pt_run *r)
 		return 0;
 	if (!p->o.json) {
 		printf(PT_LINE);
-		printf(t->lat ? " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
-				"t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n"
-			      : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
+		if (t->lat && p->o.duration_s)
+			printf(" #bytes        #iterations       t_avg[usec]    tps average\n");
+		else
+			printf(t->lat ? " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+					"t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n"
+				      : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
 	}
 	/* ib_write_bw's, ib_read_bw's, ib_atomic_bw's server: the client's test, served while it waits. */
 	if (t->reports && p->o.server)
@@ -1785,7 +1830,9 @@ static int pt_round(struct peer *p, struct pt_run *r)
 		fprintf(stderr, " Test exited with Error\n");
 		return -1;
 	}
-	if (t->lat)
+	if (t->lat && p->o.duration_s)
+		pt_report_lat_dur(p, r);
+	else if (t->lat)
 		pt_report_lat(p, r);
 	else
 		pt_report_bw(p, r, !p->o.server);
@@ -1819,7 +1866,7 @@ static int pt_finish(struct peer *p, struct pt_run *r)
 	if (p->o.pt.rdma_cm)
 		pt_cm_close(p);
 	else
-		peer_drain(p, 50);   /* a late resend or ACK must still find port 4791 open */
+		peer_drain(p, p->o.duration_s ? PT_DUR_DRAIN_MS : 50);   /* a late resend or ACK must still find port 4791 open */
 	return 0;
 }
 

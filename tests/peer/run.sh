@@ -106,8 +106,6 @@ refused "perftest: ib_atomic_bw -a" "ib_atomic_bw works on 8 bytes: no -a" --com
 refused "perftest: -R with UC" "UC is not supported in librdmacm" --compat ib_send_bw -R -c UC
 refused "perftest: -R with UD" "-R with -c UD (perftest's SIDR exchange) is not supported yet" --compat ib_send_bw -R -c UD
 refused "perftest: -D with -a" "-D and -a: perftest runs one or the other" --compat ib_write_bw -D 2 -a
-refused "perftest: -D with a latency tool" "ib_send_lat -D (its duration report) is not supported yet" \
-    --compat ib_send_lat -D 2
 refused "perftest: two addresses" "unexpected argument '10.0.0.2'" --compat ib_send_bw 10.0.0.1 10.0.0.2
 refused "perftest: the server not an address" "the server address wants an IPv4 or IPv6 address" --compat ib_read_bw nowhere
 refused "perftest: -m not an MTU" "-m wants 256, 512, 1024, 2048 or 4096" --compat ib_read_lat -m 1500
@@ -992,6 +990,14 @@ for t in ib_send_bw ib_write_bw ib_send_lat; do
         [ "$(pt_all_rows "$T/srv")" = "$srv_want" ]; then
         pass "$t -a -n 5: both exit 0, the client's 23 rows 2..8388608 bytes, the server's as perftest's"
     else fail "$t -a -n 5: exit $crc/$src, rows '$(pt_all_rows "$T/cli" | tr '\n' ' ')' / '$(pt_all_rows "$T/srv" | tr '\n' ' ')'"; fi
+done
+# -D 2 with a latency tool: perftest's duration table (t_avg, tps), one row each end, its own count each.
+for t in ib_send_lat ib_write_lat; do
+    pt_pair_run $t "-D 2"
+    if [ $crc -eq 0 ] && [ $src -eq 0 ] && grep -q "^ #bytes        #iterations       t_avg\[usec\]    tps average" "$T/cli" &&
+        pt_all_rows "$T/cli" | grep -qE '^2 [1-9][0-9]*$' && pt_all_rows "$T/srv" | grep -qE '^2 [1-9][0-9]*$'; then
+        pass "$t -D 2: both exit 0, perftest's duration table, one row each: $(pt_all_rows "$T/cli") / $(pt_all_rows "$T/srv")"
+    else fail "$t -D 2: exit $crc/$src, rows '$(pt_all_rows "$T/cli")' / '$(pt_all_rows "$T/srv")'"; fi
 done
 pt_pair_run ib_write_bw "-D 2 -s 4096"
 if [ $crc -eq 0 ] && [ $src -eq 0 ] && pt_all_rows "$T/cli" | grep -qE '^4096 [1-9][0-9]*$' &&

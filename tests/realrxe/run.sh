@@ -968,6 +968,27 @@ pt_dur_done() {
 	fi
 }
 pt_roles ib_write_bw "-D 2 -s 8192 -F" pt_dur_done
+# -D 2 with ib_write_lat: perftest's duration table (t_avg, tps) at both ends, one row each, 2 bytes; each
+# end counts its own WRITEs in its own sample, so the two counts may differ by the few at its edges.
+pt_lat_dur_done() {
+	local r k
+	r=$(pt_all_rows "$4")
+	k=$(pt_all_rows "$5")
+	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
+		fail "$1: rocelab exit $2, kernel perftest exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		kill "$td" 2>/dev/null
+	elif ! echo "$r" | grep -qE '^2 [1-9][0-9]*$' || ! echo "$k" | grep -qE '^2 [1-9][0-9]*$' ||
+		! grep -q "^ #bytes        #iterations       t_avg\[usec\]    tps average" "$4" ||
+		! grep -q "^ #bytes        #iterations       t_avg\[usec\]    tps average" "$5" ||
+		[ $(( ${r#2 } - ${k#2 } )) -gt $(( ${k#2 } / 50 + 2 )) ] || [ $(( ${k#2 } - ${r#2 } )) -gt $(( ${r#2 } / 50 + 2 )) ]; then
+		fail "$1: the duration tables: rocelab '$r', kernel '$k'"
+		kill "$td" 2>/dev/null
+	else
+		pass "$1: both exit 0, perftest's duration table at both ends: $r / $k (bytes, iterations, within 2%)"
+		cap_check "$1"
+	fi
+}
+pt_roles ib_write_lat "-D 2 -F" pt_lat_dur_done
 
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
 
