@@ -8,7 +8,8 @@
  *   peer_wire.c      the wire: addresses, the GID table, UDP sockets, packets in and out
  *   peer_rping.c     --compat rping: rping's flags, its data protocol and its output
  *   peer_cmatose.c   --compat ucmatose, udaddy: their flags, connections, data and output
- *   peer_perftest.c  --compat ib_send_bw ... ib_read_lat: perftest's flags, its exchange, loops and output
+ *   peer_perftest.c  --compat ib_send_bw ... ib_read_lat: perftest's flags, its exchange (TCP, or -R's
+ *                    rdma_cm), loops (-a, -D) and output
  *   peer_cm.c        --cm and the --compat tools: the connection through the CM agent on QP1
  *   peer_srq.c       --compat pingpong --srq N: ibv_srq_pingpong's QPs on one SRQ, its exchange and loop
  */

@@ -23,7 +23,9 @@
  *             big-endian)
  *   done      5 bytes, "done" and its NUL, at the close (not ib_write_lat)
  * Each tool has its own sequence of hand shakes (struct pt_tool). perftest
- * exchanges no test parameters: both ends must be given the same -s and -n.
+ * exchanges no test parameters: both ends must be given the same -s and -n
+ * (and -R, -a, -D). With -R the same exchange goes as SENDs on a QP of its
+ * own, connected by rdma_cm like the test's QP (the -R section below).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -379,7 +381,7 @@ bool peer_perftest_parse(int argc, char **argv, unsigned tool, struct peer_opts 
 	return pt_check_opts(o, argc, argv);
 }
 
-/* ---- the TCP exchange ----------------------------------------------------------------------------- */
+/* ---- time ---------------------------------------------------------------------------------------- */
 
 static bool pt_expired(const struct peer *p, uint64_t start)
 {
@@ -831,6 +833,8 @@ static void pt_cm_free(struct peer *p)
 	free(c);
 	p->perftest = NULL;
 }
+
+/* ---- the exchange: TCP (-R: the SENDs above) -------------------------------------------------------- */
 
 static bool pt_write(struct peer *p, const void *buf, size_t n)
 {
