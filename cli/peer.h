@@ -8,7 +8,8 @@
  *   peer_wire.c      the wire: addresses, the GID table, UDP sockets, packets in and out
  *   peer_rping.c     --compat rping: rping's flags, its data protocol and its output
  *   peer_cmatose.c   --compat ucmatose, udaddy: their flags, connections, data and output
- *   peer_perftest.c  --compat ib_send_bw ... ib_read_lat: perftest's flags, its exchange, loops and output
+ *   peer_perftest.c  --compat ib_send_bw ... ib_read_lat: perftest's flags, its exchange (TCP, or -R's
+ *                    rdma_cm), loops (-a, -D) and output
  *   peer_cm.c        --cm and the --compat tools: the connection through the CM agent on QP1
  *   peer_srq.c       --compat pingpong --srq N: ibv_srq_pingpong's QPs on one SRQ, its exchange and loop
  */
@@ -96,6 +97,7 @@ struct peer_opts {
 		const char *dev;      /* -d: an RDMA device name, or an interface's */
 		uint32_t rx_depth, cq_mod;  /* -r, -Q */
 		bool size_set, cq_mod_set;
+		bool rdma_cm;         /* -R: the exchange on a QP of its own, both QPs connected by rdma_cm */
 	} pt;
 };
 
@@ -181,11 +183,13 @@ struct peer_stat {
 
 struct peer_rping;
 struct peer_cmatose;
+struct peer_perftest;
 
 struct peer {
 	struct peer_opts o;
 	struct peer_rping *rping;  /* --compat rping: its control block (peer_rping.c) */
 	struct peer_cmatose *cmatose; /* --compat ucmatose, udaddy: their struct cmatest (peer_cmatose.c) */
+	struct peer_perftest *perftest; /* --compat ib_* -R: its two rdma_cm connections (peer_perftest.c) */
 	struct peer_net net;
 	struct peer_verbs verbs;
 	struct peer_conn conn;

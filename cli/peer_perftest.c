@@ -23,7 +23,9 @@
  *             big-endian)
  *   done      5 bytes, "done" and its NUL, at the close (not ib_write_lat)
  * Each tool has its own sequence of hand shakes (struct pt_tool). perftest
- * exchanges no test parameters: both ends must be given the same -s and -n.
+ * exchanges no test parameters: both ends must be given the same -s and -n
+ * (and -R, -a, -D). With -R the same exchange goes as SENDs on a QP of its
+ * own, connected by rdma_cm like the test's QP (the -R section below).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -61,6 +63,8 @@
 #define PT_UD_RECVS 4096            /* UD: receives this side keeps posted at least */
 #define PT_DEF_RX_SEND 512          /* DEF_RX_SEND */
 #define PT_UC_MAX_RX 16000          /* UC_MAX_RX */
+#define PT_DUR_DRAIN_MS 1000        /* -D: the other side's clock ends later, and perftest's latency loops post
+				     * one more message then (ib_write_lat): the wire served until quiet so long */
 #define PT_LINE "---------------------------------------------------------------------------------------\n"
 
 enum pt_verb { PT_SEND, PT_WRITE, PT_READ, PT_ATOMIC };  /* perftest's enum, in its order */
@@ -113,6 +117,8 @@ struct pt_run {
 	uint64_t sends_out, recvs_posted;
 	uint64_t sent, received;        /* the latency tests' completions of each kind, all told */
 	struct { uint64_t size, iters; double peak, avg, rate; } rep;  /* the BW result, ours or the client's */
+	uint64_t t0, t1, t_end;         /* -D: the sample's start and end, the test's end (ns) */
+	uint64_t dur_iters;             /* -D: completions in the sample */
 	bool have_rep;
 };
 
@@ -145,16 +151,6 @@ bool peer_perftest_asked(int argc, char **argv, unsigned *tool)
 static bool pt_refused(int c)
 {
 	switch (c) {
-	case 'a':
-		cli_error("peer", "-a (all message sizes) is not supported yet: give one size with -s");
-		return false;
-	case 'D':
-		cli_error("peer", "-D (a test of so many seconds) is not supported yet: give the iterations with -n");
-		return false;
-	case 'R':
-		cli_error("peer", "-R (perftest's rdma_cm exchange) is not supported yet: without -R both ends use "
-			  "perftest's Ethernet exchange on TCP port 18515");
-		return false;
 	case 'b':
 		cli_error("peer", "-b (bidirectional) is not supported: one side sends, as perftest's default");
 		return false;
@@ -239,6 +235,17 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 		return true;
 	case 'F':
 		return true;   /* perftest: do not fail on a CPU frequency that varies; nothing to check here */
+	case 'R':
+		o->pt.rdma_cm = true;
+		return true;
+	case 'a':
+		o->all_sizes = true;
+		return true;
+	case 'D':
+		if (!cli_arg_u64("peer", "-D", arg, 1, 86400, NULL, &v))
+			return false;
+		o->duration_s = (uint32_t)v;
+		return true;
 	}
 	return pt_refused(c);
 }
@@ -267,6 +274,27 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 		cli_error("peer", "%s: -c UC has no RDMA READ and no atomics (IBA 9.7.4): RC only", t->name);
 		return false;
 	}
+	if (o->pt.rdma_cm && o->uc) {
+		/* force_dependecies(): " UC is not supported in librdmacm" */
+		cli_error("peer", "-R with -c UC: UC is not supported in librdmacm (perftest refuses it too)");
+		return false;
+	}
+	if (o->pt.rdma_cm && o->ud) {
+		cli_error("peer", "-R with -c UD (perftest's SIDR exchange) is not supported yet: -R with RC, or -c UD "
+			  "without -R");
+		return false;
+	}
+	if (o->duration_s && o->all_sizes) {
+		fprintf(stderr, "Duration mode currently doesn't support running on all sizes.\n");
+		cli_error("peer", "-D and -a: perftest runs one or the other");
+		return false;
+	}
+	if (o->all_sizes && t->verb == PT_ATOMIC) {
+		/* force_dependecies(): -a makes the size MAX_SIZE, and then */
+		fprintf(stderr, "Message size cannot be changed for Atomic tests \n");
+		cli_error("peer", "ib_atomic_bw works on 8 bytes: no -a");
+		return false;
+	}
 	if (t->verb == PT_ATOMIC && o->pt.size_set && o->size != 8) {
 		cli_error("peer", "ib_atomic_bw works on 8 bytes: -s 8 or no -s");
 		return false;
@@ -291,8 +319,14 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 		o->pt.rx_depth++;
 	if (!o->pt.cq_mod)
 		o->pt.cq_mod = 100;
-	if (o->size > PT_CQ_MOD_SIZE_LIMIT && !o->ud && !o->pt.cq_mod_set)
+	/* CQ moderation off for large messages, but not with -a (perftest: its one value serves every size) */
+	if (o->size > PT_CQ_MOD_SIZE_LIMIT && !o->ud && !o->pt.cq_mod_set && !o->all_sizes)
 		o->pt.cq_mod = 1;
+	/* -a: every size up to MAX_SIZE, whatever -s said (perftest's force_dependecies()) */
+	if (o->all_sizes) {
+		o->size = PEER_ALL_MAX;
+		o->pt.size_set = false;
+	}
 	if (o->pt.cq_mod > o->window)
 		o->pt.cq_mod = o->window;
 	if (!o->seed)
@@ -347,16 +381,467 @@ bool peer_perftest_parse(int argc, char **argv, unsigned tool, struct peer_opts 
 	return pt_check_opts(o, argc, argv);
 }
 
-/* ---- the TCP exchange ----------------------------------------------------------------------------- */
+/* ---- time ---------------------------------------------------------------------------------------- */
 
 static bool pt_expired(const struct peer *p, uint64_t start)
 {
 	return peer_now() - start > (uint64_t)p->o.timeout_s * 1000000000u;
 }
 
+/* ---- -R: the exchange on a QP of its own, connected by rdma_cm ------------------------------------- */
+/*
+ * perftest -R (work_rdma_cm, which turns use_rdma_cm on too): create_comm_struct()
+ * makes a communication QP (RC, a send and a receive queue one deep) and
+ * establish_connection() connects it through rdma_cm to the port (18515,
+ * RDMA_PS_TCP) instead of opening the TCP socket. Each exchange of the
+ * Ethernet method then goes as one SEND on it, the same sizes in the same
+ * order (ctx_xchg_data_rdma(): 16, 4, 4, 2, the reports' 8s), with one
+ * receive posted at a time (post_one_recv_wqe(), before the connection and
+ * again after each read). The keys go in binary (rdma_write_keys()):
+ * struct pingpong_dest, 56 bytes, big-endian:
+ *   lid, out_reads, qpn, psn, rkey (4 each), 4 bytes of padding, vaddr (8),
+ *   the GID (16), srqn, gid_index (4 each; the reader takes neither).
+ * create_rdma_cm_connection() connects the data QP through a second rdma_cm
+ * connection to the same port: a hand shake before it (the server listens
+ * anew after it; a client too early is refused with REJ reason 8 and tries
+ * again, 10 times 100 ms apart) and one after it, both with the keys still
+ * zero. The test's own hand shakes follow as without -R, but ctx_connect()
+ * is the CM's. At the close no "done": the client's DREQ ends the data
+ * connection, the server's (its rdma_destroy_id()) the communication one.
+ */
+#define PT_CM_KEY_LEN 56              /* sizeof(struct pingpong_dest) */
+#define PT_CM_BUF 64                  /* a key at most; receives at 0, sends at PT_CM_BUF */
+#define PT_CM_WR_ID 7                 /* perftest's SYNC_SPEC_ID */
+#define PT_CM_TRIES 10                /* rdma_cm_client_connection()'s max_retries */
+#define PT_CM_RETRY_NS 100000000ull   /* ... 100 ms apart */
+#define PT_CM_RESOLVE_MS 2000         /* rdma_resolve_addr() / _route() timeouts, as perftest passes them */
+#define PT_CM_REJ_NO_LISTENER 8       /* REJ reason: invalid service ID (IBA 12.6.7.2) */
+#define PT_CM_END_NS 1000000000ull    /* at the close: the wait for the other side's DREQ, or our DREP */
+#define PT_CM_RD_ATOMIC 16            /* READs, atomics outstanding each way: perftest offers out_reads (128 on rxe),
+				       * the reference QP takes 16 at most */
+
+/* One of the two connections: its id and what its last event said. */
+struct pt_cm_conn {
+	struct rl_rdma_cm_id *id;
+	unsigned events;                  /* how many came: a wait is for the next */
+	enum rl_rdma_cm_event_type last;
+	int status;
+	bool disconnected;
+};
+
+/* -R's state: the connections, the server's listener, the communication QP and its buffer. */
+struct peer_perftest {
+	struct pt_cm_conn comm, data;
+	struct rl_rdma_cm_id *listen;
+	struct rl_rdma_cm_id *req[2];     /* server: CONNECT_REQUESTs not yet taken, in their order */
+	unsigned nreq, accepted;
+	struct rl_pd *pd;
+	struct rl_cq *scq, *rcq;
+	struct rl_qp *qp;
+	struct rl_mr *mr;
+	uint8_t *buf;
+};
+
+/* The CM's events, each to its connection; a CONNECT_REQUEST is kept for pt_cm_accept() (two at most). */
+static void pt_cm_take(struct peer *p)
+{
+	struct peer_perftest *c = p->perftest;
+	struct rl_rdma_cm_event *ev;
+
+	while ((ev = peer_cm_event(p))) {
+		struct pt_cm_conn *k = ev->id == c->comm.id ? &c->comm : ev->id == c->data.id ? &c->data : NULL;
+
+		if (ev->event == RL_RDMA_CM_EVENT_CONNECT_REQUEST) {
+			if (p->o.server && c->nreq + c->accepted < 2)
+				c->req[c->nreq++] = ev->id;
+			else
+				rl_rdma_reject(ev->id, NULL, 0);
+		} else if (k) {
+			k->events++;
+			k->last = ev->event;
+			k->status = ev->status;
+			k->disconnected |= ev->event == RL_RDMA_CM_EVENT_DISCONNECTED;
+		}
+		rl_rdma_ack_cm_event(ev);
+	}
+}
+
+static void pt_cm_step(struct peer *p)
+{
+	peer_pump(p, -1);
+	pt_cm_take(p);
+}
+
+/*
+ * The next event of @k: 0 if it is @want, 1 for a REJ of reason 8 (nobody
+ * listens yet), -1 with a message for anything else or nothing in --timeout.
+ */
+static int pt_cm_expect(struct peer *p, struct pt_cm_conn *k, enum rl_rdma_cm_event_type want)
+{
+	unsigned seen = k->events;
+	uint64_t start = peer_now();
+
+	while (k->events == seen) {
+		if (p->net.failed)
+			return -1;
+		if (peer_now() - start > (uint64_t)p->o.timeout_s * 1000000000u) {
+			cli_error("peer", "no %s within %u s (--timeout)", rl_rdma_event_str(want), p->o.timeout_s);
+			return -1;
+		}
+		pt_cm_step(p);
+	}
+	if (k->last == want)
+		return 0;
+	if (k->last == RL_RDMA_CM_EVENT_REJECTED && k->status == PT_CM_REJ_NO_LISTENER)
+		return 1;
+	if (k->last == RL_RDMA_CM_EVENT_UNREACHABLE)
+		cli_error("peer", "%s: no answer from %s port %u (%s): is perftest's server (the tool with -R and no "
+			  "address) running there?", rl_rdma_event_str(want), p->o.addr, p->o.port,
+			  rl_rdma_event_str(k->last));
+	else
+		cli_error("peer", "%s: %s, status %d", rl_rdma_event_str(want), rl_rdma_event_str(k->last), k->status);
+	return -1;
+}
+
+/* The conn_param of both connections: READs and atomics outstanding for those tools only; RNR retry 7. */
+static void pt_cm_param(struct rl_rdma_conn_param *cp, uint8_t rd)
+{
+	memset(cp, 0, sizeof(*cp));
+	cp->responder_resources = rd;
+	cp->initiator_depth = rd;
+	cp->retry_count = 7;   /* DEF_RETRY_COUNT */
+	cp->rnr_retry_count = 7;
+}
+
+/* post_one_recv_wqe(): the communication QP's one receive. */
+static int pt_cm_post_recv(struct peer *p)
+{
+	struct peer_perftest *c = p->perftest;
+	struct rl_recv_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = PT_CM_WR_ID;
+	wr.num_sge = 1;
+	wr.sg_list[0].addr = (uintptr_t)c->buf;
+	wr.sg_list[0].length = PT_CM_BUF;
+	wr.sg_list[0].lkey = rl_mr_lkey(c->mr);
+	if (rl_post_recv(c->qp, &wr)) {
+		cli_error("peer", "post_recv (the exchange's QP): %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Client: one connection (@comm: the communication QP, whose receive goes
+ * up before the REQ) to the server's port; REJ 8 is tried again.
+ */
+static int pt_cm_connect(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp, uint8_t rd, bool comm)
+{
+	struct rl_rdma_addr src = { { 0 }, 0 }, dst = { { 0 }, p->o.port };
+	struct rl_qp_attr reset = { .qp_state = RL_QPS_RESET };
+	struct rl_rdma_conn_param cp;
+	int r;
+
+	memcpy(src.gid, p->conn.me.gid, 16);
+	peer_addr_to_gid(&p->net.remote, dst.gid);
+	pt_cm_param(&cp, rd);
+	for (unsigned i = 1;; i++) {
+		k->id = rl_rdma_create_id(p->cm.agent, p->perftest, RL_RDMA_PS_TCP);
+		if (!k->id)
+			return -1;
+		r = rl_rdma_resolve_addr(k->id, &src, &dst, PT_CM_RESOLVE_MS) ? -1 :
+		    pt_cm_expect(p, k, RL_RDMA_CM_EVENT_ADDR_RESOLVED);
+		if (!r)
+			r = rl_rdma_resolve_route(k->id, PT_CM_RESOLVE_MS) ? -1 :
+			    pt_cm_expect(p, k, RL_RDMA_CM_EVENT_ROUTE_RESOLVED);
+		if (!r && rl_rdma_attach_qp(k->id, qp)) {
+			cli_error("peer", "rdma_create_qp: the QP would not move to INIT");
+			r = -1;
+		}
+		if (!r && comm)
+			r = pt_cm_post_recv(p);
+		if (!r)
+			r = rl_rdma_connect(k->id, &cp) ? -1 : pt_cm_expect(p, k, RL_RDMA_CM_EVENT_ESTABLISHED);
+		if (r <= 0)
+			return r;
+		/* REJ 8: the server does not listen (yet): a new id, the QP back to RESET, 100 ms. */
+		rl_rdma_destroy_id(k->id);
+		k->id = NULL;
+		rl_modify_qp(qp, &reset, RL_QP_STATE);
+		if (i == PT_CM_TRIES) {
+			cli_error("peer", "rejected %u times: nobody listens at %s port %u (REJ reason 8, invalid service "
+				  "ID): start perftest's server (the tool with -R and no address) there first", i, p->o.addr,
+				  p->o.port);
+			return -1;
+		}
+		for (uint64_t t = peer_now(); peer_now() - t < PT_CM_RETRY_NS;)
+			pt_cm_step(p);
+	}
+}
+
+/* Server: the next CONNECT_REQUEST (the first is the communication QP's, the second the data QP's), accepted. */
+static int pt_cm_accept(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp, uint8_t rd, bool comm)
+{
+	struct peer_perftest *c = p->perftest;
+	struct rl_rdma_conn_param cp;
+	uint64_t start = peer_now();
+	int r;
+
+	while (!c->nreq) {
+		if (p->net.failed)
+			return -1;
+		if (peer_now() - start > (uint64_t)p->o.timeout_s * 1000000000u) {
+			cli_error("peer", "no client's REQ for the %s QP within %u s (--timeout)", comm ? "exchange's" : "data",
+				  p->o.timeout_s);
+			return -1;
+		}
+		pt_cm_step(p);
+	}
+	if (comm)
+		qp = c->qp;   /* made once the first frame came (pt_cm_server_up) */
+	k->id = c->req[0];
+	c->req[0] = c->req[1];
+	c->nreq--;
+	c->accepted++;
+	if (rl_rdma_attach_qp(k->id, qp)) {
+		cli_error("peer", "rdma_create_qp: the QP would not move to INIT");
+		return -1;
+	}
+	if (comm && pt_cm_post_recv(p))
+		return -1;
+	pt_cm_param(&cp, rd);
+	if ((r = rl_rdma_accept(k->id, &cp))) {
+		cli_error("peer", "rdma_accept: %s", r == -EINVAL ? "the QP would not move to RTS" : strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/* The communication QP: its PD, CQs, buffer and QP (RC, one deep), on the host made for the CM. */
+static int pt_cm_objects(struct peer *p)
+{
+	struct peer_perftest *c = p->perftest;
+	struct rl_qp_init_attr ia = { .qp_type = RL_QPT_RC, .max_send_wr = 1, .max_recv_wr = 1 };
+
+	c->pd = rl_alloc_pd(p->verbs.host);
+	c->scq = rl_create_cq(p->verbs.host, 2);
+	c->rcq = rl_create_cq(p->verbs.host, 2);
+	c->buf = calloc(2, PT_CM_BUF);
+	if (!c->pd || !c->scq || !c->rcq || !c->buf)
+		return -1;
+	ia.send_cq = c->scq;
+	ia.recv_cq = c->rcq;
+	c->qp = rl_create_qp(c->pd, &ia);
+	c->mr = rl_reg_mr_iova(c->pd, c->buf, 2 * PT_CM_BUF, (uintptr_t)c->buf, RL_ACCESS_LOCAL_WRITE);
+	return c->qp && c->mr ? 0 : -1;
+}
+
+/* Server, once the first frame says which address is ours: the host, the agent, the listener, the QP. */
+static int pt_cm_server_up(struct peer *p)
+{
+	struct peer_perftest *c = p->perftest;
+	struct rl_rdma_addr any = { { 0 }, p->o.port };
+
+	if (peer_pick_gid(p) || peer_pick_mtu(p) || peer_host_new(p) || peer_cm_agent(p))
+		return -1;
+	if (pt_cm_objects(p)) {
+		cli_error("peer", "cannot set up the exchange's QP: %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	c->listen = rl_rdma_create_id(p->cm.agent, c, RL_RDMA_PS_TCP);
+	if (!c->listen || rl_rdma_bind_addr(c->listen, &any) || rl_rdma_listen(c->listen, 2)) {
+		cli_error("peer", "cannot listen on rdma_cm port %u", p->o.port);
+		return -1;
+	}
+	return 0;
+}
+
+/* establish_connection() with -R: the communication QP connected (client) or accepted (server). */
+static int pt_cm_open(struct peer *p)
+{
+	struct peer_perftest *c = p->perftest;
+
+	if (p->o.server) {
+		p->net.family = p->o.ipv6 ? AF_INET6 : AF_INET;
+		memset(&p->net.local, 0, sizeof(p->net.local));
+		p->net.local.sa.sa_family = (sa_family_t)p->net.family;
+		p->cm.up = pt_cm_server_up;
+		if (peer_rx_sockets(p))
+			return -1;
+		if (!p->o.json)
+			fprintf(stderr, "rocelab peer: waiting for a client's REQ on rdma_cm port %u (service ID %#018"
+				PRIx64 ")\n", p->o.port, rl_cm_service_id(RL_RDMA_PS_TCP, p->o.port));
+		return pt_cm_accept(p, &c->comm, NULL, 0, true);
+	}
+	if (peer_parse_addr(p, p->o.addr, &p->net.remote) || peer_route_local(p) || peer_pick_gid(p) ||
+	    peer_pick_mtu(p) || peer_rx_sockets(p) || peer_host_new(p) || peer_cm_agent(p))
+		return -1;
+	if (pt_cm_objects(p)) {
+		cli_error("peer", "cannot set up the exchange's QP: %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	return pt_cm_connect(p, &c->comm, c->qp, 0, true);
+}
+
+/* rdma_write_data(): @n bytes in one SEND, its completion awaited. */
+static bool pt_cm_write(struct peer *p, const void *buf, size_t n)
+{
+	struct peer_perftest *c = p->perftest;
+	uint64_t start = peer_now();
+	struct rl_send_wr wr;
+	struct rl_wc wc;
+
+	memcpy(c->buf + PT_CM_BUF, buf, n);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = PT_CM_WR_ID;
+	wr.opcode = RL_WR_SEND;
+	wr.num_sge = 1;
+	wr.sg_list[0].addr = (uintptr_t)c->buf + PT_CM_BUF;
+	wr.sg_list[0].length = (uint32_t)n;
+	wr.sg_list[0].lkey = rl_mr_lkey(c->mr);
+	wr.send_flags = RL_SEND_SIGNALED;
+	if (rl_post_send(c->qp, &wr)) {
+		cli_error("peer", "post_send (the exchange's QP): %s", rl_host_error(p->verbs.host));
+		return false;
+	}
+	while (rl_poll_cq(c->scq, 1, &wc) != 1) {
+		if (pt_expired(p, start) || c->comm.disconnected) {
+			cli_error("peer", "the exchange's SEND of %zu bytes did not complete%s", n,
+				  c->comm.disconnected ? ": the other side disconnected" : " (--timeout)");
+			return false;
+		}
+		pt_cm_step(p);
+	}
+	if (wc.status != RL_WC_SUCCESS) {
+		cli_error("peer", "the exchange's SEND completed with %s", rl_wc_status_str(wc.status));
+		return false;
+	}
+	return true;
+}
+
+/* rdma_read_data(): the next SEND of the other side, which must be @n bytes; the receive posted again. */
+static bool pt_cm_read(struct peer *p, void *buf, size_t n)
+{
+	struct peer_perftest *c = p->perftest;
+	uint64_t start = peer_now();
+	struct rl_wc wc;
+
+	while (rl_poll_cq(c->rcq, 1, &wc) != 1) {
+		if (c->comm.disconnected) {
+			cli_error("peer", "the other side disconnected the exchange's QP (its own output says why)");
+			return false;
+		}
+		if (pt_expired(p, start)) {
+			cli_error("peer", "the other side said nothing for %u s (--timeout)", p->o.timeout_s);
+			return false;
+		}
+		pt_cm_step(p);
+	}
+	if (wc.status != RL_WC_SUCCESS) {
+		cli_error("peer", "the exchange's receive completed with %s", rl_wc_status_str(wc.status));
+		return false;
+	}
+	if (wc.byte_len != n) {
+		cli_error("peer", "the other side sent %u bytes where perftest's exchange has %zu: are both ends given "
+			  "the same tool and flags (with -R)?", wc.byte_len, n);
+		return false;
+	}
+	memcpy(buf, c->buf, n);
+	return !pt_cm_post_recv(p);
+}
+
+/* rdma_write_keys(): struct pingpong_dest as the comment above says. */
+static void pt_cm_key_fmt(const struct peer *p, const struct pt_dest *d, uint8_t b[PT_CM_KEY_LEN])
+{
+	memset(b, 0, PT_CM_KEY_LEN);
+	if (!d)
+		return;   /* create_rdma_cm_connection()'s hand shakes: the keys still zero */
+	rl_put32(b, d->lid);
+	rl_put32(b + 4, d->out_reads);
+	rl_put32(b + 8, d->qpn);
+	rl_put32(b + 12, d->psn);
+	rl_put32(b + 16, d->rkey);
+	rl_put64(b + 24, d->vaddr);
+	memcpy(b + 32, d->gid, 16);
+	rl_put32(b + 48, d->srqn);
+	rl_put32(b + 52, (uint32_t)p->net.gid_index);
+}
+
+/* rdma_read_keys(): what it takes (not srqn, not gid_index). */
+static void pt_cm_key_parse(const uint8_t b[PT_CM_KEY_LEN], struct pt_dest *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->lid = rl_get32(b);
+	d->out_reads = rl_get32(b + 4);
+	d->qpn = rl_get32(b + 8);
+	d->psn = rl_get32(b + 12);
+	d->rkey = rl_get32(b + 16);
+	d->vaddr = rl_get64(b + 24);
+	memcpy(d->gid, b + 32, 16);
+}
+
+/* One side's end of a connection: @first sends the DREQ now; else the other's is awaited (then our own). */
+static void pt_cm_end(struct peer *p, struct pt_cm_conn *k, bool first)
+{
+	uint64_t start = peer_now();
+	bool theirs;
+
+	if (!k->id)
+		return;
+	while (!first && !k->disconnected && peer_now() - start < PT_CM_END_NS)
+		pt_cm_step(p);
+	theirs = k->disconnected;
+	/* After their DREQ: our DREP. Otherwise our DREQ, and its DREP awaited (DISCONNECTED). */
+	if (rl_rdma_disconnect(k->id) || theirs)
+		return;
+	for (start = peer_now(); !k->disconnected && peer_now() - start < PT_CM_END_NS;)
+		pt_cm_step(p);
+}
+
+/* The close: the client ends the data connection, the server the communication one, as perftest's two do. */
+static void pt_cm_close(struct peer *p)
+{
+	struct peer_perftest *c = p->perftest;
+
+	pt_cm_end(p, &c->data, !p->o.server);
+	pt_cm_end(p, &c->comm, p->o.server);
+	if (p->o.server)
+		peer_cm_linger(p);
+	else
+		peer_drain(p, 50);
+}
+
+static void pt_cm_free(struct peer *p)
+{
+	struct peer_perftest *c = p->perftest;
+
+	if (!c)
+		return;
+	peer_cm_close(p);
+	if (c->qp)
+		rl_destroy_qp(c->qp);
+	if (c->mr)
+		rl_dereg_mr(c->mr);
+	if (c->scq)
+		rl_destroy_cq(c->scq);
+	if (c->rcq)
+		rl_destroy_cq(c->rcq);
+	if (c->pd)
+		rl_dealloc_pd(c->pd);
+	free(c->buf);
+	free(c);
+	p->perftest = NULL;
+}
+
+/* ---- the exchange: TCP (-R: the SENDs above) -------------------------------------------------------- */
+
 static bool pt_write(struct peer *p, const void *buf, size_t n)
 {
 	const uint8_t *b = buf;
+
+	if (p->perftest)
+		return pt_cm_write(p, buf, n);
 
 	while (n) {
 		ssize_t r = send(p->net.tcp, b, n, MSG_NOSIGNAL);
@@ -385,6 +870,8 @@ static bool pt_read(struct peer *p, void *buf, size_t n)
 	uint8_t *b = buf;
 	uint64_t start = peer_now();
 
+	if (p->perftest)
+		return pt_cm_read(p, buf, n);
 	while (n) {
 		ssize_t r;
 
@@ -455,12 +942,23 @@ static bool pt_key_parse(const char *msg, struct pt_dest *d)
 	return true;
 }
 
-/* ctx_hand_shake(): our key message for theirs; @keep takes what it says. */
+/* ctx_hand_shake(): our key message for theirs; @keep takes what it says. -R: @r NULL sends the keys zero. */
 static int pt_hand_shake(struct peer *p, struct pt_run *r, bool keep)
 {
 	char mine[PT_KEY_LEN], theirs[PT_KEY_LEN];
 	struct pt_dest d;
 
+	if (p->perftest) {
+		uint8_t bmine[PT_CM_KEY_LEN], btheirs[PT_CM_KEY_LEN];
+
+		pt_cm_key_fmt(p, r ? &r->me : NULL, bmine);
+		if (!pt_xchg(p, bmine, btheirs, PT_CM_KEY_LEN))
+			return -1;
+		pt_cm_key_parse(btheirs, &d);
+		if (keep)
+			r->them = d;
+		return 0;
+	}
 	pt_key_fmt(&r->me, mine);
 	if (!pt_xchg(p, mine, theirs, PT_KEY_LEN)) {
 		cli_error("peer", "the other side closed the connection during perftest's exchange (its own output "
@@ -536,7 +1034,7 @@ static int pt_setup(struct peer *p, struct pt_run *r)
 
 	/* BUFF_SIZE(): a message or the cycle buffer, whichever is larger; twice, as perftest's own. */
 	r->half = (need < r->cycle_buffer ? r->cycle_buffer : need + PT_PAGE - 1) / PT_PAGE * PT_PAGE;
-	if (peer_host_new(p))
+	if (!p->verbs.host && peer_host_new(p))   /* -R: made for the CM already */
 		return -1;
 	p->verbs.pd = rl_alloc_pd(p->verbs.host);
 	p->verbs.cq = rl_create_cq(p->verbs.host, (int)(p->o.window + p->o.pt.rx_depth + PT_UD_RECVS + 64));
@@ -642,8 +1140,14 @@ static void pt_print_test_info(const struct peer *p, const struct pt_run *r)
 		printf(" Outstand reads  : %d\n", PT_OUT_READS);
 	else
 		printf(" Max inline data : 0[B]\n");
-	printf(" rdma_cm QPs\t : OFF\n");
-	printf(" Data ex. method : Ethernet\n");
+	printf(" rdma_cm QPs\t : %s\n", p->o.pt.rdma_cm ? "ON" : "OFF");
+	printf(" Data ex. method : %s\n", p->o.pt.rdma_cm ? "rdma_cm" : "Ethernet");
+	/* perftest says so after the connection is made, as here */
+	if (p->o.pt.rdma_cm && p->o.server) {
+		printf(PT_LINE);
+		printf(" Waiting for client rdma_cm QP to connect\n");
+		printf(" Please run the same command with the IB/RoCE interface IP\n");
+	}
 	printf(PT_LINE);
 }
 
@@ -678,8 +1182,18 @@ static void pt_print_bw(const struct peer *p, const struct pt_run *r)
  */
 static void pt_report_bw(const struct peer *p, struct pt_run *r, bool peak)
 {
-	uint64_t n = p->o.iters, mod = p->o.pt.cq_mod, best = r->completed[n - 1] - r->posted[0];
-	double secs = (double)best / 1e9, mb = 0x100000;
+	uint64_t n = p->o.iters, mod = p->o.pt.cq_mod, best;
+	double secs, mb = 0x100000;
+
+	if (p->o.duration_s) {
+		/* DURATION: noPeak; what completed in the sample, over the sample's time */
+		n = r->dur_iters;
+		peak = false;
+		best = r->t1 - r->t0;
+	} else {
+		best = r->completed[n - 1] - r->posted[0];
+	}
+	secs = (double)best / 1e9;
 
 	for (uint64_t i = 0; peak && i < n; i++) {
 		for (uint64_t j = (i + 1 + mod - 1) / mod * mod - 1; j < n; j += mod)
@@ -737,6 +1251,22 @@ static void pt_report_lat(const struct peer *p, struct pt_run *r)
 	       (double)d[i99] / f, (double)d[i999] / f);
 }
 
+/*
+ * print_report_lat_duration(): the sample's time over what completed in it
+ * (half of it for SEND and WRITE, a round trip), and the completions a second.
+ */
+static void pt_report_lat_dur(const struct peer *p, struct pt_run *r)
+{
+	double us = (double)(r->t1 - r->t0) / 1000.0, rtt = r->tool->verb == PT_READ ? 1 : 2;
+	double lat = r->dur_iters ? us / rtt / (double)r->dur_iters : 0, tps = us > 0 ? (double)r->dur_iters / (us / 1e6) : 0;
+
+	r->rep.iters = r->dur_iters;
+	r->have_rep = true;
+	if (p->o.json)
+		return;
+	printf(" %-7u       %" PRIu64 "            %-7.2f        %-7.2f\n", p->o.size, r->dur_iters, lat, tps);
+}
+
 static void pt_json(const struct peer *p, const struct pt_run *r, int ret)
 {
 	struct rl_qp_stats st;
@@ -751,7 +1281,7 @@ static void pt_json(const struct peer *p, const struct pt_run *r, int ret)
 	json_str(&j, "role", p->o.server ? "server" : "client");
 	json_str(&j, "transport", p->o.ud ? "ud" : p->o.uc ? "uc" : "rc");
 	json_u64(&j, "bytes", p->o.size);
-	json_u64(&j, "iterations", p->o.iters);
+	json_u64(&j, "iterations", p->o.duration_s && r->have_rep ? r->rep.iters : p->o.iters);
 	if (r->have_rep) {
 		json_double(&j, "bw_peak_mbps", r->rep.peak, 2);
 		json_double(&j, "bw_avg_mbps", r->rep.avg, 2);
@@ -806,7 +1336,7 @@ static int pt_post_recvs(struct peer *p, struct pt_run *r, uint64_t received)
 {
 	uint32_t depth = p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth;
 
-	while (r->recvs_posted < p->o.iters && r->recvs_posted - received < depth)
+	while ((p->o.duration_s || r->recvs_posted < p->o.iters) && r->recvs_posted - received < depth)
 		if (pt_post_recv(p, r))
 			return -1;
 	return 0;
@@ -849,6 +1379,8 @@ static int pt_post_send(struct peer *p, struct pt_run *r, uint64_t id)
 static int pt_poll(struct peer *p, uint64_t start, const char *what, uint64_t done, uint64_t want)
 {
 	peer_pump(p, -1);
+	if (p->perftest)
+		pt_cm_take(p);
 	if (p->stat.errors)
 		return -1;
 	if (pt_expired(p, start)) {
@@ -859,47 +1391,95 @@ static int pt_poll(struct peer *p, uint64_t start, const char *what, uint64_t do
 	return 0;
 }
 
-/* run_iter_bw(): -t work requests outstanding until -n have completed. */
+/*
+ * -D SEC (DURATION): perftest's alarm states from the start of the test:
+ * a margin of SEC/4 whole seconds to warm up, the sample, the same margin
+ * again, then the end. What completes in the sample counts, over the
+ * sample's time (r->t0 .. r->t1).
+ */
+static void pt_dur_start(struct peer *p, struct pt_run *r, uint64_t now)
+{
+	uint64_t s = 1000000000ull, margin = p->o.duration_s / 4 * s;
+
+	r->t0 = now + margin;
+	r->t1 = now + p->o.duration_s * s - margin;
+	r->t_end = now + p->o.duration_s * s;
+}
+
+static bool pt_dur_sample(const struct pt_run *r, uint64_t now)
+{
+	return now >= r->t0 && now < r->t1;
+}
+
+/* One pump of the wire during -D's run (its end is the clock's, not --timeout's); -1 after a failed completion. */
+static int pt_dur_poll(struct peer *p)
+{
+	peer_pump(p, -1);
+	if (p->perftest)
+		pt_cm_take(p);
+	return p->stat.errors ? -1 : 0;
+}
+
+/* run_iter_bw(): -t work requests outstanding until -n have completed (-D: until its time is up). */
 static int pt_client_bw(struct peer *p, struct pt_run *r)
 {
 	uint64_t posted = 0, done = 0, start = peer_now();
+	bool dur = p->o.duration_s;
 	struct rl_wc wc[32];
 
-	while (done < p->o.iters) {
-		while (posted < p->o.iters && posted - done < p->o.window) {
-			r->posted[posted] = peer_now();
+	if (dur)
+		pt_dur_start(p, r, start);
+	while (dur ? peer_now() < r->t_end : done < p->o.iters) {
+		while ((dur || posted < p->o.iters) && posted - done < p->o.window) {
+			if (!dur)
+				r->posted[posted] = peer_now();
 			if (pt_post_send(p, r, posted++))
 				return -1;
 		}
-		if (pt_poll(p, start, "work requests completed", done, p->o.iters))
+		if (dur ? pt_dur_poll(p) : pt_poll(p, start, "work requests completed", done, p->o.iters))
 			return -1;
 		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
+			uint64_t now = peer_now();
+
 			if (!pt_wc_ok(p, &wc[i]))
 				return -1;
 			r->sends_out--;
-			r->completed[done++] = peer_now();
+			if (dur)
+				r->dur_iters += pt_dur_sample(r, now);
+			else
+				r->completed[done] = now;
+			done++;
 		}
 	}
 	return 0;
 }
 
-/* run_iter_bw_server(): -n receives; the clock starts at the first. */
+/* run_iter_bw_server(): -n receives (-D: until its time is up); the clock starts at the first. */
 static int pt_server_bw(struct peer *p, struct pt_run *r)
 {
 	uint64_t done = 0, start = peer_now();
+	bool dur = p->o.duration_s;
 	struct rl_wc wc[32];
 
-	while (done < p->o.iters) {
-		if (pt_poll(p, start, "messages received", done, p->o.iters))
+	while (dur ? !done || peer_now() < r->t_end : done < p->o.iters) {
+		if (dur && done ? pt_dur_poll(p) : pt_poll(p, start, "messages received", done, p->o.iters))
 			return -1;
 		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
+			uint64_t now = peer_now();
+
 			if (!pt_wc_ok(p, &wc[i]))
 				return -1;
 			if (wc[i].opcode != RL_WC_RECV)
 				continue;
-			if (!done)
-				r->posted[0] = peer_now();
-			r->completed[done++] = peer_now();
+			if (!done && dur)
+				pt_dur_start(p, r, now);   /* set_on_first_rx_packet() */
+			else if (!done)
+				r->posted[0] = now;
+			if (dur)
+				r->dur_iters += pt_dur_sample(r, now);
+			else
+				r->completed[done] = now;
+			done++;
 			if (pt_post_recvs(p, r, done))
 				return -1;
 		}
@@ -914,6 +1494,7 @@ static int pt_server_bw(struct peer *p, struct pt_run *r)
  */
 static int pt_wait_wc(struct peer *p, struct pt_run *r, bool recv, uint64_t want, uint64_t start)
 {
+	bool dur = p->o.duration_s;
 	struct rl_wc wc;
 
 	while ((recv ? r->received : r->sent) < want) {
@@ -923,33 +1504,50 @@ static int pt_wait_wc(struct peer *p, struct pt_run *r, bool recv, uint64_t want
 			if (wc.opcode != RL_WC_RECV) {
 				r->sent++;
 				r->sends_out--;
+				r->dur_iters += dur && pt_dur_sample(r, peer_now());
 			} else if (pt_post_recvs(p, r, ++r->received)) {
 				return -1;
 			}
 		}
-		if ((recv ? r->received : r->sent) < want &&
-		    pt_poll(p, start, recv ? "messages received" : "sends completed", recv ? r->received : r->sent,
-			    p->o.iters))
+		if ((recv ? r->received : r->sent) >= want)
+			break;
+		if (dur && peer_now() >= r->t_end)
+			return 1;
+		if (dur ? pt_dur_poll(p) : pt_poll(p, start, recv ? "messages received" : "sends completed",
+						      recv ? r->received : r->sent, p->o.iters))
 			return -1;
 	}
 	return 0;
+}
+
+/* Does the latency loop go on: -n each way, or (-D) until its time is up. */
+static bool pt_lat_more(const struct peer *p, const struct pt_run *r, uint64_t scnt, uint64_t rcnt)
+{
+	if (p->o.duration_s)
+		return peer_now() < r->t_end;
+	return scnt < p->o.iters || rcnt < p->o.iters;
 }
 
 /* run_iter_lat_send(): the client SENDs first, each side answers what it received. */
 static int pt_lat_send(struct peer *p, struct pt_run *r)
 {
 	uint64_t scnt = 0, rcnt = 0, start = peer_now();
+	bool dur = p->o.duration_s;
+	int ret = 0;
 
-	while (scnt < p->o.iters || rcnt < p->o.iters) {
-		if (rcnt < p->o.iters && !(scnt < 1 && !p->o.server) && pt_wait_wc(p, r, true, ++rcnt, start))
-			return -1;
-		if (scnt < p->o.iters) {
-			r->posted[scnt++] = peer_now();
-			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, scnt, start))
-				return -1;
+	if (dur)
+		pt_dur_start(p, r, start);
+	while (!ret && pt_lat_more(p, r, scnt, rcnt)) {
+		if ((dur || rcnt < p->o.iters) && !(scnt < 1 && !p->o.server))
+			ret = pt_wait_wc(p, r, true, ++rcnt, start);
+		if (!ret && (dur || scnt < p->o.iters)) {
+			if (!dur)
+				r->posted[scnt] = peer_now();
+			scnt++;
+			ret = pt_post_send(p, r, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
 		}
 	}
-	return 0;
+	return ret < 0 ? -1 : 0;
 }
 
 /*
@@ -961,35 +1559,46 @@ static int pt_lat_write(struct peer *p, struct pt_run *r)
 {
 	volatile uint8_t *poll_byte = r->buf + r->half + p->o.size - 1;
 	uint64_t scnt = 0, rcnt = 0, start = peer_now();
+	bool dur = p->o.duration_s;
+	int ret = 0;
 
-	while (scnt < p->o.iters || rcnt < p->o.iters) {
-		if (rcnt < p->o.iters && !(scnt < 1 && p->o.server)) {
+	if (dur)
+		pt_dur_start(p, r, start);
+	while (!ret && pt_lat_more(p, r, scnt, rcnt)) {
+		if ((dur || rcnt < p->o.iters) && !(scnt < 1 && p->o.server)) {
 			rcnt++;
-			while (*poll_byte != (uint8_t)rcnt)
-				if (pt_poll(p, start, "WRITEs seen", rcnt - 1, p->o.iters))
-					return -1;
+			while (!ret && *poll_byte != (uint8_t)rcnt) {
+				if (dur && peer_now() >= r->t_end)
+					ret = 1;
+				else if (dur ? pt_dur_poll(p) : pt_poll(p, start, "WRITEs seen", rcnt - 1, p->o.iters))
+					ret = -1;
+			}
 		}
-		if (scnt < p->o.iters) {
-			r->posted[scnt] = peer_now();
+		if (!ret && (dur || scnt < p->o.iters)) {
+			if (!dur)
+				r->posted[scnt] = peer_now();
 			r->buf[p->o.size - 1] = (uint8_t)++scnt;
-			if (pt_post_send(p, r, scnt) || pt_wait_wc(p, r, false, scnt, start))
-				return -1;
+			ret = pt_post_send(p, r, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
 		}
 	}
-	return 0;
+	return ret < 0 ? -1 : 0;
 }
 
 /* run_iter_lat(): the client READs, one at a time; the server does nothing. */
 static int pt_lat_read(struct peer *p, struct pt_run *r)
 {
 	uint64_t start = peer_now();
+	bool dur = p->o.duration_s;
+	int ret = 0;
 
-	for (uint64_t i = 0; i < p->o.iters; i++) {
-		r->posted[i] = peer_now();
-		if (pt_post_send(p, r, i) || pt_wait_wc(p, r, false, i + 1, start))
-			return -1;
+	if (dur)
+		pt_dur_start(p, r, start);
+	for (uint64_t i = 0; !ret && (dur ? peer_now() < r->t_end : i < p->o.iters); i++) {
+		if (!dur)
+			r->posted[i] = peer_now();
+		ret = pt_post_send(p, r, i) ? -1 : pt_wait_wc(p, r, false, i + 1, start);
 	}
-	return 0;
+	return ret < 0 ? -1 : 0;
 }
 
 /* Our own sends acknowledged (at most 2 s), so that nothing of ours is resent once the other side has gone. */
@@ -1067,9 +1676,9 @@ static int pt_prepare(struct peer *p, struct pt_run *r)
 		printf("************************************\n");
 		fflush(stdout);
 	}
-	if (p->o.server ? peer_tcp_accept(p) : peer_tcp_connect(p))
+	if (p->o.pt.rdma_cm ? pt_cm_open(p) : p->o.server ? peer_tcp_accept(p) : peer_tcp_connect(p))
 		return -1;
-	if (peer_pick_gid(p) || peer_pick_mtu(p) || pt_preamble(p, r, &theirs))
+	if ((!p->o.pt.rdma_cm && (peer_pick_gid(p) || peer_pick_mtu(p))) || pt_preamble(p, r, &theirs))
 		return -1;
 	if (theirs && theirs < p->o.mtu)
 		p->o.mtu = theirs;
@@ -1088,8 +1697,34 @@ static int pt_prepare(struct peer *p, struct pt_run *r)
 			  p->verbs.host ? rl_host_error(p->verbs.host) : "out of memory");
 		return -1;
 	}
+	/* -R: the CM's sockets are open already. */
+	if (p->o.pt.rdma_cm)
+		return 0;
 	/* Sockets before the exchange ends, so that the first frame finds port 4791 open. */
 	return peer_sockets(p, rl_qp_udp_sport(p->verbs.qp), !p->o.ud);
+}
+
+/*
+ * -R: create_rdma_cm_connection(): a hand shake, the data QP's connection
+ * (READs and atomics: PT_CM_RD_ATOMIC of them each way), a hand shake.
+ */
+static int pt_cm_data(struct peer *p, struct pt_run *r)
+{
+	struct peer_perftest *c = p->perftest;
+	uint8_t rd = r->tool->verb == PT_READ || r->tool->verb == PT_ATOMIC ? PT_CM_RD_ATOMIC : 0;
+	struct rl_qp_attr a;
+
+	if (pt_hand_shake(p, NULL, false))
+		return -1;
+	if (p->o.server ? pt_cm_accept(p, &c->data, p->verbs.qp, rd, false)
+			: pt_cm_connect(p, &c->data, p->verbs.qp, rd, false))
+		return -1;
+	if (pt_hand_shake(p, NULL, false))
+		return -1;
+	/* The QP's peer; the PSN the keys carry stays perftest's own random one, which the CM does not use. */
+	rl_query_qp(p->verbs.qp, &a);
+	p->conn.them.qpn = a.dest_qp_num;
+	return 0;
 }
 
 /* The keys, the QP connected, the hand shakes of the tool up to its test. */
@@ -1097,10 +1732,15 @@ static int pt_connect(struct peer *p, struct pt_run *r)
 {
 	const struct pt_tool *t = r->tool;
 
+	if (p->o.pt.rdma_cm && pt_cm_data(p, r))
+		return -1;
 	pt_print_test_info(p, r);
 	if (t->shake_first && pt_hand_shake(p, r, true))
 		return -1;
-	if (pt_hand_shake(p, r, true) || pt_check_gid(p, r) || peer_connect_qp(p))
+	if (pt_hand_shake(p, r, true))
+		return -1;
+	/* -R: ctx_check_gid_compatibility() and ctx_connect() are not called: the CM connected the QP. */
+	if (!p->o.pt.rdma_cm && (pt_check_gid(p, r) || peer_connect_qp(p)))
 		return -1;
 	if (t->shake_at_rts && pt_hand_shake(p, r, false))
 		return -1;
@@ -1108,6 +1748,9 @@ static int pt_connect(struct peer *p, struct pt_run *r)
 	if (pt_hand_shake(p, r, false))
 		return -1;
 	pt_print_dest(p, r, &r->them, "remote");
+	/* -a: the SEND tools post their receives and hand shake at each size (pt_all_sizes). */
+	if (p->o.all_sizes && t->verb == PT_SEND)
+		return 0;
 	/* The receives are posted before the last hand shake: nothing is sent before there is room for it. */
 	if (t->verb == PT_SEND && (p->o.server || t->lat) && pt_post_recvs(p, r, 0))
 		return -1;
@@ -1116,24 +1759,69 @@ static int pt_connect(struct peer *p, struct pt_run *r)
 	return 0;
 }
 
+static int pt_all_sizes(struct peer *p, struct pt_run *r);
+static int pt_round(struct peer *p, struct pt_run *r);
+
 /* The test and its report, as the tool's main() runs them on this side. */
 static int pt_test(struct peer *p, struct pt_run *r)
 {
 	const struct pt_tool *t = r->tool;
-	int ret;
 
 	/* ib_read_lat's server does nothing, and prints no table. */
 	if (t->lat && t->verb == PT_READ && p->o.server)
 		return 0;
 	if (!p->o.json) {
 		printf(PT_LINE);
-		printf(t->lat ? " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
-				"t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n"
-			      : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
+		if (t->lat && p->o.duration_s)
+			printf(" #bytes        #iterations       t_avg[usec]    tps average\n");
+		else
+			printf(t->lat ? " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+					"t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n"
+				      : " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n");
 	}
 	/* ib_write_bw's, ib_read_bw's, ib_atomic_bw's server: the client's test, served while it waits. */
 	if (t->reports && p->o.server)
 		return 0;
+	if (p->o.all_sizes)
+		return pt_all_sizes(p, r);
+	return pt_round(p, r);
+}
+
+/*
+ * -a (RUN_ALL): a round, and a row of the table, for each power of two
+ * from 2 to 2^23 bytes (UD: to the path MTU), -n iterations each. Only the
+ * SEND tools synchronise between rounds: the receives of the round posted,
+ * a hand shake (ib_send_bw: one more after the round). ib_write_bw's and
+ * ib_read_bw's server prints the client's last row only, as perftest's.
+ */
+static int pt_all_sizes(struct peer *p, struct pt_run *r)
+{
+	const struct pt_tool *t = r->tool;
+	uint32_t max = p->o.size;
+
+	for (uint32_t size = 2; size <= max; size *= 2) {
+		p->o.size = size;
+		r->recvs_posted = r->sent = r->received = 0;
+		if (t->verb == PT_SEND) {
+			if ((p->o.server || t->lat) && pt_post_recvs(p, r, 0))
+				return -1;
+			if (pt_hand_shake(p, r, false))
+				return -1;
+		}
+		if (pt_round(p, r))
+			return -1;
+		if (t->verb == PT_SEND && !t->lat && pt_hand_shake(p, r, false))
+			return -1;
+	}
+	return 0;
+}
+
+/* One round of the test at p->o.size, and its row of the table. */
+static int pt_round(struct peer *p, struct pt_run *r)
+{
+	const struct pt_tool *t = r->tool;
+	int ret;
+
 	if (!t->lat)
 		ret = p->o.server ? pt_server_bw(p, r) : pt_client_bw(p, r);
 	else if (t->verb == PT_SEND)
@@ -1146,7 +1834,9 @@ static int pt_test(struct peer *p, struct pt_run *r)
 		fprintf(stderr, " Test exited with Error\n");
 		return -1;
 	}
-	if (t->lat)
+	if (t->lat && p->o.duration_s)
+		pt_report_lat_dur(p, r);
+	else if (t->lat)
 		pt_report_lat(p, r);
 	else
 		pt_report_bw(p, r, !p->o.server);
@@ -1170,14 +1860,17 @@ static int pt_finish(struct peer *p, struct pt_run *r)
 		printf(PT_LINE);
 	}
 	if (t->close) {
-		if (pt_hand_shake(p, r, false) || !pt_write(p, "done", sizeof("done")))
+		if (pt_hand_shake(p, r, false) || (!p->o.pt.rdma_cm && !pt_write(p, "done", sizeof("done"))))
 			return -1;
 	}
 	if (!p->o.json && ((t->reports && p->o.server) || (t->lat && t->verb == PT_READ)))
 		printf(PT_LINE);
 	fflush(stdout);
-	/* A late resend or ACK must still find port 4791 open. */
-	peer_drain(p, 50);
+	/* -R: the DREQs at once, as perftest's, and the wire served after them. */
+	if (p->o.pt.rdma_cm)
+		pt_cm_close(p);
+	else
+		peer_drain(p, p->o.duration_s ? PT_DUR_DRAIN_MS : 50);   /* a late resend or ACK must still find port 4791 open */
 	return 0;
 }
 
@@ -1188,6 +1881,10 @@ int peer_perftest_run(struct peer *p)
 
 	memset(&r, 0, sizeof(r));
 	r.tool = pt_tool_of(&p->o);
+	if (p->o.pt.rdma_cm && !(p->perftest = calloc(1, sizeof(*p->perftest)))) {
+		cli_error("peer", "out of memory");
+		return CLI_ERR;
+	}
 	ret = pt_prepare(p, &r) || pt_connect(p, &r) || pt_test(p, &r) || pt_finish(p, &r) ? -1 : 0;
 	if (p->o.json)
 		pt_json(p, &r, ret);
@@ -1197,5 +1894,6 @@ int peer_perftest_run(struct peer *p)
 			p->stat.dropped_tx, p->stat.sent + p->stat.dropped_tx);
 	free(r.posted);
 	free(r.completed);
+	pt_cm_free(p);
 	return ret ? CLI_ERR : CLI_OK;
 }

@@ -50,6 +50,13 @@ static void rl_cm_msg_init(struct rl_rdma_cm_id *id, struct rl_cm *cm, uint16_t 
  * bits (IB_GRH_FLOWLABEL_MASK).
  */
 #define RL_CM_FLOW_LABEL_PORT_MUL 31u
+/*
+ * The READ/atomic depth the reference QP takes (verbs.c: 16 at most each
+ * way). What the other side offers may be more: the kernel's perftest
+ * passes rxe's max_qp_rd_atom (128), and the QP gets the smaller, as the
+ * kernel's rdma_cm caps the user's values to what the device can do.
+ */
+#define RL_CM_MAX_RD_ATOMIC 16
 
 static uint32_t rl_cm_flow_label(const struct rl_rdma_cm_id *id)
 {
@@ -190,9 +197,10 @@ static int rl_cm_qp_rts(struct rl_rdma_cm_id *id)
 	c.retry_cnt = id->retry_count;
 	c.rnr_retry = id->rnr_retry_count;
 	c.min_rnr_timer = 0;                /* cm.c's choice: Table 46's 0, 655 ms */
-	c.max_rd_atomic = id->initiator_depth;
+	c.max_rd_atomic = id->initiator_depth < RL_CM_MAX_RD_ATOMIC ? id->initiator_depth : RL_CM_MAX_RD_ATOMIC;
 	/* rocelab's responder keeps at least one slot for READ/atomic */
-	c.max_dest_rd_atomic = id->responder_resources ? id->responder_resources : 1;
+	c.max_dest_rd_atomic = !id->responder_resources ? 1 :
+			       id->responder_resources < RL_CM_MAX_RD_ATOMIC ? id->responder_resources : RL_CM_MAX_RD_ATOMIC;
 	return rl_qp_connect(id->qp, &c);
 }
 

@@ -138,7 +138,13 @@ expect "peer --compat ib_send_bw -c XRC" 2 "-c wants RC, UC or UD" "$RA" peer --
 expect "peer --compat ib_read_bw -c UD" 2 "ib_read_bw: -c UD carries SEND only" "$RA" peer --compat ib_read_bw -c UD
 expect "peer --compat ib_atomic_bw -s 16" 2 "ib_atomic_bw works on 8 bytes" "$RA" peer --compat ib_atomic_bw -s 16
 expect "peer --compat ib_write_lat -n 2" 2 "-n wants 5..100000000" "$RA" peer --compat ib_write_lat -n 2
-expect "peer --compat ib_send_bw -D 5" 2 "-D \(a test of so many seconds\) is not supported yet" "$RA" peer --compat ib_send_bw -D 5
+expect "peer --compat ib_send_bw -D 0" 2 "-D wants 1..86400" "$RA" peer --compat ib_send_bw -D 0
+expect "peer --compat ib_send_bw -D 2 -a" 2 "Duration mode currently doesn't support running on all sizes" \
+	"$RA" peer --compat ib_send_bw -D 2 -a
+expect "peer --compat ib_atomic_bw -a" 2 "Message size cannot be changed for Atomic tests" "$RA" peer --compat ib_atomic_bw -a
+expect "peer --compat ib_send_bw -R -c UC" 2 "UC is not supported in librdmacm" "$RA" peer --compat ib_send_bw -R -c UC
+expect "peer --compat ib_send_lat -R -c UD" 2 "-R with -c UD \(perftest's SIDR exchange\) is not supported yet" \
+	"$RA" peer --compat ib_send_lat -R -c UD
 expect "peer --compat ib_send_bw with two addresses" 2 "unexpected argument '10.0.0.2'" \
 	"$RA" peer --compat ib_send_bw 10.0.0.1 10.0.0.2
 expect "peer --compat ib_send_bw -z" 2 "invalid option" "$RA" peer --compat ib_send_bw -z

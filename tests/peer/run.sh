@@ -102,8 +102,10 @@ refused "perftest: UC for ib_atomic_bw" "-c UC has no RDMA READ and no atomics" 
 refused "perftest: UD for ib_write_bw" "-c UD carries SEND only" --compat ib_write_bw -c UD
 refused "perftest: ib_atomic_bw -s 16" "ib_atomic_bw works on 8 bytes" --compat ib_atomic_bw -s 16
 refused "perftest: -n below perftest's MIN_ITER" "-n wants 5..100000000" --compat ib_send_lat -n 4
-refused "perftest: -a not supported" "-a (all message sizes) is not supported yet" --compat ib_write_bw -a
-refused "perftest: -R not supported" "-R (perftest's rdma_cm exchange) is not supported yet" --compat ib_send_bw -R
+refused "perftest: ib_atomic_bw -a" "ib_atomic_bw works on 8 bytes: no -a" --compat ib_atomic_bw -a
+refused "perftest: -R with UC" "UC is not supported in librdmacm" --compat ib_send_bw -R -c UC
+refused "perftest: -R with UD" "-R with -c UD (perftest's SIDR exchange) is not supported yet" --compat ib_send_bw -R -c UD
+refused "perftest: -D with -a" "-D and -a: perftest runs one or the other" --compat ib_write_bw -D 2 -a
 refused "perftest: two addresses" "unexpected argument '10.0.0.2'" --compat ib_send_bw 10.0.0.1 10.0.0.2
 refused "perftest: the server not an address" "the server address wants an IPv4 or IPv6 address" --compat ib_read_bw nowhere
 refused "perftest: -m not an MTU" "-m wants 256, 512, 1024, 2048 or 4096" --compat ib_read_lat -m 1500
@@ -921,7 +923,8 @@ else pass "README: its $(wc -l <"$T/readme.lines") rocelab peer lines all ran"; 
 # one side), its tables at both ends ("#bytes #iterations" as the flags say). The real tools are in
 # tests/realrxe. pt_pair TOOL FLAGS [CLIENT-FLAGS...]: server in B, client in A.
 pt_rows() { awk '/^ #bytes/ { getline; print $1, $2 }' "$1"; }
-pt_pair() {
+# pt_pair_run TOOL FLAGS [CLIENT-FLAGS...]: the run alone; $crc, $src the exit statuses, $T/cli, $T/srv the output.
+pt_pair_run() {
     tool=$1
     flags=$2
     shift 2
@@ -944,6 +947,9 @@ pt_pair() {
     sleep 0.3
     kill "$td" 2>/dev/null
     wait "$td" 2>/dev/null
+}
+pt_pair() {
+    pt_pair_run "$@"
     want=$(echo " $flags " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
     [ -n "$want" ] || case $tool in ib_atomic_bw) want=8 ;; *_lat) want=2 ;; *) want=65536 ;; esac
     want="$want $(echo " $flags " | sed -n 's/.* -n \([0-9]*\) .*/\1/p')"
@@ -979,6 +985,50 @@ pt_pair ib_write_bw "-s 4096 -n 100" --loss 0.05 --seed 3
 if grep -q "rocelab peer: [1-9][0-9]* of [0-9]* frames received dropped on purpose by --loss" "$T/cli"; then
     pass "perftest with --loss: $(grep -o '[0-9]* of [0-9]* frames received dropped' "$T/cli")"
 else fail "perftest with --loss dropped nothing: $(tail -n 2 "$T/cli")"; fi
+# -R: perftest's exchange on a QP of its own and the data QP, both connected by rdma_cm; as tcpdump reads the
+# capture, two REQs (service ID of port 18515) and a DREQ each.
+for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat; do
+    case $t in *_bw) f="-R -s 4096 -n 100" ;; *) f="-R -n 100" ;; esac
+    [ $t = ib_atomic_bw ] && f="-R -n 100"
+    pt_pair $t "$f"
+    n=$("$R" explain "$T/cap.pcap" 2>/dev/null | grep -c "CM REQ .*port 18515\|CM DREQ")
+    if [ "$n" -eq 4 ]; then pass "$t -R: two REQs to port 18515, two DREQs"
+    else fail "$t -R: $n REQs to port 18515 and DREQs, wanted 4"; fi
+done
+# A CM that answers, but not on port 18515 (rping's server): REJ 8, tried again 10 times, 100 ms apart.
+ip netns exec "$NB" timeout 20 "$R" peer --compat rping -s --timeout 8 >/dev/null 2>&1 &
+srv=$!
+sleep 0.3
+IN="ip netns exec $NA" refused "perftest -R: nobody listens on the port (REJ 8, tried 10 times)" \
+    "rejected 10 times: nobody listens at 10.79.0.2 port 18515" --compat ib_send_bw -R --timeout 5 10.79.0.2
+kill $srv 2>/dev/null
+wait $srv 2>/dev/null
+# -a: a row for each power of two from 2 to 2^23 at both ends (ib_write_bw's server: the client's last);
+# -D 2: one row, the same at both ends for ib_write_bw (the server prints the client's), the size -s says.
+pt_all_rows() { awk '/^ #bytes/ { on = 1; next } on && /^-/ { on = 0 } on && NF { print $1, $2 }' "$1"; }
+all=$(i=1; while [ $i -le 23 ]; do echo "$((1 << i)) 5"; i=$((i + 1)); done)
+for t in ib_send_bw ib_write_bw ib_send_lat; do
+    pt_pair_run $t "-a -n 5"
+    srv_want=$all
+    [ $t = ib_write_bw ] && srv_want="8388608 5"
+    if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$(pt_all_rows "$T/cli")" = "$all" ] &&
+        [ "$(pt_all_rows "$T/srv")" = "$srv_want" ]; then
+        pass "$t -a -n 5: both exit 0, the client's 23 rows 2..8388608 bytes, the server's as perftest's"
+    else fail "$t -a -n 5: exit $crc/$src, rows '$(pt_all_rows "$T/cli" | tr '\n' ' ')' / '$(pt_all_rows "$T/srv" | tr '\n' ' ')'"; fi
+done
+# -D 2 with a latency tool: perftest's duration table (t_avg, tps), one row each end, its own count each.
+for t in ib_send_lat ib_write_lat; do
+    pt_pair_run $t "-D 2"
+    if [ $crc -eq 0 ] && [ $src -eq 0 ] && grep -q "^ #bytes        #iterations       t_avg\[usec\]    tps average" "$T/cli" &&
+        pt_all_rows "$T/cli" | grep -qE '^2 [1-9][0-9]*$' && pt_all_rows "$T/srv" | grep -qE '^2 [1-9][0-9]*$'; then
+        pass "$t -D 2: both exit 0, perftest's duration table, one row each: $(pt_all_rows "$T/cli") / $(pt_all_rows "$T/srv")"
+    else fail "$t -D 2: exit $crc/$src, rows '$(pt_all_rows "$T/cli")' / '$(pt_all_rows "$T/srv")'"; fi
+done
+pt_pair_run ib_write_bw "-D 2 -s 4096"
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && pt_all_rows "$T/cli" | grep -qE '^4096 [1-9][0-9]*$' &&
+    [ "$(pt_all_rows "$T/cli")" = "$(pt_all_rows "$T/srv")" ]; then
+    pass "ib_write_bw -D 2: both exit 0, one row each, the same: $(pt_all_rows "$T/cli")"
+else fail "ib_write_bw -D 2: exit $crc/$src, rows '$(pt_all_rows "$T/cli")' / '$(pt_all_rows "$T/srv")'"; fi
 
 # The path MTU follows the interface: 4096 does not fit MTU 1500, and the error says how to fix it.
 ip netns exec "$NB" timeout 10 "$R" peer --server --timeout 5 >/dev/null 2>&1 &

@@ -861,6 +861,141 @@ else
 		"$(pt_want "$(grep -o 'ib_[a-z_]*' "$T/readme.cmds" | head -n 1)" "$(grep -v ' &$' "$T/readme.cmds")")" 1 1
 fi
 
+# ---- perftest -R, -a, -D: the kernel's ib_* tools against rocelab --compat ib_* with the same flags -------
+# pt_roles TOOL FLAGS CHECK: the kernel's TOOL serves rocelab's --compat TOOL, then the other way round, both
+# with FLAGS; CHECK NAME ROCELAB-STATUS KERNEL-STATUS ROCELAB-OUT KERNEL-OUT CLIENT-IP judges each case.
+# A kernel server with -R listens through rdma_cm, not on TCP: its cm_id in LISTEN says it is ready.
+pt_roles() {
+	local tool=$1 flags=$2 check=$3 hrc grc ready="grep -q ':4853 00000000:0000 0A' /proc/net/tcp"
+	case " $flags " in *" -R "*) ready="rdma res show cm_id | grep -q LISTEN" ;; esac
+	cap_start
+	guest "(timeout 120 $tool -d rxe0 -x 1 $flags; echo \"@@EXIT \$?\") > /tmp/pt.log 2>&1 &
+	       i=0; until $ready || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
+	ip netns exec "$NS" timeout 120 "$R" peer --compat "$tool" -d rxtap0 -x 1 $flags --timeout 60 $G >"$T/cli.out" 2>&1
+	hrc=$?
+	guest_end pt >"$T/srv.out"
+	grc=$?
+	$check "$tool $flags (kernel) serves rocelab --compat $tool" $hrc $grc "$T/cli.out" "$T/srv.out" 10.77.0.1
+	cap_start
+	host_bg srv "waiting for a client" "$R" peer --compat "$tool" -d rxtap0 -x 1 $flags --timeout 60
+	guest "timeout 120 $tool -d rxe0 -x 1 $flags 10.77.0.1" >"$T/cli.out" 2>&1
+	grc=$?
+	wait $hpid
+	hrc=$?
+	$check "rocelab --compat $tool $flags serves $tool (kernel)" $hrc $grc "$T/srv.out" "$T/cli.out" $G
+}
+# pt_shape CLIENT-IP < PCAP: the capture as tshark reads it, a word a frame: who sent it (c, s) and the CM
+# message (its attribute ID), or the payload length of an RC SEND Only (the exchange's messages, and data
+# of one packet); nothing for other frames. A REQ refused with REJ 8 (tried again) leaves no word.
+pt_shape() {
+	run_tshark -r - -T fields -E separator=/t -E occurrence=f -e ip.src -e infiniband.bth.destqp \
+		-e infiniband.bth.opcode -e infiniband.mad.attributeid -e udp.length -e infiniband.bth.padcnt 2>/dev/null |
+		awk -F '\t' -v c="$1" '
+			BEGIN { n["0x0010"] = "REQ"; n["0x0012"] = "REJ"; n["0x0013"] = "REP"; n["0x0014"] = "RTU"
+				n["0x0015"] = "DREQ"; n["0x0016"] = "DREP" }   # IBA 16.7.2, Table 227
+			{ side = $1 == c ? "c" : "s" }
+			$2 == 1 { a = n[$4]; if (a == "") a = $4
+				  if (a == "REJ" && w[k] ~ /:REQ$/) { k--; next }
+				  w[++k] = side ":" a; next }
+			$3 == 4 { w[++k] = side ":" ($5 - 8 - 12 - 4 - $6) }   # UDP, BTH, ICRC, the pad
+			END { for (i = 1; i <= k; i++) printf "%s%s", (i > 1 ? " " : ""), w[i] }'
+}
+# pt_cm_done NAME ROCELAB-STATUS KERNEL-STATUS ROCELAB-OUT KERNEL-OUT CLIENT-IP: pt_done's checks (the flags
+# in PT_FLAGS); both headers say "rdma_cm QPs : ON", "Data ex. method : rdma_cm"; by tshark's CM dissector
+# two connections, REQ, REP, RTU each, a DREQ and a DREP each; with PT_SHAPE (the fixture's pt_shape), the
+# same frames in the same order up to the first DREQ.
+pt_cm_done() {
+	local shape cms rr=1 kr=1
+	if [ "$PT_TOOL" = ib_read_lat ]; then   # its server prints no table
+		if [ "$6" = "$G" ]; then rr=0; else kr=0; fi
+	fi
+	rm -f "$T/last-good.pcap"
+	pt_done "$1" "$2" "$3" "$4" "$5" "$(pt_want "$PT_TOOL" "$PT_FLAGS")" $rr $kr
+	[ -s "$T/last-good.pcap" ] || return
+	shape=$(pt_shape "$6" <"$T/last-good.pcap")
+	cms=$(echo "$shape" | tr ' ' '\n' | sed -n 's/^[cs]:\([A-Z]*\)$/\1/p' | sort | uniq -c |
+		awk '{ printf "%s%s=%s", s, $2, $1; s = "," }')
+	if [ "$cms" = "DREP=2,DREQ=2,REP=2,REQ=2,RTU=2" ] &&
+		grep -q "^ rdma_cm QPs	 : ON" "$4" && grep -q "^ Data ex. method : rdma_cm" "$4" &&
+		grep -q "^ rdma_cm QPs	 : ON" "$5" && grep -q "^ Data ex. method : rdma_cm" "$5"; then
+		pass "$1: by tshark's CM dissector two connections (REQ, REP, RTU, DREQ, DREP each); both headers rdma_cm"
+	else
+		fail "$1: by tshark's CM dissector $cms; headers: $(grep -h 'rdma_cm QPs\|Data ex' "$4" "$5" | tr '\n' ' ')"
+	fi
+	[ -n "$PT_SHAPE" ] || return
+	if [ "${shape%% [cs]:DREQ*}" = "${PT_SHAPE%% [cs]:DREQ*}" ]; then
+		pass "$1: the frames in the order of the kernel's two ib_send_bw -R (fixture) up to the DREQs"
+	else
+		fail "$1: the frames' order '${shape%% [cs]:DREQ*}', the fixture's '${PT_SHAPE%% [cs]:DREQ*}'"
+	fi
+}
+# -R, every tool, both roles; ib_send_bw with the fixture's own flags, its frames compared with the fixture's.
+for PT_TOOL in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat; do
+	case $PT_TOOL in ib_send_bw) PT_FLAGS="-R -s 4096 -n 5 -F" ;; ib_atomic_bw | *_lat) PT_FLAGS="-R -n 40 -F" ;;
+	*) PT_FLAGS="-R -s 8192 -n 40 -F" ;; esac
+	PT_SHAPE=
+	[ $PT_TOOL = ib_send_bw ] && PT_SHAPE=$(pt_shape 10.77.0.3 <"$FX/ib_send_bw-R.pcap")
+	pt_roles $PT_TOOL "$PT_FLAGS" pt_cm_done
+done
+# The result rows of a table: "#bytes #iterations" of each, from the head to the line that closes it.
+pt_all_rows() { awk '/^ #bytes/ { on = 1; next } on && /^-/ { on = 0 } on && NF { print $1, $2 }' "$1"; }
+# -a: ib_send_bw -n 5, a row for each power of two from 2 to 2^23, at both ends (perftest's -a has no upper
+# bound but 2^23: about 35 s a role in the VM).
+pt_all_done() {
+	local want
+	want=$(i=1; while [ $i -le 23 ]; do echo "$((1 << i)) 5"; i=$((i + 1)); done)
+	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
+		fail "$1: rocelab exit $2, kernel perftest exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		kill "$td" 2>/dev/null
+	elif [ "$(pt_all_rows "$4")" != "$want" ] || [ "$(pt_all_rows "$5")" != "$want" ]; then
+		fail "$1: the rows: rocelab '$(pt_all_rows "$4" | tr '\n' ' ')', kernel '$(pt_all_rows "$5" | tr '\n' ' ')'"
+		kill "$td" 2>/dev/null
+	else
+		pass "$1: both exit 0, both tables 23 rows, 2 to 8388608 bytes, 5 iterations each"
+		cap_check "$1"
+	fi
+}
+pt_roles ib_send_bw "-a -n 5 -F" pt_all_done
+# -D 2: ib_write_bw, whose server prints the client's result: one row each, the same bytes and iterations
+# (what completed in the 2 s sample; perftest's -D has no -n).
+pt_dur_done() {
+	local r k
+	r=$(pt_all_rows "$4")
+	k=$(pt_all_rows "$5")
+	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
+		fail "$1: rocelab exit $2, kernel perftest exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		kill "$td" 2>/dev/null
+	elif [ "$r" != "$k" ] || ! echo "$r" | grep -qE '^8192 [1-9][0-9]*$'; then
+		fail "$1: the rows: rocelab '$r', kernel '$k', wanted one '8192 N', the same at both ends"
+		kill "$td" 2>/dev/null
+	else
+		pass "$1: both exit 0, one row each, the same: $r (bytes, iterations in the sample)"
+		cap_check "$1"
+	fi
+}
+pt_roles ib_write_bw "-D 2 -s 8192 -F" pt_dur_done
+# -D 2 with ib_write_lat: perftest's duration table (t_avg, tps) at both ends, one row each, 2 bytes; each
+# end counts its own WRITEs in its own sample, so the two counts may differ by the few at its edges.
+pt_lat_dur_done() {
+	local r k
+	r=$(pt_all_rows "$4")
+	k=$(pt_all_rows "$5")
+	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
+		fail "$1: rocelab exit $2, kernel perftest exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		kill "$td" 2>/dev/null
+	elif ! echo "$r" | grep -qE '^2 [1-9][0-9]*$' || ! echo "$k" | grep -qE '^2 [1-9][0-9]*$' ||
+		! grep -q "^ #bytes        #iterations       t_avg\[usec\]    tps average" "$4" ||
+		! grep -q "^ #bytes        #iterations       t_avg\[usec\]    tps average" "$5" ||
+		[ $(( ${r#2 } - ${k#2 } )) -gt $(( ${k#2 } / 50 + 2 )) ] || [ $(( ${k#2 } - ${r#2 } )) -gt $(( ${r#2 } / 50 + 2 )) ]; then
+		fail "$1: the duration tables: rocelab '$r', kernel '$k'"
+		kill "$td" 2>/dev/null
+	else
+		pass "$1: both exit 0, perftest's duration table at both ends: $r / $k (bytes, iterations, within 2%)"
+		cap_check "$1"
+	fi
+}
+pt_roles ib_write_lat "-D 2 -F" pt_lat_dur_done
+
 # ---- pitfalls: the GID table, index 0, and the tutorials' errors, as the kernel answers them ---------
 
 # pf_gids: rocelab gids against the kernel's own table. The guest's eth0 gets more addresses (nodad:

@@ -250,6 +250,39 @@ static void connect_disconnect(const struct rl_simwire_config *wire)
 
 static void test_connect_fifo(void) { connect_disconnect(NULL); }
 
+/*
+ * perftest -R's READ tools offer rxe's max_qp_rd_atom (128) each way, in
+ * the REQ and in the kernel's REP: the QPs still connect, with the 16 the
+ * reference QP takes (fixed 128 on one side, the kernel's REP 0x80 in a
+ * capture of ib_read_bw -R against rocelab).
+ */
+static void test_rd_atomic_capped(void)
+{
+	const struct cmh_frame *req, *rep;
+	struct rl_qp_attr a0, a1;
+
+	cmh_setup(&H, RL_QPT_RC, NULL, 1);
+	H.param.responder_resources = H.param.initiator_depth = 128;
+	cmh_start(&H);
+	cmh_run(&H, 60000000000ull);
+	expect_events(0, active_ok, 3);
+	expect_events(1, passive_ok, 2);
+	req = cmh_cm_frame(&H, RL_CM_REQ, 0);
+	rep = cmh_cm_frame(&H, RL_CM_REP, 0);
+	CU_ASSERT_FATAL(req && rep);
+	CU_ASSERT_EQUAL(rl_cm_get(&req->cm, RL_CMF_REQ_RESPONDER_RESOURCES), 128);
+	CU_ASSERT_EQUAL(rl_cm_get(&rep->cm, RL_CMF_REP_INITIATOR_DEPTH), 128);
+	rl_query_qp(H.p.end[0].qp, &a0);
+	rl_query_qp(H.p.end[1].qp, &a1);
+	CU_ASSERT_EQUAL(a0.qp_state, RL_QPS_RTS);
+	CU_ASSERT_EQUAL(a1.qp_state, RL_QPS_RTS);
+	CU_ASSERT_EQUAL(a0.max_rd_atomic, 16);
+	CU_ASSERT_EQUAL(a0.max_dest_rd_atomic, 16);
+	CU_ASSERT_EQUAL(a1.max_rd_atomic, 16);
+	CU_ASSERT_EQUAL(a1.max_dest_rd_atomic, 16);
+	cmh_teardown(&H);
+}
+
 static void test_connect_simwire(void)
 {
 	struct rl_simwire_config w = { .latency_ns = 5000, .rate_bps = 10000000000ull, .seed = 7 };
@@ -528,6 +561,7 @@ int tl_suite_rdma_cm(void)
 	return !s || !CU_add_test(s, "event names and values are librdmacm's", test_event_names) ||
 	       !CU_add_test(s, "QP1 is a UD QP with the GSI's number and Q_Key", test_gsi_qp) ||
 	       !CU_add_test(s, "connect, data, disconnect on the FIFO", test_connect_fifo) ||
+	       !CU_add_test(s, "READ depth 128 offered (perftest -R): the QPs take 16", test_rd_atomic_capped) ||
 	       !CU_add_test(s, "connect, data, disconnect on the simulated wire", test_connect_simwire) ||
 	       !CU_add_test(s, "no listener: REJ 8, REJECTED", test_no_listener) ||
 	       !CU_add_test(s, "rdma_reject: REJ 28 with private data", test_consumer_reject) ||
