@@ -64,7 +64,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 t0=$SECONDS
-if ! "$R" realrxe start --dir "$T/vm" --netns "$NS" --max-time 1200 2>"$T/start.err"; then
+if ! "$R" realrxe start --dir "$T/vm" --netns "$NS" --max-time 3600 2>"$T/start.err"; then
 	cat "$T/start.err"
 	echo "FAIL the VM with kernel Soft-RoCE did not start (above: why)"
 	exit 1
