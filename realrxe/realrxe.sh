@@ -645,10 +645,13 @@ rr_capture_one() {   # $1: session dir, $2: netns, $3: out dir, $4: tool
 		"$(tcpdump -r "$out/$t.pcap" 2>/dev/null | wc -l)" "$out/$t.pcap" "$out/$t.txt"
 }
 
-# Did ib_send_bw -R's client lose perftest's own race: its second REQ before the server's second
-# rdma_listen, answered by the kernel's REJ 8 (invalid service ID)? Seen under load with TCG.
+# Did ib_send_bw -R lose perftest's own race between its two rdma_cm connections: the client's second
+# REQ before the server's second rdma_listen (the kernel's REJ 8, invalid service ID), or the server's
+# second bind of its port before the first id let go of it ("rdma_bind_addr failed")? Seen under load.
 rr_perftest_cm_race() {   # $1: tool
-	[ "$1" = ib_send_bw-R ] && grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "$RR_SESSION/client.txt" 2>/dev/null
+	[ "$1" = ib_send_bw-R ] || return 1
+	grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "$RR_SESSION/client.txt" 2>/dev/null ||
+		grep -q 'rdma_bind_addr failed' "$RR_SESSION/server.txt" 2>/dev/null
 }
 
 # Both guests without the tool's processes, and no rdma_cm listener left (the kernel lets a new one
@@ -667,8 +670,8 @@ rr_capture_retries() {   # $1: netns, $2: out dir, $3: tool
 	local n
 	for n in 2 3; do
 		rr_perftest_cm_race "$3" || return 1
-		say "$3: the client's second rdma_cm connection came before the server listened again" \
-		    "(REJ 8: perftest -R closes and reopens its listener between its two connections); try $n of 3"
+		say "$3: perftest -R lost its own race between its two rdma_cm connections (it closes and" \
+		    "reopens its listener: the client's REQ met REJ 8, or the server's bind failed); try $n of 3"
 		rr_tool_gone ib_send_bw
 		rr_capture_one "$RR_SESSION" "$1" "$2" "$3" && return 0
 	done
