@@ -20,6 +20,14 @@
 
 const char *const peer_op_names[PEER_NOPS] = { "send", "write", "read", "pingpong", "fetch-add", "cmp-swap" };
 
+void peer_opts_init(struct peer_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->timeout_s = 30;
+	o->gid_index = -1;
+	o->seed = peer_now() ^ ((uint64_t)getpid() << 32);
+}
+
 bool peer_atomic(enum peer_op op)
 {
 	return op == PEER_FETCH_ADD || op == PEER_CMP_SWAP;
@@ -464,14 +472,11 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	int c, t, saved_opterr = opterr;
 	uint64_t v;
 
-	memset(o, 0, sizeof(*o));
+	peer_opts_init(o);
 	o->op = PEER_WRITE;
 	o->iters = 1000;
 	o->window = 16;
 	o->port = PEER_TCP_PORT;
-	o->timeout_s = 30;
-	o->gid_index = -1;
-	o->seed = peer_now() ^ ((uint64_t)getpid() << 32);
 	*rc = CLI_ERR;
 	optind = 1;
 	opterr = 0;

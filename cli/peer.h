@@ -201,6 +201,9 @@ struct peer {
 
 extern const char *const peer_op_names[PEER_NOPS];
 void peer_usage(FILE *f);
+/* Zero options, then what every parser (rocelab's and each --compat tool's) starts from: --timeout 30,
+ * the GID facing the peer, a seed from the clock. */
+void peer_opts_init(struct peer_opts *o);
 bool peer_atomic(enum peer_op op);
 bool peer_sends(enum peer_op op);
 /* The data both ends know, and whether @n bytes at @b are it. */

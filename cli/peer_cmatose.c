@@ -211,16 +211,13 @@ bool peer_cmatose_parse(int argc, char **argv, bool ud, struct peer_opts *o, int
 	const char *bind = NULL;
 	int c;
 
-	memset(o, 0, sizeof(*o));
+	peer_opts_init(o);
 	o->cmatose = true;
 	o->ud = ud;
 	o->port = ud ? UDADDY_PORT : CMATOSE_PORT;
 	o->size = CT_DEFAULT_SIZE;
 	o->ct.count = CT_DEFAULT_COUNT;
 	o->ct.connections = 1;
-	o->timeout_s = 30;
-	o->gid_index = -1;
-	o->seed = peer_now() ^ ((uint64_t)getpid() << 32);
 	*rc = CLI_BAD_INPUT;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ud ? "s:b:c:C:S:t:p:P:f:h" : "s:b:f:P:c:C:S:t:p:a:mh", lo, NULL)) != -1) {

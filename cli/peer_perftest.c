@@ -350,13 +350,10 @@ bool peer_perftest_parse(int argc, char **argv, unsigned tool, struct peer_opts 
 	};
 	int c;
 
-	memset(o, 0, sizeof(*o));
+	peer_opts_init(o);
 	o->perftest = true;
 	o->pt.tool = tool;
 	o->port = PEER_TCP_PORT;
-	o->timeout_s = 30;
-	o->gid_index = -1;
-	o->seed = peer_now() ^ ((uint64_t)getpid() << 32);
 	*rc = CLI_ERR;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:x:s:n:c:t:r:Q:m:p:i:q:FaD:Rbh", lo, NULL)) != -1) {

@@ -245,14 +245,11 @@ bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	};
 	int c, role = -1;
 
-	memset(o, 0, sizeof(*o));
+	peer_opts_init(o);
 	o->rping = true;
 	o->port = RPING_PORT;
 	o->size = RPING_DEFAULT_SIZE;
 	o->window = RPING_SQ_DEPTH;
-	o->timeout_s = 30;
-	o->gid_index = -1;
-	o->seed = peer_now() ^ ((uint64_t)getpid() << 32);
 	*rc = CLI_BAD_INPUT;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "a:I:Pp:C:S:scvVdqh", lo, NULL)) != -1) {
