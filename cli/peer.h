@@ -261,6 +261,13 @@ int peer_post_recvs(struct peer *p, uint32_t completed);
  * until the host's next timer; true if @fd is readable (or hung up).
  */
 bool peer_pump(struct peer *p, int fd);
+/*
+ * How long the wire must be quiet before a side leaves: longer than two local
+ * ACK timeouts at the timeout 14 everyone here uses (4.096 us * 2^14 = 67 ms,
+ * IBA 9.7.6.1.3), so that a SEND resent because our last ACK was lost still
+ * finds port 4791 open, and so does its resend if that is lost too.
+ */
+#define PEER_QUIET_MS 150
 /* Keep answering until the wire is quiet for @quiet_ms (at most 2 s). */
 void peer_drain(struct peer *p, unsigned quiet_ms);
 /* The whole test, after the options; returns a CLI_* exit code. */

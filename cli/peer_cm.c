@@ -449,5 +449,5 @@ void peer_cm_disconnect(struct peer *p)
 		if (done)
 			break;
 	}
-	peer_drain(p, 50);
+	peer_drain(p, PEER_QUIET_MS);
 }

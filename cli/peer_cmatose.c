@@ -974,7 +974,7 @@ static void ct_exit_disconnect(struct peer *p, struct peer_cmatose *t)
 			sent = true;
 	}
 	if (sent)
-		peer_drain(p, 50);
+		peer_drain(p, PEER_QUIET_MS);
 }
 
 static void ct_destroy_nodes(struct peer *p, struct peer_cmatose *t)
@@ -1010,7 +1010,7 @@ int peer_cmatose_run(struct peer *p)
 	ret = p->o.server ? ct_run_server(p) : ct_run_client(p);
 	/* What is queued leaves (a REJ, the last ACKs), and late frames still find the port open. */
 	if (p->verbs.host)
-		peer_drain(p, 50);
+		peer_drain(p, PEER_QUIET_MS);
 	ct_exit_disconnect(p, &t);
 	printf("test complete\n");
 	printf("return status %d\n", ret);

@@ -806,7 +806,7 @@ static void pt_cm_close(struct peer *p)
 	if (p->o.server)
 		peer_cm_linger(p);
 	else
-		peer_drain(p, 50);
+		peer_drain(p, PEER_QUIET_MS);
 }
 
 static void pt_cm_free(struct peer *p)
@@ -1867,7 +1867,7 @@ static int pt_finish(struct peer *p, struct pt_run *r)
 	if (p->o.pt.rdma_cm)
 		pt_cm_close(p);
 	else
-		peer_drain(p, p->o.duration_s ? PT_DUR_DRAIN_MS : 50);   /* a late resend or ACK must still find port 4791 open */
+		peer_drain(p, p->o.duration_s ? PT_DUR_DRAIN_MS : PEER_QUIET_MS);   /* a late resend or ACK must still find port 4791 open */
 	return 0;
 }
 

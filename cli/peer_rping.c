@@ -695,7 +695,7 @@ static void rping_disconnect(struct peer *p, struct peer_rping *rp, struct rl_rd
 	}
 	while (!rp->hung_up && !rping_expired(p, start))
 		rping_step(p, rp);
-	peer_drain(p, 50);
+	peer_drain(p, PEER_QUIET_MS);
 }
 
 /* ---- the verbs objects and the buffers ---------------------------------------------------------- */

@@ -729,7 +729,7 @@ static int peer_run_server(struct peer *p)
 	if (p->o.cm)
 		peer_cm_disconnect(p);
 	else
-		peer_drain(p, 50);
+		peer_drain(p, PEER_QUIET_MS);
 	if (!p->o.compat && !p->o.cm) {
 		if (peer_exchange_result(p, data_ok))
 			return CLI_ERR;
@@ -801,7 +801,7 @@ int peer_run(struct peer *p)
 		return CLI_ERR;
 	}
 	/* Let the last ACKs and resends settle before the result. */
-	peer_drain(p, 50);
+	peer_drain(p, PEER_QUIET_MS);
 	if (p->o.cm)
 		peer_cm_disconnect(p);
 	if (!peer_client_result(p) && peer_count_agrees(p)) {

@@ -319,7 +319,7 @@ static void srq_settle(struct peer *p, struct srq_ctx *c)
 		for (int n = rl_poll_cq(p->verbs.cq, 64, wc), i = 0; i < n; i++)
 			p->stat.sends_done += wc[i].status == RL_WC_SUCCESS && wc[i].opcode == RL_WC_SEND;
 	}
-	peer_drain(p, 50);
+	peer_drain(p, PEER_QUIET_MS);
 	for (uint32_t i = 0; i < c->num_qp; i++) {
 		struct rl_qp_stats st;
 
