@@ -123,11 +123,13 @@ def rows_rc(pk, rows):
     rows["ACK credits (AETH)"] = ("- (no ACK)" if not acks else "none advertised (31)" if none == len(acks) else
                                   "a count in every ACK" if not none else "none in %d of %d" % (none, len(acks)))
 
-    # A PSN of one destination QP seen again in a request: a resend.
+    # A PSN of one destination QP seen again in a request from the same host: a resend. The
+    # sender is part of the key: two hosts' QPs often have the same number (rxe counts from 17 on
+    # each), and the two directions' PSNs may meet.
     seen, resends = set(), 0
     for p in pk:
         if num(p["infiniband.bth.opcode"]) in RC_REQ_END | RC_REQ_MORE:
-            key = (num(p["infiniband.bth.destqp"]), num(p["infiniband.bth.psn"]))
+            key = (p["ip.src"] or p["ipv6.src"], num(p["infiniband.bth.destqp"]), num(p["infiniband.bth.psn"]))
             resends += key in seen
             seen.add(key)
     rows["Resent packets"] = str(resends) if resends else "none"
