@@ -9,6 +9,15 @@ pass=0
 fail=0
 check() { if "$@"; then pass=$((pass + 1)); echo "ok   $desc"; else fail=$((fail + 1)); echo "FAIL $desc"; fi; }
 
+# -Werror is CI's and make test's (WERROR=1), not a user's plain make: a newer compiler's new warning
+# must not stop someone building rocelab. (make -n: what would run, in a scratch build folder.)
+here=$(pwd)
+desc="a plain make compiles without -Werror"
+check sh -c '! env -u WERROR make -n -C "$1" B="$2/b" all | grep -q -- -Werror' sh "$here" "$T"
+desc="make WERROR=1 (CI) and make test compile with -Werror"
+check sh -c 'make -n -C "$1" B="$2/b" WERROR=1 all | grep -q -- "-Wextra -Werror" &&
+	env -u WERROR make -n -C "$1" B="$2/b" ROCELAB_NO_BOOTSTRAP=1 test 2>/dev/null | grep -q -- "-Wextra -Werror"' sh "$here" "$T"
+
 desc="rocelab installed in PREFIX/bin"; check test -x "$T/opt/rocelab/bin/rocelab"
 desc="librocelab.a and headers installed"; check test -f "$T/opt/rocelab/lib/librocelab.a" -a -f "$T/opt/rocelab/include/rocelab/rocelab.h"
 
