@@ -57,8 +57,10 @@ help:
 	@echo "make install   install rocelab, librocelab.a, headers and rocelab.pc under PREFIX"
 	@echo "make plugin install-plugin   build the Wireshark plugin, install it for you (root: system-wide)"
 
+# `make demo` installs only what the demo needs; every other target all the tests need.
 bootstrap:
-	@sh scripts/bootstrap.sh
+	@sh scripts/bootstrap.sh $(BOOTSTRAP_FOR)
+demo: BOOTSTRAP_FOR = demo
 
 lib: $(B)/librocelab.a
 
