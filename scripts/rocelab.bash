@@ -76,6 +76,6 @@ _rocelab()
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return
 	fi
-	COMPREPLY=($(compgen -f -- "$cur"))
+	mapfile -t COMPREPLY < <(compgen -f -- "$cur") # names with spaces stay whole
 }
 complete -o filenames -o bashdefault -F _rocelab rocelab
