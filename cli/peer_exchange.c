@@ -212,29 +212,36 @@ static bool peer_gid_of_mac(const uint8_t gid[16], const uint8_t mac[6])
 	       !memcmp(gid + 13, mac + 3, 3);
 }
 
-int peer_gid_trusted(const struct peer *p, const uint8_t gid[16])
+int peer_gid_from(const struct peer *p, const uint8_t gid[16], const uint8_t from[16])
 {
-	uint8_t tcp[16], mac[6];
+	uint8_t mac[6];
 	char g[INET6_ADDRSTRLEN], r[INET6_ADDRSTRLEN];
 
-	if (p->o.allow_other_gid)
+	if (p->o.allow_other_gid || !memcmp(gid, from, 16))
 		return 0;
-	peer_addr_to_gid(&p->net.remote, tcp);
-	if (!memcmp(gid, tcp, 16))
-		return 0;
-	/* -g 0 at both ends: the default GID of the MAC the TCP peer's address resolved to. */
-	if (peer_gid_is_link_local(gid) && p->net.remote.sa.sa_family == AF_INET &&
-	    peer_neigh_mac(p->net.gids.ifname, tcp + 12, mac) && peer_gid_of_mac(gid, mac))
+	/* -g 0 at both ends: the default GID of the MAC the peer's IPv4 address resolved to. */
+	if (peer_gid_is_link_local(gid) && rl_gid_is_ipv4(from) && peer_neigh_mac(p->net.gids.ifname, from + 12, mac) &&
+	    peer_gid_of_mac(gid, mac))
 		return 0;
 	peer_gid_str(gid, g, sizeof(g));
-	peer_addr_str(&p->net.remote, r, sizeof(r));
+	peer_gid_str(from, r, sizeof(r));
+	if (rl_gid_is_ipv4(from))
+		snprintf(r, sizeof(r), "%u.%u.%u.%u", from[12], from[13], from[14], from[15]);
 	cli_error("peer", "the exchange came from %s but names GID %s: this side would send its RoCE frames (READ "
 		  "responses, ACKs) to an address that never spoke to it, so anyone who can reach the TCP port could "
 		  "aim them at a third host. Refused; give --allow-other-gid if %s really is the other side (a "
 		  "GID on another interface of it)%s", r, g, g,
 		  peer_gid_is_link_local(gid) ? ". A link-local GID is taken when it is the default GID of the MAC "
-		  "the TCP peer's IPv4 address resolves to" : "");
+		  "the peer's IPv4 address resolves to" : "");
 	return -1;
+}
+
+int peer_gid_trusted(const struct peer *p, const uint8_t gid[16])
+{
+	uint8_t tcp[16];
+
+	peer_addr_to_gid(&p->net.remote, tcp);
+	return peer_gid_from(p, gid, tcp);
 }
 
 bool peer_size_allowed(const struct peer *p, uint32_t size, char *why, size_t n)
