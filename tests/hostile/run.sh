@@ -59,7 +59,9 @@ ip -n "$NB" link set "$VB" up
 # The server's memory is bounded: 512 MiB of address space (one 1 GiB exchange could not fit).
 SRV="ip netns exec $NB sh -c 'ulimit -v 524288; exec \"\$0\" \"\$@\"' $R peer --server"
 
-# server_wait OUT: until the server listens (5 s at most).
+# server_wait OUT: until the server listens (5 s at most). Empty OUT before the server starts: a
+# background job's redirection truncates it only when the job runs, and the last server's words
+# must not count.
 server_wait() {
     i=0
     until grep -q "waiting for a client" "$1" 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -68,6 +70,7 @@ server_wait() {
 # broken CASE PATTERN [TIMEOUT]: the server, --timeout 2 (or TIMEOUT), against exchange.py's CASE;
 # it must end within 6 s with PATTERN, while the hostile client still holds the connection open.
 broken() {
+    : >"$T/srv"
     eval "$SRV --timeout ${3:-2}" >"$T/srv" 2>&1 &
     srv=$!
     server_wait "$T/srv"
@@ -136,6 +139,7 @@ else fail "connect to a host that never answers: exit $st after $el s: $(head -c
 
 # A reply whose retries run out ends the server at once with the reason, not after --timeout. With
 # --compat pingpong the server has no TCP connection to watch during the test: only its CQ tells.
+>"$T/srv"
 eval "$SRV --compat pingpong --iters 3 --timeout 20 --retry-cnt 1 --tx-loss 0.999" >"$T/srv" 2>&1 &
 srv=$!
 server_wait "$T/srv"
@@ -147,14 +151,16 @@ el=$(($(date +%s) - t0))
 if [ $st -ne 0 ] && [ $el -le 8 ] && grep -q "failed: transport retry counter exceeded" "$T/srv" &&
    ! grep -q "never finished" "$T/srv"
 then pass "retries used up: the server stops in $el s with 'transport retry counter exceeded'"
-else fail "retries used up: exit $st after $el s: $(head -c 300 "$T/srv")"; fi
+else fail "retries used up: exit $st after $el s: $(head -c 300 "$T/srv") / client: $(head -c 300 "$T/cli")"; fi
 
 # The spray during a normal transfer. tcpdump on the server's side sees what it sends.
+rm -f "$T/td.err"
 ip netns exec "$NB" timeout 120 tcpdump -i "$VB" --immediate-mode -U -n -w "$T/out.pcap" \
     "src host $B and udp port 4791" >/dev/null 2>"$T/td.err" &
 td=$!
 i=0
 while ! grep -q listening "$T/td.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+>"$T/srv"
 eval "$SRV --timeout 60" >"$T/srv" 2>&1 &
 srv=$!
 server_wait "$T/srv"
