@@ -155,7 +155,7 @@ else fail "retries used up: exit $st after $el s: $(head -c 300 "$T/srv") / clie
 
 # The spray during a normal transfer. tcpdump on the server's side sees what it sends.
 rm -f "$T/td.err"
-ip netns exec "$NB" timeout 120 tcpdump -i "$VB" -s 96 --immediate-mode -U -n -w "$T/out.pcap" \
+ip netns exec "$NB" timeout 120 tcpdump -i "$VB" -s 64 --immediate-mode -U -n -w "$T/out.pcap" \
     "src host $B and udp port 4791" >/dev/null 2>"$T/td.err" &
 td=$!
 i=0
