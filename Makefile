@@ -42,7 +42,7 @@ pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 layers-test:
 	sh tests/layers/run.sh
 
-.PHONY: layers-test all lib man bootstrap demo test unit cli-test clang-test peer-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
+.PHONY: layers-test all lib man bootstrap demo test unit cli-test clang-test peer-test hostile-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -151,6 +151,10 @@ peer-test: all $(B)/rocelab-asan
 	sh tests/peer/run.sh $(B)/rocelab
 	sh tests/peer/run.sh $(B)/rocelab-asan
 
+# rocelab peer against a hostile network (issue 22): broken exchanges, forged frames; ~20 s.
+hostile-test: all
+	sh tests/hostile/run.sh $(B)/rocelab
+
 # Interop with the real kernel Soft-RoCE in a VM (realrxe/): the first run downloads Debian's packages.
 realrxe-test: all
 	bash tests/realrxe/run.sh $(B)/rocelab
@@ -169,6 +173,7 @@ test: bootstrap
 	sh tests/scenarios/run.sh $(B)/rocelab
 	sh tests/replay/run.sh $(B)/rocelab
 	$(MAKE) peer-test
+	$(MAKE) hostile-test
 	$(MAKE) lab-test
 	$(MAKE) realrxe-test
 	sh tests/install/run.sh

@@ -25,6 +25,7 @@ void peer_opts_init(struct peer_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->timeout_s = 30;
 	o->gid_index = -1;
+	o->max_size = PEER_SERVE_MAX;
 	o->seed = peer_now() ^ ((uint64_t)getpid() << 32);
 }
 
@@ -87,7 +88,8 @@ void peer_usage(FILE *f)
 		"                       uc and ud resend nothing, and nothing paces them: a sender faster than\n"
 		"                       the receiver loses messages too; the server must say the same\n"
 		"  -c, --connection T   perftest's spelling of it: RC, UC or UD\n"
-		"  -s, --size BYTES     message size; default 65536 (pingpong: 2, UD: 1024)\n"
+		"  -s, --size BYTES     message size; default 65536 (pingpong: 2, UD: 1024). Server: the\n"
+		"                       largest a client may ask for; default 8 MiB (-a's largest)\n"
 		"  -n, --iters N        messages; default 1000\n"
 		"  -D, --duration SEC   send for this long instead of -n messages (the table counts them)\n"
 		"  -a, --all            every size from 2 to 2^23 bytes (UD: to the path MTU), doubling, -n\n"
@@ -130,7 +132,10 @@ void peer_usage(FILE *f)
 		"      --seed N         for --loss and the first PSN; default from the clock\n"
 		"      --qpn N          this end's QP number; default 0x11, the first one rxe hands out\n"
 		"                       (rxe numbers each new QP one higher: a second run is 0x12)\n"
-		"      --timeout SEC    give up after this long; default 30\n"
+		"      --timeout SEC    give up after this long (and on each line of the TCP exchange, and on\n"
+		"                       connect); default 30\n"
+		"      --allow-other-gid  send RoCE to a GID in the exchange that is not the address the\n"
+		"                       exchange came from (refused without it: see the last lines)\n"
 		"      --busy-poll      spin instead of sleeping in poll()\n"
 		"      --json           one JSON object with the results, for scripts\n"
 		"  -h, --help           this text\n\n"
@@ -228,7 +233,12 @@ void peer_usage(FILE *f)
 		"  ip netns exec B rocelab peer -c UD\n"
 		"  ip netns exec A rocelab peer -c UD --op pingpong -a 10.0.0.2\n"
 		"  ip netns exec B rocelab peer --server --cm\n"
-		"  ip netns exec A rocelab peer --client 10.0.0.2 --cm --op read\n");
+		"  ip netns exec A rocelab peer --client 10.0.0.2 --cm --op read\n\n"
+		"rocelab peer is a teaching endpoint for a lab network, not a hardened service: it takes RoCE\n"
+		"only from the address it is connected to and sends only to the one that made the exchange\n"
+		"(--allow-other-gid aside), caps what a client may ask for (--size) and waits --timeout at\n"
+		"most; but the exchange has no authentication and the wire no encryption. Anyone on the path\n"
+		"can read, forge or disturb it. docs/peer-trust.md says what it trusts and what it does not.\n");
 }
 
 /* The path MTU @arg names in bytes, or 0 if it names none of the five (enum rl_mtu). */
@@ -271,6 +281,9 @@ static bool peer_defaults(struct peer_opts *o, bool size_set, bool op_set)
 			  "service): use --op send or --op pingpong");
 		return false;
 	}
+	/* The server's --size: the most a client's exchange may make it allocate (peer_size_allowed()). */
+	if (size_set && o->server)
+		o->max_size = o->size;
 	if (!size_set && !o->compat)
 		o->size = o->op == PEER_PINGPONG ? 2 : o->ud ? 1024 : 65536;
 	if (o->all_sizes) {
@@ -445,7 +458,7 @@ static bool peer_perftest_flags(struct peer_opts *o, bool iters_set)
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ, O_NO_GRH,
-	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT };
+	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT, O_ALLOW_GID };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -464,6 +477,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "srq", required_argument, NULL, O_SRQ },
 		{ "no-grh", no_argument, NULL, O_NO_GRH },  { "bad-rkey", no_argument, NULL, O_BAD_RKEY },
 		{ "bad-va", no_argument, NULL, O_BAD_VA },  { "retry-cnt", required_argument, NULL, O_RETRY_CNT },
+		{ "allow-other-gid", no_argument, NULL, O_ALLOW_GID },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud", "uc" };
@@ -609,6 +623,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_NO_GRH: o->no_grh = true; break;
 		case O_BAD_RKEY: o->bad_rkey = true; break;
 		case O_BAD_VA: o->bad_va = true; break;
+		case O_ALLOW_GID: o->allow_other_gid = true; break;
 		case O_RETRY_CNT:
 			/* A 3-bit field (IBA 9.7.6.1.3). */
 			if (!cli_arg_u64("peer", "--retry-cnt", optarg, 0, 7, NULL, &v))

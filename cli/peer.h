@@ -40,6 +40,11 @@
 #define PEER_MSG_LEN (sizeof "0000:000000:000000:00000000000000000000000000000000")
 #define PEER_BAD_RKEY_BITS 0xffu      /* --bad-rkey: the R_Key's low byte (the key beside the MR's index) inverted */
 #define PEER_BAD_VA_OFFSET (1u << 20) /* --bad-va: 1 MiB past the server's address, out of its region */
+/* The server's buffer, remotely: a random page-aligned address below 2^47, at least 4 GiB up (PEER_VA_MIN). */
+#define PEER_VA_MASK 0x00007ffffffff000ull
+#define PEER_VA_MIN 0x0000000100000000ull
+/* A server without --size serves messages up to this (-a's largest size): a client cannot make it take more. */
+#define PEER_SERVE_MAX PEER_ALL_MAX
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
 
@@ -74,6 +79,8 @@ struct peer_opts {
 	bool bad_rkey, bad_va; /* --bad-rkey, --bad-va: the client's RDMA work requests aim wrong */
 	bool retry_set;     /* --retry-cnt given: retry_cnt in place of perftest's 7 */
 	uint8_t retry_cnt;
+	uint32_t max_size;  /* server: the largest message a client may ask for (its --size, or PEER_SERVE_MAX) */
+	bool allow_other_gid; /* --allow-other-gid: send RoCE to a GID that is not the TCP peer's address */
 	struct {
 		const char *source;  /* -I ADDR: the client's source address */
 		uint32_t count;      /* -C: pings; 0 = until interrupted, as rping */
@@ -236,6 +243,17 @@ void peer_dest_fmt(const struct peer_dest *d, char msg[PEER_MSG_LEN]);
 bool peer_dest_parse(const char *msg, struct peer_dest *d);
 /* p->conn.them's GID: one this side can send to (else -1 with a message); RoCE goes there from now on. */
 int peer_dest_check(struct peer *p);
+/*
+ * Is @gid, named in the exchange, the address of the one who made it
+ * (p->net.remote), or with a link-local GID, the default GID of its MAC?
+ * -1 with a message if not (and no --allow-other-gid): else anyone could
+ * aim this side's RoCE traffic at a third host.
+ */
+int peer_gid_trusted(const struct peer *p, const uint8_t gid[16]);
+/* The same with the peer's address given as the GID @from (an exchange that came over RoCE: perftest -R). */
+int peer_gid_from(const struct peer *p, const uint8_t gid[16], const uint8_t from[16]);
+/* Server: may a client ask for messages of @size bytes? false (with the reason in @why) if not. */
+bool peer_size_allowed(const struct peer *p, uint32_t size, char *why, size_t n);
 
 /* ---- peer_run.c ---- */
 
@@ -279,13 +297,14 @@ void peer_close(struct peer *p);
 /* rocelab's own options next to a tool's flags (--compat rping, ucmatose, udaddy): their getopt codes. */
 enum peer_compat_opt {
 	PEER_O_LOSS = 256, PEER_O_SEED, PEER_O_QPN, PEER_O_TIMEOUT, PEER_O_JSON, PEER_O_COMPAT, PEER_O_IFACE,
-	PEER_O_CORRUPT, PEER_O_TX_LOSS,
+	PEER_O_CORRUPT, PEER_O_TX_LOSS, PEER_O_ALLOW_GID,
 };
 #define PEER_COMPAT_LONGOPTS                                                                                  \
 	{ "loss", required_argument, NULL, PEER_O_LOSS }, { "seed", required_argument, NULL, PEER_O_SEED },     \
 	{ "qpn", required_argument, NULL, PEER_O_QPN }, { "timeout", required_argument, NULL, PEER_O_TIMEOUT }, \
 	{ "json", no_argument, NULL, PEER_O_JSON }, { "compat", required_argument, NULL, PEER_O_COMPAT },       \
-	{ "interface", required_argument, NULL, PEER_O_IFACE }, { "tx-loss", required_argument, NULL, PEER_O_TX_LOSS }
+	{ "interface", required_argument, NULL, PEER_O_IFACE }, { "tx-loss", required_argument, NULL, PEER_O_TX_LOSS }, \
+	{ "allow-other-gid", no_argument, NULL, PEER_O_ALLOW_GID }
 /* One of rocelab's own options (enum peer_compat_opt); false (with a message) if it is refused. */
 bool peer_compat_flag(struct peer_opts *o, int c, const char *arg);
 /* @arg of the tool's flag @opt: an IPv4 or IPv6 address (the tools also resolve names; this side does not). */

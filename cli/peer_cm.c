@@ -176,6 +176,8 @@ static int peer_cm_take_test(struct peer *p, const struct rl_rdma_cm_event *ev)
 			 "--transport", b[6] ? "ud" : "rc", p->o.ud ? "ud" : "rc");
 		return peer_cm_refuse(ev->id, why);
 	}
+	if (!peer_size_allowed(p, rl_get32(b + 8), why, sizeof(why)))
+		return peer_cm_refuse(ev->id, why);
 	mtu = (enum rl_mtu)b[7];
 	if (mtu > p->o.mtu) {
 		snprintf(why, sizeof(why), "path MTU %u is more than the server's %s carries (%u)", rl_mtu_bytes(mtu),

@@ -16,11 +16,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <net/if_arp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -29,21 +32,75 @@
 #define PEER_OP_LEN 160
 #define PEER_RES_LEN 32
 
+/*
+ * --timeout as the socket keeps it (peer_tcp_timeout() set it as
+ * SO_RCVTIMEO and SO_SNDTIMEO), in ms; -1 if none. Each peer_io() call is
+ * one line of the exchange, and the whole line must move within it: a peer
+ * that sends a byte now and then cannot hold this side for longer.
+ */
+static int peer_io_budget_ms(int fd, bool wr)
+{
+	struct timeval tv;
+	socklen_t l = sizeof(tv);
+
+	if (getsockopt(fd, SOL_SOCKET, wr ? SO_SNDTIMEO : SO_RCVTIMEO, &tv, &l) || (!tv.tv_sec && !tv.tv_usec))
+		return -1;
+	return (int)(tv.tv_sec * 1000 + tv.tv_usec / 1000);
+}
+
 bool peer_io(int fd, void *buf, size_t n, bool wr)
 {
 	uint8_t *b = buf;
+	int budget = peer_io_budget_ms(fd, wr);
+	uint64_t end = peer_now() + (uint64_t)(budget > 0 ? budget : 0) * 1000000u;
 
 	while (n) {
-		/* MSG_NOSIGNAL: a peer that went away is an error we report, not a SIGPIPE that kills us. */
-		ssize_t r = wr ? send(fd, b, n, MSG_NOSIGNAL) : recv(fd, b, n, 0);
+		struct pollfd pf = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
+		uint64_t now = peer_now();
+		ssize_t r;
 
+		if (budget >= 0) {
+			int ready = now >= end ? 0 : poll(&pf, 1, (int)((end - now + 999999) / 1000000));
+
+			if (ready < 0 && errno == EINTR)
+				continue;
+			if (ready == 0) {
+				errno = ETIMEDOUT;
+				return false;
+			}
+		}
+		/* MSG_NOSIGNAL: a peer that went away is an error we report, not a SIGPIPE that kills us. */
+		r = wr ? send(fd, b, n, MSG_NOSIGNAL) : recv(fd, b, n, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			errno = ETIMEDOUT;
+		if (r == 0)
+			errno = ECONNRESET;
 		if (r <= 0)
 			return false;
 		b += r;
 		n -= (size_t)r;
 	}
+	return true;
+}
+
+/* --timeout on the exchange's socket: connect(), every line, "done" and "fin" (peer_io()). */
+static void peer_tcp_timeout(const struct peer *p, int fd)
+{
+	struct timeval tv = { .tv_sec = (time_t)p->o.timeout_s };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* Why a peer_io() failed, for the messages below: the other side was silent too long, or went away. */
+static bool peer_io_timed_out(const struct peer *p, const char *who)
+{
+	if (errno != ETIMEDOUT)
+		return false;
+	cli_error("peer", "the %s sent no whole exchange line within %u s (--timeout): it is stuck, or not a rocelab "
+		  "or pingpong peer; this side gives up rather than wait for ever", who, p->o.timeout_s);
 	return true;
 }
 
@@ -115,12 +172,86 @@ int peer_dest_check(struct peer *p)
 		if (peer_gid_is_link_local(p->conn.them.gid))
 			a.v6.sin6_scope_id = p->net.gids.ifindex;
 	}
+	if (peer_gid_trusted(p, p->conn.them.gid))
+		return -1;
 	if (memcmp(&a, &p->net.remote, sizeof(a)) && !p->o.json) {
 		peer_addr_str(&p->net.remote, r, sizeof(r));
 		fprintf(stderr, "rocelab peer: note: the exchange came from %s, RoCE goes to its GID %s\n", r, g);
 	}
 	p->net.remote = a;
 	return peer_tx_start(p);
+}
+
+/*
+ * The MAC behind the IPv4 address @ip on @ifname, from the neighbour table
+ * (the TCP connection put it there); false if it has none.
+ */
+static bool peer_neigh_mac(const char *ifname, const uint8_t ip[4], uint8_t mac[6])
+{
+	struct arpreq r;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	memset(&r, 0, sizeof(r));
+	r.arp_pa.sa_family = AF_INET;
+	memcpy(&((struct sockaddr_in *)(void *)&r.arp_pa)->sin_addr, ip, 4);
+	snprintf(r.arp_dev, sizeof(r.arp_dev), "%s", ifname);
+	ok = !ioctl(fd, SIOCGARP, &r) && (r.arp_flags & ATF_COM);
+	close(fd);
+	if (ok)
+		memcpy(mac, r.arp_ha.sa_data, 6);
+	return ok;
+}
+
+/* Does link-local @gid hold the modified EUI-64 of @mac (RFC 4291 2.5.1), as rxe's default GID does? */
+static bool peer_gid_of_mac(const uint8_t gid[16], const uint8_t mac[6])
+{
+	return gid[8] == (mac[0] ^ 2) && !memcmp(gid + 9, mac + 1, 2) && gid[11] == 0xff && gid[12] == 0xfe &&
+	       !memcmp(gid + 13, mac + 3, 3);
+}
+
+int peer_gid_from(const struct peer *p, const uint8_t gid[16], const uint8_t from[16])
+{
+	uint8_t mac[6];
+	char g[INET6_ADDRSTRLEN], r[INET6_ADDRSTRLEN];
+
+	if (p->o.allow_other_gid || !memcmp(gid, from, 16))
+		return 0;
+	/* -g 0 at both ends: the default GID of the MAC the peer's IPv4 address resolved to. */
+	if (peer_gid_is_link_local(gid) && rl_gid_is_ipv4(from) && peer_neigh_mac(p->net.gids.ifname, from + 12, mac) &&
+	    peer_gid_of_mac(gid, mac))
+		return 0;
+	peer_gid_str(gid, g, sizeof(g));
+	peer_gid_str(from, r, sizeof(r));
+	if (rl_gid_is_ipv4(from))
+		snprintf(r, sizeof(r), "%u.%u.%u.%u", from[12], from[13], from[14], from[15]);
+	cli_error("peer", "the exchange came from %s but names GID %s: this side would send its RoCE frames (READ "
+		  "responses, ACKs) to an address that never spoke to it, so anyone who can reach the TCP port could "
+		  "aim them at a third host. Refused; give --allow-other-gid if %s really is the other side (a "
+		  "GID on another interface of it)%s", r, g, g,
+		  peer_gid_is_link_local(gid) ? ". A link-local GID is taken when it is the default GID of the MAC "
+		  "the peer's IPv4 address resolves to" : "");
+	return -1;
+}
+
+int peer_gid_trusted(const struct peer *p, const uint8_t gid[16])
+{
+	uint8_t tcp[16];
+
+	peer_addr_to_gid(&p->net.remote, tcp);
+	return peer_gid_from(p, gid, tcp);
+}
+
+bool peer_size_allowed(const struct peer *p, uint32_t size, char *why, size_t n)
+{
+	if (size <= p->o.max_size)
+		return true;
+	/* Short: it goes back to the client in one exchange line (PEER_OP_LEN). */
+	snprintf(why, n, "%u-byte messages asked, %u at most here (the server's --size caps what a client can make it "
+		 "allocate)", size, p->o.max_size);
+	return false;
 }
 
 /*
@@ -182,6 +313,8 @@ static int peer_op_parse(struct peer *p, const char *msg)
 	}
 	if (p->o.server && !peer_transport_op_ok(&p->o, (enum peer_op)i))
 		return peer_refuse(p, "UC carries SEND and RDMA WRITE only (IBA 9.8.3)");
+	if (p->o.server && !peer_size_allowed(p, size, why, sizeof(why)))
+		return peer_refuse(p, why);
 	if (p->o.server) {
 		p->o.op = (enum peer_op)i;
 		p->o.size = size;
@@ -241,8 +374,13 @@ int peer_tcp_connect(struct peer *p)
 	p->net.tcp = socket(p->net.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (p->net.tcp < 0 || peer_bind_device(p, p->net.tcp))
 		return -1;
+	/* Linux bounds connect() by SO_SNDTIMEO too: it fails with EINPROGRESS when that runs out. */
+	peer_tcp_timeout(p, p->net.tcp);
 	if (connect(p->net.tcp, &sa.sa, peer_addr_len(&sa))) {
-		if (errno == ECONNREFUSED && p->o.perftest)
+		if (errno == EINPROGRESS || errno == EAGAIN)
+			cli_error("peer", "no answer from %s port %u within %u s (--timeout): a firewall dropping the "
+				  "connection, or no such host", p->o.addr, p->o.port, p->o.timeout_s);
+		else if (errno == ECONNREFUSED && p->o.perftest)
 			cli_error("peer", "nobody listens at %s port %u: start the server there first (perftest's tool "
 				  "without an address, or 'rocelab peer --compat TOOL')", p->o.addr, p->o.port);
 		else if (errno == ECONNREFUSED)
@@ -295,6 +433,7 @@ int peer_tcp_accept(struct peer *p)
 	close(ls);
 	if (p->net.tcp < 0)
 		return -1;
+	peer_tcp_timeout(p, p->net.tcp);
 	sl = sizeof(p->net.local);
 	getsockname(p->net.tcp, &p->net.local.sa, &sl);
 	return 0;
@@ -333,6 +472,8 @@ int peer_exchange(struct peer *p)
 		ok = peer_io(p->net.tcp, theirs, sizeof(theirs), false);
 	}
 	theirs[sizeof(theirs) - 1] = '\0';
+	if (!ok && peer_io_timed_out(p, p->o.server ? "client" : "server"))
+		return -1;
 	if (!ok && p->o.server) {
 		cli_error("peer", "the client hung up before the connection exchange (its own message says why)");
 		return -1;
@@ -353,13 +494,18 @@ int peer_exchange(struct peer *p)
 		if (peer_server_accept(p))
 			return -1;
 		peer_dest_fmt(&p->conn.me, msg);
-		if (!peer_io(p->net.tcp, msg, sizeof(msg), true))
+		if (!peer_io(p->net.tcp, msg, sizeof(msg), true)) {
+			if (!peer_io_timed_out(p, "client"))
+				cli_error("peer", "the client went away during the connection exchange");
 			return -1;
+		}
 		/*
 		 * Exactly the 5 bytes of "done": our client sends its test line right
 		 * after, and one read() may return both (a race CI once hit under ASan).
 		 */
 		if (!peer_io(p->net.tcp, done, sizeof("done"), false) || memcmp(done, "done", sizeof("done"))) {
+			if (peer_io_timed_out(p, "client"))
+				return -1;
 			cli_error("peer", "the other side did not finish the exchange with \"done\"");
 			return -1;
 		}
@@ -377,6 +523,8 @@ int peer_exchange(struct peer *p)
 		ok = peer_io(p->net.tcp, op, sizeof(op), false);
 	}
 	op[sizeof(op) - 1] = '\0';
+	if (!ok && peer_io_timed_out(p, p->o.server ? "client" : "server"))
+		return -1;
 	if (!ok) {
 		cli_error("peer", "the other side closed the connection during the exchange");
 		return -1;
@@ -421,6 +569,8 @@ int peer_client_result(struct peer *p)
 		return 0;
 	}
 	if (!peer_io(p->net.tcp, "fin", 4, true) || !peer_io(p->net.tcp, res, sizeof(res), false)) {
+		if (peer_io_timed_out(p, "server"))
+			return -1;
 		cli_error("peer", "the server went away before confirming the data");
 		return -1;
 	}

@@ -283,6 +283,10 @@ static uint64_t peer_uc_lost(const struct peer *p)
 
 void peer_served_report(const struct peer *p, bool data_ok)
 {
+	struct rl_qp_stats st;
+
+	/* Frames the QP took from nobody it knows (rxe's check_addr, check_keys): said only when there were some. */
+	rl_qp_stats(p->verbs.qp, &st);
 	if (p->o.json) {
 		struct json j;
 
@@ -297,6 +301,10 @@ void peer_served_report(const struct peer *p, bool data_ok)
 			json_u64(&j, "packets_discarded", p->stat.pkts_discarded);
 		}
 		json_bool(&j, "data_ok", data_ok);
+		if (st.addr_drops || st.pkey_violations) {
+			json_u64(&j, "dropped_other_address", st.addr_drops);
+			json_u64(&j, "dropped_other_partition", st.pkey_violations);
+		}
 		peer_json_frames(&j, p);
 		peer_json_done(&j);
 	} else {
@@ -306,5 +314,8 @@ void peer_served_report(const struct peer *p, bool data_ok)
 			printf(" UC: %" PRIu64 " of %u messages lost; %" PRIu64 " of them arrived in part and were dropped "
 			       "whole (%" PRIu64 " packets discarded, IBA 9.8.3)\n", peer_uc_lost(p),
 			       p->o.iters, p->stat.msgs_discarded, p->stat.pkts_discarded);
+		if (st.addr_drops || st.pkey_violations)
+			printf(" dropped unread: %" PRIu64 " packets from an address other than the client's, %" PRIu64
+			       " of another partition (P_Key, IBA 10.9.3)\n", st.addr_drops, st.pkey_violations);
 	}
 }

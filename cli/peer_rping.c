@@ -306,6 +306,7 @@ bool peer_compat_flag(struct peer_opts *o, int c, const char *arg)
 		o->ifname = arg;
 		return true;
 	case PEER_O_CORRUPT: o->rp.corrupt = true; return true;
+	case PEER_O_ALLOW_GID: o->allow_other_gid = true; return true;
 	}
 	return false;
 }

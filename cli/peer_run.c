@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -38,10 +39,34 @@ bool peer_transport_op_ok(const struct peer_opts *o, enum peer_op op)
 	return false;
 }
 
+/*
+ * 64 bits from the kernel's random source, never 0: what makes R_Keys and
+ * addresses unguessable to whoever did not take part in the exchange
+ * (--seed, which a user may give, is for the loss pattern only).
+ */
+static uint64_t peer_random(void)
+{
+	uint64_t v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+		v = peer_now() ^ ((uint64_t)getpid() << 32);
+	return v ? v : 1;
+}
+
+/*
+ * Where the buffer is, remotely: a page-aligned address drawn at each
+ * registration, anywhere a user-space buffer could be (below 2^47), as the
+ * kernel's registrations take the buffer's own, randomised, address.
+ */
+static uint64_t peer_random_va(void)
+{
+	return (peer_random() & PEER_VA_MASK) | PEER_VA_MIN;
+}
+
 /* The host; it sends through peer_wire.c as path + BTH..ICRC. */
 int peer_host_new(struct peer *p)
 {
-	struct rl_host_config hc = { .emit_pkt = peer_emit, .ctx = p };
+	struct rl_host_config hc = { .emit_pkt = peer_emit, .ctx = p, .key_seed = peer_random() };
 
 	peer_addr_to_gid(&p->net.local, hc.gid);
 	/* The port's MTU: a UD message must fit it (IBA: one packet per UD message). */
@@ -122,7 +147,7 @@ int peer_buffer(struct peer *p)
 			p->verbs.buf[peer_send_off(p) + i] = peer_pattern(p, i);
 	if (p->verbs.mr)
 		rl_dereg_mr(p->verbs.mr);
-	p->verbs.mr = rl_reg_mr_iova(p->verbs.pd, p->verbs.buf, p->verbs.buf_len, 0x10000000, (unsigned)access);
+	p->verbs.mr = rl_reg_mr_iova(p->verbs.pd, p->verbs.buf, p->verbs.buf_len, peer_random_va(), (unsigned)access);
 	return p->verbs.mr ? 0 : -1;
 }
 
@@ -539,8 +564,9 @@ static int peer_client_lat(struct peer *p)
 /* One completion at the server: a message to check (and, for pingpong, answer) or a reply sent. */
 static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, bool *data_ok)
 {
+	/* A failed work request (a reply's retries used up, say) ends the test now, with its reason said. */
 	if (!peer_wc_ok(p, wc))
-		return 0;
+		return -1;
 	if (wc->opcode != RL_WC_RECV) {
 		p->stat.sends_done++;
 		return 0;

@@ -93,6 +93,31 @@ static bool rl_for_us(const struct rl_host *h, const struct rl_pkt *p)
 	return !memcmp(p->ip6.dst, h->cfg.gid, 16);
 }
 
+/*
+ * IBA 10.9.3: two P_Keys match when their low 15 bits are equal (and not
+ * 0, the invalid key) and at least one is a full member (bit 15).
+ */
+static bool rl_pkey_match(uint16_t a, uint16_t b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
+}
+
+/*
+ * A connected QP (RC, UC) takes packets only from the address its AV names
+ * (rxe's check_addr): anyone else's, forged or astray, are dropped before
+ * they can make the responder write, read or answer.
+ */
+static bool rl_addr_ok(const struct rl_qp *qp, const struct rl_pkt *p)
+{
+	const uint8_t *peer = qp->attr.ah_attr.dgid;
+
+	if ((qp->type != RL_QPT_RC && qp->type != RL_QPT_UC) || qp->state < RL_QPS_RTR)
+		return true;
+	if (p->l3 == RL_L3_IPV4)
+		return rl_gid_is_ipv4(peer) && !memcmp(p->ip4.src, peer + 12, 4);
+	return !memcmp(p->ip6.src, peer, 16);
+}
+
 /* rxe_rcv(): which checks a packet passes before a QP sees it. */
 static int rl_host_check(struct rl_host *h, const struct rl_pkt *p, enum rl_status st, struct rl_qp **out)
 {
@@ -119,6 +144,19 @@ static int rl_host_check(struct rl_host *h, const struct rl_pkt *p, enum rl_stat
 									    : RL_TR_UD)) {
 		rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "the opcode's transport does not match the QP type");
 		return -EPROTO;
+	}
+	if (!rl_addr_ok(qp, p)) {
+		qp->stats.addr_drops++;
+		rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "the source address is not the one the QP is connected to");
+		return -EACCES;
+	}
+	/* The port has one partition, the default (rxe's check_keys): a packet of another is counted, dropped. */
+	if (!rl_pkey_match(p->bth.pkey, RL_PKEY_DEFAULT)) {
+		qp->stats.pkey_violations++;
+		if (h->bad_pkey_cntr < RL_PORT_CNTR_MAX)
+			h->bad_pkey_cntr++;
+		rl_event(qp, RL_EV_DROP, p->bth.psn, p->bth.pkey, "P_Key violation: not this QP's partition");
+		return -EACCES;
 	}
 	return 0;
 }

@@ -764,6 +764,8 @@ static bool rl_resp_ud_qkey_ok(struct rl_qp *qp, const struct rl_pkt *p)
 	if (p->deth.qkey == qp->attr.qkey)
 		return true;
 	qp->stats.qkey_violations++;
+	if (qp->host->qkey_viol_cntr < RL_PORT_CNTR_MAX)
+		qp->host->qkey_viol_cntr++;
 	rl_event(qp, RL_EV_DROP, p->bth.psn, p->deth.qkey, "Q_Key violation");
 	return false;
 }

@@ -27,6 +27,10 @@
 #define RL_CNP_INTERVAL_NS 50000
 /* Asynchronous events a host keeps until rl_get_async_event() takes them. */
 #define RL_ASYNC_EVENTS 32
+/* The port's one P_Key: the default partition, full member (IBA 10.9.1.2); rxe's table holds only it. */
+#define RL_PKEY_DEFAULT 0xffff
+/* A port counter as PortInfo keeps it: 16 bits, stopping at the top (IBA 14.2.5.6). */
+#define RL_PORT_CNTR_MAX 0xffffu
 
 struct rl_host {
 	struct rl_host_config cfg;
@@ -34,6 +38,8 @@ struct rl_host {
 	uint64_t now;
 	uint32_t next_qpn;
 	uint32_t next_key;
+	uint64_t key_rng;               /* cfg.key_seed's generator; unused when it is 0 */
+	uint32_t bad_pkey_cntr, qkey_viol_cntr; /* the port's (rl_query_port) */
 	struct rl_pd *pds;
 	struct rl_mr *mrs;
 	struct rl_cq *cqs;

@@ -119,6 +119,16 @@ bool rl_gid_is_ipv4(const uint8_t gid[16])
 
 /* ---- host, PD, MR, CQ ------------------------------------------------------------ */
 
+/* The next number of a seeded host's key generator (splitmix64). */
+static uint64_t rl_key_draw(struct rl_host *h)
+{
+	uint64_t z = (h->key_rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 struct rl_host *rl_host_new(const struct rl_host_config *cfg)
 {
 	struct rl_host *h;
@@ -135,6 +145,10 @@ struct rl_host *rl_host_new(const struct rl_host_config *cfg)
 	/* QP0 and QP1 are special (IBA 3.5.2); rxe starts at 0x11. */
 	h->next_qpn = cfg->first_qpn >= 2 && cfg->first_qpn <= 0xffffff ? cfg->first_qpn : 0x11;
 	h->next_key = 0x100;
+	if (cfg->key_seed) {
+		h->key_rng = cfg->key_seed;
+		h->next_key = 0x100 + (uint32_t)(rl_key_draw(h) % 0xfe00);
+	}
 	return h;
 }
 
@@ -168,6 +182,8 @@ void rl_query_port(const struct rl_host *h, struct rl_port_attr *attr)
 	attr->active_mtu = rl_mtu_from_bytes(h->port_mtu);
 	memcpy(attr->gid, h->cfg.gid, 16);
 	memcpy(attr->mac, h->cfg.mac, 6);
+	attr->bad_pkey_cntr = h->bad_pkey_cntr;
+	attr->qkey_viol_cntr = h->qkey_viol_cntr;
 }
 
 struct rl_pd *rl_alloc_pd(struct rl_host *h)
@@ -229,7 +245,7 @@ struct rl_mr *rl_reg_mr_iova(struct rl_pd *pd, void *addr, size_t length, uint64
 	mr->iova = iova;
 	mr->access = access;
 	/* Index in the upper 24 bits, a key byte in the low 8, as rxe does. */
-	mr->lkey = mr->rkey = (h->next_key++ << 8) | 0x5a;
+	mr->lkey = mr->rkey = (h->next_key++ << 8) | (h->cfg.key_seed ? (uint8_t)rl_key_draw(h) : 0x5a);
 	mr->next = h->mrs;
 	h->mrs = mr;
 	pd->users++;

@@ -87,5 +87,6 @@ int tl_suite_rdma_cm(void);
 int tl_suite_cm_property(void);
 int tl_suite_cm_hostile(void);
 int tl_suite_srq(void);
+int tl_suite_trust(void);
 
 #endif

@@ -362,6 +362,14 @@ struct rl_host_config {
 	rl_event_fn event;        /* optional */
 	void *ctx;                /* passed to emit (and to event, unless event_ctx is set) */
 	void *event_ctx;
+	/*
+	 * The key byte of each memory registration's L_Key and R_Key. 0: a fixed
+	 * one (index << 8 | 0x5a), for captures that come out the same every run.
+	 * Else drawn from a generator this seeds, as rxe draws it at random, and
+	 * the index starts at a drawn place: a caller facing a network it does
+	 * not control passes a random seed, so that an R_Key cannot be guessed.
+	 */
+	uint64_t key_seed;
 };
 
 /* ---- the API -------------------------------------------------------------- */
@@ -395,6 +403,8 @@ struct rl_port_attr {
 	enum rl_mtu active_mtu;
 	uint8_t gid[16];
 	uint8_t mac[6];
+	/* ibv_port_attr's P_Key and Q_Key violation counters (IBA 14.2.5.6 PortInfo), stopping at 0xffff. */
+	uint32_t bad_pkey_cntr, qkey_viol_cntr;
 };
 void rl_query_port(const struct rl_host *h, struct rl_port_attr *attr);
 
@@ -472,6 +482,13 @@ struct rl_qp_stats {
 	uint64_t msgs_recv, pkts_discarded;
 	/* UC: messages of which some packets arrived but not all, dropped whole (IBA 9.8.3). */
 	uint64_t msgs_discarded;
+	/*
+	 * Dropped before the QP saw them: RC/UC packets from an address other
+	 * than the one the QP is connected to (rxe's check_addr drops them
+	 * uncounted; counted here so a learner sees them), and packets whose
+	 * P_Key does not match the QP's partition (also in the port's bad_pkey_cntr).
+	 */
+	uint64_t addr_drops, pkey_violations;
 };
 void rl_qp_stats(const struct rl_qp *qp, struct rl_qp_stats *st);
 
