@@ -1540,7 +1540,7 @@ int cli_explain(int argc, char **argv)
 	ex_flush(&s);
 	if (r < 0 && !ex_stop) {
 		cli_capture_damaged(c, "explain");
-		rc = CLI_ERR;
+		rc = CLI_BAD_INPUT;
 	}
 	fflush(stdout);
 	if (s.summary)

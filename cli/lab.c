@@ -632,17 +632,17 @@ int cli_lab(int argc, char **argv)
 		case 'r': real_rxe = true; break;
 		case 'm':
 			if (!cli_arg_u64("lab", "--mtu", optarg, LAB_MTU_MIN, LAB_MTU_MAX, NULL, &mtu))
-				return CLI_BAD_INPUT;
+				return CLI_ERR;
 			break;
 		case 'a': answers = optarg; break;
 		case 'C': capture = optarg; break;
 		case 'h': lab_usage(stdout); return CLI_OK;
-		default: fprintf(stderr, "Try 'rocelab lab --help'.\n"); return CLI_BAD_INPUT;
+		default: fprintf(stderr, "Try 'rocelab lab --help'.\n"); return CLI_ERR;
 		}
 	}
 	if (optind >= argc) {
 		lab_usage(stderr);
-		return CLI_BAD_INPUT;
+		return CLI_ERR;
 	}
 	verb = argv[optind];
 	if (!strcmp(verb, "list") && optind + 1 == argc)
@@ -655,14 +655,14 @@ int cli_lab(int argc, char **argv)
 		return lab_status();
 	if (!strcmp(verb, "run") && optind + 2 == argc) {
 		if ((rc = lab_find(argv[optind + 1], &l)))
-			return rc > 0 ? CLI_BAD_INPUT : CLI_ERR;
+			return CLI_ERR; /* no such lab (usage), or its definition is broken */
 		if (gen && real_rxe) {
 			cli_error("lab", "--gen or --real-rxe, not both");
-			rc = CLI_BAD_INPUT;
+			rc = CLI_ERR;
 		} else if (real_rxe && !lab_runs_a_stack(&l)) {
 			cli_error("lab", "lab %s only replays frames made by rocelab gen: no stack runs in it, so the kernel "
 					 "would have nothing to do; run it without --real-rxe", l.num);
-			rc = CLI_BAD_INPUT;
+			rc = CLI_ERR;
 		} else {
 			setvbuf(stdout, NULL, _IOLBF, 0);
 			rc = lab_run(&l, keep, gen, real_rxe);
@@ -672,7 +672,7 @@ int cli_lab(int argc, char **argv)
 	}
 	if (!strcmp(verb, "grade") && optind + 2 == argc) {
 		if ((rc = lab_find(argv[optind + 1], &l)))
-			return rc > 0 ? CLI_BAD_INPUT : CLI_ERR;
+			return CLI_ERR; /* no such lab (usage), or its definition is broken */
 		snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l.num, l.name);
 		snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l.num, l.name);
 		rc = grade_lab(&l, answers ? answers : apath, capture ? capture : cpath);
@@ -681,5 +681,5 @@ int cli_lab(int argc, char **argv)
 	}
 	cli_error("lab", "'%s' with %d argument(s): say list, run NN, grade NN, up, down or status", verb,
 		  argc - optind - 1);
-	return CLI_BAD_INPUT;
+	return CLI_ERR;
 }

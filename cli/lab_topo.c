@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pcap/pcap.h>
 #include <sched.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
 #include "lab_proc.h"
 #include "lab_topo.h"
@@ -253,7 +255,7 @@ pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const
 
 void lab_capture_stop(pid_t pid, const char *err)
 {
-	char buf[4096];
+	char buf[4096], num[32];
 	FILE *f;
 	size_t n;
 	const char *d;
@@ -266,15 +268,17 @@ void lab_capture_stop(pid_t pid, const char *err)
 	if (f)
 		fclose(f);
 	buf[n] = '\0';
-	d = strstr(buf, "packets dropped by kernel");
+	d = strstr(buf, " packets dropped by kernel");
 	if (d && d > buf) {
-		const char *b = d - 1;
+		const char *b = d;
+		uint64_t dropped;
 
 		while (b > buf && b[-1] != '\n')
 			b--;
-		if (atoi(b) > 0)
-			printf("  note: tcpdump says %d packets were dropped by the kernel: the capture misses them\n",
-			       atoi(b));
+		snprintf(num, sizeof(num), "%.*s", (int)(d - b), b);
+		if (cli_parse_u64(num, UINT32_MAX, &dropped) && dropped > 0)
+			printf("  note: tcpdump says %" PRIu64 " packets were dropped by the kernel: the capture misses them\n",
+			       dropped);
 	}
 	unlink(err);
 }

@@ -232,11 +232,11 @@ static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 		/* Not cli_capture_damaged(), whose words are explain's ("FILE: the file is damaged"): ours stay as they were. */
 		cli_error("replay", "%s is damaged after frame %" PRIu64 ": %s", o->file, cli_capture_frames(in),
 			  cli_capture_error(in));
-		return CLI_ERR;
+		return CLI_BAD_INPUT;
 	}
 	if (st.failed)
 		cli_error("replay", "pcap_inject failed on %s: %s", o->iface, pcap_geterr(out));
-	return st.failed ? CLI_BAD_INPUT : CLI_OK;
+	return st.failed ? CLI_ERR : CLI_OK; /* the interface refused: an I/O error */
 }
 
 int cli_replay(int argc, char **argv)
@@ -331,7 +331,7 @@ int cli_rewrite(int argc, char **argv)
 		/* A half copy does not replace the output: it stays as it was (or is not made). */
 		cli_output_abort(&dst);
 		cli_capture_close(in);
-		return CLI_ERR;
+		return CLI_BAD_INPUT;
 	}
 	if (!written || !cli_output_commit(&dst)) {
 		if (!written)
