@@ -280,6 +280,14 @@ expect "lab grade a capture without RoCE" 2 "none.pcap holds no RoCE frame to gr
 expect "lab grade a capture of another link type" 2 "link type 105 is not one rocelab decodes" "$RA" lab grade 01 --capture "$T/wifi.pcap" --answers "$T/none.pcap"
 printf '1: -0\n' >"$T/minus.txt"
 expect "lab grade: a negative answer is not a number" 0 "'-0' is not a number" "$RA" lab grade 01 --capture "$T/demo.pcap" --answers "$T/minus.txt"
+# An answer inside a comment is no answer, however long its line; only a file of answers is read.
+pad=$(printf '%600s' '')
+for k in 1 2a 2b 3 4a 4b; do echo "#$pad$k: 1"; done >"$T/comments.txt"
+expect "lab grade: answers in long comment lines are not answers" 0 "score 01 questions 0/" "$RA" lab grade 01 --capture "$T/demo.pcap" --answers "$T/comments.txt"
+grep -q "not answered" "$T/out" && ! grep -q -E ": (right|not 1;)" "$T/out" && ok "lab grade: every commented answer is 'not answered'" ||
+	bad "lab grade: every commented answer is 'not answered'"
+expect "lab grade --answers a directory" 2 "answers file $T is not a file \\(a directory\\)" "$RA" lab grade 01 --capture "$T/demo.pcap" --answers "$T"
+expect "lab grade --answers /dev/zero ends" 2 "answers file /dev/zero is not a file" timeout 20 "$RA" lab grade 01 --capture "$T/demo.pcap" --answers /dev/zero
 expect "explain --compare marks the resends and says why" 0 "Resent packets: A requester resends" "$RA" explain --compare "$T/demo.pcap" "$T/loss.pcap"
 expect "lab run 10 --real-rxe: only replays" 2 "lab 10 only replays frames made by rocelab gen" "$RA" lab run 10 --real-rxe
 expect "realrxe --help names capture" 0 "capture \[--out DIR\]" "$RA" realrxe --help
