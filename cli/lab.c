@@ -512,7 +512,7 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 	char pcap[256], err[256], log[256], why[256] = "";
 	struct sigaction sa = { .sa_handler = lab_on_signal }, old_int, old_term;
 	bool made = false;
-	int rc = CLI_OK;
+	int rc = CLI_OK, lock = -1;
 	pid_t td;
 
 	mkdir("labs", 0755);
@@ -530,7 +530,8 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 		return lab_run_gen(l, pcap, why);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	if (real_rxe ? lab_rxe_up(l->mtu, &made) : lab_up(l->mtu, &made)) {
+	/* One run at a time: the namespaces, the VM's and labs/out's file names are the same for all. */
+	if ((lock = lab_lock()) < 0 || (real_rxe ? lab_rxe_up(l->mtu, &made) : lab_up(l->mtu, &made))) {
 		rc = CLI_ERR;
 		goto out;
 	}
@@ -565,6 +566,8 @@ out:
 		else
 			lab_down();
 	}
+	if (lock >= 0)
+		close(lock);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (lab_interrupted) {
@@ -648,9 +651,9 @@ int cli_lab(int argc, char **argv)
 	if (!strcmp(verb, "list") && optind + 1 == argc)
 		return lab_list();
 	if (!strcmp(verb, "up") && optind + 1 == argc)
-		return lab_up((unsigned)mtu, &made) ? CLI_ERR : CLI_OK;
+		return lab_lock() < 0 || lab_up((unsigned)mtu, &made) ? CLI_ERR : CLI_OK;
 	if (!strcmp(verb, "down") && optind + 1 == argc)
-		return lab_down() ? CLI_ERR : (printf("lab: down\n"), CLI_OK);
+		return lab_lock() < 0 || lab_down() ? CLI_ERR : (printf("lab: down\n"), CLI_OK);
 	if (!strcmp(verb, "status") && optind + 1 == argc)
 		return lab_status();
 	if (!strcmp(verb, "run") && optind + 2 == argc) {
