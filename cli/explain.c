@@ -1504,6 +1504,10 @@ int cli_explain(int argc, char **argv)
 		ex_free(&s);
 		return r < 0 ? CLI_OK : r;
 	}
+	if (cli_dry_parse()) {
+		ex_free(&s);
+		return CLI_OK;
+	}
 	if (s.compare)
 		return cli_compare(file, argv[argc - 1]);
 

@@ -648,6 +648,9 @@ int cli_lab(int argc, char **argv)
 		return CLI_ERR;
 	}
 	verb = argv[optind];
+	if (optind + 1 == argc && cli_dry_parse() &&
+	    (!strcmp(verb, "list") || !strcmp(verb, "up") || !strcmp(verb, "down") || !strcmp(verb, "status")))
+		return CLI_OK;
 	if (!strcmp(verb, "list") && optind + 1 == argc)
 		return lab_list();
 	if (!strcmp(verb, "up") && optind + 1 == argc)
@@ -666,6 +669,8 @@ int cli_lab(int argc, char **argv)
 			cli_error("lab", "lab %s only replays frames made by rocelab gen: no stack runs in it, so the kernel "
 					 "would have nothing to do; run it without --real-rxe", l.num);
 			rc = CLI_ERR;
+		} else if (cli_dry_parse()) {
+			rc = CLI_OK;
 		} else {
 			setvbuf(stdout, NULL, _IOLBF, 0);
 			rc = lab_run(&l, keep, gen, real_rxe);
@@ -676,6 +681,10 @@ int cli_lab(int argc, char **argv)
 	if (!strcmp(verb, "grade") && optind + 2 == argc) {
 		if ((rc = lab_find(argv[optind + 1], &l)))
 			return CLI_ERR; /* no such lab (usage), or its definition is broken */
+		if (cli_dry_parse()) {
+			lab_def_free(&l);
+			return CLI_OK;
+		}
 		snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l.num, l.name);
 		snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l.num, l.name);
 		rc = grade_lab(&l, answers ? answers : apath, capture ? capture : cpath);

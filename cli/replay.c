@@ -248,8 +248,8 @@ int cli_replay(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	r = rp_parse(argc, argv, &o);
-	if (r)
-		return r < 0 ? CLI_OK : r;
+	if (r || cli_dry_parse())
+		return r <= 0 ? CLI_OK : r;
 	in = cli_capture_open("replay", o.file, CLI_LINKS_ETHERNET);
 	if (!in)
 		return CLI_ERR;
@@ -301,6 +301,8 @@ int cli_rewrite(int argc, char **argv)
 		cli_error("rewrite", "nothing to change: add --rewrite RULE");
 		return CLI_ERR;
 	}
+	if (cli_dry_parse())
+		return CLI_OK;
 	/* Frames of link types the rewriter does not decode are copied as they are. */
 	in = cli_capture_open("rewrite", argv[optind], CLI_LINKS_ANY);
 	if (!in)

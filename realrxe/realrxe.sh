@@ -68,6 +68,8 @@ die() { say "$*"; exit 1; }
 usage_die() { say "$*"; exit 2; }
 # OPT VALUE...: the value an option needs, or a usage error.
 need() { [ $# -ge 2 ] && [ -n "$2" ] || usage_die "$1 needs a value"; }
+# ROCELAB_DRY_PARSE set (cli/cli.h): the command line is checked; stop before doing anything.
+dry() { [ -z "${ROCELAB_DRY_PARSE:-}" ] || exit 0; }
 
 # ---- build ------------------------------------------------------------------------------------
 
@@ -734,21 +736,25 @@ run:*|start:*|shell:*|*:0) ;;
 esac
 
 case $cmd in
-build) rr_build "$force" ;;
+build) dry; rr_build "$force" ;;
 start)
 	[ -n "$dir" ] || usage_die "start needs --dir DIR (where the session lives)"
+	dry
 	mkdir -p "$dir" || die "cannot create $dir"
 	rr_add_progs "$dir"
 	rr_start "$dir" "$ns" "$maxtime" "$guests" ;;
 exec)
 	[ -n "$dir" ] || usage_die "exec needs --dir DIR (of 'rocelab realrxe start')"
 	[ $# -gt 0 ] || usage_die "exec needs a COMMAND"
+	dry
 	rr_exec "$(rr_gdir "$dir" "$guest")" "$timeout" "$*" ;;
 stop)
 	[ -n "$dir" ] || usage_die "stop needs --dir DIR"
+	dry
 	rr_stop "$dir" ;;
 run)
 	[ $# -gt 0 ] || usage_die "run needs a COMMAND"
+	dry
 	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
 	trap 'rr_stop "$dir"; rm -rf "$dir"' EXIT
 	trap 'exit 130' INT TERM
@@ -758,6 +764,7 @@ run)
 	rr_exec "$dir" "$timeout" "$*"
 	exit $? ;;
 shell)
+	dry
 	[ "$(id -u)" = 0 ] || die "run as root"
 	rr_ensure_built
 	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
@@ -771,6 +778,8 @@ shell)
 	say "booting ($accel); the host side is $RR_HOST_IP in netns $ns; 'poweroff -f' ends the VM"
 	rr_qemu "$ns" "$dir/initrd" "$accel" 0 -nographic -append "$(rr_cmdline shell "$maxtime" 0)" ;;
 capture)
+	for t in "$@"; do rr_tool_server "$t" >/dev/null || usage_die "unknown tool '$t' (one of: $RR_TOOLS)"; done
+	dry
 	[ "$(id -u)" = 0 ] || die "run as root: the VMs' network is a bridge in a network namespace"
 	rr_capture "$out" "$ns" "$@" ;;
 ""|-h|--help|help) usage ;;
