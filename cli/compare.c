@@ -400,7 +400,7 @@ static int cmp_profile(const char *file, struct rl_profile *prof, uint64_t *fram
 	}
 	rl_profile_init(prof);
 	while ((r = cli_capture_next(c, &f)) == 1) {
-		st = rl_decode(cli_capture_link(c), f.data, f.caplen, &pkt);
+		st = rl_link_supported((int)f.link) ? rl_decode(f.link, f.data, f.caplen, &pkt) : RL_NOT_ROCE;
 		if (st == RL_NOT_ROCE)
 			continue;
 		rl_analyze(an, f.no, (uint64_t)f.rel_ns, &pkt, st, &ann);
@@ -408,6 +408,7 @@ static int cmp_profile(const char *file, struct rl_profile *prof, uint64_t *fram
 	}
 	if (r < 0)
 		cli_capture_damaged(c, "explain");
+	cli_capture_note_skipped(c, "explain");
 	*frames = cli_capture_frames(c);
 	rl_analyzer_free(an);
 	cli_capture_close(c);

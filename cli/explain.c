@@ -1229,7 +1229,8 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 	s->cur = f;
 	if (f->no == 1)
 		s->prev_ns = f->ns;
-	st = rl_decode(s->link, f->data, f->caplen, &p);
+	/* A frame of a link type not decoded (a pcapng's other interface) is one more that is not RoCE. */
+	st = rl_link_supported((int)f->link) ? rl_decode(f->link, f->data, f->caplen, &p) : RL_NOT_ROCE;
 	if (st == RL_NOT_ROCE) {
 		show = show && !ex_roce_selectors(&s->sel);   /* --qp, --host, --op pick RoCE packets */
 		s->other += show;
@@ -1546,6 +1547,7 @@ int cli_explain(int argc, char **argv)
 		cli_capture_damaged(c, "explain");
 		rc = CLI_BAD_INPUT;
 	}
+	cli_capture_note_skipped(c, "explain");
 	fflush(stdout);
 	if (s.summary)
 		ex_summary(&s, s.mode == EX_JSON ? stderr : stdout);

@@ -133,7 +133,6 @@ static void grade_cap_free(struct grade_cap *c)
 static int grade_load(struct cli_capture *in, struct grade_cap *c)
 {
 	struct rl_analyzer *an = rl_analyzer_new();
-	enum rl_link link = cli_capture_link(in);
 	struct cli_frame fr;
 	size_t cap = 0;
 	int r;
@@ -154,9 +153,11 @@ static int grade_load(struct cli_capture *in, struct grade_cap *c)
 			}
 			c->f = m;
 		}
+		if (!rl_link_supported((int)fr.link))
+			continue; /* a pcapng's interface of another link type */
 		f = &c->f[c->n];
 		f->no = fr.no;
-		st = rl_decode(link, fr.data, fr.caplen, &f->p);
+		st = rl_decode(fr.link, fr.data, fr.caplen, &f->p);
 		rl_analyze(an, fr.no, (uint64_t)fr.ns, &f->p, st, &f->a);
 		if (st == RL_NOT_ROCE || rl_status_fatal(st))
 			continue;

@@ -199,7 +199,6 @@ static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 	struct cli_frame f;
 	struct rp_stats st = { 0, 0, 0, 0 };
 	uint64_t start = rp_now_ns();
-	enum rl_link link = cli_capture_link(in);
 	double speed = o->speed > 0 ? o->speed : 1;
 	int r;
 
@@ -213,7 +212,7 @@ static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 			rp_wait_until(start + (f.no - 1) * 1000000000u / o->pps);
 		memcpy(buf, f.data, len);
 		if (!rl_rewrite_empty(&o->rw)) {
-			enum rl_status rs = rl_rewrite_frame(&o->rw, link, buf, len);
+			enum rl_status rs = rl_rewrite_frame(&o->rw, f.link, buf, len);
 
 			if (rs != RL_OK && rs != RL_NOT_ROCE) {
 				st.skipped++;
@@ -228,6 +227,7 @@ static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 		}
 	}
 	rp_report(&st, rp_now_ns() - start, o->iface);
+	cli_capture_note_skipped(in, "replay");
 	if (r < 0) {
 		/* Not cli_capture_damaged(), whose words are explain's ("FILE: the file is damaged"): ours stay as they were. */
 		cli_error("replay", "%s is damaged after frame %" PRIu64 ": %s", o->file, cli_capture_frames(in),
@@ -319,8 +319,18 @@ int cli_rewrite(int argc, char **argv)
 		size_t len = f.caplen < sizeof(buf) ? f.caplen : sizeof(buf);
 		enum rl_status st;
 
+		if (f.link != cli_capture_link(in)) {
+			/* A pcap has one link type: a pcapng's frames of another cannot be copied into it. */
+			cli_error("rewrite", "%s: frame %" PRIu64 " is of link type %d, the first interface's of %d: a pcap holds "
+					     "one link type; split the file by interface first (tshark -Y frame.interface_id==N)",
+				  argv[optind], f.no, (int)f.link, (int)cli_capture_link(in));
+			cli_capture_finish(out);
+			cli_output_abort(&dst);
+			cli_capture_close(in);
+			return CLI_BAD_INPUT;
+		}
 		memcpy(buf, f.data, len);
-		st = rl_rewrite_frame(&rw, cli_capture_link(in), buf, len);
+		st = rl_rewrite_frame(&rw, f.link, buf, len);
 		changed += st == RL_OK;
 		skipped += st != RL_OK && st != RL_NOT_ROCE;
 		cli_capture_write(out, &f, buf, (uint32_t)len);

@@ -509,6 +509,8 @@ fi
 . "$(dirname "$0")/safety.sh"
 # ---- exit statuses: usage 2, bad input 1, for every command -------------------------------------
 . "$(dirname "$0")/conventions.sh"
+# ---- a pcapng of several link types (mergecap, editcap) --------------------------------------------
+. "$(dirname "$0")/mixed.sh"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
