@@ -98,15 +98,13 @@ static ssize_t capture_head_read(void *cookie, char *buf, size_t size)
 {
 	struct capture_head *h = cookie;
 	size_t k = 0;
-	ssize_t r;
 
 	while (h->off < h->n && k < size)
 		buf[k++] = (char)h->magic[h->off++];
 	if (k)
 		return (ssize_t)k;
 	/* What has arrived, not all of @size: a pipe is read as it fills (tcpdump -U -w - | rocelab explain -). */
-	r = read(h->fd, buf, size);
-	return r;
+	return read(h->fd, buf, size);
 }
 
 static int capture_head_close(void *cookie)
@@ -171,7 +169,7 @@ static int ng_dlt(enum rl_link link)
 /*
  * The next block into ng->block (its type in *@type, its length in *@len, both
  * byte-order fixed): 1, 0 at the end of the file, -1 (ng->err says why) if damaged.
- * @first: the block's type and length were read already (the magic), into @pre.
+ * A Section Header Block sets the byte order of the blocks after it.
  */
 static int ng_block(struct cli_capture *c, uint32_t *type, uint32_t *len)
 {
