@@ -1,5 +1,6 @@
 # rocelab: `make demo` and `make test` are all a new user needs.
-# Variables: PREFIX, DESTDIR (install), CRC=isal|zlib (CRC-32 library), CC.
+# Variables: PREFIX, DESTDIR (install), CRC=isal|zlib (CRC-32 library), CC, WERROR=1 (warnings are
+# errors: CI and `make test` set it; a user's `make` does not stop at a newer compiler's new warning).
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -8,7 +9,8 @@ CC ?= cc
 FUZZ_SECONDS ?= 60
 
 B := build
-WARN := -std=c11 -Wall -Wextra -Werror
+WERROR ?=
+WARN := -std=c11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 CPPFLAGS += -D_DEFAULT_SOURCE -Icore/include
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = $(WARN) $(CFLAGS)
@@ -40,7 +42,7 @@ pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 layers-test:
 	sh tests/layers/run.sh
 
-.PHONY: layers-test all lib bootstrap demo test unit cli-test docs-test clang-test peer-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
+.PHONY: layers-test all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -52,11 +54,14 @@ help:
 	@echo "make realrxe-test  rocelab against the real kernel Soft-RoCE, in a VM (rocelab realrxe)"
 	@echo "make bench     speed benchmarks (bench/)"
 	@echo "make fuzz      run the libFuzzer targets (decoder, CM agent) for FUZZ_SECONDS each (default 60)"
-	@echo "make install   install rocelab, librocelab.a, headers and rocelab.pc under PREFIX"
+	@echo "make install   install rocelab, its man pages, bash completion, labs, librocelab.a, headers and"
+	@echo "               rocelab.pc under PREFIX"
 	@echo "make plugin install-plugin   build the Wireshark plugin, install it for you (root: system-wide)"
 
+# `make demo` installs only what the demo needs; every other target all the tests need.
 bootstrap:
-	@sh scripts/bootstrap.sh
+	@sh scripts/bootstrap.sh $(BOOTSTRAP_FOR)
+demo: BOOTSTRAP_FOR = demo
 
 lib: $(B)/librocelab.a
 
@@ -154,6 +159,8 @@ peer-test: all $(B)/rocelab-asan
 realrxe-test: all
 	bash tests/realrxe/run.sh $(B)/rocelab
 
+# Every make below (and tests/install's) builds with -Werror.
+test: export WERROR := 1
 test: bootstrap
 	$(MAKE) all
 	sh tests/layers/run.sh
@@ -199,8 +206,16 @@ $(B)/bench/udp_peer: bench/udp_peer.c | $(B)
 bench: bootstrap all plugin $(B)/bench/decode $(B)/bench/transport $(B)/bench/udp_peer
 	sh bench/run.sh $(B)
 
-install: all
+# The man pages, from the binary's --help (help2man): rocelab(1) and one rocelab-CMD(1) per subcommand.
+man: $(B)/man/rocelab.1
+$(B)/man/rocelab.1: $(B)/rocelab scripts/man.sh
+	sh scripts/man.sh $(B)/rocelab $(B)/man
+
+install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/rocelab
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(B)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 scripts/rocelab.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rocelab
 	install -m 755 $(B)/rocelab $(DESTDIR)$(PREFIX)/bin/rocelab
 	install -m 644 $(B)/librocelab.a $(DESTDIR)$(PREFIX)/lib/librocelab.a
 	install -m 644 core/include/rocelab/*.h $(DESTDIR)$(PREFIX)/include/rocelab/
@@ -217,7 +232,8 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocelab $(DESTDIR)$(PREFIX)/lib/librocelab.a \
-	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc $(DESTDIR)$(PREFIX)/share/man/man1/rocelab.1 \
+	      $(DESTDIR)$(PREFIX)/share/man/man1/rocelab-*.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rocelab
 	rm -rf $(DESTDIR)$(PREFIX)/include/rocelab $(DESTDIR)$(PREFIX)/share/rocelab/realrxe \
 	       $(DESTDIR)$(PREFIX)/share/rocelab/labs
 

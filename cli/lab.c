@@ -4,8 +4,9 @@
  * definition, labs/NN-name/lab.def (lab_def.c reads it). A run brings up the
  * topology (lab_topo.c: two namespaces and a veth, standing in for the two
  * machines of a Soft-RoCE tutorial), starts `rocelab peer` at both ends for
- * each step, captures on the veth into labs/out/NN-name.pcap and says what
- * to look at.
+ * each step, captures on the veth into labs/out/NN-name.pcap (under the
+ * current folder, or $XDG_DATA_HOME/rocelab where that cannot be written) and
+ * says what to look at.
  *
  * Every command the lab runs is printed first, so a learner can run it by
  * hand. The topology a run made is removed at its end, also after a failure
@@ -73,12 +74,115 @@ static int lab_find(const char *arg, struct lab_def *l)
 	return 1;
 }
 
+/*
+ * The labs folder @root as the guides name it: "labs" when it is the current folder's (the source
+ * tree), else where it lies (an installed PREFIX/share/rocelab/labs); @buf is scratch.
+ */
+static const char *lab_root_shown(const char *root, char *buf, size_t n)
+{
+	char here[4096];
+
+	if (realpath("labs", here) && !strcmp(here, root))
+		return "labs";
+	snprintf(buf, n, "%s", root);
+	return buf;
+}
+
+/*
+ * Where a learner's files go: labs/out and labs/NN-name/answers.txt under the current folder, as the
+ * guides say; where that folder cannot be written (an installed rocelab started in /, say), under
+ * $XDG_DATA_HOME/rocelab (~/.local/share/rocelab), made if need be. The command moves there, so that
+ * every relative path it uses is in it. 0, or -1 (said).
+ */
+static int lab_workdir(void)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	char dir[4096];
+
+	if (!access(".", W_OK))
+		return 0;
+	if (xdg && *xdg == '/')
+		snprintf(dir, sizeof(dir), "%s/rocelab", xdg);
+	else if (home && *home)
+		snprintf(dir, sizeof(dir), "%s/.local/share/rocelab", home);
+	else {
+		cli_error("lab", "cannot write in the current folder, and neither XDG_DATA_HOME nor HOME is set");
+		return -1;
+	}
+	/* each level of the XDG base directory, as ~/.local/share may not exist yet */
+	for (char *sl = strchr(dir + 1, '/'); sl; sl = strchr(sl + 1, '/')) {
+		*sl = '\0';
+		mkdir(dir, 0700);
+		*sl = '/';
+	}
+	if ((mkdir(dir, 0700) && errno != EEXIST) || chdir(dir)) {
+		cli_error("lab", "cannot write in the current folder, nor use %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	printf("lab: the current folder cannot be written; your files go under %s\n", dir);
+	return 0;
+}
+
+/* A path the learner gave (@path, or none), into @buf as it names the file after lab_workdir(). */
+static bool lab_given(const char *path, char *buf, size_t n)
+{
+	char cwd[2048];
+
+	if (!path || *path == '/' || !access(".", W_OK)) {
+		snprintf(cwd, sizeof(cwd), ".");
+	} else if (!getcwd(cwd, sizeof(cwd))) {
+		cli_error("lab", "cannot tell the current folder: %s", strerror(errno));
+		return false;
+	}
+	if (snprintf(buf, n, "%s%s%s", !strcmp(cwd, ".") ? "" : cwd, !strcmp(cwd, ".") ? "" : "/",
+		     path ? path : "") >= (int)n) {
+		cli_error("lab", "path too long: %s", path);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A blank answers file at labs/NN-name/answers.txt, where the guide tells the learner to write, when
+ * there is none (an installed rocelab, run from the learner's own folder); never over one.
+ */
+static void lab_blank_answers(const struct lab_def *l)
+{
+	char path[256], from[4200], buf[4096];
+	FILE *in, *out;
+	bool ok = true;
+	size_t n;
+
+	snprintf(path, sizeof(path), "labs/%s-%s", l->num, l->name);
+	mkdir("labs", 0755);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "labs/%s-%s/answers.txt", l->num, l->name);
+	snprintf(from, sizeof(from), "%s/answers.txt", l->dir);
+	if (!access(path, F_OK) || !(in = fopen(from, "r")))
+		return;
+	out = fopen(path, "wx");
+	while (out && ok && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		ok = fwrite(buf, 1, n, out) == n;
+	ok &= out && !ferror(in);
+	if (out && fclose(out))
+		ok = false;
+	if (ok) {
+		printf("lab %s: a blank answers file for you: %s\n", l->num, path);
+	} else {
+		cli_error("lab", "cannot write %s: %s (the lab runs; write your answers elsewhere and give --answers)",
+			  path, strerror(errno));
+		if (out)
+			unlink(path);
+	}
+	fclose(in);
+}
+
 /* Every lab, each definition read and checked against the grader before any is listed. */
 static int lab_list(void)
 {
 	char folders[LAB_MAX_LABS][64], nums[LAB_MAX_LABS][3];
 	struct lab_def *defs;
-	char root[4096], path[4200];
+	char root[4096], path[4200], shown[4096];
 	int n, loaded = 0;
 	bool ok = true;
 
@@ -98,7 +202,8 @@ static int lab_list(void)
 		memcpy(nums[loaded], defs[loaded].num, sizeof(nums[0]));
 	}
 	if (ok && grade_check_labs(nums, (size_t)n)) {
-		printf("labs (rocelab lab run NN; guides in labs/NN-name/README.md and README.zh-CN.md):\n");
+		printf("labs (rocelab lab run NN; guides in %s/NN-name/README.md and README.zh-CN.md):\n",
+		       lab_root_shown(root, shown, sizeof(shown)));
 		for (int i = 0; i < n; i++) {
 			snprintf(path, sizeof(path), "%s/README.md", defs[i].dir);
 			printf("  %s  %-18s %s%s\n", defs[i].num, defs[i].name, defs[i].title,
@@ -515,6 +620,8 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 	int rc = CLI_OK, lock = -1;
 	pid_t td;
 
+	if (lab_workdir())
+		return CLI_ERR;
 	mkdir("labs", 0755);
 	if (mkdir(LAB_OUT, 0755) && errno != EEXIST) {
 		cli_error("lab", "cannot create %s: %s", LAB_OUT, strerror(errno));
@@ -524,6 +631,7 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 	snprintf(err, sizeof(err), LAB_OUT "/%s-%s.tcpdump.txt", l->num, l->name);
 	snprintf(log, sizeof(log), LAB_OUT "/%s-%s.server.txt", l->num, l->name);
 	printf("lab %s: %s\n", l->num, l->title);
+	lab_blank_answers(l);
 	if (force_gen)
 		return lab_run_gen(l, pcap, "--gen: no namespaces asked for");
 	if (!real_rxe && !lab_is_up() && !lab_netns_possible(why, sizeof(why)))
@@ -624,7 +732,7 @@ int cli_lab(int argc, char **argv)
 	uint64_t mtu = LAB_MTU;
 	struct lab_def l;
 	const char *verb, *answers = NULL, *capture = NULL;
-	char apath[256], cpath[256];
+	char apath[4096], cpath[4096];
 	int c, rc;
 
 	optind = 1;
@@ -685,9 +793,17 @@ int cli_lab(int argc, char **argv)
 			lab_def_free(&l);
 			return CLI_OK;
 		}
-		snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l.num, l.name);
-		snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l.num, l.name);
-		rc = grade_lab(&l, answers ? answers : apath, capture ? capture : cpath);
+		/* the defaults are where lab run put them; a path given is the current folder's */
+		if (!lab_given(answers, apath, sizeof(apath)) || !lab_given(capture, cpath, sizeof(cpath)) ||
+		    lab_workdir()) {
+			lab_def_free(&l);
+			return CLI_ERR;
+		}
+		if (!answers)
+			snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l.num, l.name);
+		if (!capture)
+			snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l.num, l.name);
+		rc = grade_lab(&l, apath, cpath);
 		lab_def_free(&l);
 		return rc;
 	}

@@ -1,14 +1,21 @@
 #!/bin/sh
-# Install what rocelab needs to build and test, with apt-get (Debian 12 /
-# Ubuntu 22.04+). Idempotent: silent when everything is present.
+# Install what rocelab needs, with apt-get (Debian 12 / Ubuntu 22.04+).
+# Idempotent: silent when everything is present.
+#   bootstrap.sh demo   what `make demo` needs: build rocelab, run lab 01 (namespaces, tcpdump)
+#   bootstrap.sh        everything the tests use as well (Wireshark, scapy, clang, QEMU, ...)
 # Set ROCELAB_NO_BOOTSTRAP=1 to skip (e.g. on other distributions);
 # ROCELAB_BOOTSTRAP_EXTRA adds package names (the tests use it).
 set -eu
 
-PKGS="build-essential pkg-config libpcap-dev libisal-dev zlib1g-dev libcunit1-dev \
-libglib2.0-dev wireshark-dev libwireshark-dev tshark tcpdump iproute2 python3-scapy \
-clang libclang-rt-dev util-linux tcpreplay qemu-system-x86 kmod cpio libibverbs-dev \
-${ROCELAB_BOOTSTRAP_EXTRA:-}"
+DEMO="build-essential pkg-config libpcap-dev libisal-dev zlib1g-dev tcpdump iproute2"
+case ${1:-all} in
+demo) PKGS="$DEMO ${ROCELAB_BOOTSTRAP_EXTRA:-}" ;;
+all) PKGS="$DEMO libcunit1-dev \
+libglib2.0-dev wireshark-dev libwireshark-dev tshark python3-scapy \
+clang libclang-rt-dev util-linux tcpreplay qemu-system-x86 kmod cpio libibverbs-dev help2man \
+${ROCELAB_BOOTSTRAP_EXTRA:-}" ;;
+*) echo "usage: bootstrap.sh [demo|all]" >&2; exit 2 ;;
+esac
 
 [ "${ROCELAB_NO_BOOTSTRAP:-0}" = 1 ] && exit 0
 

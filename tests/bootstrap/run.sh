@@ -34,5 +34,29 @@ else
 fi
 ROCELAB_NO_BOOTSTRAP=1 ROCELAB_BOOTSTRAP_EXTRA=rocelab-no-such-package sh "$T/bootstrap.sh" >"$T/out" 2>&1 &&
 	ok "ROCELAB_NO_BOOTSTRAP=1 skips it" || bad "ROCELAB_NO_BOOTSTRAP=1 skips it"
+# `make demo` asks only for what the demo needs: with dpkg saying that nothing is installed, the
+# demo's list names the build tools and tcpdump but none of the test-only QEMU, clang or scapy.
+mkdir "$T/bin"
+printf '#!/bin/sh\nexit 1\n' >"$T/bin/dpkg-query"
+chmod 755 "$T/bin" "$T/bin/dpkg-query"
+as_user env PATH="$T/bin:$PATH" sh "$T/bootstrap.sh" demo >"$T/out" 2>&1
+st=$?
+missing=$(sed -n 's/^bootstrap: missing packages://p' "$T/out")
+case " $missing " in
+*" qemu-system-x86 "* | *" clang "* | *" python3-scapy "* | *" tshark "*) bad "make demo's bootstrap asks for test-only packages" ;;
+*" libpcap-dev "*" tcpdump "*)
+	[ "$st" -eq 1 ] && ok "make demo's bootstrap asks for the build tools and tcpdump, not QEMU, clang or scapy" ||
+		bad "make demo's bootstrap: exit $st" ;;
+*) bad "make demo's bootstrap names what it misses" ;;
+esac
+as_user env PATH="$T/bin:$PATH" sh "$T/bootstrap.sh" >"$T/out" 2>&1
+missing=$(sed -n 's/^bootstrap: missing packages://p' "$T/out")
+case " $missing " in
+*" qemu-system-x86 "*) case " $missing " in *" help2man "*) ok "the full bootstrap asks for QEMU and help2man too" ;;
+	*) bad "the full bootstrap asks for help2man (make install's man pages)" ;; esac ;;
+*) bad "the full bootstrap asks for QEMU" ;;
+esac
+grep -q '^demo: *bootstrap' "$here/Makefile" && grep -q '^demo: BOOTSTRAP_FOR = demo' "$here/Makefile" &&
+	ok "make demo runs the demo's bootstrap" || bad "make demo runs the demo's bootstrap"
 echo "bootstrap: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -18,7 +18,10 @@ import sys
 
 FIELDS = ["ip.src", "ipv6.src", "ip.id", "ip.flags.df", "ip.ttl", "udp.srcport", "udp.checksum",
           "udp.length", "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.a",
-          "infiniband.bth.psn", "infiniband.aeth.syndrome"]
+          "infiniband.bth.psn", "infiniband.aeth.syndrome", "frame.number"]
+
+# The frames each capture's rows call resends, to name them when the count differs.
+RESENT_FRAMES = {}
 
 # RC opcodes (IBA 9.2 Table 35): requests that end a message, requests that do not,
 # and the extended header bytes before the payload of First/Middle packets.
@@ -32,7 +35,7 @@ def num(v):
     return int(v, 0) if v else 0
 
 
-def rows_from_tshark(lines):
+def rows_from_tshark(lines, name=""):
     pk = []
     for line in lines:
         f = line.rstrip("\n").split("\t")
@@ -45,7 +48,7 @@ def rows_from_tshark(lines):
     if not v4:
         for r in ("UDP checksum (IPv4)", "IPv4 Identification", "Don't Fragment", "TTL"):
             rows[r] = "- (no IPv4)"
-        return rows_rc(pk, rows)
+        return rows_rc(pk, rows, name)
     zero = sum(1 for p in v4 if num(p["udp.checksum"]) == 0)
     rows["UDP checksum (IPv4)"] = ("0 in every packet" if zero == len(v4) else
                                    "computed in every packet" if zero == 0 else
@@ -77,10 +80,10 @@ def rows_from_tshark(lines):
                               "set in %d of %d" % (df, len(v4)))
     ttls = sorted(num(p["ip.ttl"]) for p in v4)
     rows["TTL"] = "%d" % ttls[0] if ttls[0] == ttls[-1] else "%d-%d" % (ttls[0], ttls[-1])
-    return rows_rc(pk, rows)
+    return rows_rc(pk, rows, name)
 
 
-def rows_rc(pk, rows):
+def rows_rc(pk, rows, name):
     """Rows of the UDP port and the RC transport."""
 
     ports, changes = {}, 0
@@ -123,12 +126,16 @@ def rows_rc(pk, rows):
     rows["ACK credits (AETH)"] = ("- (no ACK)" if not acks else "none advertised (31)" if none == len(acks) else
                                   "a count in every ACK" if not none else "none in %d of %d" % (none, len(acks)))
 
-    # A PSN of one destination QP seen again in a request: a resend.
+    # A PSN of one destination QP seen again in a request from the same host: a resend. The
+    # sender is part of the key: two hosts' QPs often have the same number (rxe counts from 17 on
+    # each), and the two directions' PSNs may meet.
     seen, resends = set(), 0
     for p in pk:
         if num(p["infiniband.bth.opcode"]) in RC_REQ_END | RC_REQ_MORE:
-            key = (num(p["infiniband.bth.destqp"]), num(p["infiniband.bth.psn"]))
-            resends += key in seen
+            key = (p["ip.src"] or p["ipv6.src"], num(p["infiniband.bth.destqp"]), num(p["infiniband.bth.psn"]))
+            if key in seen:
+                resends += 1
+                RESENT_FRAMES.setdefault(name, []).append(p["frame.number"])
             seen.add(key)
     rows["Resent packets"] = str(resends) if resends else "none"
     return rows
@@ -159,7 +166,7 @@ def read_rows(path):
     if not lines:
         print("FAIL %s: tshark found no RoCE packet in it" % path)
         sys.exit(1)
-    return rows_from_tshark(lines)
+    return rows_from_tshark(lines, path)
 
 
 def main():
@@ -192,8 +199,12 @@ def main():
             ca, cb = ca.split(",")[0], cb.split(",")[0]
         ok = ca == want_a[label] and cb == want_b[label]
         bad += not ok
-        print("%s %s: %s: rocelab '%s' / '%s', tshark's fields say '%s' / '%s'"
-              % ("PASS" if ok else "FAIL", a.label, label, ca, cb, want_a[label], want_b[label]))
+        why = ""
+        if not ok and label == "Resent packets":
+            why = " (tshark's resends: frames %s / %s)" % (",".join(RESENT_FRAMES.get(a.fields, [])[:20]) or "-",
+                                                          ",".join(RESENT_FRAMES.get(a.pair, [])[:20]) or "-")
+        print("%s %s: %s: rocelab '%s' / '%s', tshark's fields say '%s' / '%s'%s"
+              % ("PASS" if ok else "FAIL", a.label, label, ca, cb, want_a[label], want_b[label], why))
     if a.pair:
         should = {r for r in CATEGORICAL if want_a[r] != want_b[r] and not want_a[r].startswith("-")
                   and not want_b[r].startswith("-")}

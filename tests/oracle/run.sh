@@ -173,7 +173,9 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     gen_cap rnr rnr
     gen_cap atomic-bw-vlan atomic-bw --vlan 7 --count 8
     gen_cap ud-send ud-send
-    for n in send-bw read-bw write-bw-v6 request-loss rnr atomic-bw-vlan ud-send; do
+    # both hosts' QPs numbered 0x11 and their PSNs the same, as two rxe guests may have them
+    gen_cap pingpong-same-qpn pingpong --qpn-a 0x11 --qpn-b 0x11 --psn-a 100 --psn-b 100
+    for n in send-bw read-bw write-bw-v6 request-loss rnr atomic-bw-vlan ud-send pingpong-same-qpn; do
         profile_checks "$P" "$ROCELAB" "$TMP" "profile $n" "$TMP/$n.pcap"
     done
     profile_checks "$P" "$ROCELAB" "$TMP" "compare send-bw request-loss" "$TMP/send-bw.pcap" "$TMP/request-loss.pcap"
