@@ -42,7 +42,7 @@ pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 layers-test:
 	sh tests/layers/run.sh
 
-.PHONY: layers-test all lib man bootstrap demo test unit cli-test clang-test peer-test hostile-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
+.PHONY: layers-test all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -130,6 +130,10 @@ clang-test:
 cli-test: all $(B)/rocelab-asan
 	sh tests/cli/run.sh $(B)/rocelab $(B)/rocelab-asan
 
+# Every rocelab command line in README.md and the lab guides goes through the parser (ROCELAB_DRY_PARSE).
+docs-test: all
+	/usr/bin/python3 tests/docs/commands.py $(B)/rocelab
+
 oracle: all
 	sh tests/oracle/run.sh $(B)/rocelab
 
@@ -166,6 +170,7 @@ test: bootstrap
 	sh tests/layers/run.sh
 	$(MAKE) unit
 	$(MAKE) cli-test
+	$(MAKE) docs-test
 	$(MAKE) clang-test
 	$(MAKE) plugin-test
 	$(MAKE) plugin-compat

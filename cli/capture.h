@@ -34,6 +34,7 @@ struct cli_frame {
 	uint32_t len;        /* bytes the frame had on the wire */
 	int64_t ns;          /* capture time, nanoseconds since the epoch */
 	int64_t rel_ns;      /* since the first frame, as Wireshark shows time (negative if stamped before it) */
+	enum rl_link link;   /* its link type: a pcapng may hold frames of several (mergecap) */
 };
 
 /*
@@ -48,11 +49,20 @@ struct cli_capture *cli_capture_open_quiet(const char *file, char *why, size_t w
  */
 struct cli_capture *cli_capture_open(const char *cmd, const char *file, enum cli_capture_links links);
 
-/* The next frame into @f: 1 read, 0 the end of the file, -1 the file is damaged here. */
+/*
+ * The next frame into @f: 1 read, 0 the end of the file, -1 the file is damaged
+ * here. Frames of a link type the capture was not opened for (a pcapng's
+ * other interfaces) are counted, and cli_capture_note_skipped() says so: with
+ * CLI_LINKS_ETHERNET they are skipped, with CLI_LINKS_DECODED passed on for the
+ * caller to skip (rl_link_supported() is false for them).
+ */
 int cli_capture_next(struct cli_capture *c, struct cli_frame *f);
 
-/* The capture's link type, as the decoder takes it. */
+/* The capture's link type (a pcapng's first interface's), as the decoder takes it. */
 enum rl_link cli_capture_link(const struct cli_capture *c);
+
+/* "rocelab CMD: note: FILE: N frames of link type X skipped: ...", if cli_capture_next() counted any. */
+void cli_capture_note_skipped(const struct cli_capture *c, const char *cmd);
 
 /* Frames read so far. */
 uint64_t cli_capture_frames(const struct cli_capture *c);

@@ -2,6 +2,7 @@
 /* What every subcommand uses: its messages' form, and where the binary lies. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -15,6 +16,13 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+bool cli_dry_parse(void)
+{
+	const char *v = getenv("ROCELAB_DRY_PARSE");
+
+	return v && *v;
 }
 
 const char *cli_self(void)

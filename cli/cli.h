@@ -7,6 +7,8 @@
 #ifndef ROCELAB_CLI_H
 #define ROCELAB_CLI_H
 
+#include <stdbool.h>
+
 /* Each subcommand: argv[0] is its own name; returns the process exit status. */
 int cli_explain(int argc, char **argv);
 int cli_gen(int argc, char **argv);
@@ -29,6 +31,14 @@ enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_ERR = 2 };
 
 /* Print "rocelab CMD: message" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Whether ROCELAB_DRY_PARSE is set in the environment (tests/docs/commands.sh):
+ * then each command parses and checks its command line as always, and exits
+ * 0 just before it would read, write, send or start anything, so that every
+ * command line the documentation shows can be checked anywhere, in a moment.
+ */
+bool cli_dry_parse(void);
 
 /* The rocelab binary, by absolute path (children run it in namespaces; its data lies beside it). */
 const char *cli_self(void);

@@ -375,8 +375,11 @@ static bool cmp_differ(const struct cmp_cell *a, const struct cmp_cell *b)
 	return hi > 4 * lo;
 }
 
-/* Read a whole capture into a profile; false (with a message) if it cannot be read. */
-static bool cmp_profile(const char *file, struct rl_profile *prof, uint64_t *frames)
+/*
+ * Read a whole capture into a profile: CLI_OK, or (with a message) CLI_ERR if it
+ * cannot be read, CLI_BAD_INPUT if it is damaged part way.
+ */
+static int cmp_profile(const char *file, struct rl_profile *prof, uint64_t *frames)
 {
 	struct rl_annotation ann;
 	struct cli_capture *c;
@@ -388,16 +391,16 @@ static bool cmp_profile(const char *file, struct rl_profile *prof, uint64_t *fra
 
 	c = cli_capture_open("explain", file, CLI_LINKS_DECODED);
 	if (!c)
-		return false;
+		return CLI_ERR;
 	an = rl_analyzer_new();
 	if (!an) {
 		cli_error("explain", "out of memory");
 		cli_capture_close(c);
-		return false;
+		return CLI_ERR;
 	}
 	rl_profile_init(prof);
 	while ((r = cli_capture_next(c, &f)) == 1) {
-		st = rl_decode(cli_capture_link(c), f.data, f.caplen, &pkt);
+		st = rl_link_supported((int)f.link) ? rl_decode(f.link, f.data, f.caplen, &pkt) : RL_NOT_ROCE;
 		if (st == RL_NOT_ROCE)
 			continue;
 		rl_analyze(an, f.no, (uint64_t)f.rel_ns, &pkt, st, &ann);
@@ -405,10 +408,11 @@ static bool cmp_profile(const char *file, struct rl_profile *prof, uint64_t *fra
 	}
 	if (r < 0)
 		cli_capture_damaged(c, "explain");
+	cli_capture_note_skipped(c, "explain");
 	*frames = cli_capture_frames(c);
 	rl_analyzer_free(an);
 	cli_capture_close(c);
-	return r >= 0;
+	return r >= 0 ? CLI_OK : CLI_BAD_INPUT;
 }
 
 static const char *cmp_base(const char *path)
@@ -434,10 +438,8 @@ int cli_compare(const char *fa, const char *fb)
 		rc = CLI_ERR;
 		goto out;
 	}
-	if (!cmp_profile(fa, pa, &na) || !cmp_profile(fb, pb, &nb)) {
-		rc = CLI_ERR;
+	if ((rc = cmp_profile(fa, pa, &na)) != CLI_OK || (rc = cmp_profile(fb, pb, &nb)) != CLI_OK)
 		goto out;
-	}
 	printf("Comparing what two captures' RoCE packets show ('*': they differ)\n"
 	       "  A  %s  (%" PRIu64 " frames)\n  B  %s  (%" PRIu64 " frames)\n\n", fa, na, fb, nb);
 	/* Column A is as wide as its widest text, so that column B always starts in one place. */

@@ -1229,7 +1229,8 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 	s->cur = f;
 	if (f->no == 1)
 		s->prev_ns = f->ns;
-	st = rl_decode(s->link, f->data, f->caplen, &p);
+	/* A frame of a link type not decoded (a pcapng's other interface) is one more that is not RoCE. */
+	st = rl_link_supported((int)f->link) ? rl_decode(f->link, f->data, f->caplen, &p) : RL_NOT_ROCE;
 	if (st == RL_NOT_ROCE) {
 		show = show && !ex_roce_selectors(&s->sel);   /* --qp, --host, --op pick RoCE packets */
 		s->other += show;
@@ -1504,6 +1505,10 @@ int cli_explain(int argc, char **argv)
 		ex_free(&s);
 		return r < 0 ? CLI_OK : r;
 	}
+	if (cli_dry_parse()) {
+		ex_free(&s);
+		return CLI_OK;
+	}
 	if (s.compare)
 		return cli_compare(file, argv[argc - 1]);
 
@@ -1540,8 +1545,9 @@ int cli_explain(int argc, char **argv)
 	ex_flush(&s);
 	if (r < 0 && !ex_stop) {
 		cli_capture_damaged(c, "explain");
-		rc = CLI_ERR;
+		rc = CLI_BAD_INPUT;
 	}
+	cli_capture_note_skipped(c, "explain");
 	fflush(stdout);
 	if (s.summary)
 		ex_summary(&s, s.mode == EX_JSON ? stderr : stdout);

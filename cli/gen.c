@@ -281,6 +281,8 @@ int cli_gen(int argc, char **argv)
 		cli_error("gen", "no scenario '%s'; rocelab gen --list shows them", scenario);
 		return CLI_ERR;
 	}
+	if (cli_dry_parse())
+		return CLI_OK;
 	progress = strcmp(o.out, "-") && isatty(STDERR_FILENO);
 	stream = cli_output_open(&dst, "gen", o.out, -1, NULL);
 	if (!stream)

@@ -204,6 +204,8 @@ int cli_gids(int argc, char **argv)
 		cli_error("gids", "one interface at most, not %d ('rocelab gids --help')", argc - optind);
 		return CLI_ERR;
 	}
+	if (cli_dry_parse())
+		return CLI_OK;
 	if (optind < argc && cli_gid_table("gids", argv[optind], &t))
 		return CLI_BAD_INPUT;
 	if (optind < argc && !t.ethernet) {

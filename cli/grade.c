@@ -15,9 +15,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -29,6 +31,7 @@
 
 #define GRADE_MAX_FRAMES 200000
 #define GRADE_POINTS 1u /* per question */
+#define GRADE_ANSWERS_MAX (1u << 20) /* an answers file is a few lines: more is not one */
 
 /* One question's true answer, for one grading run. */
 struct grade_truth {
@@ -130,7 +133,6 @@ static void grade_cap_free(struct grade_cap *c)
 static int grade_load(struct cli_capture *in, struct grade_cap *c)
 {
 	struct rl_analyzer *an = rl_analyzer_new();
-	enum rl_link link = cli_capture_link(in);
 	struct cli_frame fr;
 	size_t cap = 0;
 	int r;
@@ -151,9 +153,11 @@ static int grade_load(struct cli_capture *in, struct grade_cap *c)
 			}
 			c->f = m;
 		}
+		if (!rl_link_supported((int)fr.link))
+			continue; /* a pcapng's interface of another link type */
 		f = &c->f[c->n];
 		f->no = fr.no;
-		st = rl_decode(link, fr.data, fr.caplen, &f->p);
+		st = rl_decode(fr.link, fr.data, fr.caplen, &f->p);
 		rl_analyze(an, fr.no, (uint64_t)fr.ns, &f->p, st, &f->a);
 		if (st == RL_NOT_ROCE || rl_status_fatal(st))
 			continue;
@@ -171,34 +175,82 @@ static int grade_load(struct cli_capture *in, struct grade_cap *c)
 	return r == 1 || r == -1 ? 1 : 0;
 }
 
-/* The learner's answer to @key: 1 found, 0 not answered, -1 not a number (@raw says what it was). */
-static int grade_answer(FILE *f, const char *key, uint64_t *v, char *raw, size_t rn)
+/*
+ * The answers file @path, whole, as a string (free() it): a file (or a pipe,
+ * as from <(...)) of at most GRADE_ANSWERS_MAX bytes. NULL after a message if
+ * it is not one: a directory, or a device like /dev/zero that never ends, is not an answers file.
+ */
+static char *grade_read_answers(const char *path)
 {
-	char line[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0;
+	ssize_t r = 0;
 
-	rewind(f);
+	if (fd < 0 || fstat(fd, &st)) {
+		cli_error("lab", "cannot read the answers file %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		cli_error("lab", "the answers file %s is not a file (%s)", path,
+			  S_ISDIR(st.st_mode) ? "a directory" : "a device or socket");
+		goto out;
+	}
+	buf = malloc(GRADE_ANSWERS_MAX + 1);
+	if (!buf) {
+		cli_error("lab", "out of memory reading %s", path);
+		goto out;
+	}
+	while (n <= GRADE_ANSWERS_MAX && (r = read(fd, buf + n, GRADE_ANSWERS_MAX + 1 - n)) > 0)
+		n += (size_t)r;
+	if (r < 0 || n > GRADE_ANSWERS_MAX) {
+		if (r < 0)
+			cli_error("lab", "cannot read the answers file %s: %s", path, strerror(errno));
+		else
+			cli_error("lab", "the answers file %s is longer than %u bytes: not an answers file", path,
+				  GRADE_ANSWERS_MAX);
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	buf[n] = '\0';
+out:
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+/*
+ * The learner's answer to @key in @text, the whole answers file, read line by
+ * line however long a line is ('#' to its end is a comment): 1 found, 0 not
+ * answered, -1 not a number (@raw says what it was).
+ */
+static int grade_answer(const char *text, const char *key, uint64_t *v, char *raw, size_t rn)
+{
+	size_t klen = strlen(key);
+
 	raw[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, '#'), *colon, *val;
-		size_t kl;
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n"), code = strcspn(line, "#\n");
+		const char *colon = memchr(line, ':', code), *k = line, *ke, *val;
+		size_t vlen;
 
-		if (c)
-			*c = '\0';
-		colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = '\0';
-		for (kl = strlen(line); kl && (line[kl - 1] == ' ' || line[kl - 1] == '\t'); kl--)
-			line[kl - 1] = '\0';
-		val = line + strspn(line, " \t");
-		if (strcmp(val, key))
-			continue;
-		val = colon + 1 + strspn(colon + 1, " \t");
-		val[strcspn(val, " \t\r\n")] = '\0';
-		if (!*val)
-			return 0;
-		snprintf(raw, rn, "%s", val);
-		return cli_parse_u64(val, UINT64_MAX, v) ? 1 : -1;
+		if (colon) {
+			k += strspn(k, " \t");
+			for (ke = colon; ke > k && (ke[-1] == ' ' || ke[-1] == '\t'); ke--)
+				;
+			if ((size_t)(ke - k) == klen && !strncmp(k, key, klen)) {
+				val = colon + 1 + strspn(colon + 1, " \t");
+				vlen = (size_t)(line + code - val);
+				vlen = strcspn(val, " \t\r#\n") < vlen ? strcspn(val, " \t\r#\n") : vlen;
+				if (!vlen)
+					return 0;
+				snprintf(raw, rn, "%.*s", (int)vlen, val);
+				return cli_parse_u64(raw, UINT64_MAX, v) && strlen(raw) == vlen ? 1 : -1;
+			}
+		}
+		line += len + (line[len] == '\n');
 	}
 	return 0;
 }
@@ -211,7 +263,7 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 	unsigned got = 0, max = 0;
 	struct grade_cap cap;
 	struct cli_capture *in;
-	FILE *f;
+	char *text;
 	int r;
 
 	if (!l->nq) {
@@ -255,16 +307,14 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 	for (size_t i = 0; i < l->nq; i++)
 		truth[i].known = grade_fact(num, l->q[i].key)(&cap, &truth[i].v);
 	grade_cap_free(&cap);
-	f = fopen(answers, "r");
-	if (!f) {
-		cli_error("lab", "cannot read the answers file %s: %s", answers, strerror(errno));
+	text = grade_read_answers(answers);
+	if (!text)
 		return CLI_ERR;
-	}
 	printf("lab %s: your answers (%s) against your capture (%s)\n", num, answers, capture);
 	for (size_t i = 0; i < l->nq; i++) {
 		const struct lab_question *q = &l->q[i];
 		uint64_t v;
-		int a = grade_answer(f, q->key, &v, raw, sizeof(raw));
+		int a = grade_answer(text, q->key, &v, raw, sizeof(raw));
 
 		if (!truth[i].known) {
 			printf("  %-3s --    %s: your capture does not show it; not counted\n", q->key, q->text);
@@ -283,7 +333,7 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 			printf("  %-3s 0/%u  %s: not %s; look at %s\n", q->key, GRADE_POINTS, q->text, raw, q->hint);
 		}
 	}
-	fclose(f);
+	free(text);
 	printf("score %s questions %u/%u\n", num, got, max);
 	return CLI_OK;
 }

@@ -617,7 +617,7 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 	char pcap[256], err[256], log[256], why[256] = "";
 	struct sigaction sa = { .sa_handler = lab_on_signal }, old_int, old_term;
 	bool made = false;
-	int rc = CLI_OK;
+	int rc = CLI_OK, lock = -1;
 	pid_t td;
 
 	if (lab_workdir())
@@ -638,7 +638,8 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 		return lab_run_gen(l, pcap, why);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	if (real_rxe ? lab_rxe_up(l->mtu, &made) : lab_up(l->mtu, &made)) {
+	/* One run at a time: the namespaces, the VM's and labs/out's file names are the same for all. */
+	if ((lock = lab_lock()) < 0 || (real_rxe ? lab_rxe_up(l->mtu, &made) : lab_up(l->mtu, &made))) {
 		rc = CLI_ERR;
 		goto out;
 	}
@@ -673,6 +674,8 @@ out:
 		else
 			lab_down();
 	}
+	if (lock >= 0)
+		close(lock);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (lab_interrupted) {
@@ -740,37 +743,42 @@ int cli_lab(int argc, char **argv)
 		case 'r': real_rxe = true; break;
 		case 'm':
 			if (!cli_arg_u64("lab", "--mtu", optarg, LAB_MTU_MIN, LAB_MTU_MAX, NULL, &mtu))
-				return CLI_BAD_INPUT;
+				return CLI_ERR;
 			break;
 		case 'a': answers = optarg; break;
 		case 'C': capture = optarg; break;
 		case 'h': lab_usage(stdout); return CLI_OK;
-		default: fprintf(stderr, "Try 'rocelab lab --help'.\n"); return CLI_BAD_INPUT;
+		default: fprintf(stderr, "Try 'rocelab lab --help'.\n"); return CLI_ERR;
 		}
 	}
 	if (optind >= argc) {
 		lab_usage(stderr);
-		return CLI_BAD_INPUT;
+		return CLI_ERR;
 	}
 	verb = argv[optind];
+	if (optind + 1 == argc && cli_dry_parse() &&
+	    (!strcmp(verb, "list") || !strcmp(verb, "up") || !strcmp(verb, "down") || !strcmp(verb, "status")))
+		return CLI_OK;
 	if (!strcmp(verb, "list") && optind + 1 == argc)
 		return lab_list();
 	if (!strcmp(verb, "up") && optind + 1 == argc)
-		return lab_up((unsigned)mtu, &made) ? CLI_ERR : CLI_OK;
+		return lab_lock() < 0 || lab_up((unsigned)mtu, &made) ? CLI_ERR : CLI_OK;
 	if (!strcmp(verb, "down") && optind + 1 == argc)
-		return lab_down() ? CLI_ERR : (printf("lab: down\n"), CLI_OK);
+		return lab_lock() < 0 || lab_down() ? CLI_ERR : (printf("lab: down\n"), CLI_OK);
 	if (!strcmp(verb, "status") && optind + 1 == argc)
 		return lab_status();
 	if (!strcmp(verb, "run") && optind + 2 == argc) {
 		if ((rc = lab_find(argv[optind + 1], &l)))
-			return rc > 0 ? CLI_BAD_INPUT : CLI_ERR;
+			return CLI_ERR; /* no such lab (usage), or its definition is broken */
 		if (gen && real_rxe) {
 			cli_error("lab", "--gen or --real-rxe, not both");
-			rc = CLI_BAD_INPUT;
+			rc = CLI_ERR;
 		} else if (real_rxe && !lab_runs_a_stack(&l)) {
 			cli_error("lab", "lab %s only replays frames made by rocelab gen: no stack runs in it, so the kernel "
 					 "would have nothing to do; run it without --real-rxe", l.num);
-			rc = CLI_BAD_INPUT;
+			rc = CLI_ERR;
+		} else if (cli_dry_parse()) {
+			rc = CLI_OK;
 		} else {
 			setvbuf(stdout, NULL, _IOLBF, 0);
 			rc = lab_run(&l, keep, gen, real_rxe);
@@ -780,7 +788,11 @@ int cli_lab(int argc, char **argv)
 	}
 	if (!strcmp(verb, "grade") && optind + 2 == argc) {
 		if ((rc = lab_find(argv[optind + 1], &l)))
-			return rc > 0 ? CLI_BAD_INPUT : CLI_ERR;
+			return CLI_ERR; /* no such lab (usage), or its definition is broken */
+		if (cli_dry_parse()) {
+			lab_def_free(&l);
+			return CLI_OK;
+		}
 		/* the defaults are where lab run put them; a path given is the current folder's */
 		if (!lab_given(answers, apath, sizeof(apath)) || !lab_given(capture, cpath, sizeof(cpath)) ||
 		    lab_workdir()) {
@@ -797,5 +809,5 @@ int cli_lab(int argc, char **argv)
 	}
 	cli_error("lab", "'%s' with %d argument(s): say list, run NN, grade NN, up, down or status", verb,
 		  argc - optind - 1);
-	return CLI_BAD_INPUT;
+	return CLI_ERR;
 }

@@ -11,25 +11,116 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pcap/pcap.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
 #include "lab_proc.h"
 #include "lab_topo.h"
+
+/*
+ * Beside /run/netns, where the namespaces' names live: the lock, and which
+ * namespaces rocelab made (their inodes, so a namespace of the same name made
+ * by someone else later is not taken for ours).
+ */
+#define LAB_LOCK_FILE "/run/rocelab-lab.lock"
+#define LAB_MADE_FILE "/run/rocelab-lab.made"
 
 bool lab_is_up(void)
 {
 	struct stat st;
 
 	return !stat("/run/netns/" LAB_NS_A, &st) && !stat("/run/netns/" LAB_NS_B, &st);
+}
+
+int lab_lock(void)
+{
+	char pid[32] = "";
+	int fd = open(LAB_LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	if (fd < 0) {
+		cli_error("lab", "cannot open the lab's lock %s: %s", LAB_LOCK_FILE, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) : -1;
+		pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
+		if (errno == EWOULDBLOCK || n >= 0)
+			cli_error("lab", "another rocelab lab (process %s) is using namespaces " LAB_NS_A " and " LAB_NS_B
+					 ": one lab at a time; wait for it to finish",
+				  *pid ? pid : "?");
+		else
+			cli_error("lab", "cannot lock %s: %s", LAB_LOCK_FILE, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* Our pid, for the message of a run refused; the lock holds without it. */
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) != n)
+		cli_error("lab", "note: cannot write %s", LAB_LOCK_FILE);
+	return fd;
+}
+
+/* "dev ino" of namespace @ns's name in @buf; false if there is none. */
+static bool lab_ns_id(const char *ns, char *buf, size_t n)
+{
+	char path[300];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	if (stat(path, &st))
+		return false;
+	snprintf(buf, n, "%ju %ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+	return true;
+}
+
+/* What LAB_MADE_FILE holds for the namespaces there now: "A-id B-id\n" (a missing one: "-"). */
+static void lab_made_line(char *buf, size_t n)
+{
+	char a[64] = "-", b[64] = "-";
+
+	lab_ns_id(LAB_NS_A, a, sizeof(a));
+	lab_ns_id(LAB_NS_B, b, sizeof(b));
+	snprintf(buf, n, "%s %s\n", a, b);
+}
+
+/* Did rocelab make the namespaces there now? */
+static bool lab_ours(void)
+{
+	char want[160], got[160] = "";
+	FILE *f = fopen(LAB_MADE_FILE, "r");
+
+	if (!f)
+		return false;
+	if (!fgets(got, sizeof(got), f))
+		got[0] = '\0';
+	fclose(f);
+	lab_made_line(want, sizeof(want));
+	return !strcmp(want, got);
+}
+
+/* Remember the namespaces there now as rocelab's. */
+static void lab_remember(void)
+{
+	char line[160];
+	FILE *f = fopen(LAB_MADE_FILE, "w");
+
+	lab_made_line(line, sizeof(line));
+	if (f) {
+		fputs(line, f);
+		fclose(f);
+	}
 }
 
 bool lab_in_userns(void)
@@ -69,15 +160,40 @@ bool lab_netns_possible(char *why, size_t n)
 	return true;
 }
 
-int lab_down(void)
+/* Remove the namespaces named: those this process (or rocelab before it) made. */
+static int lab_remove(bool a, bool b)
 {
 	int rc = 0;
 
-	if (access("/run/netns/" LAB_NS_A, F_OK) == 0)
+	if (a && access("/run/netns/" LAB_NS_A, F_OK) == 0)
 		rc |= lab_cmd(false, "ip netns del " LAB_NS_A);
-	if (access("/run/netns/" LAB_NS_B, F_OK) == 0)
+	if (b && access("/run/netns/" LAB_NS_B, F_OK) == 0)
 		rc |= lab_cmd(false, "ip netns del " LAB_NS_B);
+	if (access("/run/netns/" LAB_NS_A, F_OK) && access("/run/netns/" LAB_NS_B, F_OK))
+		unlink(LAB_MADE_FILE);
 	return rc ? -1 : 0;
+}
+
+/* Say that the namespaces named as the lab's, there now, are someone else's, and what is @done with them. */
+static void lab_not_ours(const char *done)
+{
+	bool a = !access("/run/netns/" LAB_NS_A, F_OK), b = !access("/run/netns/" LAB_NS_B, F_OK);
+	const char *which = a && b ? LAB_NS_A " and " LAB_NS_B : a ? LAB_NS_A : LAB_NS_B;
+	const char *del = a && b ? "ip netns del " LAB_NS_A "; ip netns del " LAB_NS_B
+				 : a ? "ip netns del " LAB_NS_A : "ip netns del " LAB_NS_B;
+
+	cli_error("lab", "namespace %s: not made by rocelab lab, so %s (if yours and unused: %s)", which, done, del);
+}
+
+int lab_down(void)
+{
+	if (access("/run/netns/" LAB_NS_A, F_OK) && access("/run/netns/" LAB_NS_B, F_OK))
+		return 0;
+	if (!lab_ours()) {
+		lab_not_ours("left as it is");
+		return -1;
+	}
+	return lab_remove(true, true);
 }
 
 pid_t lab_netns_user(const char *ns)
@@ -132,11 +248,16 @@ int lab_up(unsigned mtu, bool *made)
 		"ip -n " LAB_NS_B " link set " LAB_IF_B " up",
 	};
 	char why[256];
+	bool made_a = false;
 
 	*made = false;
-	if (lab_is_up()) {
+	if (lab_is_up() && lab_ours()) {
 		printf("lab: the topology is up already\n");
 		return lab_set_mtu(mtu);
+	}
+	if (!access("/run/netns/" LAB_NS_A, F_OK) || !access("/run/netns/" LAB_NS_B, F_OK)) {
+		lab_not_ours("neither used nor removed");
+		return -1;
 	}
 	if (!lab_netns_possible(why, sizeof(why))) {
 		cli_error("lab", "%s", why);
@@ -144,14 +265,17 @@ int lab_up(unsigned mtu, bool *made)
 	}
 	printf("lab: two hosts, %s (%s) and %s (%s), joined by a veth pair %s -- %s, MTU %u\n", LAB_NS_A, LAB_IP_A,
 	       LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, mtu);
-	*made = true;
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (lab_cmd(false, "%s", cmds[i])) {
-			cli_error("lab", "'%s' failed; taking the topology down again", cmds[i]);
-			lab_down();
-			*made = false;
+			/* Only what this call made: a namespace it could not add is someone else's. */
+			cli_error("lab", "'%s' failed; taking down what this run made", cmds[i]);
+			lab_remove(made_a, i > 1);
 			return -1;
 		}
+		made_a = true; /* cmds[0] added it */
+	}
+	*made = true;
+	lab_remember();
 	return lab_set_mtu(mtu);
 }
 
@@ -253,7 +377,7 @@ pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const
 
 void lab_capture_stop(pid_t pid, const char *err)
 {
-	char buf[4096];
+	char buf[4096], num[32];
 	FILE *f;
 	size_t n;
 	const char *d;
@@ -266,15 +390,17 @@ void lab_capture_stop(pid_t pid, const char *err)
 	if (f)
 		fclose(f);
 	buf[n] = '\0';
-	d = strstr(buf, "packets dropped by kernel");
+	d = strstr(buf, " packets dropped by kernel");
 	if (d && d > buf) {
-		const char *b = d - 1;
+		const char *b = d;
+		uint64_t dropped;
 
 		while (b > buf && b[-1] != '\n')
 			b--;
-		if (atoi(b) > 0)
-			printf("  note: tcpdump says %d packets were dropped by the kernel: the capture misses them\n",
-			       atoi(b));
+		snprintf(num, sizeof(num), "%.*s", (int)(d - b), b);
+		if (cli_parse_u64(num, UINT32_MAX, &dropped) && dropped > 0)
+			printf("  note: tcpdump says %" PRIu64 " packets were dropped by the kernel: the capture misses them\n",
+			       dropped);
 	}
 	unlink(err);
 }

@@ -30,16 +30,31 @@
 /* Are both namespaces there? */
 bool lab_is_up(void);
 
+/*
+ * The lab's lock, held until this process exits: one `lab run`, `up` or `down`
+ * at a time, since all of them use the one pair of namespaces. The lock's file
+ * descriptor, or -1 (said: which process holds it) if another holds it.
+ */
+int lab_lock(void);
+
 /* In a user namespace made by an unprivileged user (uid 0 is not the real root)? */
 bool lab_in_userns(void);
 
 /* Can this process make network namespaces? In a user namespace, /run gets a tmpfs first. If not, @why says why. */
 bool lab_netns_possible(char *why, size_t n);
 
-/* The two hosts at link MTU @mtu; *@made if this call made them (else they were up). 0, or -1 (said, undone). */
+/*
+ * The two hosts at link MTU @mtu; *@made if this call made them (else they were
+ * up, made by an earlier `lab up` or `run --keep`). 0, or -1 (said, and what
+ * this call made undone). Namespaces rl-a or rl-b that rocelab did not make are
+ * left alone, and refused.
+ */
 int lab_up(unsigned mtu, bool *made);
 
-/* Remove both namespaces (and the veth with them). 0, or -1 if a removal failed. */
+/*
+ * Remove both namespaces (and the veth with them), if rocelab made them; ones
+ * it did not make are left alone (said). 0, or -1 if a removal failed or was refused.
+ */
 int lab_down(void);
 
 /*

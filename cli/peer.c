@@ -707,6 +707,8 @@ int cli_peer(int argc, char **argv)
 	p.conn.qkey = PEER_QKEY;
 	if (!peer_parse_any(argc, argv, &p.o, &rc))
 		return peer_output_written(rc);
+	if (cli_dry_parse())
+		return CLI_OK;
 	p.net.rng = p.o.seed;
 	p.net.tx_rng = p.o.seed ^ 0x5bd1e9955bd1e995ull;
 	rc = p.o.rping ? peer_rping_run(&p) : p.o.cmatose ? peer_cmatose_run(&p) : p.o.srq ? peer_srq_run(&p)

@@ -97,7 +97,6 @@ bool peer_cmatose_asked(int argc, char **argv, bool *ud)
 static bool ct_port_flag(struct peer_opts *o, const char *arg)
 {
 	uint64_t v;
-	char *end;
 
 	if (!o->ud) {
 		if (!cli_arg_u64("peer", "-p", arg, 1, 65535, NULL, &v))
@@ -105,7 +104,7 @@ static bool ct_port_flag(struct peer_opts *o, const char *arg)
 		o->port = (uint16_t)v;
 		return true;
 	}
-	if (strtol(arg, &end, 0) == RL_RDMA_PS_UDP && !*end)
+	if (cli_parse_u64(arg, UINT32_MAX, &v) && v == RL_RDMA_PS_UDP)
 		return true;
 	cli_error("peer", "udaddy's -p is the port space: only %#x (RDMA_PS_UDP) runs here; the port is %d", RL_RDMA_PS_UDP,
 		  UDADDY_PORT);
@@ -218,7 +217,7 @@ bool peer_cmatose_parse(int argc, char **argv, bool ud, struct peer_opts *o, int
 	o->size = CT_DEFAULT_SIZE;
 	o->ct.count = CT_DEFAULT_COUNT;
 	o->ct.connections = 1;
-	*rc = CLI_BAD_INPUT;
+	*rc = CLI_ERR;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ud ? "s:b:c:C:S:t:p:P:f:h" : "s:b:f:P:c:C:S:t:p:a:mh", lo, NULL)) != -1) {
 		if (c == 'h') {

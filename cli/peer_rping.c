@@ -250,7 +250,7 @@ bool peer_rping_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	o->port = RPING_PORT;
 	o->size = RPING_DEFAULT_SIZE;
 	o->window = RPING_SQ_DEPTH;
-	*rc = CLI_BAD_INPUT;
+	*rc = CLI_ERR;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "a:I:Pp:C:S:scvVdqh", lo, NULL)) != -1) {
 		if (c == 'h') {

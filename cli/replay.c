@@ -199,7 +199,6 @@ static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 	struct cli_frame f;
 	struct rp_stats st = { 0, 0, 0, 0 };
 	uint64_t start = rp_now_ns();
-	enum rl_link link = cli_capture_link(in);
 	double speed = o->speed > 0 ? o->speed : 1;
 	int r;
 
@@ -213,7 +212,7 @@ static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 			rp_wait_until(start + (f.no - 1) * 1000000000u / o->pps);
 		memcpy(buf, f.data, len);
 		if (!rl_rewrite_empty(&o->rw)) {
-			enum rl_status rs = rl_rewrite_frame(&o->rw, link, buf, len);
+			enum rl_status rs = rl_rewrite_frame(&o->rw, f.link, buf, len);
 
 			if (rs != RL_OK && rs != RL_NOT_ROCE) {
 				st.skipped++;
@@ -228,15 +227,16 @@ static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 		}
 	}
 	rp_report(&st, rp_now_ns() - start, o->iface);
+	cli_capture_note_skipped(in, "replay");
 	if (r < 0) {
 		/* Not cli_capture_damaged(), whose words are explain's ("FILE: the file is damaged"): ours stay as they were. */
 		cli_error("replay", "%s is damaged after frame %" PRIu64 ": %s", o->file, cli_capture_frames(in),
 			  cli_capture_error(in));
-		return CLI_ERR;
+		return CLI_BAD_INPUT;
 	}
 	if (st.failed)
 		cli_error("replay", "pcap_inject failed on %s: %s", o->iface, pcap_geterr(out));
-	return st.failed ? CLI_BAD_INPUT : CLI_OK;
+	return st.failed ? CLI_ERR : CLI_OK; /* the interface refused: an I/O error */
 }
 
 int cli_replay(int argc, char **argv)
@@ -248,8 +248,8 @@ int cli_replay(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	r = rp_parse(argc, argv, &o);
-	if (r)
-		return r < 0 ? CLI_OK : r;
+	if (r || cli_dry_parse())
+		return r <= 0 ? CLI_OK : r;
 	in = cli_capture_open("replay", o.file, CLI_LINKS_ETHERNET);
 	if (!in)
 		return CLI_ERR;
@@ -301,6 +301,8 @@ int cli_rewrite(int argc, char **argv)
 		cli_error("rewrite", "nothing to change: add --rewrite RULE");
 		return CLI_ERR;
 	}
+	if (cli_dry_parse())
+		return CLI_OK;
 	/* Frames of link types the rewriter does not decode are copied as they are. */
 	in = cli_capture_open("rewrite", argv[optind], CLI_LINKS_ANY);
 	if (!in)
@@ -317,8 +319,18 @@ int cli_rewrite(int argc, char **argv)
 		size_t len = f.caplen < sizeof(buf) ? f.caplen : sizeof(buf);
 		enum rl_status st;
 
+		if (f.link != cli_capture_link(in)) {
+			/* A pcap has one link type: a pcapng's frames of another cannot be copied into it. */
+			cli_error("rewrite", "%s: frame %" PRIu64 " is of link type %d, the first interface's of %d: a pcap holds "
+					     "one link type; split the file by interface first (tshark -Y frame.interface_id==N)",
+				  argv[optind], f.no, (int)f.link, (int)cli_capture_link(in));
+			cli_capture_finish(out);
+			cli_output_abort(&dst);
+			cli_capture_close(in);
+			return CLI_BAD_INPUT;
+		}
 		memcpy(buf, f.data, len);
-		st = rl_rewrite_frame(&rw, cli_capture_link(in), buf, len);
+		st = rl_rewrite_frame(&rw, f.link, buf, len);
 		changed += st == RL_OK;
 		skipped += st != RL_OK && st != RL_NOT_ROCE;
 		cli_capture_write(out, &f, buf, (uint32_t)len);
@@ -331,7 +343,7 @@ int cli_rewrite(int argc, char **argv)
 		/* A half copy does not replace the output: it stays as it was (or is not made). */
 		cli_output_abort(&dst);
 		cli_capture_close(in);
-		return CLI_ERR;
+		return CLI_BAD_INPUT;
 	}
 	if (!written || !cli_output_commit(&dst)) {
 		if (!written)

@@ -64,6 +64,12 @@ EOF
 
 say() { printf 'realrxe: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
+# A usage error: rocelab's exit status 2, as for every other command (cli/cli.h).
+usage_die() { say "$*"; exit 2; }
+# OPT VALUE...: the value an option needs, or a usage error.
+need() { [ $# -ge 2 ] && [ -n "$2" ] || usage_die "$1 needs a value"; }
+# ROCELAB_DRY_PARSE set (cli/cli.h): the command line is checked; stop before doing anything.
+dry() { [ -z "${ROCELAB_DRY_PARSE:-}" ] || exit 0; }
 
 # ---- build ------------------------------------------------------------------------------------
 
@@ -682,7 +688,7 @@ rr_capture() {   # $1: out dir, $2: netns, then tools
 	local out=$1 ns=$2 t fails=0
 	shift 2
 	[ $# -gt 0 ] || set -- $RR_TOOLS
-	for t in "$@"; do rr_tool_server "$t" >/dev/null || die "unknown tool '$t' (one of: $RR_TOOLS)"; done
+	for t in "$@"; do rr_tool_server "$t" >/dev/null || usage_die "unknown tool '$t' (one of: $RR_TOOLS)"; done
 	mkdir -p "$out" || die "cannot create $out"
 	RR_SESSION=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
 	RR_TCPDUMP=
@@ -705,45 +711,50 @@ cmd=${1:-}
 dir="" ns=rlrxe maxtime=1800 timeout=600 force="" guests=1 guest=0 out=rxe-captures
 while [ $# -gt 0 ]; do
 	case $1 in
-	--dir) dir=${2:?--dir needs a directory}; shift 2 ;;
-	--netns) ns=${2:?--netns needs a name}; shift 2 ;;
-	--max-time) maxtime=${2:?}; shift 2 ;;
-	--timeout) timeout=${2:?}; shift 2 ;;
+	--dir) need "$@"; dir=$2; shift 2 ;;
+	--netns) need "$@"; ns=$2; shift 2 ;;
+	--max-time) need "$@"; maxtime=$2; shift 2 ;;
+	--timeout) need "$@"; timeout=$2; shift 2 ;;
 	--force) force=1; shift ;;
-	--guests) guests=${2:?--guests needs 1 or 2}; shift 2 ;;
-	--guest) guest=${2:?--guest needs 0 or 1}; shift 2 ;;
-	--out) out=${2:?--out needs a directory}; shift 2 ;;
-	--add) RR_ADD+=("${2:?--add needs a program or a .c file}"); shift 2 ;;
+	--guests) need "$@"; guests=$2; shift 2 ;;
+	--guest) need "$@"; guest=$2; shift 2 ;;
+	--out) need "$@"; out=$2; shift 2 ;;
+	--add) need "$@"; RR_ADD+=("$2"); shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) say "unknown option $1"; usage >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
-case $maxtime$timeout in *[!0-9]*) die "--max-time and --timeout take whole seconds" ;; esac
-case $guests in 1|2) ;; *) die "--guests takes 1 or 2" ;; esac
-case $guest in 0|1) ;; *) die "--guest takes 0 or 1" ;; esac
+case $maxtime$timeout in *[!0-9]*) usage_die "--max-time and --timeout take whole seconds" ;; esac
+maxtime=$((10#$maxtime)) timeout=$((10#$timeout)) # decimal: 010 is ten, not octal 8
+case $guests in 1|2) ;; *) usage_die "--guests takes 1 or 2" ;; esac
+case $guest in 0|1) ;; *) usage_die "--guest takes 0 or 1" ;; esac
 case $cmd:${#RR_ADD[@]} in
 run:*|start:*|shell:*|*:0) ;;
-*) die "--add is for run, start and shell: a started guest takes its programs at start" ;;
+*) usage_die "--add is for run, start and shell: a started guest takes its programs at start" ;;
 esac
 
 case $cmd in
-build) rr_build "$force" ;;
+build) dry; rr_build "$force" ;;
 start)
-	[ -n "$dir" ] || die "start needs --dir DIR (where the session lives)"
+	[ -n "$dir" ] || usage_die "start needs --dir DIR (where the session lives)"
+	dry
 	mkdir -p "$dir" || die "cannot create $dir"
 	rr_add_progs "$dir"
 	rr_start "$dir" "$ns" "$maxtime" "$guests" ;;
 exec)
-	[ -n "$dir" ] || die "exec needs --dir DIR (of 'rocelab realrxe start')"
-	[ $# -gt 0 ] || die "exec needs a COMMAND"
+	[ -n "$dir" ] || usage_die "exec needs --dir DIR (of 'rocelab realrxe start')"
+	[ $# -gt 0 ] || usage_die "exec needs a COMMAND"
+	dry
 	rr_exec "$(rr_gdir "$dir" "$guest")" "$timeout" "$*" ;;
 stop)
-	[ -n "$dir" ] || die "stop needs --dir DIR"
+	[ -n "$dir" ] || usage_die "stop needs --dir DIR"
+	dry
 	rr_stop "$dir" ;;
 run)
-	[ $# -gt 0 ] || die "run needs a COMMAND"
+	[ $# -gt 0 ] || usage_die "run needs a COMMAND"
+	dry
 	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
 	trap 'rr_stop "$dir"; rm -rf "$dir"' EXIT
 	trap 'exit 130' INT TERM
@@ -753,6 +764,7 @@ run)
 	rr_exec "$dir" "$timeout" "$*"
 	exit $? ;;
 shell)
+	dry
 	[ "$(id -u)" = 0 ] || die "run as root"
 	rr_ensure_built
 	dir=$(mktemp -d /tmp/rocelab-realrxe.XXXXXX)
@@ -766,6 +778,8 @@ shell)
 	say "booting ($accel); the host side is $RR_HOST_IP in netns $ns; 'poweroff -f' ends the VM"
 	rr_qemu "$ns" "$dir/initrd" "$accel" 0 -nographic -append "$(rr_cmdline shell "$maxtime" 0)" ;;
 capture)
+	for t in "$@"; do rr_tool_server "$t" >/dev/null || usage_die "unknown tool '$t' (one of: $RR_TOOLS)"; done
+	dry
 	[ "$(id -u)" = 0 ] || die "run as root: the VMs' network is a bridge in a network namespace"
 	rr_capture "$out" "$ns" "$@" ;;
 ""|-h|--help|help) usage ;;

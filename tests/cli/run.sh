@@ -41,16 +41,16 @@ expect "unknown command" 2 "unknown command 'frobnicate'" "$RA" frobnicate
 expect "realrxe --help" 0 "rocelab realrxe build" "$RA" realrxe --help
 expect "realrxe unknown command" 2 "unknown command 'frob'" "$RA" realrxe frob
 expect "realrxe unknown option" 2 "unknown option --bogus" "$RA" realrxe run --bogus
-expect "realrxe exec without --dir" 1 "exec needs --dir DIR" "$RA" realrxe exec -- true
+expect "realrxe exec without --dir" 2 "exec needs --dir DIR" "$RA" realrxe exec -- true
 expect "realrxe exec in a dir with no guest" 1 "no guest started in" "$RA" realrxe exec --dir "$T" -- true
-expect "realrxe --max-time not a number" 1 "take whole seconds" "$RA" realrxe start --dir "$T" --max-time soon
+expect "realrxe --max-time not a number" 2 "take whole seconds" "$RA" realrxe start --dir "$T" --max-time soon
 # --add: what it cannot put into the guest is said before anything is built or booted
 expect "realrxe --add a missing file" 1 "--add $T/nothere.c: no such file" "$RA" realrxe run --add "$T/nothere.c" -- true
 printf 'not a program\n' >"$T/notes.txt"
 expect "realrxe --add a file that is not ELF" 1 "--add $T/notes.txt: not an ELF program" "$RA" realrxe run --add "$T/notes.txt" -- true
-expect "realrxe --add on exec" 1 "--add is for run, start and shell" "$RA" realrxe exec --dir "$T" --add "$T/notes.txt" -- true
+expect "realrxe --add on exec" 2 "--add is for run, start and shell" "$RA" realrxe exec --dir "$T" --add "$T/notes.txt" -- true
 expect "realrxe --help names --add" 0 "rocelab realrxe start --dir DIR \[--add PROGRAM\[.c\]\]" "$RA" realrxe --help
-expect "lab run with --gen and --real-rxe" 1 "--gen or --real-rxe, not both" "$RA" lab run 01 --gen --real-rxe
+expect "lab run with --gen and --real-rxe" 2 "--gen or --real-rxe, not both" "$RA" lab run 01 --gen --real-rxe
 expect "realrxe script missing" 2 "cannot find realrxe.sh" env ROCELAB_REALRXE=/nonexistent "$RA" realrxe build
 expect "explain --help" 0 "usage: rocelab explain" "$R" explain --help
 expect "gen --help" 0 "usage: rocelab gen" "$R" gen --help
@@ -225,14 +225,14 @@ expect "explain a text file" 2 "cannot read" "$RA" explain "$T/text.pcap"
 "$R" gen demo -o "$T/demo.pcap" 2>/dev/null
 size=$(wc -c <"$T/demo.pcap")
 head -c $((size - 30)) "$T/demo.pcap" >"$T/cut.pcap"
-expect "explain a pcap cut mid-record" 2 "damaged after frame 15" "$RA" explain "$T/cut.pcap"
+expect "explain a pcap cut mid-record" 1 "damaged after frame 15" "$RA" explain "$T/cut.pcap"
 grep -q "^15 " "$T/out" && ok "frames before the damage are still printed" || bad "frames before the damage are still printed"
 # An 802.11 capture (link type 105): a valid pcap rocelab cannot read.
 printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000\377\377\000\000\151\000\000\000' >"$T/wifi.pcap"
 expect "explain an unsupported link type" 2 "link type .*105.* not supported" "$RA" explain "$T/wifi.pcap"
 # Every reader of captures (explain, replay, rewrite) goes through cli/capture.c.
 expect "replay a capture that is not Ethernet" 2 "not an Ethernet capture \\(link type" "$RA" replay "$T/wifi.pcap" --iface lo
-expect "rewrite a pcap cut mid-record" 2 "damaged after frame 15" "$RA" rewrite "$T/cut.pcap" "$T/out.pcap" --rewrite psn:+1
+expect "rewrite a pcap cut mid-record" 1 "damaged after frame 15" "$RA" rewrite "$T/cut.pcap" "$T/out.pcap" --rewrite psn:+1
 expect "rewrite reads standard input" 0 "16 frames, 16 RoCE packets rewritten" \
 	sh -c "\"$RA\" rewrite - \"$T/out.pcap\" --rewrite psn:+1 <\"$T/demo.pcap\""
 expect "rewrite says when the output could not be written" 2 "writing /dev/full failed" \
@@ -272,7 +272,7 @@ expect "explain --compare with one file" 2 "needs two capture files, not 1" "$RA
 expect "explain --compare with three files" 2 "needs two capture files, not 3" "$RA" explain --compare "$T/demo.pcap" "$T/demo.pcap" "$T/demo.pcap"
 expect "explain --compare -v" 2 "no -v, --json, --ladder or --count" "$RA" explain --compare -v "$T/demo.pcap" "$T/loss.pcap"
 expect "explain --compare a missing file" 2 "cannot read $T/missing.pcap" "$RA" explain --compare "$T/demo.pcap" "$T/missing.pcap"
-expect "explain --compare a cut pcap" 2 "damaged after frame 15" "$RA" explain --compare "$T/cut.pcap" "$T/demo.pcap"
+expect "explain --compare a cut pcap" 1 "damaged after frame 15" "$RA" explain --compare "$T/cut.pcap" "$T/demo.pcap"
 expect "explain --compare an unsupported link type" 2 "link type .*105.* not supported" "$RA" explain --compare "$T/demo.pcap" "$T/wifi.pcap"
 printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000\377\377\000\000\001\000\000\000' >"$T/none.pcap"
 expect "explain --compare a capture without RoCE" 0 "none.pcap has no RoCE packet to compare" "$RA" explain --compare "$T/demo.pcap" "$T/none.pcap"
@@ -280,8 +280,16 @@ expect "lab grade a capture without RoCE" 2 "none.pcap holds no RoCE frame to gr
 expect "lab grade a capture of another link type" 2 "link type 105 is not one rocelab decodes" "$RA" lab grade 01 --capture "$T/wifi.pcap" --answers "$T/none.pcap"
 printf '1: -0\n' >"$T/minus.txt"
 expect "lab grade: a negative answer is not a number" 0 "'-0' is not a number" "$RA" lab grade 01 --capture "$T/demo.pcap" --answers "$T/minus.txt"
+# An answer inside a comment is no answer, however long its line; only a file of answers is read.
+pad=$(printf '%600s' '')
+for k in 1 2a 2b 3 4a 4b; do echo "#$pad$k: 1"; done >"$T/comments.txt"
+expect "lab grade: answers in long comment lines are not answers" 0 "score 01 questions 0/" "$RA" lab grade 01 --capture "$T/demo.pcap" --answers "$T/comments.txt"
+grep -q "not answered" "$T/out" && ! grep -q -E ": (right|not 1;)" "$T/out" && ok "lab grade: every commented answer is 'not answered'" ||
+	bad "lab grade: every commented answer is 'not answered'"
+expect "lab grade --answers a directory" 2 "answers file $T is not a file \\(a directory\\)" "$RA" lab grade 01 --capture "$T/demo.pcap" --answers "$T"
+expect "lab grade --answers /dev/zero ends" 2 "answers file /dev/zero is not a file" timeout 20 "$RA" lab grade 01 --capture "$T/demo.pcap" --answers /dev/zero
 expect "explain --compare marks the resends and says why" 0 "Resent packets: A requester resends" "$RA" explain --compare "$T/demo.pcap" "$T/loss.pcap"
-expect "lab run 10 --real-rxe: only replays" 1 "lab 10 only replays frames made by rocelab gen" "$RA" lab run 10 --real-rxe
+expect "lab run 10 --real-rxe: only replays" 2 "lab 10 only replays frames made by rocelab gen" "$RA" lab run 10 --real-rxe
 expect "realrxe --help names capture" 0 "capture \[--out DIR\]" "$RA" realrxe --help
 "$R" gen demo -o "$T/demo2.pcap" 2>/dev/null
 cmp -s "$T/demo.pcap" "$T/demo2.pcap" && ok "gen is byte-identical for the same arguments" ||
@@ -499,6 +507,10 @@ else
 fi
 # ---- the files rocelab writes, write errors, help and --version of every command ----------------------
 . "$(dirname "$0")/safety.sh"
+# ---- exit statuses: usage 2, bad input 1, for every command -------------------------------------
+. "$(dirname "$0")/conventions.sh"
+# ---- a pcapng of several link types (mergecap, editcap) --------------------------------------------
+. "$(dirname "$0")/mixed.sh"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -464,6 +464,8 @@ else
     else
         fail "Ctrl-C during a lab: exit $rc, $(ip netns list | tr '\n' ' '), $(tail -c 200 "$T/int")"
     fi
+    # One lab at a time; only the namespaces rocelab made are removed.
+    . "$HERE/lock.sh"
     # A user namespace, as a learner without root runs it.
     mkdir -p "$T/u" && chown 65534 "$T/u"
     if ! setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-root-user --net --mount true 2>/dev/null; then
