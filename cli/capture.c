@@ -14,6 +14,8 @@
 #define CAPTURE_READ_BUFFER (1 << 20)
 
 #define NS_PER_S 1000000000
+/* The farthest a frame's time may be from 1970: see capture_ns(). */
+#define CAPTURE_MAX_NS ((int64_t)1 << 62)
 
 struct cli_capture {
 	pcap_t *pc;
@@ -117,6 +119,21 @@ struct cli_capture *cli_capture_open(const char *cmd, const char *file, enum cli
 	return c;
 }
 
+/*
+ * A time stamp in ns, held to +-2^62 ns (146 years either side of 1970) so
+ * that it, and the difference of any two, fits an int64_t. A pcapng's 64-bit
+ * stamps and if_tsoffset can name any second up to 2^64: such a frame gets
+ * the bound, not a product that overflowed (undefined, and a wrong time).
+ */
+static int64_t capture_ns(time_t sec, long ns)
+{
+	if (sec > CAPTURE_MAX_NS / NS_PER_S - 1)
+		return CAPTURE_MAX_NS;
+	if (sec < -(CAPTURE_MAX_NS / NS_PER_S) + 1)
+		return -CAPTURE_MAX_NS;
+	return (int64_t)sec * NS_PER_S + ns;
+}
+
 int cli_capture_next(struct cli_capture *c, struct cli_frame *f)
 {
 	struct pcap_pkthdr *h;
@@ -130,7 +147,7 @@ int cli_capture_next(struct cli_capture *c, struct cli_frame *f)
 	f->caplen = h->caplen;
 	f->len = h->len;
 	/* With nanosecond precision, tv_usec holds nanoseconds. */
-	f->ns = (int64_t)h->ts.tv_sec * NS_PER_S + (int64_t)h->ts.tv_usec;
+	f->ns = capture_ns(h->ts.tv_sec, h->ts.tv_usec);
 	if (f->no == 1)
 		c->t0_ns = f->ns;
 	f->rel_ns = f->ns - c->t0_ns;
