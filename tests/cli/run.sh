@@ -497,6 +497,25 @@ if /usr/bin/python3 "$(dirname "$0")/live.py" "$RA" "$T/demo.pcap" >"$T/live" 2>
 else
 	grep -v '^PASS' "$T/live" >"$T/err"; bad "live: frames as they arrive, and the summary after a signal"
 fi
+# ---- issue 22: odd clocks, pace and rewrite rules (D10, D16, D17) --------------------------------
+# A pcapng interface's if_tsoffset and 64-bit stamps: the time is tshark's where it fits (1000 s offset,
+# stamp 1000001 us), and a second past 2^62 ns is held to that bound, not a multiply that overflowed.
+PNG="$(dirname "$0")/pcapng_ts.py"
+python3 "$PNG" "$T/demo.pcap" "$T/ts-ok.pcapng" 1000 1000001
+expect "pcapng if_tsoffset: the time tshark shows" 0 "^1 1001\.000001 192\.168\.100\.1" "$RA" explain -t e "$T/ts-ok.pcapng"
+python3 "$PNG" "$T/demo.pcap" "$T/ts-far.pcapng" 0x7000000000000000 0
+expect "pcapng if_tsoffset past 2^63 ns: held, not overflowed" 0 "^1 4611686018\.427388 .*ICRC ok" "$RA" explain -t e "$T/ts-far.pcapng"
+expect "pcapng 64-bit stamp and offset: --json" 0 '"time_epoch":-?4611686018\.427387904' "$RA" explain --json "$T/ts-far.pcapng"
+python3 "$PNG" "$T/demo.pcap" "$T/ts-wrap.pcapng" 0x7fffffff00000000 0xffffffffffffffff
+expect "pcapng stamp that wraps below 1970: held" 0 "^1 1823-11-12 " "$RA" explain -t ud "$T/ts-wrap.pcapng"
+expect "replay --speed 1e-308: refused, not sent at once" 2 "--speed needs a positive factor .*1e-06 .. 1e\+06" \
+	"$RA" replay --speed 1e-308 --iface lo "$T/demo.pcap"
+expect "replay --topspeed --pps: one pace" 2 "give one of them" "$RA" replay --topspeed --pps 10 --iface lo "$T/demo.pcap"
+expect "replay --speed --topspeed: one pace" 2 "give one of them" "$RA" replay --speed 2 --topspeed --iface lo "$T/demo.pcap"
+expect "rewrite psn:5 without a sign" 2 "psn: needs a shift like \+1000" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite psn:5
+expect "rewrite qpn:X=0 (QP0 is the SMI)" 2 "cannot be 0 or 1" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite qpn:0x12=0
+expect "rewrite qpn:X=1 (QP1 is the GSI)" 2 "cannot be 0 or 1" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite qpn:0x12=1
+[ ! -e "$T/rw.pcap" ] && ok "a refused rule writes no output" || bad "a refused rule writes no output"
 # ---- the files rocelab writes, write errors, help and --version of every command ----------------------
 . "$(dirname "$0")/safety.sh"
 
