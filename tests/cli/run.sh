@@ -516,6 +516,30 @@ expect "rewrite psn:5 without a sign" 2 "psn: needs a shift like \+1000" "$RA" r
 expect "rewrite qpn:X=0 (QP0 is the SMI)" 2 "cannot be 0 or 1" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite qpn:0x12=0
 expect "rewrite qpn:X=1 (QP1 is the GSI)" 2 "cannot be 0 or 1" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite qpn:0x12=1
 [ ! -e "$T/rw.pcap" ] && ok "a refused rule writes no output" || bad "a refused rule writes no output"
+# ---- issue 22: gen's faults happen at any --size, or the size is refused (D5, D9, D15) ---------------
+for n in 1 8 16 64; do
+	rm -f "$T/range.pcap"
+	timeout 60 "$RA" gen range-error --size $n -o "$T/range.pcap" >/dev/null 2>"$T/err"
+	expect "gen range-error --size $n: the WRITE runs past the region" 0 "NAK remote access error" \
+		"$R" explain "$T/range.pcap"
+done
+expect "gen range-error --size 16: three frames, not RNR forever" 0 "wrote 3 frames" \
+	timeout 60 "$RA" gen range-error --size 16 -o "$T/range.pcap"
+expect "gen request-loss --size 1000: refused (one packet)" 2 "needs a message of 2 packets or more: --size 1000 at --mtu 1024" \
+	"$RA" gen request-loss --size 1000 -o "$T/f.pcap"
+expect "gen lost-read-response --size 64: refused" 2 "second READ response packet needs a message of 2 packets" \
+	"$RA" gen lost-read-response --size 64 -o "$T/f.pcap"
+expect "gen icrc-corruption --size 100: refused" 2 "give --size 1025 or more" "$RA" gen icrc-corruption --size 100 -o "$T/f.pcap"
+expect "gen reorder --size 2048: refused (two packets)" 2 "3 packets or more: --size 2048" "$RA" gen reorder --size 2048 -o "$T/f.pcap"
+expect "gen request-loss --size 1000 --mtu 256: the loss is there" 0 "RETRANSMISSION|GAP" \
+	sh -c "\"$RA\" gen request-loss --size 1000 --mtu 256 -o - | \"$R\" explain -"
+expect "gen reorder --size 2049: a packet overtaken" 0 "GAP: 1 missing" \
+	sh -c "\"$RA\" gen reorder --size 2049 -o - | \"$R\" explain -"
+expect "gen icrc-corruption --size 1025: the ICRC is bad" 0 "ICRC BAD|ICRC bad|1 ICRC failure" \
+	sh -c "\"$RA\" gen icrc-corruption --size 1025 -o - | \"$R\" explain -"
+expect "gen --size 0: refused, not the default" 2 "--size needs a byte count from 1 to 1 GiB, not '0'" \
+	"$RA" gen demo --size 0 -o "$T/f.pcap"
+[ ! -e "$T/f.pcap" ] && ok "gen: a refused size writes no file" || bad "gen: a refused size writes no file"
 # ---- the files rocelab writes, write errors, help and --version of every command ----------------------
 . "$(dirname "$0")/safety.sh"
 
