@@ -263,8 +263,9 @@ expect "explain -v explains the NAK" 0 "the requester goes back and resends from
 expect "explain -c 3 stops after 3 frames" 0 "^--- 3 frames" "$R" explain -c 3 "$T/demo.pcap"
 expect "explain reads standard input" 0 "16 frames" sh -c "\"$R\" explain - < \"$T/demo.pcap\""
 if command -v editcap >/dev/null; then
-	editcap -s 60 "$T/demo.pcap" "$T/snap.pcap"
-	expect "explain says when the capture's snap length cut a frame" 0 "^3 .*CUT BY THE CAPTURE: it kept 60 of [0-9]+ bytes" "$RA" explain "$T/snap.pcap"
+	# Cut inside the BTH (42 bytes of Ethernet, IP and UDP, then 12 of BTH): nothing to decode.
+	editcap -s 50 "$T/demo.pcap" "$T/snap.pcap"
+	expect "explain says when the capture's snap length cut a frame" 0 "^3 .*CUT BY THE CAPTURE: it kept 50 of [0-9]+ bytes" "$RA" explain "$T/snap.pcap"
 else
 	bad "editcap (wireshark-common) not found: cannot make a snapped capture"
 fi
@@ -516,6 +517,38 @@ expect "rewrite psn:5 without a sign" 2 "psn: needs a shift like \+1000" "$RA" r
 expect "rewrite qpn:X=0 (QP0 is the SMI)" 2 "cannot be 0 or 1" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite qpn:0x12=0
 expect "rewrite qpn:X=1 (QP1 is the GSI)" 2 "cannot be 0 or 1" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite qpn:0x12=1
 [ ! -e "$T/rw.pcap" ] && ok "a refused rule writes no output" || bad "a refused rule writes no output"
+# ---- issue 22 D6: a frame cut after its headers is decoded, marked, and kept in the PSN analysis ------
+if command -v editcap >/dev/null && command -v tshark >/dev/null; then
+	editcap -s 100 "$T/demo.pcap" "$T/cut100.pcap"
+	expect "snap length 100: the cut SEND First is decoded and marked" 0 \
+		"^3 .* RC SEND First QP=0x000012 PSN=[0-9]+ payload=1024 \\[cut by the snap length: 100 of 1082 bytes kept, ICRC unknown\\]$" \
+		"$RA" explain "$T/cut100.pcap"
+	"$RA" explain "$T/cut100.pcap" >"$T/cut100.txt" 2>&1
+	grep -q -E 'GAP|MALFORMED|ICRC BAD' "$T/cut100.txt" && { cp "$T/cut100.txt" "$T/err"; bad "snap length 100: no false GAP, nothing malformed or bad"; } ||
+		ok "snap length 100: no false GAP, nothing malformed or bad"
+	grep -q "0 malformed, 0 ICRC failures" "$T/cut100.txt" && grep -q "7 packets were cut by the capture's snap length after their headers" "$T/cut100.txt" &&
+		ok "snap length 100: the summary counts 7 cut, 0 malformed" || { cp "$T/cut100.txt" "$T/err"; bad "snap length 100: the summary counts 7 cut, 0 malformed"; }
+	# The oracle: tshark's InfiniBand dissector reads the same opcode, QP and PSN from the 100 bytes.
+	tshark -r "$T/cut100.pcap" -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
+		2>/dev/null >"$T/cut100.tshark"
+	"$RA" explain --json "$T/cut100.pcap" 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    if line.startswith("{"):
+        f = json.loads(line)
+        b = f.get("bth")
+        if b:
+            print("%d\t%d\t0x%06x\t%d\t%s" % (f["frame"], b["opcode"], b["dqpn"], b["psn"], f["status"]))' >"$T/cut100.ours"
+	if [ "$(grep -c 'cut$' "$T/cut100.ours")" -eq 7 ] && [ "$(cut -f 1-4 "$T/cut100.ours")" = "$(cat "$T/cut100.tshark")" ]; then
+		ok "snap length 100: opcode, QP and PSN of all 16 frames as tshark reads them; 7 have status cut"
+	else
+		diff "$T/cut100.ours" "$T/cut100.tshark" >"$T/err"; bad "snap length 100: opcode, QP and PSN as tshark reads them"
+	fi
+	expect "snap length 100: -V says the ICRC was not captured" 0 "ICRC      not captured: the snap length cut the frame \\(100 of 1082 bytes kept\\)" \
+		"$RA" explain -V "$T/cut100.pcap"
+else
+	bad "editcap or tshark (wireshark-common, tshark) not found: cannot check cut frames"
+fi
 # ---- issue 22: gen's faults happen at any --size, or the size is refused (D5, D9, D15) ---------------
 for n in 1 8 16 64; do
 	rm -f "$T/range.pcap"
