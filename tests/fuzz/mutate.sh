@@ -55,7 +55,7 @@ clean() {
 
 # ---- editcap -E: random byte errors, several rates and seeds; every output mode --------------
 e_ok=0 e_all=0
-for run in "0.002 1 " "0.01 2 -V" "0.02 3 --json" "0.05 4 -x" "0.1 5 -L" "0.3 6 " "0.05 7 -T ek" "0.5 8 -V"; do
+for run in "0.002 1 " "0.01 2 -V" "0.02 3 --json" "0.05 4 -x" "0.1 5 --ladder" "0.3 6 -t ud" "0.05 7 -T ek" "0.5 8 -V"; do
 	# shellcheck disable=SC2086
 	set -- $run
 	editcap -E "$1" --seed "$2" "$T/all.pcap" "$T/mut.pcap" 2>/dev/null
