@@ -42,7 +42,7 @@ pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 layers-test:
 	sh tests/layers/run.sh
 
-.PHONY: layers-test all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade oracle scenarios fuzz bench install uninstall clean help
+.PHONY: layers-test all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade oracle scenarios fuzz mutate bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -53,6 +53,7 @@ help:
 	@echo "make grade     grade your lab exercises (labs/), with a score table"
 	@echo "make realrxe-test  rocelab against the real kernel Soft-RoCE, in a VM (rocelab realrxe)"
 	@echo "make bench     speed benchmarks (bench/)"
+	@echo "make mutate    explain and the plugin under ASan on every gen scenario, mutated (part of make test)"
 	@echo "make fuzz      run the libFuzzer targets (decoder, CM agent) for FUZZ_SECONDS each (default 60)"
 	@echo "make install   install rocelab, its man pages, bash completion, labs, librocelab.a, headers and"
 	@echo "               rocelab.pc under PREFIX"
@@ -173,6 +174,7 @@ test: bootstrap
 	$(MAKE) docs-test
 	$(MAKE) clang-test
 	$(MAKE) plugin-test
+	$(MAKE) mutate
 	$(MAKE) plugin-compat
 	$(MAKE) oracle
 	sh tests/scenarios/run.sh $(B)/rocelab
@@ -191,6 +193,10 @@ $(B)/fuzz/decode: tests/fuzz/fuzz_decode.c $(wildcard tests/fuzz/*.h) $(CORE_SRC
 
 $(B)/fuzz/cm: tests/fuzz/fuzz_cm.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) | $(B)/fuzz
 	clang $(CPPFLAGS) -DRL_CRC_ISAL $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Icore/src -Itests/fuzz tests/fuzz/fuzz_cm.c $(CORE_SRC) -o $@ -lisal
+
+# The short mutation run: explain and the plugin under ASan on every gen scenario, mutated (< 1 min).
+mutate: all $(B)/rocelab-asan plugin-asan
+	sh tests/fuzz/mutate.sh $(B)/rocelab-asan $(B)/plugin-asan/rocelab.so
 
 fuzz: bootstrap all $(B)/fuzz/decode $(B)/fuzz/cm
 	sh tests/fuzz/run.sh $(B)/rocelab $(B)/fuzz/decode $(FUZZ_SECONDS)

@@ -81,6 +81,7 @@ struct ex_state {
 	uint64_t shown;
 	/* Counters for the summary. */
 	uint64_t frames, roce, other, malformed, icrc_bad, unknown, snapped;
+	uint64_t cut;              /* cut by the snap length, headers decoded */
 	/* This frame: how much the capture kept of it (tcpdump -s), when less than it was. */
 	uint32_t caplen, wirelen;
 	uint64_t per_opcode[256];
@@ -407,7 +408,13 @@ static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 			ex_cm_line(&sb, &s->cm, s->cm_st);
 		ex_line_analysis(&sb, &s->ann);
 		ex_line_cm(&sb, &s->ann, p);
-		if (p->icrc_ok) {
+		if (p->cut) {
+			rl_sb_puts(&sb, " [cut by the snap length: ");
+			rl_sb_u64(&sb, s->caplen);
+			rl_sb_puts(&sb, " of ");
+			rl_sb_u64(&sb, s->wirelen);
+			rl_sb_puts(&sb, " bytes kept, ICRC unknown]");
+		} else if (p->icrc_ok) {
 			rl_sb_puts(&sb, " ICRC ok");
 		} else {
 			rl_sb_puts(&sb, " ICRC BAD (expected ");
@@ -600,7 +607,10 @@ static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_statu
 	if (ex_cm_decode(p, &s->cm, &s->cm_st))
 		ex_cm_verbose(&s->cm, s->cm_st);
 	ex_verbose_analysis(&s->ann, p);
-	if (p->icrc_ok)
+	if (p->cut)
+		printf("  ICRC      not captured: the snap length cut the frame (%zu of %zu bytes kept)\n\n",
+		       p->cap_len, p->frame_len);
+	else if (p->icrc_ok)
 		printf("  ICRC      0x%08x ok (CRC-32 over the fields no router changes)\n\n", rl_icrc_display(p->icrc));
 	else
 		printf("  ICRC      0x%08x BAD, expected 0x%08x: a RoCE receiver silently drops this packet\n\n",
@@ -676,7 +686,9 @@ static void ex_ladder(struct ex_state *s, const struct rl_pkt *p, enum rl_status
 	else if (a->cm.psn_mismatch)
 		snprintf(mark, sizeof(mark), "PSN MISMATCH: the %s of %" PRIu64 " set %u", ex_cm_abbr(a->cm.psn_attr),
 			 a->cm.psn_frame, a->cm.announced_psn);
-	if (!p->icrc_ok)
+	if (p->cut)
+		snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), "%scut by the snap length", *mark ? ", " : "");
+	else if (!p->icrc_ok)
 		snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), "%sICRC BAD: dropped", *mark ? ", " : "");
 	if (a->role == RL_ROLE_REQUEST)
 		printf("%7" PRIu64 " %10s  [%u] %-40s ---->|  %s\n", s->frames, t, pair, label, mark);
@@ -931,13 +943,15 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 		json_u64(j, "payload_len", p->payload_len);
 		if (ex_cm_decode(p, &s->cm, &s->cm_st))
 			ex_cm_json(j, &s->cm, s->cm_st);
-		json_obj(j, "icrc");
-		ex_hex32(hex, sizeof(hex), rl_icrc_display(p->icrc));
-		json_str(j, "value", hex);
-		ex_hex32(hex, sizeof(hex), rl_icrc_display(p->icrc_expected));
-		json_str(j, "expected", hex);
-		json_bool(j, "ok", p->icrc_ok);
-		json_end(j);
+		if (!p->cut) {    /* cut by the snap length: no ICRC to show ("status":"cut") */
+			json_obj(j, "icrc");
+			ex_hex32(hex, sizeof(hex), rl_icrc_display(p->icrc));
+			json_str(j, "value", hex);
+			ex_hex32(hex, sizeof(hex), rl_icrc_display(p->icrc_expected));
+			json_str(j, "expected", hex);
+			json_bool(j, "ok", p->icrc_ok);
+			json_end(j);
+		}
 		ex_json_analysis(j, &s->ann, p);
 	}
 	if (s->hex)
@@ -1207,7 +1221,7 @@ static void ex_count(struct ex_state *s, const struct rl_pkt *p, enum rl_status 
 		return;
 	}
 	s->per_opcode[p->bth.opcode]++;
-	if (!p->icrc_ok)
+	if (!p->icrc_ok && !p->cut)
 		s->icrc_bad++;
 	if (st == RL_E_UNKNOWN_OPCODE)
 		s->unknown++;
@@ -1229,8 +1243,11 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 	s->cur = f;
 	if (f->no == 1)
 		s->prev_ns = f->ns;
-	/* A frame of a link type not decoded (a pcapng's other interface) is one more that is not RoCE. */
-	st = rl_link_supported((int)f->link) ? rl_decode(f->link, f->data, f->caplen, &p) : RL_NOT_ROCE;
+	/*
+	 * A frame of a link type not decoded (a pcapng's other interface) is one more that is not
+	 * RoCE; one cut by the snap length has its headers decoded and stays in the PSN analysis.
+	 */
+	st = rl_link_supported((int)f->link) ? rl_decode_cut(f->link, f->data, f->caplen, f->len, &p) : RL_NOT_ROCE;
 	if (st == RL_NOT_ROCE) {
 		show = show && !ex_roce_selectors(&s->sel);   /* --qp, --host, --op pick RoCE packets */
 		s->other += show;
@@ -1248,6 +1265,8 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 			s->prev_shown_ns = f->ns;
 		if (f->caplen < f->len && rl_status_fatal(st))
 			s->snapped++;
+		if (p.cut)
+			s->cut++;
 		ex_count(s, &p, st);
 		switch (s->mode) {
 		case EX_LINE: ex_line(s, &p, st); break;
@@ -1274,6 +1293,9 @@ static void ex_summary(const struct ex_state *s, FILE *f)
 	if (s->snapped)
 		fprintf(f, "    %" PRIu64 " packets were cut by the capture's snap length: "
 			   "capture with a larger -s to decode them\n", s->snapped);
+	if (s->cut)
+		fprintf(f, "    %" PRIu64 " packets were cut by the capture's snap length after their headers: "
+			   "decoded, their ICRC unknown (capture with a larger -s to check it)\n", s->cut);
 	for (int op = 0; op < 256; op++) {
 		const struct rl_opcode_info *info = rl_opcode_info((uint8_t)op);
 		char name[40];

@@ -139,7 +139,8 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[
 		cli_error("gen", "--mtu is one of 256, 512, 1024, 2048, 4096 (IB path MTUs), not '%s'", arg);
 		return CLI_ERR;
 	case O_SIZE:
-		if (!cli_arg_u64("gen", "--size", arg, 0, 1u << 30, "a byte count up to 1 GiB", &v))
+		/* 0 is not "the default": refused, as the scenarios build every message from --size bytes. */
+		if (!cli_arg_u64("gen", "--size", arg, 1, 1u << 30, "a byte count from 1 to 1 GiB", &v))
 			return CLI_ERR;
 		o->size = (uint32_t)v;
 		return 0;

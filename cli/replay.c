@@ -22,6 +22,9 @@
 #include "rocelab/rewrite.h"
 
 #define RP_MAX_PPS 100000000
+/* --speed: from a millionth of the captured pace (a second lasts 11.6 days) to a million times it. */
+#define RP_MIN_SPEED 1e-6
+#define RP_MAX_SPEED 1e6
 
 struct rp_opts {
 	const char *file, *iface, *out;
@@ -87,7 +90,7 @@ static int rp_parse(int argc, char **argv, struct rp_opts *o)
 		{ "speed", required_argument, NULL, O_SPEED }, { "rewrite", required_argument, NULL, O_REWRITE },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, npace = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -104,14 +107,17 @@ static int rp_parse(int argc, char **argv, struct rp_opts *o)
 			if (!cli_arg_u64("replay", "--pps", optarg, 1, RP_MAX_PPS, "1 .. 100000000", &o->pps))
 				return CLI_ERR;
 			o->mode = RP_PPS;
+			npace++;
 			break;
-		case O_TOP: o->mode = RP_TOP; break;
+		case O_TOP: o->mode = RP_TOP; npace++; break;
 		case O_SPEED:
 			o->speed = strtod(optarg, &end);
-			if (!*optarg || *end || !(o->speed > 0 && o->speed <= 1e6)) {
-				cli_error("replay", "--speed needs a positive factor like 0.5 or 10, not '%s'", optarg);
+			if (!*optarg || *end || !(o->speed >= RP_MIN_SPEED && o->speed <= RP_MAX_SPEED)) {
+				cli_error("replay", "--speed needs a positive factor like 0.5 or 10 (%g .. %g), not '%s'",
+					  RP_MIN_SPEED, RP_MAX_SPEED, optarg);
 				return CLI_ERR;
 			}
+			npace++;
 			break;
 		case O_REWRITE:
 			if (rp_rule("replay", &o->rw, optarg))
@@ -120,6 +126,10 @@ static int rp_parse(int argc, char **argv, struct rp_opts *o)
 		case 'h': rp_usage(stdout); return -1;
 		default: return cli_opt_error("replay", c, argv);
 		}
+	}
+	if (npace > 1) {
+		cli_error("replay", "--pps, --topspeed and --speed each set the pace: give one of them");
+		return CLI_ERR;
 	}
 	if (optind != argc - 1) {
 		cli_error("replay", optind >= argc ? "which capture? (see rocelab replay --help)" : "one capture at a time");
@@ -176,6 +186,23 @@ static pcap_t *rp_open_iface(const char *iface)
 	return out;
 }
 
+/* @a + @b, or UINT64_MAX (a wait that never ends) when that overflows. */
+static uint64_t rp_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * A frame's offset at the captured pace times @speed; UINT64_MAX when that is
+ * past what a u64 holds (converting such a double to u64 is undefined, C11 6.3.1.4).
+ */
+static uint64_t rp_paced_ns(int64_t rel_ns, double speed)
+{
+	double t = (double)(rel_ns > 0 ? rel_ns : 0) / speed;
+
+	return t >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)t;
+}
+
 struct rp_stats {
 	uint64_t sent, failed, bytes, skipped;
 };
@@ -207,7 +234,7 @@ static int rp_loop(struct rp_opts *o, struct cli_capture *in, pcap_t *out)
 
 		if (o->mode == RP_PACE)
 			/* A frame stamped before the first (tcpdump -i any does that) goes at once. */
-			rp_wait_until(start + (uint64_t)((double)(f.rel_ns > 0 ? f.rel_ns : 0) / speed));
+			rp_wait_until(rp_add_sat(start, rp_paced_ns(f.rel_ns, speed)));
 		else if (o->mode == RP_PPS)
 			rp_wait_until(start + (f.no - 1) * 1000000000u / o->pps);
 		memcpy(buf, f.data, len);

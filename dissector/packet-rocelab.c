@@ -170,9 +170,11 @@ static const value_string role_vals[] = {
 /* The numbering of Wireshark's checksum status, so "good"/"bad" read the same as tcp.checksum.status. */
 #define ICRC_BAD 0
 #define ICRC_GOOD 1
+#define ICRC_NOT_CAPTURED 2  /* the snap length cut the frame before its ICRC */
 static const value_string icrc_status_vals[] = {
 	{ ICRC_BAD, "Bad" },
 	{ ICRC_GOOD, "Good" },
+	{ ICRC_NOT_CAPTURED, "Unknown (not captured)" },
 	{ 0, NULL },
 };
 
@@ -376,7 +378,9 @@ static void rlp_info(packet_info *pinfo, const struct rl_pkt *pkt, enum rl_statu
 		snprintf(mark, sizeof(mark), "[Unknown opcode 0x%02x]", pkt->bth.opcode);
 		rlp_mark(sb, mark);
 	}
-	if (!pkt->icrc_ok)
+	if (pkt->cut)
+		rlp_mark(sb, "[cut by the snap length]");
+	else if (!pkt->icrc_ok)
 		rlp_mark(sb, "[ICRC bad]");
 	if (wmem_strbuf_get_len(sb))
 		rlp_col_append(pinfo, wmem_strbuf_get_str(sb));
@@ -456,6 +460,17 @@ static void rlp_show_icrc(proto_tree *t, proto_item *top, tvbuff_t *tvb, packet_
 	gint n = rlp_len(pkt->icrc_off, RL_ICRC_LEN, len);
 	uint32_t got = rl_icrc_display(pkt->icrc), want = rl_icrc_display(pkt->icrc_expected);
 
+	if (pkt->cut) {
+		it = proto_tree_add_subtree_format(t, tvb, 0, 0, ett_icrc, NULL,
+						   "Invariant CRC: not captured [cut by the snap length: %zu of %zu bytes kept]",
+						   pkt->cap_len, pkt->frame_len);
+		rlp_gen(proto_tree_add_uint(it, hf_icrc_status, tvb, 0, 0, ICRC_NOT_CAPTURED));
+		proto_item_append_text(top, " [cut by the snap length]");
+		(void)pinfo;
+		(void)o;
+		(void)n;
+		return;
+	}
 	it = proto_tree_add_subtree_format(t, tvb, o, n, ett_icrc, NULL, "Invariant CRC: 0x%08x [%s]", got,
 					   pkt->icrc_ok ? "correct" : "INCORRECT");
 	proto_tree_add_uint(it, hf_icrc, tvb, o, n, got);
@@ -815,7 +830,8 @@ static int dissect_rocelab(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 	if (len == 0)
 		return 0;
 	bytes = tvb_get_ptr(tvb, 0, (gint)len);
-	st = rl_decode(link, bytes, len, &pkt);
+	/* A frame the snap length cut after its headers is decoded, and kept in the PSN analysis. */
+	st = rl_decode_cut(link, bytes, len, tvb_reported_length(tvb), &pkt);
 	if (st == RL_NOT_ROCE)
 		return 0;
 	if (rl_status_fatal(st)) {

@@ -4,6 +4,7 @@
  * host B (responder) on the simulated wire: single operations, perftest- and
  * rping-like workloads, and the faults a learner should see once.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,13 +128,53 @@ void gen_sess_free(struct gen_sess *s)
 }
 
 /* Run until the wire is quiet and @app (may be NULL) says it is done. 0, or -1 on a livelock. */
+/*
+ * RNR NAKs a run may meet before gen stops it. rnr_retry 7 (perftest's, and
+ * ours) retries forever (IBA 9.7.5.2.8): a receive never posted would write
+ * frames for the whole simulated hour (11.2M of them). No scenario needs more than a few.
+ */
+#define GEN_MAX_RNR_NAKS 10000
+
+static uint64_t gen_rnr_naks(const struct gen_sess *s)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < 2; i++)
+		if (s->e[i].qp) {
+			struct rl_qp_stats st;
+
+			rl_qp_stats(s->e[i].qp, &st);
+			n += st.rnr_naks_recv;
+		}
+	return n;
+}
+
+/* The scenario's application, after a look at the RNR NAKs so far. */
+static bool gen_sess_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	struct gen_sess *s = ctx;
+
+	if (gen_rnr_naks(s) > GEN_MAX_RNR_NAKS) {
+		s->rnr_capped = true;
+		rl_sim_stop(sim);
+		return false;
+	}
+	return s->app ? s->app(sim, now, ctx) : false;
+}
+
 int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
 {
-	/* Bounded: at most a simulated hour, and a step budget that no scenario should reach. */
-	long r = rl_pair_run(&s->pair, GEN_EPOCH_NS + 3600000000000ull, 1L << 40, app, s);
+	long r;
 
+	/* Bounded: at most a simulated hour, GEN_MAX_RNR_NAKS, and a step budget that no scenario should reach. */
+	s->app = app;
+	r = rl_pair_run(&s->pair, GEN_EPOCH_NS + 3600000000000ull, 1L << 40, gen_sess_app, s);
 	if (r < 0)
 		return gen_fail(s->out, "the simulation did not settle (a livelock in the transport?)");
+	if (s->rnr_capped)
+		return gen_fail(s->out, "stopped after %d RNR NAKs (%" PRIu64 " frames): the responder has no receive "
+					"posted, and rnr_retry 7 retries forever (IBA 9.7.5.2.8)",
+				GEN_MAX_RNR_NAKS, rl_sim_frames(s->pair.sim));
 	return 0;
 }
 
@@ -478,8 +519,29 @@ static enum rl_simwire_fate fault_ecn_a(struct gen_sess *s, uint64_t n, int from
 	return from == 0 && n % 3 == 0 ? RL_SIMWIRE_ECN_MARKED : RL_SIMWIRE_DELIVERED;
 }
 
+/* reorder delays the second packet: a third must be there to overtake it. */
+#define GEN_REORDER_PKTS 3
+
+/*
+ * The faults below hit a message's second (or third) packet: a --size that
+ * fits fewer packets at --mtu would silently lose the fault, so it is refused.
+ */
+static int gen_need_pkts(const struct gen_opts *o, struct gen_out *out, uint32_t size, uint32_t pkts,
+			 const char *what)
+{
+	uint32_t mtu = rl_mtu_bytes(o->mtu);
+
+	if (size > (uint64_t)mtu * (pkts - 1))
+		return 0;
+	return gen_fail(out, "%s needs a message of %u packets or more: --size %u at --mtu %u makes fewer; "
+			     "give --size %u or more (or a smaller --mtu)",
+			what, pkts, size, mtu, mtu * (pkts - 1) + 1);
+}
+
 static int sc_request_loss(const struct gen_opts *o, struct gen_out *out)
 {
+	if (gen_need_pkts(o, out, gen_size(o, 4096), 2, "losing the second packet of a SEND"))
+		return -1;
 	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND, gen_size(o, 4096), fault_lose_a2, NULL);
 }
 
@@ -490,11 +552,15 @@ static int sc_lost_ack(const struct gen_opts *o, struct gen_out *out)
 
 static int sc_lost_read_response(const struct gen_opts *o, struct gen_out *out)
 {
+	if (gen_need_pkts(o, out, gen_size(o, 4096), 2, "losing the second READ response packet"))
+		return -1;
 	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_READ, gen_size(o, 4096), fault_lose_b2, NULL);
 }
 
 static int sc_icrc_corruption(const struct gen_opts *o, struct gen_out *out)
 {
+	if (gen_need_pkts(o, out, gen_size(o, 3072), 2, "corrupting the second packet of a SEND"))
+		return -1;
 	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND, gen_size(o, 3072), fault_corrupt_a2, NULL);
 }
 
@@ -505,6 +571,8 @@ static int sc_duplicate(const struct gen_opts *o, struct gen_out *out)
 
 static int sc_reorder(const struct gen_opts *o, struct gen_out *out)
 {
+	if (gen_need_pkts(o, out, gen_size(o, 4096), GEN_REORDER_PKTS, "swapping the second packet of a SEND with the third"))
+		return -1;
 	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND, gen_size(o, 4096), fault_reorder_a2, NULL);
 }
 
@@ -665,6 +733,7 @@ static int sc_srq(const struct gen_opts *o, struct gen_out *out)
 /* The classic mistake: the rkey of another region (here: off by one). */
 static int gen_bad_remote(const struct gen_opts *o, struct gen_out *out, bool bad_rkey)
 {
+	uint32_t size = gen_size(o, 64);
 	struct gen_qp_cfg c;
 	struct gen_sess s;
 	struct rl_send_wr wr;
@@ -678,8 +747,9 @@ static int gen_bad_remote(const struct gen_opts *o, struct gen_out *out, bool ba
 		wr.opcode = RL_WR_RDMA_WRITE;
 		wr.send_flags = RL_SEND_SIGNALED;
 		wr.num_sge = 1;
-		wr.sg_list[0] = (struct rl_sge){ s.e[0].iova, gen_size(o, 64), rl_mr_lkey(s.e[0].mr) };
-		wr.rdma.remote_addr = s.e[1].iova + (bad_rkey ? 0 : s.e[1].len - 16);
+		wr.sg_list[0] = (struct rl_sge){ s.e[0].iova, size, rl_mr_lkey(s.e[0].mr) };
+		/* range-error: 16 bytes before the end (or one fewer than --size), so the WRITE always runs past it. */
+		wr.rdma.remote_addr = s.e[1].iova + (bad_rkey ? 0 : s.e[1].len - (size > 16 ? 16 : size - 1));
 		wr.rdma.rkey = rl_mr_rkey(s.e[1].mr) + (bad_rkey ? 1 : 0);
 		r = rl_post_send(s.e[0].qp, &wr) || gen_post_send(&s, 0, RL_WR_SEND, 0, 16, 0, 2);
 		if (!r)

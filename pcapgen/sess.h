@@ -29,6 +29,8 @@ struct gen_sess {
 	int step;
 	uint64_t mark;
 	struct gen_cm *cm;           /* cm.c's connection, in a session built with gen_qp_cfg.cm */
+	rl_sim_app_fn app;           /* the scenario's, called by gen_sess_run()'s own */
+	bool rnr_capped;             /* gen_sess_run() stopped it: RNR NAKs without end */
 };
 
 /* What a scenario may change before the QPs are connected. */

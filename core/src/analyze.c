@@ -276,11 +276,26 @@ static struct an_flow *an_response_flow(struct rl_analyzer *a, const struct rl_p
 
 static void an_cm_first_psn(const struct an_flow *f, const struct rl_pkt *p, struct rl_annotation *o);
 
+/* The most PSNs one request can span and still be told apart by a 24-bit compare (IBA 9.7.1's window). */
+#define AN_MAX_SPAN ((1u << 23) - 1)
+
+/*
+ * Packets a READ of @len bytes takes at @mtu bytes each (IBA 9.7.2); 1 for
+ * zero bytes. In 64 bits: a DMA length up to 2^32 - 1 plus the MTU does not
+ * fit 32 (issue 22 D14). A READ wider than AN_MAX_SPAN PSNs is held to it.
+ */
+static uint32_t an_read_pkts(uint32_t len, uint32_t mtu)
+{
+	uint64_t n = len ? ((uint64_t)len + mtu - 1) / mtu : 1;
+
+	return n > AN_MAX_SPAN ? AN_MAX_SPAN : (uint32_t)n;
+}
+
 /* PSNs a request occupies: one, or one per READ response packet when the MTU is known. */
 static uint32_t an_span(const struct an_flow *f, const struct rl_pkt *p)
 {
 	if ((p->op->flags & RL_OPF_READ) && (p->hdrs & RL_HDR_RETH) && f->pmtu)
-		return p->reth.dma_len ? (p->reth.dma_len + f->pmtu - 1) / f->pmtu : 1;
+		return an_read_pkts(p->reth.dma_len, f->pmtu);
 	return 1;
 }
 
@@ -317,7 +332,7 @@ static void an_learn_mtu(struct an_flow *f, const struct rl_pkt *p)
 	f->pmtu = (uint32_t)p->payload_len;
 	/* Now the READ's span is known: one PSN per response packet. */
 	if (f->after_read)
-		an_read_ends(f, rl_psn_add(f->read_psn, f->read_len ? (f->read_len + f->pmtu - 1) / f->pmtu : 1));
+		an_read_ends(f, rl_psn_add(f->read_psn, an_read_pkts(f->read_len, f->pmtu)));
 }
 
 static void an_remember(struct an_flow *f, const struct rl_pkt *p, uint64_t frame, uint64_t t_ns, uint32_t span)
@@ -327,7 +342,7 @@ static void an_remember(struct an_flow *f, const struct rl_pkt *p, uint64_t fram
 	t->first = p->bth.psn;
 	t->last = rl_psn_add(p->bth.psn, span - 1);
 	if ((p->op->flags & RL_OPF_READ) && !f->pmtu && (p->hdrs & RL_HDR_RETH))
-		t->last = rl_psn_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 255) / 256 - 1 : 0);
+		t->last = rl_psn_add(p->bth.psn, an_read_pkts(p->reth.dma_len, 256) - 1);
 	if (!f->nseen || rl_psn_diff(t->last, f->hi) > 0)
 		f->hi = t->last;
 	t->frame = frame;
@@ -433,8 +448,8 @@ static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, con
 			if (f->after_read) {
 				f->read_psn = p->bth.psn;
 				f->read_len = p->reth.dma_len;
-				f->read_min = rl_psn_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 4095) / 4096 : 1);
-				f->read_max = rl_psn_add(p->bth.psn, p->reth.dma_len ? (p->reth.dma_len + 255) / 256 : 1);
+				f->read_min = rl_psn_add(p->bth.psn, an_read_pkts(p->reth.dma_len, 4096));
+				f->read_max = rl_psn_add(p->bth.psn, an_read_pkts(p->reth.dma_len, 256));
 			}
 		}
 		f->started = true;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "field_rows.h"
+#include "rocelab/cm.h"
 #include "rocelab/icrc.h"
 #include "rocelab/packet.h"
 #include "rocelab/path.h"
@@ -79,7 +80,23 @@ static enum rl_status rl_check_payload(struct rl_pkt *pkt, size_t area)
 }
 
 /*
- * From the BTH at pkt->bth_off to pkt->end_off, which the caller has checked.
+ * The end of a packet the capture cut (rl_decode_cut): the payload is there
+ * only if all of it was captured, and the ICRC, which was not, is unknown.
+ */
+static enum rl_status rl_decode_cut_end(struct rl_pkt *pkt)
+{
+	pkt->cut = true;
+	if (pkt->payload_off + pkt->payload_len > pkt->cap_len)
+		pkt->payload = NULL;
+	pkt->icrc_off = pkt->cap_len;  /* nothing of it to show */
+	if (!(pkt->op->flags & RL_OPF_VALID))
+		return rl_fail(pkt, RL_E_UNKNOWN_OPCODE, pkt->bth_off, 0, 0);
+	return RL_CUT;
+}
+
+/*
+ * From the BTH at pkt->bth_off to pkt->end_off, which the caller has checked
+ * (pkt->cap_len, when set, is where the captured bytes end before that).
  * The ICRC (IBA A17.3.3) also covers the IP and UDP headers: those in @data,
  * or, if @path is given, those the path stands for.
  */
@@ -91,6 +108,8 @@ static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pk
 
 	if (end - off < RL_BTH_LEN)
 		return rl_fail(pkt, RL_E_TRUNC_BTH, off, RL_BTH_LEN, end - off);
+	if (pkt->cap_len && pkt->cap_len < off + RL_BTH_LEN)
+		return rl_fail(pkt, RL_E_TRUNC_BTH, off, RL_BTH_LEN, pkt->cap_len - off);
 	rl_decode_BTH(pkt, data + off);
 	/* IBA 9.2: TVer is 0; other values mean a layout this decoder cannot know. */
 	if (pkt->bth.tver != 0)
@@ -104,6 +123,8 @@ static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pk
 		return rl_fail(pkt, RL_E_MISSING_HDR, off, pkt->op->hdr_len, avail);
 	if (avail < (size_t)pkt->op->hdr_len + RL_ICRC_LEN)
 		return rl_fail(pkt, RL_E_TRUNC_ICRC, end, pkt->op->hdr_len + RL_ICRC_LEN, avail);
+	if (pkt->cap_len && pkt->cap_len < off + pkt->op->hdr_len)
+		return rl_fail(pkt, RL_E_MISSING_HDR, off, pkt->op->hdr_len, pkt->cap_len - off);
 	rl_decode_ext(pkt, data + off);
 
 	pkt->payload_off = off + pkt->op->hdr_len;
@@ -115,6 +136,8 @@ static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pk
 	if (st != RL_OK)
 		return st;
 	pkt->payload_len = avail - pkt->bth.padcnt;
+	if (pkt->cap_len && pkt->cap_len < end)
+		return rl_decode_cut_end(pkt);
 
 	pkt->icrc = (uint32_t)data[pkt->icrc_off] | (uint32_t)data[pkt->icrc_off + 1] << 8 |
 		    (uint32_t)data[pkt->icrc_off + 2] << 16 | (uint32_t)data[pkt->icrc_off + 3] << 24;
@@ -349,6 +372,8 @@ static void rl_decode_reset(enum rl_link link, size_t len, struct rl_pkt *pkt)
 	pkt->frame_len = len;
 	pkt->l3_off = pkt->l4_off = pkt->bth_off = pkt->payload_off = pkt->icrc_off = 0;
 	pkt->end_off = pkt->err_off = pkt->err_need = pkt->err_have = 0;
+	pkt->cut = false;
+	pkt->cap_len = 0;
 	pkt->eth.has_vlan = false;
 }
 
@@ -363,12 +388,20 @@ static enum rl_status rl_decode_raw_ip(const uint8_t *data, size_t len, struct r
 	}
 }
 
+static enum rl_status rl_decode_wire(enum rl_link link, const uint8_t *data, size_t len, struct rl_pkt *pkt);
+
 enum rl_status rl_decode(enum rl_link link, const uint8_t *data, size_t len, struct rl_pkt *pkt)
 {
 	if (!data || !pkt)
 		return RL_E_ARG;
 	rl_prefetch_frame(data, len);
 	rl_decode_reset(link, len, pkt);
+	return rl_decode_wire(link, data, len, pkt);
+}
+
+/* After rl_decode_reset(): by link type. */
+static enum rl_status rl_decode_wire(enum rl_link link, const uint8_t *data, size_t len, struct rl_pkt *pkt)
+{
 	switch ((int)link) {
 	case RL_LINK_ETHERNET: return rl_decode_eth(data, len, pkt);
 	case RL_LINK_LINUX_SLL: return rl_decode_sll(data, len, pkt, false);
@@ -381,6 +414,34 @@ enum rl_status rl_decode(enum rl_link link, const uint8_t *data, size_t len, str
 	case RL_LINK_IPV4: return rl_decode_ipv4(data, len, pkt);
 	case RL_LINK_IPV6: return rl_decode_ipv6(data, len, pkt);
 	default: return RL_E_ARG;
+	}
+}
+
+enum rl_status rl_decode_cut(enum rl_link link, const uint8_t *data, size_t caplen, size_t wire_len,
+			     struct rl_pkt *pkt)
+{
+	enum rl_status st = rl_decode(link, data, caplen, pkt);
+
+	/*
+	 * A second pass with the length on the wire only when the first stopped
+	 * at the IP length check, after the UDP header: every byte before that
+	 * is then inside @caplen, and the transport decoder checks the rest
+	 * against pkt->cap_len. (RoCEv1's GRH has no UDP header: not done.)
+	 */
+	if (caplen >= wire_len || st != RL_E_TRUNC_IP || !pkt->l4_off || pkt->l3 == RL_L3_GRH)
+		return st;
+	{
+		struct rl_pkt whole;
+		enum rl_status st2;
+
+		rl_decode_reset(link, wire_len, &whole);
+		whole.cap_len = caplen;
+		st2 = rl_decode_wire(link, data, wire_len, &whole);
+		/* A cut MAD stays undecoded: the CM reads all of its payload. */
+		if ((st2 != RL_CUT && st2 != RL_E_UNKNOWN_OPCODE) || (!whole.payload && whole.bth.dqpn == RL_GSI_QPN))
+			return st;
+		*pkt = whole;
+		return st2;
 	}
 }
 

@@ -349,6 +349,11 @@ static enum rl_resp_state rl_resp_check_rkey(struct rl_qp *qp, struct rl_resp_ct
 			c->why = "atomic on an address that is not 8-byte aligned";
 			return RESP_NAK_INVALID;
 		}
+	} else if ((f & (RL_OPF_READ | RL_OPF_WRITE)) && !(f & RL_OPF_ATOMIC) && (p->hdrs & RL_HDR_RETH) &&
+		   !p->reth.dma_len) {
+		/* C9-88: a zero-length READ or WRITE touches no memory; its R_Key and VA are not checked (rxe too). */
+		c->mr = NULL;
+		return RESP_EXECUTE;
 	} else if (p->hdrs & RL_HDR_RETH) {
 		va = p->reth.va;
 		rkey = p->reth.rkey;
@@ -491,7 +496,7 @@ static void rl_resp_read_reply(struct rl_qp *qp, struct rl_mr *mr, uint64_t va, 
 		p.bth.psn = rl_psn_add(psn, i);
 		p.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, rl_resp_credits(qp));
 		p.aeth.msn = qp->resp.msn;
-		p.payload = rl_mr_ptr(mr, va + off, chunk);
+		p.payload = chunk ? rl_mr_ptr(mr, va + off, chunk) : NULL; /* zero bytes: maybe no region (C9-88) */
 		p.payload_len = chunk;
 		rl_qp_emit(qp, &p);
 		off += chunk;
@@ -702,8 +707,8 @@ static enum rl_resp_state rl_resp_duplicate(struct rl_qp *qp, struct rl_resp_ctx
 		c->why = "a retried READ that is not a part of the original request";
 		return RESP_DROP;
 	}
-	c->mr = rl_mr_find_rkey(qp->host, r->rkey);
-	if (!c->mr || !rl_mr_ptr(c->mr, p->reth.va, p->reth.dma_len))
+	c->mr = r->length ? rl_mr_find_rkey(qp->host, r->rkey) : NULL; /* zero bytes need no region (C9-88) */
+	if (r->length && (!c->mr || !rl_mr_ptr(c->mr, p->reth.va, p->reth.dma_len)))
 		return RESP_DROP;
 	rl_resp_read_reply(qp, c->mr, p->reth.va, p->reth.dma_len, p->bth.psn, p->bth.psn == r->first_psn);
 	return RESP_DONE;

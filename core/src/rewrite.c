@@ -56,6 +56,9 @@ static bool rl_rw_number(const char *s, unsigned long max, unsigned long *out)
 	return true;
 }
 
+/* QP0 and QP1 are special (IBA 3.5.12); the first a connection can have. */
+#define RL_RW_FIRST_QPN 2
+
 static bool rl_parse_qpn(const char *s, uint32_t *q)
 {
 	unsigned long v;
@@ -90,10 +93,10 @@ int rl_rewrite_parse(struct rl_rewrite *rw, const char *rule, char *why, size_t 
 	char a[64], b[64];
 
 	if (!strncmp(rule, "psn:", 4)) {
-		const char *num = rule + 4 + (rule[4] == '+' || rule[4] == '-');
 		unsigned long v;
 
-		if (!rl_rw_number(num, 0xffffff, &v))
+		/* A shift has its sign: "psn:5" could as well mean "set every PSN to 5". */
+		if ((rule[4] != '+' && rule[4] != '-') || !rl_rw_number(rule + 5, 0xffffff, &v))
 			return rl_rw_fail(why, n, rule, "psn: needs a shift like +1000 or -5 (less than 2^24)");
 		rw->psn_shift = rule[4] == '-' ? -(int32_t)v : (int32_t)v;
 		return 0;
@@ -123,6 +126,9 @@ int rl_rewrite_parse(struct rl_rewrite *rw, const char *rule, char *why, size_t 
 			return rl_rw_fail(why, n, rule, "too many qpn rules");
 		if (!rl_parse_qpn(a, &rw->qpn[rw->nqpn].from) || !rl_parse_qpn(b, &rw->qpn[rw->nqpn].to))
 			return rl_rw_fail(why, n, rule, "a QPN is a number up to 0xffffff");
+		/* QP0 and QP1 are the SMI and GSI (IBA 3.5.12): no connection's QP becomes one (gen refuses them too). */
+		if (rw->qpn[rw->nqpn].to < RL_RW_FIRST_QPN)
+			return rl_rw_fail(why, n, rule, "the new QPN cannot be 0 or 1 (QP0 and QP1 are the SMI and GSI)");
 		rw->nqpn++;
 	}
 	return 0;

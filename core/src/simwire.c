@@ -37,6 +37,8 @@ struct sw_dir {
 	struct rl_simwire_stats st;
 };
 
+#define SW_CLASSES 6   /* frame buffer sizes: sw_class_len */
+
 struct rl_simwire {
 	struct rl_simwire_config cfg;   /* defaults filled in; drop_frames points at our copy */
 	uint64_t *drop;                 /* sorted copy of cfg.drop_frames */
@@ -48,28 +50,46 @@ struct rl_simwire {
 	uint64_t last_send;             /* now of the latest send */
 	uint8_t *out;                   /* the frame of the last delivery */
 	size_t out_len;
-	/* Frame buffers kept for reuse, small and large: no malloc per frame in steady state. */
+	/* Frame buffers kept for reuse, one pool per size class: no malloc per frame in steady state. */
 	struct {
 		uint8_t **v;
 		size_t n;
-	} pool[2];
+	} pool[SW_CLASSES];
 };
 
-#define SW_SMALL 256
 #define SW_POOL_MAX 4096
+
+/*
+ * A frame's buffer is the smallest class that holds it: an ACK, then a full
+ * packet at each path MTU with up to 128 bytes of headers (Ethernet, VLAN,
+ * IPv6, UDP, BTH, the longest extended headers, ICRC), then the longest
+ * frame. A READ of 1 GiB has a million frames in flight: 1152 bytes each at
+ * MTU 1024, not 10,000 (issue 22 D8).
+ */
+static const size_t sw_class_len[SW_CLASSES] = { 256, 512 + 128, 1024 + 128, 2048 + 128, 4096 + 128,
+						 RL_SIMWIRE_MAX_FRAME };
+
+static int sw_class(size_t len)
+{
+	int k = 0;
+
+	while (k < SW_CLASSES - 1 && len > sw_class_len[k])
+		k++;
+	return k;
+}
 
 static uint8_t *sw_buf_get(struct rl_simwire *w, size_t len)
 {
-	int k = len > SW_SMALL;
+	int k = sw_class(len);
 
 	if (w->pool[k].n)
 		return w->pool[k].v[--w->pool[k].n];
-	return malloc(k ? RL_SIMWIRE_MAX_FRAME : SW_SMALL);
+	return malloc(sw_class_len[k]);
 }
 
 static void sw_buf_put(struct rl_simwire *w, uint8_t *buf, size_t len)
 {
-	int k = len > SW_SMALL;
+	int k = sw_class(len);
 
 	if (!buf)
 		return;
@@ -556,7 +576,7 @@ void rl_simwire_free(struct rl_simwire *w)
 	free(w->dir[1].waiting.v);
 	free(w->drop);
 	free(w->out);
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < SW_CLASSES; k++) {
 		for (size_t i = 0; i < w->pool[k].n; i++)
 			free(w->pool[k].v[i]);
 		free(w->pool[k].v);

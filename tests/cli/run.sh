@@ -263,8 +263,9 @@ expect "explain -v explains the NAK" 0 "the requester goes back and resends from
 expect "explain -c 3 stops after 3 frames" 0 "^--- 3 frames" "$R" explain -c 3 "$T/demo.pcap"
 expect "explain reads standard input" 0 "16 frames" sh -c "\"$R\" explain - < \"$T/demo.pcap\""
 if command -v editcap >/dev/null; then
-	editcap -s 60 "$T/demo.pcap" "$T/snap.pcap"
-	expect "explain says when the capture's snap length cut a frame" 0 "^3 .*CUT BY THE CAPTURE: it kept 60 of [0-9]+ bytes" "$RA" explain "$T/snap.pcap"
+	# Cut inside the BTH (42 bytes of Ethernet, IP and UDP, then 12 of BTH): nothing to decode.
+	editcap -s 50 "$T/demo.pcap" "$T/snap.pcap"
+	expect "explain says when the capture's snap length cut a frame" 0 "^3 .*CUT BY THE CAPTURE: it kept 50 of [0-9]+ bytes" "$RA" explain "$T/snap.pcap"
 else
 	bad "editcap (wireshark-common) not found: cannot make a snapped capture"
 fi
@@ -505,6 +506,85 @@ if /usr/bin/python3 "$(dirname "$0")/live.py" "$RA" "$T/demo.pcap" >"$T/live" 2>
 else
 	grep -v '^PASS' "$T/live" >"$T/err"; bad "live: frames as they arrive, and the summary after a signal"
 fi
+# ---- issue 22: odd clocks, pace and rewrite rules (D10, D16, D17) --------------------------------
+# A pcapng interface's if_tsoffset and 64-bit stamps: the time is tshark's where it fits (1000 s offset,
+# stamp 1000001 us), and a second past 2^62 ns is held to that bound, not a multiply that overflowed.
+PNG="$(dirname "$0")/pcapng_ts.py"
+python3 "$PNG" "$T/demo.pcap" "$T/ts-ok.pcapng" 1000 1000001
+expect "pcapng if_tsoffset: the time tshark shows" 0 "^1 1001\.000001 192\.168\.100\.1" "$RA" explain -t e "$T/ts-ok.pcapng"
+python3 "$PNG" "$T/demo.pcap" "$T/ts-far.pcapng" 0x7000000000000000 0
+expect "pcapng if_tsoffset past 2^63 ns: held, not overflowed" 0 "^1 4611686018\.427388 .*ICRC ok" "$RA" explain -t e "$T/ts-far.pcapng"
+expect "pcapng 64-bit stamp and offset: --json" 0 '"time_epoch":-?4611686018\.427387904' "$RA" explain --json "$T/ts-far.pcapng"
+python3 "$PNG" "$T/demo.pcap" "$T/ts-wrap.pcapng" 0x7fffffff00000000 0xffffffffffffffff
+expect "pcapng stamp that wraps below 1970: held" 0 "^1 1823-11-12 " "$RA" explain -t ud "$T/ts-wrap.pcapng"
+expect "replay --speed 1e-308: refused, not sent at once" 2 "--speed needs a positive factor .*1e-06 .. 1e\+06" \
+	"$RA" replay --speed 1e-308 --iface lo "$T/demo.pcap"
+expect "replay --topspeed --pps: one pace" 2 "give one of them" "$RA" replay --topspeed --pps 10 --iface lo "$T/demo.pcap"
+expect "replay --speed --topspeed: one pace" 2 "give one of them" "$RA" replay --speed 2 --topspeed --iface lo "$T/demo.pcap"
+expect "rewrite psn:5 without a sign" 2 "psn: needs a shift like \+1000" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite psn:5
+expect "rewrite qpn:X=0 (QP0 is the SMI)" 2 "cannot be 0 or 1" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite qpn:0x12=0
+expect "rewrite qpn:X=1 (QP1 is the GSI)" 2 "cannot be 0 or 1" "$RA" rewrite "$T/demo.pcap" "$T/rw.pcap" --rewrite qpn:0x12=1
+[ ! -e "$T/rw.pcap" ] && ok "a refused rule writes no output" || bad "a refused rule writes no output"
+# ---- issue 22 D6: a frame cut after its headers is decoded, marked, and kept in the PSN analysis ------
+if command -v editcap >/dev/null && command -v tshark >/dev/null; then
+	editcap -s 100 "$T/demo.pcap" "$T/cut100.pcap"
+	expect "snap length 100: the cut SEND First is decoded and marked" 0 \
+		"^3 .* RC SEND First QP=0x000012 PSN=[0-9]+ payload=1024 \\[cut by the snap length: 100 of 1082 bytes kept, ICRC unknown\\]$" \
+		"$RA" explain "$T/cut100.pcap"
+	"$RA" explain "$T/cut100.pcap" >"$T/cut100.txt" 2>&1
+	grep -q -E 'GAP|MALFORMED|ICRC BAD' "$T/cut100.txt" && { cp "$T/cut100.txt" "$T/err"; bad "snap length 100: no false GAP, nothing malformed or bad"; } ||
+		ok "snap length 100: no false GAP, nothing malformed or bad"
+	grep -q "0 malformed, 0 ICRC failures" "$T/cut100.txt" && grep -q "7 packets were cut by the capture's snap length after their headers" "$T/cut100.txt" &&
+		ok "snap length 100: the summary counts 7 cut, 0 malformed" || { cp "$T/cut100.txt" "$T/err"; bad "snap length 100: the summary counts 7 cut, 0 malformed"; }
+	# The oracle: tshark's InfiniBand dissector reads the same opcode, QP and PSN from the 100 bytes.
+	tshark -r "$T/cut100.pcap" -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
+		2>/dev/null >"$T/cut100.tshark"
+	"$RA" explain --json "$T/cut100.pcap" 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    if line.startswith("{"):
+        f = json.loads(line)
+        b = f.get("bth")
+        if b:
+            print("%d\t%d\t0x%06x\t%d\t%s" % (f["frame"], b["opcode"], b["dqpn"], b["psn"], f["status"]))' >"$T/cut100.ours"
+	if [ "$(grep -c 'cut$' "$T/cut100.ours")" -eq 7 ] && [ "$(cut -f 1-4 "$T/cut100.ours")" = "$(cat "$T/cut100.tshark")" ]; then
+		ok "snap length 100: opcode, QP and PSN of all 16 frames as tshark reads them; 7 have status cut"
+	else
+		diff "$T/cut100.ours" "$T/cut100.tshark" >"$T/err"; bad "snap length 100: opcode, QP and PSN as tshark reads them"
+	fi
+	expect "snap length 100: -V says the ICRC was not captured" 0 "ICRC      not captured: the snap length cut the frame \\(100 of 1082 bytes kept\\)" \
+		"$RA" explain -V "$T/cut100.pcap"
+else
+	bad "editcap or tshark (wireshark-common, tshark) not found: cannot check cut frames"
+fi
+# ---- issue 22 D8: gen read's wire keeps each frame in a buffer its size, not 10,000 bytes -------------
+# 64 MiB: 65,536 response frames in flight at once. Peak RSS was 543 MB, now 286 MB: 400 MB of address space is enough.
+expect "gen read --size 64MiB in 400 MB of address space" 0 "wrote 65537 frames of 'read'" \
+	sh -c "ulimit -v 400000 && exec \"$R\" gen read --size 67108864 -o /dev/null"
+# ---- issue 22: gen's faults happen at any --size, or the size is refused (D5, D9, D15) ---------------
+for n in 1 8 16 64; do
+	rm -f "$T/range.pcap"
+	timeout 60 "$RA" gen range-error --size $n -o "$T/range.pcap" >/dev/null 2>"$T/err"
+	expect "gen range-error --size $n: the WRITE runs past the region" 0 "NAK remote access error" \
+		"$R" explain "$T/range.pcap"
+done
+expect "gen range-error --size 16: three frames, not RNR forever" 0 "wrote 3 frames" \
+	timeout 60 "$RA" gen range-error --size 16 -o "$T/range.pcap"
+expect "gen request-loss --size 1000: refused (one packet)" 2 "needs a message of 2 packets or more: --size 1000 at --mtu 1024" \
+	"$RA" gen request-loss --size 1000 -o "$T/f.pcap"
+expect "gen lost-read-response --size 64: refused" 2 "second READ response packet needs a message of 2 packets" \
+	"$RA" gen lost-read-response --size 64 -o "$T/f.pcap"
+expect "gen icrc-corruption --size 100: refused" 2 "give --size 1025 or more" "$RA" gen icrc-corruption --size 100 -o "$T/f.pcap"
+expect "gen reorder --size 2048: refused (two packets)" 2 "3 packets or more: --size 2048" "$RA" gen reorder --size 2048 -o "$T/f.pcap"
+expect "gen request-loss --size 1000 --mtu 256: the loss is there" 0 "RETRANSMISSION|GAP" \
+	sh -c "\"$RA\" gen request-loss --size 1000 --mtu 256 -o - | \"$R\" explain -"
+expect "gen reorder --size 2049: a packet overtaken" 0 "GAP: 1 missing" \
+	sh -c "\"$RA\" gen reorder --size 2049 -o - | \"$R\" explain -"
+expect "gen icrc-corruption --size 1025: the ICRC is bad" 0 "ICRC BAD|ICRC bad|1 ICRC failure" \
+	sh -c "\"$RA\" gen icrc-corruption --size 1025 -o - | \"$R\" explain -"
+expect "gen --size 0: refused, not the default" 2 "--size needs a byte count from 1 to 1 GiB, not '0'" \
+	"$RA" gen demo --size 0 -o "$T/f.pcap"
+[ ! -e "$T/f.pcap" ] && ok "gen: a refused size writes no file" || bad "gen: a refused size writes no file"
 # ---- the files rocelab writes, write errors, help and --version of every command ----------------------
 . "$(dirname "$0")/safety.sh"
 # ---- exit statuses: usage 2, bad input 1, for every command -------------------------------------

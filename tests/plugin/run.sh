@@ -255,6 +255,29 @@ for c in cm rping rping-resent; do
     count_lines "$T/$c.cm.report"
 done
 
+# ---- issue 22 D6: a frame the snap length cut after its headers -----------------------
+# editcap -s 100 on gen demo: 7 frames cut. Stock tshark's InfiniBand fields read the BTH from those
+# 100 bytes; the plugin's verdicts must not call the cut frames' followers a GAP, and it says "cut".
+"$R" gen demo -o "$T/snapdemo.pcap" 2>/dev/null
+editcap -s 100 "$T/snapdemo.pcap" "$T/snap100.pcap"
+ts "$T/p" tshark -r "$T/snap100.pcap" -T fields -e frame.number -e infiniband.bth.psn -e rocelab.analysis.verdict \
+    -e rocelab.icrc.status -e rocelab.analysis.gap -e _ws.col.Info >"$T/snap100.out" 2>"$T/snap100.err"
+ncut=$(awk -F '\t' '$4 == 2' "$T/snap100.out" | wc -l)
+ngap=$(grep -c -E 'GAP|missing' "$T/snap100.out")
+nmark=$(grep -c '\[cut by the snap length\]' "$T/snap100.out")
+nverdict=$(awk -F '\t' '$2 != "" && $3 != ""' "$T/snap100.out" | wc -l)
+if [ "$ncut" -eq 7 ] && [ "$ngap" -eq 0 ] && [ "$nmark" -eq 7 ] && [ "$(wc -l <"$T/snap100.out")" -eq 16 ]; then
+    pass "snap length 100: 7 frames cut, ICRC status unknown, marked, no false GAP ($nverdict PSN verdicts)"
+else
+    fail "snap length 100: $ncut ICRC unknown (7 wanted), $nmark marked, $ngap GAP lines: $(head -n 12 "$T/snap100.out")"
+fi
+# Every cut request has a PSN verdict, as tshark's own PSN for it says it should be in order.
+if awk -F '\t' '$4 == 2 && $3 == "" && $1 != 11 && $1 != 12 { bad = 1 } END { exit bad }' "$T/snap100.out"; then
+    pass "snap length 100: the cut requests are in the PSN analysis"
+else
+    fail "snap length 100: a cut request has no PSN verdict: $(cat "$T/snap100.out")"
+fi
+
 # ---- robustness: mutated captures under ASan and UBSan --------------------------------
 # tshark is not instrumented, so the ASan runtime is preloaded for the plugin's sake.
 ASAN_LIB=$(ldd "$ASAN_SO" 2>/dev/null | awk '/libasan/ { print $3; exit }')

@@ -157,7 +157,7 @@ static void test_words(void)
 static void read_then_send(uint32_t len, uint32_t mtu)
 {
 	struct rl_analyzer *a = rl_analyzer_new();
-	uint32_t npkts = (len + mtu - 1) / mtu;
+	uint32_t npkts = (uint32_t)(((uint64_t)len + mtu - 1) / mtu);
 	struct rl_annotation o;
 	struct rl_pkt d;
 
@@ -177,6 +177,16 @@ static void test_after_read(void)
 	read_then_send(1024, 4096);     /* one response packet */
 	read_then_send(65536, 4096);    /* sixteen */
 	read_then_send(65536, 1024);    /* sixty-four */
+}
+
+/*
+ * issue 22 D14: a DMA length above 0xFFFFFC00 plus the MTU does not fit in
+ * 32 bits; the request after such a READ is still in order, not a GAP.
+ */
+static void test_after_huge_read(void)
+{
+	read_then_send(0xFFFFFF01u, 4096);  /* 2^20 response packets */
+	read_then_send(0xFFFFFFFFu, 1024); /* 2^22 */
 }
 
 /* A long capture keeps memory per flow; many QPs are bounded too. */
@@ -508,6 +518,7 @@ int tl_suite_analyze(void)
 	       !CU_add_test(s, "memory follows live QPs, not the capture", test_memory_bounded) ||
 	       !CU_add_test(s, "words made from an annotation, after the analyzer is gone", test_words) ||
 	       !CU_add_test(s, "the requests after a READ of unknown span are in order", test_after_read) ||
+	       !CU_add_test(s, "a READ of up to 2^32 - 1 bytes: no u32 overflow, no false GAP", test_after_huge_read) ||
 	       !CU_add_test(s, "CM: REQ, MRA, REP, RTU link to what they answer", test_cm_connect) ||
 	       !CU_add_test(s, "CM: a resent REQ and REP point to their previous copy", test_cm_resent_req) ||
 	       !CU_add_test(s, "CM: DREQ and DREP, a resent DREQ", test_cm_disconnect) ||

@@ -48,6 +48,87 @@ static void test_every_truncation(void)
 	CU_ASSERT_TRUE(cases > 256 * TL_SHAPE_COUNT * 60);
 }
 
+/*
+ * issue 22 D6: every cut of every packet kind through rl_decode_cut() (the
+ * bytes kept allocated exactly, for ASan): either fatal, as rl_decode() of the
+ * cut says, or RL_CUT with the headers the whole frame has, the length on the
+ * wire, no ICRC, and a payload pointer only when all of it was kept.
+ */
+static void test_every_cut_decoded_or_fatal(void)
+{
+	struct tl_rng r = { 0x5a5a };
+	uint8_t payload[512], frame[1024];
+	size_t cut_ok = 0;
+
+	for (int op = 0; op < 256; op++) {
+		for (int shape = 0; shape < TL_SHAPE_COUNT; shape++) {
+			struct rl_pkt p, whole, d;
+			enum rl_status wst;
+			size_t n;
+
+			tl_random_pkt(&r, (uint8_t)op, (enum tl_shape)shape, &p, payload);
+			if (p.payload_len > 64)
+				p.payload_len = 64 - p.payload_len % 4;
+			CU_ASSERT_EQUAL_FATAL(rl_encode(&p, frame, sizeof(frame), &n), RL_OK);
+			wst = rl_decode(p.link, frame, n, &whole);
+			for (size_t cut = 0; cut < n; cut++) {
+				uint8_t *copy = malloc(cut ? cut : 1);
+				enum rl_status st;
+
+				memcpy(copy, frame, cut);
+				st = rl_decode_cut(p.link, copy, cut, n, &d);
+				free(copy);
+				if (rl_status_fatal(st)) {
+					CU_ASSERT_FALSE(d.cut);
+					continue;
+				}
+				CU_ASSERT_TRUE(st == RL_CUT || st == RL_E_UNKNOWN_OPCODE);
+				CU_ASSERT_FALSE(rl_status_fatal(wst));
+				CU_ASSERT_TRUE(d.cut);
+				CU_ASSERT_FALSE(d.icrc_ok);
+				CU_ASSERT_EQUAL(d.cap_len, cut);
+				CU_ASSERT_TRUE(cut >= d.payload_off);
+				CU_ASSERT_EQUAL(d.bth.opcode, whole.bth.opcode);
+				CU_ASSERT_EQUAL(d.bth.psn, whole.bth.psn);
+				CU_ASSERT_EQUAL(d.bth.dqpn, whole.bth.dqpn);
+				CU_ASSERT_EQUAL(d.hdrs, whole.hdrs);
+				if (d.hdrs & RL_HDR_RETH)
+					CU_ASSERT_EQUAL(d.reth.dma_len, whole.reth.dma_len);
+				CU_ASSERT_EQUAL(d.payload_len, whole.payload_len);
+				CU_ASSERT_EQUAL(d.payload != NULL, d.payload_off + d.payload_len <= cut);
+				cut_ok++;
+			}
+			/* The whole frame: what rl_decode() says. */
+			CU_ASSERT_EQUAL(rl_decode_cut(p.link, frame, n, n, &d), wst);
+			CU_ASSERT_FALSE(d.cut);
+		}
+	}
+	CU_ASSERT_TRUE(cut_ok > 1000);
+}
+
+/* The demo's SEND First cut at 100 bytes, as editcap -s 100 leaves it; and at 50, inside the BTH. */
+static void test_snap_100(void)
+{
+	static const uint8_t payload[1024];
+	uint8_t frame[1200];
+	struct rl_pkt p, d;
+	size_t n;
+
+	rl_pkt_init(&p, RL_OP_RC_SEND_FIRST);
+	p.bth.psn = 9918159;
+	p.payload = payload;
+	p.payload_len = sizeof(payload);
+	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, frame, sizeof(frame), &n), RL_OK);
+	CU_ASSERT_EQUAL(rl_decode(RL_LINK_ETHERNET, frame, 100, &d), RL_E_TRUNC_IP);
+	CU_ASSERT_EQUAL(rl_decode_cut(RL_LINK_ETHERNET, frame, 100, n, &d), RL_CUT);
+	CU_ASSERT_EQUAL(d.bth.psn, 9918159);
+	CU_ASSERT_EQUAL(d.payload_len, 1024);
+	CU_ASSERT_PTR_NULL(d.payload);
+	CU_ASSERT_STRING_EQUAL(rl_status_name(RL_CUT), "cut");
+	CU_ASSERT_FALSE(rl_status_fatal(RL_CUT));
+	CU_ASSERT_TRUE(rl_status_fatal(rl_decode_cut(RL_LINK_ETHERNET, frame, 50, n, &d)));
+}
+
 /* Build a small well-formed frame of @opcode to damage. */
 static size_t good_frame(uint8_t opcode, size_t payload_len, uint8_t *frame, struct rl_pkt *p)
 {
@@ -277,6 +358,8 @@ int tl_suite_malformed(void)
 	CU_pSuite s = CU_add_suite("malformed", NULL, NULL);
 
 	return !s || !CU_add_test(s, "every truncation of every kind is a fatal error", test_every_truncation) ||
+	       !CU_add_test(s, "every cut by a snap length: headers decoded, or fatal", test_every_cut_decoded_or_fatal) ||
+	       !CU_add_test(s, "editcap -s 100 on a SEND First: decoded, cut", test_snap_100) ||
 	       !CU_add_test(s, "UDP length disagrees with IP", test_udp_length) ||
 	       !CU_add_test(s, "IP length below headers", test_ip_length_too_small) ||
 	       !CU_add_test(s, "IP fragment", test_ip_fragment) ||

@@ -256,6 +256,43 @@ static void test_remote_access_error_bad_rkey(void)
 	tp_teardown(&T);
 }
 
+/*
+ * issue 22 D11: a zero-length READ or WRITE touches no memory, so its R_Key and
+ * VA are not checked (IBA C9-88; rxe executes them): it succeeds, with an ACK
+ * or an empty READ response, not a NAK that puts a real requester's QP in error.
+ */
+static void test_zero_length_ignores_rkey(void)
+{
+	static const enum rl_wr_opcode ops[] = { RL_WR_RDMA_WRITE, RL_WR_RDMA_READ, RL_WR_RDMA_WRITE_WITH_IMM };
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct rl_send_wr wr;
+		struct rl_wc wc;
+
+		setup(NULL);
+		tp_post_recv(&T, 1, 0, 64, 8);                      /* for the immediate, and the SEND */
+		tp_post_recv(&T, 1, 64, 64, 9);
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 1;
+		wr.opcode = ops[i];
+		wr.send_flags = RL_SEND_SIGNALED;
+		wr.num_sge = 0;                                     /* zero bytes */
+		wr.rdma.remote_addr = 0xdead0000;                   /* in no region */
+		wr.rdma.rkey = rl_mr_rkey(T.end[1].mr) + 1;         /* no such key */
+		CU_ASSERT_EQUAL(rl_post_send(T.end[0].qp, &wr), 0);
+		tp_post_send(&T, 0, RL_WR_SEND, 0, 64, 0, 2);
+		tp_run(&T, 1000000000);
+		wc = wc_of(0);
+		CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc.wr_id, 1);
+		CU_ASSERT_EQUAL(wc_of(0).status, RL_WC_SUCCESS);
+		CU_ASSERT_EQUAL(tp_count_syndrome_type(&T, 1, RL_AETH_NAK), 0);
+		CU_ASSERT_EQUAL(rl_qp_state(T.end[0].qp), RL_QPS_RTS);
+		CU_ASSERT_EQUAL(rl_qp_state(T.end[1].qp), RL_QPS_RTS);
+		tp_teardown(&T);
+	}
+}
+
 static void test_remote_access_error_out_of_range(void)
 {
 	setup(NULL);
@@ -419,6 +456,7 @@ int tl_suite_rc_faults(void)
 	       !CU_add_test(s, "RNR retry exceeded", test_rnr_retry_exceeded) ||
 	       !CU_add_test(s, "remote access error: wrong rkey", test_remote_access_error_bad_rkey) ||
 	       !CU_add_test(s, "remote access error: out of range", test_remote_access_error_out_of_range) ||
+	       !CU_add_test(s, "zero-length READ/WRITE: R_Key and VA not checked (C9-88)", test_zero_length_ignores_rkey) ||
 	       !CU_add_test(s, "invalid request: READ not allowed", test_invalid_request_access_flags) ||
 	       !CU_add_test(s, "SEND longer than the receive buffer", test_send_too_long) ||
 	       !CU_add_test(s, "transport retry counter exceeded", test_retry_exceeded) ||

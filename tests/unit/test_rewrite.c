@@ -103,7 +103,7 @@ static void test_rewrite_numbers_not_octal(void)
 	CU_ASSERT_EQUAL(rw.psn_shift, 10);
 	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "psn:-010", why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(rw.psn_shift, -10);
-	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "psn:0x10", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "psn:+0x10", why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(rw.psn_shift, 16);
 	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "psn:-0xffffff", why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(rw.psn_shift, -0xffffff);
@@ -117,12 +117,30 @@ static void test_rewrite_numbers_not_octal(void)
 	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "psn:", why, sizeof(why)), 0);
 }
 
+/* issue 22 D17: a shift without its sign, and a new QPN of 0 or 1 (which gen refuses), are refused. */
+static void test_rewrite_sign_and_special_qpns(void)
+{
+	struct rl_rewrite rw;
+	char why[128];
+
+	memset(&rw, 0, sizeof(rw));
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "psn:5", why, sizeof(why)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "shift like +1000"));
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "psn:0x10", why, sizeof(why)), 0);
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "qpn:0x12=0", why, sizeof(why)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "cannot be 0 or 1"));
+	CU_ASSERT_NOT_EQUAL(rl_rewrite_parse(&rw, "qpn:0x12=1", why, sizeof(why)), 0);
+	CU_ASSERT_TRUE(rl_rewrite_empty(&rw));
+	CU_ASSERT_EQUAL(rl_rewrite_parse(&rw, "qpn:0x12=2", why, sizeof(why)), 0);
+}
+
 int tl_suite_rewrite(void)
 {
 	CU_pSuite s = CU_add_suite("rewrite", NULL, NULL);
 
 	return !s || !CU_add_test(s, "addresses, QPNs, PSN shift; checksums recomputed", test_rewrite_fields) ||
 	       !CU_add_test(s, "a bad ICRC stays bad by the same bits", test_rewrite_keeps_damage) ||
+	       !CU_add_test(s, "psn: needs a sign; a new QPN is not 0 or 1", test_rewrite_sign_and_special_qpns) ||
 	       !CU_add_test(s, "bad rules refused with a reason", test_rewrite_rules_refused) ||
 	       !CU_add_test(s, "numbers are decimal or 0x hex, never octal", test_rewrite_numbers_not_octal);
 }

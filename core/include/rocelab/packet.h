@@ -149,6 +149,13 @@ struct rl_pkt {
 	uint32_t icrc;
 	uint32_t icrc_expected;      /* decode: what it should be */
 	bool icrc_ok;
+	/*
+	 * rl_decode_cut(): the capture's snap length cut the packet. Its headers
+	 * are decoded; payload_len is the length on the wire, payload is NULL
+	 * unless all of it was captured, and the ICRC is unknown (not bad).
+	 */
+	bool cut;
+	size_t cap_len;              /* rl_decode_cut(): the bytes captured; 0 otherwise */
 
 	/* Decode bookkeeping: offsets into the frame, and where an error was found. */
 	size_t frame_len;            /* bytes examined (the captured length) */
@@ -166,6 +173,17 @@ struct rl_pkt {
  * Payload points into @data.
  */
 enum rl_status rl_decode(enum rl_link link, const uint8_t *data, size_t len, struct rl_pkt *pkt);
+
+/*
+ * A frame of @wire_len bytes of which the capture kept @caplen (its snap
+ * length). When @caplen holds the headers up to the end of the extended
+ * transport headers, they are decoded and RL_CUT is returned (or
+ * RL_E_UNKNOWN_OPCODE), with pkt->cut set; otherwise, and for a whole frame,
+ * what rl_decode(@caplen) returns. Never reads outside data[0..caplen).
+ * A cut MAD on QP1 is not decoded (its payload is what the CM reads).
+ */
+enum rl_status rl_decode_cut(enum rl_link link, const uint8_t *data, size_t caplen, size_t wire_len,
+			     struct rl_pkt *pkt);
 
 /* Decode starting at the IP header (or at the GRH for RoCEv1 if @grh). */
 enum rl_status rl_decode_l3(const uint8_t *data, size_t len, bool grh, struct rl_pkt *pkt);

@@ -30,7 +30,8 @@ extern "C" {
 	X(RL_E_PAYLOAD_LEN, "payload-length", "the payload length is not allowed for this opcode") \
 	X(RL_E_GRH, "bad-grh", "the RoCEv1 GRH next header is not 0x1B (IBA transport)")           \
 	X(RL_E_ARG, "bad-argument", "a caller passed an invalid argument")                         \
-	X(RL_E_NOSPACE, "no-space", "the output buffer is too small for the packet")
+	X(RL_E_NOSPACE, "no-space", "the output buffer is too small for the packet")                 \
+	X(RL_CUT, "cut", "the capture's snap length cut the packet: its headers are decoded, its ICRC is unknown")
 
 enum rl_status {
 #define RL_STATUS_ENUM(name, tag, reason) name,
@@ -44,12 +45,12 @@ const char *rl_status_name(enum rl_status s);
 /* One sentence a learner can act on. */
 const char *rl_status_reason(enum rl_status s);
 /*
- * A fatal status means the packet could not be decoded to its end. The ICRC
- * and unknown-opcode statuses are not fatal: every header was decoded.
+ * A fatal status means the packet could not be decoded to its end. The ICRC,
+ * unknown-opcode and cut statuses are not fatal: every header was decoded.
  */
 static inline bool rl_status_fatal(enum rl_status s)
 {
-	return s != RL_OK && s != RL_NOT_ROCE && s != RL_E_ICRC && s != RL_E_UNKNOWN_OPCODE;
+	return s != RL_OK && s != RL_NOT_ROCE && s != RL_E_ICRC && s != RL_E_UNKNOWN_OPCODE && s != RL_CUT;
 }
 
 #ifdef __cplusplus
