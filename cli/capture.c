@@ -23,6 +23,8 @@
 #define CAPTURE_READ_BUFFER (1 << 20)
 
 #define NS_PER_S 1000000000
+/* The farthest a frame's time may be from 1970: see ng_ns(). */
+#define CAPTURE_MAX_NS ((int64_t)1 << 62)
 
 /* pcapng (draft-ietf-opsawg-pcapng section 4): block types, options and limits. */
 #define NG_SHB 0x0A0D0D0Au    /* Section Header Block, also the file's magic */
@@ -278,7 +280,12 @@ static int ng_idb(struct ng_reader *ng, uint32_t len)
 	return 0;
 }
 
-/* A timestamp of @units per second, plus @offset_s, in nanoseconds since the epoch (saturating). */
+/*
+ * A timestamp of @units per second, plus @offset_s, in nanoseconds since the
+ * epoch, held to +-2^62 ns (146 years either side of 1970) so that it, and the
+ * difference of any two, fits an int64_t: a pcapng's 64-bit stamps and
+ * if_tsoffset can name any second up to 2^64, and such a frame gets the bound.
+ */
 static int64_t ng_ns(uint64_t ts, uint64_t units, int64_t offset_s)
 {
 	uint64_t s = ts / units, frac = ts % units;
@@ -288,11 +295,14 @@ static int64_t ng_ns(uint64_t ts, uint64_t units, int64_t offset_s)
 	frac = units <= UINT64_MAX / NS_PER_S ? frac * NS_PER_S / units
 					      : (uint64_t)((unsigned __int128)frac * NS_PER_S / units);
 	if (s > (uint64_t)INT64_MAX)
-		return INT64_MAX;
+		return CAPTURE_MAX_NS;
 	if (__builtin_add_overflow((int64_t)s, offset_s, &sec))
-		return offset_s < 0 ? INT64_MIN : INT64_MAX;
-	if (__builtin_mul_overflow(sec, (int64_t)NS_PER_S, &ns) || __builtin_add_overflow(ns, (int64_t)frac, &ns))
-		return sec < 0 ? INT64_MIN : INT64_MAX;
+		return offset_s < 0 ? -CAPTURE_MAX_NS : CAPTURE_MAX_NS;
+	if (sec > CAPTURE_MAX_NS / NS_PER_S - 1)
+		return CAPTURE_MAX_NS;
+	if (sec < -(CAPTURE_MAX_NS / NS_PER_S) + 1)
+		return -CAPTURE_MAX_NS;
+	ns = sec * NS_PER_S + (int64_t)frac;
 	return ns;
 }
 

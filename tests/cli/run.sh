@@ -515,8 +515,12 @@ expect "pcapng if_tsoffset: the time tshark shows" 0 "^1 1001\.000001 192\.168\.
 python3 "$PNG" "$T/demo.pcap" "$T/ts-far.pcapng" 0x7000000000000000 0
 expect "pcapng if_tsoffset past 2^63 ns: held, not overflowed" 0 "^1 4611686018\.427388 .*ICRC ok" "$RA" explain -t e "$T/ts-far.pcapng"
 expect "pcapng 64-bit stamp and offset: --json" 0 '"time_epoch":-?4611686018\.427387904' "$RA" explain --json "$T/ts-far.pcapng"
+# an offset of 2^63 - 2^32 s and a stamp of 2^64 - 1 us: held to 2^62 ns (2116), not wrapped below 1970;
+# an offset of -(2^62 + 2^61 + 2^60) s: held to -2^62 ns (1823)
 python3 "$PNG" "$T/demo.pcap" "$T/ts-wrap.pcapng" 0x7fffffff00000000 0xffffffffffffffff
-expect "pcapng stamp that wraps below 1970: held" 0 "^1 1823-11-12 " "$RA" explain -t ud "$T/ts-wrap.pcapng"
+expect "pcapng stamp far past 2^62 ns: held" 0 "^1 2116-02-20 23:53:38" "$RA" explain -t ud "$T/ts-wrap.pcapng"
+python3 "$PNG" "$T/demo.pcap" "$T/ts-neg.pcapng" -0x7000000000000000 0
+expect "pcapng offset far below 1970: held" 0 "^1 1823-11-12 " "$RA" explain -t ud "$T/ts-neg.pcapng"
 expect "replay --speed 1e-308: refused, not sent at once" 2 "--speed needs a positive factor .*1e-06 .. 1e\+06" \
 	"$RA" replay --speed 1e-308 --iface lo "$T/demo.pcap"
 expect "replay --topspeed --pps: one pace" 2 "give one of them" "$RA" replay --topspeed --pps 10 --iface lo "$T/demo.pcap"
