@@ -421,6 +421,7 @@ static bool pt_expired(const struct peer *p, uint64_t start)
 #define PT_CM_RETRY_NS 100000000ull   /* ... 100 ms apart */
 #define PT_CM_RESOLVE_MS 2000         /* rdma_resolve_addr() / _route() timeouts, as perftest passes them */
 #define PT_CM_REJ_NO_LISTENER 8       /* REJ reason: invalid service ID (IBA 12.6.7.2) */
+#define PT_CM_REJ_CONSUMER 28         /* REJ reason: consumer reject */
 #define PT_CM_SIDR_NO_SERVICE 1       /* SIDR_REP status: service ID not supported (IBA 12.11.2) */
 #define PT_CM_UD_WR_ID 0xff1d         /* -c UD, ib_send_lat: the SEND with immediate and its receive */
 #define PT_CM_UD_IMM_LEN 4            /* ... its payload: sizeof(uint32_t) in perftest */
@@ -448,6 +449,7 @@ struct peer_perftest {
 	struct rl_rdma_cm_id *listen_ud;  /* -c UD: the data QP's listener, RDMA_PS_UDP */
 	struct rl_rdma_cm_id *req[2];     /* server: CONNECT_REQUESTs not yet taken, in their order */
 	unsigned nreq, accepted;
+	const char *other_c;              /* server: the data QP asked for with the other -c (refused) */
 	struct rl_pd *pd;
 	struct rl_cq *scq, *rcq;
 	struct rl_qp *qp;
@@ -474,6 +476,8 @@ static void pt_cm_take(struct peer *p)
 				c->req[c->nreq++] = ev->id;
 			else
 				rl_rdma_reject(ev->id, NULL, 0);
+			if (p->o.server && n == 1 && c->listen_ud && ev->listen_id == c->listen)
+				c->other_c = "RC (a REQ in RDMA_PS_TCP)";   /* UD's other listener is not there for RC */
 		} else if (k) {
 			k->events++;
 			k->last = ev->event;
@@ -520,6 +524,11 @@ static int pt_cm_expect(struct peer *p, struct pt_cm_conn *k, enum rl_rdma_cm_ev
 		return 1;
 	if (k->last == RL_RDMA_CM_EVENT_UNREACHABLE && k->status == PT_CM_SIDR_NO_SERVICE)
 		return 1;
+	if (k->last == RL_RDMA_CM_EVENT_REJECTED && k->status == PT_CM_REJ_CONSUMER) {
+		cli_error("peer", "%s: the server refused the connection (REJ reason 28, consumer reject): with -R both ends "
+			  "need the same tool and -c", rl_rdma_event_str(want));
+		return -1;
+	}
 	if (k->last == RL_RDMA_CM_EVENT_UNREACHABLE)
 		cli_error("peer", "%s: no answer from %s port %u (%s): is perftest's server (the tool with -R and no "
 			  "address) running there?", rl_rdma_event_str(want), p->o.addr, p->o.port,
@@ -709,6 +718,12 @@ static int pt_cm_accept(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp, 
 	while (!c->nreq) {
 		if (p->net.failed)
 			return -1;
+		if (c->other_c) {
+			peer_drain(p, PEER_QUIET_MS);   /* the REJ sent, before we go */
+			cli_error("peer", "the client asked for the data QP with %s, and this side has -c UD: with -R both ends "
+				  "need the same -c", c->other_c);
+			return -1;
+		}
 		if (peer_now() - start > (uint64_t)p->o.timeout_s * 1000000000u) {
 			cli_error("peer", "no client's REQ for the %s QP within %u s (--timeout)", comm ? "exchange's" : "data",
 				  p->o.timeout_s);

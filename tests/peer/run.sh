@@ -1009,6 +1009,12 @@ for t in ib_send_bw ib_send_lat; do
         pass "$t -R -c UD: by tshark REQ, REP, RTU, SIDR_REQ, SIDR_REP, DREQ, DREP; UD SENDs (opcode:Q_Key:count) $ud"
     else fail "$t -R -c UD: by tshark CM attributes '$cm', UD SENDs '$ud', wanted '$want'"; fi
 done
+# The two ends disagreeing on -c: the -c UD server refuses the client's RC REQ for the test's QP (REJ 28), both say why.
+pt_pair_run ib_send_bw "-R -c UD -s 1024 -n 10" -c RC
+if [ $crc -ne 0 ] && [ $src -ne 0 ] && grep -q "REJ reason 28, consumer reject): with -R both ends need the same tool and -c" "$T/cli" &&
+    grep -q "asked for the data QP with RC (a REQ in RDMA_PS_TCP), and this side has -c UD" "$T/srv.err"; then
+    pass "-R, -c UD server, RC client: both fail, saying the ends need the same -c"
+else fail "-R, -c UD server, RC client: exit $crc/$src: $(tail -c 200 "$T/cli") / $(tail -c 200 "$T/srv.err")"; fi
 # A CM that answers, but not on port 18515 (rping's server): REJ 8, tried again 10 times, 100 ms apart.
 ip netns exec "$NB" timeout 20 "$R" peer --compat rping -s --timeout 8 >/dev/null 2>&1 &
 srv=$!
