@@ -421,7 +421,7 @@ static bool pt_expired(const struct peer *p, uint64_t start)
 #define PT_CM_RETRY_NS 100000000ull   /* ... 100 ms apart */
 #define PT_CM_RESOLVE_MS 2000         /* rdma_resolve_addr() / _route() timeouts, as perftest passes them */
 #define PT_CM_REJ_NO_LISTENER 8       /* REJ reason: invalid service ID (IBA 12.6.7.2) */
-#define PT_CM_REJ_CONSUMER 28         /* REJ reason: consumer reject */
+#define PT_CM_REJ_CONSUMER 28         /* REJ reason: consumer reject (IBA 12.6.7.2) */
 #define PT_CM_SIDR_NO_SERVICE 1       /* SIDR_REP status: service ID not supported (IBA 12.11.2) */
 #define PT_CM_UD_WR_ID 0xff1d         /* -c UD, ib_send_lat: the SEND with immediate and its receive */
 #define PT_CM_UD_IMM_LEN 4            /* ... its payload: sizeof(uint32_t) in perftest */
@@ -477,7 +477,7 @@ static void pt_cm_take(struct peer *p)
 			else
 				rl_rdma_reject(ev->id, NULL, 0);
 			if (p->o.server && n == 1 && c->listen_ud && ev->listen_id == c->listen)
-				c->other_c = "RC (a REQ in RDMA_PS_TCP)";   /* UD's other listener is not there for RC */
+				c->other_c = "RC (a REQ in RDMA_PS_TCP)";   /* not the SIDR_REQ -c UD waits for */
 		} else if (k) {
 			k->events++;
 			k->last = ev->event;
