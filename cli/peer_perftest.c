@@ -279,11 +279,6 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 		cli_error("peer", "-R with -c UC: UC is not supported in librdmacm (perftest refuses it too)");
 		return false;
 	}
-	if (o->pt.rdma_cm && o->ud) {
-		cli_error("peer", "-R with -c UD (perftest's SIDR exchange) is not supported yet: -R with RC, or -c UD "
-			  "without -R");
-		return false;
-	}
 	if (o->duration_s && o->all_sizes) {
 		fprintf(stderr, "Duration mode currently doesn't support running on all sizes.\n");
 		cli_error("peer", "-D and -a: perftest runs one or the other");
@@ -405,6 +400,19 @@ static bool pt_expired(const struct peer *p, uint64_t start)
  * zero. The test's own hand shakes follow as without -R, but ctx_connect()
  * is the CM's. At the close no "done": the client's DREQ ends the data
  * connection, the server's (its rdma_destroy_id()) the communication one.
+ *
+ * -c UD: the communication QP stays RC (RDMA_PS_TCP); the data QP's
+ * "connection" is Service ID Resolution (IBA 12.11) in RDMA_PS_UDP, the
+ * same port: the client's SIDR_REQ, the server's SIDR_REP with its QPN
+ * and Q_Key (rdma_cm's RDMA_UDP_QKEY), which the client's SENDs then
+ * carry. A client too early finds no service (SIDR_REP status 1) and tries
+ * again, as for REJ 8. ib_send_lat's server must send too, and learns
+ * where from a SEND with immediate (4 bytes of the buffer, the client's
+ * QPN as the immediate) that the client sends as soon as its SIDR_REP is
+ * in, to a receive the server posted before its SIDR_REP
+ * (rdma_cm_request_ud_connection_parameters(), _send_...()): the sender's
+ * address, the immediate's QPN, the server's own Q_Key. A datagram has no
+ * connection to end: the client's DREQ ends the communication one.
  */
 #define PT_CM_KEY_LEN 56              /* sizeof(struct pingpong_dest) */
 #define PT_CM_BUF 64                  /* a key at most; receives at 0, sends at PT_CM_BUF */
@@ -413,6 +421,10 @@ static bool pt_expired(const struct peer *p, uint64_t start)
 #define PT_CM_RETRY_NS 100000000ull   /* ... 100 ms apart */
 #define PT_CM_RESOLVE_MS 2000         /* rdma_resolve_addr() / _route() timeouts, as perftest passes them */
 #define PT_CM_REJ_NO_LISTENER 8       /* REJ reason: invalid service ID (IBA 12.6.7.2) */
+#define PT_CM_REJ_CONSUMER 28         /* REJ reason: consumer reject (IBA 12.6.7.2) */
+#define PT_CM_SIDR_NO_SERVICE 1       /* SIDR_REP status: service ID not supported (IBA 12.11.2) */
+#define PT_CM_UD_WR_ID 0xff1d         /* -c UD, ib_send_lat: the SEND with immediate and its receive */
+#define PT_CM_UD_IMM_LEN 4            /* ... its payload: sizeof(uint32_t) in perftest */
 #define PT_CM_END_NS 1000000000ull    /* at the close: the wait for the other side's DREQ, or our DREP */
 #define PT_CM_RD_ATOMIC 16            /* READs, atomics outstanding each way: perftest offers out_reads (128 on rxe),
 				       * the reference QP takes 16 at most */
@@ -424,14 +436,20 @@ struct pt_cm_conn {
 	enum rl_rdma_cm_event_type last;
 	int status;
 	bool disconnected;
+	struct {                          /* -c UD: where the SENDs go (SIDR_REP's QPN and Q_Key, or the SEND with immediate's) */
+		uint8_t dgid[16];
+		uint32_t qpn, qkey;
+	} ud;
 };
 
 /* -R's state: the connections, the server's listener, the communication QP and its buffer. */
 struct peer_perftest {
 	struct pt_cm_conn comm, data;
 	struct rl_rdma_cm_id *listen;
+	struct rl_rdma_cm_id *listen_ud;  /* -c UD: the data QP's listener, RDMA_PS_UDP */
 	struct rl_rdma_cm_id *req[2];     /* server: CONNECT_REQUESTs not yet taken, in their order */
 	unsigned nreq, accepted;
+	const char *other_c;              /* server: the data QP asked for with the other -c (refused) */
 	struct rl_pd *pd;
 	struct rl_cq *scq, *rcq;
 	struct rl_qp *qp;
@@ -439,7 +457,11 @@ struct peer_perftest {
 	uint8_t *buf;
 };
 
-/* The CM's events, each to its connection; a CONNECT_REQUEST is kept for pt_cm_accept() (two at most). */
+/*
+ * The CM's events, each to its connection; a CONNECT_REQUEST is kept for
+ * pt_cm_accept() (two at most: the communication QP's, to the RDMA_PS_TCP
+ * listener, then the data QP's, to -c UD's RDMA_PS_UDP one).
+ */
 static void pt_cm_take(struct peer *p)
 {
 	struct peer_perftest *c = p->perftest;
@@ -447,17 +469,25 @@ static void pt_cm_take(struct peer *p)
 
 	while ((ev = peer_cm_event(p))) {
 		struct pt_cm_conn *k = ev->id == c->comm.id ? &c->comm : ev->id == c->data.id ? &c->data : NULL;
+		unsigned n = c->nreq + c->accepted;
 
 		if (ev->event == RL_RDMA_CM_EVENT_CONNECT_REQUEST) {
-			if (p->o.server && c->nreq + c->accepted < 2)
+			if (p->o.server && n < 2 && ev->listen_id == (n == 1 && c->listen_ud ? c->listen_ud : c->listen))
 				c->req[c->nreq++] = ev->id;
 			else
 				rl_rdma_reject(ev->id, NULL, 0);
+			if (p->o.server && n == 1 && c->listen_ud && ev->listen_id == c->listen)
+				c->other_c = "RC (a REQ in RDMA_PS_TCP)";   /* not the SIDR_REQ -c UD waits for */
 		} else if (k) {
 			k->events++;
 			k->last = ev->event;
 			k->status = ev->status;
 			k->disconnected |= ev->event == RL_RDMA_CM_EVENT_DISCONNECTED;
+			if (ev->event == RL_RDMA_CM_EVENT_ESTABLISHED) {
+				memcpy(k->ud.dgid, ev->ud.ah_attr.dgid, 16);
+				k->ud.qpn = ev->ud.qp_num;
+				k->ud.qkey = ev->ud.qkey;
+			}
 		}
 		rl_rdma_ack_cm_event(ev);
 	}
@@ -470,8 +500,9 @@ static void pt_cm_step(struct peer *p)
 }
 
 /*
- * The next event of @k: 0 if it is @want, 1 for a REJ of reason 8 (nobody
- * listens yet), -1 with a message for anything else or nothing in --timeout.
+ * The next event of @k: 0 if it is @want, 1 for a REJ of reason 8 or a
+ * SIDR_REP of status 1 (nobody listens yet), -1 with a message for anything
+ * else or nothing in --timeout.
  */
 static int pt_cm_expect(struct peer *p, struct pt_cm_conn *k, enum rl_rdma_cm_event_type want)
 {
@@ -491,6 +522,13 @@ static int pt_cm_expect(struct peer *p, struct pt_cm_conn *k, enum rl_rdma_cm_ev
 		return 0;
 	if (k->last == RL_RDMA_CM_EVENT_REJECTED && k->status == PT_CM_REJ_NO_LISTENER)
 		return 1;
+	if (k->last == RL_RDMA_CM_EVENT_UNREACHABLE && k->status == PT_CM_SIDR_NO_SERVICE)
+		return 1;
+	if (k->last == RL_RDMA_CM_EVENT_REJECTED && k->status == PT_CM_REJ_CONSUMER) {
+		cli_error("peer", "%s: the server refused the connection (REJ reason 28, consumer reject): with -R both ends "
+			  "need the same tool and -c", rl_rdma_event_str(want));
+		return -1;
+	}
 	if (k->last == RL_RDMA_CM_EVENT_UNREACHABLE)
 		cli_error("peer", "%s: no answer from %s port %u (%s): is perftest's server (the tool with -R and no "
 			  "address) running there?", rl_rdma_event_str(want), p->o.addr, p->o.port,
@@ -531,10 +569,12 @@ static int pt_cm_post_recv(struct peer *p)
 
 /*
  * Client: one connection (@comm: the communication QP, whose receive goes
- * up before the REQ) to the server's port; REJ 8 is tried again.
+ * up before the REQ; else the data QP's, SIDR with -c UD) to the server's
+ * port; REJ 8 (SIDR_REP status 1) is tried again.
  */
 static int pt_cm_connect(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp, uint8_t rd, bool comm)
 {
+	uint16_t ps = p->o.ud && !comm ? RL_RDMA_PS_UDP : RL_RDMA_PS_TCP;
 	struct rl_rdma_addr src = { { 0 }, 0 }, dst = { { 0 }, p->o.port };
 	struct rl_qp_attr reset = { .qp_state = RL_QPS_RESET };
 	struct rl_rdma_conn_param cp;
@@ -544,7 +584,7 @@ static int pt_cm_connect(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp,
 	peer_addr_to_gid(&p->net.remote, dst.gid);
 	pt_cm_param(&cp, rd);
 	for (unsigned i = 1;; i++) {
-		k->id = rl_rdma_create_id(p->cm.agent, p->perftest, RL_RDMA_PS_TCP);
+		k->id = rl_rdma_create_id(p->cm.agent, p->perftest, ps);
 		if (!k->id)
 			return -1;
 		r = rl_rdma_resolve_addr(k->id, &src, &dst, PT_CM_RESOLVE_MS) ? -1 :
@@ -566,6 +606,12 @@ static int pt_cm_connect(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp,
 		rl_rdma_destroy_id(k->id);
 		k->id = NULL;
 		rl_modify_qp(qp, &reset, RL_QP_STATE);
+		if (i == PT_CM_TRIES && ps == RL_RDMA_PS_UDP) {
+			cli_error("peer", "refused %u times: nobody listens at %s port %u in RDMA_PS_UDP (SIDR_REP status 1, "
+				  "service ID not supported): start perftest's server (the tool with -R -c UD and no address) "
+				  "there first", i, p->o.addr, p->o.port);
+			return -1;
+		}
 		if (i == PT_CM_TRIES) {
 			cli_error("peer", "rejected %u times: nobody listens at %s port %u (REJ reason 8, invalid service "
 				  "ID): start perftest's server (the tool with -R and no address) there first", i, p->o.addr,
@@ -575,6 +621,90 @@ static int pt_cm_connect(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp,
 		for (uint64_t t = peer_now(); peer_now() - t < PT_CM_RETRY_NS;)
 			pt_cm_step(p);
 	}
+}
+
+/* -c UD, ib_send_lat's server: the receive for the client's SEND with immediate, in the data QP's receive half. */
+static int pt_cm_ud_recv(struct peer *p)
+{
+	struct rl_recv_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = PT_CM_UD_WR_ID;
+	wr.num_sge = 1;
+	wr.sg_list[0].addr = (uintptr_t)p->verbs.buf + p->verbs.buf_len / 2;
+	wr.sg_list[0].length = PEER_UD_GRH + PT_CM_UD_IMM_LEN;
+	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
+	if (rl_post_recv(p->verbs.qp, &wr)) {
+		cli_error("peer", "post_recv: %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	return 0;
+}
+
+/* -c UD, ib_send_lat: the one completion of the SEND with immediate (@recv: its receive), in --timeout. */
+static int pt_cm_ud_wc(struct peer *p, bool recv, struct rl_wc *wc)
+{
+	uint64_t start = peer_now();
+
+	while (rl_poll_cq(p->verbs.cq, 1, wc) != 1) {
+		if (p->net.failed)
+			return -1;
+		if (pt_expired(p, start)) {
+			cli_error("peer", "%s within %u s (--timeout)", recv ? "no SEND with immediate from the client "
+				  "(its QPN, perftest's UD -R set-up)" : "our SEND with immediate did not complete",
+				  p->o.timeout_s);
+			return -1;
+		}
+		pt_cm_step(p);
+	}
+	if (wc->status != RL_WC_SUCCESS || wc->wr_id != PT_CM_UD_WR_ID || (recv && !(wc->wc_flags & RL_WC_WITH_IMM))) {
+		cli_error("peer", "the SEND with immediate of perftest's UD -R set-up: %s, wr_id %" PRIu64 "%s",
+			  rl_wc_status_str(wc->status), wc->wr_id, recv && !(wc->wc_flags & RL_WC_WITH_IMM) ?
+			  ", no immediate" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -c UD, ib_send_lat, once the SIDR is done: the client SENDs the server
+ * its QPN as the immediate, to the SIDR_REP's QPN and Q_Key; the server
+ * takes it, with the sender's address and its own Q_Key, as where its
+ * SENDs go.
+ */
+static int pt_cm_ud_lat(struct peer *p)
+{
+	struct pt_cm_conn *k = &p->perftest->data;
+	struct rl_send_wr wr;
+	struct rl_qp_attr a;
+	struct rl_wc wc;
+
+	if (p->o.server) {
+		if (pt_cm_ud_wc(p, true, &wc))
+			return -1;
+		rl_query_qp(p->verbs.qp, &a);
+		memcpy(k->ud.dgid, rl_rdma_id_dst(k->id)->gid, 16);   /* whence the SIDR_REQ came, and the SEND */
+		k->ud.qpn = wc.imm_data;
+		k->ud.qkey = a.qkey;
+		return 0;
+	}
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = PT_CM_UD_WR_ID;
+	wr.opcode = RL_WR_SEND_WITH_IMM;
+	wr.send_flags = RL_SEND_SIGNALED;
+	wr.imm_data = rl_qp_num(p->verbs.qp);
+	wr.num_sge = 1;
+	wr.sg_list[0].addr = (uintptr_t)p->verbs.buf;
+	wr.sg_list[0].length = PT_CM_UD_IMM_LEN;
+	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
+	memcpy(wr.ud.dgid, k->ud.dgid, 16);
+	wr.ud.remote_qpn = k->ud.qpn;
+	wr.ud.remote_qkey = k->ud.qkey;
+	if (rl_post_send(p->verbs.qp, &wr)) {
+		cli_error("peer", "post_send: %s", rl_host_error(p->verbs.host));
+		return -1;
+	}
+	return pt_cm_ud_wc(p, false, &wc);
 }
 
 /* Server: the next CONNECT_REQUEST (the first is the communication QP's, the second the data QP's), accepted. */
@@ -588,6 +718,12 @@ static int pt_cm_accept(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp, 
 	while (!c->nreq) {
 		if (p->net.failed)
 			return -1;
+		if (c->other_c) {
+			peer_drain(p, PEER_QUIET_MS);   /* the REJ sent, before we go */
+			cli_error("peer", "the client asked for the data QP with %s, and this side has -c UD: with -R both ends "
+				  "need the same -c", c->other_c);
+			return -1;
+		}
 		if (peer_now() - start > (uint64_t)p->o.timeout_s * 1000000000u) {
 			cli_error("peer", "no client's REQ for the %s QP within %u s (--timeout)", comm ? "exchange's" : "data",
 				  p->o.timeout_s);
@@ -606,6 +742,8 @@ static int pt_cm_accept(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp, 
 		return -1;
 	}
 	if (comm && pt_cm_post_recv(p))
+		return -1;
+	if (!comm && p->o.ud && pt_tool_of(&p->o)->lat && pt_cm_ud_recv(p))
 		return -1;
 	pt_cm_param(&cp, rd);
 	if ((r = rl_rdma_accept(k->id, &cp))) {
@@ -649,6 +787,14 @@ static int pt_cm_server_up(struct peer *p)
 	c->listen = rl_rdma_create_id(p->cm.agent, c, RL_RDMA_PS_TCP);
 	if (!c->listen || rl_rdma_bind_addr(c->listen, &any) || rl_rdma_listen(c->listen, 2)) {
 		cli_error("peer", "cannot listen on rdma_cm port %u", p->o.port);
+		return -1;
+	}
+	/* -c UD: the data QP's SIDR_REQ comes to the same port in RDMA_PS_UDP (listening from now on, none is refused). */
+	if (!p->o.ud)
+		return 0;
+	c->listen_ud = rl_rdma_create_id(p->cm.agent, c, RL_RDMA_PS_UDP);
+	if (!c->listen_ud || rl_rdma_bind_addr(c->listen_ud, &any) || rl_rdma_listen(c->listen_ud, 1)) {
+		cli_error("peer", "cannot listen on rdma_cm port %u (RDMA_PS_UDP)", p->o.port);
 		return -1;
 	}
 	return 0;
@@ -796,13 +942,22 @@ static void pt_cm_end(struct peer *p, struct pt_cm_conn *k, bool first)
 		pt_cm_step(p);
 }
 
-/* The close: the client ends the data connection, the server the communication one, as perftest's two do. */
+/*
+ * The close: the client ends the data connection, the server the
+ * communication one, as perftest's two do. -c UD: no data connection to
+ * end (rdma_cm_disconnect_nodes() skips UD), and the client, first to
+ * destroy its ids, ends the communication one.
+ */
 static void pt_cm_close(struct peer *p)
 {
 	struct peer_perftest *c = p->perftest;
 
-	pt_cm_end(p, &c->data, !p->o.server);
-	pt_cm_end(p, &c->comm, p->o.server);
+	if (p->o.ud) {
+		pt_cm_end(p, &c->comm, !p->o.server);
+	} else {
+		pt_cm_end(p, &c->data, !p->o.server);
+		pt_cm_end(p, &c->comm, p->o.server);
+	}
 	if (p->o.server)
 		peer_cm_linger(p);
 	else
@@ -1362,7 +1517,12 @@ static int pt_post_send(struct peer *p, struct pt_run *r, uint64_t id)
 	wr.atomic.remote_addr = r->them.vaddr;
 	wr.atomic.rkey = r->them.rkey;
 	wr.atomic.compare_add = 1;   /* ATOMIC_ADD_VALUE */
-	if (p->o.ud) {
+	if (p->o.ud && p->perftest) {
+		/* -R: the SIDR_REP's QPN and Q_Key (the server: the SEND with immediate's), as perftest's cm_node */
+		memcpy(wr.ud.dgid, p->perftest->data.ud.dgid, 16);
+		wr.ud.remote_qpn = p->perftest->data.ud.qpn;
+		wr.ud.remote_qkey = p->perftest->data.ud.qkey;
+	} else if (p->o.ud) {
 		memcpy(wr.ud.dgid, r->them.gid, 16);
 		wr.ud.remote_qpn = r->them.qpn;
 		wr.ud.remote_qkey = PEER_QKEY;   /* perftest's DEF_QKEY, 0x11111111 */
@@ -1719,11 +1879,13 @@ static int pt_cm_data(struct peer *p, struct pt_run *r)
 	if (p->o.server ? pt_cm_accept(p, &c->data, p->verbs.qp, rd, false)
 			: pt_cm_connect(p, &c->data, p->verbs.qp, rd, false))
 		return -1;
+	if (p->o.ud && r->tool->lat && pt_cm_ud_lat(p))
+		return -1;
 	if (pt_hand_shake(p, NULL, false))
 		return -1;
 	/* The QP's peer; the PSN the keys carry stays perftest's own random one, which the CM does not use. */
 	rl_query_qp(p->verbs.qp, &a);
-	p->conn.them.qpn = a.dest_qp_num;
+	p->conn.them.qpn = p->o.ud ? c->data.ud.qpn : a.dest_qp_num;
 	return 0;
 }
 

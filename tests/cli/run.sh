@@ -143,8 +143,9 @@ expect "peer --compat ib_send_bw -D 2 -a" 2 "Duration mode currently doesn't sup
 	"$RA" peer --compat ib_send_bw -D 2 -a
 expect "peer --compat ib_atomic_bw -a" 2 "Message size cannot be changed for Atomic tests" "$RA" peer --compat ib_atomic_bw -a
 expect "peer --compat ib_send_bw -R -c UC" 2 "UC is not supported in librdmacm" "$RA" peer --compat ib_send_bw -R -c UC
-expect "peer --compat ib_send_lat -R -c UD" 2 "-R with -c UD \(perftest's SIDR exchange\) is not supported yet" \
-	"$RA" peer --compat ib_send_lat -R -c UD
+# -R -c UD parses (SIDR for the test's QP); on lo the exchange's REQ meets this side's own CM: REJ 8, 10 times.
+expect "peer --compat ib_send_lat -R -c UD" 2 "rejected 10 times: nobody listens at 127.0.0.1 port 1 \(REJ reason 8" \
+	"$RA" peer --compat ib_send_lat -R -c UD -p 1 127.0.0.1
 expect "peer --compat ib_send_bw with two addresses" 2 "unexpected argument '10.0.0.2'" \
 	"$RA" peer --compat ib_send_bw 10.0.0.1 10.0.0.2
 expect "peer --compat ib_send_bw -z" 2 "invalid option" "$RA" peer --compat ib_send_bw -z

@@ -104,7 +104,6 @@ refused "perftest: ib_atomic_bw -s 16" "ib_atomic_bw works on 8 bytes" --compat 
 refused "perftest: -n below perftest's MIN_ITER" "-n wants 5..100000000" --compat ib_send_lat -n 4
 refused "perftest: ib_atomic_bw -a" "ib_atomic_bw works on 8 bytes: no -a" --compat ib_atomic_bw -a
 refused "perftest: -R with UC" "UC is not supported in librdmacm" --compat ib_send_bw -R -c UC
-refused "perftest: -R with UD" "-R with -c UD (perftest's SIDR exchange) is not supported yet" --compat ib_send_bw -R -c UD
 refused "perftest: -D with -a" "-D and -a: perftest runs one or the other" --compat ib_write_bw -D 2 -a
 refused "perftest: two addresses" "unexpected argument '10.0.0.2'" --compat ib_send_bw 10.0.0.1 10.0.0.2
 refused "perftest: the server not an address" "the server address wants an IPv4 or IPv6 address" --compat ib_read_bw nowhere
@@ -995,6 +994,27 @@ for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat
     if [ "$n" -eq 4 ]; then pass "$t -R: two REQs to port 18515, two DREQs"
     else fail "$t -R: $n REQs to port 18515 and DREQs, wanted 4"; fi
 done
+# -R -c UD: the exchange's QP connected as above, the test's UD QP found by SIDR (RDMA_PS_UDP, port 18515).
+# By tshark, the CM messages REQ, REP, RTU, SIDR_REQ, SIDR_REP, DREQ, DREP, and every UD SEND of the test with
+# rdma_cm's Q_Key (RDMA_UDP_QKEY 0x01234567, which only the SIDR_REP announced), one SEND with immediate
+# (ib_send_lat's client, its QPN) before them.
+for t in ib_send_bw ib_send_lat; do
+    pt_pair $t "-R -c UD -s 1024 -n 100"
+    cm=$(run_tshark -r - -Y 'infiniband.bth.destqp == 1' -T fields -e infiniband.mad.attributeid <"$T/cap.pcap" 2>/dev/null | tr '\n' ' ')
+    ud=$(run_tshark -r - -Y 'infiniband.bth.destqp != 1 && infiniband.deth' -T fields -e infiniband.bth.opcode \
+        -e infiniband.deth.q_key <"$T/cap.pcap" 2>/dev/null | sort | uniq -c | awk '{ printf "%s%s:%s:%s", s, $2, $3, $1; s = " " }')
+    want="100:0x0000000001234567:100"
+    [ $t = ib_send_lat ] && want="100:0x0000000001234567:200 101:0x0000000001234567:1"
+    if [ "$cm" = "0x0010 0x0013 0x0014 0x0017 0x0018 0x0015 0x0016 " ] && [ "$ud" = "$want" ]; then
+        pass "$t -R -c UD: by tshark REQ, REP, RTU, SIDR_REQ, SIDR_REP, DREQ, DREP; UD SENDs (opcode:Q_Key:count) $ud"
+    else fail "$t -R -c UD: by tshark CM attributes '$cm', UD SENDs '$ud', wanted '$want'"; fi
+done
+# The two ends disagreeing on -c: the -c UD server refuses the client's RC REQ for the test's QP (REJ 28), both say why.
+pt_pair_run ib_send_bw "-R -c UD -s 1024 -n 10" -c RC
+if [ $crc -ne 0 ] && [ $src -ne 0 ] && grep -q "REJ reason 28, consumer reject): with -R both ends need the same tool and -c" "$T/cli" &&
+    grep -q "asked for the data QP with RC (a REQ in RDMA_PS_TCP), and this side has -c UD" "$T/srv.err"; then
+    pass "-R, -c UD server, RC client: both fail, saying the ends need the same -c"
+else fail "-R, -c UD server, RC client: exit $crc/$src: $(tail -c 200 "$T/cli") / $(tail -c 200 "$T/srv.err")"; fi
 # A CM that answers, but not on port 18515 (rping's server): REJ 8, tried again 10 times, 100 ms apart.
 ip netns exec "$NB" timeout 20 "$R" peer --compat rping -s --timeout 8 >/dev/null 2>&1 &
 srv=$!

@@ -1262,6 +1262,96 @@ pt_guide() {
 }
 pt_guide
 
+# ---- perftest -R -c UD: the test's QP found by SIDR, the kernel at the other end ---------------------
+# perftest's -R with -c UD (Debian's 4.5-0.17, perftest_communication.c): the exchange's QP is RC and is
+# connected by rdma_cm as for -R alone; the test's QP is UD, and the client learns the server's QPN and
+# Q_Key by SIDR (IBA 12.11) in RDMA_PS_UDP on the same port; ib_send_lat's client then SENDs its QPN as
+# an immediate, for the server to answer. Two kernel guests (realrxe start --guests 2, tcpdump on the
+# bridge) running ib_send_bw and ib_send_lat -c UD -R -s 1024 -n 40 sent, in this order: the exchange's
+# REQ, REP, RTU; SIDR_REQ, SIDR_REP; (ib_send_lat) the client's UD SEND with immediate; the test's UD
+# SENDs, all with the SIDR_REP's Q_Key (RDMA_UDP_QKEY, 0x01234567); at the close the client's DREQ and
+# the server's DREP (ib_send_lat's server sent a DREQ of its own across it, each answered); no DREQ for
+# the UD QP. That is what each role against rocelab must show.
+# ptud_wire CLIENT-IP ITERS LAT < PCAP: by tshark, whose CM dissector names SIDR_REQ (0x0017) and SIDR_REP
+# (0x0018, IBA 16.7.2 Table 227) and shows their MAD data (IBA 12.11.1, 12.11.2: the SIDR_REQ's service ID
+# at byte 8; the SIDR_REP's status at byte 4, QPN at 8, Q_Key at 20): "ok" and the CM messages up to the
+# first DREQ, or what is wrong. A SIDR_REQ the server refused with status 1 (not listening yet: the
+# kernel's server listens in RDMA_PS_UDP only after a hand shake) and tried again, as perftest does, is
+# left out and counted.
+ptud_wire() {
+	run_tshark -r - -T fields -E separator=/t -E occurrence=f -e ip.src -e infiniband.bth.destqp \
+		-e infiniband.bth.opcode -e infiniband.mad.attributeid -e infiniband.mad.data -e infiniband.deth.q_key \
+		-e infiniband.deth.srcqp -e infiniband.immdt 2>/dev/null |
+		awk -F '\t' -v c="$1" -v iters="$2" -v lat="$3" '
+			BEGIN { n["0x0010"] = "REQ"; n["0x0013"] = "REP"; n["0x0014"] = "RTU"; n["0x0015"] = "DREQ"
+				n["0x0016"] = "DREP"; n["0x0017"] = "SIDR_REQ"; n["0x0018"] = "SIDR_REP" }
+			function bad(why) { if (!err) err = why }
+			{ side = $1 == c ? "c" : "s"; d = $5 }
+			$2 == "0x000001" && $4 != "" {
+				a = n[$4]; if (a == "") a = $4
+				if (a == "SIDR_REQ" && substr(d, 17, 16) != "0000000001114853")
+					bad("a SIDR_REQ for service ID 0x" substr(d, 17, 16) ", not RDMA_PS_UDP port 18515")
+				if (a == "SIDR_REP" && substr(d, 9, 2) == "01" && w[k] == "c:SIDR_REQ") { k--; refused++; next }
+				if (a == "SIDR_REP") {
+					if (substr(d, 9, 2) != "00") bad("a SIDR_REP of status " substr(d, 9, 2))
+					qpn = substr(d, 17, 6); qkey = substr(d, 41, 8)
+				}
+				if (a == "DREQ") dreq++
+				if (a == "DREP") drep++
+				w[++k] = side ":" a; next
+			}
+			$3 == 100 || $3 == 101 {
+				if (qkey == "") { bad("a UD SEND before the SIDR_REP"); next }
+				if ($6 != "0x00000000" qkey) bad("a UD SEND with Q_Key " $6 ", the SIDR_REP said 0x" qkey)
+				if ($3 == 101) {
+					imm++
+					if (side != "c" || !lat || cdata) bad("a UD SEND with immediate not the latency client'"'"'s first")
+					if ("0x" $8 != $7) bad("the immediate " $8 " is not the sender'"'"'s QPN " $7)
+					cqpn = substr($7, 5)
+				} else if (side == "c") {
+					cdata++
+				} else {
+					sdata++
+					if (substr($2, 3) != cqpn) bad("the server'"'"'s UD SEND to QP " $2 ", not the immediate'"'"'s")
+				}
+				if (side == "c" && substr($2, 3) != qpn) bad("the client'"'"'s UD SEND to QP " $2 ", the SIDR_REP said 0x" qpn)
+			}
+			END {
+				for (i = 1; i <= k && w[i] !~ /DREQ/; i++) s = s (i > 1 ? " " : "") w[i]
+				if (s != "c:REQ s:REP c:RTU c:SIDR_REQ s:SIDR_REP") bad("the CM messages " s)
+				if (!dreq || dreq != drep) bad(dreq + 0 " DREQs, " drep + 0 " DREPs")
+				if (qkey != "01234567") bad("the SIDR_REP'"'"'s Q_Key 0x" qkey ", not RDMA_UDP_QKEY")
+				if (imm + 0 != (lat ? 1 : 0) || cdata != iters || sdata + 0 != (lat ? iters : 0))
+					bad((imm + 0) " SENDs with immediate, " (cdata + 0) " UD SENDs from the client, " (sdata + 0) " from the server")
+				if (err) print err
+				else printf "ok %s; %d DREQs, as many DREPs; QPN 0x%s, Q_Key 0x%s on %d + %d UD SENDs%s%s\n", s, dreq, qpn, qkey,
+					cdata, sdata, lat ? ", the client'"'"'s QPN by immediate first" : "",
+					refused ? "; " refused " SIDR_REQ refused (status 1) and tried again" : ""
+			}'
+}
+# ptud_done NAME ROCELAB-STATUS KERNEL-STATUS ROCELAB-OUT KERNEL-OUT CLIENT-IP: pt_done's checks (the flags in
+# PT_FLAGS), both headers "Connection type : UD" and rdma_cm, and ptud_wire's on the capture.
+ptud_done() {
+	local v lat=0
+	case $PT_TOOL in *_lat) lat=1 ;; esac
+	rm -f "$T/last-good.pcap"
+	pt_done "$1" "$2" "$3" "$4" "$5" "$(pt_want "$PT_TOOL" "$PT_FLAGS")" 1 1
+	[ -s "$T/last-good.pcap" ] || return
+	v=$(ptud_wire "$6" 40 $lat <"$T/last-good.pcap")
+	if ! grep -q "^ Connection type : UD" "$4" || ! grep -q "^ Connection type : UD" "$5" ||
+		! grep -q "^ rdma_cm QPs	 : ON" "$4" || ! grep -q "^ rdma_cm QPs	 : ON" "$5"; then
+		fail "$1: headers: $(grep -h 'Connection type\|rdma_cm QPs' "$4" "$5" | tr '\n' ' ')"
+	elif [ "${v%% *}" = ok ]; then
+		pass "$1: by tshark ${v#ok }"
+	else
+		fail "$1: by tshark: $v"
+	fi
+}
+for PT_TOOL in ib_send_bw ib_send_lat; do
+	PT_FLAGS="-c UD -R -s 1024 -n 40 -F"
+	pt_roles $PT_TOOL "$PT_FLAGS" ptud_done
+done
+
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
 
 "$R" realrxe stop --dir "$T/vm" >/dev/null 2>&1
