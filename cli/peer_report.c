@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "json.h"
@@ -285,8 +286,13 @@ void peer_served_report(const struct peer *p, bool data_ok)
 {
 	struct rl_qp_stats st;
 
-	/* Frames the QP took from nobody it knows (rxe's check_addr, check_keys): said only when there were some. */
-	rl_qp_stats(p->verbs.qp, &st);
+	/*
+	 * Frames the QP took from nobody it knows (rxe's check_addr, check_keys): said only when there
+	 * were some. --srq's QPs are its own (p->verbs.qp is none of them): nothing said here.
+	 */
+	memset(&st, 0, sizeof(st));
+	if (p->verbs.qp)
+		rl_qp_stats(p->verbs.qp, &st);
 	if (p->o.json) {
 		struct json j;
 
