@@ -65,6 +65,8 @@
 #define PT_UC_MAX_RX 16000          /* UC_MAX_RX */
 #define PT_DUR_DRAIN_MS 1000        /* -D: the other side's clock ends later, and perftest's latency loops post
 				     * one more message then (ib_write_lat): the wire served until quiet so long */
+#define PT_MIN_QP_NUM 1              /* -q: MIN_QP_NUM .. MAX_QP_NUM */
+#define PT_MAX_QP_NUM 16384
 #define PT_LINE "---------------------------------------------------------------------------------------\n"
 
 enum pt_verb { PT_SEND, PT_WRITE, PT_READ, PT_ATOMIC };  /* perftest's enum, in its order */
@@ -120,11 +122,32 @@ struct pt_run {
 	uint64_t t0, t1, t_end;         /* -D: the sample's start and end, the test's end (ns) */
 	uint64_t dur_iters;             /* -D: completions in the sample */
 	bool have_rep;
+	/*
+	 * -q N: the data QPs. QP 0 is p->verbs.qp with the keys r->me and r->them;
+	 * QP q sends from r->buf + 2q * half and takes the other side's data at
+	 * (2q + 1) * half. The work requests' wr_id is a count * N + q.
+	 */
+	uint32_t nqp;
+	struct rl_qp **qps;             /* [0] is p->verbs.qp */
+	struct pt_dest *mes, *thems;    /* each QP's keys, both ends' ([0]: r->me, r->them) */
+	uint64_t *rposted, *rdone;      /* each QP's receives posted and completed ([0]'s posted: recvs_posted) */
+	uint64_t *scnt, *ccnt;          /* the BW client's: each QP's work requests posted and completed */
 };
 
 static const struct pt_tool *pt_tool_of(const struct peer_opts *o)
 {
 	return &pt_tools[o->pt.tool];
+}
+
+/* QP @q's halves of the buffer: what it sends, where the other side's data comes. */
+static uint8_t *pt_tx_buf(const struct pt_run *r, uint32_t q)
+{
+	return r->buf + 2 * (size_t)q * r->half;
+}
+
+static uint8_t *pt_rx_buf(const struct pt_run *r, uint32_t q)
+{
+	return r->buf + (2 * (size_t)q + 1) * r->half;
 }
 
 /* ---- the options -------------------------------------------------------------------------------- */
@@ -156,6 +179,26 @@ static bool pt_refused(int c)
 		return false;
 	}
 	return false;
+}
+
+/*
+ * -q N (num_of_qps): N data QPs, for the BW tools only; the latency tools
+ * refuse more than one with perftest's parser's words.
+ */
+static bool pt_qps_flag(struct peer_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (!cli_arg_u64("peer", "-q", arg, PT_MIN_QP_NUM, PT_MAX_QP_NUM, NULL, &v))
+		return false;
+	if (v > 1 && pt_tools[o->pt.tool].lat) {
+		fprintf(stderr, " Multiple QPs only available on bw tests\n");
+		cli_error("peer", "%s: -q %" PRIu64 ": one QP only (perftest's latency tests run one)",
+			  pt_tools[o->pt.tool].name, v);
+		return false;
+	}
+	o->qps = (uint32_t)v;
+	return true;
 }
 
 /* One of perftest's flags; false (with a message) if it is refused. */
@@ -230,9 +273,7 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 			return false;
 		return true;
 	case 'q':
-		if (!cli_arg_u64("peer", "-q", arg, 1, 1, "1 (one QP: more are not supported yet)", &v))
-			return false;
-		return true;
+		return pt_qps_flag(o, arg);
 	case 'F':
 		return true;   /* perftest: do not fail on a CPU frequency that varies; nothing to check here */
 	case 'R':
@@ -248,6 +289,25 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 		return true;
 	}
 	return pt_refused(c);
+}
+
+/* -q N with the rest: RC's Ethernet exchange, for now (perftest also runs it over UC, UD and -R). */
+static bool pt_check_qps(struct peer_opts *o)
+{
+	if (!o->qps)
+		o->qps = 1;
+	if (o->qps == 1)
+		return true;
+	if (o->ud || o->uc) {
+		cli_error("peer", "-q %u with -c %s is not supported yet: -q N runs over RC", o->qps, o->ud ? "UD" : "UC");
+		return false;
+	}
+	if (o->pt.rdma_cm) {
+		cli_error("peer", "-q %u with -R is not supported yet: -q N runs over the Ethernet exchange (no -R)",
+			  o->qps);
+		return false;
+	}
+	return true;
 }
 
 /* What the flags mean together, as perftest's force_dependecies() sees them. */
@@ -284,6 +344,8 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 			  "without -R");
 		return false;
 	}
+	if (!pt_check_qps(o))
+		return false;
 	if (o->duration_s && o->all_sizes) {
 		fprintf(stderr, "Duration mode currently doesn't support running on all sizes.\n");
 		cli_error("peer", "-D and -a: perftest runs one or the other");
@@ -1022,6 +1084,52 @@ static void pt_fill(struct peer *p, uint8_t *b, size_t n)
 	}
 }
 
+/* -q N: the arrays, and QPs 1 .. N-1 like QP 0 (@ia). */
+static int pt_setup_qps(struct peer *p, struct pt_run *r, struct rl_qp_init_attr *ia)
+{
+	r->qps = calloc(r->nqp, sizeof(*r->qps));
+	r->mes = calloc(r->nqp, sizeof(*r->mes));
+	r->thems = calloc(r->nqp, sizeof(*r->thems));
+	r->rposted = calloc(r->nqp, sizeof(*r->rposted));
+	r->rdone = calloc(r->nqp, sizeof(*r->rdone));
+	r->scnt = calloc(r->nqp, sizeof(*r->scnt));
+	r->ccnt = calloc(r->nqp, sizeof(*r->ccnt));
+	if (!r->qps || !r->mes || !r->thems || !r->rposted || !r->rdone || !r->scnt || !r->ccnt)
+		return -1;
+	r->qps[0] = p->verbs.qp;
+	for (uint32_t q = 1; q < r->nqp; q++)
+		if (!(r->qps[q] = rl_create_qp(p->verbs.pd, ia)))
+			return -1;
+	return 0;
+}
+
+/* Each QP's keys: QP 0's (r->me), with its own QPN, PSN and receive buffer. */
+static void pt_keys_qps(const struct peer *p, struct pt_run *r)
+{
+	r->mes[0] = r->me;
+	for (uint32_t q = 1; q < r->nqp; q++) {
+		r->mes[q] = r->me;
+		r->mes[q].qpn = rl_qp_num(r->qps[q]);
+		r->mes[q].psn = (uint32_t)((p->o.seed + q) * 0x9e3779b97f4a7c15u >> 40);
+		r->mes[q].vaddr = (uintptr_t)pt_rx_buf(r, q);
+	}
+}
+
+/* Free what pt_setup_qps() made (QP 0 is p->verbs.qp's, destroyed with the rest). */
+static void pt_free_qps(struct pt_run *r)
+{
+	for (uint32_t q = 1; r->qps && q < r->nqp; q++)
+		if (r->qps[q])
+			rl_destroy_qp(r->qps[q]);
+	free(r->qps);
+	free(r->mes);
+	free(r->thems);
+	free(r->rposted);
+	free(r->rdone);
+	free(r->scnt);
+	free(r->ccnt);
+}
+
 static int pt_setup(struct peer *p, struct pt_run *r)
 {
 	const struct pt_tool *t = r->tool;
@@ -1034,17 +1142,17 @@ static int pt_setup(struct peer *p, struct pt_run *r)
 	if (!p->verbs.host && peer_host_new(p))   /* -R: made for the CM already */
 		return -1;
 	p->verbs.pd = rl_alloc_pd(p->verbs.host);
-	p->verbs.cq = rl_create_cq(p->verbs.host, (int)(p->o.window + p->o.pt.rx_depth + PT_UD_RECVS + 64));
+	p->verbs.cq = rl_create_cq(p->verbs.host, (int)(r->nqp * (p->o.window + p->o.pt.rx_depth + PT_UD_RECVS) + 64));
 	if (!p->verbs.pd || !p->verbs.cq)
 		return -1;
 	ia.send_cq = ia.recv_cq = p->verbs.cq;
 	ia.max_send_wr = p->o.window + 8;
 	ia.max_recv_wr = (p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth) + 8;
 	p->verbs.qp = rl_create_qp(p->verbs.pd, &ia);
-	r->buf = p->verbs.buf = aligned_alloc(PT_PAGE, 2 * r->half);
-	if (!p->verbs.qp || !r->buf)
+	r->buf = p->verbs.buf = aligned_alloc(PT_PAGE, 2 * r->nqp * r->half);
+	if (!p->verbs.qp || !r->buf || pt_setup_qps(p, r, &ia))
 		return -1;
-	p->verbs.buf_len = 2 * r->half;
+	p->verbs.buf_len = 2 * r->nqp * r->half;
 	memset(r->buf, 0, p->verbs.buf_len);
 	if (!(t->verb == PT_WRITE && t->lat))
 		pt_fill(p, r->buf, p->verbs.buf_len);
@@ -1061,8 +1169,9 @@ static int pt_setup(struct peer *p, struct pt_run *r)
 	r->me.rkey = rl_mr_rkey(p->verbs.mr);
 	r->me.vaddr = (uintptr_t)r->buf + r->half;   /* where the other side's data goes: our second half */
 	memcpy(r->me.gid, p->conn.me.gid, 16);
-	r->posted = calloc(p->o.iters, sizeof(uint64_t));
-	r->completed = calloc(p->o.iters, sizeof(uint64_t));
+	pt_keys_qps(p, r);
+	r->posted = calloc((size_t)p->o.iters * r->nqp, sizeof(uint64_t));
+	r->completed = calloc((size_t)p->o.iters * r->nqp, sizeof(uint64_t));
 	return r->posted && r->completed ? 0 : -1;
 }
 
@@ -1120,7 +1229,7 @@ static void pt_print_test_info(const struct peer *p, const struct pt_run *r)
 	printf("                    %s %s%s Test\n", pt_verb_names[t->verb], t->verb == PT_ATOMIC ? "FETCH_AND_ADD " : "",
 	       t->lat ? "Latency" : "BW");
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", dev);
-	printf(" Number of qps   : 1\t\tTransport type : IB\n");
+	printf(" Number of qps   : %u\t\tTransport type : IB\n", r->nqp);
 	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", p->o.ud ? "UD" : p->o.uc ? "UC" : "RC");
 	printf(" PCIe relax order: %s\n", t->pcie_ro ? "ON" : "OFF");
 	printf(" ibv_wr* API     : OFF\n");
@@ -1179,7 +1288,7 @@ static void pt_print_bw(const struct peer *p, const struct pt_run *r)
  */
 static void pt_report_bw(const struct peer *p, struct pt_run *r, bool peak)
 {
-	uint64_t n = p->o.iters, mod = p->o.pt.cq_mod, best;
+	uint64_t n = (uint64_t)p->o.iters * r->nqp, mod = p->o.pt.cq_mod, best;
 	double secs, mb = 0x100000;
 
 	if (p->o.duration_s) {
@@ -1278,7 +1387,9 @@ static void pt_json(const struct peer *p, const struct pt_run *r, int ret)
 	json_str(&j, "role", p->o.server ? "server" : "client");
 	json_str(&j, "transport", p->o.ud ? "ud" : p->o.uc ? "uc" : "rc");
 	json_u64(&j, "bytes", p->o.size);
-	json_u64(&j, "iterations", p->o.duration_s && r->have_rep ? r->rep.iters : p->o.iters);
+	json_u64(&j, "iterations", p->o.duration_s && r->have_rep ? r->rep.iters : (uint64_t)p->o.iters * r->nqp);
+	if (r->nqp > 1)
+		json_u64(&j, "qps", r->nqp);
 	if (r->have_rep) {
 		json_double(&j, "bw_peak_mbps", r->rep.peak, 2);
 		json_double(&j, "bw_avg_mbps", r->rep.avg, 2);
@@ -1305,21 +1416,22 @@ static bool pt_wc_ok(struct peer *p, const struct rl_wc *wc)
 	return false;
 }
 
-static int pt_post_recv(struct peer *p, struct pt_run *r)
+/* A receive on QP @q, whose receives posted so far are *@posted. */
+static int pt_post_recv(struct peer *p, struct pt_run *r, uint32_t q, uint64_t *posted)
 {
 	struct rl_recv_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = r->recvs_posted;
+	wr.wr_id = *posted * r->nqp + q;
 	wr.num_sge = 1;
-	wr.sg_list[0].addr = (uintptr_t)r->buf + r->half;
+	wr.sg_list[0].addr = (uintptr_t)pt_rx_buf(r, q);
 	wr.sg_list[0].length = p->o.size + (p->o.ud ? PEER_UD_GRH : 0);
 	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
-	if (rl_post_recv(p->verbs.qp, &wr)) {
+	if (rl_post_recv(r->qps[q], &wr)) {
 		cli_error("peer", "post_recv: %s", rl_host_error(p->verbs.host));
 		return -1;
 	}
-	r->recvs_posted++;
+	(*posted)++;
 	return 0;
 }
 
@@ -1329,42 +1441,58 @@ static int pt_post_recv(struct peer *p, struct pt_run *r)
  * arrives between two polls of the CQ finds no receive lost otherwise
  * (nothing on the wire tells how many are posted).
  */
-static int pt_post_recvs(struct peer *p, struct pt_run *r, uint64_t received)
+static int pt_post_recvs(struct peer *p, struct pt_run *r, uint32_t q, uint64_t received)
 {
 	uint32_t depth = p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth;
+	uint64_t *posted = q ? &r->rposted[q] : &r->recvs_posted;
 
-	while ((p->o.duration_s || r->recvs_posted < p->o.iters) && r->recvs_posted - received < depth)
-		if (pt_post_recv(p, r))
+	while ((p->o.duration_s || *posted < p->o.iters) && *posted - received < depth)
+		if (pt_post_recv(p, r, q, posted))
 			return -1;
 	return 0;
 }
 
-static int pt_post_send(struct peer *p, struct pt_run *r, uint64_t id)
+/* Every QP's receives, before a round (-q N: rx_depth on each, as ctx_set_recv_wqes()). */
+static int pt_post_recvs_qps(struct peer *p, struct pt_run *r)
+{
+	for (uint32_t q = 0; q < r->nqp; q++) {
+		r->rdone[q] = 0;
+		if (q)
+			r->rposted[q] = 0;
+		if (pt_post_recvs(p, r, q, 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* A work request of the tool's verb on QP @q, its @id-th there. */
+static int pt_post_send(struct peer *p, struct pt_run *r, uint32_t q, uint64_t id)
 {
 	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_RDMA_WRITE, RL_WR_RDMA_READ, RL_WR_ATOMIC_FETCH_AND_ADD };
+	const struct pt_dest *them = q ? &r->thems[q] : &r->them;
 	enum pt_verb v = r->tool->verb;
 	struct rl_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = id;
+	wr.wr_id = id * r->nqp + q;
 	wr.opcode = ops[v];
 	wr.num_sge = 1;
 	/* A READ lands in our second half, as perftest's own. */
-	wr.sg_list[0].addr = (uintptr_t)r->buf + (v == PT_READ ? r->half : 0);
+	wr.sg_list[0].addr = (uintptr_t)(v == PT_READ ? pt_rx_buf(r, q) : pt_tx_buf(r, q));
 	wr.sg_list[0].length = v == PT_ATOMIC ? 8 : p->o.size;
 	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
 	wr.send_flags = RL_SEND_SIGNALED;
-	wr.rdma.remote_addr = r->them.vaddr;
-	wr.rdma.rkey = r->them.rkey;
-	wr.atomic.remote_addr = r->them.vaddr;
-	wr.atomic.rkey = r->them.rkey;
+	wr.rdma.remote_addr = them->vaddr;
+	wr.rdma.rkey = them->rkey;
+	wr.atomic.remote_addr = them->vaddr;
+	wr.atomic.rkey = them->rkey;
 	wr.atomic.compare_add = 1;   /* ATOMIC_ADD_VALUE */
 	if (p->o.ud) {
-		memcpy(wr.ud.dgid, r->them.gid, 16);
-		wr.ud.remote_qpn = r->them.qpn;
+		memcpy(wr.ud.dgid, them->gid, 16);
+		wr.ud.remote_qpn = them->qpn;
 		wr.ud.remote_qkey = PEER_QKEY;   /* perftest's DEF_QKEY, 0x11111111 */
 	}
-	if (rl_post_send(p->verbs.qp, &wr)) {
+	if (rl_post_send(r->qps[q], &wr)) {
 		cli_error("peer", "post_send: %s", rl_host_error(p->verbs.host));
 		return -1;
 	}
@@ -1417,29 +1545,38 @@ static int pt_dur_poll(struct peer *p)
 	return p->stat.errors ? -1 : 0;
 }
 
-/* run_iter_bw(): -t work requests outstanding until -n have completed (-D: until its time is up). */
+/*
+ * run_iter_bw(): on each QP in turn, -t work requests outstanding until -n
+ * have completed there (-D: until its time is up); -q N: N times -n in all.
+ */
 static int pt_client_bw(struct peer *p, struct pt_run *r)
 {
-	uint64_t posted = 0, done = 0, start = peer_now();
+	uint64_t posted = 0, done = 0, start = peer_now(), total = (uint64_t)p->o.iters * r->nqp;
+	uint64_t *scnt = r->scnt, *ccnt = r->ccnt;
 	bool dur = p->o.duration_s;
 	struct rl_wc wc[32];
 
+	memset(scnt, 0, r->nqp * sizeof(*scnt));
+	memset(ccnt, 0, r->nqp * sizeof(*ccnt));
 	if (dur)
 		pt_dur_start(p, r, start);
-	while (dur ? peer_now() < r->t_end : done < p->o.iters) {
-		while ((dur || posted < p->o.iters) && posted - done < p->o.window) {
-			if (!dur)
-				r->posted[posted] = peer_now();
-			if (pt_post_send(p, r, posted++))
-				return -1;
-		}
-		if (dur ? pt_dur_poll(p) : pt_poll(p, start, "work requests completed", done, p->o.iters))
+	while (dur ? peer_now() < r->t_end : done < total) {
+		for (uint32_t q = 0; q < r->nqp; q++)
+			while ((dur || scnt[q] < p->o.iters) && scnt[q] - ccnt[q] < p->o.window) {
+				if (!dur)
+					r->posted[posted] = peer_now();
+				posted++;
+				if (pt_post_send(p, r, q, scnt[q]++))
+					return -1;
+			}
+		if (dur ? pt_dur_poll(p) : pt_poll(p, start, "work requests completed", done, total))
 			return -1;
 		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
 			uint64_t now = peer_now();
 
 			if (!pt_wc_ok(p, &wc[i]))
 				return -1;
+			ccnt[wc[i].wr_id % r->nqp]++;
 			r->sends_out--;
 			if (dur)
 				r->dur_iters += pt_dur_sample(r, now);
@@ -1451,18 +1588,19 @@ static int pt_client_bw(struct peer *p, struct pt_run *r)
 	return 0;
 }
 
-/* run_iter_bw_server(): -n receives (-D: until its time is up); the clock starts at the first. */
+/* run_iter_bw_server(): -n receives on each QP (-D: until its time is up); the clock starts at the first. */
 static int pt_server_bw(struct peer *p, struct pt_run *r)
 {
-	uint64_t done = 0, start = peer_now();
+	uint64_t done = 0, start = peer_now(), total = (uint64_t)p->o.iters * r->nqp;
 	bool dur = p->o.duration_s;
 	struct rl_wc wc[32];
 
-	while (dur ? !done || peer_now() < r->t_end : done < p->o.iters) {
-		if (dur && done ? pt_dur_poll(p) : pt_poll(p, start, "messages received", done, p->o.iters))
+	while (dur ? !done || peer_now() < r->t_end : done < total) {
+		if (dur && done ? pt_dur_poll(p) : pt_poll(p, start, "messages received", done, total))
 			return -1;
 		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
 			uint64_t now = peer_now();
+			uint32_t q = (uint32_t)(wc[i].wr_id % r->nqp);
 
 			if (!pt_wc_ok(p, &wc[i]))
 				return -1;
@@ -1477,7 +1615,7 @@ static int pt_server_bw(struct peer *p, struct pt_run *r)
 			else
 				r->completed[done] = now;
 			done++;
-			if (pt_post_recvs(p, r, done))
+			if (pt_post_recvs(p, r, q, ++r->rdone[q]))
 				return -1;
 		}
 	}
@@ -1502,7 +1640,7 @@ static int pt_wait_wc(struct peer *p, struct pt_run *r, bool recv, uint64_t want
 				r->sent++;
 				r->sends_out--;
 				r->dur_iters += dur && pt_dur_sample(r, peer_now());
-			} else if (pt_post_recvs(p, r, ++r->received)) {
+			} else if (pt_post_recvs(p, r, 0, ++r->received)) {
 				return -1;
 			}
 		}
@@ -1541,7 +1679,7 @@ static int pt_lat_send(struct peer *p, struct pt_run *r)
 			if (!dur)
 				r->posted[scnt] = peer_now();
 			scnt++;
-			ret = pt_post_send(p, r, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
+			ret = pt_post_send(p, r, 0, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
 		}
 	}
 	return ret < 0 ? -1 : 0;
@@ -1575,7 +1713,7 @@ static int pt_lat_write(struct peer *p, struct pt_run *r)
 			if (!dur)
 				r->posted[scnt] = peer_now();
 			r->buf[p->o.size - 1] = (uint8_t)++scnt;
-			ret = pt_post_send(p, r, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
+			ret = pt_post_send(p, r, 0, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
 		}
 	}
 	return ret < 0 ? -1 : 0;
@@ -1593,7 +1731,7 @@ static int pt_lat_read(struct peer *p, struct pt_run *r)
 	for (uint64_t i = 0; !ret && (dur ? peer_now() < r->t_end : i < p->o.iters); i++) {
 		if (!dur)
 			r->posted[i] = peer_now();
-		ret = pt_post_send(p, r, i) ? -1 : pt_wait_wc(p, r, false, i + 1, start);
+		ret = pt_post_send(p, r, 0, i) ? -1 : pt_wait_wc(p, r, false, i + 1, start);
 	}
 	return ret < 0 ? -1 : 0;
 }
@@ -1724,6 +1862,50 @@ static int pt_cm_data(struct peer *p, struct pt_run *r)
 	return 0;
 }
 
+/*
+ * A hand shake for each QP, its keys for the other side's of the same index
+ * (the loops of the tools' main()); @print shows each remote key as it comes.
+ * QP 0's stay in r->me and r->them.
+ */
+static int pt_hand_shake_qps(struct peer *p, struct pt_run *r, bool print)
+{
+	struct pt_dest me0 = r->me;
+
+	for (uint32_t q = 0; q < r->nqp; q++) {
+		r->me = r->mes[q];
+		if (pt_hand_shake(p, r, true))
+			return -1;
+		r->thems[q] = r->them;
+		if (print)
+			pt_print_dest(p, r, &r->them, "remote");
+	}
+	r->me = me0;
+	r->them = r->thems[0];
+	return 0;
+}
+
+/* ctx_connect() for QPs 1 .. N-1 (QP 0: peer_connect_qp()): each to the other side's QP of its index. */
+static int pt_connect_qps(struct peer *p, struct pt_run *r)
+{
+	for (uint32_t q = 1; q < r->nqp; q++) {
+		struct rl_conn c;
+
+		rl_conn_defaults(&c);
+		c.qkey = PEER_QKEY;
+		c.sq_psn = r->mes[q].psn;
+		c.qpn = r->thems[q].qpn;
+		c.psn = r->thems[q].psn;
+		memcpy(c.gid, r->thems[0].gid, 16);
+		c.udp_sport = p->net.sport;
+		c.path_mtu = p->o.mtu;
+		if (rl_qp_connect(r->qps[q], &c)) {
+			cli_error("peer", "cannot connect QP %u: %s", q, rl_host_error(p->verbs.host));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The keys, the QP connected, the hand shakes of the tool up to its test. */
 static int pt_connect(struct peer *p, struct pt_run *r)
 {
@@ -1734,22 +1916,22 @@ static int pt_connect(struct peer *p, struct pt_run *r)
 	pt_print_test_info(p, r);
 	if (t->shake_first && pt_hand_shake(p, r, true))
 		return -1;
-	if (pt_hand_shake(p, r, true))
+	if (pt_hand_shake_qps(p, r, false))
 		return -1;
 	/* -R: ctx_check_gid_compatibility() and ctx_connect() are not called: the CM connected the QP. */
-	if (!p->o.pt.rdma_cm && (pt_check_gid(p, r) || peer_connect_qp(p)))
+	if (!p->o.pt.rdma_cm && (pt_check_gid(p, r) || peer_connect_qp(p) || pt_connect_qps(p, r)))
 		return -1;
 	if (t->shake_at_rts && pt_hand_shake(p, r, false))
 		return -1;
-	pt_print_dest(p, r, &r->me, "local");
-	if (pt_hand_shake(p, r, false))
+	for (uint32_t q = 0; q < r->nqp; q++)
+		pt_print_dest(p, r, &r->mes[q], "local");
+	if (pt_hand_shake_qps(p, r, true))
 		return -1;
-	pt_print_dest(p, r, &r->them, "remote");
 	/* -a: the SEND tools post their receives and hand shake at each size (pt_all_sizes). */
 	if (p->o.all_sizes && t->verb == PT_SEND)
 		return 0;
 	/* The receives are posted before the last hand shake: nothing is sent before there is room for it. */
-	if (t->verb == PT_SEND && (p->o.server || t->lat) && pt_post_recvs(p, r, 0))
+	if (t->verb == PT_SEND && (p->o.server || t->lat) && pt_post_recvs_qps(p, r))
 		return -1;
 	if (pt_hand_shake(p, r, false))
 		return -1;
@@ -1800,7 +1982,7 @@ static int pt_all_sizes(struct peer *p, struct pt_run *r)
 		p->o.size = size;
 		r->recvs_posted = r->sent = r->received = 0;
 		if (t->verb == PT_SEND) {
-			if ((p->o.server || t->lat) && pt_post_recvs(p, r, 0))
+			if ((p->o.server || t->lat) && pt_post_recvs_qps(p, r))
 				return -1;
 			if (pt_hand_shake(p, r, false))
 				return -1;
@@ -1878,6 +2060,7 @@ int peer_perftest_run(struct peer *p)
 
 	memset(&r, 0, sizeof(r));
 	r.tool = pt_tool_of(&p->o);
+	r.nqp = p->o.qps ? p->o.qps : 1;
 	if (p->o.pt.rdma_cm && !(p->perftest = calloc(1, sizeof(*p->perftest)))) {
 		cli_error("peer", "out of memory");
 		return CLI_ERR;
@@ -1891,6 +2074,7 @@ int peer_perftest_run(struct peer *p)
 			p->stat.dropped_tx, p->stat.sent + p->stat.dropped_tx);
 	free(r.posted);
 	free(r.completed);
+	pt_free_qps(&r);
 	pt_cm_free(p);
 	return ret ? CLI_ERR : CLI_OK;
 }
