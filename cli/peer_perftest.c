@@ -291,17 +291,13 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 	return pt_refused(c);
 }
 
-/* -q N with the rest: RC's Ethernet exchange, for now (perftest also runs it over UC, UD and -R). */
+/* -q N with the rest: the Ethernet exchange (RC, UC, UD), not yet -R's (which perftest also runs). */
 static bool pt_check_qps(struct peer_opts *o)
 {
 	if (!o->qps)
 		o->qps = 1;
 	if (o->qps == 1)
 		return true;
-	if (o->ud || o->uc) {
-		cli_error("peer", "-q %u with -c %s is not supported yet: -q N runs over RC", o->qps, o->ud ? "UD" : "UC");
-		return false;
-	}
 	if (o->pt.rdma_cm) {
 		cli_error("peer", "-q %u with -R is not supported yet: -q N runs over the Ethernet exchange (no -R)",
 			  o->qps);
