@@ -291,16 +291,13 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 	return pt_refused(c);
 }
 
-/* -q N with the rest: the Ethernet exchange (RC, UC, UD), not yet -R's (which perftest also runs). */
+/* -q N with the rest: the Ethernet exchange (RC, UC, UD) and -R's RC connections, one each. */
 static bool pt_check_qps(struct peer_opts *o)
 {
 	if (!o->qps)
 		o->qps = 1;
-	if (o->qps == 1)
-		return true;
-	if (o->pt.rdma_cm) {
-		cli_error("peer", "-q %u with -R is not supported yet: -q N runs over the Ethernet exchange (no -R)",
-			  o->qps);
+	if (o->qps > 1 && o->pt.rdma_cm && o->ud) {
+		cli_error("peer", "-q %u with -R and -c UD is not supported yet: -R -q N connects RC QPs", o->qps);
 		return false;
 	}
 	return true;
@@ -488,8 +485,10 @@ struct pt_cm_conn {
 struct peer_perftest {
 	struct pt_cm_conn comm, data;
 	struct rl_rdma_cm_id *listen;
-	struct rl_rdma_cm_id *req[2];     /* server: CONNECT_REQUESTs not yet taken, in their order */
+	struct rl_rdma_cm_id **req;       /* server: CONNECT_REQUESTs not yet taken, in their order (nconn) */
 	unsigned nreq, accepted;
+	unsigned nconn;                   /* the connections: the communication QP's, a data QP's each (-q) */
+	struct pt_cm_conn *more;          /* -q N: the data connections of QPs 1 .. N-1 */
 	struct rl_pd *pd;
 	struct rl_cq *scq, *rcq;
 	struct rl_qp *qp;
@@ -497,7 +496,35 @@ struct peer_perftest {
 	uint8_t *buf;
 };
 
-/* The CM's events, each to its connection; a CONNECT_REQUEST is kept for pt_cm_accept() (two at most). */
+/* -q N: the data connection of QP 1 .. N-1 that @id is, or NULL. */
+static struct pt_cm_conn *pt_cm_more_of(struct peer_perftest *c, const struct rl_rdma_cm_id *id)
+{
+	for (unsigned i = 0; id && i + 2 < c->nconn; i++)
+		if (c->more[i].id == id)
+			return &c->more[i];
+	return NULL;
+}
+
+/* -R's state, for @nqp data QPs; NULL if out of memory. */
+static struct peer_perftest *pt_cm_new(uint32_t nqp)
+{
+	struct peer_perftest *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->nconn = 1 + nqp;
+	c->req = calloc(c->nconn, sizeof(*c->req));
+	c->more = calloc(nqp, sizeof(*c->more));
+	if (!c->req || !c->more) {
+		free(c->req);
+		free(c->more);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* The CM's events, each to its connection; a CONNECT_REQUEST is kept for pt_cm_accept() (nconn at most). */
 static void pt_cm_take(struct peer *p)
 {
 	struct peer_perftest *c = p->perftest;
@@ -506,8 +533,10 @@ static void pt_cm_take(struct peer *p)
 	while ((ev = peer_cm_event(p))) {
 		struct pt_cm_conn *k = ev->id == c->comm.id ? &c->comm : ev->id == c->data.id ? &c->data : NULL;
 
+		if (!k)
+			k = pt_cm_more_of(c, ev->id);
 		if (ev->event == RL_RDMA_CM_EVENT_CONNECT_REQUEST) {
-			if (p->o.server && c->nreq + c->accepted < 2)
+			if (p->o.server && c->nreq + c->accepted < c->nconn)
 				c->req[c->nreq++] = ev->id;
 			else
 				rl_rdma_reject(ev->id, NULL, 0);
@@ -656,7 +685,7 @@ static int pt_cm_accept(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp, 
 	if (comm)
 		qp = c->qp;   /* made once the first frame came (pt_cm_server_up) */
 	k->id = c->req[0];
-	c->req[0] = c->req[1];
+	memmove(c->req, c->req + 1, (c->nconn - 1) * sizeof(*c->req));
 	c->nreq--;
 	c->accepted++;
 	if (rl_rdma_attach_qp(k->id, qp)) {
@@ -705,7 +734,7 @@ static int pt_cm_server_up(struct peer *p)
 		return -1;
 	}
 	c->listen = rl_rdma_create_id(p->cm.agent, c, RL_RDMA_PS_TCP);
-	if (!c->listen || rl_rdma_bind_addr(c->listen, &any) || rl_rdma_listen(c->listen, 2)) {
+	if (!c->listen || rl_rdma_bind_addr(c->listen, &any) || rl_rdma_listen(c->listen, (int)c->nconn)) {
 		cli_error("peer", "cannot listen on rdma_cm port %u", p->o.port);
 		return -1;
 	}
@@ -860,6 +889,8 @@ static void pt_cm_close(struct peer *p)
 	struct peer_perftest *c = p->perftest;
 
 	pt_cm_end(p, &c->data, !p->o.server);
+	for (unsigned i = 0; i + 2 < c->nconn; i++)
+		pt_cm_end(p, &c->more[i], !p->o.server);
 	pt_cm_end(p, &c->comm, p->o.server);
 	if (p->o.server)
 		peer_cm_linger(p);
@@ -885,6 +916,8 @@ static void pt_cm_free(struct peer *p)
 	if (c->pd)
 		rl_dealloc_pd(c->pd);
 	free(c->buf);
+	free(c->req);
+	free(c->more);
 	free(c);
 	p->perftest = NULL;
 }
@@ -1850,6 +1883,11 @@ static int pt_cm_data(struct peer *p, struct pt_run *r)
 	if (p->o.server ? pt_cm_accept(p, &c->data, p->verbs.qp, rd, false)
 			: pt_cm_connect(p, &c->data, p->verbs.qp, rd, false))
 		return -1;
+	/* -q N: the other data QPs' connections, one after the other */
+	for (uint32_t q = 1; q < r->nqp; q++)
+		if (p->o.server ? pt_cm_accept(p, &c->more[q - 1], r->qps[q], rd, false)
+				: pt_cm_connect(p, &c->more[q - 1], r->qps[q], rd, false))
+			return -1;
 	if (pt_hand_shake(p, NULL, false))
 		return -1;
 	/* The QP's peer; the PSN the keys carry stays perftest's own random one, which the CM does not use. */
@@ -2057,7 +2095,7 @@ int peer_perftest_run(struct peer *p)
 	memset(&r, 0, sizeof(r));
 	r.tool = pt_tool_of(&p->o);
 	r.nqp = p->o.qps ? p->o.qps : 1;
-	if (p->o.pt.rdma_cm && !(p->perftest = calloc(1, sizeof(*p->perftest)))) {
+	if (p->o.pt.rdma_cm && !(p->perftest = pt_cm_new(r.nqp))) {
 		cli_error("peer", "out of memory");
 		return CLI_ERR;
 	}

@@ -154,7 +154,6 @@ for t in ib_send_lat ib_write_lat ib_read_lat; do
 	expect "peer --compat $t -q 2: perftest's words" 2 "^ Multiple QPs only available on bw tests$" "$RA" peer --compat $t -q 2
 done
 expect "peer --compat ib_send_lat -q 1" 2 "$NL" "$RA" peer --compat ib_send_lat -q 1 -p 1 127.0.0.1
-expect "peer --compat ib_send_bw -q 2 -R" 2 "-q 2 with -R is not supported yet" "$RA" peer --compat ib_send_bw -q 2 -R
 expect "peer --compat ib_send_bw -R -c UC" 2 "UC is not supported in librdmacm" "$RA" peer --compat ib_send_bw -R -c UC
 expect "peer --compat ib_send_lat -R -c UD" 2 "-R with -c UD \(perftest's SIDR exchange\) is not supported yet" \
 	"$RA" peer --compat ib_send_lat -R -c UD
