@@ -1265,14 +1265,18 @@ pt_guide
 # ---- perftest -q N: N data QPs, the kernel's BW tools against rocelab --compat ib_*_bw -q N ------------
 # ptq_case NAME ROLE TOOL N FLAGS [ROCELAB-FLAGS...]: ROLE ks (the kernel serves) or kc (rocelab serves);
 # both exit 0, both tables say SIZE and N times -n; every ICRC good (cap_check); by tshark's fields
-# (infiniband.bth.destqp) the frames go to N QPs of the receiver, and (RC) the answers to N of the sender.
+# (infiniband.bth.destqp) the frames go to N QPs of the receiver, and (RC) the answers to N of the sender
+# (-R: N + 2, with the exchange's QP and QP1).
 ptq_case() {
-	local name=$1 role=$2 tool=$3 n=$4 flags=$5 hrc grc rout kout want s it qg qh oneway=
+	local name=$1 role=$2 tool=$3 n=$4 flags=$5 hrc grc rout kout want s it qg qh oneway= k=$4
+	local ready="grep -q ':4853 00000000:0000 0A' /proc/net/tcp"
 	shift 5
+	# -R: the kernel's server listens through rdma_cm, and the exchange's QP and QP1 carry frames too
+	case " $flags " in *" -R "*) ready="rdma res show cm_id | grep -q LISTEN" k=$((n + 2)) ;; esac
 	cap_start
 	if [ "$role" = ks ]; then
 		guest "(timeout 90 $tool -d rxe0 -x 1 $flags; echo \"@@EXIT \$?\") > /tmp/pt.log 2>&1 &
-		       i=0; until grep -q ':4853 00000000:0000 0A' /proc/net/tcp || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
+		       i=0; until $ready || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
 		ip netns exec "$NS" timeout 90 "$R" peer --compat "$tool" -d rxtap0 -x 1 $flags --timeout 60 "$@" $G \
 			>"$T/cli.out" 2>&1
 		hrc=$?
@@ -1309,15 +1313,35 @@ ptq_case() {
 	qg=$(run_tshark -r "$T/cap.pcap" -Y "ip.src == $G" -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | grep -c .)
 	qh=$(run_tshark -r "$T/cap.pcap" -Y "ip.dst == $G" -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | grep -c .)
 	case "$oneway:$qg.$qh" in
-	"oneway:$n.0" | "oneway:0.$n") pass "$name: by tshark the frames go to $n destination QPs, nothing comes back" ;;
-	":$n.$n") pass "$name: by tshark $n destination QPs each way (kernel -> rocelab, rocelab -> kernel)" ;;
-	*) fail "$name: by tshark's infiniband.bth.destqp $qg QPs from the kernel, $qh from rocelab, wanted $n" ;;
+	"oneway:$k.0" | "oneway:0.$k") pass "$name: by tshark the frames go to $k destination QPs, nothing comes back" ;;
+	":$k.$k") pass "$name: by tshark $k destination QPs each way (kernel -> rocelab, rocelab -> kernel)" ;;
+	*) fail "$name: by tshark's infiniband.bth.destqp $qg QPs from the kernel, $qh from rocelab, wanted $k" ;;
 	esac
 }
 for tool in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
 	case $tool in ib_atomic_bw) flags="-q 3 -n 40 -F" ;; *) flags="-q 3 -s 8192 -n 40 -F" ;; esac
 	ptq_case "$tool -q 3 (kernel) serves rocelab --compat $tool -q 3" ks $tool 3 "$flags"
 	ptq_case "rocelab --compat $tool -q 3 serves $tool -q 3 (kernel)" kc $tool 3 "$flags"
+done
+# -R -q 3: perftest's rdma_cm exchange, a connection for the exchange's QP and one for each data QP; by
+# tshark's CM dissector four REQ, REP, RTU, DREQ and DREP (a REQ too early is refused, REJ 8, and sent again).
+ptq_cm() {
+	local cms dreq
+	cms=$(run_tshark -r "$T/cap.pcap" -Y "infiniband.bth.destqp == 1" -T fields -e infiniband.mad.attributeid 2>/dev/null |
+		sort | uniq -c | awk '{ printf "%s%s=%s", s, $2, $1; s = "," }')
+	# a DREQ answered late is sent again and answered again (IBA 12.9.9), as in pt_cm_done
+	dreq=$(echo "$cms" | sed -n 's/.*0x0015=\([0-9]*\).*/\1/p')
+	case $cms in
+	*"0x0013=4,0x0014=4,0x0015=$dreq,0x0016=$dreq") [ "${dreq:-0}" -ge 4 ] && pass "$1: by tshark's CM dissector four connections: $cms (REQ 0x10, REJ 0x12, REP .. DREP 0x13 .. 0x16)" ||
+		fail "$1: by tshark's CM dissector $cms, wanted four DREQs at least" ;;
+	*) fail "$1: by tshark's CM dissector $cms, wanted four REP, RTU, DREQ, DREP" ;;
+	esac
+}
+for tool in ib_send_bw ib_read_bw; do
+	ptq_case "$tool -R -q 3 (kernel) serves rocelab --compat $tool -R -q 3" ks $tool 3 "-R -q 3 -s 8192 -n 40 -F"
+	ptq_cm "$tool -R -q 3 (kernel) serves rocelab"
+	ptq_case "rocelab --compat $tool -R -q 3 serves $tool -R -q 3 (kernel)" kc $tool 3 "-R -q 3 -s 8192 -n 40 -F"
+	ptq_cm "rocelab --compat $tool -R -q 3 serves $tool (kernel)"
 done
 ptq_case "ib_send_bw -c UD -q 2 (kernel) serves rocelab" ks ib_send_bw 2 "-c UD -q 2 -s 1024 -n 40 -F"
 ptq_case "rocelab --compat ib_write_bw -c UC -q 2 serves ib_write_bw (kernel)" kc ib_write_bw 2 "-c UC -q 2 -s 8192 -n 40 -F"
