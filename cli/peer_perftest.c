@@ -26,6 +26,11 @@
  * exchanges no test parameters: both ends must be given the same -s and -n
  * (and -R, -a, -D). With -R the same exchange goes as SENDs on a QP of its
  * own, connected by rdma_cm like the test's QP (the -R section below).
+ * -q N (the BW tools' num_of_qps): N data QPs. The hand shakes that carry
+ * the keys are made once per QP, in order (each QP connects to the other
+ * side's of the same index); the others once, with QP 0's keys. -n runs on
+ * each QP, so both tables count N times -n; with -R each data QP has its
+ * own rdma_cm connection.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
