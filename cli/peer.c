@@ -104,7 +104,9 @@ void peer_usage(FILE *f)
 		"  -i, --ib-port 1      the device's port: 1, its only one\n"
 		"  -x, -g, --gid-index N  the local GID, by index in the interface's GID table (perftest -x,\n"
 		"                       ibv_rc_pingpong -g); default: the address facing the peer\n"
-		"  -q, --qps N          QPs: 1 only (several connections: --compat ucmatose -c N)\n"
+		"  -q, --qps N          QPs: 1 only here; N QPs: --compat ib_send_bw (ib_write_bw, ib_read_bw,\n"
+		"                       ib_atomic_bw) -q N against perftest, --compat pingpong --srq N, --compat\n"
+		"                       ucmatose -c N\n"
 		"      --compat rping   rping's protocol and flags: see below\n"
 		"      --compat ucmatose, --compat udaddy  cmatose's and udaddy's: see below\n"
 		"      --compat ib_send_bw (ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat, ib_write_lat,\n"
@@ -206,7 +208,10 @@ void peer_usage(FILE *f)
 		"                       ib_send_lat (a message is one packet); over UC and UD nothing is resent\n"
 		"  -t, -r, -Q N         TX depth, RX depth, CQ moderation, as perftest (shown in its header)\n"
 		"  -m MTU, -p PORT      path MTU (the smaller of both ends'), TCP port (default 18515)\n"
-		"  -F, -i 1, -q 1       taken (CPU frequency, IB port, one QP) and nothing else\n"
+		"  -F, -i 1             taken (CPU frequency, IB port) and nothing else\n"
+		"  -q N                 the BW tools: N data QPs, 1..16384, each with its key message in the\n"
+		"                       exchange (-R: an rdma_cm connection each); -n runs on each, the table\n"
+		"                       counts N times -n; the latency tools run one, as perftest's\n"
 		"  -R                   perftest's rdma_cm exchange (give both ends -R; RC or UD): see below\n"
 		"  -a                   every size from 2 to 2^23 bytes (UD: to the MTU), -n each, a row each, as\n"
 		"                       perftest's -a (which ignores -s); not ib_atomic_bw\n"
@@ -434,8 +439,10 @@ static bool peer_perftest_flags(struct peer_opts *o, bool iters_set)
 				"its own on it (no kernel RDMA device is used)\n", o->ibdev, o->ibdev);
 	}
 	if (o->qps > 1) {
-		cli_error("peer", "-q %u: rocelab peer runs one QP per process (several connections, each its own "
-			  "QP: --compat ucmatose -c N)", o->qps);
+		cli_error("peer", "-q %u: rocelab peer runs one QP per process in its own test; -q N works with "
+			  "--compat ib_send_bw, ib_write_bw, ib_read_bw or ib_atomic_bw (perftest's exchange, at both "
+			  "ends: rocelab or the real perftest); several connections, each its own QP: --compat "
+			  "ucmatose -c N", o->qps);
 		return false;
 	}
 	if (o->duration_s && iters_set) {

@@ -26,6 +26,11 @@
  * exchanges no test parameters: both ends must be given the same -s and -n
  * (and -R, -a, -D). With -R the same exchange goes as SENDs on a QP of its
  * own, connected by rdma_cm like the test's QP (the -R section below).
+ * -q N (the BW tools' num_of_qps): N data QPs. The hand shakes that carry
+ * the keys are made once per QP, in order (each QP connects to the other
+ * side's of the same index); the others once, with QP 0's keys. -n runs on
+ * each QP, so both tables count N times -n; with -R each data QP has its
+ * own rdma_cm connection.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -65,6 +70,8 @@
 #define PT_UC_MAX_RX 16000          /* UC_MAX_RX */
 #define PT_DUR_DRAIN_MS 1000        /* -D: the other side's clock ends later, and perftest's latency loops post
 				     * one more message then (ib_write_lat): the wire served until quiet so long */
+#define PT_MIN_QP_NUM 1              /* -q: MIN_QP_NUM .. MAX_QP_NUM */
+#define PT_MAX_QP_NUM 16384
 #define PT_LINE "---------------------------------------------------------------------------------------\n"
 
 enum pt_verb { PT_SEND, PT_WRITE, PT_READ, PT_ATOMIC };  /* perftest's enum, in its order */
@@ -120,11 +127,32 @@ struct pt_run {
 	uint64_t t0, t1, t_end;         /* -D: the sample's start and end, the test's end (ns) */
 	uint64_t dur_iters;             /* -D: completions in the sample */
 	bool have_rep;
+	/*
+	 * -q N: the data QPs. QP 0 is p->verbs.qp with the keys r->me and r->them;
+	 * QP q sends from r->buf + 2q * half and takes the other side's data at
+	 * (2q + 1) * half. The work requests' wr_id is a count * N + q.
+	 */
+	uint32_t nqp;
+	struct rl_qp **qps;             /* [0] is p->verbs.qp */
+	struct pt_dest *mes, *thems;    /* each QP's keys, both ends' ([0]: r->me, r->them) */
+	uint64_t *rposted, *rdone;      /* each QP's receives posted and completed ([0]'s posted: recvs_posted) */
+	uint64_t *scnt, *ccnt;          /* the BW client's: each QP's work requests posted and completed */
 };
 
 static const struct pt_tool *pt_tool_of(const struct peer_opts *o)
 {
 	return &pt_tools[o->pt.tool];
+}
+
+/* QP @q's halves of the buffer: what it sends, where the other side's data comes. */
+static uint8_t *pt_tx_buf(const struct pt_run *r, uint32_t q)
+{
+	return r->buf + 2 * (size_t)q * r->half;
+}
+
+static uint8_t *pt_rx_buf(const struct pt_run *r, uint32_t q)
+{
+	return r->buf + (2 * (size_t)q + 1) * r->half;
 }
 
 /* ---- the options -------------------------------------------------------------------------------- */
@@ -156,6 +184,26 @@ static bool pt_refused(int c)
 		return false;
 	}
 	return false;
+}
+
+/*
+ * -q N (num_of_qps): N data QPs, for the BW tools only; the latency tools
+ * refuse more than one with perftest's parser's words.
+ */
+static bool pt_qps_flag(struct peer_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (!cli_arg_u64("peer", "-q", arg, PT_MIN_QP_NUM, PT_MAX_QP_NUM, NULL, &v))
+		return false;
+	if (v > 1 && pt_tools[o->pt.tool].lat) {
+		fprintf(stderr, " Multiple QPs only available on bw tests\n");
+		cli_error("peer", "%s: -q %" PRIu64 ": one QP only (perftest's latency tests run one)",
+			  pt_tools[o->pt.tool].name, v);
+		return false;
+	}
+	o->qps = (uint32_t)v;
+	return true;
 }
 
 /* One of perftest's flags; false (with a message) if it is refused. */
@@ -230,9 +278,7 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 			return false;
 		return true;
 	case 'q':
-		if (!cli_arg_u64("peer", "-q", arg, 1, 1, "1 (one QP: more are not supported yet)", &v))
-			return false;
-		return true;
+		return pt_qps_flag(o, arg);
 	case 'F':
 		return true;   /* perftest: do not fail on a CPU frequency that varies; nothing to check here */
 	case 'R':
@@ -248,6 +294,18 @@ static bool pt_flag(struct peer_opts *o, int c, const char *arg)
 		return true;
 	}
 	return pt_refused(c);
+}
+
+/* -q N with the rest: the Ethernet exchange (RC, UC, UD) and -R's RC connections, one each. */
+static bool pt_check_qps(struct peer_opts *o)
+{
+	if (!o->qps)
+		o->qps = 1;
+	if (o->qps > 1 && o->pt.rdma_cm && o->ud) {
+		cli_error("peer", "-q %u with -R and -c UD is not supported yet: -R -q N connects RC QPs", o->qps);
+		return false;
+	}
+	return true;
 }
 
 /* What the flags mean together, as perftest's force_dependecies() sees them. */
@@ -279,6 +337,8 @@ static bool pt_check_opts(struct peer_opts *o, int argc, char **argv)
 		cli_error("peer", "-R with -c UC: UC is not supported in librdmacm (perftest refuses it too)");
 		return false;
 	}
+	if (!pt_check_qps(o))
+		return false;
 	if (o->duration_s && o->all_sizes) {
 		fprintf(stderr, "Duration mode currently doesn't support running on all sizes.\n");
 		cli_error("peer", "-D and -a: perftest runs one or the other");
@@ -447,8 +507,10 @@ struct peer_perftest {
 	struct pt_cm_conn comm, data;
 	struct rl_rdma_cm_id *listen;
 	struct rl_rdma_cm_id *listen_ud;  /* -c UD: the data QP's listener, RDMA_PS_UDP */
-	struct rl_rdma_cm_id *req[2];     /* server: CONNECT_REQUESTs not yet taken, in their order */
+	struct rl_rdma_cm_id **req;       /* server: CONNECT_REQUESTs not yet taken, in their order (nconn) */
 	unsigned nreq, accepted;
+	unsigned nconn;                   /* the connections: the communication QP's, a data QP's each (-q) */
+	struct pt_cm_conn *more;          /* -q N: the data connections of QPs 1 .. N-1 */
 	const char *other_c;              /* server: the data QP asked for with the other -c (refused) */
 	struct rl_pd *pd;
 	struct rl_cq *scq, *rcq;
@@ -457,10 +519,39 @@ struct peer_perftest {
 	uint8_t *buf;
 };
 
+/* -q N: the data connection of QP 1 .. N-1 that @id is, or NULL. */
+static struct pt_cm_conn *pt_cm_more_of(struct peer_perftest *c, const struct rl_rdma_cm_id *id)
+{
+	for (unsigned i = 0; id && i + 2 < c->nconn; i++)
+		if (c->more[i].id == id)
+			return &c->more[i];
+	return NULL;
+}
+
+/* -R's state, for @nqp data QPs; NULL if out of memory. */
+static struct peer_perftest *pt_cm_new(uint32_t nqp)
+{
+	struct peer_perftest *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->nconn = 1 + nqp;
+	c->req = calloc(c->nconn, sizeof(*c->req));
+	c->more = calloc(nqp, sizeof(*c->more));
+	if (!c->req || !c->more) {
+		free(c->req);
+		free(c->more);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
 /*
  * The CM's events, each to its connection; a CONNECT_REQUEST is kept for
- * pt_cm_accept() (two at most: the communication QP's, to the RDMA_PS_TCP
- * listener, then the data QP's, to -c UD's RDMA_PS_UDP one).
+ * pt_cm_accept() (nconn at most: the communication QP's, to the RDMA_PS_TCP
+ * listener, then a data QP's each, to the same one or to -c UD's RDMA_PS_UDP
+ * one).
  */
 static void pt_cm_take(struct peer *p)
 {
@@ -471,8 +562,10 @@ static void pt_cm_take(struct peer *p)
 		struct pt_cm_conn *k = ev->id == c->comm.id ? &c->comm : ev->id == c->data.id ? &c->data : NULL;
 		unsigned n = c->nreq + c->accepted;
 
+		if (!k)
+			k = pt_cm_more_of(c, ev->id);
 		if (ev->event == RL_RDMA_CM_EVENT_CONNECT_REQUEST) {
-			if (p->o.server && n < 2 && ev->listen_id == (n == 1 && c->listen_ud ? c->listen_ud : c->listen))
+			if (p->o.server && n < c->nconn && ev->listen_id == (n == 1 && c->listen_ud ? c->listen_ud : c->listen))
 				c->req[c->nreq++] = ev->id;
 			else
 				rl_rdma_reject(ev->id, NULL, 0);
@@ -734,7 +827,7 @@ static int pt_cm_accept(struct peer *p, struct pt_cm_conn *k, struct rl_qp *qp, 
 	if (comm)
 		qp = c->qp;   /* made once the first frame came (pt_cm_server_up) */
 	k->id = c->req[0];
-	c->req[0] = c->req[1];
+	memmove(c->req, c->req + 1, (c->nconn - 1) * sizeof(*c->req));
 	c->nreq--;
 	c->accepted++;
 	if (rl_rdma_attach_qp(k->id, qp)) {
@@ -785,7 +878,7 @@ static int pt_cm_server_up(struct peer *p)
 		return -1;
 	}
 	c->listen = rl_rdma_create_id(p->cm.agent, c, RL_RDMA_PS_TCP);
-	if (!c->listen || rl_rdma_bind_addr(c->listen, &any) || rl_rdma_listen(c->listen, 2)) {
+	if (!c->listen || rl_rdma_bind_addr(c->listen, &any) || rl_rdma_listen(c->listen, (int)c->nconn)) {
 		cli_error("peer", "cannot listen on rdma_cm port %u", p->o.port);
 		return -1;
 	}
@@ -956,6 +1049,8 @@ static void pt_cm_close(struct peer *p)
 		pt_cm_end(p, &c->comm, !p->o.server);
 	} else {
 		pt_cm_end(p, &c->data, !p->o.server);
+		for (unsigned i = 0; i + 2 < c->nconn; i++)
+			pt_cm_end(p, &c->more[i], !p->o.server);
 		pt_cm_end(p, &c->comm, p->o.server);
 	}
 	if (p->o.server)
@@ -982,6 +1077,8 @@ static void pt_cm_free(struct peer *p)
 	if (c->pd)
 		rl_dealloc_pd(c->pd);
 	free(c->buf);
+	free(c->req);
+	free(c->more);
 	free(c);
 	p->perftest = NULL;
 }
@@ -1177,6 +1274,52 @@ static void pt_fill(struct peer *p, uint8_t *b, size_t n)
 	}
 }
 
+/* -q N: the arrays, and QPs 1 .. N-1 like QP 0 (@ia). */
+static int pt_setup_qps(struct peer *p, struct pt_run *r, struct rl_qp_init_attr *ia)
+{
+	r->qps = calloc(r->nqp, sizeof(*r->qps));
+	r->mes = calloc(r->nqp, sizeof(*r->mes));
+	r->thems = calloc(r->nqp, sizeof(*r->thems));
+	r->rposted = calloc(r->nqp, sizeof(*r->rposted));
+	r->rdone = calloc(r->nqp, sizeof(*r->rdone));
+	r->scnt = calloc(r->nqp, sizeof(*r->scnt));
+	r->ccnt = calloc(r->nqp, sizeof(*r->ccnt));
+	if (!r->qps || !r->mes || !r->thems || !r->rposted || !r->rdone || !r->scnt || !r->ccnt)
+		return -1;
+	r->qps[0] = p->verbs.qp;
+	for (uint32_t q = 1; q < r->nqp; q++)
+		if (!(r->qps[q] = rl_create_qp(p->verbs.pd, ia)))
+			return -1;
+	return 0;
+}
+
+/* Each QP's keys: QP 0's (r->me), with its own QPN, PSN and receive buffer. */
+static void pt_keys_qps(const struct peer *p, struct pt_run *r)
+{
+	r->mes[0] = r->me;
+	for (uint32_t q = 1; q < r->nqp; q++) {
+		r->mes[q] = r->me;
+		r->mes[q].qpn = rl_qp_num(r->qps[q]);
+		r->mes[q].psn = (uint32_t)((p->o.seed + q) * 0x9e3779b97f4a7c15u >> 40);
+		r->mes[q].vaddr = (uintptr_t)pt_rx_buf(r, q);
+	}
+}
+
+/* Free what pt_setup_qps() made (QP 0 is p->verbs.qp's, destroyed with the rest). */
+static void pt_free_qps(struct pt_run *r)
+{
+	for (uint32_t q = 1; r->qps && q < r->nqp; q++)
+		if (r->qps[q])
+			rl_destroy_qp(r->qps[q]);
+	free(r->qps);
+	free(r->mes);
+	free(r->thems);
+	free(r->rposted);
+	free(r->rdone);
+	free(r->scnt);
+	free(r->ccnt);
+}
+
 static int pt_setup(struct peer *p, struct pt_run *r)
 {
 	const struct pt_tool *t = r->tool;
@@ -1189,17 +1332,17 @@ static int pt_setup(struct peer *p, struct pt_run *r)
 	if (!p->verbs.host && peer_host_new(p))   /* -R: made for the CM already */
 		return -1;
 	p->verbs.pd = rl_alloc_pd(p->verbs.host);
-	p->verbs.cq = rl_create_cq(p->verbs.host, (int)(p->o.window + p->o.pt.rx_depth + PT_UD_RECVS + 64));
+	p->verbs.cq = rl_create_cq(p->verbs.host, (int)(r->nqp * (p->o.window + p->o.pt.rx_depth + PT_UD_RECVS) + 64));
 	if (!p->verbs.pd || !p->verbs.cq)
 		return -1;
 	ia.send_cq = ia.recv_cq = p->verbs.cq;
 	ia.max_send_wr = p->o.window + 8;
 	ia.max_recv_wr = (p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth) + 8;
 	p->verbs.qp = rl_create_qp(p->verbs.pd, &ia);
-	r->buf = p->verbs.buf = aligned_alloc(PT_PAGE, 2 * r->half);
-	if (!p->verbs.qp || !r->buf)
+	r->buf = p->verbs.buf = aligned_alloc(PT_PAGE, 2 * r->nqp * r->half);
+	if (!p->verbs.qp || !r->buf || pt_setup_qps(p, r, &ia))
 		return -1;
-	p->verbs.buf_len = 2 * r->half;
+	p->verbs.buf_len = 2 * r->nqp * r->half;
 	memset(r->buf, 0, p->verbs.buf_len);
 	if (!(t->verb == PT_WRITE && t->lat))
 		pt_fill(p, r->buf, p->verbs.buf_len);
@@ -1216,8 +1359,9 @@ static int pt_setup(struct peer *p, struct pt_run *r)
 	r->me.rkey = rl_mr_rkey(p->verbs.mr);
 	r->me.vaddr = (uintptr_t)r->buf + r->half;   /* where the other side's data goes: our second half */
 	memcpy(r->me.gid, p->conn.me.gid, 16);
-	r->posted = calloc(p->o.iters, sizeof(uint64_t));
-	r->completed = calloc(p->o.iters, sizeof(uint64_t));
+	pt_keys_qps(p, r);
+	r->posted = calloc((size_t)p->o.iters * r->nqp, sizeof(uint64_t));
+	r->completed = calloc((size_t)p->o.iters * r->nqp, sizeof(uint64_t));
 	return r->posted && r->completed ? 0 : -1;
 }
 
@@ -1278,7 +1422,7 @@ static void pt_print_test_info(const struct peer *p, const struct pt_run *r)
 	printf("                    %s %s%s Test\n", pt_verb_names[t->verb], t->verb == PT_ATOMIC ? "FETCH_AND_ADD " : "",
 	       t->lat ? "Latency" : "BW");
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", dev);
-	printf(" Number of qps   : 1\t\tTransport type : IB\n");
+	printf(" Number of qps   : %u\t\tTransport type : IB\n", r->nqp);
 	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", p->o.ud ? "UD" : p->o.uc ? "UC" : "RC");
 	printf(" PCIe relax order: %s\n", t->pcie_ro ? "ON" : "OFF");
 	printf(" ibv_wr* API     : OFF\n");
@@ -1337,7 +1481,7 @@ static void pt_print_bw(const struct peer *p, const struct pt_run *r)
  */
 static void pt_report_bw(const struct peer *p, struct pt_run *r, bool peak)
 {
-	uint64_t n = p->o.iters, mod = p->o.pt.cq_mod, best;
+	uint64_t n = (uint64_t)p->o.iters * r->nqp, mod = p->o.pt.cq_mod, best;
 	double secs, mb = 0x100000;
 
 	if (p->o.duration_s) {
@@ -1436,7 +1580,9 @@ static void pt_json(const struct peer *p, const struct pt_run *r, int ret)
 	json_str(&j, "role", p->o.server ? "server" : "client");
 	json_str(&j, "transport", p->o.ud ? "ud" : p->o.uc ? "uc" : "rc");
 	json_u64(&j, "bytes", p->o.size);
-	json_u64(&j, "iterations", p->o.duration_s && r->have_rep ? r->rep.iters : p->o.iters);
+	json_u64(&j, "iterations", p->o.duration_s && r->have_rep ? r->rep.iters : (uint64_t)p->o.iters * r->nqp);
+	if (r->nqp > 1)
+		json_u64(&j, "qps", r->nqp);
 	if (r->have_rep) {
 		json_double(&j, "bw_peak_mbps", r->rep.peak, 2);
 		json_double(&j, "bw_avg_mbps", r->rep.avg, 2);
@@ -1463,21 +1609,22 @@ static bool pt_wc_ok(struct peer *p, const struct rl_wc *wc)
 	return false;
 }
 
-static int pt_post_recv(struct peer *p, struct pt_run *r)
+/* A receive on QP @q, whose receives posted so far are *@posted. */
+static int pt_post_recv(struct peer *p, struct pt_run *r, uint32_t q, uint64_t *posted)
 {
 	struct rl_recv_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = r->recvs_posted;
+	wr.wr_id = *posted * r->nqp + q;
 	wr.num_sge = 1;
-	wr.sg_list[0].addr = (uintptr_t)r->buf + r->half;
+	wr.sg_list[0].addr = (uintptr_t)pt_rx_buf(r, q);
 	wr.sg_list[0].length = p->o.size + (p->o.ud ? PEER_UD_GRH : 0);
 	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
-	if (rl_post_recv(p->verbs.qp, &wr)) {
+	if (rl_post_recv(r->qps[q], &wr)) {
 		cli_error("peer", "post_recv: %s", rl_host_error(p->verbs.host));
 		return -1;
 	}
-	r->recvs_posted++;
+	(*posted)++;
 	return 0;
 }
 
@@ -1487,35 +1634,51 @@ static int pt_post_recv(struct peer *p, struct pt_run *r)
  * arrives between two polls of the CQ finds no receive lost otherwise
  * (nothing on the wire tells how many are posted).
  */
-static int pt_post_recvs(struct peer *p, struct pt_run *r, uint64_t received)
+static int pt_post_recvs(struct peer *p, struct pt_run *r, uint32_t q, uint64_t received)
 {
 	uint32_t depth = p->o.ud && p->o.pt.rx_depth < PT_UD_RECVS ? PT_UD_RECVS : p->o.pt.rx_depth;
+	uint64_t *posted = q ? &r->rposted[q] : &r->recvs_posted;
 
-	while ((p->o.duration_s || r->recvs_posted < p->o.iters) && r->recvs_posted - received < depth)
-		if (pt_post_recv(p, r))
+	while ((p->o.duration_s || *posted < p->o.iters) && *posted - received < depth)
+		if (pt_post_recv(p, r, q, posted))
 			return -1;
 	return 0;
 }
 
-static int pt_post_send(struct peer *p, struct pt_run *r, uint64_t id)
+/* Every QP's receives, before a round (-q N: rx_depth on each, as ctx_set_recv_wqes()). */
+static int pt_post_recvs_qps(struct peer *p, struct pt_run *r)
+{
+	for (uint32_t q = 0; q < r->nqp; q++) {
+		r->rdone[q] = 0;
+		if (q)
+			r->rposted[q] = 0;
+		if (pt_post_recvs(p, r, q, 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* A work request of the tool's verb on QP @q, its @id-th there. */
+static int pt_post_send(struct peer *p, struct pt_run *r, uint32_t q, uint64_t id)
 {
 	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_RDMA_WRITE, RL_WR_RDMA_READ, RL_WR_ATOMIC_FETCH_AND_ADD };
+	const struct pt_dest *them = q ? &r->thems[q] : &r->them;
 	enum pt_verb v = r->tool->verb;
 	struct rl_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = id;
+	wr.wr_id = id * r->nqp + q;
 	wr.opcode = ops[v];
 	wr.num_sge = 1;
 	/* A READ lands in our second half, as perftest's own. */
-	wr.sg_list[0].addr = (uintptr_t)r->buf + (v == PT_READ ? r->half : 0);
+	wr.sg_list[0].addr = (uintptr_t)(v == PT_READ ? pt_rx_buf(r, q) : pt_tx_buf(r, q));
 	wr.sg_list[0].length = v == PT_ATOMIC ? 8 : p->o.size;
 	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
 	wr.send_flags = RL_SEND_SIGNALED;
-	wr.rdma.remote_addr = r->them.vaddr;
-	wr.rdma.rkey = r->them.rkey;
-	wr.atomic.remote_addr = r->them.vaddr;
-	wr.atomic.rkey = r->them.rkey;
+	wr.rdma.remote_addr = them->vaddr;
+	wr.rdma.rkey = them->rkey;
+	wr.atomic.remote_addr = them->vaddr;
+	wr.atomic.rkey = them->rkey;
 	wr.atomic.compare_add = 1;   /* ATOMIC_ADD_VALUE */
 	if (p->o.ud && p->perftest) {
 		/* -R: the SIDR_REP's QPN and Q_Key (the server: the SEND with immediate's), as perftest's cm_node */
@@ -1523,11 +1686,11 @@ static int pt_post_send(struct peer *p, struct pt_run *r, uint64_t id)
 		wr.ud.remote_qpn = p->perftest->data.ud.qpn;
 		wr.ud.remote_qkey = p->perftest->data.ud.qkey;
 	} else if (p->o.ud) {
-		memcpy(wr.ud.dgid, r->them.gid, 16);
-		wr.ud.remote_qpn = r->them.qpn;
+		memcpy(wr.ud.dgid, them->gid, 16);
+		wr.ud.remote_qpn = them->qpn;
 		wr.ud.remote_qkey = PEER_QKEY;   /* perftest's DEF_QKEY, 0x11111111 */
 	}
-	if (rl_post_send(p->verbs.qp, &wr)) {
+	if (rl_post_send(r->qps[q], &wr)) {
 		cli_error("peer", "post_send: %s", rl_host_error(p->verbs.host));
 		return -1;
 	}
@@ -1580,29 +1743,38 @@ static int pt_dur_poll(struct peer *p)
 	return p->stat.errors ? -1 : 0;
 }
 
-/* run_iter_bw(): -t work requests outstanding until -n have completed (-D: until its time is up). */
+/*
+ * run_iter_bw(): on each QP in turn, -t work requests outstanding until -n
+ * have completed there (-D: until its time is up); -q N: N times -n in all.
+ */
 static int pt_client_bw(struct peer *p, struct pt_run *r)
 {
-	uint64_t posted = 0, done = 0, start = peer_now();
+	uint64_t posted = 0, done = 0, start = peer_now(), total = (uint64_t)p->o.iters * r->nqp;
+	uint64_t *scnt = r->scnt, *ccnt = r->ccnt;
 	bool dur = p->o.duration_s;
 	struct rl_wc wc[32];
 
+	memset(scnt, 0, r->nqp * sizeof(*scnt));
+	memset(ccnt, 0, r->nqp * sizeof(*ccnt));
 	if (dur)
 		pt_dur_start(p, r, start);
-	while (dur ? peer_now() < r->t_end : done < p->o.iters) {
-		while ((dur || posted < p->o.iters) && posted - done < p->o.window) {
-			if (!dur)
-				r->posted[posted] = peer_now();
-			if (pt_post_send(p, r, posted++))
-				return -1;
-		}
-		if (dur ? pt_dur_poll(p) : pt_poll(p, start, "work requests completed", done, p->o.iters))
+	while (dur ? peer_now() < r->t_end : done < total) {
+		for (uint32_t q = 0; q < r->nqp; q++)
+			while ((dur || scnt[q] < p->o.iters) && scnt[q] - ccnt[q] < p->o.window) {
+				if (!dur)
+					r->posted[posted] = peer_now();
+				posted++;
+				if (pt_post_send(p, r, q, scnt[q]++))
+					return -1;
+			}
+		if (dur ? pt_dur_poll(p) : pt_poll(p, start, "work requests completed", done, total))
 			return -1;
 		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
 			uint64_t now = peer_now();
 
 			if (!pt_wc_ok(p, &wc[i]))
 				return -1;
+			ccnt[wc[i].wr_id % r->nqp]++;
 			r->sends_out--;
 			if (dur)
 				r->dur_iters += pt_dur_sample(r, now);
@@ -1614,18 +1786,19 @@ static int pt_client_bw(struct peer *p, struct pt_run *r)
 	return 0;
 }
 
-/* run_iter_bw_server(): -n receives (-D: until its time is up); the clock starts at the first. */
+/* run_iter_bw_server(): -n receives on each QP (-D: until its time is up); the clock starts at the first. */
 static int pt_server_bw(struct peer *p, struct pt_run *r)
 {
-	uint64_t done = 0, start = peer_now();
+	uint64_t done = 0, start = peer_now(), total = (uint64_t)p->o.iters * r->nqp;
 	bool dur = p->o.duration_s;
 	struct rl_wc wc[32];
 
-	while (dur ? !done || peer_now() < r->t_end : done < p->o.iters) {
-		if (dur && done ? pt_dur_poll(p) : pt_poll(p, start, "messages received", done, p->o.iters))
+	while (dur ? !done || peer_now() < r->t_end : done < total) {
+		if (dur && done ? pt_dur_poll(p) : pt_poll(p, start, "messages received", done, total))
 			return -1;
 		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
 			uint64_t now = peer_now();
+			uint32_t q = (uint32_t)(wc[i].wr_id % r->nqp);
 
 			if (!pt_wc_ok(p, &wc[i]))
 				return -1;
@@ -1640,7 +1813,7 @@ static int pt_server_bw(struct peer *p, struct pt_run *r)
 			else
 				r->completed[done] = now;
 			done++;
-			if (pt_post_recvs(p, r, done))
+			if (pt_post_recvs(p, r, q, ++r->rdone[q]))
 				return -1;
 		}
 	}
@@ -1665,7 +1838,7 @@ static int pt_wait_wc(struct peer *p, struct pt_run *r, bool recv, uint64_t want
 				r->sent++;
 				r->sends_out--;
 				r->dur_iters += dur && pt_dur_sample(r, peer_now());
-			} else if (pt_post_recvs(p, r, ++r->received)) {
+			} else if (pt_post_recvs(p, r, 0, ++r->received)) {
 				return -1;
 			}
 		}
@@ -1704,7 +1877,7 @@ static int pt_lat_send(struct peer *p, struct pt_run *r)
 			if (!dur)
 				r->posted[scnt] = peer_now();
 			scnt++;
-			ret = pt_post_send(p, r, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
+			ret = pt_post_send(p, r, 0, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
 		}
 	}
 	return ret < 0 ? -1 : 0;
@@ -1738,7 +1911,7 @@ static int pt_lat_write(struct peer *p, struct pt_run *r)
 			if (!dur)
 				r->posted[scnt] = peer_now();
 			r->buf[p->o.size - 1] = (uint8_t)++scnt;
-			ret = pt_post_send(p, r, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
+			ret = pt_post_send(p, r, 0, scnt) ? -1 : pt_wait_wc(p, r, false, scnt, start);
 		}
 	}
 	return ret < 0 ? -1 : 0;
@@ -1756,7 +1929,7 @@ static int pt_lat_read(struct peer *p, struct pt_run *r)
 	for (uint64_t i = 0; !ret && (dur ? peer_now() < r->t_end : i < p->o.iters); i++) {
 		if (!dur)
 			r->posted[i] = peer_now();
-		ret = pt_post_send(p, r, i) ? -1 : pt_wait_wc(p, r, false, i + 1, start);
+		ret = pt_post_send(p, r, 0, i) ? -1 : pt_wait_wc(p, r, false, i + 1, start);
 	}
 	return ret < 0 ? -1 : 0;
 }
@@ -1881,11 +2054,60 @@ static int pt_cm_data(struct peer *p, struct pt_run *r)
 		return -1;
 	if (p->o.ud && r->tool->lat && pt_cm_ud_lat(p))
 		return -1;
+	/* -q N: the other data QPs' connections, one after the other */
+	for (uint32_t q = 1; q < r->nqp; q++)
+		if (p->o.server ? pt_cm_accept(p, &c->more[q - 1], r->qps[q], rd, false)
+				: pt_cm_connect(p, &c->more[q - 1], r->qps[q], rd, false))
+			return -1;
 	if (pt_hand_shake(p, NULL, false))
 		return -1;
 	/* The QP's peer; the PSN the keys carry stays perftest's own random one, which the CM does not use. */
 	rl_query_qp(p->verbs.qp, &a);
 	p->conn.them.qpn = p->o.ud ? c->data.ud.qpn : a.dest_qp_num;
+	return 0;
+}
+
+/*
+ * A hand shake for each QP, its keys for the other side's of the same index
+ * (the loops of the tools' main()); @print shows each remote key as it comes.
+ * QP 0's stay in r->me and r->them.
+ */
+static int pt_hand_shake_qps(struct peer *p, struct pt_run *r, bool print)
+{
+	struct pt_dest me0 = r->me;
+
+	for (uint32_t q = 0; q < r->nqp; q++) {
+		r->me = r->mes[q];
+		if (pt_hand_shake(p, r, true))
+			return -1;
+		r->thems[q] = r->them;
+		if (print)
+			pt_print_dest(p, r, &r->them, "remote");
+	}
+	r->me = me0;
+	r->them = r->thems[0];
+	return 0;
+}
+
+/* ctx_connect() for QPs 1 .. N-1 (QP 0: peer_connect_qp()): each to the other side's QP of its index. */
+static int pt_connect_qps(struct peer *p, struct pt_run *r)
+{
+	for (uint32_t q = 1; q < r->nqp; q++) {
+		struct rl_conn c;
+
+		rl_conn_defaults(&c);
+		c.qkey = PEER_QKEY;
+		c.sq_psn = r->mes[q].psn;
+		c.qpn = r->thems[q].qpn;
+		c.psn = r->thems[q].psn;
+		memcpy(c.gid, r->thems[0].gid, 16);
+		c.udp_sport = p->net.sport;
+		c.path_mtu = p->o.mtu;
+		if (rl_qp_connect(r->qps[q], &c)) {
+			cli_error("peer", "cannot connect QP %u: %s", q, rl_host_error(p->verbs.host));
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -1899,22 +2121,22 @@ static int pt_connect(struct peer *p, struct pt_run *r)
 	pt_print_test_info(p, r);
 	if (t->shake_first && pt_hand_shake(p, r, true))
 		return -1;
-	if (pt_hand_shake(p, r, true))
+	if (pt_hand_shake_qps(p, r, false))
 		return -1;
 	/* -R: ctx_check_gid_compatibility() and ctx_connect() are not called: the CM connected the QP. */
-	if (!p->o.pt.rdma_cm && (pt_check_gid(p, r) || peer_connect_qp(p)))
+	if (!p->o.pt.rdma_cm && (pt_check_gid(p, r) || peer_connect_qp(p) || pt_connect_qps(p, r)))
 		return -1;
 	if (t->shake_at_rts && pt_hand_shake(p, r, false))
 		return -1;
-	pt_print_dest(p, r, &r->me, "local");
-	if (pt_hand_shake(p, r, false))
+	for (uint32_t q = 0; q < r->nqp; q++)
+		pt_print_dest(p, r, &r->mes[q], "local");
+	if (pt_hand_shake_qps(p, r, true))
 		return -1;
-	pt_print_dest(p, r, &r->them, "remote");
 	/* -a: the SEND tools post their receives and hand shake at each size (pt_all_sizes). */
 	if (p->o.all_sizes && t->verb == PT_SEND)
 		return 0;
 	/* The receives are posted before the last hand shake: nothing is sent before there is room for it. */
-	if (t->verb == PT_SEND && (p->o.server || t->lat) && pt_post_recvs(p, r, 0))
+	if (t->verb == PT_SEND && (p->o.server || t->lat) && pt_post_recvs_qps(p, r))
 		return -1;
 	if (pt_hand_shake(p, r, false))
 		return -1;
@@ -1965,7 +2187,7 @@ static int pt_all_sizes(struct peer *p, struct pt_run *r)
 		p->o.size = size;
 		r->recvs_posted = r->sent = r->received = 0;
 		if (t->verb == PT_SEND) {
-			if ((p->o.server || t->lat) && pt_post_recvs(p, r, 0))
+			if ((p->o.server || t->lat) && pt_post_recvs_qps(p, r))
 				return -1;
 			if (pt_hand_shake(p, r, false))
 				return -1;
@@ -2043,7 +2265,8 @@ int peer_perftest_run(struct peer *p)
 
 	memset(&r, 0, sizeof(r));
 	r.tool = pt_tool_of(&p->o);
-	if (p->o.pt.rdma_cm && !(p->perftest = calloc(1, sizeof(*p->perftest)))) {
+	r.nqp = p->o.qps ? p->o.qps : 1;
+	if (p->o.pt.rdma_cm && !(p->perftest = pt_cm_new(r.nqp))) {
 		cli_error("peer", "out of memory");
 		return CLI_ERR;
 	}
@@ -2056,6 +2279,7 @@ int peer_perftest_run(struct peer *p)
 			p->stat.dropped_tx, p->stat.sent + p->stat.dropped_tx);
 	free(r.posted);
 	free(r.completed);
+	pt_free_qps(&r);
 	pt_cm_free(p);
 	return ret ? CLI_ERR : CLI_OK;
 }

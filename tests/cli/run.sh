@@ -142,6 +142,18 @@ expect "peer --compat ib_send_bw -D 0" 2 "-D wants 1..86400" "$RA" peer --compat
 expect "peer --compat ib_send_bw -D 2 -a" 2 "Duration mode currently doesn't support running on all sizes" \
 	"$RA" peer --compat ib_send_bw -D 2 -a
 expect "peer --compat ib_atomic_bw -a" 2 "Message size cannot be changed for Atomic tests" "$RA" peer --compat ib_atomic_bw -a
+# -q N: perftest's num_of_qps, its BW tools only; past the parser it goes on to connect ($NL).
+expect "peer -q 2 says where -q N works" 2 "-q N works with --compat ib_send_bw, ib_write_bw, ib_read_bw or ib_atomic_bw" \
+	"$RA" peer -q 2 127.0.0.1
+expect "peer --compat ib_send_bw -q 4" 2 "$NL" "$RA" peer --compat ib_send_bw -q 4 -p 1 127.0.0.1
+expect "peer --compat ib_read_bw -q 16384" 2 "$NL" "$RA" peer --compat ib_read_bw -q 16384 -p 1 127.0.0.1
+expect "peer --compat ib_send_bw -c UD -q 2" 2 "$NL" "$RA" peer --compat ib_send_bw -c UD -q 2 -p 1 127.0.0.1
+expect "peer --compat ib_write_bw -q 0" 2 "-q wants 1..16384, not '0'" "$RA" peer --compat ib_write_bw -q 0
+expect "peer --compat ib_atomic_bw -q 16385" 2 "-q wants 1..16384, not '16385'" "$RA" peer --compat ib_atomic_bw -q 16385
+for t in ib_send_lat ib_write_lat ib_read_lat; do
+	expect "peer --compat $t -q 2: perftest's words" 2 "^ Multiple QPs only available on bw tests$" "$RA" peer --compat $t -q 2
+done
+expect "peer --compat ib_send_lat -q 1" 2 "$NL" "$RA" peer --compat ib_send_lat -q 1 -p 1 127.0.0.1
 expect "peer --compat ib_send_bw -R -c UC" 2 "UC is not supported in librdmacm" "$RA" peer --compat ib_send_bw -R -c UC
 # -R -c UD parses (SIDR for the test's QP); on lo the exchange's REQ meets this side's own CM: REJ 8, 10 times.
 expect "peer --compat ib_send_lat -R -c UD" 2 "rejected 10 times: nobody listens at 127.0.0.1 port 1 \(REJ reason 8" \

@@ -108,7 +108,7 @@ refused "perftest: -D with -a" "-D and -a: perftest runs one or the other" --com
 refused "perftest: two addresses" "unexpected argument '10.0.0.2'" --compat ib_send_bw 10.0.0.1 10.0.0.2
 refused "perftest: the server not an address" "the server address wants an IPv4 or IPv6 address" --compat ib_read_bw nowhere
 refused "perftest: -m not an MTU" "-m wants 256, 512, 1024, 2048 or 4096" --compat ib_read_lat -m 1500
-refused "perftest: -q 2" "-q needs 1 (one QP" --compat ib_send_bw -q 2
+refused "perftest: ib_send_lat -q 2" "Multiple QPs only available on bw tests" --compat ib_send_lat -q 2
 refused "perftest: --op is not perftest's" "unrecognized option" --compat ib_send_bw --op write
 refused "perftest: nobody listening" "nobody listens at 127.0.0.1 port 1: start the server there first (perftest's" \
     --compat ib_send_bw -p 1 127.0.0.1
@@ -984,6 +984,45 @@ pt_pair ib_write_bw "-s 4096 -n 100" --loss 0.05 --seed 3
 if grep -q "rocelab peer: [1-9][0-9]* of [0-9]* frames received dropped on purpose by --loss" "$T/cli"; then
     pass "perftest with --loss: $(grep -o '[0-9]* of [0-9]* frames received dropped' "$T/cli")"
 else fail "perftest with --loss dropped nothing: $(tail -n 2 "$T/cli")"; fi
+# -q N: N data QPs, a key message each in the exchange, -n on each: both tables count N times -n; by tshark's
+# fields the requests go to N destination QPs and the answers (ACKs, READ responses) come back to N others
+# (with -R two more each way: the exchange's QP and QP1, the CM's).
+pt_qps() {
+    tool=$1
+    n=$2
+    flags=$3
+    want=$4
+    pt_pair_run "$tool" "$flags"
+    k=$n
+    # -R: also the exchange's QP and QP1 (the CM's MADs)
+    case " $flags " in *" -R "*) k=$((n + 2)) ;; esac
+    qps=$(run_tshark -r "$T/cap.pcap" -T fields -e ip.src -e infiniband.bth.destqp 2>/dev/null | sort -u |
+        awk '{ c[$1]++ } END { for (s in c) printf "%s%d", (k++ ? " " : ""), c[s] }')
+    sum=$("$R" explain "$T/cap.pcap" 2>&1 | grep -- '^--- ')
+    if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
+        fail "$tool $flags: client exit $crc, server exit $src: $(tail -c 300 "$T/cli") / $(tail -c 300 "$T/srv" "$T/srv.err")"
+    elif [ "$(pt_rows "$T/cli")" != "$want" ] || [ "$(pt_rows "$T/srv")" != "$want" ]; then
+        fail "$tool $flags: the tables: client '$(pt_rows "$T/cli")', server '$(pt_rows "$T/srv")', wanted '$want'"
+    elif [ "$(grep -c '^ Number of qps   : '"$n"'	' "$T/cli" "$T/srv" | grep -c ':1$')" -ne 2 ] ||
+        [ "$(grep -c '^ local address: ' "$T/cli")" -ne "$n" ] || [ "$(grep -c '^ remote address: ' "$T/srv")" -ne "$n" ]; then
+        fail "$tool $flags: the headers do not show $n QPs, $n local and $n remote keys at each end"
+    elif [ "$qps" != "$k $k" ]; then
+        fail "$tool $flags: by tshark the destination QPs of each side: '$qps', wanted $k from each"
+    elif ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures, 0 unknown opcodes"; then
+        fail "$tool $flags: the capture is not clean RoCEv2: $sum"
+    else
+        pass "$tool $flags: both exit 0, both tables $want, $n QPs each way by tshark, every ICRC ok"
+    fi
+}
+pt_qps ib_send_bw 3 "-q 3 -s 4096 -n 50" "4096 150"
+pt_qps ib_write_bw 4 "-q 4 -s 4096 -n 50" "4096 200"
+pt_qps ib_read_bw 2 "-q 2 -s 4096 -n 50" "4096 100"
+pt_qps ib_atomic_bw 2 "-q 2 -n 50" "8 100"
+# -R -q 3: the exchange's connection and one for each data QP, four REQs to port 18515 and four DREQs.
+pt_qps ib_write_bw 3 "-R -q 3 -s 4096 -n 50" "4096 150"
+n=$("$R" explain "$T/cap.pcap" 2>/dev/null | grep -c "CM REQ .*port 18515\|CM DREQ")
+if [ "$n" -eq 8 ]; then pass "ib_write_bw -R -q 3: four REQs to port 18515, four DREQs"
+else fail "ib_write_bw -R -q 3: $n REQs to port 18515 and DREQs, wanted 8"; fi
 # -R: perftest's exchange on a QP of its own and the data QP, both connected by rdma_cm; as tcpdump reads the
 # capture, two REQs (service ID of port 18515) and a DREQ each.
 for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat; do

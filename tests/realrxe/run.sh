@@ -1352,6 +1352,105 @@ for PT_TOOL in ib_send_bw ib_send_lat; do
 	pt_roles $PT_TOOL "$PT_FLAGS" ptud_done
 done
 
+# ---- perftest -q N: N data QPs, the kernel's BW tools against rocelab --compat ib_*_bw -q N ------------
+# ptq_case NAME ROLE TOOL N FLAGS [ROCELAB-FLAGS...]: ROLE ks (the kernel serves) or kc (rocelab serves);
+# both exit 0, both tables say SIZE and N times -n; every ICRC good (cap_check); by tshark's fields
+# (infiniband.bth.destqp) the frames go to N QPs of the receiver, and (RC) the answers to N of the sender
+# (-R: N + 2, with the exchange's QP and QP1).
+ptq_case() {
+	local name=$1 role=$2 tool=$3 n=$4 flags=$5 hrc grc rout kout want s it qg qh oneway= k=$4
+	local ready="grep -q ':4853 00000000:0000 0A' /proc/net/tcp"
+	shift 5
+	# -R: the kernel's server listens through rdma_cm, and the exchange's QP and QP1 carry frames too
+	case " $flags " in *" -R "*) ready="rdma res show cm_id | grep -q LISTEN" k=$((n + 2)) ;; esac
+	cap_start
+	if [ "$role" = ks ]; then
+		guest "(timeout 90 $tool -d rxe0 -x 1 $flags; echo \"@@EXIT \$?\") > /tmp/pt.log 2>&1 &
+		       i=0; until $ready || [ \$i -ge 100 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null
+		ip netns exec "$NS" timeout 90 "$R" peer --compat "$tool" -d rxtap0 -x 1 $flags --timeout 60 "$@" $G \
+			>"$T/cli.out" 2>&1
+		hrc=$?
+		guest_end pt >"$T/srv.out"
+		grc=$?
+		rout=$T/cli.out kout=$T/srv.out
+	else
+		host_bg srv "waiting for a client" "$R" peer --compat "$tool" -d rxtap0 -x 1 $flags --timeout 60 "$@"
+		guest "timeout 90 $tool -d rxe0 -x 1 $flags 10.77.0.1" >"$T/cli.out" 2>&1
+		grc=$?
+		wait $hpid
+		hrc=$?
+		rout=$T/srv.out kout=$T/cli.out
+	fi
+	s=$(echo " $flags " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
+	it=$(echo " $flags " | sed -n 's/.* -n \([0-9]*\) .*/\1/p')
+	[ "$tool" = ib_atomic_bw ] && s=8
+	want="$s $((n * it))"
+	if [ "$hrc" -ne 0 ] || [ "$grc" -ne 0 ]; then
+		fail "$name: rocelab exit $hrc, kernel perftest exit $grc: $(tail -c 300 "$rout") / $(tail -c 300 "$kout")"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	if [ "$(pt_rows "$rout")" != "$want" ] || [ "$(pt_rows "$kout")" != "$want" ] ||
+		! grep -q "^ Number of qps   : $n	" "$rout" || ! grep -q "^ Number of qps   : $n	" "$kout"; then
+		fail "$name: the tables: rocelab '$(pt_rows "$rout")', kernel '$(pt_rows "$kout")', wanted '$want' and $n QPs"
+		kill "$td" 2>/dev/null
+		return
+	fi
+	pass "$name: both exit 0, both headers $n QPs, both tables $want (bytes, N x -n iterations)"
+	case " $flags " in *" -c UD "* | *" -c UC "*) oneway=oneway ;; esac
+	cap_check "$name" $oneway
+	[ -s "$T/cap.pcap" ] || return
+	qg=$(run_tshark -r "$T/cap.pcap" -Y "ip.src == $G" -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | grep -c .)
+	qh=$(run_tshark -r "$T/cap.pcap" -Y "ip.dst == $G" -T fields -e infiniband.bth.destqp 2>/dev/null | sort -u | grep -c .)
+	case "$oneway:$qg.$qh" in
+	"oneway:$k.0" | "oneway:0.$k") pass "$name: by tshark the frames go to $k destination QPs, nothing comes back" ;;
+	":$k.$k") pass "$name: by tshark $k destination QPs each way (kernel -> rocelab, rocelab -> kernel)" ;;
+	*) fail "$name: by tshark's infiniband.bth.destqp $qg QPs from the kernel, $qh from rocelab, wanted $k" ;;
+	esac
+}
+for tool in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
+	case $tool in ib_atomic_bw) flags="-q 3 -n 40 -F" ;; *) flags="-q 3 -s 8192 -n 40 -F" ;; esac
+	ptq_case "$tool -q 3 (kernel) serves rocelab --compat $tool -q 3" ks $tool 3 "$flags"
+	ptq_case "rocelab --compat $tool -q 3 serves $tool -q 3 (kernel)" kc $tool 3 "$flags"
+done
+# -R -q 3: perftest's rdma_cm exchange, a connection for the exchange's QP and one for each data QP; by
+# tshark's CM dissector four REQ, REP, RTU, DREQ and DREP (a REQ too early is refused, REJ 8, and sent again).
+ptq_cm() {
+	local cms dreq
+	cms=$(run_tshark -r "$T/cap.pcap" -Y "infiniband.bth.destqp == 1" -T fields -e infiniband.mad.attributeid 2>/dev/null |
+		sort | uniq -c | awk '{ printf "%s%s=%s", s, $2, $1; s = "," }')
+	# a DREQ answered late is sent again and answered again (IBA 12.9.9), as in pt_cm_done
+	dreq=$(echo "$cms" | sed -n 's/.*0x0015=\([0-9]*\).*/\1/p')
+	case $cms in
+	*"0x0013=4,0x0014=4,0x0015=$dreq,0x0016=$dreq") [ "${dreq:-0}" -ge 4 ] && pass "$1: by tshark's CM dissector four connections: $cms (REQ 0x10, REJ 0x12, REP .. DREP 0x13 .. 0x16)" ||
+		fail "$1: by tshark's CM dissector $cms, wanted four DREQs at least" ;;
+	*) fail "$1: by tshark's CM dissector $cms, wanted four REP, RTU, DREQ, DREP" ;;
+	esac
+}
+for tool in ib_send_bw ib_read_bw; do
+	ptq_case "$tool -R -q 3 (kernel) serves rocelab --compat $tool -R -q 3" ks $tool 3 "-R -q 3 -s 8192 -n 40 -F"
+	ptq_cm "$tool -R -q 3 (kernel) serves rocelab"
+	ptq_case "rocelab --compat $tool -R -q 3 serves $tool -R -q 3 (kernel)" kc $tool 3 "-R -q 3 -s 8192 -n 40 -F"
+	ptq_cm "rocelab --compat $tool -R -q 3 serves $tool (kernel)"
+done
+ptq_case "ib_send_bw -c UD -q 2 (kernel) serves rocelab" ks ib_send_bw 2 "-c UD -q 2 -s 1024 -n 40 -F"
+ptq_case "rocelab --compat ib_write_bw -c UC -q 2 serves ib_write_bw (kernel)" kc ib_write_bw 2 "-c UC -q 2 -s 8192 -n 40 -F"
+# Loss at the receiver's ingress on 4 QPs: the kernel resends on each, the tables agree as on a clean wire.
+ptq_case "rocelab --compat ib_send_bw -q 4 serves ib_send_bw (kernel), 10% loss at rocelab's ingress" kc ib_send_bw 4 \
+	"-q 4 -s 4096 -n 50 -F" --loss 0.1 --seed 7
+pt_dropped "ib_send_bw -q 4, 10% loss at rocelab's ingress" "$T/srv.out"
+# The latency tools run one QP: rocelab refuses -q 2 in the words of the kernel's own perftest.
+guest "ib_write_lat -d rxe0 -x 1 -q 2" >"$T/ker.out" 2>&1
+grc=$?
+"$R" peer --compat ib_write_lat -q 2 >"$T/roc.out" 2>&1
+hrc=$?
+if [ $grc -ne 0 ] && [ $hrc -ne 0 ] && [ "$(head -n 1 "$T/roc.out")" = " Multiple QPs only available on bw tests" ] &&
+	grep -qxF " Multiple QPs only available on bw tests" "$T/ker.out"; then
+	pass "ib_write_lat -q 2: the kernel's perftest and rocelab refuse it with the same words"
+else
+	fail "ib_write_lat -q 2: kernel exit $grc '$(head -n 2 "$T/ker.out" | tr '\n' ' ')', rocelab exit $hrc '$(head -n 2 "$T/roc.out" | tr '\n' ' ')'"
+fi
+
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
 
 "$R" realrxe stop --dir "$T/vm" >/dev/null 2>&1
