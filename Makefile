@@ -222,10 +222,13 @@ man: $(B)/man/rocelab.1
 $(B)/man/rocelab.1: $(B)/rocelab scripts/man.sh
 	sh scripts/man.sh $(B)/rocelab $(B)/man
 
-install: all man
+# Without help2man (make demo does not install it) everything but the man pages is installed, and it says so.
+install: all
+	@if command -v help2man >/dev/null 2>&1; then $(MAKE) --no-print-directory man; \
+	else echo "make install: no man pages without help2man (apt-get install help2man, or make bootstrap)"; fi
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/rocelab
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	install -m 644 $(B)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	if [ -e $(B)/man/rocelab.1 ]; then install -m 644 $(B)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
 	install -m 644 scripts/rocelab.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rocelab
 	install -m 755 $(B)/rocelab $(DESTDIR)$(PREFIX)/bin/rocelab
 	install -m 644 $(B)/librocelab.a $(DESTDIR)$(PREFIX)/lib/librocelab.a

@@ -39,6 +39,7 @@
 #define NG_MAX_BLOCK (16u << 20) /* no frame is larger; a length above is damage */
 #define NG_MAX_IFACES 256
 #define CAPTURE_MAX_LINKS 8   /* distinct link types kept apart (filters, the skipped note) */
+#define CAPTURE_SNAPLEN 262144 /* tcpdump's default, and the most libpcap's dead handle is given */
 
 /* A pcapng interface: its link type and how its timestamps count. */
 struct ng_iface {
@@ -51,6 +52,7 @@ struct ng_iface {
 /* The pcapng reader's state. */
 struct ng_reader {
 	bool swap;          /* the section is of the other byte order */
+	enum rl_link link0; /* the file's first interface's */
 	struct ng_iface *ifs;
 	size_t nifs;
 	uint8_t *block;
@@ -340,6 +342,10 @@ static int ng_next(struct cli_capture *c, struct cli_frame *f)
 			}
 			f->data = b + 28;
 		} else if (type == NG_SPB) {
+			if (len < 16) {
+				snprintf(ng->err, sizeof(ng->err), "a simple packet block is too short");
+				return -1;
+			}
 			iface = 0;
 			wire = ng_u32(ng, b + 8);
 			caplen = wire < len - 16 ? wire : len - 16;
@@ -382,8 +388,11 @@ static bool ng_start(struct cli_capture *c, char *why, size_t whylen)
 			return false;
 		}
 	if (r == 1 && ng_idb(c->ng, len) == 0) {
+		uint32_t snap = c->ng->ifs[0].snaplen;
+
+		c->ng->link0 = c->ng->ifs[0].link;
 		c->pc = pcap_open_dead_with_tstamp_precision(ng_dlt(c->ng->ifs[0].link),
-							     c->ng->ifs[0].snaplen ? (int)c->ng->ifs[0].snaplen : 262144,
+							     snap && snap < CAPTURE_SNAPLEN ? (int)snap : CAPTURE_SNAPLEN,
 							     PCAP_TSTAMP_PRECISION_NANO);
 		if (!c->pc)
 			snprintf(why, whylen, "out of memory");
@@ -564,9 +573,17 @@ int cli_capture_next(struct cli_capture *c, struct cli_frame *f)
 	return 1;
 }
 
+enum rl_status cli_frame_decode(const struct cli_frame *f, struct rl_pkt *pkt)
+{
+	if (!rl_link_supported((int)f->link))
+		return RL_NOT_ROCE;
+	return rl_decode_cut(f->link, f->data, f->caplen, f->len, pkt);
+}
+
+/* The link type of the file's first interface (a later section's interfaces do not change it). */
 enum rl_link cli_capture_link(const struct cli_capture *c)
 {
-	return c->ng ? c->ng->ifs[0].link : (enum rl_link)pcap_datalink(c->pc);
+	return c->ng ? c->ng->link0 : (enum rl_link)pcap_datalink(c->pc);
 }
 
 void cli_capture_note_skipped(const struct cli_capture *c, const char *cmd)
@@ -618,7 +635,7 @@ static const struct bpf_program *capture_prog(struct cli_capture *c, enum rl_lin
 	if (c->nprogs == CAPTURE_MAX_LINKS)
 		return NULL;
 	c->progs[i].link = link;
-	pc = pcap_open_dead(ng_dlt(link), 262144);
+	pc = pcap_open_dead(ng_dlt(link), CAPTURE_SNAPLEN);
 	c->progs[i].ok = pc && pcap_compile(pc, &c->progs[i].prog, c->filter, 1, PCAP_NETMASK_UNKNOWN) == 0;
 	if (pc)
 		pcap_close(pc);

@@ -60,6 +60,12 @@ int cli_capture_next(struct cli_capture *c, struct cli_frame *f);
 
 /* The capture's link type (a pcapng's first interface's), as the decoder takes it. */
 enum rl_link cli_capture_link(const struct cli_capture *c);
+/*
+ * The one way every reader decodes a frame: RL_NOT_ROCE for a link type not
+ * decoded (a pcapng's other interface); one cut by the snap length has its
+ * headers decoded (RL_CUT) and stays in the analysis.
+ */
+enum rl_status cli_frame_decode(const struct cli_frame *f, struct rl_pkt *pkt);
 
 /* "rocelab CMD: note: FILE: N frames of link type X skipped: ...", if cli_capture_next() counted any. */
 void cli_capture_note_skipped(const struct cli_capture *c, const char *cmd);

@@ -84,8 +84,12 @@ static void fill_icrc(const struct rl_profile *p, struct cmp_cell *c)
 
 	if (!p->packets) {
 		cmp_kind(c, "", "-");
-	} else if (!p->icrc_bad) {
+	} else if (!p->icrc_bad && !p->icrc_unknown) {
 		cmp_kind(c, "good", "good in every packet");
+	} else if (!p->icrc_bad) {
+		snprintf(c->text, sizeof(c->text), "not captured in %s (snap length), good in the rest",
+			 cmp_share(p->icrc_unknown, p->packets, n, sizeof(n)));
+		snprintf(c->kind, sizeof(c->kind), "cut");
 	} else {
 		snprintf(c->text, sizeof(c->text), "bad in %s", cmp_share(p->icrc_bad, p->packets, n, sizeof(n)));
 		snprintf(c->kind, sizeof(c->kind), "bad");
@@ -400,7 +404,7 @@ static int cmp_profile(const char *file, struct rl_profile *prof, uint64_t *fram
 	}
 	rl_profile_init(prof);
 	while ((r = cli_capture_next(c, &f)) == 1) {
-		st = rl_link_supported((int)f.link) ? rl_decode(f.link, f.data, f.caplen, &pkt) : RL_NOT_ROCE;
+		st = cli_frame_decode(&f, &pkt);
 		if (st == RL_NOT_ROCE)
 			continue;
 		rl_analyze(an, f.no, (uint64_t)f.rel_ns, &pkt, st, &ann);

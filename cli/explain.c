@@ -1243,11 +1243,7 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 	s->cur = f;
 	if (f->no == 1)
 		s->prev_ns = f->ns;
-	/*
-	 * A frame of a link type not decoded (a pcapng's other interface) is one more that is not
-	 * RoCE; one cut by the snap length has its headers decoded and stays in the PSN analysis.
-	 */
-	st = rl_link_supported((int)f->link) ? rl_decode_cut(f->link, f->data, f->caplen, f->len, &p) : RL_NOT_ROCE;
+	st = cli_frame_decode(f, &p);
 	if (st == RL_NOT_ROCE) {
 		show = show && !ex_roce_selectors(&s->sel);   /* --qp, --host, --op pick RoCE packets */
 		s->other += show;

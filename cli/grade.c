@@ -157,7 +157,7 @@ static int grade_load(struct cli_capture *in, struct grade_cap *c)
 			continue; /* a pcapng's interface of another link type */
 		f = &c->f[c->n];
 		f->no = fr.no;
-		st = rl_decode(fr.link, fr.data, fr.caplen, &f->p);
+		st = cli_frame_decode(&fr, &f->p);
 		rl_analyze(an, fr.no, (uint64_t)fr.ns, &f->p, st, &f->a);
 		if (st == RL_NOT_ROCE || rl_status_fatal(st))
 			continue;

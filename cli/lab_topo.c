@@ -54,14 +54,16 @@ int lab_lock(void)
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) : -1;
+		int err = errno; /* pread() may change errno */
+
+		n = err == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) : -1;
 		pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
-		if (errno == EWOULDBLOCK || n >= 0)
+		if (err == EWOULDBLOCK)
 			cli_error("lab", "another rocelab lab (process %s) is using namespaces " LAB_NS_A " and " LAB_NS_B
 					 ": one lab at a time; wait for it to finish",
 				  *pid ? pid : "?");
 		else
-			cli_error("lab", "cannot lock %s: %s", LAB_LOCK_FILE, strerror(errno));
+			cli_error("lab", "cannot lock %s: %s", LAB_LOCK_FILE, strerror(err));
 		close(fd);
 		return -1;
 	}

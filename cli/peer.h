@@ -250,8 +250,6 @@ int peer_dest_check(struct peer *p);
  * aim this side's RoCE traffic at a third host.
  */
 int peer_gid_trusted(const struct peer *p, const uint8_t gid[16]);
-/* The same with the peer's address given as the GID @from (an exchange that came over RoCE: perftest -R). */
-int peer_gid_from(const struct peer *p, const uint8_t gid[16], const uint8_t from[16]);
 /* Server: may a client ask for messages of @size bytes? false (with the reason in @why) if not. */
 bool peer_size_allowed(const struct peer *p, uint32_t size, char *why, size_t n);
 

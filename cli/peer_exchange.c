@@ -212,7 +212,8 @@ static bool peer_gid_of_mac(const uint8_t gid[16], const uint8_t mac[6])
 	       !memcmp(gid + 13, mac + 3, 3);
 }
 
-int peer_gid_from(const struct peer *p, const uint8_t gid[16], const uint8_t from[16])
+/* 0 if @gid is the peer whose address is the GID @from (or -g 0: the default GID of its MAC); else -1, said why. */
+static int peer_gid_from(const struct peer *p, const uint8_t gid[16], const uint8_t from[16])
 {
 	uint8_t mac[6];
 	char g[INET6_ADDRSTRLEN], r[INET6_ADDRSTRLEN];

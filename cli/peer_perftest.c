@@ -1395,8 +1395,8 @@ static int pt_check_gid(struct peer *p, struct pt_run *r)
 			  "the GID index of its IP address (-x; Soft-RoCE over IPv4: usually -x 1)", g);
 		return -1;
 	}
-	if (p->o.pt.rdma_cm ? peer_gid_from(p, r->them.gid, rl_rdma_id_dst(p->perftest->comm.id)->gid)
-			    : peer_gid_trusted(p, r->them.gid))
+	/* Ethernet exchange only: under -R the CM gave the path, taken as its MADs say (docs/peer-trust.md). */
+	if (peer_gid_trusted(p, r->them.gid))
 		return -1;
 	peer_gid_to_addr(r->them.gid, p->net.family, &a);
 	peer_addr_set_port(&a, PEER_ROCE_PORT);

@@ -127,7 +127,6 @@ void gen_sess_free(struct gen_sess *s)
 	rl_pair_free(&s->pair);
 }
 
-/* Run until the wire is quiet and @app (may be NULL) says it is done. 0, or -1 on a livelock. */
 /*
  * RNR NAKs a run may meet before gen stops it. rnr_retry 7 (perftest's, and
  * ours) retries forever (IBA 9.7.5.2.8): a receive never posted would write
@@ -162,6 +161,7 @@ static bool gen_sess_app(struct rl_sim *sim, uint64_t now, void *ctx)
 	return s->app ? s->app(sim, now, ctx) : false;
 }
 
+/* Run until the wire is quiet and @app (may be NULL) says it is done. 0, or -1 on a livelock. */
 int gen_sess_run(struct gen_sess *s, rl_sim_app_fn app)
 {
 	long r;

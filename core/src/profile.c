@@ -187,7 +187,9 @@ void rl_profile_add(struct rl_profile *p, uint64_t frame, uint64_t t_ns, const s
 	p->ring[frame % RL_PROFILE_RING].frame = frame;
 	p->ring[frame % RL_PROFILE_RING].t_ns = t_ns;
 	p->packets++;
-	if (!pkt->icrc_ok)
+	if (pkt->cut)
+		p->icrc_unknown++;
+	else if (!pkt->icrc_ok)
 		p->icrc_bad++;
 	profile_headers(p, pkt);
 	if (rl_opcode_transport(pkt->bth.opcode) != RL_TR_RC || !(pkt->op->flags & RL_OPF_VALID))

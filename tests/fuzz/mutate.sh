@@ -86,6 +86,14 @@ for f in "$T"/odd/*.pcapng "$T"/odd/ao/*.pcapng; do
 	clean "$(basename "$f")" "$f" -V && o_ok=$((o_ok + 1))
 done
 [ "$o_ok" -eq "$o_all" ] && ok "explain on $o_all odd pcapng files: no crash, no sanitizer report"
+# A simple packet block shorter than its own 16 bytes is damage, not a frame read from beyond it.
+"$RA" explain "$T/odd/odd-short-spb.pcapng" >"$T/spb.out" 2>&1
+st=$?
+if [ $st -eq 1 ] && grep -q "a simple packet block is too short" "$T/spb.out"; then
+	ok "a 12-byte simple packet block: damaged, exit 1"
+else
+	bad "a 12-byte simple packet block: exit $st, $(head -c 300 "$T/spb.out")"
+fi
 
 # ---- the plugin's sanitizer build in tshark: a sample of the same -------------------------------
 if [ -n "$SO" ] && command -v tshark >/dev/null 2>&1; then

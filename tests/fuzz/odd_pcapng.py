@@ -102,6 +102,12 @@ def main():
     w = W()
     w.shb()
     w.idb(link)
+    w.block(3, b"")                                                    # an SPB of 12 bytes: no length field
+    variants["short-spb"] = w.b
+
+    w = W()
+    w.shb()
+    w.idb(link)
     for s, f, data, wire in fr:
         w.epb(0, s * 10**6 + f // 1000, data, wire)
     variants["cut-last-block"] = w.b[:-7]

@@ -22,6 +22,8 @@ failed=0
 pass() { passed=$((passed + 1)); echo "ok   $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 cleanup() {
+    # whatever still runs in the namespaces (a server, tcpdump, a client), after Ctrl-C too
+    for ns in "$NA" "$NB"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null; done
     ip netns del "$NA" 2>/dev/null
     ip netns del "$NB" 2>/dev/null
     rm -rf "$T"

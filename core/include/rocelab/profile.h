@@ -39,6 +39,7 @@ struct rl_profile {
 	uint64_t packets;              /* RoCE packets that decoded (malformed ones are not profiled) */
 	uint64_t ipv4, ipv6, v1;       /* RoCEv2 over IPv4 / IPv6, RoCEv1 */
 	uint64_t icrc_bad;
+	uint64_t icrc_unknown;         /* cut by the snap length: the ICRC was not captured */
 
 	/* IPv4 and UDP headers (RoCEv2 over IPv4). */
 	uint64_t udp_csum_zero;        /* UDP checksum 0: allowed over IPv4 (RFC 768) */
