@@ -479,7 +479,8 @@ static bool capture_links_ok(const struct cli_capture *c, const char *cmd, enum 
 	case CLI_LINKS_ANY:
 		return true;
 	case CLI_LINKS_DECODED:
-		if (rl_link_supported(dlt))
+		/* A pcapng's later interfaces may be of a type decoded: each frame is judged as it comes. */
+		if (rl_link_supported(dlt) || c->ng)
 			return true;
 		cli_error(cmd, "%s: link type %s (%d) is not supported; rocelab reads Ethernet, "
 			       "Linux cooked (tcpdump -i any) and raw IP captures",

@@ -30,6 +30,10 @@ if command -v mergecap >/dev/null 2>&1 && command -v editcap >/dev/null 2>&1; th
 		ok "mixed pcapng with 802.11: the skipped frames are counted and said" ||
 		bad "mixed pcapng with 802.11: the skipped frames are counted and said"
 	! grep -q "damaged" "$T/all" && ok "mixed pcapng: not called damaged" || bad "mixed pcapng: not called damaged"
+	# The same merged the other way round: the first interface is the one not decoded.
+	mergecap -F pcapng -w "$T/mx2r.pcapng" "$T/mx-wifi.pcap" "$T/mx-eth.pcap"
+	expect "mixed pcapng, 802.11 first: the Ethernet frames decoded all the same" 0 \
+		"^--- 32 frames: 16 RoCE, 16 other" "$RA" explain "$T/mx2r.pcapng"
 	expect "mixed pcapng: rewrite refuses a second link type, output not made" 1 "a pcap holds one link type" \
 		"$RA" rewrite "$T/mx.pcapng" "$T/mx-out.pcap" --rewrite psn:+1
 	[ ! -e "$T/mx-out.pcap" ] && ok "mixed pcapng: rewrite leaves no output" || bad "mixed pcapng: rewrite leaves no output"
