@@ -84,7 +84,19 @@ static void gids_add(struct cli_gids *t, const uint8_t gid[16])
 		memcpy(t->gid[t->n++], gid, 16);
 }
 
-/* The default GID: fe80::/64 and the modified EUI-64 of the MAC (RFC 4291 2.5.1); without a MAC fe80:: and false. */
+void cli_gid_of_mac(const uint8_t mac[6], uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	gid[0] = 0xfe;
+	gid[1] = 0x80;
+	gid[8] = mac[0] ^ 2;
+	memcpy(gid + 9, mac + 1, 2);
+	gid[11] = 0xff;
+	gid[12] = 0xfe;
+	memcpy(gid + 13, mac + 3, 3);
+}
+
+/* The default GID (cli_gid_of_mac()); without a MAC fe80:: and false. */
 static bool gids_default(const struct ifaddrs *ifs, const char *ifname, uint8_t gid[16])
 {
 	memset(gid, 0, 16);
@@ -95,11 +107,7 @@ static bool gids_default(const struct ifaddrs *ifs, const char *ifname, uint8_t 
 
 		if (!ll || ll->sll_family != AF_PACKET || ll->sll_halen != 6 || strcmp(i->ifa_name, ifname))
 			continue;
-		gid[8] = ll->sll_addr[0] ^ 2;
-		memcpy(gid + 9, ll->sll_addr + 1, 2);
-		gid[11] = 0xff;
-		gid[12] = 0xfe;
-		memcpy(gid + 13, ll->sll_addr + 3, 3);
+		cli_gid_of_mac(ll->sll_addr, gid);
 		return true;
 	}
 	return false;

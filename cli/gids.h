@@ -36,6 +36,8 @@ int cli_gid_table(const char *cmd, const char *ifname, struct cli_gids *t);
 bool cli_gid_ifname_of(const void *addr, int family, char name[IF_NAMESIZE]);
 
 bool cli_gid_is_link_local(const uint8_t gid[16]);
+/* The default GID of an interface with MAC @mac: fe80::/64 and the modified EUI-64 (RFC 4291 2.5.1), as rxe's. */
+void cli_gid_of_mac(const uint8_t mac[6], uint8_t gid[16]);
 /* The GID as an IPv6 address (::ffff:10.0.0.1, fe80::1), or as sysfs writes it (8 groups of 4 hex digits). */
 void cli_gid_str(const uint8_t gid[16], char *s, size_t n);
 void cli_gid_sysfs(const uint8_t gid[16], char s[40]);

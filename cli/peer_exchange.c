@@ -205,25 +205,20 @@ static bool peer_neigh_mac(const char *ifname, const uint8_t ip[4], uint8_t mac[
 	return ok;
 }
 
-/* Does link-local @gid hold the modified EUI-64 of @mac (RFC 4291 2.5.1), as rxe's default GID does? */
-static bool peer_gid_of_mac(const uint8_t gid[16], const uint8_t mac[6])
-{
-	return gid[8] == (mac[0] ^ 2) && !memcmp(gid + 9, mac + 1, 2) && gid[11] == 0xff && gid[12] == 0xfe &&
-	       !memcmp(gid + 13, mac + 3, 3);
-}
-
 /* 0 if @gid is the peer whose address is the GID @from (or -g 0: the default GID of its MAC); else -1, said why. */
 static int peer_gid_from(const struct peer *p, const uint8_t gid[16], const uint8_t from[16])
 {
-	uint8_t mac[6];
+	uint8_t mac[6], mac_gid[16];
 	char g[INET6_ADDRSTRLEN], r[INET6_ADDRSTRLEN];
 
 	if (p->o.allow_other_gid || !memcmp(gid, from, 16))
 		return 0;
 	/* -g 0 at both ends: the default GID of the MAC the peer's IPv4 address resolved to. */
-	if (peer_gid_is_link_local(gid) && rl_gid_is_ipv4(from) && peer_neigh_mac(p->net.gids.ifname, from + 12, mac) &&
-	    peer_gid_of_mac(gid, mac))
-		return 0;
+	if (peer_gid_is_link_local(gid) && rl_gid_is_ipv4(from) && peer_neigh_mac(p->net.gids.ifname, from + 12, mac)) {
+		cli_gid_of_mac(mac, mac_gid);
+		if (!memcmp(gid, mac_gid, 16))
+			return 0;
+	}
 	peer_gid_str(gid, g, sizeof(g));
 	peer_gid_str(from, r, sizeof(r));
 	if (rl_gid_is_ipv4(from))
