@@ -643,7 +643,8 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 		rc = CLI_ERR;
 		goto out;
 	}
-	td = lab_capture_start(pcap, err, real_rxe ? LAB_RXE_NS : LAB_NS_A, real_rxe ? LAB_RXE_IF : LAB_IF_A);
+	td = lab_capture_start(pcap, err, real_rxe ? LAB_RXE_NS : LAB_NS_A, real_rxe ? LAB_RXE_IF : LAB_IF_A,
+			       l->mtu);
 	if (td < 0) {
 		rc = CLI_ERR;
 		goto out;

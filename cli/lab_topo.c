@@ -309,7 +309,8 @@ static void lab_pcap_stop(int sig)
  * The capture without tcpdump, for a user namespace: tcpdump gives up its
  * root there (initgroups is not allowed) and fails. Same libpcap, same filter.
  */
-static void lab_capture_child(const char *pcap, const char *err, const char *ns_name, const char *ifname)
+static void lab_capture_child(const char *pcap, const char *err, const char *ns_name, const char *ifname,
+			      unsigned mtu)
 {
 	char eb[PCAP_ERRBUF_SIZE];
 	struct bpf_program bpf;
@@ -332,8 +333,8 @@ static void lab_capture_child(const char *pcap, const char *err, const char *ns_
 		_exit(2);
 	}
 	lab_pcap = pcap_create(ifname, eb);
-	if (!lab_pcap || pcap_set_snaplen(lab_pcap, 65535) || pcap_set_immediate_mode(lab_pcap, 1) ||
-	    pcap_set_buffer_size(lab_pcap, 16 << 20) || pcap_activate(lab_pcap) < 0 ||
+	if (!lab_pcap || pcap_set_snaplen(lab_pcap, (int)LAB_SNAPLEN(mtu)) ||
+	    pcap_set_immediate_mode(lab_pcap, 1) || pcap_set_buffer_size(lab_pcap, LAB_CAPTURE_KIB << 10) || pcap_activate(lab_pcap) < 0 ||
 	    pcap_compile(lab_pcap, &bpf, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) ||
 	    pcap_setfilter(lab_pcap, &bpf) || !(d = pcap_dump_open(lab_pcap, pcap))) {
 		fprintf(e, "libpcap: %s\n", lab_pcap ? pcap_geterr(lab_pcap) : eb);
@@ -346,7 +347,7 @@ static void lab_capture_child(const char *pcap, const char *err, const char *ns_
 	_exit(0);
 }
 
-pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname)
+pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname, unsigned mtu)
 {
 	char line[1024];
 	int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -357,12 +358,12 @@ pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0)
-			lab_capture_child(pcap, err, ns, ifname);
+			lab_capture_child(pcap, err, ns, ifname, mtu);
 	} else {
 		/* -Z root: tcpdump would give the file to its own user, which a user namespace does not have. */
 		snprintf(line, sizeof(line),
-			 "ip netns exec %s tcpdump -i %s -n -U --immediate-mode -B 16384 -Z root -w %s udp port 4791",
-			 ns, ifname, pcap);
+			 "ip netns exec %s tcpdump -i %s -n -U --immediate-mode -s %u -B %u -Z root -w %s udp port 4791",
+			 ns, ifname, LAB_SNAPLEN(mtu), LAB_CAPTURE_KIB, pcap);
 		printf("  + %s &\n", line);
 		pid = lab_spawn(line, fd, fd);
 	}

@@ -27,6 +27,16 @@
 #define LAB_MTU_MIN 1280
 #define LAB_MTU_MAX 65535
 
+/*
+ * The capture's ring. In immediate mode libpcap gives every frame a slot of
+ * the snapshot length, 256 KiB by default on a veth (it has offloads): a 16 MiB
+ * ring then held 64 frames of a burst. A slot of the link's largest frame
+ * (MTU, Ethernet header and a VLAN tag, FCS room) in a 64 MiB ring holds
+ * thousands; nothing here sends segmentation-offloaded frames.
+ */
+#define LAB_SNAPLEN(mtu) ((mtu) + 18u)
+#define LAB_CAPTURE_KIB 65536u
+
 /* Are both namespaces there? */
 bool lab_is_up(void);
 
@@ -67,8 +77,12 @@ pid_t lab_netns_user(const char *ns);
 /* Print whether the topology is up, and its addresses and MTU; 0 if up, 1 if down. */
 int lab_status(void);
 
-/* Capture RoCEv2 (UDP port 4791) on @ifname in namespace @ns into @pcap, its messages in @err. The capturer's pid, -1 (said) if it did not start. */
-pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname);
+/*
+ * Capture RoCEv2 (UDP port 4791) on @ifname, of link MTU @mtu, in namespace
+ * @ns into @pcap, its messages in @err. The capturer's pid, -1 (said) if it
+ * did not start.
+ */
+pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname, unsigned mtu);
 
 /* Stop the capturer @pid after the last frames; say if the kernel dropped any; remove @err. */
 void lab_capture_stop(pid_t pid, const char *err);

@@ -167,8 +167,13 @@ ip -n "$NB" link set "$VB" up
 
 # pair NAME CLIENT-OPTIONS...: server in B, client in A, tcpdump in A; all must agree.
 # The capture keeps RoCE and ICMP errors (ICMPv6 types below 128), not neighbour discovery.
-# SNAPLEN: tcpdump's -s (in --immediate-mode its ring has a slot of that size per frame: a small
-# one holds a longer burst).
+# td_opts: tcpdump's ring options. In --immediate-mode libpcap's ring has one slot per frame of the
+# snapshot length (262144 by default on a veth, which has offloads): -B 16384 then held 64 frames and
+# CI's loaded machine dropped hundreds of a burst. A slot of the link's largest frame (MTU + Ethernet
+# and VLAN headers; nothing here sends GSO) in a 64 MiB ring holds thousands. SNAPLEN: a smaller -s.
+td_opts() {
+    echo "-s ${SNAPLEN:-$(( $(ip netns exec "$NA" cat /sys/class/net/"$VA"/mtu) + 18 ))} -B 65536"
+}
 ADDR=10.79.0.2
 pair() {
     name=$1
@@ -181,7 +186,8 @@ pair_cmd() {
     srvargs=$2
     shift 2
     rm -f "$T/cap.pcap" "$T/td.err"
-    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -s "${SNAPLEN:-262144}" -B 16384 -U -n -w "$T/cap.pcap" \
+    # shellcheck disable=SC2046  # td_opts: several words
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode $(td_opts) -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
     i=0
@@ -490,7 +496,8 @@ rping_pair() {
     srvopts=$2
     shift 2
     rm -f "$T/cap.pcap" "$T/td.err" "$T/srv.err"
-    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
+    # shellcheck disable=SC2046  # td_opts: several words
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode $(td_opts) -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
     i=0
@@ -644,7 +651,8 @@ ct_pair() {
     shift 3
     # srv.err goes too: the last server's line would start the client before this server has its port
     rm -f "$T/cap.pcap" "$T/td.err" "$T/srv.err"
-    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
+    # shellcheck disable=SC2046  # td_opts: several words
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode $(td_opts) -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
     i=0
@@ -939,7 +947,8 @@ pt_pair_once() {
     flags=$2
     shift 2
     rm -f "$T/cap.pcap" "$T/td.err" "$T/srv.err"
-    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode -B 16384 -U -n -w "$T/cap.pcap" \
+    # shellcheck disable=SC2046  # td_opts: several words
+    ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode $(td_opts) -U -n -w "$T/cap.pcap" \
         'udp port 4791 or icmp or (icmp6 and ip6[40] < 128)' >/dev/null 2>"$T/td.err" &
     td=$!
     i=0
