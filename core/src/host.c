@@ -244,12 +244,27 @@ void rl_host_run(struct rl_host *h, uint64_t now)
 	if (now > h->now)
 		h->now = now;
 	for (struct rl_qp *qp = h->qps; qp; qp = qp->next) {
+		if (rl_resp_pending(qp) && qp->state >= RL_QPS_RTR && qp->state != RL_QPS_ERR)
+			rl_resp_run(qp);
 		rl_comp_timers(qp);
 		if (qp->state == RL_QPS_RTS)
 			rl_req_run(qp);
 		else if (qp->state == RL_QPS_ERR)
 			rl_comp_flush(qp);
 	}
+}
+
+bool rl_host_tx_pending(const struct rl_host *h)
+{
+	for (const struct rl_qp *qp = h->qps; qp; qp = qp->next)
+		if (qp->resp.reply.active)
+			return true;
+	return false;
+}
+
+size_t rl_host_tx_room(const struct rl_host *h)
+{
+	return h->cfg.tx_room ? h->cfg.tx_room(h->cfg.ctx) : SIZE_MAX;
 }
 
 uint64_t rl_host_next_timer(const struct rl_host *h)

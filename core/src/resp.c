@@ -9,6 +9,7 @@
  *
  * with side exits to DUPLICATE (a PSN seen before), to a NAK, or to DROP.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "transport.h"
@@ -147,6 +148,7 @@ static void rl_resp_complete_recv(struct rl_qp *qp, enum rl_wc_status st, enum r
  */
 void rl_resp_flush(struct rl_qp *qp)
 {
+	rl_resp_drop_pending(qp);
 	if (qp->resp.have_recv)
 		rl_resp_complete_recv(qp, RL_WC_WR_FLUSH_ERR, RL_WC_RECV, NULL);
 	while (!qp->srq && rl_resp_take_recv(qp))
@@ -476,31 +478,46 @@ static struct rl_resp_res *rl_resp_new_res(struct rl_qp *qp)
 }
 
 /*
- * Send READ response packets for @len bytes at @va, starting with PSN @psn.
- * First and Last (and Only) carry an AETH (IBA 9.7.5.1.4); PSNs count up.
+ * Send what the port takes of the READ response in progress: First and Last
+ * (and Only) carry an AETH (IBA 9.7.5.1.4); PSNs count up. A replay from the
+ * middle starts with a Middle packet (or Last, if one is left).
  */
-static void rl_resp_read_reply(struct rl_qp *qp, struct rl_mr *mr, uint64_t va, uint32_t len, uint32_t psn,
-			       bool whole)
+static void rl_resp_reply_send(struct rl_qp *qp)
 {
-	uint32_t npkts = rl_qp_npkts(qp, len), off = 0;
+	struct rl_resp_reply *rp = &qp->resp.reply;
+	struct rl_mr *mr = rp->len ? rl_mr_find_rkey(qp->host, rp->rkey) : NULL; /* zero bytes: no region (C9-88) */
+	size_t room = rl_host_tx_room(qp->host);
 
-	for (uint32_t i = 0; i < npkts; i++) {
-		uint32_t chunk = len - off < qp->mtu ? len - off : qp->mtu;
-		bool first = i == 0 && whole, last = i == npkts - 1;
+	if (rp->len && (!mr || !rl_mr_ptr(mr, rp->va, rp->len))) {
+		rl_event(qp, RL_EV_DROP, rp->psn, 0, "the region of a READ response was deregistered");
+		rp->active = false;
+		return;
+	}
+	for (; rp->active && room; room--) {
+		uint32_t chunk = rp->len - rp->off < qp->mtu ? rp->len - rp->off : qp->mtu;
+		bool first = rp->off == 0 && rp->whole, last = rp->off + chunk == rp->len;
 		uint32_t pos = (first ? RL_OPF_FIRST : 0) | (last ? RL_OPF_LAST : 0);
 		struct rl_pkt p;
 
-		/* A replay from the middle starts with a Middle packet (or Last, if one is left). */
 		rl_qp_pkt_init(qp, &p, (uint8_t)rl_opcode_find(RL_TR_RC, RL_OPF_RESP | RL_OPF_READ | RL_OPF_PAYLOAD |
 								  (pos ? pos : RL_OPF_MIDDLE)));
-		p.bth.psn = rl_psn_add(psn, i);
+		p.bth.psn = rp->psn;
 		p.aeth.syndrome = rl_syndrome_make(RL_AETH_ACK, rl_resp_credits(qp));
 		p.aeth.msn = qp->resp.msn;
-		p.payload = chunk ? rl_mr_ptr(mr, va + off, chunk) : NULL; /* zero bytes: maybe no region (C9-88) */
+		p.payload = chunk ? rl_mr_ptr(mr, rp->va + rp->off, chunk) : NULL;
 		p.payload_len = chunk;
 		rl_qp_emit(qp, &p);
-		off += chunk;
+		rp->off += chunk;
+		rp->psn = rl_psn_add(rp->psn, 1);
+		rp->active = !last;
 	}
+}
+
+/* Answer a READ for @len bytes at @va of the region @rkey names, from PSN @psn on. */
+static void rl_resp_read_reply(struct rl_qp *qp, uint32_t rkey, uint64_t va, uint32_t len, uint32_t psn, bool whole)
+{
+	qp->resp.reply = (struct rl_resp_reply){ true, whole, rkey, va, len, 0, psn };
+	rl_resp_reply_send(qp);
 }
 
 static enum rl_resp_state rl_resp_exec_read(struct rl_qp *qp, struct rl_resp_ctx *c)
@@ -517,7 +534,7 @@ static enum rl_resp_state rl_resp_exec_read(struct rl_qp *qp, struct rl_resp_ctx
 	r->length = len;
 	qp->resp.msn++;
 	r->msn = qp->resp.msn;
-	rl_resp_read_reply(qp, c->mr, r->va, len, p->bth.psn, true);
+	rl_resp_read_reply(qp, r->rkey, r->va, len, p->bth.psn, true);
 	qp->resp.psn = rl_psn_add(r->last_psn, 1);
 	return RESP_DONE;
 }
@@ -710,7 +727,7 @@ static enum rl_resp_state rl_resp_duplicate(struct rl_qp *qp, struct rl_resp_ctx
 	c->mr = r->length ? rl_mr_find_rkey(qp->host, r->rkey) : NULL; /* zero bytes need no region (C9-88) */
 	if (r->length && (!c->mr || !rl_mr_ptr(c->mr, p->reth.va, p->reth.dma_len)))
 		return RESP_DROP;
-	rl_resp_read_reply(qp, c->mr, p->reth.va, p->reth.dma_len, p->bth.psn, p->bth.psn == r->first_psn);
+	rl_resp_read_reply(qp, r->rkey, p->reth.va, p->reth.dma_len, p->bth.psn, p->bth.psn == r->first_psn);
 	return RESP_DONE;
 }
 
@@ -775,7 +792,7 @@ static bool rl_resp_ud_qkey_ok(struct rl_qp *qp, const struct rl_pkt *p)
 	return false;
 }
 
-void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt)
+static void rl_resp_process(struct rl_qp *qp, const struct rl_pkt *pkt)
 {
 	struct rl_resp_ctx c = { pkt, pkt->op->flags, NULL, NULL, false };
 	enum rl_resp_state s = RESP_CHECK_PSN;
@@ -784,4 +801,72 @@ void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt)
 		return;
 	while (s != RESP_DONE && qp->state != RL_QPS_ERR)
 		s = rl_resp_step(qp, s, &c);
+}
+
+/* ---- requests held behind a READ response ------------------------------------------------------ */
+
+static void rl_resp_hold(struct rl_qp *qp, const struct rl_pkt *pkt)
+{
+	struct rl_resp_held *hd;
+
+	if (!qp->resp.held)
+		qp->resp.held = calloc(RL_RESP_HELD_MAX, sizeof(*qp->resp.held));
+	if (!qp->resp.held || qp->resp.nheld == RL_RESP_HELD_MAX) {
+		rl_event(qp, RL_EV_DROP, pkt->bth.psn, 0, "busy sending a READ response: no room to hold the request");
+		qp->stats.pkts_discarded++;
+		return;
+	}
+	hd = &qp->resp.held[(qp->resp.held_head + qp->resp.nheld) % RL_RESP_HELD_MAX];
+	hd->pkt = *pkt;
+	hd->payload = NULL;
+	if (pkt->payload && pkt->payload_len) {
+		hd->payload = malloc(pkt->payload_len);
+		if (!hd->payload) {
+			rl_event(qp, RL_EV_DROP, pkt->bth.psn, 0, "out of memory holding a request");
+			qp->stats.pkts_discarded++;
+			return;
+		}
+		memcpy(hd->payload, pkt->payload, pkt->payload_len);
+		hd->pkt.payload = hd->payload;
+	}
+	qp->resp.nheld++;
+}
+
+void rl_resp_drop_pending(struct rl_qp *qp)
+{
+	for (; qp->resp.nheld; qp->resp.nheld--) {
+		free(qp->resp.held[qp->resp.held_head].payload);
+		qp->resp.held_head = (qp->resp.held_head + 1) % RL_RESP_HELD_MAX;
+	}
+	free(qp->resp.held);
+	qp->resp.held = NULL;
+	qp->resp.held_head = 0;
+	qp->resp.reply.active = false;
+}
+
+bool rl_resp_pending(const struct rl_qp *qp)
+{
+	return qp->resp.reply.active || qp->resp.nheld;
+}
+
+void rl_resp_run(struct rl_qp *qp)
+{
+	if (qp->resp.reply.active)
+		rl_resp_reply_send(qp);
+	while (!qp->resp.reply.active && qp->resp.nheld && qp->state != RL_QPS_ERR) {
+		struct rl_resp_held hd = qp->resp.held[qp->resp.held_head];
+
+		qp->resp.held_head = (qp->resp.held_head + 1) % RL_RESP_HELD_MAX;
+		qp->resp.nheld--;
+		rl_resp_process(qp, &hd.pkt);
+		free(hd.payload);
+	}
+}
+
+void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt)
+{
+	if (rl_resp_pending(qp))
+		rl_resp_hold(qp, pkt);
+	else
+		rl_resp_process(qp, pkt);
 }

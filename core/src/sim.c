@@ -98,6 +98,42 @@ static void rl_sim_emit(void *ctx, const uint8_t *frame, size_t len)
 	rl_sim_fifo_enqueue_before(&sim->fifo, s, sim->injected);
 }
 
+/* How many frames a host may have waiting in its port's transmit queue (RL_SIM_TX_QUEUE, or less). */
+static size_t rl_sim_tx_cap(const struct rl_sim *sim)
+{
+	size_t q = sim->cfg.wire.queue_frames ? sim->cfg.wire.queue_frames : RL_SIMWIRE_DEFAULT_QUEUE_FRAMES;
+
+	return q < RL_SIM_TX_QUEUE ? q : RL_SIM_TX_QUEUE;
+}
+
+/* The room in a port's transmit queue; no limit where frames never queue (no wire, or no rate). */
+static size_t rl_sim_tx_room(void *ctx)
+{
+	struct rl_sim_port *p = ctx;
+	struct rl_sim *sim = p->sim;
+	size_t cap = rl_sim_tx_cap(sim), queued;
+
+	if (!sim->wire || !sim->cfg.wire.rate_bps)
+		return SIZE_MAX;
+	queued = rl_simwire_queued(sim->wire, p->idx, sim->now);
+	return queued < cap ? cap - queued : 0;
+}
+
+/* When a host waiting for room at its port (rl_host_tx_pending) runs again: once half the queue has gone. */
+static uint64_t rl_sim_tx_wake(struct rl_sim *sim)
+{
+	uint64_t t = UINT64_MAX;
+
+	for (int i = 0; i < 2; i++)
+		if (sim->wire && rl_host_tx_pending(sim->host[i])) {
+			uint64_t u = rl_simwire_queue_below(sim->wire, i, sim->now, (rl_sim_tx_cap(sim) + 1) / 2);
+
+			if (u < t)
+				t = u;
+		}
+	return t;
+}
+
 int rl_sim_inject(struct rl_sim *sim, int to, const uint8_t *frame, size_t len)
 {
 	uint32_t s;
@@ -163,6 +199,7 @@ struct rl_sim *rl_sim_new(const struct rl_sim_config *cfg)
 		sim->port[i] = (struct rl_sim_port){ sim, i };
 		hc.emit = rl_sim_emit;   /* the wire takes every frame: no path-level output here */
 		hc.emit_pkt = NULL;
+		hc.tx_room = rl_sim_tx_room;
 		hc.ctx = &sim->port[i];
 		if (!hc.event_ctx)
 			hc.event_ctx = cfg->host[i].ctx;
@@ -251,6 +288,9 @@ static long rl_sim_run_simwire(struct rl_sim *sim, uint64_t until_ns, long max_s
 		rl_host_run(sim->host[1], sim->now);
 		t = rl_simwire_next_time(sim->wire);
 		timer = rl_sim_next_timer(sim);
+		if (timer < t)
+			t = timer;
+		timer = rl_sim_tx_wake(sim);
 		if (timer < t)
 			t = timer;
 		if (sim->wake < t)

@@ -694,6 +694,25 @@ bool rl_simwire_deliver(struct rl_simwire *w, uint64_t now, struct rl_simwire_de
 	return true;
 }
 
+size_t rl_simwire_queued(struct rl_simwire *w, int port, uint64_t now)
+{
+	if (!w || (port != 0 && port != 1))
+		return 0;
+	sw_fifo_expire(&w->dir[port].waiting, now);
+	return sw_fifo_len(&w->dir[port].waiting);
+}
+
+uint64_t rl_simwire_queue_below(struct rl_simwire *w, int port, uint64_t now, size_t n)
+{
+	const struct sw_fifo *f;
+
+	if (rl_simwire_queued(w, port, now) < n)
+		return now;
+	/* Start times only grow, one serialization apart: after the n-th from the end starts, n - 1 wait. */
+	f = &w->dir[port].waiting;
+	return f->v[f->tail - n];
+}
+
 void rl_simwire_stats(const struct rl_simwire *w, int port, struct rl_simwire_stats *st)
 {
 	if (!st)

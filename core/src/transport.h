@@ -113,6 +113,33 @@ struct rl_resp_res {
 	uint32_t msn;
 };
 
+/*
+ * A READ response being sent (IBA 9.7.5.1.4; rxe's RESPST_READ_REPLY): as many
+ * packets at a time as the port takes (rl_host_config.tx_room), so that a 1 GiB
+ * READ does not put a million frames on the wire at once.
+ */
+struct rl_resp_reply {
+	bool active;
+	bool whole;               /* the first packet is a First (or Only), not a replay's Middle */
+	uint32_t rkey;            /* looked up again for each burst: the region may be gone */
+	uint64_t va;
+	uint32_t len, off;        /* bytes in all, bytes sent */
+	uint32_t psn;             /* of the next packet */
+};
+
+/*
+ * A request packet that arrived while a READ response was being sent: the
+ * responder takes requests in PSN order (IBA 9.5), so it waits its turn, as in
+ * rxe's responder queue. @payload is a copy.
+ */
+struct rl_resp_held {
+	struct rl_pkt pkt;
+	uint8_t *payload;
+};
+
+/* Request packets held behind a READ response at most; more are dropped (the requester resends). */
+#define RL_RESP_HELD_MAX 256
+
 struct rl_qp {
 	struct rl_host *host;
 	struct rl_pd *pd;
@@ -165,6 +192,9 @@ struct rl_qp {
 		uint32_t wleft, wlen;
 		struct rl_resp_res *res;
 		unsigned nres, res_next;
+		struct rl_resp_reply reply;
+		struct rl_resp_held *held;   /* a ring of RL_RESP_HELD_MAX, allocated when first needed */
+		unsigned held_head, nheld;
 	} resp;
 
 	uint64_t last_cnp;          /* when this QP last sent a CNP */
@@ -207,6 +237,14 @@ void rl_comp_flush(struct rl_qp *qp);
 /* Retire the oldest work request with @st (an error also takes the QP to ERR). */
 void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st);
 void rl_resp_flush(struct rl_qp *qp);
+/* Go on with a READ response, then with the requests held behind it. */
+void rl_resp_run(struct rl_qp *qp);
+/* A READ response or held requests are waiting for the port. */
+bool rl_resp_pending(const struct rl_qp *qp);
+/* Forget the READ response in progress and the held requests (reset, error, destroy). */
+void rl_resp_drop_pending(struct rl_qp *qp);
+/* How many more frames the host's port takes now (rl_host_config.tx_room). */
+size_t rl_host_tx_room(const struct rl_host *h);
 
 /*
  * Work request kind helpers. READ, the atomics, FLUSH and ATOMIC WRITE each

@@ -497,6 +497,7 @@ int rl_destroy_qp(struct rl_qp *qp)
 	qp->rcq->users--;
 	if (qp->srq)
 		qp->srq->users--;
+	rl_resp_drop_pending(qp);
 	free(qp->resp.res);
 	free(qp->sq);
 	free(qp->rq);
@@ -692,6 +693,7 @@ static void rl_apply_attrs(struct rl_qp *qp, const struct rl_qp_attr *a, int mas
 
 static void rl_qp_reset(struct rl_qp *qp)
 {
+	rl_resp_drop_pending(qp);
 	free(qp->resp.res);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));

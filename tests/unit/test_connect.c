@@ -467,6 +467,110 @@ static void test_sim_fifo_inject_follows_frame(void)
 	rl_pair_free(&p);
 }
 
+/*
+ * A READ response goes out as the responder's transmit queue takes it
+ * (RL_SIM_TX_QUEUE), not all at once. What the record callback saw of the
+ * responder's queue, and of its response frames' times.
+ */
+struct paced {
+	struct rl_pair *p;
+	size_t max_queued, responses;
+	uint64_t first_ns, last_ns;
+	uint64_t ser_ns;          /* the serialization times of all responses but the first, summed */
+};
+
+#define PACED_MEM (1u << 20)
+#define PACED_RATE 25000000000ull
+
+static void paced_record(void *ctx, const struct rl_simwire_record *r)
+{
+	struct paced *pc = ctx;
+	size_t q;
+
+	if (r->from_port != 1 || !pc->p->sim)
+		return;
+	q = rl_simwire_queued(rl_sim_wire(pc->p->sim), 1, r->sent_ns);
+	if (q > pc->max_queued)
+		pc->max_queued = q;
+	if (!pc->responses++)
+		pc->first_ns = r->time_ns;
+	else   /* simwire.h: ceil(len * 8e9 / rate_bps) */
+		pc->ser_ns += (r->len * 8 * 1000000000ull + PACED_RATE - 1) / PACED_RATE;
+	pc->last_ns = r->time_ns;
+}
+
+static void paced_config(struct rl_pair_config *pc, struct paced *pr, size_t queue_frames)
+{
+	pair_config(pc, RL_SIM_SIMWIRE);
+	pc->mem[0] = pc->mem[1] = PACED_MEM;
+	pc->sim.wire.rate_bps = PACED_RATE;
+	pc->sim.wire.queue_frames = queue_frames;
+	pc->sim.wire.record = paced_record;
+	pc->sim.wire.ctx = pr;
+}
+
+/* 512 KiB at path MTU 1024: 512 responses, never more than the queue's worth waiting, back to back. */
+static void test_pair_read_paced(void)
+{
+	struct rl_pair_config pc;
+	struct paced pr = { 0 };
+	struct rl_send_wr wr;
+	struct rl_pair p = { 0 };
+	struct rl_wc wc;
+
+	pr.p = &p;
+	paced_config(&pc, &pr, 1u << 20);
+	CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+	for (uint32_t i = 0; i < PACED_MEM / 2; i++)
+		p.end[1].mem[i] = (uint8_t)(i * 7 + i / 251);
+	rl_pair_send_wr(&p, 0, RL_WR_RDMA_READ, 0, PACED_MEM / 2, 0, 1, &wr);
+	CU_ASSERT_EQUAL_FATAL(rl_pair_post_send(&p, 0, &wr), 0);
+	CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 100000, NULL, NULL) >= 0);
+	CU_ASSERT_EQUAL(rl_pair_poll(&p, 0, &wc, 1), 1);
+	CU_ASSERT_EQUAL(wc.status, RL_WC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(p.end[0].mem, p.end[1].mem, PACED_MEM / 2), 0);
+	CU_ASSERT_EQUAL(pr.responses, 512);
+	CU_ASSERT(pr.max_queued <= RL_SIM_TX_QUEUE);
+	CU_ASSERT(pr.max_queued > RL_SIM_TX_QUEUE / 2);    /* it did queue, and never ran dry... */
+	/* ... so the responses pass the tap back to back (the queue never ran dry), as if sent at once. */
+	CU_ASSERT_EQUAL(pr.last_ns - pr.first_ns, pr.ser_ns);
+	CU_ASSERT_FALSE(rl_host_tx_pending(p.end[1].host));
+	rl_pair_free(&p);
+}
+
+/*
+ * IBA 9.5: the responder takes requests in order. A WRITE to the bytes a READ
+ * is still returning arrives while the response is going out (a queue of 8
+ * frames, a READ of 64, within the requester's window of 128 PSNs): it waits,
+ * and the READ returns the bytes from before it.
+ */
+static void test_pair_read_then_write(void)
+{
+	struct rl_pair_config pc;
+	struct paced pr = { 0 };
+	struct rl_send_wr wr;
+	struct rl_pair p = { 0 };
+	struct rl_wc wc[2];
+
+	pr.p = &p;
+	paced_config(&pc, &pr, 8);
+	CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+	memset(p.end[1].mem, 'o', 65536);
+	memset(p.end[0].mem + 65536, 'n', 1024);
+	rl_pair_send_wr(&p, 0, RL_WR_RDMA_READ, 0, 65536, 0, 1, &wr);
+	CU_ASSERT_EQUAL_FATAL(rl_pair_post_send(&p, 0, &wr), 0);
+	rl_pair_send_wr(&p, 0, RL_WR_RDMA_WRITE, 65536, 1024, 65536 - 1024, 2, &wr);
+	CU_ASSERT_EQUAL_FATAL(rl_pair_post_send(&p, 0, &wr), 0);
+	CU_ASSERT(rl_pair_run(&p, UINT64_MAX, 100000, NULL, NULL) >= 0);
+	CU_ASSERT_EQUAL(rl_pair_poll(&p, 0, wc, 2), 2);
+	CU_ASSERT_EQUAL(wc[0].status, RL_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[1].status, RL_WC_SUCCESS);
+	CU_ASSERT_EQUAL(pr.max_queued, 8);
+	CU_ASSERT_EQUAL(p.end[0].mem[65535], 'o');        /* the READ: before */
+	CU_ASSERT_EQUAL(p.end[1].mem[65535], 'n');        /* the WRITE: after */
+	rl_pair_free(&p);
+}
+
 /* A FIFO too small for what is in flight refuses frames and says so: no silent loss. */
 static void test_pair_fifo_refuses(void)
 {
@@ -636,6 +740,8 @@ int tl_suite_connect(void)
 	       !CU_add_test(s, "Table 91's required attributes, per transport", test_attr_required_table_91) ||
 	       !CU_add_test(s, "pair: exchange, then a WRITE over either wire", test_pair_write) ||
 	       !CU_add_test(s, "pair: errors with a reason", test_pair_errors) ||
+	       !CU_add_test(s, "pair: a READ response goes out as the queue takes it", test_pair_read_paced) ||
+	       !CU_add_test(s, "pair: a WRITE behind a long READ waits its turn", test_pair_read_then_write) ||
 	       !CU_add_test(s, "pair: a full FIFO refuses frames and counts them", test_pair_fifo_refuses) ||
 	       !CU_add_test(s, "pair: a config it cannot take, said as what it is", test_pair_config_errors) ||
 	       !CU_add_test(s, "pair: a host config with emit_pkt still joins the wire",

@@ -32,6 +32,15 @@ enum rl_sim_wire {
 #define RL_SIM_FIFO_DEFAULT_FRAMES 512
 #define RL_SIM_FIFO_MAX_FRAMES (1u << 20)
 #define RL_SIM_FIFO_DEFAULT_STEP_NS 1000
+/*
+ * On a simulated wire with a rate, a host hands a READ response to its port
+ * as the transmit queue takes it: up to RL_SIM_TX_QUEUE frames waiting (or
+ * the wire's queue_frames, if fewer), more once half of them have gone, as
+ * rxe stops and starts a QP at a high and a low mark of frames in flight
+ * (RXE_INFLIGHT_SKBS_PER_QP_HIGH/LOW). Memory then follows the queue, not the
+ * size of the READ; the frames' times are those of a queue never run dry.
+ */
+#define RL_SIM_TX_QUEUE 256
 
 /*
  * The FIFO's per-frame hook: frame @number (1-based, both directions, in

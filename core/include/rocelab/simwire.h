@@ -153,6 +153,14 @@ uint64_t rl_simwire_next_time(const struct rl_simwire *w);
  */
 bool rl_simwire_deliver(struct rl_simwire *w, uint64_t now, struct rl_simwire_delivery *out);
 
+/*
+ * Frames @port has handed over that have not started serializing by @now
+ * (its transmit queue); 0 for a bad port or an infinitely fast wire.
+ */
+size_t rl_simwire_queued(struct rl_simwire *w, int port, uint64_t now);
+/* When fewer than @n frames will wait in @port's transmit queue: @now if they do already. */
+uint64_t rl_simwire_queue_below(struct rl_simwire *w, int port, uint64_t now, size_t n);
+
 /* Counters of the direction from @port (all zero for a bad port). */
 void rl_simwire_stats(const struct rl_simwire *w, int port, struct rl_simwire_stats *st);
 

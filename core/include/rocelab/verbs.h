@@ -351,6 +351,8 @@ typedef void (*rl_emit_fn)(void *ctx, const uint8_t *frame, size_t len);
 /* A packet to send on @path: @len bytes from the BTH to the ICRC, for a socket to wrap in IP and UDP. */
 typedef void (*rl_emit_pkt_fn)(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t len);
 typedef void (*rl_event_fn)(void *ctx, const struct rl_event *ev);
+/* How many more frames the port takes now (its transmit queue's free room). */
+typedef size_t (*rl_tx_room_fn)(void *ctx);
 
 struct rl_host_config {
 	uint8_t mac[6];
@@ -370,6 +372,13 @@ struct rl_host_config {
 	 * not control passes a random seed, so that an R_Key cannot be guessed.
 	 */
 	uint64_t key_seed;
+	/*
+	 * Optional, with ctx: the port's free room. A READ response goes out as
+	 * the port takes it, rl_host_run() sending more each time it is called,
+	 * and requests behind it wait (rl_host_tx_pending()). NULL: the port
+	 * takes everything at once.
+	 */
+	rl_tx_room_fn tx_room;
 };
 
 /* ---- the API -------------------------------------------------------------- */
@@ -397,6 +406,8 @@ int rl_host_read_pkt(struct rl_host *h, const struct rl_path *path, const uint8_
 void rl_host_run(struct rl_host *h, uint64_t now);
 /* When the host next needs rl_host_run(); UINT64_MAX if never. */
 uint64_t rl_host_next_timer(const struct rl_host *h);
+/* A READ response is waiting for room at the port (tx_room): call rl_host_run() when there is some. */
+bool rl_host_tx_pending(const struct rl_host *h);
 
 /* What ibv_query_port() and ibv_query_gid() tell: the port's MTU and address. */
 struct rl_port_attr {
