@@ -1292,6 +1292,10 @@ static void ex_summary(const struct ex_state *s, FILE *f)
 	if (s->cut)
 		fprintf(f, "    %" PRIu64 " packets were cut by the capture's snap length after their headers: "
 			   "decoded, their ICRC unknown (capture with a larger -s to check it)\n", s->cut);
+	if (rl_analyzer_flows_forgotten(s->an))
+		fprintf(f, "    flow history dropped %" PRIu64 " times: more than %zu QP-to-QP flows were live at once, "
+			   "so the one idle longest was forgotten to make room; its next packet starts it over, "
+			   "as a first one\n", rl_analyzer_flows_forgotten(s->an), rl_analyzer_max_flows());
 	for (int op = 0; op < 256; op++) {
 		const struct rl_opcode_info *info = rl_opcode_info((uint8_t)op);
 		char name[40];

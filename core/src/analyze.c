@@ -64,6 +64,42 @@ struct an_flow {
 	uint64_t cm_frame;
 	uint32_t cm_psn;
 	uint16_t cm_attr;
+
+	/* Flows by the time of their latest request, oldest first (the one forgotten first): indexes + 1. */
+	uint32_t lru_prev, lru_next;
+};
+
+/*
+ * The flows are found through three hash tables (open addressing, linear
+ * probing), each mapping a key to the indexes of the flows that have it:
+ *
+ *	AN_BY_REQUEST	a request: requester's and responder's addresses, the
+ *			responder's QPN (BTH DestQP) and the transport; every flow
+ *	AN_BY_REQUESTER	an RC response: the same addresses and the requester's
+ *			QPN (its DestQP), for flows that learned it
+ *	AN_BY_ADDRS	an RC response to a flow that has not learned it yet:
+ *			the addresses alone
+ *
+ * A key may map to several flows (a QPN reused by a new connection): a
+ * lookup takes the one with the lowest index, as a scan in order would.
+ */
+enum an_index {
+	AN_BY_REQUEST,
+	AN_BY_REQUESTER,
+	AN_BY_ADDRS,
+	AN_INDEXES
+};
+
+struct an_slot {
+	uint32_t flow;            /* index + 1; 0: empty; AN_TOMB: deleted */
+	uint32_t hash;            /* the key's hash, low 32 bits: most mismatches end here */
+};
+
+#define AN_TOMB UINT32_MAX
+
+struct an_table {
+	struct an_slot *slot;
+	size_t cap, used;         /* used: flows and tombstones; the table grows or is rebuilt at 1/2 */
 };
 
 /* The latest copy of one CM message of a conversation. */
@@ -93,6 +129,9 @@ struct an_cm_conv {
 struct rl_analyzer {
 	struct an_flow *flows;
 	size_t n, cap;
+	struct an_table index[AN_INDEXES];
+	uint32_t lru_head, lru_tail;    /* indexes + 1 */
+	uint64_t forgotten;             /* flows whose history was dropped to make room */
 	struct an_cm_conv *cms;
 	size_t ncm, cmcap;
 };
@@ -115,8 +154,20 @@ void rl_analyzer_free(struct rl_analyzer *a)
 	if (!a)
 		return;
 	free(a->flows);
+	for (int k = 0; k < AN_INDEXES; k++)
+		free(a->index[k].slot);
 	free(a->cms);
 	free(a);
+}
+
+uint64_t rl_analyzer_flows_forgotten(const struct rl_analyzer *a)
+{
+	return a->forgotten;
+}
+
+size_t rl_analyzer_max_flows(void)
+{
+	return AN_MAX_FLOWS;
 }
 
 size_t rl_analyzer_cm_conversations(const struct rl_analyzer *a)
@@ -163,34 +214,225 @@ static void an_addrs(const struct rl_pkt *p, uint8_t src[16], uint8_t dst[16])
 	}
 }
 
-/* ---- flows -------------------------------------------------------------------------------- */
+/* ---- flows: the hash tables ---------------------------------------------------------------- */
 
+/* splitmix64's finalizer: every input bit moves about half the output bits. */
+static uint64_t an_mix(uint64_t h)
+{
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+/* The hash of key (@req_ip, @resp_ip, @v) in index @k: each word multiplied by its own odd constant, mixed once. */
+static uint32_t an_hash(const uint8_t req_ip[16], const uint8_t resp_ip[16], enum an_index k, uint64_t v)
+{
+	uint64_t w[4];
+
+	memcpy(w, req_ip, 16);
+	memcpy(w + 2, resp_ip, 16);
+	return (uint32_t)an_mix(w[0] * 0x9e3779b97f4a7c15ull ^ w[1] * 0xc2b2ae3d27d4eb4full ^
+				w[2] * 0x165667b19e3779f9ull ^ w[3] * 0x27d4eb2f165667c5ull ^ (uint64_t)k << 56 ^ v);
+}
+
+/* The key of flow @f in index @k. */
+static uint32_t an_key_hash(const struct an_flow *f, enum an_index k)
+{
+	switch (k) {
+	case AN_BY_REQUEST: return an_hash(f->req_ip, f->resp_ip, k, (uint64_t)f->resp_qpn << 8 | f->tr);
+	case AN_BY_REQUESTER: return an_hash(f->req_ip, f->resp_ip, k, f->req_qpn);
+	default: return an_hash(f->req_ip, f->resp_ip, k, 0);
+	}
+}
+
+/* Which indexes flow @f belongs to. */
+static bool an_in_index(const struct an_flow *f, enum an_index k)
+{
+	switch (k) {
+	case AN_BY_REQUEST: return true;
+	case AN_BY_REQUESTER: return f->tr == RL_TR_RC && f->req_qpn_known;
+	default: return f->tr == RL_TR_RC && !f->req_qpn_known;
+	}
+}
+
+static void an_table_put(struct an_table *t, uint32_t hash, uint32_t flow)
+{
+	size_t i = hash & (t->cap - 1);
+
+	while (t->slot[i].flow && t->slot[i].flow != AN_TOMB)
+		i = (i + 1) & (t->cap - 1);
+	t->used += !t->slot[i].flow;
+	t->slot[i] = (struct an_slot){ flow, hash };
+}
+
+/*
+ * Room for one more: grow (or just sweep the tombstones) before the table is
+ * half full. A rebuild puts every flow back but @skip (index + 1), the one
+ * about to go in.
+ */
+static int an_table_reserve(struct rl_analyzer *a, enum an_index k, uint32_t skip)
+{
+	struct an_table *t = &a->index[k];
+	size_t cap = t->cap ? t->cap : 64;
+	struct an_slot *slot;
+
+	if (t->cap && (t->used + 1) * 2 <= t->cap)
+		return 0;
+	while (cap < (a->n + 1) * 4)
+		cap *= 2;
+	slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return -1;
+	free(t->slot);
+	*t = (struct an_table){ slot, cap, 0 };
+	for (size_t i = 0; i < a->n; i++)
+		if (i + 1 != skip && an_in_index(&a->flows[i], k))
+			an_table_put(t, an_key_hash(&a->flows[i], k), (uint32_t)i + 1);
+	return 0;
+}
+
+static void an_table_del(struct an_table *t, uint32_t hash, uint32_t flow)
+{
+	size_t i = hash & (t->cap - 1);
+
+	for (; t->slot[i].flow; i = (i + 1) & (t->cap - 1))
+		if (t->slot[i].flow == flow) {
+			t->slot[i].flow = AN_TOMB;
+			return;
+		}
+}
+
+/* Put flow @f into the indexes its fields say; false if memory ran out (then it is in none). */
+static bool an_index_flow(struct rl_analyzer *a, struct an_flow *f)
+{
+	uint32_t flow = (uint32_t)(f - a->flows) + 1;
+
+	for (int k = 0; k < AN_INDEXES; k++) {
+		if (!an_in_index(f, (enum an_index)k))
+			continue;
+		if (an_table_reserve(a, (enum an_index)k, flow)) {
+			for (int j = 0; j < k; j++)
+				if (an_in_index(f, (enum an_index)j))
+					an_table_del(&a->index[j], an_key_hash(f, (enum an_index)j), flow);
+			return false;
+		}
+		an_table_put(&a->index[k], an_key_hash(f, (enum an_index)k), flow);
+	}
+	return true;
+}
+
+/* Take flow @f out of its indexes, before its key fields change. */
+static void an_unindex_flow(struct rl_analyzer *a, struct an_flow *f)
+{
+	uint32_t flow = (uint32_t)(f - a->flows) + 1;
+
+	for (int k = 0; k < AN_INDEXES; k++)
+		if (a->index[k].cap && an_in_index(f, (enum an_index)k))
+			an_table_del(&a->index[k], an_key_hash(f, (enum an_index)k), flow);
+}
+
+/* The flows of index @k whose key hashes to @hash, one per call: set it->slot to ~0 first; NULL at the end. */
+struct an_iter {
+	size_t slot;
+	uint32_t hash;
+};
+
+static struct an_flow *an_next(const struct rl_analyzer *a, enum an_index k, struct an_iter *it)
+{
+	const struct an_table *t = &a->index[k];
+
+	if (!t->cap)
+		return NULL;
+	it->slot = it->slot == (size_t)-1 ? it->hash & (t->cap - 1) : (it->slot + 1) & (t->cap - 1);
+	for (; t->slot[it->slot].flow; it->slot = (it->slot + 1) & (t->cap - 1))
+		if (t->slot[it->slot].flow != AN_TOMB && t->slot[it->slot].hash == it->hash)
+			return &a->flows[t->slot[it->slot].flow - 1];
+	return NULL;
+}
+
+/* ---- flows: the least recently used, forgotten first ---------------------------------------- */
+
+static void an_lru_unlink(struct rl_analyzer *a, struct an_flow *f)
+{
+	if (f->lru_prev)
+		a->flows[f->lru_prev - 1].lru_next = f->lru_next;
+	else
+		a->lru_head = f->lru_next;
+	if (f->lru_next)
+		a->flows[f->lru_next - 1].lru_prev = f->lru_prev;
+	else
+		a->lru_tail = f->lru_prev;
+	f->lru_prev = f->lru_next = 0;
+}
+
+/* @f had a request at @t_ns: it goes to the end of the line. */
+static void an_touch(struct rl_analyzer *a, struct an_flow *f, uint64_t t_ns)
+{
+	uint32_t flow = (uint32_t)(f - a->flows) + 1;
+
+	f->last_t = t_ns;
+	if (a->lru_tail == flow)
+		return;
+	if (f->lru_prev || f->lru_next || a->lru_head == flow)
+		an_lru_unlink(a, f);
+	f->lru_prev = a->lru_tail;
+	if (a->lru_tail)
+		a->flows[a->lru_tail - 1].lru_next = flow;
+	else
+		a->lru_head = flow;
+	a->lru_tail = flow;
+}
+
+/*
+ * A new flow, zeroed, last used at @t_ns; its caller sets its key and calls
+ * an_index_flow(). Past AN_MAX_FLOWS the flow idle longest is forgotten and
+ * counted: memory follows the live QPs, not the capture.
+ */
 static struct an_flow *an_new_flow(struct rl_analyzer *a, uint64_t t_ns)
 {
+	struct an_flow *f;
+
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 8;
-		struct an_flow *f;
 
-		if (cap > AN_MAX_FLOWS) {
-			/* Forget the flow idle longest: memory follows the live QPs, not the capture. */
-			size_t old = 0;
-
-			for (size_t i = 1; i < a->n; i++)
-				if (a->flows[i].last_t < a->flows[old].last_t)
-					old = i;
-			memset(&a->flows[old], 0, sizeof(a->flows[old]));
-			a->flows[old].last_t = t_ns;
-			return &a->flows[old];
+		if (cap > AN_MAX_FLOWS && a->lru_head) {
+			f = &a->flows[a->lru_head - 1];
+			an_unindex_flow(a, f);
+			an_lru_unlink(a, f);
+			memset(f, 0, sizeof(*f));
+			a->forgotten++;
+			an_touch(a, f, t_ns);
+			return f;
 		}
+		if (cap > AN_MAX_FLOWS)
+			return NULL;
 		f = realloc(a->flows, cap * sizeof(*f));
 		if (!f)
 			return NULL;
 		a->flows = f;
 		a->cap = cap;
 	}
-	memset(&a->flows[a->n], 0, sizeof(a->flows[0]));
-	a->flows[a->n].last_t = t_ns;
-	return &a->flows[a->n++];
+	f = &a->flows[a->n++];
+	memset(f, 0, sizeof(*f));
+	an_touch(a, f, t_ns);
+	return f;
+}
+
+/* The flow with request key (@req_ip, @resp_ip, @resp_qpn, @tr), if there is one (the lowest index). */
+static struct an_flow *an_find_request_flow(const struct rl_analyzer *a, const uint8_t req_ip[16],
+					    const uint8_t resp_ip[16], uint32_t resp_qpn, enum rl_transport tr)
+{
+	struct an_iter it = { (size_t)-1, 0 };
+	struct an_flow *f, *best = NULL;
+
+	it.hash = an_hash(req_ip, resp_ip, AN_BY_REQUEST, (uint64_t)resp_qpn << 8 | tr);
+	while ((f = an_next(a, AN_BY_REQUEST, &it)))
+		if (f->resp_qpn == resp_qpn && f->tr == tr && !memcmp(f->req_ip, req_ip, 16) &&
+		    !memcmp(f->resp_ip, resp_ip, 16) && (!best || f < best))
+			best = f;
+	return best;
 }
 
 /* The flow of requests this packet belongs to (requests: sender -> dqpn). */
@@ -201,12 +443,9 @@ static struct an_flow *an_request_flow(struct rl_analyzer *a, const struct rl_pk
 	struct an_flow *f;
 
 	an_addrs(p, src, dst);
-	for (size_t i = 0; i < a->n; i++) {
-		f = &a->flows[i];
-		if (f->resp_qpn == p->bth.dqpn && f->tr == tr && !memcmp(f->req_ip, src, 16) &&
-		    !memcmp(f->resp_ip, dst, 16))
-			return f;
-	}
+	f = an_find_request_flow(a, src, dst, p->bth.dqpn, tr);
+	if (f)
+		return f;
 	f = an_new_flow(a, t_ns);
 	if (f) {
 		memcpy(f->req_ip, src, 16);
@@ -217,6 +456,8 @@ static struct an_flow *an_request_flow(struct rl_analyzer *a, const struct rl_pk
 			f->req_qpn = p->deth.src_qp;
 			f->req_qpn_known = true;
 		}
+		if (!an_index_flow(a, f))
+			return NULL;
 	}
 	return f;
 }
@@ -236,29 +477,47 @@ static struct an_tx *an_find_tx(struct an_flow *f, uint32_t psn)
 	return NULL;
 }
 
-/* The flow a response answers: it travels back, to the requester's QP. */
+/* The flow that learned requester QP @dqpn between these addresses (the lowest index), if any. */
+static struct an_flow *an_find_requester_flow(const struct rl_analyzer *a, const uint8_t req_ip[16],
+					      const uint8_t resp_ip[16], uint32_t dqpn)
+{
+	struct an_iter it = { (size_t)-1, an_hash(req_ip, resp_ip, AN_BY_REQUESTER, dqpn) };
+	struct an_flow *f, *best = NULL;
+
+	while ((f = an_next(a, AN_BY_REQUESTER, &it)))
+		if (f->req_qpn == dqpn && !memcmp(f->req_ip, req_ip, 16) && !memcmp(f->resp_ip, resp_ip, 16) &&
+		    (!best || f < best))
+			best = f;
+	return best;
+}
+
+/*
+ * The flow a response answers: it travels back, to the requester's QP. A
+ * flow that has not learned its requester's QPN yet learns it from the
+ * response that fits its requests (or from any, if it is the only one).
+ */
 static struct an_flow *an_response_flow(struct rl_analyzer *a, const struct rl_pkt *p)
 {
 	uint8_t src[16], dst[16];
-	struct an_flow *guess = NULL, *only = NULL;
+	struct an_iter it = { (size_t)-1, 0 };
+	struct an_flow *f, *guess = NULL, *only = NULL;
 	int candidates = 0, unlearned = 0;
 
 	an_addrs(p, src, dst);
-	for (size_t i = 0; i < a->n; i++) {
-		struct an_flow *f = &a->flows[i];
-
-		if (f->tr != RL_TR_RC || memcmp(f->req_ip, dst, 16) || memcmp(f->resp_ip, src, 16))
+	f = an_find_requester_flow(a, dst, src, p->bth.dqpn);
+	if (f)
+		return f;
+	it.hash = an_hash(dst, src, AN_BY_ADDRS, 0);
+	while ((f = an_next(a, AN_BY_ADDRS, &it))) {
+		if (memcmp(f->req_ip, dst, 16) || memcmp(f->resp_ip, src, 16))
 			continue;
-		if (f->req_qpn_known && f->req_qpn == p->bth.dqpn)
-			return f;
-		if (f->req_qpn_known)
-			continue;
-		/* Not learned yet: the flow whose requests this PSN belongs to, or the only one. */
 		only = f;
 		unlearned++;
+		/* Several fit: the guess is the one with the highest index, but nothing is learned from it. */
 		if (an_find_tx(f, p->bth.psn) || rl_psn_diff(p->bth.psn, f->expected) == 0) {
-			guess = f;
 			candidates++;
+			if (!guess || f > guess)
+				guess = f;
 		}
 	}
 	if (!candidates && unlearned == 1) {
@@ -266,8 +525,10 @@ static struct an_flow *an_response_flow(struct rl_analyzer *a, const struct rl_p
 		candidates = 1;
 	}
 	if (guess && candidates == 1) {
+		an_unindex_flow(a, guess);
 		guess->req_qpn = p->bth.dqpn;
 		guess->req_qpn_known = true;
+		an_index_flow(a, guess);
 	}
 	return guess;
 }
@@ -428,7 +689,7 @@ static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, con
 	o->role = RL_ROLE_REQUEST;
 	if (!f)
 		return;
-	f->last_t = t_ns;
+	an_touch(a, f, t_ns);
 	an_learn_mtu(f, p);
 	span = an_span(f, p);
 	if (!f->started) {
@@ -731,38 +992,41 @@ static void an_cm_announce(struct rl_analyzer *a, const struct an_cm_conv *c, in
 {
 	const uint8_t *req_ip = c->ip[!announcer], *resp_ip = c->ip[announcer];
 	uint32_t resp_qpn = c->qpn[announcer];
-	struct an_flow *f = NULL;
+	struct an_flow *f = an_find_request_flow(a, req_ip, resp_ip, resp_qpn, c->tr);
+	uint32_t prev, next;
 
-	for (size_t i = 0; i < a->n && !f; i++)
-		if (a->flows[i].resp_qpn == resp_qpn && a->flows[i].tr == c->tr &&
-		    !memcmp(a->flows[i].req_ip, req_ip, 16) && !memcmp(a->flows[i].resp_ip, resp_ip, 16))
-			f = &a->flows[i];
-	if (!f && !(f = an_new_flow(a, t_ns)))
+	if (f)
+		an_unindex_flow(a, f);
+	else if (!(f = an_new_flow(a, t_ns)))
 		return;
+	prev = f->lru_prev;
+	next = f->lru_next;
 	memset(f, 0, sizeof(*f));
+	f->lru_prev = prev;
+	f->lru_next = next;
 	memcpy(f->req_ip, req_ip, 16);
 	memcpy(f->resp_ip, resp_ip, 16);
 	f->resp_qpn = resp_qpn;
 	f->tr = c->tr;
-	f->last_t = t_ns;
+	an_touch(a, f, t_ns);
 	f->req_qpn = c->qpn[!announcer];
 	f->req_qpn_known = c->qpn_known[!announcer];
 	f->cm_frame = frame;
 	f->cm_psn = psn;
 	f->cm_attr = attr;
+	an_index_flow(a, f);
 }
 
 /* The REP names the passive side's QP: the flow the REQ announced learns who sends on it. */
 static void an_cm_learn_requester(struct rl_analyzer *a, const struct an_cm_conv *c)
 {
-	for (size_t i = 0; i < a->n; i++) {
-		struct an_flow *f = &a->flows[i];
+	struct an_flow *f = an_find_request_flow(a, c->ip[1], c->ip[0], c->qpn[0], c->tr);
 
-		if (f->resp_qpn == c->qpn[0] && f->tr == c->tr && !f->req_qpn_known &&
-		    !memcmp(f->req_ip, c->ip[1], 16) && !memcmp(f->resp_ip, c->ip[0], 16)) {
-			f->req_qpn = c->qpn[1];
-			f->req_qpn_known = true;
-		}
+	if (f && !f->req_qpn_known) {
+		an_unindex_flow(a, f);
+		f->req_qpn = c->qpn[1];
+		f->req_qpn_known = true;
+		an_index_flow(a, f);
 	}
 }
 

@@ -210,6 +210,66 @@ static void test_memory_bounded(void)
 	rl_analyzer_free(a);
 }
 
+/*
+ * Issue 21: flows are found by hash. Past 4096 the flow idle longest is
+ * forgotten, counted, and starts again as a first packet; the flows still
+ * followed keep their history through the evictions and table rebuilds.
+ */
+static void test_flow_limit(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	uint64_t frame = 1;
+
+	for (uint32_t q = 0; q < 5000; q++)
+		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + q, 7, true, &o);
+	CU_ASSERT_EQUAL(rl_analyzer_flows(a), 4096);
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 5000 - 4096);
+	/* QP 0x100 was forgotten: its next request is a first one again; QP 0x100 + 4999 goes on in order. */
+	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100, 8, true, &o);
+	CU_ASSERT_EQUAL(o.verdict, RL_V_FIRST);
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 5000 - 4096 + 1);
+	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + 4999, 8, true, &o);
+	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
+	/* Thousands more evictions (tombstones, rebuilds): the live flow keeps its place and its PSNs. */
+	for (uint32_t q = 0; q < 20000; q++) {
+		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x10000 + q, 1, true, &o);
+		if (q % 1000 == 0) {
+			feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + 4999, 9 + q / 1000, true, &o);
+			CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
+		}
+	}
+	CU_ASSERT_EQUAL(rl_analyzer_flows(a), 4096);
+	rl_analyzer_free(a);
+}
+
+/*
+ * Many QPs between the same two hosts, none of whose requester QPNs is known
+ * yet: each ACK finds the request it answers (the flow whose PSN it names),
+ * and the flow learns its requester from it.
+ */
+static void test_many_unlearned_flows(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	uint64_t frame = 1;
+
+	for (uint32_t q = 0; q < 300; q++)
+		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + q, 1000 * q, true, &o);
+	for (uint32_t q = 0; q < 300; q++) {
+		struct rl_pkt d;
+
+		feed_pkt(a, frame++, RL_OP_RC_ACKNOWLEDGE, 0, 0x9000 + q, 1000 * q, false, &o, &d);
+		CU_ASSERT_EQUAL(o.acked_last_frame, q + 1);
+	}
+	/* Learned: the next ACK of QP 0x9000 + 5 finds its flow by its QPN alone. */
+	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + 5, 5001, true, &o);
+	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
+	feed(a, frame, RL_OP_RC_ACKNOWLEDGE, 0x9000 + 5, 5001, false, &o);
+	CU_ASSERT_EQUAL(o.acked_last_frame, frame - 1);
+	rl_analyzer_free(a);
+}
+
 /* ---- connection management ------------------------------------------------------------------ */
 
 /*
@@ -516,6 +576,8 @@ int tl_suite_analyze(void)
 	return !s || !CU_add_test(s, "verdicts and ACK links on a crafted stream", test_verdicts) ||
 	       !CU_add_test(s, "go-back-N: a second NAK during a round, all retransmissions", test_two_naks) ||
 	       !CU_add_test(s, "memory follows live QPs, not the capture", test_memory_bounded) ||
+	       !CU_add_test(s, "flows past the limit: forgotten, counted, the rest intact", test_flow_limit) ||
+	       !CU_add_test(s, "many QPs between two hosts: each ACK finds its request", test_many_unlearned_flows) ||
 	       !CU_add_test(s, "words made from an annotation, after the analyzer is gone", test_words) ||
 	       !CU_add_test(s, "the requests after a READ of unknown span are in order", test_after_read) ||
 	       !CU_add_test(s, "a READ of up to 2^32 - 1 bytes: no u32 overflow, no false GAP", test_after_huge_read) ||

@@ -150,8 +150,19 @@ void rl_annotation_describe(const struct rl_annotation *a, const struct rl_pkt *
 /* The summary alone, into @buf of @n bytes (empty for RL_ROLE_OTHER). */
 void rl_annotation_summary(const struct rl_annotation *a, const struct rl_pkt *pkt, char *buf, size_t n);
 
-/* Live flows, remembered requests and CM conversations, to check that memory stays bounded. */
+/*
+ * Live flows, remembered requests and CM conversations, to check that memory
+ * stays bounded. At most rl_analyzer_max_flows() (4096) flows of about 17 KB
+ * each are followed (a ring of each flow's latest 512 requests): past that the
+ * flow idle longest is forgotten, and a packet of it later starts it again,
+ * as a first one. Flows are found by hash: the time per packet does not grow
+ * with their number.
+ */
 size_t rl_analyzer_flows(const struct rl_analyzer *a);
+/* How many times a flow's history was forgotten to make room: its later verdicts start over. */
+uint64_t rl_analyzer_flows_forgotten(const struct rl_analyzer *a);
+/* The most flows followed at once. */
+size_t rl_analyzer_max_flows(void);
 size_t rl_analyzer_outstanding(const struct rl_analyzer *a);
 size_t rl_analyzer_cm_conversations(const struct rl_analyzer *a);
 
