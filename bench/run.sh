@@ -10,9 +10,12 @@
 #    two network namespaces made (and removed) here; root only.
 # 7. `rocelab peer` vs raw UDP sockets (BUILD_DIR/bench/udp_peer) over a veth
 #    pair at MTU 9000: bandwidth and latency; root only.
+# 8. `rocelab explain` on a fabric's capture (`gen fabric`: 10,000 QPs, 1000
+#    frames each, interleaved) vs `tshark -r`: time and peak memory.
 # Prints times and ratios measured in this run; never fails on a timing.
 # Needs only POSIX sh, GNU date (+%N) and awk; hyperfine is not used.
 # BENCH_PARTS="4 5" sh bench/run.sh build runs only those parts (default: all);
+# BENCH_FABRIC_QPS and BENCH_FABRIC_COUNT size part 8's capture (default 10000 QPs, 800 WRITEs each);
 # BENCH_SCAPY_N sets how many frames scapy writes in part 4 (default 10000).
 set -eu
 
@@ -512,9 +515,55 @@ bn_part7() {
 		"$(ratio "$lb" 3)x blocking"
 }
 
-for p in ${BENCH_PARTS:-1 2 3 4 5 6 7}; do
+# Part 8: a fabric's capture (gen fabric): QPs x frames, as the issue that asked for it (21) says.
+FAB_QPS=${BENCH_FABRIC_QPS:-10000}
+FAB_COUNT=${BENCH_FABRIC_COUNT:-800}    # WRITEs per QP; with an ACK for every 4, 1000 frames
+
+# bn_rss CMD ARGS...: peak resident memory of CMD in MB (GNU time), '?' without /usr/bin/time.
+bn_rss() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f %M -o "$DIR/rss" "$@" > /dev/null 2>&1 && awk '{ printf "%.0f", $1 / 1024 }' "$DIR/rss"
+	else
+		printf '?'
+	fi
+}
+
+bn_part8() {
+	echo "== 8. scale: a fabric's capture, $FAB_QPS QPs: rocelab explain vs tshark -r =="
+	fab=$DIR/fabric.pcap
+	if [ ! -x "$B/rocelab" ]; then
+		echo "  skipped: $B/rocelab not built"
+		return 0
+	fi
+	if ! "$B/rocelab" gen fabric --qps "$FAB_QPS" --count "$FAB_COUNT" -o "$fab" > "$LOG" 2>&1; then
+		echo "  gen fabric failed:"; sed 's/^/    /' "$LOG"
+		return 0
+	fi
+	n=$(bn_frames)
+	te=$(bn_best3 bn_explain "$fab") || return 0
+	me=$(bn_rss "$B/rocelab" explain "$fab")
+	"$B/rocelab" explain "$fab" 2> /dev/null | sed -n '/^--- /,$p' | grep 'flow history' | sed 's/^ */  explain: /'
+	echo "  $n frames; rocelab explain: ${te}s ($(bn_pps "$n" "$te") frames/s), peak RSS ${me} MB"
+	if ! command -v tshark > /dev/null 2>&1; then
+		echo "  tshark not installed: no ratio"
+		rm -f "$fab"
+		return 0
+	fi
+	# tshark on a prefix of 100,000 frames, scaled: it keeps every frame's state, and 10 million would not fit.
+	editcap -r "$fab" "$DIR/fabric-prefix.pcap" 1-"$N_PREFIX" > /dev/null 2>&1 || cp "$fab" "$DIR/fabric-prefix.pcap"
+	np=$(capinfos -c -M "$DIR/fabric-prefix.pcap" 2> /dev/null | awk '/Number of packets/ { print $NF }')
+	tp=$(bn_time bn_tshark "$DIR/fabric-prefix.pcap") || return 0
+	mt=$(bn_rss sh -c 'if [ "$(id -u)" -eq 0 ]; then runuser -u nobody -- tshark -r - < "$1"; else tshark -r - < "$1"; fi' \
+		sh "$DIR/fabric-prefix.pcap")
+	ts=$(awk -v t="$tp" -v n="$n" -v p="${np:-1}" 'BEGIN { printf "%.3f", t * n / p }')
+	echo "  tshark -r: ${tp}s and peak RSS ${mt} MB on the first ${np:-?} frames; scaled to $n: ${ts}s (estimate)"
+	echo "  rocelab explain is $(bn_ratio "$ts" "$te") times faster than tshark on a fabric's capture (target >= 20x)"
+	rm -f "$fab" "$DIR/fabric-prefix.pcap" "$DIR/rss"
+}
+
+for p in ${BENCH_PARTS:-1 2 3 4 5 6 7 8}; do
 	case $p in
-	1 | 2 | 3 | 4 | 5 | 6 | 7) "bn_part$p" ;;
-	*) echo "bench: no part '$p' (parts are 1 to 7)" >&2 ;;
+	1 | 2 | 3 | 4 | 5 | 6 | 7 | 8) "bn_part$p" ;;
+	*) echo "bench: no part '$p' (parts are 1 to 8)" >&2 ;;
 	esac
 done

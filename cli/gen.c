@@ -37,6 +37,7 @@ static void gen_usage(FILE *f)
 		"      --size BYTES     message size (each scenario has its own default)\n"
 		"      --count N        messages or iterations\n"
 		"      --window N       outstanding work requests in the -bw scenarios (default 128)\n"
+		"      --qps N          connections in the fabric scenario (default 1000)\n"
 		"      --seed N         seed for PSNs and random faults (default 1)\n"
 		"      --loss RATE      lose this share of frames at random (0 .. 0.5)\n"
 		"      --drop N,M,...   lose exactly these frames (1-based, as Wireshark numbers them)\n"
@@ -125,7 +126,7 @@ static int gen_check_families(const int family[2], bool ipv6_flag, const char *c
 
 enum {
 	O_MTU = 256, O_SIZE, O_COUNT, O_WINDOW, O_SEED, O_LOSS, O_DROP, O_IPV6, O_VLAN, O_IPA, O_IPB,
-	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY,
+	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY, O_QPS,
 };
 
 static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[2])
@@ -150,6 +151,11 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[
 		if (!cli_arg_u64("gen", "--window", arg, 1, 4096, "1 .. 4096", &v))
 			return CLI_ERR;
 		o->window = (uint32_t)v;
+		return 0;
+	case O_QPS:
+		if (!cli_arg_u64("gen", "--qps", arg, 1, 1000000, "1 .. 1000000", &v))
+			return CLI_ERR;
+		o->qps = (uint32_t)v;
 		return 0;
 	case O_SEED:
 		return cli_arg_u64("gen", "--seed", arg, 0, UINT64_MAX, "a number", &o->seed) ? 0 : CLI_ERR;
@@ -217,7 +223,7 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		{ "qpn-a", required_argument, NULL, O_QPNA }, { "qpn-b", required_argument, NULL, O_QPNB },
 		{ "psn-a", required_argument, NULL, O_PSNA }, { "psn-b", required_argument, NULL, O_PSNB },
 		{ "rate", required_argument, NULL, O_RATE }, { "latency", required_argument, NULL, O_LATENCY },
-		{ NULL, 0, NULL, 0 },
+		{ "qps", required_argument, NULL, O_QPS }, { NULL, 0, NULL, 0 },
 	};
 	int family[2] = { 0, 0 };
 	const char *ip[2] = { NULL, NULL };

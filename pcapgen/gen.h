@@ -41,6 +41,7 @@ struct gen_opts {
 	bool psn_set[2];
 	uint64_t rate_bps;
 	uint64_t latency_ns;
+	uint32_t qps;                /* fabric: QPs; 0: its default */
 };
 
 /* The defaults: seed 1, MTU 1024, 192.168.100.1/.2 (fd00::1/::2), 02:00:00:00:00:01/02, QPNs 0x11/0x12. */
@@ -99,6 +100,9 @@ struct gen_scenario {
 
 /* The scenario called @name, or NULL. */
 const struct gen_scenario *gen_find(const char *name);
+
+/* The fabric scenario (fabric.c): --qps connections interleaved as a port mirror sees them. */
+int gen_fabric(const struct gen_opts *o, struct gen_out *out);
 
 extern const struct gen_scenario gen_crafted[];
 extern const size_t gen_ncrafted;
