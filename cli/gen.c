@@ -209,7 +209,42 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[
 	return CLI_ERR;
 }
 
-static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **scenario)
+/* Options that only some scenarios read: given to another, each would be ignored in silence. */
+enum gen_only {
+	GEN_ONLY_WIRE = 1,      /* the simulated wire and transport: not for packets crafted one by one */
+	GEN_ONLY_QPN = 2,       /* the two QPs: not for fabric, whose QPs are numbered by --qps */
+	GEN_ONLY_FABRIC = 4,    /* --qps */
+};
+
+static unsigned gen_only(int c)
+{
+	switch (c) {
+	case O_LOSS: case O_DROP: case O_RATE: case O_LATENCY: case O_WINDOW: case O_PSNA: case O_PSNB:
+		return GEN_ONLY_WIRE;
+	case O_QPNA: case O_QPNB: return GEN_ONLY_QPN;
+	case O_QPS: return GEN_ONLY_FABRIC;
+	default: return 0;
+	}
+}
+
+/* Refuse an option scenario @sc would not read, named as given (@given[k]: the option of bit k). */
+static int gen_check_only(const struct gen_scenario *sc, unsigned only, const char *const given[3])
+{
+	bool crafted = sc >= gen_crafted && sc < gen_crafted + gen_ncrafted, fabric = !strcmp(sc->name, "fabric");
+	const char *bad = (only & GEN_ONLY_WIRE) && crafted ? given[0]
+			  : (only & GEN_ONLY_QPN) && fabric ? given[1]
+			  : (only & GEN_ONLY_FABRIC) && !fabric ? given[2] : NULL;
+
+	if (!bad)
+		return CLI_OK;
+	cli_error("gen", "%.*s means nothing to '%s': %s", (int)strcspn(bad, "="), bad, sc->name,
+		  bad == given[0] ? "its packets are crafted one by one, with no wire or transport to shape"
+		  : bad == given[1] ? "its QPs are numbered from --qps" : "only fabric has many QPs");
+	return CLI_ERR;
+}
+
+static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **scenario, unsigned *only,
+		     const char *given[3])
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "list", no_argument, NULL, 'l' },
@@ -244,6 +279,12 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		default:
 			if (c == O_IPA || c == O_IPB)
 				ip[c == O_IPB] = optarg;
+			if (gen_only(c)) {
+				for (int k = 0; k < 3; k++)
+					if ((gen_only(c) >> k & 1) && !given[k])
+						given[k] = argv[optind - 1 - (optarg == argv[optind - 1])];
+				*only |= gen_only(c);
+			}
 			if ((r = gen_opt_value(c, optarg, o, family)))
 				return r;
 		}
@@ -271,7 +312,8 @@ static void gen_progress(uint64_t frames)
 int cli_gen(int argc, char **argv)
 {
 	const struct gen_scenario *sc;
-	const char *scenario = NULL;
+	const char *scenario = NULL, *given[3] = { NULL, NULL, NULL };
+	unsigned only = 0;
 	struct gen_opts o;
 	struct gen_out out;
 	struct cli_output dst;
@@ -280,7 +322,7 @@ int cli_gen(int argc, char **argv)
 	int r, rc;
 
 	gen_opts_default(&o);
-	r = gen_parse(argc, argv, &o, &scenario);
+	r = gen_parse(argc, argv, &o, &scenario, &only, given);
 	if (r)
 		return r < 0 ? CLI_OK : r;
 	sc = gen_find(scenario);
@@ -288,6 +330,8 @@ int cli_gen(int argc, char **argv)
 		cli_error("gen", "no scenario '%s'; rocelab gen --list shows them", scenario);
 		return CLI_ERR;
 	}
+	if (gen_check_only(sc, only, given))
+		return CLI_ERR;
 	if (cli_dry_parse())
 		return CLI_OK;
 	progress = strcmp(o.out, "-") && isatty(STDERR_FILENO);

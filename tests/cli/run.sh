@@ -580,6 +580,19 @@ for line in sys.stdin:
 else
 	bad "editcap or tshark (wireshark-common, tshark) not found: cannot check cut frames"
 fi
+# ---- gen: an option a scenario would not read is refused, not ignored -------------------------------
+expect "gen all-opcodes --loss: refused, crafted packets have no wire" 2 "--loss means nothing to 'all-opcodes'" \
+	"$R" gen all-opcodes --loss 0.1 -o "$T/x.pcap"
+expect "gen fabric --rate=10: refused" 2 "^rocelab gen: --rate means nothing to 'fabric'" \
+	"$R" gen fabric --rate=10 -o "$T/x.pcap"
+expect "gen fabric --qpn-a: refused, its QPs come from --qps" 2 "numbered from --qps" \
+	"$R" gen fabric --qpn-a 5 -o "$T/x.pcap"
+expect "gen send --qps: refused, only fabric has many QPs" 2 "--qps means nothing to 'send'" \
+	"$R" gen send --qps 5 -o "$T/x.pcap"
+expect "gen fabric --qps 3 --count 4: 12 WRITEs and 3 ACKs" 0 "wrote 15 frames of 'fabric'" \
+	"$R" gen fabric --qps 3 --count 4 -o "$T/x.pcap"
+expect "gen fabric --size 2000 at MTU 1024: refused, a WRITE is one packet" 2 "does not fit one packet" \
+	"$R" gen fabric --size 2000 -o "$T/x.pcap"
 # ---- issue 22 D8: a READ response goes out as the transmit queue takes it -------------------------------
 # 128 MiB: the two 128 MiB regions and a queue of 256 frames fit in 300 MB of address space. When the
 # responder put all 131,072 response frames on the wire at once it needed 600 MB (and 8.6 GB for 1 GiB).
