@@ -16,8 +16,15 @@
 #include "rocelab/cm.h"
 #include "rocelab/describe.h"
 
-#define AN_MAX_FLOWS 4096
-#define AN_SEEN 512           /* recent request transmissions remembered per flow */
+/*
+ * Flows followed at once, and the request transmissions each remembers: a
+ * ring that starts small and grows to AN_SEEN only for a flow that sends that
+ * many, so a flow costs ~200 bytes plus 40 per remembered request (20 KB at
+ * most; 16384 flows: 330 MB at worst, a few MB for short flows).
+ */
+#define AN_MAX_FLOWS 16384
+#define AN_SEEN 512
+#define AN_SEEN_MIN 8
 #define AN_TIMEOUT_NS 1000000 /* a resend at least this much later is a retransmission after a timeout */
 #define AN_MAX_CM 1024        /* CM conversations remembered; the one idle longest makes room */
 #define AN_CM_MSGS (RL_CM_APR - RL_CM_REQ + 1) /* the CM messages by attribute ID, REQ .. APR */
@@ -43,8 +50,8 @@ struct an_flow {
 	bool after_read;          /* the last request was a READ of unknown span */
 	uint32_t read_min, read_max, read_psn, read_len;
 
-	struct an_tx seen[AN_SEEN];
-	unsigned nseen, head;     /* a ring of the latest transmissions */
+	struct an_tx *seen;       /* a ring of the latest transmissions: cap slots, nseen used, head the next */
+	unsigned cap, nseen, head;
 	uint32_t hi;              /* the highest PSN any of them covers */
 
 	/* A reason to resend: a NAK or RNR NAK asked for PSNs from retx_next on. */
@@ -153,6 +160,8 @@ void rl_analyzer_free(struct rl_analyzer *a)
 {
 	if (!a)
 		return;
+	for (size_t i = 0; i < a->n; i++)
+		free(a->flows[i].seen);
 	free(a->flows);
 	for (int k = 0; k < AN_INDEXES; k++)
 		free(a->index[k].slot);
@@ -385,6 +394,18 @@ static void an_touch(struct rl_analyzer *a, struct an_flow *f, uint64_t t_ns)
 	a->lru_tail = flow;
 }
 
+/* Forget everything @f knew but its place in the LRU list and its ring's memory, which it keeps for reuse. */
+static void an_flow_reset(struct an_flow *f)
+{
+	struct an_flow keep = *f;
+
+	memset(f, 0, sizeof(*f));
+	f->lru_prev = keep.lru_prev;
+	f->lru_next = keep.lru_next;
+	f->seen = keep.seen;
+	f->cap = keep.cap;
+}
+
 /*
  * A new flow, zeroed, last used at @t_ns; its caller sets its key and calls
  * an_index_flow(). Past AN_MAX_FLOWS the flow idle longest is forgotten and
@@ -401,7 +422,7 @@ static struct an_flow *an_new_flow(struct rl_analyzer *a, uint64_t t_ns)
 			f = &a->flows[a->lru_head - 1];
 			an_unindex_flow(a, f);
 			an_lru_unlink(a, f);
-			memset(f, 0, sizeof(*f));
+			an_flow_reset(f);
 			a->forgotten++;
 			an_touch(a, f, t_ns);
 			return f;
@@ -469,7 +490,7 @@ static struct an_tx *an_find_tx(struct an_flow *f, uint32_t psn)
 	if (!f->nseen || rl_psn_diff(psn, f->hi) > 0)
 		return NULL;
 	for (unsigned k = 0; k < f->nseen; k++) {
-		struct an_tx *t = &f->seen[(f->head + AN_SEEN - 1 - k) % AN_SEEN];
+		struct an_tx *t = &f->seen[(f->head + f->cap - 1 - k) & (f->cap - 1)];
 
 		if (rl_psn_diff(psn, t->first) >= 0 && rl_psn_diff(t->last, psn) >= 0)
 			return t;
@@ -570,14 +591,16 @@ static void an_read_ends(struct an_flow *f, uint32_t next)
 	f->after_read = false;
 	f->expected = next;
 	for (unsigned k = 0; k < f->nseen; k++) {
-		struct an_tx *t = &f->seen[(f->head + AN_SEEN - 1 - k) % AN_SEEN];
+		struct an_tx *t = &f->seen[(f->head + f->cap - 1 - k) & (f->cap - 1)];
 
 		if (t->first == f->read_psn && (rl_opcode_info(t->opcode)->flags & RL_OPF_READ)) {
 			t->last = rl_psn_add(next, 0xffffff);
 			break;
 		}
 	}
-	f->hi = f->seen[(f->head + AN_SEEN - 1) % AN_SEEN].last;
+	if (!f->nseen)
+		return;
+	f->hi = f->seen[(f->head + f->cap - 1) & (f->cap - 1)].last;
 	for (unsigned k = 0; k < f->nseen; k++)
 		if (rl_psn_diff(f->seen[k].last, f->hi) > 0)
 			f->hi = f->seen[k].last;
@@ -596,9 +619,37 @@ static void an_learn_mtu(struct an_flow *f, const struct rl_pkt *p)
 		an_read_ends(f, rl_psn_add(f->read_psn, an_read_pkts(f->read_len, f->pmtu)));
 }
 
+/*
+ * Room for one more transmission: a full ring grows (its entries oldest
+ * first, then the next slot) until AN_SEEN, then the oldest is overwritten.
+ * False only if the flow has no ring and memory ran out.
+ */
+static bool an_seen_room(struct an_flow *f)
+{
+	unsigned cap = f->cap ? f->cap * 2 : AN_SEEN_MIN;
+	struct an_tx *v;
+
+	if (f->nseen < f->cap || f->cap == AN_SEEN)
+		return true;
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return f->cap > 0;   /* keep overwriting the ring it has */
+	for (unsigned k = 0; k < f->nseen; k++)
+		v[k] = f->seen[(f->head + k) % f->cap];   /* full: the oldest is at head */
+	free(f->seen);
+	f->seen = v;
+	f->cap = cap;
+	f->head = f->nseen;
+	return true;
+}
+
 static void an_remember(struct an_flow *f, const struct rl_pkt *p, uint64_t frame, uint64_t t_ns, uint32_t span)
 {
-	struct an_tx *t = &f->seen[f->head];
+	struct an_tx *t;
+
+	if (!an_seen_room(f))
+		return;
+	t = &f->seen[f->head];
 
 	t->first = p->bth.psn;
 	t->last = rl_psn_add(p->bth.psn, span - 1);
@@ -610,8 +661,8 @@ static void an_remember(struct an_flow *f, const struct rl_pkt *p, uint64_t fram
 	t->t_ns = t_ns;
 	t->opcode = p->bth.opcode;
 	t->len = (p->hdrs & RL_HDR_RETH) ? p->reth.dma_len : 0;
-	f->head = (f->head + 1) % AN_SEEN;
-	if (f->nseen < AN_SEEN)
+	f->head = (f->head + 1) & (f->cap - 1);   /* cap: a power of two */
+	if (f->nseen < f->cap)
 		f->nseen++;
 }
 
@@ -993,17 +1044,12 @@ static void an_cm_announce(struct rl_analyzer *a, const struct an_cm_conv *c, in
 	const uint8_t *req_ip = c->ip[!announcer], *resp_ip = c->ip[announcer];
 	uint32_t resp_qpn = c->qpn[announcer];
 	struct an_flow *f = an_find_request_flow(a, req_ip, resp_ip, resp_qpn, c->tr);
-	uint32_t prev, next;
 
 	if (f)
 		an_unindex_flow(a, f);
 	else if (!(f = an_new_flow(a, t_ns)))
 		return;
-	prev = f->lru_prev;
-	next = f->lru_next;
-	memset(f, 0, sizeof(*f));
-	f->lru_prev = prev;
-	f->lru_next = next;
+	an_flow_reset(f);
 	memcpy(f->req_ip, req_ip, 16);
 	memcpy(f->resp_ip, resp_ip, 16);
 	f->resp_qpn = resp_qpn;

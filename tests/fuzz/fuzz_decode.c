@@ -205,7 +205,7 @@ static void fz_check_cm(const uint8_t *buf, size_t len)
 }
 
 /* Bounds the analyzer promises (analyze.c's AN_MAX_FLOWS, AN_MAX_CM). */
-#define FZ_MAX_FLOWS 4096
+#define FZ_MAX_FLOWS 16384
 #define FZ_MAX_CM 1024
 
 /* The analyzer on every input, as frames of one endless capture: links only point back, tables stay bounded. */

@@ -4,14 +4,14 @@ Usage: fabric.py FIELDS.tsv QPS COUNT EXPLAIN.txt
 FIELDS.tsv: tshark -T fields -e ip.src -e ip.dst -e infiniband.bth.opcode -e infiniband.bth.destqp
 -e infiniband.bth.psn. Checks that every QP's WRITEs carry consecutive PSNs and each ACK names one
 of its QP's WRITEs (tshark's fields only), then that explain found no gap and no resend, linked
-every ACK to its request, and forgot exactly the flows a least-recently-used list of 4096 forgets
+every ACK to its request, and forgot exactly the flows a least-recently-used list of 16384 forgets
 (its documented limit), modelled here from the same fields.
 """
 import sys
 from collections import OrderedDict
 
 WRITE_ONLY, ACK = 10, 17
-MAX_FLOWS = 4096
+MAX_FLOWS = 16384
 
 
 def main(argv):

@@ -182,9 +182,9 @@ else
 fi
 
 # fabric, a port mirror's view, in tshark's fields (fabric.py): every QP's WRITEs in order, each ACK
-# answering one; explain finds no gap, links every ACK, and past 4096 flows forgets exactly the flows a
+# answering one; explain finds no gap, links every ACK, and past 16384 flows forgets exactly the flows a
 # least-recently-used list forgets, and says how many times.
-for v in "40 8 5" "4500 2 6"; do
+for v in "40 8 5" "17000 2 6"; do
     # shellcheck disable=SC2086  # QPs, WRITEs per QP, seed
     set -- $v
     if "$R" gen fabric --qps "$1" --count "$2" --seed "$3" -o "$T/fab.pcap" 2>"$T/gen.err"; then

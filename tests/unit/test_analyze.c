@@ -204,9 +204,9 @@ static void test_memory_bounded(void)
 	CU_ASSERT_EQUAL(rl_analyzer_flows(a), 1);
 	CU_ASSERT_TRUE(rl_analyzer_outstanding(a) <= 512);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_NONE);
-	for (uint32_t q = 0; q < 6000; q++)
+	for (uint32_t q = 0; q < rl_analyzer_max_flows() + 2000; q++)
 		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + q, 5, true, &o);
-	CU_ASSERT_TRUE(rl_analyzer_flows(a) <= 4096);
+	CU_ASSERT_EQUAL(rl_analyzer_flows(a), rl_analyzer_max_flows());
 	rl_analyzer_free(a);
 }
 
@@ -218,28 +218,49 @@ static void test_memory_bounded(void)
 static void test_flow_limit(void)
 {
 	struct rl_analyzer *a = rl_analyzer_new();
+	const uint32_t max = (uint32_t)rl_analyzer_max_flows(), n = max + 904;
 	struct rl_annotation o;
 	uint64_t frame = 1;
 
-	for (uint32_t q = 0; q < 5000; q++)
+	CU_ASSERT_EQUAL(max, 16384);
+	for (uint32_t q = 0; q < n; q++)
 		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + q, 7, true, &o);
-	CU_ASSERT_EQUAL(rl_analyzer_flows(a), 4096);
-	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 5000 - 4096);
-	/* QP 0x100 was forgotten: its next request is a first one again; QP 0x100 + 4999 goes on in order. */
+	CU_ASSERT_EQUAL(rl_analyzer_flows(a), max);
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), n - max);
+	/* QP 0x100 was forgotten: its next request is a first one again; the newest QP goes on in order. */
 	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100, 8, true, &o);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_FIRST);
-	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 5000 - 4096 + 1);
-	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + 4999, 8, true, &o);
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), n - max + 1);
+	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + n - 1, 8, true, &o);
 	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
-	/* Thousands more evictions (tombstones, rebuilds): the live flow keeps its place and its PSNs. */
-	for (uint32_t q = 0; q < 20000; q++) {
-		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x10000 + q, 1, true, &o);
+	/* Many more evictions (tombstones, rebuilds): the live flow keeps its place and its PSNs. */
+	for (uint32_t q = 0; q < 3 * max; q++) {
+		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100000 + q, 1, true, &o);
 		if (q % 1000 == 0) {
-			feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + 4999, 9 + q / 1000, true, &o);
+			feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x100 + n - 1, 9 + q / 1000, true, &o);
 			CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
 		}
 	}
-	CU_ASSERT_EQUAL(rl_analyzer_flows(a), 4096);
+	CU_ASSERT_EQUAL(rl_analyzer_flows(a), max);
+	rl_analyzer_free(a);
+}
+
+/*
+ * A flow's ring of requests grows as it sends, up to 512: a resend of the
+ * 500th request before is still known, one of the 600th is not.
+ */
+static void test_flow_ring_grows(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	uint64_t frame = 1;
+
+	for (uint32_t psn = 0; psn < 1000; psn++)
+		feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x12, psn, true, &o);
+	CU_ASSERT_EQUAL(rl_analyzer_outstanding(a), 512);
+	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x12, 1000 - 500, true, &o);
+	CU_ASSERT(o.verdict == RL_V_RETRANSMISSION || o.verdict == RL_V_DUPLICATE);
+	CU_ASSERT_EQUAL(o.original_frame, 1000 - 500 + 1);
 	rl_analyzer_free(a);
 }
 
@@ -559,7 +580,7 @@ static void test_cm_memory_bounded(void)
 		frame++;
 	}
 	CU_ASSERT_TRUE(rl_analyzer_cm_conversations(a) <= 1024);
-	CU_ASSERT_TRUE(rl_analyzer_flows(a) <= 4096);
+	CU_ASSERT_TRUE(rl_analyzer_flows(a) <= rl_analyzer_max_flows());
 	rl_cm_init(&cm, RL_CM_REP, 4999);
 	rl_cm_set(&cm, RL_CMF_REP_LOCAL_COMM_ID, 1);
 	rl_cm_set(&cm, RL_CMF_REP_REMOTE_COMM_ID, 5000);
@@ -577,6 +598,7 @@ int tl_suite_analyze(void)
 	       !CU_add_test(s, "go-back-N: a second NAK during a round, all retransmissions", test_two_naks) ||
 	       !CU_add_test(s, "memory follows live QPs, not the capture", test_memory_bounded) ||
 	       !CU_add_test(s, "flows past the limit: forgotten, counted, the rest intact", test_flow_limit) ||
+	       !CU_add_test(s, "a flow's ring of requests grows to 512", test_flow_ring_grows) ||
 	       !CU_add_test(s, "many QPs between two hosts: each ACK finds its request", test_many_unlearned_flows) ||
 	       !CU_add_test(s, "words made from an annotation, after the analyzer is gone", test_words) ||
 	       !CU_add_test(s, "the requests after a READ of unknown span are in order", test_after_read) ||

@@ -152,11 +152,11 @@ void rl_annotation_summary(const struct rl_annotation *a, const struct rl_pkt *p
 
 /*
  * Live flows, remembered requests and CM conversations, to check that memory
- * stays bounded. At most rl_analyzer_max_flows() (4096) flows of about 17 KB
- * each are followed (a ring of each flow's latest 512 requests): past that the
- * flow idle longest is forgotten, and a packet of it later starts it again,
- * as a first one. Flows are found by hash: the time per packet does not grow
- * with their number.
+ * stays bounded. At most rl_analyzer_max_flows() (16384) flows are followed,
+ * each ~200 bytes and 40 per request it remembers (its latest 512 at most:
+ * 20 KB): past that the flow idle longest is forgotten, and a packet of it
+ * later starts it again, as a first one. Flows are found by hash: the time
+ * per packet does not grow with their number.
  */
 size_t rl_analyzer_flows(const struct rl_analyzer *a);
 /* How many times a flow's history was forgotten to make room: its later verdicts start over. */
