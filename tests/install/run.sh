@@ -13,7 +13,7 @@ check() { if "$@"; then pass=$((pass + 1)); echo "ok   $desc"; else fail=$((fail
 # must not stop someone building rocelab. (make -n: what would run, in a scratch build folder.)
 here=$(pwd)
 desc="a plain make compiles without -Werror"
-check sh -c '! env -u WERROR make -n -C "$1" B="$2/b" all | grep -q -- -Werror' sh "$here" "$T"
+check sh -c '! env -u WERROR -u MAKEFLAGS -u MAKELEVEL make -n -C "$1" B="$2/b" all | grep -q -- -Werror' sh "$here" "$T"
 desc="make WERROR=1 (CI) and make test compile with -Werror"
 check sh -c 'make -n -C "$1" B="$2/b" WERROR=1 all | grep -q -- "-Wextra -Werror" &&
 	env -u WERROR make -n -C "$1" B="$2/b" ROCELAB_NO_BOOTSTRAP=1 test 2>/dev/null | grep -q -- "-Wextra -Werror"' sh "$here" "$T"
