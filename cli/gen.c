@@ -209,42 +209,50 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[
 	return CLI_ERR;
 }
 
-/* Options that only some scenarios read: given to another, each would be ignored in silence. */
+/*
+ * Options that only some scenarios read: given to another, each would be
+ * ignored in silence. gen_parse() keeps the name of the first of each kind.
+ */
 enum gen_only {
-	GEN_ONLY_WIRE = 1,      /* the simulated wire and transport: not for packets crafted one by one */
-	GEN_ONLY_QPN = 2,       /* the two QPs: not for fabric, whose QPs are numbered by --qps */
-	GEN_ONLY_FABRIC = 4,    /* --qps */
+	GEN_ONLY_WIRE,          /* the simulated wire and transport: not for packets crafted one by one */
+	GEN_ONLY_QPN,           /* the two QPs: not for fabric, whose QPs are numbered by --qps */
+	GEN_ONLY_FABRIC,        /* --qps */
+	GEN_ONLY_KINDS,
+	GEN_ONLY_NONE = GEN_ONLY_KINDS
 };
 
-static unsigned gen_only(int c)
+static enum gen_only gen_only(int c)
 {
 	switch (c) {
 	case O_LOSS: case O_DROP: case O_RATE: case O_LATENCY: case O_WINDOW: case O_PSNA: case O_PSNB:
 		return GEN_ONLY_WIRE;
 	case O_QPNA: case O_QPNB: return GEN_ONLY_QPN;
 	case O_QPS: return GEN_ONLY_FABRIC;
-	default: return 0;
+	default: return GEN_ONLY_NONE;
 	}
 }
 
-/* Refuse an option scenario @sc would not read, named as given (@given[k]: the option of bit k). */
-static int gen_check_only(const struct gen_scenario *sc, unsigned only, const char *const given[3])
+/* Refuse an option scenario @sc would not read (@given: the first long option of each kind, or NULL). */
+static int gen_check_only(const struct gen_scenario *sc, const char *const given[GEN_ONLY_KINDS])
 {
+	static const char *const why[GEN_ONLY_KINDS] = {
+		"its packets are crafted one by one, with no wire or transport to shape",
+		"its QPs are numbered from --qps",
+		"only fabric has many QPs",
+	};
 	bool crafted = sc >= gen_crafted && sc < gen_crafted + gen_ncrafted, fabric = !strcmp(sc->name, "fabric");
-	const char *bad = (only & GEN_ONLY_WIRE) && crafted ? given[0]
-			  : (only & GEN_ONLY_QPN) && fabric ? given[1]
-			  : (only & GEN_ONLY_FABRIC) && !fabric ? given[2] : NULL;
+	enum gen_only k = given[GEN_ONLY_WIRE] && crafted ? GEN_ONLY_WIRE
+			  : given[GEN_ONLY_QPN] && fabric ? GEN_ONLY_QPN
+			  : given[GEN_ONLY_FABRIC] && !fabric ? GEN_ONLY_FABRIC : GEN_ONLY_NONE;
 
-	if (!bad)
+	if (k == GEN_ONLY_NONE)
 		return CLI_OK;
-	cli_error("gen", "%.*s means nothing to '%s': %s", (int)strcspn(bad, "="), bad, sc->name,
-		  bad == given[0] ? "its packets are crafted one by one, with no wire or transport to shape"
-		  : bad == given[1] ? "its QPs are numbered from --qps" : "only fabric has many QPs");
+	cli_error("gen", "--%s means nothing to '%s': %s", given[k], sc->name, why[k]);
 	return CLI_ERR;
 }
 
-static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **scenario, unsigned *only,
-		     const char *given[3])
+static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **scenario,
+		     const char *given[GEN_ONLY_KINDS])
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "list", no_argument, NULL, 'l' },
@@ -263,11 +271,11 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 	int family[2] = { 0, 0 };
 	const char *ip[2] = { NULL, NULL };
 	bool ipv6_flag = false;
-	int c, r;
+	int c, r, li;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:lh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:lh", opts, &li)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'l': gen_list(); return -1;
@@ -279,12 +287,8 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		default:
 			if (c == O_IPA || c == O_IPB)
 				ip[c == O_IPB] = optarg;
-			if (gen_only(c)) {
-				for (int k = 0; k < 3; k++)
-					if ((gen_only(c) >> k & 1) && !given[k])
-						given[k] = argv[optind - 1 - (optarg == argv[optind - 1])];
-				*only |= gen_only(c);
-			}
+			if (gen_only(c) != GEN_ONLY_NONE && !given[gen_only(c)])
+				given[gen_only(c)] = opts[li].name;   /* all of them are long options */
 			if ((r = gen_opt_value(c, optarg, o, family)))
 				return r;
 		}
@@ -312,8 +316,7 @@ static void gen_progress(uint64_t frames)
 int cli_gen(int argc, char **argv)
 {
 	const struct gen_scenario *sc;
-	const char *scenario = NULL, *given[3] = { NULL, NULL, NULL };
-	unsigned only = 0;
+	const char *scenario = NULL, *given[GEN_ONLY_KINDS] = { NULL, NULL, NULL };
 	struct gen_opts o;
 	struct gen_out out;
 	struct cli_output dst;
@@ -322,7 +325,7 @@ int cli_gen(int argc, char **argv)
 	int r, rc;
 
 	gen_opts_default(&o);
-	r = gen_parse(argc, argv, &o, &scenario, &only, given);
+	r = gen_parse(argc, argv, &o, &scenario, given);
 	if (r)
 		return r < 0 ? CLI_OK : r;
 	sc = gen_find(scenario);
@@ -330,7 +333,7 @@ int cli_gen(int argc, char **argv)
 		cli_error("gen", "no scenario '%s'; rocelab gen --list shows them", scenario);
 		return CLI_ERR;
 	}
-	if (gen_check_only(sc, only, given))
+	if (gen_check_only(sc, given))
 		return CLI_ERR;
 	if (cli_dry_parse())
 		return CLI_OK;

@@ -56,8 +56,7 @@ static void gen_pkt(struct rl_pkt *p, const struct gen_opts *o, bool ipv6, uint8
 	p->bth.dqpn = o->qpn[to];
 }
 
-/* Random field values for @p's opcode, from a seeded generator. */
-static uint64_t gen_rand(uint64_t *s)
+uint64_t gen_rand(uint64_t *s)
 {
 	*s ^= *s >> 12;
 	*s ^= *s << 25;
@@ -65,6 +64,7 @@ static uint64_t gen_rand(uint64_t *s)
 	return *s * 0x2545f4914f6cdd1dull;
 }
 
+/* Random field values for @p's opcode, from a seeded generator. */
 static void gen_randomize(struct rl_pkt *p, uint64_t *s, uint8_t *payload)
 {
 	const struct rl_opcode_info *op = p->op;

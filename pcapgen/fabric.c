@@ -29,14 +29,6 @@ struct fab_qp {
 	bool ack_due;
 };
 
-static uint64_t fab_rand(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
-
 /* The addresses of QP @q's side @side (0: requester), from --ip-a/--ip-b with the last byte counting hosts. */
 static void fab_addr(const struct gen_opts *o, uint32_t q, int side, struct rl_pkt *p, bool src)
 {
@@ -98,40 +90,34 @@ int gen_fabric(const struct gen_opts *o, struct gen_out *out)
 {
 	struct gen_opts d = *o;
 	uint32_t nqps = o->qps ? o->qps : FAB_DEFAULT_QPS, size = o->size ? o->size : FAB_DEFAULT_SIZE;
-	uint32_t *live = malloc((size_t)nqps * sizeof(*live));
-	struct fab_qp *qp = calloc(nqps, sizeof(*qp));
-	uint8_t *payload = calloc(1, size), frame[4200];
 	uint64_t rng = o->seed * 0x9e3779b97f4a7c15ull + 1, t_ns = GEN_EPOCH_NS;
-	uint32_t nlive = nqps;
+	uint32_t nlive = nqps, *live;
+	struct fab_qp *qp;
+	uint8_t *payload, frame[4200];
 
-	if (size > rl_mtu_bytes(o->mtu)) {
-		free(live);
-		free(qp);
-		free(payload);
+	d.count = o->count ? o->count : FAB_DEFAULT_COUNT;
+	if (size > rl_mtu_bytes(o->mtu))
 		return gen_fail(out, "fabric: --size %u does not fit one packet at path MTU %u: each WRITE is one",
 				size, rl_mtu_bytes(o->mtu));
-	}
+	if (d.count > UINT32_MAX)
+		return gen_fail(out, "fabric: --count is at most %u WRITEs per QP", UINT32_MAX);
+	live = malloc((size_t)nqps * sizeof(*live));
+	qp = calloc(nqps, sizeof(*qp));
+	payload = malloc(size);
 	if (!live || !qp || !payload) {
 		free(live);
 		free(qp);
 		free(payload);
 		return gen_fail(out, "fabric: out of memory for %u QPs", nqps);
 	}
-	d.count = o->count ? o->count : FAB_DEFAULT_COUNT;
-	if (d.count > UINT32_MAX) {
-		free(live);
-		free(qp);
-		free(payload);
-		return gen_fail(out, "fabric: --count is at most %u WRITEs per QP", UINT32_MAX);
-	}
 	for (uint32_t q = 0; q < nqps; q++) {
 		live[q] = q;
-		qp[q].psn = (uint32_t)fab_rand(&rng) & 0xffffff;
+		qp[q].psn = (uint32_t)gen_rand(&rng) & 0xffffff;
 	}
 	for (size_t i = 0; i < size; i++)
 		payload[i] = (uint8_t)i;
 	while (nlive && !out->err && !out->write_errno) {
-		uint32_t k = (uint32_t)(fab_rand(&rng) % nlive), q = live[k];
+		uint32_t k = (uint32_t)(gen_rand(&rng) % nlive), q = live[k];
 		struct rl_pkt p;
 		size_t n;
 

@@ -101,6 +101,9 @@ struct gen_scenario {
 /* The scenario called @name, or NULL. */
 const struct gen_scenario *gen_find(const char *name);
 
+/* The next number of the seeded generator (xorshift64*) whose state is *@s, never 0 (crafted.c). */
+uint64_t gen_rand(uint64_t *s);
+
 /* The fabric scenario (fabric.c): --qps connections interleaved as a port mirror sees them. */
 int gen_fabric(const struct gen_opts *o, struct gen_out *out);
 

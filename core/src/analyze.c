@@ -42,7 +42,6 @@ struct an_flow {
 	uint32_t resp_qpn, req_qpn;
 	bool req_qpn_known;
 	enum rl_transport tr;
-	uint64_t last_t;
 
 	bool started;
 	uint32_t expected;        /* next PSN expected from the requester */
@@ -246,11 +245,17 @@ static uint32_t an_hash(const uint8_t req_ip[16], const uint8_t resp_ip[16], enu
 				w[2] * 0x165667b19e3779f9ull ^ w[3] * 0x27d4eb2f165667c5ull ^ (uint64_t)k << 56 ^ v);
 }
 
+/* The value beside the addresses in a request's key: the responder's QPN and the transport. */
+static uint64_t an_request_key(uint32_t resp_qpn, enum rl_transport tr)
+{
+	return (uint64_t)resp_qpn << 8 | tr;
+}
+
 /* The key of flow @f in index @k. */
 static uint32_t an_key_hash(const struct an_flow *f, enum an_index k)
 {
 	switch (k) {
-	case AN_BY_REQUEST: return an_hash(f->req_ip, f->resp_ip, k, (uint64_t)f->resp_qpn << 8 | f->tr);
+	case AN_BY_REQUEST: return an_hash(f->req_ip, f->resp_ip, k, an_request_key(f->resp_qpn, f->tr));
 	case AN_BY_REQUESTER: return an_hash(f->req_ip, f->resp_ip, k, f->req_qpn);
 	default: return an_hash(f->req_ip, f->resp_ip, k, 0);
 	}
@@ -376,12 +381,11 @@ static void an_lru_unlink(struct rl_analyzer *a, struct an_flow *f)
 	f->lru_prev = f->lru_next = 0;
 }
 
-/* @f had a request at @t_ns: it goes to the end of the line. */
-static void an_touch(struct rl_analyzer *a, struct an_flow *f, uint64_t t_ns)
+/* @f had a request: it goes to the end of the line. */
+static void an_touch(struct rl_analyzer *a, struct an_flow *f)
 {
 	uint32_t flow = (uint32_t)(f - a->flows) + 1;
 
-	f->last_t = t_ns;
 	if (a->lru_tail == flow)
 		return;
 	if (f->lru_prev || f->lru_next || a->lru_head == flow)
@@ -407,11 +411,11 @@ static void an_flow_reset(struct an_flow *f)
 }
 
 /*
- * A new flow, zeroed, last used at @t_ns; its caller sets its key and calls
+ * A new flow, zeroed, the most recently used; its caller sets its key and calls
  * an_index_flow(). Past AN_MAX_FLOWS the flow idle longest is forgotten and
  * counted: memory follows the live QPs, not the capture.
  */
-static struct an_flow *an_new_flow(struct rl_analyzer *a, uint64_t t_ns)
+static struct an_flow *an_new_flow(struct rl_analyzer *a)
 {
 	struct an_flow *f;
 
@@ -424,7 +428,7 @@ static struct an_flow *an_new_flow(struct rl_analyzer *a, uint64_t t_ns)
 			an_lru_unlink(a, f);
 			an_flow_reset(f);
 			a->forgotten++;
-			an_touch(a, f, t_ns);
+			an_touch(a, f);
 			return f;
 		}
 		if (cap > AN_MAX_FLOWS)
@@ -437,7 +441,7 @@ static struct an_flow *an_new_flow(struct rl_analyzer *a, uint64_t t_ns)
 	}
 	f = &a->flows[a->n++];
 	memset(f, 0, sizeof(*f));
-	an_touch(a, f, t_ns);
+	an_touch(a, f);
 	return f;
 }
 
@@ -448,7 +452,7 @@ static struct an_flow *an_find_request_flow(const struct rl_analyzer *a, const u
 	struct an_iter it = { (size_t)-1, 0 };
 	struct an_flow *f, *best = NULL;
 
-	it.hash = an_hash(req_ip, resp_ip, AN_BY_REQUEST, (uint64_t)resp_qpn << 8 | tr);
+	it.hash = an_hash(req_ip, resp_ip, AN_BY_REQUEST, an_request_key(resp_qpn, tr));
 	while ((f = an_next(a, AN_BY_REQUEST, &it)))
 		if (f->resp_qpn == resp_qpn && f->tr == tr && !memcmp(f->req_ip, req_ip, 16) &&
 		    !memcmp(f->resp_ip, resp_ip, 16) && (!best || f < best))
@@ -457,7 +461,7 @@ static struct an_flow *an_find_request_flow(const struct rl_analyzer *a, const u
 }
 
 /* The flow of requests this packet belongs to (requests: sender -> dqpn). */
-static struct an_flow *an_request_flow(struct rl_analyzer *a, const struct rl_pkt *p, uint64_t t_ns)
+static struct an_flow *an_request_flow(struct rl_analyzer *a, const struct rl_pkt *p)
 {
 	enum rl_transport tr = rl_opcode_transport(p->bth.opcode);
 	uint8_t src[16], dst[16];
@@ -467,7 +471,7 @@ static struct an_flow *an_request_flow(struct rl_analyzer *a, const struct rl_pk
 	f = an_find_request_flow(a, src, dst, p->bth.dqpn, tr);
 	if (f)
 		return f;
-	f = an_new_flow(a, t_ns);
+	f = an_new_flow(a);
 	if (f) {
 		memcpy(f->req_ip, src, 16);
 		memcpy(f->resp_ip, dst, 16);
@@ -635,7 +639,7 @@ static bool an_seen_room(struct an_flow *f)
 	if (!v)
 		return f->cap > 0;   /* keep overwriting the ring it has */
 	for (unsigned k = 0; k < f->nseen; k++)
-		v[k] = f->seen[(f->head + k) % f->cap];   /* full: the oldest is at head */
+		v[k] = f->seen[(f->head + k) & (f->cap - 1)];   /* full: the oldest is at head */
 	free(f->seen);
 	f->seen = v;
 	f->cap = cap;
@@ -734,13 +738,13 @@ static void an_msg_request(struct an_flow *f, const struct rl_pkt *p, uint64_t f
 static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p,
 		       struct rl_annotation *o)
 {
-	struct an_flow *f = an_request_flow(a, p, t_ns);
+	struct an_flow *f = an_request_flow(a, p);
 	uint32_t span;
 
 	o->role = RL_ROLE_REQUEST;
 	if (!f)
 		return;
-	an_touch(a, f, t_ns);
+	an_touch(a, f);
 	an_learn_mtu(f, p);
 	span = an_span(f, p);
 	if (!f->started) {
@@ -1039,7 +1043,7 @@ static void an_cm_init(struct an_cm_conv *c, const uint8_t src[16], const uint8_
  * starts again.
  */
 static void an_cm_announce(struct rl_analyzer *a, const struct an_cm_conv *c, int announcer, uint32_t psn,
-			   uint64_t frame, uint64_t t_ns, uint16_t attr)
+			   uint64_t frame, uint16_t attr)
 {
 	const uint8_t *req_ip = c->ip[!announcer], *resp_ip = c->ip[announcer];
 	uint32_t resp_qpn = c->qpn[announcer];
@@ -1047,14 +1051,14 @@ static void an_cm_announce(struct rl_analyzer *a, const struct an_cm_conv *c, in
 
 	if (f)
 		an_unindex_flow(a, f);
-	else if (!(f = an_new_flow(a, t_ns)))
+	else if (!(f = an_new_flow(a)))
 		return;
 	an_flow_reset(f);
 	memcpy(f->req_ip, req_ip, 16);
 	memcpy(f->resp_ip, resp_ip, 16);
 	f->resp_qpn = resp_qpn;
 	f->tr = c->tr;
-	an_touch(a, f, t_ns);
+	an_touch(a, f);
 	f->req_qpn = c->qpn[!announcer];
 	f->req_qpn_known = c->qpn_known[!announcer];
 	f->cm_frame = frame;
@@ -1077,8 +1081,7 @@ static void an_cm_learn_requester(struct rl_analyzer *a, const struct an_cm_conv
 }
 
 /* The QP (and, for its peer, the first PSN) that a first REQ or REP announces. */
-static void an_cm_qp(struct rl_analyzer *a, struct an_cm_conv *c, const struct rl_cm *cm, int side, uint64_t frame,
-		     uint64_t t_ns)
+static void an_cm_qp(struct rl_analyzer *a, struct an_cm_conv *c, const struct rl_cm *cm, int side, uint64_t frame)
 {
 	if (cm->attr == RL_CM_REQ && side == 0) {
 		uint64_t tst = rl_cm_get(cm, RL_CMF_REQ_TRANSPORT_SERVICE_TYPE);
@@ -1088,11 +1091,11 @@ static void an_cm_qp(struct rl_analyzer *a, struct an_cm_conv *c, const struct r
 		c->tr = (enum rl_transport)tst;
 		c->qpn[0] = (uint32_t)rl_cm_get(cm, RL_CMF_REQ_LOCAL_QPN);
 		c->qpn_known[0] = true;
-		an_cm_announce(a, c, 0, (uint32_t)rl_cm_get(cm, RL_CMF_REQ_STARTING_PSN), frame, t_ns, RL_CM_REQ);
+		an_cm_announce(a, c, 0, (uint32_t)rl_cm_get(cm, RL_CMF_REQ_STARTING_PSN), frame, RL_CM_REQ);
 	} else if (cm->attr == RL_CM_REP && side == 1) {
 		c->qpn[1] = (uint32_t)rl_cm_get(cm, RL_CMF_REP_LOCAL_QPN);
 		c->qpn_known[1] = true;
-		an_cm_announce(a, c, 1, (uint32_t)rl_cm_get(cm, RL_CMF_REP_STARTING_PSN), frame, t_ns, RL_CM_REP);
+		an_cm_announce(a, c, 1, (uint32_t)rl_cm_get(cm, RL_CMF_REP_STARTING_PSN), frame, RL_CM_REP);
 		if (c->qpn_known[0])
 			an_cm_learn_requester(a, c);
 	}
@@ -1150,7 +1153,7 @@ static void an_cm(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const st
 	}
 	if (!o->cm.original_frame) {
 		c->state = an_cm_state_after(cm.attr);
-		an_cm_qp(a, c, &cm, side, frame, t_ns);
+		an_cm_qp(a, c, &cm, side, frame);
 	}
 	o->cm.state = c->state;
 	s->frame = frame;

@@ -32,9 +32,8 @@ def main(argv):
                 lru[key] = True
         elif op == ACK:
             acks += 1
-            mine = [p for (s, d, q), ps in writes.items() if s == dst and d == src and q - 0x800000 == dqp - 0x100
-                    for p in ps]
-            if psn not in mine:
+            # gen fabric numbers QP q's requester 0x100 + q and its responder 0x800000 + q
+            if psn not in writes.get((dst, src, dqp - 0x100 + 0x800000), ()):
                 errors.append(f"ACK PSN {psn} to QP {dqp:#x} answers none of its QP's WRITEs")
     if len(writes) != qps:
         errors.append(f"{len(writes)} QPs by tshark, wanted {qps}")

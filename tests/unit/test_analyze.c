@@ -261,6 +261,8 @@ static void test_flow_ring_grows(void)
 	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x12, 1000 - 500, true, &o);
 	CU_ASSERT(o.verdict == RL_V_RETRANSMISSION || o.verdict == RL_V_DUPLICATE);
 	CU_ASSERT_EQUAL(o.original_frame, 1000 - 500 + 1);
+	feed(a, frame++, RL_OP_RC_SEND_ONLY, 0x12, 1000 - 600, true, &o);
+	CU_ASSERT_EQUAL(o.original_frame, 0);
 	rl_analyzer_free(a);
 }
 
