@@ -9,9 +9,28 @@
 #ifdef RL_CRC_ISAL
 #include <isa-l/crc.h>
 
+/*
+ * ISA-L's AVX-512 CRC (crc32_gzip_refl_by16_10 in 2.30) returns with the
+ * upper halves of the vector registers still dirty. Until a VZEROUPPER,
+ * every legacy SSE instruction the compiler emits in our code (struct copies,
+ * the ICRC masks) then pays a state-transition penalty: measured on a 1 KiB
+ * decode it tripled the time (bench part 1). VZEROUPPER is valid wherever
+ * AVX is, and ISA-L picks an AVX code path only there.
+ */
+static inline void rl_crc_clean_upper(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx"))
+		__asm__ volatile("vzeroupper" ::: "memory");
+#endif
+}
+
 uint32_t rl_crc32(uint32_t crc, const void *buf, size_t len)
 {
-	return crc32_gzip_refl(crc, (const unsigned char *)buf, (uint64_t)len);
+	uint32_t r = crc32_gzip_refl(crc, (const unsigned char *)buf, (uint64_t)len);
+
+	rl_crc_clean_upper();
+	return r;
 }
 
 const char *rl_crc32_backend(void)
