@@ -48,10 +48,12 @@ struct an_flow {
 	uint32_t pmtu;            /* learned from First/Middle payloads; 0 until known */
 	bool after_read;          /* the last request was a READ of unknown span */
 	uint32_t read_min, read_max, read_psn, read_len;
+	bool read_hi_known;       /* hi before that READ, if any request came before it */
+	uint32_t read_hi;
 
 	struct an_tx *seen;       /* a ring of the latest transmissions: cap slots, nseen used, head the next */
 	unsigned cap, nseen, head;
-	uint32_t hi;              /* the highest PSN any of them covers */
+	uint32_t hi;              /* the highest PSN the flow's requests have covered */
 
 	/* A reason to resend: a NAK or RNR NAK asked for PSNs from retx_next on. */
 	bool retx_pending;
@@ -590,8 +592,25 @@ static uint32_t an_span(const struct an_flow *f, const struct rl_pkt *p)
  * span (256-byte packets). Now its end is known, the PSN before @next: shrink
  * the record, so that the requests after it are not taken for copies of it.
  */
+static void an_hi_max(uint32_t *hi, bool *known, uint32_t last)
+{
+	if (!*known || rl_psn_diff(last, *hi) > 0)
+		*hi = last;
+	*known = true;
+}
+
+/*
+ * The READ's span is known now: its entry gets its real last PSN, and hi,
+ * which counted the guess, is what it was before the READ raised by the
+ * READ and the requests after it. Walks back only as far as the READ, which
+ * is at most a few requests old; a flow of small READs otherwise walked its
+ * whole ring for each.
+ */
 static void an_read_ends(struct an_flow *f, uint32_t next)
 {
+	uint32_t hi = f->read_hi;
+	bool known = f->read_hi_known;
+
 	f->after_read = false;
 	f->expected = next;
 	for (unsigned k = 0; k < f->nseen; k++) {
@@ -599,15 +618,18 @@ static void an_read_ends(struct an_flow *f, uint32_t next)
 
 		if (t->first == f->read_psn && (rl_opcode_info(t->opcode)->flags & RL_OPF_READ)) {
 			t->last = rl_psn_add(next, 0xffffff);
-			break;
+			an_hi_max(&hi, &known, t->last);
+			f->hi = hi;
+			return;
 		}
+		an_hi_max(&hi, &known, t->last);
 	}
-	if (!f->nseen)
-		return;
-	f->hi = f->seen[(f->head + f->cap - 1) & (f->cap - 1)].last;
+	/* The READ left the ring: hi over what is still in it. */
+	known = false;
 	for (unsigned k = 0; k < f->nseen; k++)
-		if (rl_psn_diff(f->seen[k].last, f->hi) > 0)
-			f->hi = f->seen[k].last;
+		an_hi_max(&hi, &known, f->seen[(f->head + f->cap - 1 - k) & (f->cap - 1)].last);
+	if (known)
+		f->hi = hi;
 }
 
 /* First and Middle packets carry exactly the path MTU (IBA 9.7.2): learn it from them. */
@@ -762,6 +784,8 @@ static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, con
 			f->expected = rl_psn_add(p->bth.psn, span);
 			f->after_read = (p->op->flags & RL_OPF_READ) && !f->pmtu;
 			if (f->after_read) {
+				f->read_hi_known = f->nseen > 0;
+				f->read_hi = f->hi;
 				f->read_psn = p->bth.psn;
 				f->read_len = p->reth.dma_len;
 				f->read_min = rl_psn_add(p->bth.psn, an_read_pkts(p->reth.dma_len, 4096));
