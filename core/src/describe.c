@@ -47,8 +47,8 @@ int rl_describe_syndrome(uint8_t s, char *buf, size_t n)
 	return (int)sb.len;
 }
 
-/* " name=0x..." */
-static void rl_sb_field_hex(struct rl_sb *sb, const char *name, uint64_t v, unsigned width)
+/* " name=0x..."; inline, so that a literal name's length is known at compile time. */
+static inline void rl_sb_field_hex(struct rl_sb *sb, const char *name, uint64_t v, unsigned width)
 {
 	rl_sb_putc(sb, ' ');
 	rl_sb_puts(sb, name);
@@ -56,7 +56,7 @@ static void rl_sb_field_hex(struct rl_sb *sb, const char *name, uint64_t v, unsi
 	rl_sb_hex(sb, v, width);
 }
 
-static void rl_sb_field_u64(struct rl_sb *sb, const char *name, uint64_t v)
+static inline void rl_sb_field_u64(struct rl_sb *sb, const char *name, uint64_t v)
 {
 	rl_sb_putc(sb, ' ');
 	rl_sb_puts(sb, name);
@@ -76,13 +76,14 @@ static void rl_describe_ext(struct rl_sb *sb, const struct rl_pkt *p)
 	size_t n;
 	const struct rl_field *f = rl_field_table(&n), *end = f + n;
 
-	if (!p->op)
+	if (!p->op || !p->hdrs)
 		return;
 	for (; f < end; f++) {
 		uint64_t v;
 
-		if (!f->brief || f->hdr == RL_FIELD_BTH || !(p->hdrs & f->hdr))
-			continue;   /* the BTH is said above, in its own order */
+		/* The BTH (RL_FIELD_BTH, no bit of hdrs) is said above, in its own order. */
+		if (!(p->hdrs & f->hdr) || !f->brief)
+			continue;
 		v = rl_field_value(f, p);
 		if (f->fmt == RL_FMT_SYNDROME) {
 			rl_sb_putc(sb, ' ');

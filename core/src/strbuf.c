@@ -158,30 +158,39 @@ void rl_sb_hex(struct rl_sb *sb, uint64_t v, unsigned width)
 	rl_sb_commit(sb, out, n + 2);
 }
 
+/* The decimal digits of @v (0 .. 255) at @p; returns the end. */
+static char *rl_dec_byte(char *p, unsigned v)
+{
+	if (v >= 100) {
+		*p++ = (char)('0' + v / 100);
+		v %= 100;
+	} else if (v < 10) {
+		*p++ = (char)('0' + v);
+		return p;
+	}
+	memcpy(p, rl_dec_pairs + 2 * v, 2);
+	return p + 2;
+}
+
 void rl_sb_dec_bytes(struct rl_sb *sb, const uint8_t *a, size_t n, char sep)
 {
-	char tmp[64], *p = tmp;
+	char *out = n ? rl_sb_room(sb, 4 * n) : NULL, *p = out;
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned v = a[i];
+	if (!out) {   /* near the end of the buffer: byte by byte, truncated */
+		for (size_t i = 0; i < n; i++) {
+			char tmp[4], *e = tmp;
 
-		if (p > tmp + sizeof(tmp) - 4) {   /* 3 digits and a separator */
-			rl_sb_putn(sb, tmp, (size_t)(p - tmp));
-			p = tmp;
+			if (i)
+				*e++ = sep;
+			e = rl_dec_byte(e, a[i]);
+			rl_sb_putn(sb, tmp, (size_t)(e - tmp));
 		}
-		if (i)
-			*p++ = sep;
-		if (v >= 100) {
-			*p++ = (char)('0' + v / 100);
-			v %= 100;
-			memcpy(p, rl_dec_pairs + 2 * v, 2);
-			p += 2;
-		} else if (v >= 10) {
-			memcpy(p, rl_dec_pairs + 2 * v, 2);
-			p += 2;
-		} else {
-			*p++ = (char)('0' + v);
-		}
+		return;
 	}
-	rl_sb_putn(sb, tmp, (size_t)(p - tmp));
+	p = rl_dec_byte(p, a[0]);
+	for (size_t i = 1; i < n; i++) {
+		*p++ = sep;
+		p = rl_dec_byte(p, a[i]);
+	}
+	rl_sb_commit(sb, out, (size_t)(p - out));
 }
