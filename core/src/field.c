@@ -136,6 +136,27 @@ const struct rl_field *rl_field_next(struct rl_field_iter *it)
 	return NULL;
 }
 
+/*
+ * The first row of header @hdr (the table's size if it has none). The rows
+ * come header after header in the header table's order, so the search starts
+ * at @from, where the previous header's fields ended, and looks back only if
+ * a caller's own walk left it past them.
+ */
+static size_t rl_field_first(uint32_t hdr, size_t from)
+{
+	const size_t n = sizeof(rl_fields) / sizeof(rl_fields[0]);
+	size_t i;
+
+	for (i = from; i < n && rl_fields[i].hdr != hdr; i++)
+		;
+	if (i == n)
+		for (i = 0; i < n && rl_fields[i].hdr != hdr; i++)
+			;
+	while (i > 0 && i < n && rl_fields[i - 1].hdr == hdr)
+		i--;
+	return i;
+}
+
 const struct rl_field_hdr *rl_field_next_hdr(struct rl_field_iter *it)
 {
 	const size_t nh = sizeof(rl_field_hdrs) / sizeof(rl_field_hdrs[0]);
@@ -147,8 +168,7 @@ const struct rl_field_hdr *rl_field_next_hdr(struct rl_field_iter *it)
 		if (!rl_field_present(it->pkt, h->hdr))
 			continue;
 		it->hdr = h;
-		for (it->i = 0; it->i < n && rl_fields[it->i].hdr != h->hdr; it->i++)
-			;
+		it->i = rl_field_first(h->hdr, it->i < n ? it->i : 0);
 		return h;
 	}
 	it->hdr = NULL;

@@ -64,6 +64,8 @@ void rl_sb_u64(struct rl_sb *sb, uint64_t v);
 void rl_sb_hex(struct rl_sb *sb, uint64_t v, unsigned width);
 /* Decimal, zero-padded to exactly @width digits (for fractions). */
 void rl_sb_u64w(struct rl_sb *sb, uint64_t v, unsigned width);
+/* The @n bytes at @a in decimal, joined by @sep: "192.168.0.1". */
+void rl_sb_dec_bytes(struct rl_sb *sb, const uint8_t *a, size_t n, char sep);
 
 #ifdef __cplusplus
 }
