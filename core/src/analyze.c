@@ -308,6 +308,7 @@ struct an_iter {
 	uint32_t hash;
 };
 
+#ifndef RL_ANALYZER_SCAN_LOOKUP
 static struct an_flow *an_next(const struct rl_analyzer *a, enum an_index k, struct an_iter *it)
 {
 	const struct an_table *t = &a->index[k];
@@ -320,6 +321,24 @@ static struct an_flow *an_next(const struct rl_analyzer *a, enum an_index k, str
 			return &a->flows[t->slot[it->slot].flow - 1];
 	return NULL;
 }
+#else
+/*
+ * The reference lookup, built with -DRL_ANALYZER_SCAN_LOOKUP (`make
+ * scan-lookup`): every flow of index @k in turn, whatever its hash. The
+ * callers compare the whole key and choose among the flows that have it by
+ * index, never by the order found, so this gives what the hash tables give
+ * as long as they hold every flow they should (the one difference: a flow
+ * left out of them when memory ran out is found here). Bench part 8 and
+ * tests/scenarios compare explain's output of the two builds.
+ */
+static struct an_flow *an_next(const struct rl_analyzer *a, enum an_index k, struct an_iter *it)
+{
+	while (++it->slot < a->n)
+		if (an_in_index(&a->flows[it->slot], k))
+			return &a->flows[it->slot];
+	return NULL;
+}
+#endif
 
 /* ---- flows: the least recently used, forgotten first ---------------------------------------- */
 
