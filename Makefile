@@ -42,7 +42,7 @@ pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 layers-test:
 	sh tests/layers/run.sh
 
-.PHONY: layers-test all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade oracle scenarios fuzz mutate bench install uninstall clean help
+.PHONY: layers-test scan-lookup all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade oracle scenarios fuzz mutate bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -128,6 +128,11 @@ clang-test:
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)-clang/unit-asan-isal
 	sh tests/cli/run.sh $(B)-clang/rocelab $(B)-clang/rocelab-asan
 
+# rocelab again with the analyzer's reference lookup (RL_ANALYZER_SCAN_LOOKUP: every flow scanned, no
+# hash tables), in its own tree $(B)/scan: tests/scenarios and bench part 8 check that explain says the same.
+scan-lookup:
+	$(MAKE) B=$(B)/scan CFLAGS="$(CFLAGS) -DRL_ANALYZER_SCAN_LOOKUP" $(B)/scan/rocelab
+
 cli-test: all $(B)/rocelab-asan
 	sh tests/cli/run.sh $(B)/rocelab $(B)/rocelab-asan
 
@@ -138,8 +143,8 @@ docs-test: all
 oracle: all
 	sh tests/oracle/run.sh $(B)/rocelab
 
-scenarios: all
-	sh tests/scenarios/run.sh $(B)/rocelab
+scenarios: all scan-lookup
+	sh tests/scenarios/run.sh $(B)/rocelab $(B)/scan/rocelab
 
 # The coding exercises' checkers compare the learner's code with the core's.
 GRADE_LIBS = $(abspath $(B))/librocelab.a $(CRC_LIBS) -lz
@@ -177,7 +182,7 @@ test: bootstrap
 	$(MAKE) mutate
 	$(MAKE) plugin-compat
 	$(MAKE) oracle
-	sh tests/scenarios/run.sh $(B)/rocelab
+	$(MAKE) scenarios
 	sh tests/replay/run.sh $(B)/rocelab
 	$(MAKE) peer-test
 	$(MAKE) hostile-test
@@ -214,7 +219,7 @@ $(B)/bench/udp_peer: bench/udp_peer.c | $(B)
 	mkdir -p $(B)/bench
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) bench/udp_peer.c -o $@
 
-bench: bootstrap all plugin $(B)/bench/decode $(B)/bench/transport $(B)/bench/udp_peer
+bench: bootstrap all scan-lookup plugin $(B)/bench/decode $(B)/bench/transport $(B)/bench/udp_peer
 	sh bench/run.sh $(B)
 
 # The man pages, from the binary's --help (help2man): rocelab(1) and one rocelab-CMD(1) per subcommand.

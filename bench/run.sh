@@ -11,7 +11,9 @@
 # 7. `rocelab peer` vs raw UDP sockets (BUILD_DIR/bench/udp_peer) over a veth
 #    pair at MTU 9000: bandwidth and latency; root only.
 # 8. `rocelab explain` on a fabric's capture (`gen fabric`: 10,000 QPs, 1000
-#    frames each, interleaved) vs `tshark -r`: time and peak memory.
+#    frames each, interleaved) vs `tshark -r`: time and peak memory; and explain's
+#    output on smaller fabric captures from BUILD_DIR/scan/rocelab (`make
+#    scan-lookup`: flows found by a scan, not by hash) must be identical.
 # Prints times and ratios measured in this run; never fails on a timing.
 # Needs only POSIX sh, GNU date (+%N) and awk; hyperfine is not used.
 # BENCH_PARTS="4 5" sh bench/run.sh build runs only those parts (default: all);
@@ -528,6 +530,50 @@ bn_rss() {
 	fi
 }
 
+FAB_SAME_COUNT=2        # WRITEs per QP in the captures both lookups explain: a scan of every flow is slow
+
+# bn_explain_same A B PCAP: explain's output (text and --json; stdout, stderr and exit status) on PCAP from
+# rocelab A and from rocelab B: 'identical', or where they first differ (and a non-zero status).
+bn_explain_same() {
+	for j in "" --json; do
+		for r in a b; do
+			if [ "$r" = a ]; then x=$1; else x=$2; fi
+			# shellcheck disable=SC2086  # $j: no word, or --json
+			if "$x" explain $j "$3" > "$DIR/same-$r.out" 2> "$DIR/same-$r.err"; then st=0; else st=$?; fi
+			echo "exit status $st" >> "$DIR/same-$r.err"
+		done
+		for s in out err; do
+			cmp -s "$DIR/same-a.$s" "$DIR/same-b.$s" && continue
+			l=$(cmp "$DIR/same-a.$s" "$DIR/same-b.$s" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p')
+			echo "explain $j std$s differs at line ${l:=1}: [$(sed -n "${l}p" "$DIR/same-a.$s" | cut -c1-160)]" \
+				"vs [$(sed -n "${l}p" "$DIR/same-b.$s" | cut -c1-160)]"
+			return 1
+		done
+	done
+	echo identical
+}
+
+# bn_lookup_same: explain finding flows through the analyzer's hash tables ($B/rocelab) and through its
+# reference lookup, a scan of every flow ($B/scan/rocelab: make scan-lookup, built here if need be), on
+# the fabric's QPs with FAB_SAME_COUNT WRITEs each and on 17000 QPs (past the 16384 flows followed).
+bn_lookup_same() {
+	if [ ! -f Makefile ] || ! make -s B="$B" scan-lookup > "$LOG" 2>&1 || [ ! -x "$B/scan/rocelab" ]; then
+		echo "  hash tables vs reference lookup: skipped, no $B/scan/rocelab (make scan-lookup)"
+		return 0
+	fi
+	for v in "$FAB_QPS $FAB_SAME_COUNT" "17000 1"; do
+		# shellcheck disable=SC2086  # QPs, WRITEs per QP
+		set -- $v
+		if ! "$B/rocelab" gen fabric --qps "$1" --count "$2" -o "$DIR/fabric-same.pcap" > "$LOG" 2>&1; then
+			echo "  gen fabric --qps $1 --count $2 failed:"; sed 's/^/    /' "$LOG"
+			continue
+		fi
+		echo "  explain, hash tables vs a scan of every flow, --qps $1 --count $2 ($(bn_frames) frames):" \
+			"$(bn_explain_same "$B/rocelab" "$B/scan/rocelab" "$DIR/fabric-same.pcap")"
+	done
+	rm -f "$DIR/fabric-same.pcap" "$DIR"/same-[ab].out "$DIR"/same-[ab].err
+}
+
 bn_part8() {
 	echo "== 8. scale: a fabric's capture, $FAB_QPS QPs: rocelab explain vs tshark -r =="
 	fab=$DIR/fabric.pcap
@@ -545,6 +591,7 @@ bn_part8() {
 	me=$(bn_rss sh -c '"$1" explain "$2" | grep "flow history" > "$3"; true' sh "$B/rocelab" "$fab" "$DIR/history")
 	sed 's/^ */  explain: /' "$DIR/history"
 	echo "  $n frames; rocelab explain: ${te}s ($(bn_pps "$n" "$te") frames/s), peak RSS ${me} MB"
+	bn_lookup_same
 	if ! command -v tshark > /dev/null 2>&1; then
 		echo "  tshark not installed: no ratio"
 		rm -f "$fab"

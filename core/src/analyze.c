@@ -16,6 +16,8 @@
 #include "rocelab/cm.h"
 #include "rocelab/describe.h"
 
+#include "analyze_hash.h"   /* enum an_index, an_hash(): the flows' keys */
+
 /*
  * Flows followed at once, and the request transmissions each remembers: a
  * ring that starts small and grows to AN_SEEN only for a flow that sends that
@@ -77,27 +79,7 @@ struct an_flow {
 	uint32_t lru_prev, lru_next;
 };
 
-/*
- * The flows are found through three hash tables (open addressing, linear
- * probing), each mapping a key to the indexes of the flows that have it:
- *
- *	AN_BY_REQUEST	a request: requester's and responder's addresses, the
- *			responder's QPN (BTH DestQP) and the transport; every flow
- *	AN_BY_REQUESTER	an RC response: the same addresses and the requester's
- *			QPN (its DestQP), for flows that learned it
- *	AN_BY_ADDRS	an RC response to a flow that has not learned it yet:
- *			the addresses alone
- *
- * A key may map to several flows (a QPN reused by a new connection): a
- * lookup takes the one with the lowest index, as a scan in order would.
- */
-enum an_index {
-	AN_BY_REQUEST,
-	AN_BY_REQUESTER,
-	AN_BY_ADDRS,
-	AN_INDEXES
-};
-
+/* A slot of one of the three indexes (their keys: analyze_hash.h). */
 struct an_slot {
 	uint32_t flow;            /* index + 1; 0: empty; AN_TOMB: deleted */
 	uint32_t hash;            /* the key's hash, low 32 bits: most mismatches end here */
@@ -226,33 +208,6 @@ static void an_addrs(const struct rl_pkt *p, uint8_t src[16], uint8_t dst[16])
 
 /* ---- flows: the hash tables ---------------------------------------------------------------- */
 
-/* splitmix64's finalizer: every input bit moves about half the output bits. */
-static uint64_t an_mix(uint64_t h)
-{
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 31);
-}
-
-/* The hash of key (@req_ip, @resp_ip, @v) in index @k: each word multiplied by its own odd constant, mixed once. */
-static uint32_t an_hash(const uint8_t req_ip[16], const uint8_t resp_ip[16], enum an_index k, uint64_t v)
-{
-	uint64_t w[4];
-
-	memcpy(w, req_ip, 16);
-	memcpy(w + 2, resp_ip, 16);
-	return (uint32_t)an_mix(w[0] * 0x9e3779b97f4a7c15ull ^ w[1] * 0xc2b2ae3d27d4eb4full ^
-				w[2] * 0x165667b19e3779f9ull ^ w[3] * 0x27d4eb2f165667c5ull ^ (uint64_t)k << 56 ^ v);
-}
-
-/* The value beside the addresses in a request's key: the responder's QPN and the transport. */
-static uint64_t an_request_key(uint32_t resp_qpn, enum rl_transport tr)
-{
-	return (uint64_t)resp_qpn << 8 | tr;
-}
-
 /* The key of flow @f in index @k. */
 static uint32_t an_key_hash(const struct an_flow *f, enum an_index k)
 {
@@ -355,6 +310,7 @@ struct an_iter {
 	uint32_t hash;
 };
 
+#ifndef RL_ANALYZER_SCAN_LOOKUP
 static struct an_flow *an_next(const struct rl_analyzer *a, enum an_index k, struct an_iter *it)
 {
 	const struct an_table *t = &a->index[k];
@@ -367,6 +323,24 @@ static struct an_flow *an_next(const struct rl_analyzer *a, enum an_index k, str
 			return &a->flows[t->slot[it->slot].flow - 1];
 	return NULL;
 }
+#else
+/*
+ * The reference lookup, built with -DRL_ANALYZER_SCAN_LOOKUP (`make
+ * scan-lookup`): every flow of index @k in turn, whatever its hash. The
+ * callers compare the whole key and choose among the flows that have it by
+ * index, never by the order found, so this gives what the hash tables give
+ * as long as they hold every flow they should (the one difference: a flow
+ * left out of them when memory ran out is found here). Bench part 8 and
+ * tests/scenarios compare explain's output of the two builds.
+ */
+static struct an_flow *an_next(const struct rl_analyzer *a, enum an_index k, struct an_iter *it)
+{
+	while (++it->slot < a->n)
+		if (an_in_index(&a->flows[it->slot], k))
+			return &a->flows[it->slot];
+	return NULL;
+}
+#endif
 
 /* ---- flows: the least recently used, forgotten first ---------------------------------------- */
 

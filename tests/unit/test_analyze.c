@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The analyzer on crafted streams: verdicts, CM links, and memory that does not grow with the capture. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "testlib.h"
+/* The analyzer's inside: its flows' keys and their hash, to make keys whose hashes collide. */
+#include "../../core/src/analyze_hash.h"
 
 /*
  * @syndrome for an ACK opcode, @dma_len for a READ request; the decoded packet
@@ -290,6 +293,247 @@ static void test_many_unlearned_flows(void)
 	CU_ASSERT_EQUAL(o.verdict, RL_V_IN_ORDER);
 	feed(a, frame, RL_OP_RC_ACKNOWLEDGE, 0x9000 + 5, 5001, false, &o);
 	CU_ASSERT_EQUAL(o.acked_last_frame, frame - 1);
+	rl_analyzer_free(a);
+}
+
+/* ---- full 32-bit hash collisions ------------------------------------------------------------- */
+
+/*
+ * Keys whose hashes are equal in all 32 bits share a bucket in a table of any
+ * size and pass the hash compare: only the whole key tells their flows apart.
+ * A birthday search finds such keys through the analyzer's own hash
+ * (analyze_hash.h): among 2^19 keys, n^2 / 2^33 = 32 colliding pairs are
+ * expected, and none with a chance of e^-32.
+ */
+#define HC_KEYS (1u << 19)
+#define HC_A 0x0a000001u        /* 10.0.0.1: the requester */
+#define HC_B 0x0a000002u        /* 10.0.0.2: the responder */
+#define HC_NET 0x0b000000u      /* 11.0.0.0/8: requesters found by the search of AN_BY_ADDRS keys */
+#define HC_FILL 0x800000u       /* QPNs of the UC flows that fill the analyzer, above every searched one */
+
+/* IPv4 address @ip4 as the analyzer keys it: in the last 4 bytes of 16. */
+static void hc_addr(uint32_t ip4, uint8_t a[16])
+{
+	memset(a, 0, 16);
+	for (int k = 0; k < 4; k++)
+		a[12 + k] = (uint8_t)(ip4 >> (24 - 8 * k));
+}
+
+/* The hash of the key numbered @i in one index: AN_BY_REQUEST (A -> B, QPN @i, RC) .. */
+static uint32_t hc_request_hash(uint32_t i)
+{
+	uint8_t req[16], resp[16];
+
+	hc_addr(HC_A, req);
+	hc_addr(HC_B, resp);
+	return an_hash(req, resp, AN_BY_REQUEST, an_request_key(i, RL_TR_RC));
+}
+
+/* .. AN_BY_REQUESTER (A's QPN @i, requests A -> B) .. */
+static uint32_t hc_requester_hash(uint32_t i)
+{
+	uint8_t req[16], resp[16];
+
+	hc_addr(HC_A, req);
+	hc_addr(HC_B, resp);
+	return an_hash(req, resp, AN_BY_REQUESTER, i);
+}
+
+/* .. AN_BY_ADDRS (requester HC_NET + @i, responder B). */
+static uint32_t hc_addrs_hash(uint32_t i)
+{
+	uint8_t req[16], resp[16];
+
+	hc_addr(HC_NET + i, req);
+	hc_addr(HC_B, resp);
+	return an_hash(req, resp, AN_BY_ADDRS, 0);
+}
+
+static int hc_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Keys @i < @j below HC_KEYS whose hashes under @h are equal: the pair with the lowest hash. */
+static void hc_find(uint32_t (*h)(uint32_t), uint32_t *i, uint32_t *j)
+{
+	uint64_t *v = malloc(HC_KEYS * sizeof(*v));
+	bool found = false;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	for (uint32_t k = 0; k < HC_KEYS; k++)
+		v[k] = (uint64_t)h(k) << 32 | k;
+	qsort(v, HC_KEYS, sizeof(*v), hc_cmp);
+	for (uint32_t k = 1; k < HC_KEYS && !found; k++)
+		if (v[k] >> 32 == v[k - 1] >> 32) {
+			*i = (uint32_t)v[k - 1];
+			*j = (uint32_t)v[k];
+			found = true;
+		}
+	free(v);
+	CU_ASSERT_TRUE_FATAL(found);
+	CU_ASSERT_EQUAL_FATAL(h(*i), h(*j));
+	CU_ASSERT_NOT_EQUAL_FATAL(*i, *j);
+}
+
+/* Packet number (*@frame)++, @opcode from @src to @dst (IPv4), to QP @qpn with @psn. */
+static void hc_feed(struct rl_analyzer *a, uint64_t *frame, uint8_t opcode, uint32_t src, uint32_t dst, uint32_t qpn,
+		    uint32_t psn, struct rl_annotation *out)
+{
+	static uint8_t f[256];
+	struct rl_pkt p, d;
+	size_t n;
+
+	rl_pkt_init(&p, opcode);
+	for (int k = 0; k < 4; k++) {
+		p.ip4.src[k] = (uint8_t)(src >> (24 - 8 * k));
+		p.ip4.dst[k] = (uint8_t)(dst >> (24 - 8 * k));
+	}
+	p.bth.dqpn = qpn;
+	p.bth.psn = psn;
+	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
+	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, &d), RL_OK);
+	rl_analyze(a, *frame, *frame * 1000, &d, RL_OK, out);
+	(*frame)++;
+}
+
+/* An RC SEND Only from A to B's QP @qpn, PSN @psn: its verdict must be @want. */
+static void hc_send(struct rl_analyzer *a, uint64_t *frame, uint32_t qpn, uint32_t psn, enum rl_verdict want)
+{
+	struct rl_annotation o;
+
+	hc_feed(a, frame, RL_OP_RC_SEND_ONLY, HC_A, HC_B, qpn, psn, &o);
+	CU_ASSERT_EQUAL(o.verdict, want);
+}
+
+/* An ACK from @resp to @req's QP @qpn, PSN @psn: it must answer frame @want. */
+static void hc_ack(struct rl_analyzer *a, uint64_t *frame, uint32_t resp, uint32_t req, uint32_t qpn, uint32_t psn,
+		   uint64_t want)
+{
+	struct rl_annotation o;
+
+	hc_feed(a, frame, RL_OP_RC_ACKNOWLEDGE, resp, req, qpn, psn, &o);
+	CU_ASSERT_EQUAL(o.role, RL_ROLE_RESPONSE);
+	CU_ASSERT_EQUAL(o.request_frame, want);
+}
+
+/* @n new UC flows A -> B (in AN_BY_REQUEST only), QPNs from HC_FILL + @first: each sends one request. */
+static void hc_fill(struct rl_analyzer *a, uint64_t *frame, uint32_t first, uint32_t n)
+{
+	struct rl_annotation o;
+
+	for (uint32_t k = 0; k < n; k++)
+		hc_feed(a, frame, RL_OP_UC_SEND_ONLY, HC_A, HC_B, HC_FILL + first + k, 1, &o);
+}
+
+/*
+ * Two flows whose request keys hash alike: each keeps its own PSNs; the one
+ * idle longest is forgotten while the other, behind its deleted slot, goes on;
+ * it comes back in another flow's slot, still apart from its twin.
+ */
+static void test_hash_collision_requests(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	const uint32_t max = (uint32_t)rl_analyzer_max_flows();
+	uint64_t frame = 1;
+	uint32_t q1, q2;
+
+	hc_find(hc_request_hash, &q1, &q2);
+	hc_send(a, &frame, q1, 100, RL_V_FIRST);
+	hc_send(a, &frame, q2, 5000, RL_V_FIRST);
+	hc_send(a, &frame, q1, 101, RL_V_IN_ORDER);
+	hc_send(a, &frame, q2, 5001, RL_V_IN_ORDER);
+	CU_ASSERT_EQUAL(rl_analyzer_flows(a), 2);
+	/* Full, then one more: q1, idle longest, is forgotten. */
+	hc_fill(a, &frame, 0, max - 2);
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 0);
+	hc_fill(a, &frame, max, 1);
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 1);
+	hc_send(a, &frame, q2, 5002, RL_V_IN_ORDER);
+	/* q1 again: a first request, in the slot of the filler idle longest. */
+	hc_send(a, &frame, q1, 102, RL_V_FIRST);
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 2);
+	hc_send(a, &frame, q2, 5003, RL_V_IN_ORDER);
+	hc_send(a, &frame, q1, 103, RL_V_IN_ORDER);
+	/* The other way round: the fillers, then q2, are forgotten (max - 1 flows); q1 goes on. */
+	hc_fill(a, &frame, max + 1, max - 1);
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 2 + max - 1);
+	hc_send(a, &frame, q1, 104, RL_V_IN_ORDER);
+	hc_send(a, &frame, q2, 5004, RL_V_FIRST);
+	hc_send(a, &frame, q1, 105, RL_V_IN_ORDER);
+	hc_send(a, &frame, q2, 5005, RL_V_IN_ORDER);
+	CU_ASSERT_EQUAL(rl_analyzer_flows(a), max);
+	rl_analyzer_free(a);
+}
+
+/*
+ * Two RC flows A -> B whose requesters' QPNs hash alike (AN_BY_REQUESTER):
+ * each ACK finds its own flow, also after the other was forgotten and came
+ * back, when its QPN must be learned again.
+ */
+static void test_hash_collision_requesters(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	const uint32_t max = (uint32_t)rl_analyzer_max_flows();
+	uint64_t frame = 1;
+	uint32_t r1, r2;
+
+	hc_find(hc_requester_hash, &r1, &r2);
+	hc_send(a, &frame, 0x11, 100, RL_V_FIRST);              /* frame 1 */
+	hc_ack(a, &frame, HC_B, HC_A, r1, 100, 1);              /* learns r1 */
+	hc_send(a, &frame, 0x22, 100, RL_V_FIRST);              /* frame 3 */
+	hc_ack(a, &frame, HC_B, HC_A, r2, 100, 3);              /* learns r2 */
+	hc_send(a, &frame, 0x11, 101, RL_V_IN_ORDER);           /* frame 5 */
+	hc_send(a, &frame, 0x22, 101, RL_V_IN_ORDER);           /* frame 6 */
+	hc_ack(a, &frame, HC_B, HC_A, r2, 101, 6);
+	hc_ack(a, &frame, HC_B, HC_A, r1, 101, 5);
+	/* The flow of r1, idle longest, is forgotten; r2's ACKs still find theirs. */
+	hc_fill(a, &frame, 0, max - 1);
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 1);
+	hc_send(a, &frame, 0x22, 102, RL_V_IN_ORDER);
+	hc_ack(a, &frame, HC_B, HC_A, r2, 102, frame - 1);
+	/* It comes back: r1 is learned again, from the only flow that has not learned its requester. */
+	hc_send(a, &frame, 0x11, 200, RL_V_FIRST);
+	hc_ack(a, &frame, HC_B, HC_A, r1, 200, frame - 1);
+	hc_send(a, &frame, 0x11, 201, RL_V_IN_ORDER);
+	hc_send(a, &frame, 0x22, 103, RL_V_IN_ORDER);
+	hc_ack(a, &frame, HC_B, HC_A, r1, 201, frame - 2);
+	hc_ack(a, &frame, HC_B, HC_A, r2, 103, frame - 2);
+	rl_analyzer_free(a);
+}
+
+/*
+ * Two requesters whose address pairs with B hash alike (AN_BY_ADDRS), each
+ * with an RC flow of the same QPN and PSNs that has not learned its
+ * requester's QPN: an ACK to each finds its own, the older flow's too (a
+ * lookup by hash alone would take the newer), also past a forgotten one.
+ */
+static void test_hash_collision_addrs(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	const uint32_t max = (uint32_t)rl_analyzer_max_flows();
+	struct rl_annotation o;
+	uint64_t frame = 1;
+	uint32_t i, j, s1, s2;
+
+	hc_find(hc_addrs_hash, &i, &j);
+	s1 = HC_NET + i;
+	s2 = HC_NET + j;
+	hc_feed(a, &frame, RL_OP_RC_SEND_ONLY, s2, HC_B, 0x11, 100, &o);        /* frame 1 */
+	hc_feed(a, &frame, RL_OP_RC_SEND_ONLY, s1, HC_B, 0x11, 100, &o);        /* frame 2 */
+	hc_ack(a, &frame, HC_B, s2, 0x77, 100, 1);
+	hc_ack(a, &frame, HC_B, s1, 0x77, 100, 2);
+	/* Two more that do not learn yet; the older of them is forgotten with the first two. */
+	hc_feed(a, &frame, RL_OP_RC_SEND_ONLY, s2, HC_B, 0x33, 300, &o);        /* frame 5 */
+	hc_feed(a, &frame, RL_OP_RC_SEND_ONLY, s1, HC_B, 0x33, 300, &o);        /* frame 6 */
+	hc_fill(a, &frame, 0, max - 4 + 3);                     /* full, then 3 forgotten */
+	CU_ASSERT_EQUAL(rl_analyzer_flows_forgotten(a), 3);
+	hc_ack(a, &frame, HC_B, s1, 0x88, 300, 6);
+	hc_feed(a, &frame, RL_OP_RC_SEND_ONLY, s2, HC_B, 0x33, 400, &o);
+	CU_ASSERT_EQUAL(o.verdict, RL_V_FIRST);
+	hc_ack(a, &frame, HC_B, s2, 0x99, 400, frame - 1);
 	rl_analyzer_free(a);
 }
 
@@ -602,6 +846,9 @@ int tl_suite_analyze(void)
 	       !CU_add_test(s, "flows past the limit: forgotten, counted, the rest intact", test_flow_limit) ||
 	       !CU_add_test(s, "a flow's ring of requests grows to 512", test_flow_ring_grows) ||
 	       !CU_add_test(s, "many QPs between two hosts: each ACK finds its request", test_many_unlearned_flows) ||
+	       !CU_add_test(s, "request keys with equal 32-bit hashes: apart, forgotten, back", test_hash_collision_requests) ||
+	       !CU_add_test(s, "requester QPNs with equal 32-bit hashes: each ACK its flow", test_hash_collision_requesters) ||
+	       !CU_add_test(s, "address pairs with equal 32-bit hashes: each ACK its flow", test_hash_collision_addrs) ||
 	       !CU_add_test(s, "words made from an annotation, after the analyzer is gone", test_words) ||
 	       !CU_add_test(s, "the requests after a READ of unknown span are in order", test_after_read) ||
 	       !CU_add_test(s, "a READ of up to 2^32 - 1 bytes: no u32 overflow, no false GAP", test_after_huge_read) ||
