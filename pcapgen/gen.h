@@ -48,15 +48,26 @@ struct gen_opts {
 void gen_opts_default(struct gen_opts *o);
 
 /*
- * Frames go to a pcap through libpcap, optionally with an 802.1Q tag added,
- * in timestamp order: frames whose time may still be overtaken wait in a
- * small heap (as many as are in flight), so memory stays constant.
+ * Frames go to a pcap, optionally with an 802.1Q tag added, in timestamp
+ * order: frames whose time may still be overtaken wait in a small heap (as
+ * many as are in flight), so memory stays constant. libpcap writes the file
+ * header; the records, in libpcap's layout, collect in a batch that one
+ * write(2) hands to the stream's descriptor (a million frames: per-frame
+ * stdio calls, and stdio's second copy, cost more than the frames' one copy).
  */
 struct gen_held {
 	uint64_t t_ns, seq;
-	size_t len;
+	size_t len, cap;
 	uint8_t *frame;
 };
+
+/* A held frame's buffer, kept for the next frame once written. */
+struct gen_spare {
+	uint8_t *frame;
+	size_t cap;
+};
+
+#define GEN_BATCH_BYTES (256u << 10)
 
 /* Called every GEN_PROGRESS_EVERY frames written, with the count. */
 typedef void (*gen_progress_fn)(uint64_t frames);
@@ -72,6 +83,10 @@ struct gen_out {
 	int write_errno;             /* errno of the first write that failed (the stream keeps only that one did) */
 	struct gen_held *held;
 	size_t nheld, capheld;
+	struct gen_spare *spare;     /* room for capheld: no more buffers exist than were ever held at once */
+	size_t nspare;
+	uint8_t *batch;              /* GEN_BATCH_BYTES of records not yet handed to the stream */
+	size_t nbatch;
 	uint64_t seq;
 	char msg[320];               /* why the writer or the scenario failed */
 };
