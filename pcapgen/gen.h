@@ -49,8 +49,8 @@ void gen_opts_default(struct gen_opts *o);
 
 /*
  * Frames go to a pcap, optionally with an 802.1Q tag added, in timestamp
- * order: frames whose time may still be overtaken wait in a small heap (as
- * many as are in flight), so memory stays constant. libpcap writes the file
+ * order: frames whose time may still be overtaken wait (as many as are in
+ * flight), so memory stays constant. libpcap writes the file
  * header; the records, in libpcap's layout, collect in a batch that one
  * write(2) hands to the stream's descriptor (a million frames: per-frame
  * stdio calls, and stdio's second copy, cost more than the frames' one copy).
@@ -67,6 +67,17 @@ struct gen_spare {
 	size_t cap;
 };
 
+/*
+ * Held frames in time order, as a few runs each sorted by (t_ns, seq): a
+ * port serializes its frames in order, so each port's frames form one run
+ * and a frame is placed, or the next one found, by looking at a few ends.
+ */
+struct gen_run {
+	struct gen_held *v;          /* a ring of cap (a power of two) entries */
+	size_t head, n, cap;
+};
+
+#define GEN_RUNS_MAX 8
 #define GEN_BATCH_BYTES (256u << 10)
 
 /* Called every GEN_PROGRESS_EVERY frames written, with the count. */
@@ -81,9 +92,10 @@ struct gen_out {
 	gen_progress_fn progress;
 	int err;                     /* out of memory for a held frame */
 	int write_errno;             /* errno of the first write that failed (the stream keeps only that one did) */
-	struct gen_held *held;
-	size_t nheld, capheld;
-	struct gen_spare *spare;     /* room for capheld: no more buffers exist than were ever held at once */
+	struct gen_run runs[GEN_RUNS_MAX];
+	size_t nruns;
+	size_t nheld, capheld;       /* frames in the runs; room in spare */
+	struct gen_spare *spare;     /* no more buffers exist than were ever held at once */
 	size_t nspare;
 	uint8_t *batch;              /* GEN_BATCH_BYTES of records not yet handed to the stream */
 	size_t nbatch;
