@@ -48,12 +48,10 @@ struct gen_opts {
 void gen_opts_default(struct gen_opts *o);
 
 /*
- * Frames go to a pcap, optionally with an 802.1Q tag added, in timestamp
- * order: frames whose time may still be overtaken wait (as many as are in
- * flight), so memory stays constant. libpcap writes the file
- * header; the records, in libpcap's layout, collect in a batch that one
- * write(2) hands to the stream's descriptor (a million frames: per-frame
- * stdio calls, and stdio's second copy, cost more than the frames' one copy).
+ * Frames go to a pcap through libpcap, optionally with an 802.1Q tag added,
+ * in timestamp order: frames whose time may still be overtaken wait (as many
+ * as are in flight, in buffers reused from frame to frame), so memory stays
+ * constant.
  */
 struct gen_held {
 	uint64_t t_ns, seq;
@@ -78,7 +76,6 @@ struct gen_run {
 };
 
 #define GEN_RUNS_MAX 8
-#define GEN_BATCH_BYTES (256u << 10)
 
 /* Called every GEN_PROGRESS_EVERY frames written, with the count. */
 typedef void (*gen_progress_fn)(uint64_t frames);
@@ -97,8 +94,6 @@ struct gen_out {
 	size_t nheld, capheld;       /* frames in the runs; room in spare */
 	struct gen_spare *spare;     /* no more buffers exist than were ever held at once */
 	size_t nspare;
-	uint8_t *batch;              /* GEN_BATCH_BYTES of records not yet handed to the stream */
-	size_t nbatch;
 	uint64_t seq;
 	char msg[320];               /* why the writer or the scenario failed */
 };

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The pcap writer of `rocelab gen`: a nanosecond pcap whose header libpcap
- * writes, then the frames in timestamp order, optionally 802.1Q-tagged, as
- * records in libpcap's layout gathered into batches. Errors come back in
+ * The pcap writer of `rocelab gen`: frames through libpcap with nanosecond
+ * times, in timestamp order, optionally 802.1Q-tagged. Errors come back in
  * the writer's message buffer (gen_out.msg); nothing here prints.
  */
 #include <errno.h>
@@ -10,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gen.h"
 
@@ -29,20 +27,15 @@ int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_pro
 	memset(out, 0, sizeof(*out));
 	out->o = o;
 	out->progress = progress;
-	out->batch = malloc(GEN_BATCH_BYTES);
 	out->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
-	if (!out->dead || !out->batch) {
+	if (!out->dead) {
 		fclose(f);
-		free(out->batch);
-		if (out->dead)
-			pcap_close(out->dead);
 		return gen_fail(out, "out of memory");
 	}
 	out->dump = pcap_dump_fopen(out->dead, f);
 	if (!out->dump) {
 		gen_fail(out, "cannot write %s: %s", o->out, pcap_geterr(out->dead));
 		fclose(f);
-		free(out->batch);
 		pcap_close(out->dead);
 		return -1;
 	}
@@ -50,91 +43,27 @@ int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_pro
 	return 0;
 }
 
-/*
- * Hand @n bytes to the stream's file descriptor, after what stdio holds (the
- * file header): write(2) straight from the batch, as through fwrite() every
- * byte would be copied once more into the stream's buffer. After the first
- * failed write, as pcap_dump(), nothing more.
- */
-static void gen_out_write_fd(struct gen_out *out, const uint8_t *p, size_t n)
-{
-	FILE *f = pcap_dump_file(out->dump);
-
-	if (out->write_errno || !n)
-		return;
-	errno = 0;
-	if (fflush(f) || ferror(f)) {
-		out->write_errno = errno ? errno : EIO;
-		return;
-	}
-	while (n) {
-		ssize_t w = write(fileno(f), p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			out->write_errno = w < 0 ? errno : EIO;
-			return;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-static void gen_out_drain(struct gen_out *out)
-{
-	gen_out_write_fd(out, out->batch, out->nbatch);
-	out->nbatch = 0;
-}
-
-/* Append @n bytes to the batch, writing it out when full. */
-static void gen_out_put(struct gen_out *out, const void *p, size_t n)
-{
-	if (out->nbatch + n > GEN_BATCH_BYTES) {
-		gen_out_drain(out);
-		if (n > GEN_BATCH_BYTES) {
-			gen_out_write_fd(out, p, n);
-			return;
-		}
-	}
-	memcpy(out->batch + out->nbatch, p, n);
-	out->nbatch += n;
-}
-
-/*
- * A record's header as pcap_dump() writes it (struct pcap_sf_pkthdr): seconds
- * and nanoseconds as 32-bit fields, then the captured and the original length,
- * all in host byte order, like the file header's magic.
- */
-static void gen_out_put_hdr(struct gen_out *out, uint64_t t_ns, size_t len)
-{
-	uint32_t h[4] = {
-		(uint32_t)(t_ns / 1000000000u),
-		(uint32_t)(t_ns % 1000000000u),   /* nanoseconds: a nanosecond pcap */
-		(uint32_t)len,
-		(uint32_t)len,
-	};
-
-	gen_out_put(out, h, sizeof(h));
-}
-
 /* A frame as a capture on the link shows it; with --vlan, as on a trunk port. */
 static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *frame, size_t len)
 {
-	/* A frame built tagged (gen all-opcodes has such shapes) keeps its one tag. */
-	if (out->o->vlan && len >= 14 && len <= RL_SIMWIRE_MAX_FRAME && rl_get16(frame + 12) != RL_ETHERTYPE_VLAN) {
-		uint8_t tag[4];
+	uint8_t tagged[RL_SIMWIRE_MAX_FRAME + 4];
+	struct pcap_pkthdr h;
 
-		rl_put16(tag, RL_ETHERTYPE_VLAN);
-		rl_put16(tag + 2, (uint16_t)(3u << 13 | out->o->vlan_id));   /* priority 3, as RoCE usually gets */
-		gen_out_put_hdr(out, t_ns, len + sizeof(tag));
-		gen_out_put(out, frame, 12);
-		gen_out_put(out, tag, sizeof(tag));
-		gen_out_put(out, frame + 12, len - 12);
-	} else {
-		gen_out_put_hdr(out, t_ns, len);
-		gen_out_put(out, frame, len);
+	/* A frame built tagged (gen all-opcodes has such shapes) keeps its one tag. */
+	if (out->o->vlan && len >= 14 && len + 4 <= sizeof(tagged) && rl_get16(frame + 12) != RL_ETHERTYPE_VLAN) {
+		memcpy(tagged, frame, 12);
+		rl_put16(tagged + 12, RL_ETHERTYPE_VLAN);
+		rl_put16(tagged + 14, (uint16_t)(3u << 13 | out->o->vlan_id));   /* priority 3, as RoCE usually gets */
+		memcpy(tagged + 16, frame + 12, len - 12);
+		frame = tagged;
+		len += 4;
 	}
+	h.ts.tv_sec = (time_t)(t_ns / 1000000000u);
+	h.ts.tv_usec = (suseconds_t)(t_ns % 1000000000u);   /* nanoseconds: a nanosecond pcap */
+	h.caplen = h.len = (bpf_u_int32)len;
+	pcap_dump((u_char *)out->dump, &h, frame);
+	if (!out->write_errno && ferror(pcap_dump_file(out->dump)))
+		out->write_errno = errno ? errno : EIO;
 	out->frames++;
 	if (out->progress && out->frames >= out->next_progress) {
 		out->progress(out->frames);
@@ -310,13 +239,11 @@ int gen_out_close(struct gen_out *out)
 	int rc = 0, err;
 
 	gen_out_release(out, UINT64_MAX);
-	gen_out_drain(out);
 	for (size_t k = 0; k < out->nruns; k++)
 		free(out->runs[k].v);
 	while (out->nspare)
 		free(out->spare[--out->nspare].frame);
 	free(out->spare);
-	free(out->batch);
 	/* A write that failed while the buffer drained sets the stream's error flag even if the last flush works. */
 	err = pcap_dump_flush(out->dump) ? errno : 0;
 	if (out->write_errno || err || ferror(pcap_dump_file(out->dump)))
