@@ -125,10 +125,10 @@ static uint64_t sw_draw(const struct rl_simwire *w, uint64_t number, enum sw_dra
 	return z ^ (z >> 31);
 }
 
-/* True with probability @rate: the top 53 bits as a double in [0, 1). */
+/* True with probability @rate: the top 53 bits as a double in [0, 1). A rate of 0 needs no draw. */
 static bool sw_chance(const struct rl_simwire *w, uint64_t number, enum sw_draw d, double rate)
 {
-	return (double)(sw_draw(w, number, d) >> 11) * 0x1.0p-53 < rate;
+	return rate > 0 && (double)(sw_draw(w, number, d) >> 11) * 0x1.0p-53 < rate;
 }
 
 /* ---- time arithmetic ---------------------------------------------------- */
@@ -194,14 +194,6 @@ static bool sw_before(const struct sw_entry *a, const struct sw_entry *b)
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-static void sw_swap(struct sw_entry *a, struct sw_entry *b)
-{
-	struct sw_entry t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
 static int sw_heap_reserve(struct rl_simwire *w, size_t more)
 {
 	struct sw_entry *h;
@@ -218,37 +210,43 @@ static int sw_heap_reserve(struct rl_simwire *w, size_t more)
 	return 0;
 }
 
+/*
+ * Both directions move a hole rather than swapping: entries shift into it
+ * until @e's place is found, and @e is written once, there.
+ */
+
 /* The caller has reserved the slot. */
 static void sw_heap_push(struct rl_simwire *w, struct sw_entry e)
 {
 	size_t i = w->n++;
 
 	e.seq = w->seq++;
-	w->heap[i] = e;
-	while (i && sw_before(&w->heap[i], &w->heap[(i - 1) / 2])) {
-		sw_swap(&w->heap[i], &w->heap[(i - 1) / 2]);
+	while (i && sw_before(&e, &w->heap[(i - 1) / 2])) {
+		w->heap[i] = w->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
+	w->heap[i] = e;
 }
 
 static struct sw_entry sw_heap_pop(struct rl_simwire *w)
 {
-	struct sw_entry top = w->heap[0];
+	struct sw_entry top = w->heap[0], e = w->heap[--w->n];
 	size_t i = 0;
 
-	w->heap[0] = w->heap[--w->n];
 	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
+		size_t l = 2 * i + 1, m = l;
 
-		if (l < w->n && sw_before(&w->heap[l], &w->heap[m]))
-			m = l;
-		if (r < w->n && sw_before(&w->heap[r], &w->heap[m]))
-			m = r;
-		if (m == i)
-			return top;
-		sw_swap(&w->heap[i], &w->heap[m]);
+		if (l >= w->n)
+			break;
+		if (l + 1 < w->n && sw_before(&w->heap[l + 1], &w->heap[l]))
+			m = l + 1;
+		if (!sw_before(&w->heap[m], &e))
+			break;
+		w->heap[i] = w->heap[m];
 		i = m;
 	}
+	w->heap[i] = e;
+	return top;
 }
 
 /* ---- faults that change bytes ------------------------------------------- */
@@ -622,14 +620,15 @@ static void sw_record(const struct rl_simwire *w, uint64_t number, int port, uin
 	 * serialization, plus any delay the wire adds (a reordered frame). A
 	 * duplicate passes twice, one serialization time apart.
 	 */
-	struct rl_simwire_record r = {
+	struct rl_simwire_record r;
+
+	if (!w->cfg.record)
+		return;
+	r = (struct rl_simwire_record){
 		.number = number, .from_port = port,
 		.time_ns = fate == RL_SIMWIRE_QUEUE_FULL ? now : w->dir[port].busy_until,
 		.sent_ns = now, .frame = frame, .len = len, .fate = fate,
 	};
-
-	if (!w->cfg.record)
-		return;
 	if (fate == RL_SIMWIRE_REORDERED)
 		r.time_ns = sw_add(r.time_ns, w->cfg.reorder_delay_ns);
 	w->cfg.record(w->cfg.ctx, &r);
