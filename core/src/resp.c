@@ -51,16 +51,9 @@ struct rl_resp_ctx {
  */
 static uint8_t rl_resp_credits(const struct rl_qp *qp)
 {
-	uint32_t n = qp->rq_tail - qp->rq_head;
-	uint8_t code = 0;
-
 	if (qp->srq)
 		return RL_AETH_CREDITS_INVALID;
-	if (n == 0)
-		return 0;
-	while (code < 30 && (uint32_t)rl_credit_count((uint8_t)(code + 1)) <= n)
-		code++;
-	return code;
+	return rl_credit_code(qp->rq_tail - qp->rq_head);
 }
 
 static void rl_resp_send_aeth(struct rl_qp *qp, uint32_t psn, uint8_t syndrome)
