@@ -95,7 +95,7 @@ static bool rl_resp_take_recv(struct rl_qp *qp)
 	} else {
 		if (qp->rq_head == qp->rq_tail)
 			return false;
-		qp->resp.recv = qp->rq[qp->rq_head % qp->rq_size];
+		qp->resp.recv = *rl_rq_wqe(qp, qp->rq_head);
 		qp->rq_head++;
 	}
 	qp->resp.have_recv = true;

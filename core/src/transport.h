@@ -152,12 +152,15 @@ struct rl_qp {
 	uint32_t mtu;
 	bool sq_sig_all;
 
-	/* Send queue: wqe counters run freely, index = counter % size. */
+	/*
+	 * Send queue: holds sq_size WQEs; counters run freely, and the ring is
+	 * a power of two long, so the slot of counter n is n & sq_mask.
+	 */
 	struct rl_send_wqe *sq;
-	uint32_t sq_size, sq_head, sq_tail;
-	/* Receive queue. */
+	uint32_t sq_size, sq_mask, sq_head, sq_tail;
+	/* Receive queue, the same way. */
 	struct rl_recv_wr *rq;
-	uint32_t rq_size, rq_head, rq_tail;
+	uint32_t rq_size, rq_mask, rq_head, rq_tail;
 
 	/* Requester: the next packet to send is byte @offset of wqe @wqe, with PSN @psn. */
 	struct {
@@ -255,6 +258,15 @@ static inline bool rl_wr_is_rd_atomic(enum rl_wr_opcode op)
 {
 	return op == RL_WR_RDMA_READ || op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD ||
 	       op == RL_WR_FLUSH || op == RL_WR_ATOMIC_WRITE;
+}
+/* The send WQE of free-running counter @n, and the receive WQE. */
+static inline struct rl_send_wqe *rl_sq_wqe(const struct rl_qp *qp, uint32_t n)
+{
+	return &qp->sq[n & qp->sq_mask];
+}
+static inline struct rl_recv_wr *rl_rq_wqe(const struct rl_qp *qp, uint32_t n)
+{
+	return &qp->rq[n & qp->rq_mask];
 }
 /* UD semantics: a UD QP, or QP1 (the GSI, IBA 13.5.1), which is one. */
 static inline bool rl_qp_is_ud(const struct rl_qp *qp)
