@@ -34,6 +34,7 @@
 
 struct rl_host {
 	struct rl_host_config cfg;
+	bool v4;                        /* cfg.gid is IPv4-mapped: the port speaks RoCEv2 over IPv4 */
 	uint32_t port_mtu;
 	uint64_t now;
 	uint32_t next_qpn;
@@ -208,7 +209,14 @@ struct rl_qp {
 /* ---- helpers shared by the modules ------------------------------------------ */
 
 void rl_host_set_error(struct rl_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text);
+void rl_event_emit(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text);
+/* Tell the host's event callback, if it has one (most programs have none: then this costs a test). */
+static inline void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value,
+			    const char *text)
+{
+	if (qp->host->cfg.event)
+		rl_event_emit(qp, type, psn, value, text);
+}
 
 /* Fill @p with the QP's addressing for a packet of @opcode; send it. */
 void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode);

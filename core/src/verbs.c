@@ -94,13 +94,12 @@ const char *rl_host_error(const struct rl_host *h)
 	return h->err[0] ? h->err : "no error";
 }
 
-void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text)
+void rl_event_emit(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text)
 {
 	struct rl_host *h = qp->host;
 	struct rl_event ev = { type, h->now, qp->qpn, psn, value, text };
 
-	if (h->cfg.event)
-		h->cfg.event(h->cfg.event_ctx ? h->cfg.event_ctx : h->cfg.ctx, &ev);
+	h->cfg.event(h->cfg.event_ctx ? h->cfg.event_ctx : h->cfg.ctx, &ev);
 }
 
 void rl_gid_from_ipv4(uint8_t gid[16], const uint8_t ip4[4])
@@ -141,6 +140,7 @@ struct rl_host *rl_host_new(const struct rl_host_config *cfg)
 	if (!h)
 		return NULL;
 	h->cfg = *cfg;
+	h->v4 = rl_gid_is_ipv4(cfg->gid);
 	h->port_mtu = rl_mtu_bytes(cfg->active_mtu ? cfg->active_mtu : RL_MTU_1024);
 	/* QP0 and QP1 are special (IBA 3.5.2); rxe starts at 0x11. */
 	h->next_qpn = cfg->first_qpn >= 2 && cfg->first_qpn <= 0xffffff ? cfg->first_qpn : 0x11;
