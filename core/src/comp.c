@@ -50,7 +50,7 @@ static bool rl_wr_resp_has_data(enum rl_wr_opcode op)
 /* Errors are always reported (IBA 10.8.3.1). */
 void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st)
 {
-	struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+	struct rl_send_wqe *w = rl_sq_wqe(qp, qp->sq_head);
 	struct rl_wc wc = { .wr_id = w->wr.wr_id, .status = st, .opcode = rl_wc_opcode_of(w->wr.opcode),
 			    .byte_len = w->length, .qp_num = qp->qpn };
 
@@ -65,7 +65,7 @@ void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st)
 void rl_comp_flush(struct rl_qp *qp)
 {
 	while (qp->sq_head != qp->sq_tail) {
-		struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+		struct rl_send_wqe *w = rl_sq_wqe(qp, qp->sq_head);
 		struct rl_wc wc = { .wr_id = w->wr.wr_id, .opcode = rl_wc_opcode_of(w->wr.opcode),
 				    .status = w->error ? w->error : RL_WC_WR_FLUSH_ERR, .qp_num = qp->qpn };
 
@@ -106,7 +106,7 @@ static void rl_comp_progress(struct rl_qp *qp)
 static enum rl_ack_result rl_comp_ack_upto(struct rl_qp *qp, uint32_t psn)
 {
 	while (qp->sq_head != qp->req.wqe || (qp->sq_head != qp->sq_tail && qp->req.offset)) {
-		struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+		struct rl_send_wqe *w = rl_sq_wqe(qp, qp->sq_head);
 
 		if (!w->started || rl_psn_diff(psn, w->first_psn) < 0)
 			break;
@@ -137,7 +137,7 @@ enum rl_retry_cause { RETRY_TIMEOUT, RETRY_RNR, RETRY_NAK, RETRY_LOST_RESPONSE }
 
 static void rl_comp_retry(struct rl_qp *qp, enum rl_retry_cause cause, uint8_t rnr_timer, const char *why)
 {
-	struct rl_send_wqe *w = &qp->sq[qp->sq_head % qp->sq_size];
+	struct rl_send_wqe *w = rl_sq_wqe(qp, qp->sq_head);
 	bool rnr = cause == RETRY_RNR;
 	int *left = rnr ? &qp->comp.rnr_left : &qp->comp.retry_left;
 
@@ -247,7 +247,7 @@ static void rl_comp_read_resp(struct rl_qp *qp, const struct rl_pkt *p)
 	}
 	if (qp->sq_head == qp->req.wqe && !qp->req.offset)
 		return;
-	w = &qp->sq[qp->sq_head % qp->sq_size];
+	w = rl_sq_wqe(qp, qp->sq_head);
 	if (w->wr.opcode == RL_WR_FLUSH || w->wr.opcode == RL_WR_ATOMIC_WRITE) {
 		rl_comp_placement_ack(qp, w, p);
 		return;
@@ -288,7 +288,7 @@ static void rl_comp_atomic_ack(struct rl_qp *qp, const struct rl_pkt *p)
 	}
 	if (qp->sq_head == qp->req.wqe)
 		return;
-	w = &qp->sq[qp->sq_head % qp->sq_size];
+	w = rl_sq_wqe(qp, qp->sq_head);
 	if (!rl_wr_is_atomic(w->wr.opcode) || w->first_psn != p->bth.psn)
 		return;
 	if (rl_sge_copy(qp->host, w->wr.sg_list, w->wr.num_sge, 0, (void *)&p->atomicack_orig, 8, true) !=

@@ -30,7 +30,7 @@ void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
 {
 	struct rl_host *h = qp->host;
 	const struct rl_ah_attr *ah = &qp->attr.ah_attr;
-	bool v4 = rl_gid_is_ipv4(h->cfg.gid);
+	bool v4 = h->v4;
 
 	rl_pkt_init(p, opcode);
 	memcpy(p->eth.src, h->cfg.mac, 6);
@@ -89,7 +89,7 @@ static struct rl_qp *rl_find_qp(struct rl_host *h, uint32_t qpn)
 static bool rl_for_us(const struct rl_host *h, const struct rl_pkt *p)
 {
 	if (p->l3 == RL_L3_IPV4)
-		return rl_gid_is_ipv4(h->cfg.gid) && !memcmp(p->ip4.dst, h->cfg.gid + 12, 4);
+		return h->v4 && !memcmp(p->ip4.dst, h->cfg.gid + 12, 4);
 	return !memcmp(p->ip6.dst, h->cfg.gid, 16);
 }
 

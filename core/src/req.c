@@ -35,7 +35,7 @@ static unsigned rl_req_rd_atomic_outstanding(const struct rl_qp *qp)
 	unsigned n = 0;
 
 	for (uint32_t i = qp->sq_head; i != qp->req.wqe; i++)
-		n += rl_wr_is_rd_atomic(qp->sq[i % qp->sq_size].wr.opcode);
+		n += rl_wr_is_rd_atomic(rl_sq_wqe(qp, i)->wr.opcode);
 	return n;
 }
 
@@ -88,7 +88,7 @@ static enum rl_req_state rl_req_next_wqe(struct rl_qp *qp)
 		return REQ_DONE;
 	if (qp->comp.rnr_until != RL_NEVER)
 		return REQ_WAIT;
-	w = &qp->sq[qp->req.wqe % qp->sq_size];
+	w = rl_sq_wqe(qp, qp->req.wqe);
 	if (qp->type != RL_QPT_RC)
 		return REQ_SEND;
 	/* IBA 9.7.7.1: never more unacknowledged PSNs than the window. */
@@ -132,7 +132,7 @@ static void rl_req_fill_ud(struct rl_qp *qp, struct rl_send_wqe *w, struct rl_pk
 /* One packet: the next up-to-MTU piece of the message, or the whole READ/atomic request. */
 static enum rl_req_state rl_req_send(struct rl_qp *qp)
 {
-	struct rl_send_wqe *w = &qp->sq[qp->req.wqe % qp->sq_size];
+	struct rl_send_wqe *w = rl_sq_wqe(qp, qp->req.wqe);
 	uint8_t payload[4096];
 	uint32_t off = qp->req.offset, chunk = 0;
 	bool first = off == 0, last;

@@ -51,16 +51,9 @@ struct rl_resp_ctx {
  */
 static uint8_t rl_resp_credits(const struct rl_qp *qp)
 {
-	uint32_t n = qp->rq_tail - qp->rq_head;
-	uint8_t code = 0;
-
 	if (qp->srq)
 		return RL_AETH_CREDITS_INVALID;
-	if (n == 0)
-		return 0;
-	while (code < 30 && (uint32_t)rl_credit_count((uint8_t)(code + 1)) <= n)
-		code++;
-	return code;
+	return rl_credit_code(qp->rq_tail - qp->rq_head);
 }
 
 static void rl_resp_send_aeth(struct rl_qp *qp, uint32_t psn, uint8_t syndrome)
@@ -102,7 +95,7 @@ static bool rl_resp_take_recv(struct rl_qp *qp)
 	} else {
 		if (qp->rq_head == qp->rq_tail)
 			return false;
-		qp->resp.recv = qp->rq[qp->rq_head % qp->rq_size];
+		qp->resp.recv = *rl_rq_wqe(qp, qp->rq_head);
 		qp->rq_head++;
 	}
 	qp->resp.have_recv = true;

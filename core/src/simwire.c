@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A simulated Ethernet link in simulated time. Frames in flight sit in a
- * binary min-heap keyed by (arrival time, sequence), so delivery order is
- * a pure function of what was sent and when. Every fault is decided in
+ * A simulated Ethernet link in simulated time. Frames in flight are
+ * ordered by (arrival time, sequence), so delivery order is a pure
+ * function of what was sent and when. Every fault is decided in
  * rl_simwire_send() from a counter-based PRNG (see sw_draw), never later.
  */
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "rocelab/packet.h"
 #include "rocelab/simwire.h"
 
-/* Frames in flight: one heap entry per copy that will arrive. */
+/* Frames in flight: one entry per copy that will arrive. */
 struct sw_entry {
 	uint64_t time;          /* arrival */
 	uint64_t seq;           /* insertion order: breaks ties in send order */
@@ -37,13 +37,20 @@ struct sw_dir {
 	struct rl_simwire_stats st;
 };
 
+/* A ring of frames in flight, in arrival order; its length a power of two. */
+struct sw_lane {
+	struct sw_entry *v;
+	size_t head, n, cap;
+};
+
 #define SW_CLASSES 6   /* frame buffer sizes: sw_class_len */
 
 struct rl_simwire {
 	struct rl_simwire_config cfg;   /* defaults filled in; drop_frames points at our copy */
 	uint64_t *drop;                 /* sorted copy of cfg.drop_frames */
 	struct sw_dir dir[2];           /* indexed by the sending port */
-	struct sw_entry *heap;
+	struct sw_lane lane;            /* frames in flight that arrive in the order they were sent */
+	struct sw_entry *heap;          /* the others (sw_in_flight_push) */
 	size_t n, cap;
 	uint64_t frames;                /* frames numbered so far */
 	uint64_t seq;
@@ -125,10 +132,10 @@ static uint64_t sw_draw(const struct rl_simwire *w, uint64_t number, enum sw_dra
 	return z ^ (z >> 31);
 }
 
-/* True with probability @rate: the top 53 bits as a double in [0, 1). */
+/* True with probability @rate: the top 53 bits as a double in [0, 1). A rate of 0 needs no draw. */
 static bool sw_chance(const struct rl_simwire *w, uint64_t number, enum sw_draw d, double rate)
 {
-	return (double)(sw_draw(w, number, d) >> 11) * 0x1.0p-53 < rate;
+	return rate > 0 && (double)(sw_draw(w, number, d) >> 11) * 0x1.0p-53 < rate;
 }
 
 /* ---- time arithmetic ---------------------------------------------------- */
@@ -187,19 +194,20 @@ static int sw_fifo_reserve(struct sw_fifo *f)
 	return 0;
 }
 
-/* ---- frames in flight: a binary min-heap on (time, seq) ----------------- */
+/*
+ * ---- frames in flight ---------------------------------------------------
+ *
+ * A fixed latency delivers frames in the order they were sent, so most
+ * frames join the tail of a lane, already sorted; only a frame due before
+ * the lane's last (a reordered or duplicated one's successors, or the
+ * other port's frames behind a slower serializer) goes into a binary
+ * min-heap. The next frame out is the earlier of the lane's head and the
+ * heap's top, on (time, seq).
+ */
 
 static bool sw_before(const struct sw_entry *a, const struct sw_entry *b)
 {
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
-}
-
-static void sw_swap(struct sw_entry *a, struct sw_entry *b)
-{
-	struct sw_entry t = *a;
-
-	*a = *b;
-	*b = t;
 }
 
 static int sw_heap_reserve(struct rl_simwire *w, size_t more)
@@ -218,37 +226,105 @@ static int sw_heap_reserve(struct rl_simwire *w, size_t more)
 	return 0;
 }
 
+static int sw_lane_reserve(struct sw_lane *q, size_t more)
+{
+	struct sw_entry *v;
+	size_t cap = q->cap ? q->cap : 64;
+
+	while (q->n + more > cap)
+		cap *= 2;
+	if (cap == q->cap)
+		return 0;
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < q->n; i++)
+		v[i] = q->v[(q->head + i) & (q->cap - 1)];
+	free(q->v);
+	q->v = v;
+	q->head = 0;
+	q->cap = cap;
+	return 0;
+}
+
+static struct sw_entry *sw_lane_at(const struct sw_lane *q, size_t i)
+{
+	return &q->v[(q->head + i) & (q->cap - 1)];
+}
+
+/*
+ * Both directions move a hole rather than swapping: entries shift into it
+ * until @e's place is found, and @e is written once, there.
+ */
+
 /* The caller has reserved the slot. */
 static void sw_heap_push(struct rl_simwire *w, struct sw_entry e)
 {
 	size_t i = w->n++;
 
-	e.seq = w->seq++;
-	w->heap[i] = e;
-	while (i && sw_before(&w->heap[i], &w->heap[(i - 1) / 2])) {
-		sw_swap(&w->heap[i], &w->heap[(i - 1) / 2]);
+	while (i && sw_before(&e, &w->heap[(i - 1) / 2])) {
+		w->heap[i] = w->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
+	w->heap[i] = e;
 }
 
 static struct sw_entry sw_heap_pop(struct rl_simwire *w)
 {
-	struct sw_entry top = w->heap[0];
+	struct sw_entry top = w->heap[0], e = w->heap[--w->n];
 	size_t i = 0;
 
-	w->heap[0] = w->heap[--w->n];
 	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
+		size_t l = 2 * i + 1, m = l;
 
-		if (l < w->n && sw_before(&w->heap[l], &w->heap[m]))
-			m = l;
-		if (r < w->n && sw_before(&w->heap[r], &w->heap[m]))
-			m = r;
-		if (m == i)
-			return top;
-		sw_swap(&w->heap[i], &w->heap[m]);
+		if (l >= w->n)
+			break;
+		if (l + 1 < w->n && sw_before(&w->heap[l + 1], &w->heap[l]))
+			m = l + 1;
+		if (!sw_before(&w->heap[m], &e))
+			break;
+		w->heap[i] = w->heap[m];
 		i = m;
 	}
+	w->heap[i] = e;
+	return top;
+}
+
+/* Number @e in send order; onto the lane if it is due no earlier than the lane's last, else the heap. */
+static void sw_in_flight_push(struct rl_simwire *w, struct sw_entry e)
+{
+	struct sw_lane *q = &w->lane;
+
+	e.seq = w->seq++;
+	if (q->n && sw_before(&e, sw_lane_at(q, q->n - 1))) {
+		sw_heap_push(w, e);
+		return;
+	}
+	*sw_lane_at(q, q->n++) = e;
+}
+
+/* The frame due first, or NULL when none is in flight. */
+static const struct sw_entry *sw_in_flight_next(const struct rl_simwire *w)
+{
+	const struct sw_entry *l = w->lane.n ? sw_lane_at(&w->lane, 0) : NULL;
+
+	if (w->n && (!l || sw_before(&w->heap[0], l)))
+		return &w->heap[0];
+	return l;
+}
+
+/* Take the frame due first; there is one. */
+static struct sw_entry sw_in_flight_pop(struct rl_simwire *w)
+{
+	struct sw_lane *q = &w->lane;
+	struct sw_entry e;
+
+	if (!q->n || sw_in_flight_next(w) != sw_lane_at(q, 0))
+		return sw_heap_pop(w);
+	e = q->v[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	return e;
 }
 
 /* ---- faults that change bytes ------------------------------------------- */
@@ -466,11 +542,11 @@ static void sw_transmit(struct rl_simwire *w, int port, uint64_t now, struct sw_
 	e.time = sw_add(d->busy_until, w->cfg.latency_ns);
 	if (p->fate == RL_SIMWIRE_REORDERED)
 		e.time = sw_add(e.time, w->cfg.reorder_delay_ns);
-	sw_heap_push(w, e);
+	sw_in_flight_push(w, e);
 	if (copy2) {
 		e.frame = copy2;
 		e.time = sw_add(e.time, ser);
-		sw_heap_push(w, e);
+		sw_in_flight_push(w, e);
 	}
 }
 
@@ -572,6 +648,9 @@ void rl_simwire_free(struct rl_simwire *w)
 	for (size_t i = 0; i < w->n; i++)
 		free(w->heap[i].frame);
 	free(w->heap);
+	for (size_t i = 0; i < w->lane.n; i++)
+		free(sw_lane_at(&w->lane, i)->frame);
+	free(w->lane.v);
 	free(w->dir[0].waiting.v);
 	free(w->dir[1].waiting.v);
 	free(w->drop);
@@ -603,7 +682,7 @@ static int sw_reserve(struct rl_simwire *w, int port, size_t len, int copies, ui
 		      uint8_t **c2)
 {
 	*c1 = *c2 = NULL;
-	if (sw_fifo_reserve(&w->dir[port].waiting) || sw_heap_reserve(w, 2))
+	if (sw_fifo_reserve(&w->dir[port].waiting) || sw_heap_reserve(w, 2) || sw_lane_reserve(&w->lane, 2))
 		return RL_SIMWIRE_E_NOMEM;
 	if (copies >= 1 && !(*c1 = sw_buf_get(w, len)))
 		return RL_SIMWIRE_E_NOMEM;
@@ -622,14 +701,15 @@ static void sw_record(const struct rl_simwire *w, uint64_t number, int port, uin
 	 * serialization, plus any delay the wire adds (a reordered frame). A
 	 * duplicate passes twice, one serialization time apart.
 	 */
-	struct rl_simwire_record r = {
+	struct rl_simwire_record r;
+
+	if (!w->cfg.record)
+		return;
+	r = (struct rl_simwire_record){
 		.number = number, .from_port = port,
 		.time_ns = fate == RL_SIMWIRE_QUEUE_FULL ? now : w->dir[port].busy_until,
 		.sent_ns = now, .frame = frame, .len = len, .fate = fate,
 	};
-
-	if (!w->cfg.record)
-		return;
 	if (fate == RL_SIMWIRE_REORDERED)
 		r.time_ns = sw_add(r.time_ns, w->cfg.reorder_delay_ns);
 	w->cfg.record(w->cfg.ctx, &r);
@@ -673,16 +753,19 @@ int rl_simwire_send(struct rl_simwire *w, int port, const uint8_t *frame, size_t
 
 uint64_t rl_simwire_next_time(const struct rl_simwire *w)
 {
-	return w && w->n ? w->heap[0].time : UINT64_MAX;
+	const struct sw_entry *e = w ? sw_in_flight_next(w) : NULL;
+
+	return e ? e->time : UINT64_MAX;
 }
 
 bool rl_simwire_deliver(struct rl_simwire *w, uint64_t now, struct rl_simwire_delivery *out)
 {
+	const struct sw_entry *next = w ? sw_in_flight_next(w) : NULL;
 	struct sw_entry e;
 
-	if (!w || !out || !w->n || w->heap[0].time > now)
+	if (!out || !next || next->time > now)
 		return false;
-	e = sw_heap_pop(w);
+	e = sw_in_flight_pop(w);
 	sw_buf_put(w, w->out, w->out_len);
 	w->out = e.frame;
 	w->out_len = e.len;

@@ -120,14 +120,30 @@ uint32_t rl_rnr_timer_us(uint8_t timer)
 	return us[timer & 0x1f];
 }
 
-/* IBA 9.7.7.2.4, Table 45: end-to-end credit encoding. */
+/* IBA 9.7.7.2.4, Table 45: end-to-end credit encoding, the count of each code (31 is "invalid"). */
+static const uint32_t rl_credits[RL_AETH_CREDITS_INVALID] = {
+	0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
+	1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
+};
+
 int rl_credit_count(uint8_t value)
 {
-	static const int credits[31] = {
-		0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
-		1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
-	};
-
 	value &= 0x1f;
-	return value == RL_AETH_CREDITS_INVALID ? -1 : credits[value];
+	return value == RL_AETH_CREDITS_INVALID ? -1 : (int)rl_credits[value];
+}
+
+/* The counts only grow, so halve the range: the largest code whose count is at most @n. */
+uint8_t rl_credit_code(uint32_t n)
+{
+	uint8_t lo = 0, hi = RL_AETH_CREDITS_INVALID - 1;
+
+	while (lo < hi) {
+		uint8_t mid = (uint8_t)((lo + hi + 1) / 2);
+
+		if (rl_credits[mid] <= n)
+			lo = mid;
+		else
+			hi = (uint8_t)(mid - 1);
+	}
+	return lo;
 }

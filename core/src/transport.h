@@ -34,6 +34,7 @@
 
 struct rl_host {
 	struct rl_host_config cfg;
+	bool v4;                        /* cfg.gid is IPv4-mapped: the port speaks RoCEv2 over IPv4 */
 	uint32_t port_mtu;
 	uint64_t now;
 	uint32_t next_qpn;
@@ -152,12 +153,15 @@ struct rl_qp {
 	uint32_t mtu;
 	bool sq_sig_all;
 
-	/* Send queue: wqe counters run freely, index = counter % size. */
+	/*
+	 * Send queue: holds sq_size WQEs; counters run freely, and the ring is
+	 * a power of two long, so the slot of counter n is n & sq_mask.
+	 */
 	struct rl_send_wqe *sq;
-	uint32_t sq_size, sq_head, sq_tail;
-	/* Receive queue. */
+	uint32_t sq_size, sq_mask, sq_head, sq_tail;
+	/* Receive queue, the same way. */
 	struct rl_recv_wr *rq;
-	uint32_t rq_size, rq_head, rq_tail;
+	uint32_t rq_size, rq_mask, rq_head, rq_tail;
 
 	/* Requester: the next packet to send is byte @offset of wqe @wqe, with PSN @psn. */
 	struct {
@@ -205,7 +209,14 @@ struct rl_qp {
 /* ---- helpers shared by the modules ------------------------------------------ */
 
 void rl_host_set_error(struct rl_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text);
+void rl_event_emit(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text);
+/* Tell the host's event callback, if it has one (most programs have none: then this costs a test). */
+static inline void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value,
+			    const char *text)
+{
+	if (qp->host->cfg.event)
+		rl_event_emit(qp, type, psn, value, text);
+}
 
 /* Fill @p with the QP's addressing for a packet of @opcode; send it. */
 void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode);
@@ -255,6 +266,15 @@ static inline bool rl_wr_is_rd_atomic(enum rl_wr_opcode op)
 {
 	return op == RL_WR_RDMA_READ || op == RL_WR_ATOMIC_CMP_AND_SWP || op == RL_WR_ATOMIC_FETCH_AND_ADD ||
 	       op == RL_WR_FLUSH || op == RL_WR_ATOMIC_WRITE;
+}
+/* The send WQE of free-running counter @n, and the receive WQE. */
+static inline struct rl_send_wqe *rl_sq_wqe(const struct rl_qp *qp, uint32_t n)
+{
+	return &qp->sq[n & qp->sq_mask];
+}
+static inline struct rl_recv_wr *rl_rq_wqe(const struct rl_qp *qp, uint32_t n)
+{
+	return &qp->rq[n & qp->rq_mask];
 }
 /* UD semantics: a UD QP, or QP1 (the GSI, IBA 13.5.1), which is one. */
 static inline bool rl_qp_is_ud(const struct rl_qp *qp)

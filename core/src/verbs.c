@@ -94,13 +94,12 @@ const char *rl_host_error(const struct rl_host *h)
 	return h->err[0] ? h->err : "no error";
 }
 
-void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text)
+void rl_event_emit(struct rl_qp *qp, enum rl_event_type type, uint32_t psn, uint64_t value, const char *text)
 {
 	struct rl_host *h = qp->host;
 	struct rl_event ev = { type, h->now, qp->qpn, psn, value, text };
 
-	if (h->cfg.event)
-		h->cfg.event(h->cfg.event_ctx ? h->cfg.event_ctx : h->cfg.ctx, &ev);
+	h->cfg.event(h->cfg.event_ctx ? h->cfg.event_ctx : h->cfg.ctx, &ev);
 }
 
 void rl_gid_from_ipv4(uint8_t gid[16], const uint8_t ip4[4])
@@ -141,6 +140,7 @@ struct rl_host *rl_host_new(const struct rl_host_config *cfg)
 	if (!h)
 		return NULL;
 	h->cfg = *cfg;
+	h->v4 = rl_gid_is_ipv4(cfg->gid);
 	h->port_mtu = rl_mtu_bytes(cfg->active_mtu ? cfg->active_mtu : RL_MTU_1024);
 	/* QP0 and QP1 are special (IBA 3.5.2); rxe starts at 0x11. */
 	h->next_qpn = cfg->first_qpn >= 2 && cfg->first_qpn <= 0xffffff ? cfg->first_qpn : 0x11;
@@ -383,13 +383,21 @@ int rl_destroy_cq(struct rl_cq *cq)
 	return 0;
 }
 
+/* The ring slot @k places after the oldest (k <= cap): a wrap by subtraction, no division. */
+static int rl_cq_index(const struct rl_cq *cq, int k)
+{
+	int i = cq->head + k;
+
+	return i >= cq->cap ? i - cq->cap : i;
+}
+
 void rl_cq_push(struct rl_cq *cq, const struct rl_wc *wc)
 {
 	if (cq->count == cq->cap) {
 		cq->overflow = true;     /* IBA 11.4.2.1: a CQ overrun is an error */
 		return;
 	}
-	cq->ring[(cq->head + cq->count) % cq->cap] = *wc;
+	cq->ring[rl_cq_index(cq, cq->count)] = *wc;
 	cq->count++;
 }
 
@@ -399,7 +407,7 @@ int rl_poll_cq(struct rl_cq *cq, int n, struct rl_wc *wc)
 
 	for (i = 0; i < n && cq->count; i++) {
 		wc[i] = cq->ring[cq->head];
-		cq->head = (cq->head + 1) % cq->cap;
+		cq->head = rl_cq_index(cq, 1);
 		cq->count--;
 	}
 	return i;
@@ -411,6 +419,20 @@ int rl_cq_pending(const struct rl_cq *cq)
 }
 
 /* ---- QP ---------------------------------------------------------------------------- */
+
+/* A ring for @n entries: the next power of two, its index mask in @mask; -1 past 2^31. */
+static int rl_ring_mask(uint32_t n, uint32_t *mask)
+{
+	uint32_t len = 1;
+
+	while (len < n) {
+		if (len > UINT32_MAX / 2)
+			return -1;
+		len <<= 1;
+	}
+	*mask = len - 1;
+	return 0;
+}
 
 static bool rl_host_has_qp(const struct rl_host *h, uint32_t qpn)
 {
@@ -452,8 +474,10 @@ struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)
 	qp->sq_size = ia->max_send_wr ? ia->max_send_wr : 128;
 	/* IBA 10.2.9: a QP with an SRQ has no receive queue of its own. */
 	qp->rq_size = ia->srq ? 0 : ia->max_recv_wr ? ia->max_recv_wr : 128;
-	qp->sq = calloc(qp->sq_size, sizeof(*qp->sq));
-	qp->rq = ia->srq ? NULL : calloc(qp->rq_size, sizeof(*qp->rq));
+	if (rl_ring_mask(qp->sq_size, &qp->sq_mask) || rl_ring_mask(qp->rq_size, &qp->rq_mask))
+		goto nomem;
+	qp->sq = calloc((size_t)qp->sq_mask + 1, sizeof(*qp->sq));
+	qp->rq = ia->srq ? NULL : calloc((size_t)qp->rq_mask + 1, sizeof(*qp->rq));
 	if (!qp->sq || (!ia->srq && !qp->rq))
 		goto nomem;
 	qp->host = h;
@@ -832,7 +856,7 @@ int rl_post_send(struct rl_qp *qp, const struct rl_send_wr *wr)
 		rl_host_set_error(qp->host, "the send queue is full (%u work requests)", qp->sq_size);
 		return -ENOMEM;
 	}
-	wqe = &qp->sq[qp->sq_tail % qp->sq_size];
+	wqe = rl_sq_wqe(qp, qp->sq_tail);
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr = *wr;
 	wqe->length = rl_sge_total(wr->sg_list, wr->num_sge);
@@ -859,7 +883,7 @@ int rl_post_recv(struct rl_qp *qp, const struct rl_recv_wr *wr)
 		rl_host_set_error(qp->host, "the receive queue is full (%u work requests)", qp->rq_size);
 		return -ENOMEM;
 	}
-	qp->rq[qp->rq_tail % qp->rq_size] = *wr;
+	*rl_rq_wqe(qp, qp->rq_tail) = *wr;
 	qp->rq_tail++;
 	if (qp->state == RL_QPS_ERR)
 		rl_resp_flush(qp);

@@ -161,6 +161,12 @@ static void test_aeth_tables(void)
 	CU_ASSERT_EQUAL(rl_credit_count(5), 6);
 	CU_ASSERT_EQUAL(rl_credit_count(30), 32768);
 	CU_ASSERT_EQUAL(rl_credit_count(31), -1);
+	/* The code for n WQEs is the largest whose count is at most n; from 32768 on, 30. */
+	for (uint32_t n = 0, code = 0; n < 70000; n++) {
+		while (code < 30 && (uint32_t)rl_credit_count((uint8_t)(code + 1)) <= n)
+			code++;
+		CU_ASSERT_EQUAL_FATAL(rl_credit_code(n), code);
+	}
 	CU_ASSERT_STRING_EQUAL(rl_nak_code_name(RL_NAK_PSN_SEQ_ERR), "PSN sequence error");
 }
 

@@ -451,6 +451,54 @@ static void test_reorder_lets_a_later_frame_arrive_first(void)
 	free(l);
 }
 
+/*
+ * Frames in flight come out by arrival time, then send order, whichever way
+ * they went in (in order, or behind a later one: both ports, reordered,
+ * duplicated), and each copy once, with its own bytes.
+ */
+static void test_mixed_faults_deliver_in_time_then_send_order(void)
+{
+	struct rl_simwire_config c = {
+		.latency_ns = 700, .rate_bps = 10 * GBPS, .seed = 11, .reorder_rate = 0.2, .dup_rate = 0.1,
+		.queue_frames = 64,
+	};
+	struct rl_simwire *w = wire(&c);
+	struct rl_simwire_delivery d;
+	uint64_t last_time = 0, last_number = 0, now = 0, seen[2001] = { 0 }, k = 0, sent = 0;
+
+	for (uint32_t i = 1; i <= 2000; i++) {
+		uint8_t f[264];
+		size_t len = 64 + (i % 3) * 100;
+
+		mk_raw(f, len, i);
+		now += (i * 7919u) % 300;                  /* gaps from 0 to 299 ns */
+		CU_ASSERT_EQUAL(rl_simwire_send(w, (int)(i % 2), f, len, now), RL_SIMWIRE_OK);
+		while (i % 5 == 0 && rl_simwire_deliver(w, now, &d)) {
+			CU_ASSERT(d.time_ns > last_time || (d.time_ns == last_time && d.number >= last_number));
+			last_time = d.time_ns, last_number = d.number;
+			CU_ASSERT_EQUAL(rl_get32(d.frame + 14), d.number);
+			seen[d.number]++, k++;
+		}
+	}
+	while (rl_simwire_deliver(w, UINT64_MAX, &d)) {
+		CU_ASSERT(d.time_ns > last_time || (d.time_ns == last_time && d.number >= last_number));
+		last_time = d.time_ns, last_number = d.number;
+		CU_ASSERT_EQUAL(rl_get32(d.frame + 14), d.number);
+		seen[d.number]++, k++;
+	}
+	for (int p = 0; p < 2; p++) {
+		struct rl_simwire_stats st;
+
+		rl_simwire_stats(w, p, &st);
+		sent += st.sent - st.queue_full + st.duplicated;
+	}
+	CU_ASSERT_EQUAL(k, sent);
+	for (int n = 1; n <= 2000; n++)
+		CU_ASSERT(seen[n] <= 2);
+	CU_ASSERT_EQUAL(rl_simwire_next_time(w), UINT64_MAX);
+	rl_simwire_free(w);
+}
+
 /* ---- corruption --------------------------------------------------------- */
 
 /* Every corrupted copy: ICRC mismatch, one bit flipped, after the BTH. */
@@ -801,6 +849,8 @@ int tl_suite_simwire(void)
 			    test_duplicate_delivers_the_same_bytes_twice) ||
 	       !CU_add_test(s, "reorder lets a later frame arrive first",
 			    test_reorder_lets_a_later_frame_arrive_first) ||
+	       !CU_add_test(s, "mixed faults: delivered by time, then send order",
+			    test_mixed_faults_deliver_in_time_then_send_order) ||
 	       !CU_add_test(s, "corrupt SEND Only: ICRC mismatch, one bit",
 			    test_corrupt_send_only_fails_the_icrc_by_one_bit) ||
 	       !CU_add_test(s, "corrupt ACK without payload: ICRC mismatch, one bit",

@@ -109,6 +109,8 @@ const char *rl_nak_code_meaning(uint8_t code);
 uint32_t rl_rnr_timer_us(uint8_t timer);
 /* Number of credits meant by an ACK's credit count field (IBA 9.7.7.2 Table 45); -1 if invalid. */
 int rl_credit_count(uint8_t value);
+/* The credit count field that advertises @n receive WQEs: the largest count not above @n (Table 45). */
+uint8_t rl_credit_code(uint32_t n);
 
 #ifdef __cplusplus
 }
