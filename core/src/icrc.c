@@ -13,13 +13,6 @@
 #define RL_ICRC_LRH_SEED 0x2144df1cu
 
 /*
- * Up to this many bytes, the masked headers and the rest are copied into one
- * buffer and hashed in one CRC call: for small packets (ACKs, 64-byte SENDs)
- * a second call costs more than the copy.
- */
-#define RL_ICRC_ONE_CALL_MAX 256
-
-/*
  * The variant fields, as masks over the first bytes of the packet from the
  * network header on: a byte is ORed with its mask before the CRC runs, so
  * 0xff marks a field that counts as all ones.
@@ -93,7 +86,7 @@ static uint32_t rl_icrc_slow(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len,
 
 uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t len)
 {
-	_Alignas(16) uint8_t buf[RL_ICRC_ONE_CALL_MAX];
+	_Alignas(16) uint8_t buf[64];
 	const uint8_t *mask;
 	size_t mlen;
 
@@ -120,10 +113,6 @@ uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t
 		rl_or16(buf + i, l3hdr + i, mask + i);
 	if (len <= mlen)
 		return rl_crc32(RL_ICRC_LRH_SEED, buf, len);
-	if (len <= sizeof(buf)) {
-		memcpy(buf + mlen, l3hdr + mlen, len - mlen);
-		return rl_crc32(RL_ICRC_LRH_SEED, buf, len);
-	}
 	return rl_crc32(rl_crc32(RL_ICRC_LRH_SEED, buf, mlen), l3hdr + mlen, len - mlen);
 }
 
