@@ -561,11 +561,7 @@ static uint32_t an_span(const struct an_flow *f, const struct rl_pkt *p)
 	return 1;
 }
 
-/*
- * A READ sent before the path MTU was known was remembered with its widest
- * span (256-byte packets). Now its end is known, the PSN before @next: shrink
- * the record, so that the requests after it are not taken for copies of it.
- */
+/* @hi raised to @last if that is later (or set, if there was none yet). */
 static void an_hi_max(uint32_t *hi, bool *known, uint32_t last)
 {
 	if (!*known || rl_psn_diff(last, *hi) > 0)
@@ -574,11 +570,13 @@ static void an_hi_max(uint32_t *hi, bool *known, uint32_t last)
 }
 
 /*
- * The READ's span is known now: its entry gets its real last PSN, and hi,
- * which counted the guess, is what it was before the READ raised by the
- * READ and the requests after it. Walks back only as far as the READ, which
- * is at most a few requests old; a flow of small READs otherwise walked its
- * whole ring for each.
+ * A READ sent before the path MTU was known was remembered with its widest
+ * span (256-byte packets). Now its end is known, the PSN before @next: shrink
+ * the record, so that the requests after it are not taken for copies of it.
+ * hi, which counted the guess, becomes what it was before the READ raised by
+ * the READ and the requests after it: the walk goes back only as far as the
+ * READ, at most a few requests old (a flow of small READs used to walk its
+ * whole ring, twice, for each).
  */
 static void an_read_ends(struct an_flow *f, uint32_t next)
 {
