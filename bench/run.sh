@@ -531,27 +531,8 @@ bn_rss() {
 }
 
 FAB_SAME_COUNT=2        # WRITEs per QP in the captures both lookups explain: a scan of every flow is slow
-
-# bn_explain_same A B PCAP: explain's output (text and --json; stdout, stderr and exit status) on PCAP from
-# rocelab A and from rocelab B: 'identical', or where they first differ (and a non-zero status).
-bn_explain_same() {
-	for j in "" --json; do
-		for r in a b; do
-			if [ "$r" = a ]; then x=$1; else x=$2; fi
-			# shellcheck disable=SC2086  # $j: no word, or --json
-			if "$x" explain $j "$3" > "$DIR/same-$r.out" 2> "$DIR/same-$r.err"; then st=0; else st=$?; fi
-			echo "exit status $st" >> "$DIR/same-$r.err"
-		done
-		for s in out err; do
-			cmp -s "$DIR/same-a.$s" "$DIR/same-b.$s" && continue
-			l=$(cmp "$DIR/same-a.$s" "$DIR/same-b.$s" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p')
-			echo "explain $j std$s differs at line ${l:=1}: [$(sed -n "${l}p" "$DIR/same-a.$s" | cut -c1-160)]" \
-				"vs [$(sed -n "${l}p" "$DIR/same-b.$s" | cut -c1-160)]"
-			return 1
-		done
-	done
-	echo identical
-}
+# explain_same A B PCAP DIR, shared with tests/scenarios
+. "$HERE/../tests/lib/explain_same.sh"
 
 # bn_lookup_same: explain finding flows through the analyzer's hash tables ($B/rocelab) and through its
 # reference lookup, a scan of every flow ($B/scan/rocelab: make scan-lookup, built here if need be), on
@@ -569,9 +550,9 @@ bn_lookup_same() {
 			continue
 		fi
 		echo "  explain, hash tables vs a scan of every flow, --qps $1 --count $2 ($(bn_frames) frames):" \
-			"$(bn_explain_same "$B/rocelab" "$B/scan/rocelab" "$DIR/fabric-same.pcap")"
+			"$(explain_same "$B/rocelab" "$B/scan/rocelab" "$DIR/fabric-same.pcap" "$DIR")"
 	done
-	rm -f "$DIR/fabric-same.pcap" "$DIR"/same-[ab].out "$DIR"/same-[ab].err
+	rm -f "$DIR/fabric-same.pcap"
 }
 
 bn_part8() {

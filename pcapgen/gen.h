@@ -49,9 +49,9 @@ void gen_opts_default(struct gen_opts *o);
 
 /*
  * Frames go to a pcap through libpcap, optionally with an 802.1Q tag added,
- * in timestamp order: frames whose time may still be overtaken wait (as many
- * as are in flight, in buffers reused from frame to frame), so memory stays
- * constant.
+ * in timestamp order: frames whose time may still be overtaken wait in a
+ * small heap (as many as are in flight, in buffers reused from frame to
+ * frame), so memory stays constant.
  */
 struct gen_held {
 	uint64_t t_ns, seq;
@@ -65,18 +65,6 @@ struct gen_spare {
 	size_t cap;
 };
 
-/*
- * Held frames in time order, as a few runs each sorted by (t_ns, seq): a
- * port serializes its frames in order, so each port's frames form one run
- * and a frame is placed, or the next one found, by looking at a few ends.
- */
-struct gen_run {
-	struct gen_held *v;          /* a ring of cap (a power of two) entries */
-	size_t head, n, cap;
-};
-
-#define GEN_RUNS_MAX 8
-
 /* Called every GEN_PROGRESS_EVERY frames written, with the count. */
 typedef void (*gen_progress_fn)(uint64_t frames);
 
@@ -89,10 +77,9 @@ struct gen_out {
 	gen_progress_fn progress;
 	int err;                     /* out of memory for a held frame */
 	int write_errno;             /* errno of the first write that failed (the stream keeps only that one did) */
-	struct gen_run runs[GEN_RUNS_MAX];
-	size_t nruns;
-	size_t nheld, capheld;       /* frames in the runs; room in spare */
-	struct gen_spare *spare;     /* no more buffers exist than were ever held at once */
+	struct gen_held *held;       /* a min-heap on (t_ns, seq) */
+	size_t nheld, capheld;       /* room in held and in spare */
+	struct gen_spare *spare;     /* buffers of frames written, for the next held ones */
 	size_t nspare;
 	uint64_t seq;
 	char msg[320];               /* why the writer or the scenario failed */

@@ -76,109 +76,70 @@ static bool gen_held_before(const struct gen_held *a, const struct gen_held *b)
 	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
 }
 
-static struct gen_held *gen_run_at(const struct gen_run *r, size_t i)
+static void gen_held_swap(struct gen_out *out, size_t i, size_t j)
 {
-	return &r->v[(r->head + i) & (r->cap - 1)];
+	struct gen_held t = out->held[i];
+
+	out->held[i] = out->held[j];
+	out->held[j] = t;
 }
 
-/* Room for one more entry in @r (its capacity stays a power of two). 0, or -1: out of memory. */
-static int gen_run_grow(struct gen_run *r)
+static void gen_held_push(struct gen_out *out, struct gen_held h)
 {
-	size_t cap = r->cap ? r->cap * 2 : 64;
-	struct gen_held *v;
+	size_t i = out->nheld++;
 
-	if (r->n < r->cap)
-		return 0;
-	v = malloc(cap * sizeof(*v));
-	if (!v)
-		return -1;
-	for (size_t i = 0; i < r->n; i++)
-		v[i] = *gen_run_at(r, i);
-	free(r->v);
-	r->v = v;
-	r->cap = cap;
-	r->head = 0;
-	return 0;
-}
-
-/*
- * Put @h into @r in order: at the tail when it comes last (always, in the run
- * chosen for it), else moved back past the later ones (a run of its own could
- * not be had).
- */
-static int gen_run_put(struct gen_run *r, struct gen_held h)
-{
-	size_t i;
-
-	if (gen_run_grow(r))
-		return -1;
-	for (i = r->n++; i && gen_held_before(&h, gen_run_at(r, i - 1)); i--)
-		*gen_run_at(r, i) = *gen_run_at(r, i - 1);
-	*gen_run_at(r, i) = h;
-	return 0;
-}
-
-/*
- * The run @h goes to the tail of: the one whose last frame is the latest not
- * after it, so that each port's frames (serialized in order) stay in a run of
- * their own; a new run if none fits; run 0 when there can be no more.
- */
-static struct gen_run *gen_run_for(struct gen_out *out, const struct gen_held *h)
-{
-	struct gen_run *best = NULL;
-
-	for (size_t k = 0; k < out->nruns; k++) {
-		struct gen_run *r = &out->runs[k];
-		const struct gen_held *tail = r->n ? gen_run_at(r, r->n - 1) : NULL;
-
-		if (!tail || gen_held_before(tail, h)) {
-			if (!best || !best->n || (tail && gen_held_before(gen_run_at(best, best->n - 1), tail)))
-				best = r;
-		}
+	out->held[i] = h;
+	while (i && gen_held_before(&out->held[i], &out->held[(i - 1) / 2])) {
+		gen_held_swap(out, i, (i - 1) / 2);
+		i = (i - 1) / 2;
 	}
-	if (best)
-		return best;
-	if (out->nruns < GEN_RUNS_MAX)
-		return &out->runs[out->nruns++];
-	return &out->runs[0];
 }
 
-/* The run whose first frame comes first of all held, or NULL when none is held. */
-static struct gen_run *gen_run_first(struct gen_out *out)
+static struct gen_held gen_held_pop(struct gen_out *out)
 {
-	struct gen_run *first = NULL;
+	struct gen_held top = out->held[0];
+	size_t i = 0;
 
-	for (size_t k = 0; k < out->nruns; k++) {
-		struct gen_run *r = &out->runs[k];
+	out->held[0] = out->held[--out->nheld];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
 
-		if (r->n && (!first || gen_held_before(gen_run_at(r, 0), gen_run_at(first, 0))))
-			first = r;
+		if (l < out->nheld && gen_held_before(&out->held[l], &out->held[m]))
+			m = l;
+		if (r < out->nheld && gen_held_before(&out->held[r], &out->held[m]))
+			m = r;
+		if (m == i)
+			return top;
+		gen_held_swap(out, i, m);
+		i = m;
 	}
-	return first;
 }
 
 /* Write out every held frame stamped at or before @horizon_ns; its buffer waits for the next. */
 static void gen_out_release(struct gen_out *out, uint64_t horizon_ns)
 {
-	struct gen_run *r;
+	while (out->nheld && out->held[0].t_ns <= horizon_ns) {
+		struct gen_held h = gen_held_pop(out);
 
-	while (out->nheld && (r = gen_run_first(out)) && r->v[r->head].t_ns <= horizon_ns) {
-		struct gen_held h = r->v[r->head];
-
-		r->head = (r->head + 1) & (r->cap - 1);
-		r->n--;
-		out->nheld--;
 		gen_out_write(out, h.t_ns, h.frame, h.len);
 		out->spare[out->nspare++] = (struct gen_spare){ h.frame, h.cap };
 	}
 }
 
-/* Room for a spare buffer per held frame. 0, or -1: out of memory. */
+/*
+ * Room for one more held frame, and for a spare buffer per held frame (no
+ * more buffers exist than were ever held at once). 0, or -1: out of memory.
+ */
 static int gen_out_grow(struct gen_out *out)
 {
 	size_t cap = out->capheld ? out->capheld * 2 : 256;
-	struct gen_spare *sp = realloc(out->spare, cap * sizeof(*sp));
+	struct gen_held *held = realloc(out->held, cap * sizeof(*held));
+	struct gen_spare *sp;
 
+	if (!held)
+		return -1;
+	out->held = held;
+	sp = realloc(out->spare, cap * sizeof(*sp));
 	if (!sp)
 		return -1;
 	out->spare = sp;
@@ -225,12 +186,7 @@ void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, cons
 	}
 	h.seq = out->seq++;
 	memcpy(h.frame, frame, len);
-	if (gen_run_put(gen_run_for(out, &h), h)) {
-		free(h.frame);
-		out->err = 1;
-		return;
-	}
-	out->nheld++;
+	gen_held_push(out, h);
 	gen_out_release(out, horizon_ns);
 }
 
@@ -239,8 +195,7 @@ int gen_out_close(struct gen_out *out)
 	int rc = 0, err;
 
 	gen_out_release(out, UINT64_MAX);
-	for (size_t k = 0; k < out->nruns; k++)
-		free(out->runs[k].v);
+	free(out->held);
 	while (out->nspare)
 		free(out->spare[--out->nspare].frame);
 	free(out->spare);

@@ -26,6 +26,7 @@ fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 
 # checked, count_lines
 . "$HERE/../lib/checks.sh"
+. "$HERE/../lib/explain_same.sh"
 
 # scenario name, then its gen options
 SCENARIOS="send|
@@ -206,25 +207,6 @@ for v in "40 8 5" "17000 2 6"; do
     fi
 done
 
-# explain_same A B PCAP: explain's output (text and --json; stdout, stderr and exit status) on PCAP from
-# rocelab A and rocelab B: 'identical', or where they first differ (and a non-zero status).
-explain_same() {
-    for j in "" --json; do
-        # shellcheck disable=SC2086  # $j: no word, or --json
-        "$1" explain $j "$3" >"$T/a.out" 2>"$T/a.err"; echo "exit status $?" >>"$T/a.err"
-        # shellcheck disable=SC2086
-        "$2" explain $j "$3" >"$T/b.out" 2>"$T/b.err"; echo "exit status $?" >>"$T/b.err"
-        for s in out err; do
-            cmp -s "$T/a.$s" "$T/b.$s" && continue
-            l=$(cmp "$T/a.$s" "$T/b.$s" 2>&1 | sed -n 's/.*line \([0-9]*\).*/\1/p')
-            echo "explain $j std$s differs at line ${l:=1}: [$(sed -n "${l}p" "$T/a.$s" | cut -c1-160)]" \
-                "vs [$(sed -n "${l}p" "$T/b.$s" | cut -c1-160)]"
-            return 1
-        done
-    done
-    echo identical
-}
-
 # The flows found through the hash tables and by the reference lookup (every flow scanned:
 # RL_ANALYZER_SCAN_LOOKUP) must give explain the same output, also past 16384 flows (17000 QPs).
 if [ -z "$RS" ]; then
@@ -235,7 +217,7 @@ else
         set -- $v
         if ! "$R" gen fabric --qps "$1" --count "$2" --seed "$3" -o "$T/fab.pcap" 2>"$T/gen.err"; then
             fail "fabric --qps $1: rocelab gen failed: $(cat "$T/gen.err")"
-        elif o=$(explain_same "$R" "$RS" "$T/fab.pcap"); then
+        elif o=$(explain_same "$R" "$RS" "$T/fab.pcap" "$T"); then
             pass "fabric --qps $1 --count $2: explain with hash tables and with a scan of every flow: $o"
         else
             fail "fabric --qps $1 --count $2: explain with hash tables and with a scan of every flow: $o"

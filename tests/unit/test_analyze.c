@@ -7,12 +7,20 @@
 /* The analyzer's inside: its flows' keys and their hash, to make keys whose hashes collide. */
 #include "../../core/src/analyze_hash.h"
 
+/* IPv4 address @ip4 (0x0a000001: 10.0.0.1) into @a's 4 bytes. */
+static void put_ip4(uint8_t a[4], uint32_t ip4)
+{
+	for (int k = 0; k < 4; k++)
+		a[k] = (uint8_t)(ip4 >> (24 - 8 * k));
+}
+
 /*
- * @syndrome for an ACK opcode, @dma_len for a READ request; the decoded packet
- * in @d (its payload points into a static frame).
+ * Packet @frame from IPv4 @src to @dst: @syndrome for an ACK opcode, @dma_len
+ * for a READ request; the decoded packet in @d (its payload points into a
+ * static frame).
  */
-static void feed_read(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint8_t syndrome, uint32_t dma_len,
-		      uint32_t qpn, uint32_t psn, bool from_a, struct rl_annotation *out, struct rl_pkt *d)
+static void feed_ip4(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint8_t syndrome, uint32_t dma_len,
+		     uint32_t src, uint32_t dst, uint32_t qpn, uint32_t psn, struct rl_annotation *out, struct rl_pkt *d)
 {
 	static const uint8_t pl[64];
 	static uint8_t f[256];
@@ -22,8 +30,8 @@ static void feed_read(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uin
 	rl_pkt_init(&p, opcode);
 	p.aeth.syndrome = syndrome;
 	p.reth.dma_len = dma_len;
-	p.ip4.src[3] = from_a ? 1 : 2;
-	p.ip4.dst[3] = from_a ? 2 : 1;
+	put_ip4(p.ip4.src, src);
+	put_ip4(p.ip4.dst, dst);
 	p.bth.dqpn = qpn;
 	p.bth.psn = psn & 0xffffff;
 	if (p.op->flags & RL_OPF_PAYLOAD) {
@@ -33,6 +41,13 @@ static void feed_read(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uin
 	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
 	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, d), RL_OK);
 	rl_analyze(a, frame, frame * 1000, d, RL_OK, out);
+}
+
+/* The same between hosts 0.0.0.1 (A) and 0.0.0.2: from A if @from_a. */
+static void feed_read(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint8_t syndrome, uint32_t dma_len,
+		      uint32_t qpn, uint32_t psn, bool from_a, struct rl_annotation *out, struct rl_pkt *d)
+{
+	feed_ip4(a, frame, opcode, syndrome, dma_len, from_a ? 1 : 2, from_a ? 2 : 1, qpn, psn, out, d);
 }
 
 static void feed_pkt(struct rl_analyzer *a, uint64_t frame, uint8_t opcode, uint8_t syndrome, uint32_t qpn,
@@ -311,42 +326,32 @@ static void test_many_unlearned_flows(void)
 #define HC_NET 0x0b000000u      /* 11.0.0.0/8: requesters found by the search of AN_BY_ADDRS keys */
 #define HC_FILL 0x800000u       /* QPNs of the UC flows that fill the analyzer, above every searched one */
 
-/* IPv4 address @ip4 as the analyzer keys it: in the last 4 bytes of 16. */
-static void hc_addr(uint32_t ip4, uint8_t a[16])
+/* The hash in index @k of requester @req (IPv4), responder B and @v, the addresses keyed as the analyzer keys them. */
+static uint32_t hc_hash(uint32_t req, enum an_index k, uint64_t v)
 {
-	memset(a, 0, 16);
-	for (int k = 0; k < 4; k++)
-		a[12 + k] = (uint8_t)(ip4 >> (24 - 8 * k));
+	uint8_t a[16] = { 0 }, b[16] = { 0 };
+
+	put_ip4(a + 12, req);
+	put_ip4(b + 12, HC_B);
+	return an_hash(a, b, k, v);
 }
 
 /* The hash of the key numbered @i in one index: AN_BY_REQUEST (A -> B, QPN @i, RC) .. */
 static uint32_t hc_request_hash(uint32_t i)
 {
-	uint8_t req[16], resp[16];
-
-	hc_addr(HC_A, req);
-	hc_addr(HC_B, resp);
-	return an_hash(req, resp, AN_BY_REQUEST, an_request_key(i, RL_TR_RC));
+	return hc_hash(HC_A, AN_BY_REQUEST, an_request_key(i, RL_TR_RC));
 }
 
 /* .. AN_BY_REQUESTER (A's QPN @i, requests A -> B) .. */
 static uint32_t hc_requester_hash(uint32_t i)
 {
-	uint8_t req[16], resp[16];
-
-	hc_addr(HC_A, req);
-	hc_addr(HC_B, resp);
-	return an_hash(req, resp, AN_BY_REQUESTER, i);
+	return hc_hash(HC_A, AN_BY_REQUESTER, i);
 }
 
 /* .. AN_BY_ADDRS (requester HC_NET + @i, responder B). */
 static uint32_t hc_addrs_hash(uint32_t i)
 {
-	uint8_t req[16], resp[16];
-
-	hc_addr(HC_NET + i, req);
-	hc_addr(HC_B, resp);
-	return an_hash(req, resp, AN_BY_ADDRS, 0);
+	return hc_hash(HC_NET + i, AN_BY_ADDRS, 0);
 }
 
 static int hc_cmp(const void *x, const void *y)
@@ -382,21 +387,9 @@ static void hc_find(uint32_t (*h)(uint32_t), uint32_t *i, uint32_t *j)
 static void hc_feed(struct rl_analyzer *a, uint64_t *frame, uint8_t opcode, uint32_t src, uint32_t dst, uint32_t qpn,
 		    uint32_t psn, struct rl_annotation *out)
 {
-	static uint8_t f[256];
-	struct rl_pkt p, d;
-	size_t n;
+	struct rl_pkt d;
 
-	rl_pkt_init(&p, opcode);
-	for (int k = 0; k < 4; k++) {
-		p.ip4.src[k] = (uint8_t)(src >> (24 - 8 * k));
-		p.ip4.dst[k] = (uint8_t)(dst >> (24 - 8 * k));
-	}
-	p.bth.dqpn = qpn;
-	p.bth.psn = psn;
-	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
-	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, &d), RL_OK);
-	rl_analyze(a, *frame, *frame * 1000, &d, RL_OK, out);
-	(*frame)++;
+	feed_ip4(a, (*frame)++, opcode, 0, 0, src, dst, qpn, psn, out, &d);
 }
 
 /* An RC SEND Only from A to B's QP @qpn, PSN @psn: its verdict must be @want. */

@@ -456,6 +456,17 @@ static void test_reorder_lets_a_later_frame_arrive_first(void)
  * they went in (in order, or behind a later one: both ports, reordered,
  * duplicated), and each copy once, with its own bytes.
  */
+/* @d comes no earlier than the frame before it (*@last_time, *@last_number), with its own bytes; counted in @seen. */
+static void check_in_order(const struct rl_simwire_delivery *d, uint64_t *last_time, uint64_t *last_number,
+			   uint64_t *seen)
+{
+	CU_ASSERT(d->time_ns > *last_time || (d->time_ns == *last_time && d->number >= *last_number));
+	*last_time = d->time_ns;
+	*last_number = d->number;
+	CU_ASSERT_EQUAL(rl_get32(d->frame + 14), d->number);
+	seen[d->number]++;
+}
+
 static void test_mixed_faults_deliver_in_time_then_send_order(void)
 {
 	struct rl_simwire_config c = {
@@ -474,17 +485,13 @@ static void test_mixed_faults_deliver_in_time_then_send_order(void)
 		now += (i * 7919u) % 300;                  /* gaps from 0 to 299 ns */
 		CU_ASSERT_EQUAL(rl_simwire_send(w, (int)(i % 2), f, len, now), RL_SIMWIRE_OK);
 		while (i % 5 == 0 && rl_simwire_deliver(w, now, &d)) {
-			CU_ASSERT(d.time_ns > last_time || (d.time_ns == last_time && d.number >= last_number));
-			last_time = d.time_ns, last_number = d.number;
-			CU_ASSERT_EQUAL(rl_get32(d.frame + 14), d.number);
-			seen[d.number]++, k++;
+			check_in_order(&d, &last_time, &last_number, seen);
+			k++;
 		}
 	}
 	while (rl_simwire_deliver(w, UINT64_MAX, &d)) {
-		CU_ASSERT(d.time_ns > last_time || (d.time_ns == last_time && d.number >= last_number));
-		last_time = d.time_ns, last_number = d.number;
-		CU_ASSERT_EQUAL(rl_get32(d.frame + 14), d.number);
-		seen[d.number]++, k++;
+		check_in_order(&d, &last_time, &last_number, seen);
+		k++;
 	}
 	for (int p = 0; p < 2; p++) {
 		struct rl_simwire_stats st;
