@@ -33,6 +33,16 @@ uint32_t rl_crc32(uint32_t crc, const void *buf, size_t len)
 	return r;
 }
 
+/* Two buffers, the registers cleaned once: the ICRC's masked headers, then the rest. */
+uint32_t rl_crc32_2(uint32_t crc, const void *a, size_t na, const void *b, size_t nb)
+{
+	uint32_t r = crc32_gzip_refl(crc, (const unsigned char *)a, (uint64_t)na);
+
+	r = crc32_gzip_refl(r, (const unsigned char *)b, (uint64_t)nb);
+	rl_crc_clean_upper();
+	return r;
+}
+
 const char *rl_crc32_backend(void)
 {
 	return "isa-l";
@@ -52,6 +62,11 @@ uint32_t rl_crc32(uint32_t crc, const void *buf, size_t len)
 		len -= UINT_MAX;
 	}
 	return (uint32_t)crc32(c, p, (uInt)len);
+}
+
+uint32_t rl_crc32_2(uint32_t crc, const void *a, size_t na, const void *b, size_t nb)
+{
+	return rl_crc32(rl_crc32(crc, a, na), b, nb);
 }
 
 const char *rl_crc32_backend(void)

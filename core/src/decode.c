@@ -63,9 +63,8 @@ static void rl_decode_ext(struct rl_pkt *pkt, const uint8_t *h)
  * only the last or only packet of a message may carry them. The payload
  * itself must fit the opcode (rl_opcode_payload_ok).
  */
-static enum rl_status rl_check_payload(struct rl_pkt *pkt, size_t area)
+static enum rl_status rl_check_payload(struct rl_pkt *pkt, const struct rl_opcode_info *op, size_t area)
 {
-	const struct rl_opcode_info *op = pkt->op;
 	uint8_t pad = pkt->bth.padcnt;
 	size_t off = pkt->payload_off;
 
@@ -74,7 +73,7 @@ static enum rl_status rl_check_payload(struct rl_pkt *pkt, size_t area)
 	if (pad && (op->flags & RL_OPF_VALID) &&
 	    (op->flags & (RL_OPF_PAYLOAD | RL_OPF_LAST)) != (RL_OPF_PAYLOAD | RL_OPF_LAST))
 		return rl_fail(pkt, RL_E_PAD, off, 0, pad);
-	if (!rl_opcode_payload_ok(pkt->bth.opcode, area - pad))
+	if (!rl_opcode_info_payload_ok(op, area - pad))
 		return rl_fail(pkt, RL_E_PAYLOAD_LEN, off, op->fixed_payload, area - pad);
 	return RL_OK;
 }
@@ -94,6 +93,11 @@ static enum rl_status rl_decode_cut_end(struct rl_pkt *pkt)
 	return RL_CUT;
 }
 
+static uint32_t rl_get32le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /*
  * From the BTH at pkt->bth_off to pkt->end_off, which the caller has checked
  * (pkt->cap_len, when set, is where the captured bytes end before that).
@@ -103,52 +107,55 @@ static enum rl_status rl_decode_cut_end(struct rl_pkt *pkt)
 static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pkt,
 					  const struct rl_path *path)
 {
-	size_t off = pkt->bth_off, end = pkt->end_off, avail;
+	size_t off = pkt->bth_off, end = pkt->end_off, cap = pkt->cap_len, avail, hdr_len;
+	const struct rl_opcode_info *op;
 	enum rl_status st;
 
 	if (end - off < RL_BTH_LEN)
 		return rl_fail(pkt, RL_E_TRUNC_BTH, off, RL_BTH_LEN, end - off);
-	if (pkt->cap_len && pkt->cap_len < off + RL_BTH_LEN)
-		return rl_fail(pkt, RL_E_TRUNC_BTH, off, RL_BTH_LEN, pkt->cap_len - off);
+	if (cap && cap < off + RL_BTH_LEN)
+		return rl_fail(pkt, RL_E_TRUNC_BTH, off, RL_BTH_LEN, cap - off);
 	rl_decode_BTH(pkt, data + off);
 	/* IBA 9.2: TVer is 0; other values mean a layout this decoder cannot know. */
 	if (pkt->bth.tver != 0)
 		return rl_fail(pkt, RL_E_TVER, off + 1, 0, pkt->bth.tver);
 
-	pkt->op = rl_opcode_info(pkt->bth.opcode);
-	pkt->hdrs = pkt->op->hdrs;
+	op = rl_opcode_info(pkt->bth.opcode);
+	hdr_len = op->hdr_len;
+	pkt->op = op;
+	pkt->hdrs = op->hdrs;
 	off += RL_BTH_LEN;
 	avail = end - off;
-	if (avail < pkt->op->hdr_len)
-		return rl_fail(pkt, RL_E_MISSING_HDR, off, pkt->op->hdr_len, avail);
-	if (avail < (size_t)pkt->op->hdr_len + RL_ICRC_LEN)
-		return rl_fail(pkt, RL_E_TRUNC_ICRC, end, pkt->op->hdr_len + RL_ICRC_LEN, avail);
-	if (pkt->cap_len && pkt->cap_len < off + pkt->op->hdr_len)
-		return rl_fail(pkt, RL_E_MISSING_HDR, off, pkt->op->hdr_len, pkt->cap_len - off);
+	if (avail < hdr_len)
+		return rl_fail(pkt, RL_E_MISSING_HDR, off, hdr_len, avail);
+	if (avail < hdr_len + RL_ICRC_LEN)
+		return rl_fail(pkt, RL_E_TRUNC_ICRC, end, hdr_len + RL_ICRC_LEN, avail);
+	if (cap && cap < off + hdr_len)
+		return rl_fail(pkt, RL_E_MISSING_HDR, off, hdr_len, cap - off);
 	rl_decode_ext(pkt, data + off);
 
-	pkt->payload_off = off + pkt->op->hdr_len;
+	off += hdr_len;
+	pkt->payload_off = off;
 	pkt->icrc_off = end - RL_ICRC_LEN;
-	pkt->payload = data + pkt->payload_off;
-	avail = pkt->icrc_off - pkt->payload_off;
+	pkt->payload = data + off;
+	avail = end - RL_ICRC_LEN - off;
 
-	st = rl_check_payload(pkt, avail);
+	st = rl_check_payload(pkt, op, avail);
 	if (st != RL_OK)
 		return st;
 	pkt->payload_len = avail - pkt->bth.padcnt;
-	if (pkt->cap_len && pkt->cap_len < end)
+	if (cap && cap < end)
 		return rl_decode_cut_end(pkt);
 
-	pkt->icrc = (uint32_t)data[pkt->icrc_off] | (uint32_t)data[pkt->icrc_off + 1] << 8 |
-		    (uint32_t)data[pkt->icrc_off + 2] << 16 | (uint32_t)data[pkt->icrc_off + 3] << 24;
+	pkt->icrc = rl_get32le(data + end - RL_ICRC_LEN);
 	pkt->icrc_expected = path ? rl_icrc_path(path, data + pkt->bth_off, end - pkt->bth_off)
 				  : rl_icrc_compute(pkt, data);
 	pkt->icrc_ok = pkt->icrc == pkt->icrc_expected;
 
-	if (!(pkt->op->flags & RL_OPF_VALID))
+	if (!(op->flags & RL_OPF_VALID))
 		return rl_fail(pkt, RL_E_UNKNOWN_OPCODE, pkt->bth_off, 0, 0);
 	if (!pkt->icrc_ok)
-		return rl_fail(pkt, RL_E_ICRC, pkt->icrc_off, 0, 0);
+		return rl_fail(pkt, RL_E_ICRC, end - RL_ICRC_LEN, 0, 0);
 	return RL_OK;
 }
 
@@ -165,6 +172,31 @@ static enum rl_status rl_decode_udp(const uint8_t *data, struct rl_pkt *pkt, siz
 	pkt->bth_off = pkt->l4_off + 8;
 	pkt->roce = RL_ROCE_V2;
 	return rl_decode_transport(data, pkt, NULL);
+}
+
+/*
+ * The fixed 20 bytes, read as words before anything is stored: @ip's bytes
+ * could alias @h's, and each store would otherwise make the compiler read
+ * the frame again.
+ */
+static void rl_decode_ip4hdr(const uint8_t *h, struct rl_ipv4 *ip)
+{
+	uint32_t w0 = rl_get32(h), w1 = rl_get32(h + 4), w2 = rl_get32(h + 8);
+	uint8_t addr[8];
+
+	memcpy(addr, h + 12, sizeof(addr));
+	ip->dscp = (uint8_t)(w0 >> 18 & 0x3f);
+	ip->ecn = (uint8_t)(w0 >> 16 & 3);
+	ip->total_len = (uint16_t)w0;
+	ip->id = (uint16_t)(w1 >> 16);
+	ip->df = w1 & 0x4000;
+	ip->mf = w1 & 0x2000;
+	ip->frag_off = w1 & 0x1fff;
+	ip->ttl = (uint8_t)(w2 >> 24);
+	ip->proto = (uint8_t)(w2 >> 16);
+	ip->checksum = (uint16_t)w2;
+	memcpy(ip->src, addr, 4);
+	memcpy(ip->dst, addr + 4, 4);
 }
 
 static enum rl_status rl_decode_ipv4(const uint8_t *data, size_t len, struct rl_pkt *pkt)
@@ -184,18 +216,7 @@ static enum rl_status rl_decode_ipv4(const uint8_t *data, size_t len, struct rl_
 		return rl_fail(pkt, RL_E_IP_HDR_LEN, off, 20, hlen);
 	if (len - off < hlen)
 		return rl_fail(pkt, RL_E_TRUNC_IP, off, hlen, len - off);
-	ip->dscp = h[1] >> 2;
-	ip->ecn = h[1] & 3;
-	ip->total_len = rl_get16(h + 2);
-	ip->id = rl_get16(h + 4);
-	ip->df = h[6] & 0x40;
-	ip->mf = h[6] & 0x20;
-	ip->frag_off = rl_get16(h + 6) & 0x1fff;
-	ip->ttl = h[8];
-	ip->proto = h[9];
-	ip->checksum = rl_get16(h + 10);
-	memcpy(ip->src, h + 12, 4);
-	memcpy(ip->dst, h + 16, 4);
+	rl_decode_ip4hdr(h, ip);
 
 	if (ip->proto != RL_IPPROTO_UDP || ip->frag_off)
 		return RL_NOT_ROCE;

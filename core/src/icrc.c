@@ -63,7 +63,13 @@ static inline void rl_or16(uint8_t *dst, const uint8_t *src, const uint8_t *mask
 }
 #endif
 
-/* Any layout, including IPv4 options and packets shorter than a mask table. */
+/*
+ * Any layout, including IPv4 options and packets shorter than a mask table.
+ * Kept out of line: its buffer and loops would weigh on the common path.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static uint32_t rl_icrc_slow(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t len)
 {
 	uint8_t prefix[60 + 8 + RL_BTH_LEN];
@@ -81,7 +87,7 @@ static uint32_t rl_icrc_slow(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len,
 	/* UDP and BTH masks sit after the fixed header, shifted by any IPv4 options. */
 	for (size_t i = base; i < base + udp + RL_BTH_LEN; i++)
 		prefix[i - base + l3_len] |= mask[i];
-	return rl_crc32(rl_crc32(RL_ICRC_LRH_SEED, prefix, n), l3hdr + n, len - n);
+	return rl_crc32_2(RL_ICRC_LRH_SEED, prefix, n, l3hdr + n, len - n);
 }
 
 uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t len)
@@ -113,7 +119,7 @@ uint32_t rl_icrc_calc(enum rl_l3 l3, const uint8_t *l3hdr, size_t l3_len, size_t
 		rl_or16(buf + i, l3hdr + i, mask + i);
 	if (len <= mlen)
 		return rl_crc32(RL_ICRC_LRH_SEED, buf, len);
-	return rl_crc32(rl_crc32(RL_ICRC_LRH_SEED, buf, mlen), l3hdr + mlen, len - mlen);
+	return rl_crc32_2(RL_ICRC_LRH_SEED, buf, mlen, l3hdr + mlen, len - mlen);
 }
 
 uint8_t rl_icrc_mask_at(enum rl_l3 l3, size_t l3_len, size_t off)
@@ -157,5 +163,5 @@ uint32_t rl_icrc_path(const struct rl_path *path, const uint8_t *bth, size_t len
 	mask = rl_path_is_ipv4(path) ? rl_icrc_mask_ipv4 : rl_icrc_mask_ipv6;
 	for (size_t i = 0; i < n; i++)
 		prefix[i] |= mask[i];
-	return rl_crc32(rl_crc32(RL_ICRC_LRH_SEED, prefix, n), bth + RL_BTH_LEN, len - RL_BTH_LEN - RL_ICRC_LEN);
+	return rl_crc32_2(RL_ICRC_LRH_SEED, prefix, n, bth + RL_BTH_LEN, len - RL_BTH_LEN - RL_ICRC_LEN);
 }

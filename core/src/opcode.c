@@ -74,15 +74,7 @@ const char *rl_opcode_position(uint8_t opcode)
  */
 bool rl_opcode_payload_ok(uint8_t opcode, size_t len)
 {
-	const struct rl_opcode_info *info = rl_opcode_info(opcode);
-
-	if (!(info->flags & RL_OPF_VALID))
-		return true;
-	if (!(info->flags & RL_OPF_PAYLOAD))
-		return len == 0;
-	if (info->fixed_payload)
-		return len == info->fixed_payload;
-	return (info->flags & RL_OPF_LAST) || !(len & 3);
+	return rl_opcode_info_payload_ok(rl_opcode_info(opcode), len);
 }
 
 int rl_opcode_find(enum rl_transport tr, uint32_t flags)

@@ -182,6 +182,23 @@ static void test_crc32_backend_matches_zlib(void)
 	}
 }
 
+/* Two buffers in one call: the same as zlib over one after the other, split anywhere. */
+static void test_crc32_2_matches_zlib(void)
+{
+	struct tl_rng r = { 0x7654321 };
+	uint8_t buf[2100];
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)tl_rand(&r);
+	for (size_t len = 0; len < sizeof(buf); len += 1 + len / 4) {
+		uint32_t seed = (uint32_t)tl_rand(&r);
+		size_t cut = len ? (size_t)tl_rand(&r) % (len + 1) : 0;
+
+		CU_ASSERT_EQUAL(rl_crc32_2(seed, buf, cut, buf + cut, len - cut),
+				(uint32_t)crc32(seed, buf, (uInt)len));
+	}
+}
+
 /* Variant fields must not change the ICRC; invariant ones must. */
 static void test_invariance(void)
 {
@@ -257,6 +274,7 @@ int tl_suite_icrc(void)
 	       !CU_add_test(s, "RoCEv1 ACK from ConnectX", test_rocev1_ack) ||
 	       !CU_add_test(s, "ICRC equals zlib over ones + masked headers", test_lrh_seed_matches_zlib) ||
 	       !CU_add_test(s, "CRC-32 backend equals zlib crc32()", test_crc32_backend_matches_zlib) ||
+	       !CU_add_test(s, "rl_crc32_2 equals zlib over both buffers", test_crc32_2_matches_zlib) ||
 	       !CU_add_test(s, "variant fields masked, invariant covered", test_invariance) ||
 	       !CU_add_test(s, "rl_icrc_mask_at names exactly the bits the ICRC ignores", test_mask_at);
 }

@@ -24,6 +24,8 @@ extern "C" {
 
 /* CRC-32 (IEEE 802.3, reflected) continuing from @crc, like zlib's crc32(). */
 uint32_t rl_crc32(uint32_t crc, const void *buf, size_t len);
+/* The same over @a then @b, as rl_crc32(rl_crc32(crc, a, na), b, nb). */
+uint32_t rl_crc32_2(uint32_t crc, const void *a, size_t na, const void *b, size_t nb);
 /* "isa-l" or "zlib": the library behind rl_crc32(). */
 const char *rl_crc32_backend(void);
 

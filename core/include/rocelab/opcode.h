@@ -212,6 +212,18 @@ int rl_opcode_hdr_offset(uint8_t opcode, enum rl_hdr h);
 /* May a packet with this opcode carry @len bytes of payload (pad excluded)? */
 bool rl_opcode_payload_ok(uint8_t opcode, size_t len);
 
+/* The same for a row already looked up (the decoder's per-packet path). */
+static inline bool rl_opcode_info_payload_ok(const struct rl_opcode_info *info, size_t len)
+{
+	if (!(info->flags & RL_OPF_VALID))
+		return true;
+	if (!(info->flags & RL_OPF_PAYLOAD))
+		return len == 0;
+	if (info->fixed_payload)
+		return len == info->fixed_payload;
+	return (info->flags & RL_OPF_LAST) || !(len & 3);
+}
+
 /*
  * The opcode of transport @tr whose flags are exactly @flags (without
  * RL_OPF_VALID): how a requester or responder picks what to send, e.g.
