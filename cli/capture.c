@@ -63,7 +63,8 @@ struct ng_reader {
 struct cli_capture {
 	pcap_t *pc;    /* the reader (pcap), or a dead handle of the capture's link type (pcapng) */
 	FILE *f;       /* the file itself: its descriptor, its position */
-	FILE *in;      /* the bytes read: f's, its first four (the magic) read ahead */
+	FILE *in;      /* the bytes read: f itself (a regular file), or f's with its first four read ahead */
+	char *buf;     /* in's buffer, if f is read directly: it outlives the stream */
 	struct ng_reader *ng; /* a pcapng, read here */
 	const char *file;
 	enum cli_capture_links links;
@@ -89,7 +90,7 @@ struct cli_capture_out {
 	int err; /* errno of the first write that failed: the stream keeps only that one did */
 };
 
-/* ---- the stream: the file's first bytes, read ahead to tell pcap from pcapng, then the rest ---- */
+/* ---- the stream of a pipe: its first bytes, read ahead to tell pcap from pcapng, then the rest ---- */
 
 struct capture_head {
 	int fd;
@@ -144,6 +145,26 @@ static FILE *capture_head_open(FILE *f, uint8_t magic[4], size_t *n)
 	}
 	setvbuf(in, NULL, _IOFBF, CAPTURE_READ_BUFFER);
 	return in;
+}
+
+/*
+ * A regular file's first (up to) four bytes into @magic, read with pread() where
+ * the file stands so that the stream still starts at them: no stream of our own
+ * in between, as a regular file never has to be read as it fills. False if the
+ * file's position cannot be had (then the stream above reads it).
+ */
+static bool capture_file_peek(FILE *f, uint8_t magic[4], size_t *n)
+{
+	int fd = fileno(f);
+	off_t at = lseek(fd, 0, SEEK_CUR);
+	ssize_t r;
+
+	if (at < 0)
+		return false;
+	*n = 0;
+	while (*n < 4 && ((r = pread(fd, magic + *n, 4 - *n, at + (off_t)*n)) > 0 || (r < 0 && errno == EINTR)))
+		*n += r > 0 ? (size_t)r : 0;
+	return true;
 }
 
 /* ---- pcapng, read here ---------------------------------------------------------------------- */
@@ -415,10 +436,11 @@ struct cli_capture *cli_capture_open_quiet(const char *file, char *why, size_t w
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct cli_capture *c = calloc(1, sizeof(*c));
-	uint8_t magic[4];
+	uint8_t magic[4] = { 0 };
 	size_t n;
 	uint32_t m;
 	struct stat st;
+	bool known;
 	FILE *f;
 
 	if (!c) {
@@ -432,13 +454,23 @@ struct cli_capture *cli_capture_open_quiet(const char *file, char *why, size_t w
 		return NULL;
 	}
 	/*
-	 * A pipe or FIFO is read as it fills: a large buffer costs nothing there, as
-	 * a read returns what has arrived; only output has to follow each frame.
+	 * A pipe or FIFO is read as it fills, through the stream above: a read returns
+	 * what has arrived, and output has to follow each frame. A regular file is
+	 * read by stdio itself, in large reads.
 	 */
-	c->live = fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode);
+	known = fstat(fileno(f), &st) == 0;
+	c->live = known && !S_ISREG(st.st_mode);
 	c->f = f;
 	c->file = file;
-	c->in = capture_head_open(f, magic, &n);
+	if (known && S_ISREG(st.st_mode) && capture_file_peek(f, magic, &n)) {
+		/* glibc takes a size only with a buffer: without one it keeps its 4 KiB. */
+		c->buf = malloc(CAPTURE_READ_BUFFER);
+		if (c->buf)
+			setvbuf(f, c->buf, _IOFBF, CAPTURE_READ_BUFFER);
+		c->in = f;
+	} else {
+		c->in = capture_head_open(f, magic, &n);
+	}
 	if (!c->in) {
 		snprintf(why, whylen, "out of memory");
 		fclose(f);
@@ -701,6 +733,7 @@ void cli_capture_close(struct cli_capture *c)
 		pcap_close(c->pc); /* closes c->in when it read it (pcap) */
 	if (c->in && (c->ng || !c->pc))
 		fclose(c->in); /* and c->f with it */
+	free(c->buf);
 	ng_free(c->ng);
 	free(c);
 }

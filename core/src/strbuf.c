@@ -112,11 +112,6 @@ void rl_sb_u64w(struct rl_sb *sb, uint64_t v, unsigned width)
 	rl_sb_commit(sb, out, n);
 }
 
-void rl_sb_u64(struct rl_sb *sb, uint64_t v)
-{
-	rl_sb_u64w(sb, v, 1);
-}
-
 static unsigned rl_hex_digits(uint64_t v)
 {
 	unsigned n = 1;
@@ -158,18 +153,26 @@ void rl_sb_hex(struct rl_sb *sb, uint64_t v, unsigned width)
 	rl_sb_commit(sb, out, n + 2);
 }
 
-/* The decimal digits of @v (0 .. 255) at @p; returns the end. */
+/* A byte's decimal digits, then in the fourth character their count. */
+#define RL_DEC_BYTE(v)                                                                                   \
+	{ (char)('0' + ((v) >= 100 ? (v) / 100 : (v) >= 10 ? (v) / 10 : (v))),                               \
+	  (char)((v) >= 100 ? '0' + (v) / 10 % 10 : (v) >= 10 ? '0' + (v) % 10 : 0),                         \
+	  (char)((v) >= 100 ? '0' + (v) % 10 : 0), (char)((v) >= 100 ? 3 : (v) >= 10 ? 2 : 1) }
+#define RL_DEC_BYTES4(v) RL_DEC_BYTE(v), RL_DEC_BYTE((v) + 1), RL_DEC_BYTE((v) + 2), RL_DEC_BYTE((v) + 3)
+#define RL_DEC_BYTES16(v) RL_DEC_BYTES4(v), RL_DEC_BYTES4((v) + 4), RL_DEC_BYTES4((v) + 8), RL_DEC_BYTES4((v) + 12)
+#define RL_DEC_BYTES64(v) \
+	RL_DEC_BYTES16(v), RL_DEC_BYTES16((v) + 16), RL_DEC_BYTES16((v) + 32), RL_DEC_BYTES16((v) + 48)
+static const char rl_dec_byte_tab[256][4] = { RL_DEC_BYTES64(0), RL_DEC_BYTES64(64), RL_DEC_BYTES64(128),
+					      RL_DEC_BYTES64(192) };
+
+/*
+ * The decimal digits of @v (0 .. 255) at @p, which has room for four characters
+ * (the fourth is scribbled on); returns the end of the digits.
+ */
 static char *rl_dec_byte(char *p, unsigned v)
 {
-	if (v >= 100) {
-		*p++ = (char)('0' + v / 100);
-		v %= 100;
-	} else if (v < 10) {
-		*p++ = (char)('0' + v);
-		return p;
-	}
-	memcpy(p, rl_dec_pairs + 2 * v, 2);
-	return p + 2;
+	memcpy(p, rl_dec_byte_tab[v], 4);
+	return p + rl_dec_byte_tab[v][3];
 }
 
 void rl_sb_dec_bytes(struct rl_sb *sb, const uint8_t *a, size_t n, char sep)
@@ -178,7 +181,7 @@ void rl_sb_dec_bytes(struct rl_sb *sb, const uint8_t *a, size_t n, char sep)
 
 	if (!out) {   /* near the end of the buffer: byte by byte, truncated */
 		for (size_t i = 0; i < n; i++) {
-			char tmp[4], *e = tmp;
+			char tmp[5], *e = tmp;
 
 			if (i)
 				*e++ = sep;

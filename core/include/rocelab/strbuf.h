@@ -58,12 +58,19 @@ static inline void rl_sb_puts(struct rl_sb *sb, const char *s)
 	rl_sb_putn(sb, s, strlen(s));
 }
 
-/* Decimal. */
-void rl_sb_u64(struct rl_sb *sb, uint64_t v);
 /* "0x" and lower-case hex digits, zero-padded to at least @width digits. */
 void rl_sb_hex(struct rl_sb *sb, uint64_t v, unsigned width);
 /* Decimal, zero-padded to exactly @width digits (for fractions). */
 void rl_sb_u64w(struct rl_sb *sb, uint64_t v, unsigned width);
+
+/* Decimal. Inline for one digit, about half the numbers explain prints (seconds, counts). */
+static inline void rl_sb_u64(struct rl_sb *sb, uint64_t v)
+{
+	if (v < 10)
+		rl_sb_putc(sb, (char)('0' + v));
+	else
+		rl_sb_u64w(sb, v, 1);
+}
 /* The @n bytes at @a in decimal, joined by @sep: "192.168.0.1". */
 void rl_sb_dec_bytes(struct rl_sb *sb, const uint8_t *a, size_t n, char sep);
 
