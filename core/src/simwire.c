@@ -48,6 +48,7 @@ struct sw_lane {
 struct rl_simwire {
 	struct rl_simwire_config cfg;   /* defaults filled in; drop_frames points at our copy */
 	uint64_t *drop;                 /* sorted copy of cfg.drop_frames */
+	bool faults;                    /* any fault configured: a choose callback, drop list or rate */
 	struct sw_dir dir[2];           /* indexed by the sending port */
 	struct sw_lane lane;            /* frames in flight that arrive in the order they were sent */
 	struct sw_entry *heap;          /* the others (sw_in_flight_push) */
@@ -453,11 +454,15 @@ static void sw_decide(const struct rl_simwire *w, int port, const uint8_t *frame
 	enum rl_simwire_fate chosen = RL_SIMWIRE_DELIVERED;
 
 	*p = (struct sw_plan){ .fate = RL_SIMWIRE_DELIVERED };
-	if (c->choose && sw_fifo_len(&w->dir[port].waiting) < c->queue_frames)
-		chosen = c->choose(c->ctx, number, port, frame, len);
-	if (sw_fifo_len(&w->dir[port].waiting) >= c->queue_frames)
+	if (sw_fifo_len(&w->dir[port].waiting) >= c->queue_frames) {
 		p->fate = RL_SIMWIRE_QUEUE_FULL;
-	else if (chosen == RL_SIMWIRE_DROPPED || chosen == RL_SIMWIRE_DUPLICATED || chosen == RL_SIMWIRE_REORDERED)
+		return;
+	}
+	if (!w->faults)
+		return;
+	if (c->choose)
+		chosen = c->choose(c->ctx, number, port, frame, len);
+	if (chosen == RL_SIMWIRE_DROPPED || chosen == RL_SIMWIRE_DUPLICATED || chosen == RL_SIMWIRE_REORDERED)
 		p->fate = chosen;
 	else if (chosen == RL_SIMWIRE_CORRUPTED && sw_corrupt_range(frame, len, &lo, &hi)) {
 		p->fate = RL_SIMWIRE_CORRUPTED;
@@ -638,6 +643,8 @@ struct rl_simwire *rl_simwire_new(const struct rl_simwire_config *cfg)
 		qsort(w->drop, n, sizeof(*w->drop), sw_cmp_u64);
 	}
 	w->cfg.drop_frames = w->drop;
+	w->faults = cfg->choose || n || cfg->drop_rate > 0 || cfg->dup_rate > 0 || cfg->reorder_rate > 0 ||
+		    cfg->corrupt_rate > 0 || cfg->ecn_rate > 0;
 	return w;
 }
 
