@@ -695,6 +695,7 @@ static void rl_apply_attrs(struct rl_qp *qp, const struct rl_qp_attr *a, int mas
 {
 	struct rl_qp_attr *q = &qp->attr;
 
+	qp->pkt_ready = false;   /* the addressing may change: rl_qp_pkt_init builds its packet again */
 	if (mask & RL_QP_ACCESS_FLAGS) q->qp_access_flags = a->qp_access_flags;
 	if (mask & RL_QP_PKEY_INDEX) q->pkey_index = a->pkey_index;
 	if (mask & RL_QP_PORT) q->port_num = a->port_num;
