@@ -858,8 +858,9 @@ int rl_post_send(struct rl_qp *qp, const struct rl_send_wr *wr)
 		return -ENOMEM;
 	}
 	wqe = rl_sq_wqe(qp, qp->sq_tail);
-	memset(wqe, 0, sizeof(*wqe));
+	/* The WR in, everything the requester and completer keep about it zero: one write per byte. */
 	wqe->wr = *wr;
+	memset(&wqe->length, 0, sizeof(*wqe) - offsetof(struct rl_send_wqe, length));
 	wqe->length = rl_sge_total(wr->sg_list, wr->num_sge);
 	qp->sq_tail++;
 	return 0;
