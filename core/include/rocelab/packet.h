@@ -233,7 +233,7 @@ enum rl_status rl_encode_path(const struct rl_path *path, const struct rl_pkt *p
  * The frame is the one rl_encode() writes, byte for byte; any other packet
  * goes through rl_encode() and becomes the one kept. Zero it before use.
  */
-#define RL_ENCODE_CACHE_HDR 62         /* Ethernet + VLAN + IPv6 + UDP */
+#define RL_ENCODE_CACHE_HDR 66         /* Ethernet + VLAN (18) + IPv6 (40) + UDP (8) */
 struct rl_encode_cache {
 	bool valid;
 	enum rl_link link;
