@@ -314,13 +314,13 @@ static const struct sw_entry *sw_in_flight_next(const struct rl_simwire *w)
 	return l;
 }
 
-/* Take the frame due first; there is one. */
-static struct sw_entry sw_in_flight_pop(struct rl_simwire *w)
+/* Take @next, the frame due first (what sw_in_flight_next returned). */
+static struct sw_entry sw_in_flight_pop(struct rl_simwire *w, const struct sw_entry *next)
 {
 	struct sw_lane *q = &w->lane;
 	struct sw_entry e;
 
-	if (!q->n || sw_in_flight_next(w) != sw_lane_at(q, 0))
+	if (w->n && next == w->heap)
 		return sw_heap_pop(w);
 	e = q->v[q->head];
 	q->head = (q->head + 1) & (q->cap - 1);
@@ -772,7 +772,7 @@ bool rl_simwire_deliver(struct rl_simwire *w, uint64_t now, struct rl_simwire_de
 
 	if (!out || !next || next->time > now)
 		return false;
-	e = sw_in_flight_pop(w);
+	e = sw_in_flight_pop(w, next);
 	sw_buf_put(w, w->out, w->out_len);
 	w->out = e.frame;
 	w->out_len = e.len;
