@@ -319,3 +319,94 @@ void rl_pkt_init(struct rl_pkt *pkt, uint8_t opcode)
 	pkt->op = rl_opcode_info(opcode);
 	pkt->hdrs = pkt->op->hdrs;
 }
+
+/* Does @pkt have the link, network and UDP fields of the packet @c kept? */
+static bool rl_cache_hit(const struct rl_encode_cache *c, const struct rl_pkt *pkt)
+{
+	if (!c->valid || pkt->link != c->link || pkt->l3 != c->l3 || memcmp(&pkt->eth, &c->eth, sizeof(c->eth)) ||
+	    memcmp(&pkt->udp, &c->udp, sizeof(c->udp)))
+		return false;
+	if (pkt->l3 == RL_L3_IPV4)
+		return !memcmp(&pkt->ip4, &c->ip4, sizeof(c->ip4));
+	return !memcmp(&pkt->ip6, &c->ip6, sizeof(c->ip6));
+}
+
+/* Keep the headers rl_encode() just wrote at @frame for @pkt (Ethernet, IPv4 or IPv6, UDP only). */
+static void rl_cache_keep(struct rl_encode_cache *c, const struct rl_pkt *pkt, const uint8_t *frame)
+{
+	size_t l2 = rl_l2_len(pkt), l3 = rl_l3_len(pkt);
+	uint64_t sum = 0;
+
+	c->valid = pkt->link == RL_LINK_ETHERNET && (pkt->l3 == RL_L3_IPV4 || pkt->l3 == RL_L3_IPV6);
+	if (!c->valid)
+		return;
+	c->link = pkt->link;
+	c->l3 = pkt->l3;
+	c->eth = pkt->eth;
+	c->ip4 = pkt->ip4;
+	c->ip6 = pkt->ip6;
+	c->udp = pkt->udp;
+	c->l2_len = (uint8_t)l2;
+	c->l3_len = (uint8_t)l3;
+	memcpy(c->hdr, frame, l2 + l3 + 8);
+	if (pkt->l3 == RL_L3_IPV4) {
+		rl_put16(c->hdr + l2 + 2, 0);
+		rl_put16(c->hdr + l2 + 10, 0);
+		for (size_t i = 0; i < 20; i += 4)
+			sum += rl_get32(c->hdr + l2 + i);
+	}
+	c->ip4_sum = sum;
+}
+
+/* RFC 1071's fold, as rl_ipv4_checksum() ends: the kept sum plus the total length. */
+static uint16_t rl_cache_ip4_checksum(const struct rl_encode_cache *c, uint16_t total_len)
+{
+	uint64_t sum = c->ip4_sum + total_len;
+
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+enum rl_status rl_encode_cached(struct rl_encode_cache *c, const struct rl_pkt *pkt, uint8_t *buf, size_t cap,
+				size_t *out_len)
+{
+	const struct rl_opcode_info *op;
+	size_t tlen, total;
+	enum rl_status st;
+	uint8_t *l3, *udp, *p;
+
+	if (!c || !pkt || !buf || !out_len || !rl_cache_hit(c, pkt)) {
+		st = rl_encode(pkt, buf, cap, out_len);
+		if (c && st == RL_OK)
+			rl_cache_keep(c, pkt, buf);
+		return st;
+	}
+	st = rl_transport_check(pkt);
+	if (st != RL_OK)
+		return st;
+	op = rl_opcode_info(pkt->bth.opcode);
+	tlen = RL_BTH_LEN + op->hdr_len + pkt->payload_len + rl_padcnt(pkt->payload_len) + RL_ICRC_LEN;
+	total = (size_t)c->l2_len + c->l3_len + 8 + tlen;
+	if (total > cap)
+		return RL_E_NOSPACE;
+	if (tlen + c->l3_len + 8 > 0xffff)
+		return RL_E_ARG;
+	if (cap >= sizeof(c->hdr))
+		memcpy(buf, c->hdr, sizeof(c->hdr));   /* a constant length: no call */
+	else
+		memcpy(buf, c->hdr, (size_t)c->l2_len + c->l3_len + 8);
+	l3 = buf + c->l2_len;
+	udp = l3 + c->l3_len;
+	if (c->l3 == RL_L3_IPV4) {
+		rl_put16(l3 + 2, (uint16_t)(20 + 8 + tlen));
+		rl_put16(l3 + 10, rl_cache_ip4_checksum(c, (uint16_t)(20 + 8 + tlen)));
+	} else {
+		rl_put16(l3 + 4, (uint16_t)(8 + tlen));
+	}
+	rl_put16(udp + 4, (uint16_t)(8 + tlen));
+	p = rl_encode_transport(pkt, op, udp + 8);
+	rl_put_icrc(p, rl_icrc_calc(c->l3, l3, c->l3_len, (size_t)(p - l3)));
+	*out_len = total;
+	return RL_OK;
+}

@@ -5,7 +5,8 @@
  * destination, QP), and handed to the QP's responder (requests) or
  * completer (responses). Outgoing packets are addressed from the QP's
  * address vector, encoded once, and leave through the emit callback as a
- * frame (rl_encode) or through emit_pkt as a path and BTH..ICRC
+ * frame (rl_encode_cached: a QP's packets share their Ethernet, IP and UDP
+ * headers) or through emit_pkt as a path and BTH..ICRC
  * (rl_encode_path).
  */
 #include <errno.h>
@@ -26,13 +27,14 @@ uint16_t rl_qp_udp_sport(const struct rl_qp *qp)
 	return (uint16_t)(0xc000 | (x & 0x3fff));
 }
 
-void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
+/* What every packet of @qp starts as: rl_pkt_init() and the QP's addressing. */
+static void rl_qp_pkt_build(struct rl_qp *qp, struct rl_pkt *p)
 {
 	struct rl_host *h = qp->host;
 	const struct rl_ah_attr *ah = &qp->attr.ah_attr;
 	bool v4 = h->v4;
 
-	rl_pkt_init(p, opcode);
+	rl_pkt_init(p, 0);
 	memcpy(p->eth.src, h->cfg.mac, 6);
 	memcpy(p->eth.dst, ah->dmac, 6);
 	p->l3 = v4 ? RL_L3_IPV4 : RL_L3_IPV6;
@@ -52,6 +54,19 @@ void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
 	p->bth.dqpn = qp->attr.dest_qp_num;
 }
 
+/* A copy of the QP's packet, built once per change of its attributes (rl_modify_qp clears pkt_ready). */
+void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
+{
+	if (!qp->pkt_ready) {
+		rl_qp_pkt_build(qp, &qp->pkt);
+		qp->pkt_ready = true;
+	}
+	memcpy(p, &qp->pkt, sizeof(*p));   /* padding too: rl_encode_cached compares bytes */
+	p->bth.opcode = opcode;
+	p->op = rl_opcode_info(opcode);
+	p->hdrs = p->op->hdrs;
+}
+
 /*
  * Two ways out, one transport encoder under both: a whole frame for emit,
  * or, for emit_pkt, the packet's path and only the bytes from the BTH on,
@@ -69,7 +84,7 @@ void rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p)
 			h->cfg.emit_pkt(h->cfg.ctx, &path, h->frame, n);
 			return;
 		}
-	} else if (rl_encode(p, h->frame, sizeof(h->frame), &n) == RL_OK) {
+	} else if (rl_encode_cached(&qp->enc, p, h->frame, sizeof(h->frame), &n) == RL_OK) {
 		qp->stats.pkts_sent++;
 		h->cfg.emit(h->cfg.ctx, h->frame, n);
 		return;

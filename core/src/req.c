@@ -40,7 +40,7 @@ static unsigned rl_req_rd_atomic_outstanding(const struct rl_qp *qp)
 }
 
 /* The opcode for this packet of @w: what it is and where it sits in the message (IBA 9.2). */
-static uint8_t rl_req_opcode(const struct rl_qp *qp, const struct rl_send_wqe *w, bool first, bool last)
+static uint8_t rl_req_opcode(struct rl_qp *qp, const struct rl_send_wqe *w, bool first, bool last)
 {
 	enum rl_transport tr = qp->type == RL_QPT_RC ? RL_TR_RC : qp->type == RL_QPT_UC ? RL_TR_UC : RL_TR_UD;
 	uint32_t pos = (first ? RL_OPF_FIRST : 0) | (last ? RL_OPF_LAST : 0);
@@ -77,7 +77,12 @@ static uint8_t rl_req_opcode(const struct rl_qp *qp, const struct rl_send_wqe *w
 			f |= RL_OPF_INV;
 		break;
 	}
-	return (uint8_t)rl_opcode_find(tr, f);
+	/* The table is searched once per kind of packet in a row, not for every packet. */
+	if (f != qp->req.op_flags) {
+		qp->req.op_flags = f;
+		qp->req.opcode = (uint8_t)rl_opcode_find(tr, f);
+	}
+	return qp->req.opcode;
 }
 
 static enum rl_req_state rl_req_next_wqe(struct rl_qp *qp)

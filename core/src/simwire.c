@@ -48,6 +48,7 @@ struct sw_lane {
 struct rl_simwire {
 	struct rl_simwire_config cfg;   /* defaults filled in; drop_frames points at our copy */
 	uint64_t *drop;                 /* sorted copy of cfg.drop_frames */
+	bool faults;                    /* any fault configured: a choose callback, drop list or rate */
 	struct sw_dir dir[2];           /* indexed by the sending port */
 	struct sw_lane lane;            /* frames in flight that arrive in the order they were sent */
 	struct sw_entry *heap;          /* the others (sw_in_flight_push) */
@@ -313,13 +314,13 @@ static const struct sw_entry *sw_in_flight_next(const struct rl_simwire *w)
 	return l;
 }
 
-/* Take the frame due first; there is one. */
-static struct sw_entry sw_in_flight_pop(struct rl_simwire *w)
+/* Take @next, the frame due first (what sw_in_flight_next returned). */
+static struct sw_entry sw_in_flight_pop(struct rl_simwire *w, const struct sw_entry *next)
 {
 	struct sw_lane *q = &w->lane;
 	struct sw_entry e;
 
-	if (!q->n || sw_in_flight_next(w) != sw_lane_at(q, 0))
+	if (w->n && next == w->heap)
 		return sw_heap_pop(w);
 	e = q->v[q->head];
 	q->head = (q->head + 1) & (q->cap - 1);
@@ -453,11 +454,15 @@ static void sw_decide(const struct rl_simwire *w, int port, const uint8_t *frame
 	enum rl_simwire_fate chosen = RL_SIMWIRE_DELIVERED;
 
 	*p = (struct sw_plan){ .fate = RL_SIMWIRE_DELIVERED };
-	if (c->choose && sw_fifo_len(&w->dir[port].waiting) < c->queue_frames)
-		chosen = c->choose(c->ctx, number, port, frame, len);
-	if (sw_fifo_len(&w->dir[port].waiting) >= c->queue_frames)
+	if (sw_fifo_len(&w->dir[port].waiting) >= c->queue_frames) {
 		p->fate = RL_SIMWIRE_QUEUE_FULL;
-	else if (chosen == RL_SIMWIRE_DROPPED || chosen == RL_SIMWIRE_DUPLICATED || chosen == RL_SIMWIRE_REORDERED)
+		return;
+	}
+	if (!w->faults)
+		return;
+	if (c->choose)
+		chosen = c->choose(c->ctx, number, port, frame, len);
+	if (chosen == RL_SIMWIRE_DROPPED || chosen == RL_SIMWIRE_DUPLICATED || chosen == RL_SIMWIRE_REORDERED)
 		p->fate = chosen;
 	else if (chosen == RL_SIMWIRE_CORRUPTED && sw_corrupt_range(frame, len, &lo, &hi)) {
 		p->fate = RL_SIMWIRE_CORRUPTED;
@@ -638,6 +643,8 @@ struct rl_simwire *rl_simwire_new(const struct rl_simwire_config *cfg)
 		qsort(w->drop, n, sizeof(*w->drop), sw_cmp_u64);
 	}
 	w->cfg.drop_frames = w->drop;
+	w->faults = cfg->choose || n || cfg->drop_rate > 0 || cfg->dup_rate > 0 || cfg->reorder_rate > 0 ||
+		    cfg->corrupt_rate > 0 || cfg->ecn_rate > 0;
 	return w;
 }
 
@@ -765,7 +772,7 @@ bool rl_simwire_deliver(struct rl_simwire *w, uint64_t now, struct rl_simwire_de
 
 	if (!out || !next || next->time > now)
 		return false;
-	e = sw_in_flight_pop(w);
+	e = sw_in_flight_pop(w, next);
 	sw_buf_put(w, w->out, w->out_len);
 	w->out = e.frame;
 	w->out_len = e.len;

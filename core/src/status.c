@@ -132,18 +132,23 @@ int rl_credit_count(uint8_t value)
 	return value == RL_AETH_CREDITS_INVALID ? -1 : (int)rl_credits[value];
 }
 
-/* The counts only grow, so halve the range: the largest code whose count is at most @n. */
+/*
+ * The largest code whose count is at most @n. From 4 on, the counts go 2^k,
+ * 3 * 2^(k-1), 2^(k+1): code 2k for 2^k, one more once bit k-1 is set too.
+ */
 uint8_t rl_credit_code(uint32_t n)
 {
-	uint8_t lo = 0, hi = RL_AETH_CREDITS_INVALID - 1;
+	unsigned k;
 
-	while (lo < hi) {
-		uint8_t mid = (uint8_t)((lo + hi + 1) / 2);
-
-		if (rl_credits[mid] <= n)
-			lo = mid;
-		else
-			hi = (uint8_t)(mid - 1);
-	}
-	return lo;
+	if (n < 4)
+		return (uint8_t)n;
+	if (n >= rl_credits[RL_AETH_CREDITS_INVALID - 1])
+		return RL_AETH_CREDITS_INVALID - 1;
+#if defined(__GNUC__)
+	k = 31u - (unsigned)__builtin_clz(n);
+#else
+	for (k = 2; n >> (k + 1); k++)
+		;
+#endif
+	return (uint8_t)(2 * k + ((n >> (k - 1)) & 1));
 }

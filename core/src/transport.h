@@ -169,6 +169,8 @@ struct rl_qp {
 		uint32_t psn;
 		uint32_t offset;
 		uint32_t noack_pkts;
+		uint32_t op_flags;      /* rl_req_opcode's last search (0: none) and its answer */
+		uint8_t opcode;
 	} req;
 
 	/* Completer: the oldest wqe not yet completed and the next PSN it waits for. */
@@ -203,6 +205,9 @@ struct rl_qp {
 
 	uint64_t last_cnp;          /* when this QP last sent a CNP */
 	struct rl_qp_stats stats;
+	struct rl_encode_cache enc; /* the headers of its last frame, for the next (rl_encode_cached) */
+	struct rl_pkt pkt;          /* rl_qp_pkt_init's packet for opcode 0, valid if pkt_ready */
+	bool pkt_ready;
 	struct rl_qp *next;
 };
 

@@ -695,6 +695,7 @@ static void rl_apply_attrs(struct rl_qp *qp, const struct rl_qp_attr *a, int mas
 {
 	struct rl_qp_attr *q = &qp->attr;
 
+	qp->pkt_ready = false;   /* the addressing may change: rl_qp_pkt_init builds its packet again */
 	if (mask & RL_QP_ACCESS_FLAGS) q->qp_access_flags = a->qp_access_flags;
 	if (mask & RL_QP_PKEY_INDEX) q->pkey_index = a->pkey_index;
 	if (mask & RL_QP_PORT) q->port_num = a->port_num;
@@ -857,8 +858,9 @@ int rl_post_send(struct rl_qp *qp, const struct rl_send_wr *wr)
 		return -ENOMEM;
 	}
 	wqe = rl_sq_wqe(qp, qp->sq_tail);
-	memset(wqe, 0, sizeof(*wqe));
+	/* The WR in, everything the requester and completer keep about it zero: one write per byte. */
 	wqe->wr = *wr;
+	memset(&wqe->length, 0, sizeof(*wqe) - offsetof(struct rl_send_wqe, length));
 	wqe->length = rl_sge_total(wr->sg_list, wr->num_sge);
 	qp->sq_tail++;
 	return 0;

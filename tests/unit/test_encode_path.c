@@ -215,6 +215,60 @@ static void test_encode_path_refuses(void)
 	free(big);
 }
 
+/* rl_encode_cached() into a buffer of exactly rl_encode()'s length: the same bytes, and one byte less does not fit. */
+static void ep_cached_expect(struct rl_encode_cache *c, const struct rl_pkt *p)
+{
+	uint8_t want[1100], *buf;
+	size_t n = 0, m = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rl_encode(p, want, sizeof(want), &n), RL_OK);
+	CU_ASSERT_EQUAL(rl_encode_cached(c, p, want, n - 1, &m), RL_E_NOSPACE);
+	buf = malloc(n);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	CU_ASSERT_EQUAL_FATAL(rl_encode_cached(c, p, buf, n, &m), RL_OK);
+	CU_ASSERT_EQUAL_FATAL(m, n);
+	CU_ASSERT_EQUAL(memcmp(buf, want, n), 0);
+	free(buf);
+}
+
+/*
+ * One cache for every shape and opcode: each packet is encoded as it comes
+ * (a new addressing: rl_encode), then again with other transport fields and
+ * payload behind the same headers (kept ones), then with one IP field changed.
+ */
+static void test_encode_cached_same_bytes(void)
+{
+	struct tl_rng r = { 0xcac4e };
+	struct rl_encode_cache c;
+	unsigned checked = 0;
+
+	memset(&c, 0, sizeof(c));
+	for (int shape = 0; shape < TL_SHAPE_COUNT; shape++) {
+		for (int op = 0; op < 256; op++) {
+			uint8_t payload[512], payload2[512];
+			struct rl_pkt p, q;
+
+			if (!(rl_opcode_info((uint8_t)op)->flags & RL_OPF_VALID))
+				continue;
+			tl_random_pkt(&r, (uint8_t)op, (enum tl_shape)shape, &p, payload);
+			ep_cached_expect(&c, &p);
+			do
+				tl_random_pkt(&r, (uint8_t)tl_rand_below(&r, 256), (enum tl_shape)shape, &q, payload2);
+			while (!(q.op->flags & RL_OPF_VALID));
+			q.link = p.link, q.eth = p.eth, q.sll = p.sll, q.l3 = p.l3, q.roce = p.roce;
+			q.ip4 = p.ip4, q.ip6 = p.ip6, q.udp = p.udp;
+			ep_cached_expect(&c, &q);
+			/* Ethernet with IPv4 or IPv6, tagged or not, is what the cache keeps. */
+			CU_ASSERT_EQUAL(c.valid, shape <= TL_VLAN_V6);
+			q.ip4.ttl ^= 1;
+			q.ip6.hop_limit ^= 1;
+			ep_cached_expect(&c, &q);
+			checked++;
+		}
+	}
+	CU_ASSERT(checked > 500);
+}
+
 int tl_suite_encode_path(void)
 {
 	CU_pSuite s = CU_add_suite("encode_path", NULL, NULL);
@@ -223,5 +277,6 @@ int tl_suite_encode_path(void)
 	       !CU_add_test(s, "every opcode by path = the frame's bytes after UDP", test_encode_path_every_opcode) ||
 	       !CU_add_test(s, "by path and back: the same path and fields", test_encode_path_round_trip) ||
 	       !CU_add_test(s, "scapy's UC SEND by path: scapy's ICRC", test_encode_path_scapy) ||
-	       !CU_add_test(s, "refused: arguments, payload, path", test_encode_path_refuses);
+	       !CU_add_test(s, "refused: arguments, payload, path", test_encode_path_refuses) ||
+	       !CU_add_test(s, "rl_encode_cached: rl_encode's bytes, kept headers or not", test_encode_cached_same_bytes);
 }

@@ -225,6 +225,30 @@ enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, siz
 enum rl_status rl_encode_path(const struct rl_path *path, const struct rl_pkt *pkt, uint8_t *buf, size_t cap,
 			      size_t *out_len);
 
+/*
+ * rl_encode() for a sender whose packets share their addressing, as a
+ * connected QP's do: the Ethernet, IP and UDP header bytes of the last
+ * packet are kept, and a packet with the same link, network and UDP fields
+ * reuses them, with only the lengths and the IPv4 checksum written again.
+ * The frame is the one rl_encode() writes, byte for byte; any other packet
+ * goes through rl_encode() and becomes the one kept. Zero it before use.
+ */
+#define RL_ENCODE_CACHE_HDR 66         /* Ethernet + VLAN (18) + IPv6 (40) + UDP (8) */
+struct rl_encode_cache {
+	bool valid;
+	enum rl_link link;
+	enum rl_l3 l3;
+	struct rl_eth eth;
+	struct rl_ipv4 ip4;            /* IPv4 */
+	struct rl_ipv6 ip6;            /* IPv6 */
+	struct rl_udp udp;
+	uint8_t l2_len, l3_len;
+	uint64_t ip4_sum;              /* sum of the IPv4 header's 32-bit words, length and checksum 0 */
+	uint8_t hdr[RL_ENCODE_CACHE_HDR];
+};
+enum rl_status rl_encode_cached(struct rl_encode_cache *c, const struct rl_pkt *pkt, uint8_t *buf, size_t cap,
+				size_t *out_len);
+
 /* Bytes rl_encode() will need for @pkt. */
 size_t rl_encoded_len(const struct rl_pkt *pkt);
 
