@@ -16,7 +16,7 @@
 #define EXR_BLOCK_FRAMES 256
 #define EXR_BLOCKS 4
 /* Looks at the other side's count before sleeping: waking a thread costs tens of microseconds in a VM. */
-#define EXR_SPIN (1u << 16)
+#define EXR_SPIN (1u << 20)
 
 struct exr_block {
 	struct exr_item item[EXR_BLOCK_FRAMES];
