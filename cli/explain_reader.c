@@ -5,8 +5,16 @@
  * EXR_BLOCKS blocks let the reader run ahead while the printer catches up.
  * The thread touches the capture and nothing else: the analyzer, the printer
  * and standard output stay with the caller.
+ *
+ * Decoding is shared. A block goes over as soon as its frames are read. If
+ * the caller has another block still to print, the reader then decodes this
+ * one from its last frame back, while the caller, reaching it, decodes from
+ * its first frame on those the reader has not taken, until they meet; if not,
+ * the reader goes on reading and the caller decodes the block. So whichever
+ * side is ahead takes on the decoding.
  */
 #include <pthread.h>
+#include <stdio_ext.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +25,9 @@
 #define EXR_BLOCKS 4
 /* Looks at the other side's count before sleeping: waking a thread costs tens of microseconds in a VM. */
 #define EXR_SPIN (1u << 20)
+
+/* An item's state: read only, being decoded, decoded. */
+enum { EXR_RAW, EXR_BUSY, EXR_DONE };
 
 struct exr_block {
 	struct exr_item item[EXR_BLOCK_FRAMES];
@@ -56,7 +67,7 @@ static bool exr_copy(struct exr_item *it, const struct cli_frame *f)
 	return true;
 }
 
-/* Fill @b; false once the reading has ended (b->last). */
+/* Fill @b with frames, not yet decoded; false once the reading has ended (b->last). */
 static bool exr_fill(struct exr *r, struct exr_block *b)
 {
 	struct cli_frame f;
@@ -75,10 +86,30 @@ static bool exr_fill(struct exr *r, struct exr_block *b)
 			return false;
 		}
 		it->match = cli_capture_match(r->c, &it->f);
-		it->st = cli_frame_decode(&it->f, &it->p);
+		atomic_store_explicit(&it->state, EXR_RAW, memory_order_relaxed);
 		b->n++;
 	}
 	return true;
+}
+
+/* Decode @it if nobody has taken it yet; false if somebody had. */
+static bool exr_take(struct exr_item *it)
+{
+	unsigned raw = EXR_RAW;
+
+	if (!atomic_compare_exchange_strong(&it->state, &raw, EXR_BUSY))
+		return false;
+	it->st = cli_frame_decode(&it->f, &it->p);
+	atomic_store(&it->state, EXR_DONE);
+	return true;
+}
+
+/* The reader's share of a block it has handed over: from the last frame back, until the caller's. */
+static void exr_help(struct exr_block *b)
+{
+	for (unsigned i = b->n; i-- > 0;)
+		if (!exr_take(&b->item[i]))
+			return;
 }
 
 /*
@@ -115,16 +146,21 @@ static void exr_wake(struct exr *r, int side)
 static void *exr_main(void *arg)
 {
 	struct exr *r = arg;
+	struct exr_block *b;
 	bool more = true;
 
 	while (more) {
 		exr_wait(r, EXR_BLOCKS);
 		if (atomic_load(&r->stop))
 			break;
-		more = exr_fill(r, &r->block[r->in]);
+		b = &r->block[r->in];
+		more = exr_fill(r, b);
 		r->in = (r->in + 1) % EXR_BLOCKS;
 		atomic_fetch_add(&r->full, 1);
 		exr_wake(r, 1);
+		/* Reading comes first while the caller has only this block; decode when it has more. */
+		if (atomic_load(&r->full) > 1)
+			exr_help(b);
 	}
 	return NULL;
 }
@@ -136,6 +172,12 @@ struct exr *exr_start(struct cli_capture *c)
 	if (!r)
 		return NULL;
 	r->c = c;
+	/*
+	 * Only the reader touches the input from now on: its stdio calls need not
+	 * lock it (with a second thread running, glibc locks every fread, two a frame).
+	 */
+	if (cli_capture_stream(c))
+		__fsetlocking(cli_capture_stream(c), FSETLOCKING_BYCALLER);
 	if (pthread_mutex_init(&r->mu, NULL)) {
 		free(r);
 		return NULL;
@@ -169,8 +211,15 @@ const struct exr_item *exr_next(struct exr *r, int *end)
 		struct exr_block *b = &r->block[r->out];
 
 		if (r->holding) {
-			if (r->taken < b->n)
-				return &b->item[r->taken++];
+			if (r->taken < b->n) {
+				struct exr_item *it = &b->item[r->taken++];
+
+				/* Ours to decode, or the reader's: then wait until it is done. */
+				if (!exr_take(it))
+					while (atomic_load(&it->state) != EXR_DONE)
+						;
+				return it;
+			}
 			if (b->last) {
 				*end = r->end;
 				return NULL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * explain's second core: a thread that reads a capture file, runs the capture
- * filter and decodes each frame, while the caller analyses and prints. Frames
+ * explain's second core: a thread that reads a capture file and runs the
+ * capture filter, while the caller analyses and prints; the two share the
+ * decoding, whichever has time for it. Frames
  * come back in file order with the decoder's result, so the output is that of
  * the single-threaded loop, byte for byte. Only for a file read to its end:
  * live input (a pipe, -l) and -c N keep the plain loop, which reads no frame
@@ -10,6 +11,7 @@
 #ifndef ROCELAB_CLI_EXPLAIN_READER_H
 #define ROCELAB_CLI_EXPLAIN_READER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -17,6 +19,7 @@
 #include "rocelab/rocelab.h"
 
 struct exr_item {
+	atomic_uint state;      /* decoded yet? (explain_reader.c) */
 	struct cli_frame f;     /* f.data points into buf */
 	bool match;             /* the capture filter's verdict (true without one) */
 	enum rl_status st;      /* cli_frame_decode()'s result */
