@@ -87,7 +87,7 @@ $(B)/libpcapgen.a: $(call pcapgen_objs,$(B))
 	$(AR) rcs $@ $^
 
 $(B)/rocelab: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/libpcapgen.a $(B)/librocelab.a
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/libpcapgen.a $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS) -lm
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/libpcapgen.a $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS) -lm -pthread
 
 # ---- sanitized builds for the unit tests ---------------------------------
 $(B)/asan-isal/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h core/src/*.h) | $(B)/asan-isal/core
@@ -106,7 +106,7 @@ $(B)/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(B)/librocelab.a
 $(B)/asan-isal/pcapgen/%.o: pcapgen/%.c $(wildcard pcapgen/*.h core/include/rocelab/*.h) | $(B)/asan-isal/pcapgen
 	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Ipcapgen -c $< -o $@
 $(B)/rocelab-asan: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(call pcapgen_objs,$(B)/asan-isal) $(call core_objs,$(B)/asan-isal)
-	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Icli -Ipcapgen $(CLI_SRC) $(call pcapgen_objs,$(B)/asan-isal) $(call core_objs,$(B)/asan-isal) -o $@ $(PCAP_LIBS) -lisal -lm
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Icli -Ipcapgen $(CLI_SRC) $(call pcapgen_objs,$(B)/asan-isal) $(call core_objs,$(B)/asan-isal) -o $@ $(PCAP_LIBS) -lisal -lm -pthread
 
 $(B) $(B)/core $(B)/pcapgen $(B)/asan-isal/core $(B)/asan-isal/pcapgen $(B)/asan-zlib/core $(B)/fuzz:
 	mkdir -p $@

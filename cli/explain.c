@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "explain_cm.h"
+#include "explain_reader.h"
 #include "json.h"
 #include "rocelab/rocelab.h"
 
@@ -1232,18 +1233,28 @@ static void ex_count(struct ex_state *s, const struct rl_pkt *p, enum rl_status 
  * The analyzer sees every RoCE frame; the filter and selectors only decide what
  * is shown (and counted in the summary), as tshark -Y does.
  */
+static void ex_decoded(struct ex_state *s, const struct cli_frame *f, const struct rl_pkt *p, enum rl_status st,
+		       bool show);
+
 static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cli_frame *f)
 {
 	struct rl_pkt p;
-	enum rl_status st;
-	int64_t t = f->rel_ns;
 	bool show = !s->sel.filter || cli_capture_match(c, f);
+	enum rl_status st = cli_frame_decode(f, &p);
+
+	ex_decoded(s, f, &p, st, show);
+}
+
+/* A frame decoded (@st, @p), and @show if the capture filter takes it. */
+static void ex_decoded(struct ex_state *s, const struct cli_frame *f, const struct rl_pkt *p, enum rl_status st,
+		       bool show)
+{
+	int64_t t = f->rel_ns;
 
 	s->frames = f->no;
 	s->cur = f;
 	if (f->no == 1)
 		s->prev_ns = f->ns;
-	st = cli_frame_decode(f, &p);
 	if (st == RL_NOT_ROCE) {
 		show = show && !ex_roce_selectors(&s->sel);   /* --qp, --host, --op pick RoCE packets */
 		s->other += show;
@@ -1253,25 +1264,25 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 	}
 	s->caplen = f->caplen;
 	s->wirelen = f->len;
-	rl_analyze(s->an, s->frames, (uint64_t)t, &p, st, &s->ann);
+	rl_analyze(s->an, s->frames, (uint64_t)t, p, st, &s->ann);
 	if (s->sel.any)
-		show = ex_selected(s, &p, st) && show;
+		show = ex_selected(s, p, st) && show;
 	if (show) {
 		if (!s->shown++)
 			s->prev_shown_ns = f->ns;
 		if (f->caplen < f->len && rl_status_fatal(st))
 			s->snapped++;
-		if (p.cut)
+		if (p->cut)
 			s->cut++;
-		ex_count(s, &p, st);
+		ex_count(s, p, st);
 		switch (s->mode) {
-		case EX_LINE: ex_line(s, &p, st); break;
-		case EX_VERBOSE: ex_verbose(s, &p, st, f->len); break;
-		case EX_JSON: ex_json(s, &p, st, f); break;
-		case EX_LADDER: ex_ladder(s, &p, st); break;
+		case EX_LINE: ex_line(s, p, st); break;
+		case EX_VERBOSE: ex_verbose(s, p, st, f->len); break;
+		case EX_JSON: ex_json(s, p, st, f); break;
+		case EX_LADDER: ex_ladder(s, p, st); break;
 		}
 		if (s->hex && s->mode != EX_JSON)
-			ex_hex(s, f, &p, st);
+			ex_hex(s, f, p, st);
 		s->prev_shown_ns = f->ns;
 	}
 	s->prev_ns = f->ns;
@@ -1512,11 +1523,56 @@ static void ex_free(struct ex_state *s)
 	rl_analyzer_free(s->an);
 }
 
+/* Frame after frame, as they come; cli_capture_next()'s last result. */
+static int ex_loop(struct ex_state *s, struct cli_capture *c)
+{
+	struct cli_frame f;
+	int r = 1;
+
+	while ((!s->max_packets || s->frames < s->max_packets) && !ex_stop && (r = cli_capture_next(c, &f)) == 1) {
+		ex_packet(s, c, &f);
+		if (s->each_frame) {
+			ex_flush(s);
+			fflush(stdout);
+		}
+		if (s->frames % EX_PROGRESS_EVERY == 0)
+			ex_progress(s, false);
+	}
+	return r;
+}
+
+#define EX_NO_THREAD 2
+
+/*
+ * A whole file, read and decoded on a second core while this one analyses
+ * and prints (explain_reader.h). Returns cli_capture_next()'s last result,
+ * or EX_NO_THREAD if the plain loop is to run: live input and -l must see
+ * each frame as it comes, and -c N must read no further than it shows.
+ */
+static int ex_loop_threaded(struct ex_state *s, struct cli_capture *c)
+{
+	const struct exr_item *it;
+	struct exr *r;
+	int end = 1;
+
+	if (s->each_frame || s->max_packets || cli_capture_live(c))
+		return EX_NO_THREAD;
+	r = exr_start(c);
+	if (!r)
+		return EX_NO_THREAD;
+	while (!ex_stop && (it = exr_next(r, &end))) {
+		ex_decoded(s, &it->f, &it->p, it->st, !s->sel.filter || it->match);
+		if (s->frames % EX_PROGRESS_EVERY == 0)
+			ex_progress(s, false);
+	}
+	exr_stop(r);
+	return end;
+}
+
 int cli_explain(int argc, char **argv)
 {
 	static struct ex_state s;
 	struct cli_capture *c;
-	struct cli_frame f;
 	const char *file = NULL;
 	int r, rc = CLI_OK;
 
@@ -1554,15 +1610,9 @@ int cli_explain(int argc, char **argv)
 	ex_catch_signals(c);
 
 	ex_progress_init(&s, c);
-	while ((!s.max_packets || s.frames < s.max_packets) && !ex_stop && (r = cli_capture_next(c, &f)) == 1) {
-		ex_packet(&s, c, &f);
-		if (s.each_frame) {
-			ex_flush(&s);
-			fflush(stdout);
-		}
-		if (s.frames % EX_PROGRESS_EVERY == 0)
-			ex_progress(&s, false);
-	}
+	r = ex_loop_threaded(&s, c);
+	if (r == EX_NO_THREAD)
+		r = ex_loop(&s, c);
 	ex_progress(&s, true);
 	ex_flush(&s);
 	if (r < 0 && !ex_stop) {

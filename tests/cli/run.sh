@@ -392,6 +392,19 @@ expect "explain -T ek: tshark's bulk action line" 0 '^\{"index":\{"_index":"pack
 expect "explain -T with an unknown format" 2 "rocelab explain: -T wants json or ek, not 'pdml'" "$RA" explain -T pdml "$T/demo.pcap"
 expect "explain -t with an unknown format" 2 "-t wants r, d, dd, a, ad, e, u or ud, not 'x'" "$RA" explain -t x "$T/demo.pcap"
 expect "explain -l prints the same" 0 "^16 .*RC Acknowledge .*\\[answers 15 " "$RA" explain -l "$T/demo.pcap"
+# A file is read and decoded on a second thread; -l and a pipe read frame by frame. Same bytes, on a
+# capture of several of the reader's blocks with losses the analyzer follows, in each mode and filtered.
+"$R" gen send-bw --count 1500 --size 64 --loss 0.01 --seed 3 -o "$T/many.pcap" >/dev/null 2>&1
+for m in "" "-v" "--json" "--ladder" "-x" "filter"; do
+	f=; [ "$m" = filter ] && m= && f="greater 100"
+	"$R" explain $m "$T/many.pcap" $f >"$T/thr.txt" 2>&1
+	"$R" explain -l $m "$T/many.pcap" $f >"$T/one.txt" 2>&1
+	cat "$T/many.pcap" | "$RA" explain $m - $f >"$T/pipe.txt" 2>&1
+	m=${m:-${f:+filter $f}}
+	[ "$(grep -c . "$T/thr.txt")" -gt 3000 ] && cmp -s "$T/thr.txt" "$T/one.txt" && cmp -s "$T/thr.txt" "$T/pipe.txt" &&
+		ok "explain ${m:-(lines)}: a file read on a second thread prints what -l and a pipe print" ||
+		bad "explain ${m:-(lines)}: a file read on a second thread prints what -l and a pipe print"
+done
 # --json's time_epoch: tshark's frame.time_epoch, to the nanosecond.
 run_tshark -r - -T fields -e frame.time_epoch <"$T/demo.pcap" 2>/dev/null >"$T/epoch.tshark"
 sed 's/.*"time_epoch":\([0-9.]*\),.*/\1/' "$T/j1" >"$T/epoch.ours"
