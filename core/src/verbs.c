@@ -859,6 +859,9 @@ int rl_post_send(struct rl_qp *qp, const struct rl_send_wr *wr)
 	}
 	wqe = rl_sq_wqe(qp, qp->sq_tail);
 	/* The WR in, everything the requester and completer keep about it zero: one write per byte. */
+	_Static_assert(offsetof(struct rl_send_wqe, wr) == 0 && offsetof(struct rl_send_wqe, length) ==
+			       sizeof(struct rl_send_wr),
+		       "a send WQE is its WR, then what is zeroed from length on");
 	wqe->wr = *wr;
 	memset(&wqe->length, 0, sizeof(*wqe) - offsetof(struct rl_send_wqe, length));
 	wqe->length = rl_sge_total(wr->sg_list, wr->num_sge);
