@@ -437,7 +437,7 @@ struct cli_capture *cli_capture_open_quiet(const char *file, char *why, size_t w
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct cli_capture *c = calloc(1, sizeof(*c));
 	uint8_t magic[4] = { 0 };
-	size_t n;
+	size_t n = 0;
 	uint32_t m;
 	struct stat st;
 	bool known;

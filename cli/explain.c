@@ -97,6 +97,7 @@ struct ex_state {
 	unsigned npairs;
 	/* Progress on a terminal while a big capture is read to a pipe or file. */
 	FILE *in;
+	struct exr *reader;       /* the reader thread, which alone may touch in while it runs */
 	off_t in_size;
 	/* Line mode builds its text here and writes it in large blocks. */
 	size_t out_len;
@@ -1208,7 +1209,7 @@ static void ex_progress(const struct ex_state *s, bool done)
 		fprintf(stderr, "\r%60s\r", "");
 		return;
 	}
-	pos = ftello(s->in);
+	pos = s->reader ? (off_t)exr_pos(s->reader) : ftello(s->in);
 	fprintf(stderr, "\rrocelab explain: %3d%%  %" PRIu64 " frames",
 		(int)(pos > 0 ? pos * 100 / s->in_size : 0), s->frames);
 }
@@ -1560,11 +1561,13 @@ static int ex_loop_threaded(struct ex_state *s, struct cli_capture *c)
 	r = exr_start(c);
 	if (!r)
 		return EX_NO_THREAD;
+	s->reader = r;
 	while (!ex_stop && (it = exr_next(r, &end))) {
 		ex_decoded(s, &it->f, &it->p, it->st, !s->sel.filter || it->match);
 		if (s->frames % EX_PROGRESS_EVERY == 0)
 			ex_progress(s, false);
 	}
+	s->reader = NULL;
 	exr_stop(r);
 	return end;
 }

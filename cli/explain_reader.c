@@ -14,6 +14,7 @@
  * side is ahead takes on the decoding.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio_ext.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ struct exr {
 	atomic_uint full;            /* blocks filled and not yet given back */
 	atomic_bool stop;            /* the caller wants no more */
 	atomic_bool sleeping[2];     /* the reader [0], the caller [1] waits on cv for full to change */
+	atomic_llong pos;            /* the input's position after the last block read (exr_pos) */
 	int end;                     /* cli_capture_next()'s result at the end */
 	unsigned in, out;            /* the block being filled; the one being taken */
 	unsigned taken;              /* frames of block out handed over */
@@ -155,6 +157,8 @@ static void *exr_main(void *arg)
 			break;
 		b = &r->block[r->in];
 		more = exr_fill(r, b);
+		/* The input is the reader's alone (no stdio locks): it says where it stands. */
+		atomic_store_explicit(&r->pos, (long long)ftello(cli_capture_stream(r->c)), memory_order_relaxed);
 		r->in = (r->in + 1) % EXR_BLOCKS;
 		atomic_fetch_add(&r->full, 1);
 		exr_wake(r, 1);
@@ -168,6 +172,8 @@ static void *exr_main(void *arg)
 struct exr *exr_start(struct cli_capture *c)
 {
 	struct exr *r = calloc(1, sizeof(*r));
+	sigset_t block, old;
+	bool started;
 
 	if (!r)
 		return NULL;
@@ -187,13 +193,26 @@ struct exr *exr_start(struct cli_capture *c)
 		free(r);
 		return NULL;
 	}
-	if (pthread_create(&r->thread, NULL, exr_main, r)) {
+	atomic_init(&r->pos, -1);
+	/* SIGINT and SIGTERM stay with the caller, whose loop they stop: the thread starts with them blocked. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	started = pthread_create(&r->thread, NULL, exr_main, r) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started) {
 		pthread_cond_destroy(&r->cv);
 		pthread_mutex_destroy(&r->mu);
 		free(r);
 		return NULL;
 	}
 	return r;
+}
+
+long long exr_pos(struct exr *r)
+{
+	return atomic_load_explicit(&r->pos, memory_order_relaxed);
 }
 
 /* Give block out back to the reader. */

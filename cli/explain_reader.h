@@ -39,6 +39,9 @@ struct exr *exr_start(struct cli_capture *c);
  */
 const struct exr_item *exr_next(struct exr *r, int *end);
 
+/* How far into the input the reader has got, in bytes (-1 if unknown): for a progress line. */
+long long exr_pos(struct exr *r);
+
 /* Stop the thread (it may have read ahead) and free everything. */
 void exr_stop(struct exr *r);
 

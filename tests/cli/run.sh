@@ -392,6 +392,13 @@ expect "explain -T ek: tshark's bulk action line" 0 '^\{"index":\{"_index":"pack
 expect "explain -T with an unknown format" 2 "rocelab explain: -T wants json or ek, not 'pdml'" "$RA" explain -T pdml "$T/demo.pcap"
 expect "explain -t with an unknown format" 2 "-t wants r, d, dd, a, ad, e, u or ud, not 'x'" "$RA" explain -t x "$T/demo.pcap"
 expect "explain -l prints the same" 0 "^16 .*RC Acknowledge .*\\[answers 15 " "$RA" explain -l "$T/demo.pcap"
+# Progress on a terminal (stderr a tty, stdout not): from the reader thread's position, growing.
+"$R" gen write-bw --count 70000 --size 1024 -o "$T/big.pcap" >/dev/null 2>&1
+script -qc "'$R' explain '$T/big.pcap' >/dev/null" /dev/null | tr '\r' '\n' | grep -a '^rocelab explain: ' >"$T/prog.txt"
+awk '{ sub("%", "", $3); if ($3 + 0 <= last || $3 + 0 > 100) bad = 1; last = $3 + 0; n++ } END { exit !(n == 2 && !bad) }' "$T/prog.txt" &&
+	ok "explain on a terminal: progress from the reader thread, 2 lines growing" ||
+	bad "explain on a terminal: progress from the reader thread, 2 lines growing ($(tr '\n' '|' <"$T/prog.txt"))"
+rm -f "$T/big.pcap"
 # A file is read and decoded on a second thread; -l and a pipe read frame by frame. Same bytes, on a
 # capture of several of the reader's blocks with losses the analyzer follows, in each mode and filtered.
 "$R" gen send-bw --count 1500 --size 64 --loss 0.01 --seed 3 -o "$T/many.pcap" >/dev/null 2>&1
