@@ -1230,23 +1230,11 @@ static void ex_count(struct ex_state *s, const struct rl_pkt *p, enum rl_status 
 }
 
 /*
- * One frame; times are since the first frame, as Wireshark shows them by default.
- * The analyzer sees every RoCE frame; the filter and selectors only decide what
- * is shown (and counted in the summary), as tshark -Y does.
+ * One frame, decoded (@st, @p), and @show if the capture filter takes it; times
+ * are since the first frame, as Wireshark shows them by default. The analyzer
+ * sees every RoCE frame; the filter and selectors only decide what is shown
+ * (and counted in the summary), as tshark -Y does.
  */
-static void ex_decoded(struct ex_state *s, const struct cli_frame *f, const struct rl_pkt *p, enum rl_status st,
-		       bool show);
-
-static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cli_frame *f)
-{
-	struct rl_pkt p;
-	bool show = !s->sel.filter || cli_capture_match(c, f);
-	enum rl_status st = cli_frame_decode(f, &p);
-
-	ex_decoded(s, f, &p, st, show);
-}
-
-/* A frame decoded (@st, @p), and @show if the capture filter takes it. */
 static void ex_decoded(struct ex_state *s, const struct cli_frame *f, const struct rl_pkt *p, enum rl_status st,
 		       bool show)
 {
@@ -1287,6 +1275,16 @@ static void ex_decoded(struct ex_state *s, const struct cli_frame *f, const stru
 		s->prev_shown_ns = f->ns;
 	}
 	s->prev_ns = f->ns;
+}
+
+/* One frame as read: filtered, decoded, then as above. */
+static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cli_frame *f)
+{
+	struct rl_pkt p;
+	bool show = !s->sel.filter || cli_capture_match(c, f);
+	enum rl_status st = cli_frame_decode(f, &p);
+
+	ex_decoded(s, f, &p, st, show);
 }
 
 /* The counts are of the frames shown: all of them unless a filter or selector hid some. */
@@ -1545,8 +1543,8 @@ static int ex_loop(struct ex_state *s, struct cli_capture *c)
 #define EX_NO_THREAD 2
 
 /*
- * A whole file, read and decoded on a second core while this one analyses
- * and prints (explain_reader.h). Returns cli_capture_next()'s last result,
+ * A whole file, read on a second core while this one analyses and prints,
+ * the decoding shared (explain_reader.h). Returns cli_capture_next()'s last result,
  * or EX_NO_THREAD if the plain loop is to run: live input and -l must see
  * each frame as it comes, and -c N must read no further than it shows.
  */
@@ -1558,7 +1556,7 @@ static int ex_loop_threaded(struct ex_state *s, struct cli_capture *c)
 
 	if (s->each_frame || s->max_packets || cli_capture_live(c))
 		return EX_NO_THREAD;
-	r = exr_start(c);
+	r = exr_start(c, s->in_size != 0);
 	if (!r)
 		return EX_NO_THREAD;
 	s->reader = r;

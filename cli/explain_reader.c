@@ -45,6 +45,7 @@ struct exr {
 	atomic_bool stop;            /* the caller wants no more */
 	atomic_bool sleeping[2];     /* the reader [0], the caller [1] waits on cv for full to change */
 	atomic_llong pos;            /* the input's position after the last block read (exr_pos) */
+	bool report_pos;             /* keep pos (an lseek a block): only a progress line wants it */
 	int end;                     /* cli_capture_next()'s result at the end */
 	unsigned in, out;            /* the block being filled; the one being taken */
 	unsigned taken;              /* frames of block out handed over */
@@ -158,7 +159,9 @@ static void *exr_main(void *arg)
 		b = &r->block[r->in];
 		more = exr_fill(r, b);
 		/* The input is the reader's alone (no stdio locks): it says where it stands. */
-		atomic_store_explicit(&r->pos, (long long)ftello(cli_capture_stream(r->c)), memory_order_relaxed);
+		if (r->report_pos)
+			atomic_store_explicit(&r->pos, (long long)ftello(cli_capture_stream(r->c)),
+					      memory_order_relaxed);
 		r->in = (r->in + 1) % EXR_BLOCKS;
 		atomic_fetch_add(&r->full, 1);
 		exr_wake(r, 1);
@@ -169,7 +172,7 @@ static void *exr_main(void *arg)
 	return NULL;
 }
 
-struct exr *exr_start(struct cli_capture *c)
+struct exr *exr_start(struct cli_capture *c, bool report_pos)
 {
 	struct exr *r = calloc(1, sizeof(*r));
 	sigset_t block, old;
@@ -178,6 +181,7 @@ struct exr *exr_start(struct cli_capture *c)
 	if (!r)
 		return NULL;
 	r->c = c;
+	r->report_pos = report_pos;
 	/*
 	 * Only the reader touches the input from now on: its stdio calls need not
 	 * lock it (with a second thread running, glibc locks every fread, two a frame).

@@ -30,8 +30,11 @@ struct exr_item {
 
 struct exr;
 
-/* Start reading @c on a thread; NULL if that cannot be done (the caller reads it itself). */
-struct exr *exr_start(struct cli_capture *c);
+/*
+ * Start reading @c on a thread; NULL if that cannot be done (the caller reads
+ * it itself). With @report_pos the reader keeps exr_pos() up to date.
+ */
+struct exr *exr_start(struct cli_capture *c, bool report_pos);
 
 /*
  * The next frame, valid until the next call; NULL at the end, with *@end
@@ -39,7 +42,7 @@ struct exr *exr_start(struct cli_capture *c);
  */
 const struct exr_item *exr_next(struct exr *r, int *end);
 
-/* How far into the input the reader has got, in bytes (-1 if unknown): for a progress line. */
+/* How far into the input the reader has got, in bytes (-1 if unknown or not asked for): for a progress line. */
 long long exr_pos(struct exr *r);
 
 /* Stop the thread (it may have read ahead) and free everything. */
