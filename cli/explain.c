@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "explain_cm.h"
 #include "explain_reader.h"
+#include "gen.h"
 #include "json.h"
 #include "rocelab/rocelab.h"
 
@@ -262,6 +263,12 @@ static const char *ex_time_str(const struct ex_state *s, char *buf, size_t n)
 /* ---- one line per packet ------------------------------------------------ */
 
 /* The analyzer's verdict in a few words, for the one-line view. */
+/* The frame's pcapng comment says `rocelab gen --pcapng`'s wire lost it. */
+static bool ex_lost(const struct cli_frame *f)
+{
+	return !strcmp(f->comment, GEN_LOST_COMMENT);
+}
+
 /* "PSN 7 missing", "PSNs 7..9 missing": what a PSN sequence error NAK says never arrived. */
 static void ex_missing_psns(struct rl_sb *sb, const struct rl_annotation *a)
 {
@@ -437,6 +444,8 @@ static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 			ex_cm_line(&sb, &s->cm, s->cm_st);
 		ex_line_analysis(&sb, &s->ann);
 		ex_line_cm(&sb, &s->ann, p);
+		if (ex_lost(s->cur))
+			rl_sb_puts(&sb, " [lost on the way]");
 		if (p->cut) {
 			rl_sb_puts(&sb, " [cut by the snap length: ");
 			rl_sb_u64(&sb, s->caplen);
@@ -642,6 +651,9 @@ static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_statu
 	else
 		printf("Frame %" PRIu64 ": %u bytes at %s%s\n", s->frames, wire_len, ex_time_str(s, t, sizeof(t)),
 		       clock ? "" : " s");
+	if (ex_lost(s->cur))
+		printf("  Comment   %s: the simulated wire dropped this frame; the receiver never saw it\n",
+		       s->cur->comment);
 	if (rl_status_fatal(st)) {
 		rl_decode_error_str(st, p, msg, sizeof(msg));
 		printf("  MALFORMED %s: %s\n\n", rl_status_name(st), msg);
