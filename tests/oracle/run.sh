@@ -223,6 +223,47 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     fi
 fi
 
+# gen --pcapng: the frames its wire lost carry the comment "lost on the way (rocelab gen)", as stock
+# tshark's frame.comment reads it; the frames are the pcap's (lost_comments.py). With --drop the
+# commented frames are exactly those; a lost request is sent again.
+if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
+    LC="$HERE/lost_comments.py"
+    # lost_check NAME [lost_comments.py options] -- GEN ARGS...: the pcapng and the pcap of GEN ARGS
+    lost_check() {
+        n=$1; shift
+        o=""
+        while [ "$1" != -- ]; do o="$o $1"; shift; done
+        shift
+        if "$ROCELAB" gen "$@" --pcapng -o "$TMP/$n.pcapng" >/dev/null 2>&1 &&
+           "$ROCELAB" gen "$@" -o "$TMP/$n.pcap" >/dev/null 2>&1; then
+            for x in pcapng pcap; do
+                # shellcheck disable=SC2046  # one -e per field
+                run_tshark -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$LC" --print-fields) \
+                    <"$TMP/$n.$x" >"$TMP/$n.$x.tsv" 2>"$TMP/tshark.err" || fail "lost $n: tshark failed on the $x"
+            done
+            # shellcheck disable=SC2086  # o: options, a word each
+            run_checks "lost $n" "$PY" "$LC" --label "lost $n" $o "$TMP/$n.pcapng.tsv" "$TMP/$n.pcap.tsv"
+            # explain's [lost on the way] notes: on the frames tshark shows a comment on, the rest as the pcap's
+            want=$(awk -F'\t' '$8 != "" { printf "%s ", $1 }' "$TMP/$n.pcapng.tsv")
+            got=$("$ROCELAB" explain "$TMP/$n.pcapng" 2>/dev/null | awk '/ \[lost on the way\]/ { printf "%s ", $1 }')
+            "$ROCELAB" explain "$TMP/$n.pcapng" 2>/dev/null | sed 's/ \[lost on the way\]//' >"$TMP/$n.ng.txt"
+            "$ROCELAB" explain "$TMP/$n.pcap" 2>/dev/null >"$TMP/$n.pc.txt"
+            if [ -n "$want" ] && [ "$got" = "$want" ] && cmp -s "$TMP/$n.ng.txt" "$TMP/$n.pc.txt"; then
+                pass "lost $n: explain notes [lost on the way] on frames $want and says the rest as of the pcap"
+            else
+                fail "lost $n: explain's [lost on the way] on frames '$got', tshark's comments on '$want', or the rest differs"
+            fi
+        else
+            fail "lost $n: rocelab gen $* failed"
+        fi
+    }
+    lost_check request-loss -- request-loss
+    lost_check drop --drop 3,4,5 -- write-bw --count 4 --drop 3,4,5
+    lost_check send-bw -- send-bw --loss 0.05 --seed 3 --count 20
+    lost_check cm-req-lost -- cm-req-lost
+    lost_check lost-read-response -- lost-read-response
+fi
+
 # CM links (rocelab explain's line and --json): what each CM message answers, its resends,
 # and the first data PSN each REQ/REP announced, against tshark's own CM fields (cm_links.py);
 # on cm-messages, the real kernel's rping, and that capture with its REQ sent twice and its
