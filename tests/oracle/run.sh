@@ -249,9 +249,9 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
             "$ROCELAB" explain "$TMP/$n.pcapng" 2>/dev/null | sed 's/ \[lost on the way\]//' >"$TMP/$n.ng.txt"
             "$ROCELAB" explain "$TMP/$n.pcap" 2>/dev/null >"$TMP/$n.pc.txt"
             if [ -n "$want" ] && [ "$got" = "$want" ] && cmp -s "$TMP/$n.ng.txt" "$TMP/$n.pc.txt"; then
-                pass "lost $n: explain notes [lost on the way] on frames $want and says the rest as of the pcap"
+                pass "lost $n: explain notes [lost on the way] on the $(echo "$want" | wc -w) frames tshark shows a comment on, the rest as of the pcap"
             else
-                fail "lost $n: explain's [lost on the way] on frames '$got', tshark's comments on '$want', or the rest differs"
+                fail "lost $n: explain's [lost on the way] on frames '$(echo "$got" | cut -c1-80)', tshark's comments on '$(echo "$want" | cut -c1-80)', or the rest differs"
             fi
         else
             fail "lost $n: rocelab gen $* failed"
