@@ -46,7 +46,7 @@ refused() {
 }
 refused "no verb" "usage: rocelab lab list" 
 refused "no such lab" "no lab '99'" run 99
-refused "run without a lab" "say list, run NN, grade NN, up, down or status" run
+refused "run without a lab" "say list, run NN, grade NN, predict NN, quiz NN, up, down or status" run
 refused "--mtu too small" "--mtu wants 1280..65535" up --mtu 100
 refused "unknown verb" "say list, run NN" fly
 if "$R" lab --help | grep -q "rocelab lab run NN"; then pass "--help"; else fail "--help"; fi
@@ -114,6 +114,8 @@ filters_ok() {
 def_cmds() {
     awk -v out="labs/out/$(basename "$1").gen.pcap" '
         { v = $0; sub(/^[ \t]*[a-z]+[ \t]*/, "", v) }
+        $1 == "param" { def[$2] = $3 }
+        { for (k in def) gsub("[{]" k "[}]", def[k], v) }
         $1 == "mtu" && v != 1500 { up = " --mtu " v }
         $1 == "step" { rping = 0; pt = "" }
         $1 == "compat" && v == "rping" { rping = 1 }
@@ -248,9 +250,10 @@ for l in $labs; do
 done
 # The guides' rocelab explain and tshark commands, run in $T/g, where the lab's --gen capture is
 # labs/out/NN-name.pcap as the guide names it; tshark as the unprivileged user, with the plugin.
+# A guide's `rocelab lab quiz NN` runs too, in its place: it makes the quiz's capture.
 mkdir -p "$T/bin" && ln -sf "$R" "$T/bin/rocelab"
 for l in $labs; do
-    cmds "$LABS/$l/README.md" | grep -E '^(rocelab explain|tshark) ' | sed 's/ *| *less$//' >"$T/gcmds"
+    cmds "$LABS/$l/README.md" | grep -E '^(rocelab explain |tshark |rocelab lab quiz [0-9]+$)' | sed 's/ *| *less$//' >"$T/gcmds"
     [ -s "$T/gcmds" ] || continue
     n=0 why=
     while read -r c; do
@@ -263,7 +266,7 @@ for l in $labs; do
         case $c in rocelab*) [ -s "$T/gc.err" ] && { why="'$c' says $(head -c 300 "$T/gc.err")"; break; } ;; esac
         n=$((n + 1))
     done <"$T/gcmds"
-    if [ -z "$why" ]; then pass "lab $l: the guide's $n rocelab explain / tshark commands run on its --gen capture"
+    if [ -z "$why" ]; then pass "lab $l: the guide's $n rocelab explain / tshark / quiz commands run on its --gen capture"
     else fail "lab $l: a guide command fails on its --gen capture: $why"; fi
 done
 
@@ -337,6 +340,108 @@ if "$R" lab grade 08 --capture "$T/cut.pcap" --answers "$G/ans/08.txt" >"$G/out"
    grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 08 questions " "$G/out"; then
     pass "grading a capture cut short: a note, and a score on what it holds"
 else fail "grading a cut capture: $(cat "$G/out")"; fi
+
+# ---- predict, then run (lab 03) -----------------------------------------------------------
+# The expected predictions are worked out here from the IBA's rules (every packet but the last
+# carries the path MTU; payload plus pad is a multiple of 4; UDP 8 + BTH 12 + payload + pad +
+# ICRC 4), and checked against what tshark reads off the capture the run then makes.
+P=$T/pred
+mkdir -p "$P"
+size=10001 mtu=1024
+pk=$(( (size + mtu - 1) / mtu )); last=$(( size - (pk - 1) * mtu )); pad=$(( (4 - last % 4) % 4 ))
+if [ "$pk" -gt 1 ]; then ulen=$(( 8 + 12 + mtu + 4 )); else ulen=$(( 8 + 12 + last + pad + 4 )); fi
+predict() { (cd "$P" && printf '%s\n' "$@" | "$R" lab predict 03 --set size=$size --set mtu=$mtu) >"$P/p.out" 2>&1; }
+pgrade() { (cd "$P" && "$R" lab grade 03) 2>&1 | tee "$P/g.out" | sed -n 's/^score 03 predictions //p'; }
+# pk, last, pad and the first packet's UDP length of the first SEND, as tshark reads them
+ts_first_send() {
+    ts tshark -r - -Y 'ip.src == 10.90.0.1 && infiniband.bth.opcode <= 5' -T fields \
+        -e infiniband.bth.opcode -e udp.length -e infiniband.bth.padcnt <"$1" |
+    awk '{ n++; if (n == 1) u = $2; l = $2 - 8 - 12 - 4 - $3; p = $3 } $1 == 2 || $1 == 4 || $1 == 5 { print n, l, p, u; exit }'
+}
+if predict "$pk" "$last" "$pad" "$ulen" && (cd "$P" && "$R" lab run 03 --gen >"$P/r.out" 2>&1) &&
+   grep -q "gen send-bw --count 1 --mtu $mtu --size $size " "$P/r.out"; then
+    got=$(ts_first_send "$P/labs/out/03-segmentation-mtu.pcap")
+    [ "$got" = "$pk $last $pad $ulen" ] && pass "lab 03 predict: tshark reads '$got' off the run with the learner's size and MTU, as IBA's rules predict" ||
+        fail "lab 03 predict: tshark reads '$got' off the run, the rules say '$pk $last $pad $ulen'"
+    s=$(pgrade)
+    [ "$s" = 4/4 ] && pass "lab 03 predict: the right predictions score $s" || fail "lab 03 predict: right predictions score '$s': $(cat "$P/g.out")"
+    predict "$pk" "$((last + 1))" "$pad" "$ulen" && touch -d '1 minute' "$P/labs/out/03-segmentation-mtu.pcap"
+    s=$(pgrade)
+    if [ "$s" = 3/4 ] && grep -q "^  p2 *0/1 .*: not $((last + 1)); think again: " "$P/g.out" &&
+       ! grep "^  p2 " "$P/g.out" | grep -qw "$last"; then
+        pass "lab 03 predict: one wrong prediction loses that mark only, with a hint that does not give the value"
+    else fail "lab 03 predict: one wrong: '$s' $(grep '^  p2' "$P/g.out")"; fi
+    predict "" "" "" "" && touch -d '1 minute' "$P/labs/out/03-segmentation-mtu.pcap"
+    s=$(pgrade)
+    [ "$s" = 0/4 ] && pass "lab 03 predict: no predictions score $s" || fail "lab 03 predict: blank predictions score '$s'"
+    # Written after the capture (as if read off it): not counted.
+    predict "$pk" "$last" "$pad" "$ulen" && touch -d '1 hour ago' "$P/labs/out/03-segmentation-mtu.pcap"
+    s=$(pgrade)
+    [ "$s" = 0/4 ] && grep -q "were made after the capture: they are not counted" "$P/g.out" &&
+        pass "lab 03 predict: predictions made after the capture are not counted ($s)" ||
+        fail "lab 03 predict: predictions after the capture: '$s' $(head -c 300 "$P/g.out")"
+    # Read off the lab's own capture with its default parameters, as explain shows them: below half.
+    got=$(ts_first_send "$T/g/labs/out/03-segmentation-mtu.pcap")
+    # shellcheck disable=SC2086  # four numbers
+    predict $got && (cd "$P" && "$R" lab run 03 --gen >/dev/null 2>&1)
+    s=$(pgrade)
+    [ -n "$s" ] && [ $(( 2 * ${s%/*} )) -lt "${s#*/}" ] && pass "lab 03 predict: answers read off the default run's capture ($got) score $s" ||
+        fail "lab 03 predict: answers read off the default capture ($got) score '$s'"
+else fail "lab 03 predict and run: $(cat "$P/p.out" "$P/r.out" 2>/dev/null | head -c 400)"; fi
+refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 03 --set size=10
+refused "--set of a parameter the lab has not" "lab 03 has no parameter 'speed'" predict 03 --set speed=10
+refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 03 --set mtu=1000
+refused "predict for a lab without predictions" "lab 07 asks no predictions" predict 07
+
+# ---- quiz (lab 03): hidden parameters, inferred from the frames -----------------------------
+# The reference answers are inferred with tshark: the MTU is a First packet's payload, the size a
+# message's payloads added up, the count the First (or Only) packets the client sent.
+Q=$T/quiz
+mkdir -p "$Q"
+quiz() { (cd "$Q" && "$R" lab quiz 03 "$@") >"$Q/q.out" 2>&1; }
+qgrade() { (cd "$Q" && "$R" lab quiz 03 --grade --answers "$1") 2>&1 | tee "$Q/g.out" | sed -n 's/^score 03 quiz //p'; }
+infer() {
+    ts tshark -r - -Y 'ip.src == 10.90.0.1 && infiniband.bth.opcode <= 5' -T fields \
+        -e infiniband.bth.opcode -e udp.length -e infiniband.bth.padcnt <"$1" |
+    awk '{ l = $2 - 8 - 12 - 4 - $3 } $1 == 0 { if (!m) m = l; n++ } $1 == 4 { n++ }
+         !done { s += l } $1 == 2 || $1 == 4 { done = 1 }
+         END { printf "qmtu: %d\nqsize: %d\nqcount: %d\n", m ? m : s, s, n }'
+}
+if quiz --seed 7 && cp "$Q/labs/out/03-segmentation-mtu.quiz.pcap" "$Q/a.pcap" && ! grep -q " gen " "$Q/q.out"; then
+    infer "$Q/a.pcap" >"$Q/ref.txt"
+    s=$(qgrade "$Q/ref.txt")
+    [ "$s" = 3/3 ] && pass "lab 03 quiz: the parameters inferred with tshark ($(tr '\n' ' ' <"$Q/ref.txt")) score $s" ||
+        fail "lab 03 quiz: inferred answers score '$s': $(cat "$Q/g.out")"
+    s=$(qgrade "$Q/labs/out/03-segmentation-mtu.quiz.txt")
+    [ "$s" = 0/3 ] && pass "lab 03 quiz: the blank answers file scores $s" || fail "lab 03 quiz: blank scores '$s'"
+    qs=$(sed -n 's/^qsize: //p' "$Q/ref.txt")
+    sed "s/^qsize: .*/qsize: $((qs + 1))/" "$Q/ref.txt" >"$Q/wrong.txt"
+    s=$(qgrade "$Q/wrong.txt")
+    if [ "$s" = 2/3 ] && grep -q "^  qsize *0/1 .*think again: " "$Q/g.out" && ! grep "^  qsize" "$Q/g.out" | grep -qw "$qs"; then
+        pass "lab 03 quiz: one wrong answer loses that mark only, with a hint that does not give the value"
+    else fail "lab 03 quiz: one wrong: '$s' $(grep '^  qsize' "$Q/g.out")"; fi
+    # Copied from explain: the first frame's payload, for every question.
+    pl=$("$R" explain "$Q/a.pcap" | sed -n '1s/.* payload=\([0-9]*\).*/\1/p')
+    printf 'qmtu: %s\nqsize: %s\nqcount: %s\n' "$pl" "$pl" "$pl" >"$Q/copied.txt"
+    s=$(qgrade "$Q/copied.txt")
+    [ -n "$s" ] && [ $(( 2 * ${s%/*} )) -lt "${s#*/}" ] && pass "lab 03 quiz: explain's numbers copied ($pl) score $s" ||
+        fail "lab 03 quiz: explain's numbers copied score '$s'"
+    quiz --seed 7 && cmp -s "$Q/a.pcap" "$Q/labs/out/03-segmentation-mtu.quiz.pcap" &&
+        pass "lab 03 quiz: --seed 7 makes the same capture again (a teacher's quiz for a class)" ||
+        fail "lab 03 quiz: --seed 7 twice differs"
+    quiz && cp "$Q/labs/out/03-segmentation-mtu.quiz.pcap" "$Q/b.pcap" && quiz &&
+        ! cmp -s "$Q/b.pcap" "$Q/labs/out/03-segmentation-mtu.quiz.pcap" &&
+        pass "lab 03 quiz: without --seed each quiz is another" || fail "lab 03 quiz: two quizzes without --seed are one"
+    infer "$Q/labs/out/03-segmentation-mtu.quiz.pcap" >"$Q/ref2.txt"
+    s=$(qgrade "$Q/ref2.txt")
+    [ "$s" = 3/3 ] && pass "lab 03 quiz: a random quiz is graded against its own hidden parameters ($s)" ||
+        fail "lab 03 quiz: random quiz: '$s' $(cat "$Q/g.out")"
+else fail "lab 03 quiz: $(head -c 400 "$Q/q.out")"; fi
+rm -rf "$Q/labs/out"
+cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 03 --grade
+cd - >/dev/null
+refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 03 --seed 3
+refused "a quiz for a lab without one" "lab 07 has no quiz" quiz 07
 
 # Coding: each checker against the solution, the untouched skeleton, a subtly wrong and a broken copy.
 for l in $labs; do cp -r "$LABS/$l" "$G/labs/"; done
