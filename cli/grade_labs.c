@@ -458,6 +458,38 @@ static bool gl_03_middle_udp_len(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(mid, mid->p.udp.len);
 }
 
+/* Lab 03's predictions: the first SEND, of the learner's size at the learner's path MTU. */
+static const struct grade_frame *gl_03_first_last(const struct grade_cap *c)
+{
+	const struct grade_frame *first = gl_message(c, RL_OPF_SEND, 1);
+
+	for (const struct grade_frame *f = first; f && f < c->f + c->n; f++)
+		if (gl_client_new_request(c, f) && f->p.bth.dqpn == first->p.bth.dqpn && gl_flag(f, RL_OPF_LAST))
+			return f;
+	return NULL; /* the capture ends inside it */
+}
+
+static bool gl_03_last_payload(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *last = gl_03_first_last(c);
+
+	return GL_FROM(last, last->p.payload_len);
+}
+
+static bool gl_03_last_pad(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *last = gl_03_first_last(c);
+
+	return GL_FROM(last, last->p.bth.padcnt);
+}
+
+static bool gl_03_first_udp_len(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *first = gl_message(c, RL_OPF_SEND, 1);
+
+	return GL_FROM(first, first->p.udp.len);
+}
+
 /* Lab 04: the first RETH, the first WRITE's packets, the immediate data. */
 static bool gl_04_rkey(const struct grade_cap *c, uint64_t *v)
 {
@@ -927,6 +959,10 @@ const struct grade_fact grade_facts[] = {
 	{ "03", "4", gl_03_middle_opcode },
 	{ "03", "5", gl_03_pad },
 	{ "03", "6", gl_03_middle_udp_len },
+	{ "03", "p1", gl_03_packets_1 },
+	{ "03", "p2", gl_03_last_payload },
+	{ "03", "p3", gl_03_last_pad },
+	{ "03", "p4", gl_03_first_udp_len },
 	{ "04", "1", gl_04_rkey },
 	{ "04", "2", gl_04_dma_len },
 	{ "04", "3", gl_04_va },
