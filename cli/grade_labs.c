@@ -533,6 +533,22 @@ static bool gl_04_imm_opcode(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(imm, imm->p.bth.opcode);
 }
 
+/* Lab 04's prediction: how many packets of the first WRITE carry a RETH. */
+static bool gl_04_reths(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *first = gl_message(c, RL_OPF_WRITE, 1);
+	uint64_t n = 0;
+
+	for (const struct grade_frame *f = first; f && f < c->f + c->n; f++) {
+		if (!gl_client_new_request(c, f) || f->p.bth.dqpn != first->p.bth.dqpn)
+			continue;
+		n += !!(f->p.hdrs & RL_HDR_RETH);
+		if (gl_flag(f, RL_OPF_LAST))
+			return GL_FROM(f, n);
+	}
+	return false; /* the capture ends inside it */
+}
+
 /* Lab 05: the responses of the first READ, the PSNs a READ takes, outstanding READs. */
 
 /*
@@ -963,6 +979,9 @@ const struct grade_fact grade_facts[] = {
 	{ "03", "p2", gl_03_last_payload },
 	{ "03", "p3", gl_03_last_pad },
 	{ "03", "p4", gl_03_first_udp_len },
+	{ "04", "p1", gl_04_packets },
+	{ "04", "p2", gl_04_dma_len },
+	{ "04", "p3", gl_04_reths },
 	{ "04", "1", gl_04_rkey },
 	{ "04", "2", gl_04_dma_len },
 	{ "04", "3", gl_04_va },
@@ -974,6 +993,9 @@ const struct grade_fact grade_facts[] = {
 	{ "05", "3", gl_05_aeths },
 	{ "05", "4", gl_05_last_frame },
 	{ "05", "5", gl_05_outstanding },
+	{ "05", "p1", gl_05_responses },
+	{ "05", "p2", gl_05_psn_step },
+	{ "05", "p3", gl_05_aeths },
 	{ "06", "1", gl_06_add },
 	{ "06", "2", gl_06_first_add_original },
 	{ "06", "3", gl_06_last_add_original },

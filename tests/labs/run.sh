@@ -341,103 +341,142 @@ if "$R" lab grade 08 --capture "$T/cut.pcap" --answers "$G/ans/08.txt" >"$G/out"
     pass "grading a capture cut short: a note, and a score on what it holds"
 else fail "grading a cut capture: $(cat "$G/out")"; fi
 
-# ---- predict, then run (lab 03) -----------------------------------------------------------
-# The expected predictions are worked out here from the IBA's rules (every packet but the last
-# carries the path MTU; payload plus pad is a multiple of 4; UDP 8 + BTH 12 + payload + pad +
-# ICRC 4), and checked against what tshark reads off the capture the run then makes.
+# ---- predict, then run --------------------------------------------------------------------
+# For lab 03 the expected predictions are worked out here from the IBA's rules (every packet but
+# the last carries the path MTU; payload plus pad is a multiple of 4; UDP 8 + BTH 12 + payload +
+# pad + ICRC 4), and checked against what tshark reads off the capture the run then makes.
 P=$T/pred
 mkdir -p "$P"
 size=10001 mtu=1024
 pk=$(( (size + mtu - 1) / mtu )); last=$(( size - (pk - 1) * mtu )); pad=$(( (4 - last % 4) % 4 ))
 if [ "$pk" -gt 1 ]; then ulen=$(( 8 + 12 + mtu + 4 )); else ulen=$(( 8 + 12 + last + pad + 4 )); fi
-predict() { (cd "$P" && printf '%s\n' "$@" | "$R" lab predict 03 --set size=$size --set mtu=$mtu) >"$P/p.out" 2>&1; }
-pgrade() { (cd "$P" && "$R" lab grade 03) 2>&1 | tee "$P/g.out" | sed -n 's/^score 03 predictions //p'; }
-# pk, last, pad and the first packet's UDP length of the first SEND, as tshark reads them
-ts_first_send() {
-    ts tshark -r - -Y 'ip.src == 10.90.0.1 && infiniband.bth.opcode <= 5' -T fields \
-        -e infiniband.bth.opcode -e udp.length -e infiniband.bth.padcnt <"$1" |
-    awk '{ n++; if (n == 1) u = $2; l = $2 - 8 - 12 - 4 - $3; p = $3 } $1 == 2 || $1 == 4 || $1 == 5 { print n, l, p, u; exit }'
-}
-if predict "$pk" "$last" "$pad" "$ulen" && (cd "$P" && "$R" lab run 03 --gen >"$P/r.out" 2>&1) &&
+P03=$P/labs/out/03-segmentation-mtu.pcap
+predict03() { (cd "$P" && printf '%s\n' "$@" | "$R" lab predict 03 --set size=$size --set mtu=$mtu) >"$P/p.out" 2>&1; }
+pgrade03() { (cd "$P" && "$R" lab grade 03) 2>&1 | tee "$P/g.out" | sed -n 's/^score 03 predictions //p'; }
+if predict03 "$pk" "$last" "$pad" "$ulen" && (cd "$P" && "$R" lab run 03 --gen >"$P/r.out" 2>&1) &&
    grep -q "gen send-bw --count 1 --mtu $mtu --size $size " "$P/r.out"; then
-    got=$(ts_first_send "$P/labs/out/03-segmentation-mtu.pcap")
-    [ "$got" = "$pk $last $pad $ulen" ] && pass "lab 03 predict: tshark reads '$got' off the run with the learner's size and MTU, as IBA's rules predict" ||
+    got=$(sh "$LABS/03-segmentation-mtu/solution/predict.sh" "$P03" | sed 's/^p[0-9]: //' | tr '\n' ' ')
+    [ "$got" = "$pk $last $pad $ulen " ] && pass "lab 03 predict: tshark reads '$got' off the run with the learner's size and MTU, as IBA's rules predict" ||
         fail "lab 03 predict: tshark reads '$got' off the run, the rules say '$pk $last $pad $ulen'"
-    s=$(pgrade)
-    [ "$s" = 4/4 ] && pass "lab 03 predict: the right predictions score $s" || fail "lab 03 predict: right predictions score '$s': $(cat "$P/g.out")"
-    predict "$pk" "$((last + 1))" "$pad" "$ulen" && touch -d '1 minute' "$P/labs/out/03-segmentation-mtu.pcap"
-    s=$(pgrade)
-    if [ "$s" = 3/4 ] && grep -q "^  p2 *0/1 .*: not $((last + 1)); think again: " "$P/g.out" &&
-       ! grep "^  p2 " "$P/g.out" | grep -qw "$last"; then
-        pass "lab 03 predict: one wrong prediction loses that mark only, with a hint that does not give the value"
-    else fail "lab 03 predict: one wrong: '$s' $(grep '^  p2' "$P/g.out")"; fi
-    predict "" "" "" "" && touch -d '1 minute' "$P/labs/out/03-segmentation-mtu.pcap"
-    s=$(pgrade)
-    [ "$s" = 0/4 ] && pass "lab 03 predict: no predictions score $s" || fail "lab 03 predict: blank predictions score '$s'"
+    s=$(pgrade03)
+    [ "$s" = 4/4 ] && pass "lab 03 predict: the predictions the rules give score $s" || fail "lab 03 predict: the rules' predictions score '$s': $(cat "$P/g.out")"
     # Written after the capture (as if read off it): not counted.
-    predict "$pk" "$last" "$pad" "$ulen" && touch -d '1 hour ago' "$P/labs/out/03-segmentation-mtu.pcap"
-    s=$(pgrade)
+    predict03 "$pk" "$last" "$pad" "$ulen" && touch -d '1 hour ago' "$P03"
+    s=$(pgrade03)
     [ "$s" = 0/4 ] && grep -q "were made after the capture: they are not counted" "$P/g.out" &&
         pass "lab 03 predict: predictions made after the capture are not counted ($s)" ||
         fail "lab 03 predict: predictions after the capture: '$s' $(head -c 300 "$P/g.out")"
-    # Read off the lab's own capture with its default parameters, as explain shows them: below half.
-    got=$(ts_first_send "$T/g/labs/out/03-segmentation-mtu.pcap")
-    # shellcheck disable=SC2086  # four numbers
-    predict $got && (cd "$P" && "$R" lab run 03 --gen >/dev/null 2>&1)
-    s=$(pgrade)
-    [ -n "$s" ] && [ $(( 2 * ${s%/*} )) -lt "${s#*/}" ] && pass "lab 03 predict: answers read off the default run's capture ($got) score $s" ||
-        fail "lab 03 predict: answers read off the default capture ($got) score '$s'"
 else fail "lab 03 predict and run: $(cat "$P/p.out" "$P/r.out" 2>/dev/null | head -c 400)"; fi
+rm -f "$P/labs/out/03-segmentation-mtu.predict"
+s=$( (cd "$P" && "$R" lab grade 03) | sed -n 's/^score 03 predictions //p')
+[ "$s" = "-/- not made: rocelab lab predict 03, before rocelab lab run 03" ] &&
+    pass "lab 03 predict: none made is said, as make grade's table shows a lab not run" || fail "lab 03 no predictions: '$s'"
 refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 03 --set size=10
 refused "--set of a parameter the lab has not" "lab 03 has no parameter 'speed'" predict 03 --set speed=10
 refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 03 --set mtu=1000
 refused "predict for a lab without predictions" "lab 07 asks no predictions" predict 07
 
-# ---- quiz (lab 03): hidden parameters, inferred from the frames -----------------------------
-# The reference answers are inferred with tshark: the MTU is a First packet's payload, the size a
-# message's payloads added up, the count the First (or Only) packets the client sent.
+# score_below_half SCORE: GOT/MAX with 2 GOT < MAX
+below_half() { [ -n "$1" ] && [ "${1#*/}" -gt 0 ] && [ $(( 2 * ${1%/*} )) -lt "${1#*/}" ]; }
+# one_off FILE KEY: FILE with KEY's answer one more, to stdout
+one_off() { awk -F': ' -v k="$2" '$1 == k { printf "%s: %d\n", $1, $2 + 1; next } { print }' "$1"; }
+
+# predictions NUM SET...: with the learner's parameters SET (NAME=VALUE), the predictions that the
+# lab's solution/predict.sh reads with tshark off the capture that followed score full marks (made
+# again before it: the file's time is moved on), blanks 0, one off loses that mark with a hint
+# that does not give the value, and explain's first frame's numbers copied score below half.
+predictions() {
+    num=$1; shift
+    d=$(ls -d "$LABS/$num"-*); b=$(basename "$d"); W=$T/pl$num; cap=$W/labs/out/$b.pcap
+    np=$(grep -c '^predict ' "$d/lab.def")
+    sets=""; for a in "$@"; do sets="$sets --set $a"; done
+    : >"$W.blank"
+    mkdir -p "$W"
+    # shellcheck disable=SC2086  # --set NAME=VALUE pairs
+    pr() { (cd "$W" && "$R" lab predict "$num" $sets --answers "$1") >"$W.p.out" 2>&1; }
+    gr() { touch -d '1 minute' "$cap"; (cd "$W" && "$R" lab grade "$num") 2>&1 | tee "$W.g.out" | sed -n "s/^score $num predictions //p"; }
+    if ! pr "$W.blank" || ! (cd "$W" && "$R" lab run "$num" --gen >"$W.r.out" 2>&1) ||
+       ! grep -q "with the parameters of your predictions (labs/out/$b.predict): ${*}$" "$W.r.out"; then
+        fail "lab $num predict, then run with $*: $(cat "$W.p.out" "$W.r.out" | head -c 400)"; return
+    fi
+    s=$(gr)
+    [ "$s" = "0/$np" ] && pass "lab $num predict ($*): blank predictions score $s" || fail "lab $num blank predictions: '$s'"
+    sh "$d/solution/predict.sh" "$cap" >"$W.ref"
+    pr "$W.ref"; s=$(gr)
+    [ "$s" = "$np/$np" ] && pass "lab $num predict ($*): what tshark reads off the run ($(tr '\n' ' ' <"$W.ref")), predicted, scores $s" ||
+        fail "lab $num predict: tshark's values score '$s': $(cat "$W.g.out")"
+    key=$(tail -n 1 "$W.ref" | cut -d: -f1); val=$(tail -n 1 "$W.ref" | sed 's/^[^:]*: //')
+    one_off "$W.ref" "$key" >"$W.wrong"
+    pr "$W.wrong"; s=$(gr)
+    if [ "$s" = "$((np - 1))/$np" ] && grep -q "^  $key *0/1 .*: not $((val + 1)); think again: " "$W.g.out" &&
+       ! grep "^  $key " "$W.g.out" | sed "s|^ *$key *0/1 ||; s/: not $((val + 1));//" | grep -qw "$val"; then
+        pass "lab $num predict: $key one off loses that mark only, with a hint that does not give the value"
+    else fail "lab $num predict one off: '$s' $(grep "^  $key " "$W.g.out")"; fi
+    pl=$("$R" explain "$cap" | sed -n '1s/.* payload=\([0-9]*\).*/\1/p')
+    sed "s/: .*/: ${pl:-0}/" "$W.ref" >"$W.copied"
+    pr "$W.copied"; s=$(gr)
+    below_half "$s" && pass "lab $num predict: explain's first numbers copied (${pl:-0}) score $s" ||
+        fail "lab $num predict: explain's numbers copied score '$s'"
+}
+predictions 03 size=10001 mtu=1024
+predictions 04 size=5000
+predictions 05 size=20000 mtu=512
+for d in "$LABS"/[0-9][0-9]-*/; do
+    grep -q '^predict ' "$d/lab.def" || continue
+    [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
+        fail "$(basename "$d"): predictions that tests/labs does not run, or no solution/predict.sh"
+done
+
+# ---- quizzes: hidden parameters, inferred from the frames ---------------------------------
+# quiz NUM: the parameters the lab's solution/quiz.sh infers with tshark score full marks, blanks 0,
+# one off loses that mark with a hint that does not give the value, explain's first frame's
+# numbers copied score below half; --seed makes the same capture again, no seed another.
+quiz() {
+    num=$1
+    d=$(ls -d "$LABS/$num"-*); b=$(basename "$d"); W=$T/ql$num; cap=$W/labs/out/$b.quiz.pcap
+    mkdir -p "$W"
+    qz() { (cd "$W" && "$R" lab quiz "$num" "$@") >"$W.q.out" 2>&1; }
+    qg() { (cd "$W" && "$R" lab quiz "$num" --grade --answers "$1") 2>&1 | tee "$W.g.out" | sed -n "s/^score $num quiz //p"; }
+    if ! qz --seed 7 || ! cp "$cap" "$W.a.pcap" || grep -q " gen " "$W.q.out"; then
+        fail "lab $num quiz: $(head -c 400 "$W.q.out")"; return
+    fi
+    nq=$(grep -c '^ask ' "$d/lab.def")
+    sh "$d/solution/quiz.sh" "$cap" >"$W.ref"
+    s=$(qg "$W.ref")
+    [ "$s" = "$nq/$nq" ] && pass "lab $num quiz: the parameters tshark infers ($(tr '\n' ' ' <"$W.ref")) score $s" ||
+        fail "lab $num quiz: inferred answers score '$s': $(cat "$W.g.out")"
+    s=$(qg "$W/labs/out/$b.quiz.txt")
+    [ "$s" = "0/$nq" ] && pass "lab $num quiz: the blank answers file scores $s" || fail "lab $num quiz: blank scores '$s'"
+    key=$(tail -n 1 "$W.ref" | cut -d: -f1); val=$(tail -n 1 "$W.ref" | sed 's/^[^:]*: //')
+    one_off "$W.ref" "$key" >"$W.wrong"
+    s=$(qg "$W.wrong")
+    if [ "$s" = "$((nq - 1))/$nq" ] && grep -q "^  $key *0/1 .*think again: " "$W.g.out" &&
+       ! grep "^  $key " "$W.g.out" | sed "s|^ *$key *0/1 ||; s/: not $((val + 1));//" | grep -qw "$val"; then
+        pass "lab $num quiz: $key one off loses that mark only, with a hint that does not give the value"
+    else fail "lab $num quiz one off: '$s' $(grep "^  $key" "$W.g.out")"; fi
+    pl=$("$R" explain "$cap" | sed -n '1s/.* payload=\([0-9]*\).*/\1/p')
+    sed "s/: .*/: ${pl:-0}/" "$W.ref" >"$W.copied"
+    s=$(qg "$W.copied")
+    below_half "$s" && pass "lab $num quiz: explain's first numbers copied (${pl:-0}) score $s" ||
+        fail "lab $num quiz: explain's numbers copied score '$s'"
+    qz --seed 7 && cmp -s "$W.a.pcap" "$cap" && pass "lab $num quiz: --seed 7 makes the same capture again (a teacher's quiz for a class)" ||
+        fail "lab $num quiz: --seed 7 twice differs"
+    qz && cp "$cap" "$W.b.pcap" && qz && ! cmp -s "$W.b.pcap" "$cap" &&
+        pass "lab $num quiz: without --seed each quiz is another" || fail "lab $num quiz: two quizzes without --seed are one"
+    sh "$d/solution/quiz.sh" "$cap" >"$W.ref2"
+    s=$(qg "$W.ref2")
+    [ "$s" = "$nq/$nq" ] && pass "lab $num quiz: a random quiz is graded against its own hidden parameters ($s)" ||
+        fail "lab $num quiz: random quiz: '$s' $(cat "$W.g.out")"
+}
+quiz 03
+quiz 05
+for d in "$LABS"/[0-9][0-9]-*/; do
+    grep -q '^quiz ' "$d/lab.def" || continue
+    [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
+        fail "$(basename "$d"): a quiz that tests/labs does not run, or no solution/quiz.sh"
+done
 Q=$T/quiz
 mkdir -p "$Q"
-quiz() { (cd "$Q" && "$R" lab quiz 03 "$@") >"$Q/q.out" 2>&1; }
-qgrade() { (cd "$Q" && "$R" lab quiz 03 --grade --answers "$1") 2>&1 | tee "$Q/g.out" | sed -n 's/^score 03 quiz //p'; }
-infer() {
-    ts tshark -r - -Y 'ip.src == 10.90.0.1 && infiniband.bth.opcode <= 5' -T fields \
-        -e infiniband.bth.opcode -e udp.length -e infiniband.bth.padcnt <"$1" |
-    awk '{ l = $2 - 8 - 12 - 4 - $3 } $1 == 0 { if (!m) m = l; n++ } $1 == 4 { n++ }
-         !done { s += l } $1 == 2 || $1 == 4 { done = 1 }
-         END { printf "qmtu: %d\nqsize: %d\nqcount: %d\n", m ? m : s, s, n }'
-}
-if quiz --seed 7 && cp "$Q/labs/out/03-segmentation-mtu.quiz.pcap" "$Q/a.pcap" && ! grep -q " gen " "$Q/q.out"; then
-    infer "$Q/a.pcap" >"$Q/ref.txt"
-    s=$(qgrade "$Q/ref.txt")
-    [ "$s" = 3/3 ] && pass "lab 03 quiz: the parameters inferred with tshark ($(tr '\n' ' ' <"$Q/ref.txt")) score $s" ||
-        fail "lab 03 quiz: inferred answers score '$s': $(cat "$Q/g.out")"
-    s=$(qgrade "$Q/labs/out/03-segmentation-mtu.quiz.txt")
-    [ "$s" = 0/3 ] && pass "lab 03 quiz: the blank answers file scores $s" || fail "lab 03 quiz: blank scores '$s'"
-    qs=$(sed -n 's/^qsize: //p' "$Q/ref.txt")
-    sed "s/^qsize: .*/qsize: $((qs + 1))/" "$Q/ref.txt" >"$Q/wrong.txt"
-    s=$(qgrade "$Q/wrong.txt")
-    if [ "$s" = 2/3 ] && grep -q "^  qsize *0/1 .*think again: " "$Q/g.out" && ! grep "^  qsize" "$Q/g.out" | grep -qw "$qs"; then
-        pass "lab 03 quiz: one wrong answer loses that mark only, with a hint that does not give the value"
-    else fail "lab 03 quiz: one wrong: '$s' $(grep '^  qsize' "$Q/g.out")"; fi
-    # Copied from explain: the first frame's payload, for every question.
-    pl=$("$R" explain "$Q/a.pcap" | sed -n '1s/.* payload=\([0-9]*\).*/\1/p')
-    printf 'qmtu: %s\nqsize: %s\nqcount: %s\n' "$pl" "$pl" "$pl" >"$Q/copied.txt"
-    s=$(qgrade "$Q/copied.txt")
-    [ -n "$s" ] && [ $(( 2 * ${s%/*} )) -lt "${s#*/}" ] && pass "lab 03 quiz: explain's numbers copied ($pl) score $s" ||
-        fail "lab 03 quiz: explain's numbers copied score '$s'"
-    quiz --seed 7 && cmp -s "$Q/a.pcap" "$Q/labs/out/03-segmentation-mtu.quiz.pcap" &&
-        pass "lab 03 quiz: --seed 7 makes the same capture again (a teacher's quiz for a class)" ||
-        fail "lab 03 quiz: --seed 7 twice differs"
-    quiz && cp "$Q/labs/out/03-segmentation-mtu.quiz.pcap" "$Q/b.pcap" && quiz &&
-        ! cmp -s "$Q/b.pcap" "$Q/labs/out/03-segmentation-mtu.quiz.pcap" &&
-        pass "lab 03 quiz: without --seed each quiz is another" || fail "lab 03 quiz: two quizzes without --seed are one"
-    infer "$Q/labs/out/03-segmentation-mtu.quiz.pcap" >"$Q/ref2.txt"
-    s=$(qgrade "$Q/ref2.txt")
-    [ "$s" = 3/3 ] && pass "lab 03 quiz: a random quiz is graded against its own hidden parameters ($s)" ||
-        fail "lab 03 quiz: random quiz: '$s' $(cat "$Q/g.out")"
-else fail "lab 03 quiz: $(head -c 400 "$Q/q.out")"; fi
-rm -rf "$Q/labs/out"
 cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 03 --grade
 cd - >/dev/null
 refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 03 --seed 3
