@@ -181,11 +181,16 @@ uint8_t rl_icrc_mask_at(enum rl_l3 l3, size_t l3_len, size_t off)
 	return off < base + udp + RL_BTH_LEN ? mask[off] : 0;
 }
 
-uint32_t rl_icrc_compute(const struct rl_pkt *pkt, const uint8_t *frame)
+uint32_t rl_icrc_compute_to(const struct rl_pkt *pkt, const uint8_t *frame, size_t end)
 {
 	size_t l3_len = pkt->l3 == RL_L3_IPV4 ? (size_t)pkt->ip4.ihl * 4 : 40;
 
-	return rl_icrc_calc(pkt->l3, frame + pkt->l3_off, l3_len, pkt->icrc_off - pkt->l3_off);
+	return rl_icrc_calc(pkt->l3, frame + pkt->l3_off, l3_len, end - RL_ICRC_LEN - pkt->l3_off);
+}
+
+uint32_t rl_icrc_compute(const struct rl_pkt *pkt, const uint8_t *frame)
+{
+	return rl_icrc_compute_to(pkt, frame, pkt->icrc_off + RL_ICRC_LEN);
 }
 
 uint32_t rl_icrc_path(const struct rl_path *path, const uint8_t *bth, size_t len)
