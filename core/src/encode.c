@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "field_rows.h"
+#include "opcode_table.h"
 #include "rocelab/icrc.h"
 #include "rocelab/packet.h"
 #include "rocelab/path.h"
@@ -385,7 +386,7 @@ enum rl_status rl_encode_cached(struct rl_encode_cache *c, const struct rl_pkt *
 	st = rl_transport_check(pkt);
 	if (st != RL_OK)
 		return st;
-	op = rl_opcode_info(pkt->bth.opcode);
+	op = rl_opcode_row(pkt->bth.opcode);
 	tlen = RL_BTH_LEN + op->hdr_len + pkt->payload_len + rl_padcnt(pkt->payload_len) + RL_ICRC_LEN;
 	total = (size_t)c->l2_len + c->l3_len + 8 + tlen;
 	if (total > cap)

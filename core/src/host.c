@@ -63,7 +63,7 @@ void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
 	}
 	memcpy(p, &qp->pkt, sizeof(*p));   /* padding too: rl_encode_cached compares bytes */
 	p->bth.opcode = opcode;
-	p->op = rl_opcode_info(opcode);
+	p->op = rl_opcode_row(opcode);
 	p->hdrs = p->op->hdrs;
 }
 

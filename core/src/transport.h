@@ -15,6 +15,8 @@
 #include "rocelab/packet.h"
 #include "rocelab/verbs.h"
 
+#include "opcode_table.h"
+
 #define RL_NEVER UINT64_MAX
 /* Largest frame: Ethernet + VLAN + IPv6 + UDP + BTH + headers + 4096 + ICRC. */
 #define RL_FRAME_MAX (18 + 40 + 8 + 12 + 64 + 4096 + 4)
