@@ -180,13 +180,10 @@ static int rl_host_check(struct rl_host *h, const struct rl_pkt *p, enum rl_stat
  * ECN (IBA Annex A17.9): a packet marked Congestion Experienced makes the
  * receiving QP send a CNP to the QP it came from, at most one per interval.
  */
-static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
+static void rl_ecn_congested(struct rl_qp *qp, const struct rl_pkt *p)
 {
-	uint8_t ecn = p->l3 == RL_L3_IPV4 ? p->ip4.ecn : (p->ip6.tclass & 3);
 	struct rl_pkt cnp;
 
-	if (ecn != 3 || rl_qp_is_ud(qp))
-		return;
 	qp->stats.ecn_ce_recv++;
 	if (qp->stats.cnps_sent && qp->host->now - qp->last_cnp < RL_CNP_INTERVAL_NS)
 		return;
@@ -197,6 +194,15 @@ static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
 	qp->stats.cnps_sent++;
 	rl_qp_emit(qp, &cnp);
 	rl_event(qp, RL_EV_CNP_SENT, p->bth.psn, 0, "ECN congestion experienced: CNP to the sender");
+}
+
+/* Most packets are not marked: this test is all they cost. */
+static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
+{
+	uint8_t ecn = p->l3 == RL_L3_IPV4 ? p->ip4.ecn : (p->ip6.tclass & 3);
+
+	if (ecn == 3 && !rl_qp_is_ud(qp))
+		rl_ecn_congested(qp, p);
 }
 
 /* Both ways in end here: a decoded packet (status @st) to its QP. */
