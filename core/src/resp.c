@@ -837,11 +837,6 @@ void rl_resp_drop_pending(struct rl_qp *qp)
 	qp->resp.reply.active = false;
 }
 
-bool rl_resp_pending(const struct rl_qp *qp)
-{
-	return qp->resp.reply.active || qp->resp.nheld;
-}
-
 void rl_resp_run(struct rl_qp *qp)
 {
 	if (qp->resp.reply.active)

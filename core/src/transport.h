@@ -257,8 +257,11 @@ void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st);
 void rl_resp_flush(struct rl_qp *qp);
 /* Go on with a READ response, then with the requests held behind it. */
 void rl_resp_run(struct rl_qp *qp);
-/* A READ response or held requests are waiting for the port. */
-bool rl_resp_pending(const struct rl_qp *qp);
+/* A READ response or held requests are waiting for the port (asked of every QP at every rl_host_run). */
+static inline bool rl_resp_pending(const struct rl_qp *qp)
+{
+	return qp->resp.reply.active || qp->resp.nheld;
+}
 /* Forget the READ response in progress and the held requests (reset, error, destroy). */
 void rl_resp_drop_pending(struct rl_qp *qp);
 /* How many more frames the host's port takes now (rl_host_config.tx_room). */
