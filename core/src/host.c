@@ -267,8 +267,9 @@ void rl_host_run(struct rl_host *h, uint64_t now)
 	for (struct rl_qp *qp = h->qps; qp; qp = qp->next) {
 		if (rl_resp_pending(qp) && qp->state >= RL_QPS_RTR && qp->state != RL_QPS_ERR)
 			rl_resp_run(qp);
-		rl_comp_timers(qp);
-		if (qp->state == RL_QPS_RTS)
+		if (rl_comp_timer_due(qp, h->now))
+			rl_comp_timers(qp);
+		if (qp->state == RL_QPS_RTS && rl_req_pending(qp))
 			rl_req_run(qp);
 		else if (qp->state == RL_QPS_ERR)
 			rl_comp_flush(qp);

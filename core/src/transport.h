@@ -248,9 +248,19 @@ void rl_qp_set_state(struct rl_qp *qp, enum rl_qp_state s, const char *why);
 
 /* The three roles. */
 void rl_req_run(struct rl_qp *qp);
+/* Work requests the requester has not sent all of yet: without them rl_req_run has nothing to do. */
+static inline bool rl_req_pending(const struct rl_qp *qp)
+{
+	return qp->req.wqe != qp->sq_tail;
+}
 void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt);
 void rl_comp_recv(struct rl_qp *qp, const struct rl_pkt *pkt);
 void rl_comp_timers(struct rl_qp *qp);
+/* Has the retransmit timer or the RNR wait run out by @now? Only then has rl_comp_timers work. */
+static inline bool rl_comp_timer_due(const struct rl_qp *qp, uint64_t now)
+{
+	return qp->comp.timer <= now || qp->comp.rnr_until <= now;
+}
 void rl_comp_flush(struct rl_qp *qp);
 /* Retire the oldest work request with @st (an error also takes the QP to ERR). */
 void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st);
