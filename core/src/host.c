@@ -128,8 +128,13 @@ static bool rl_addr_ok(const struct rl_qp *qp, const struct rl_pkt *p)
 
 	if ((qp->type != RL_QPT_RC && qp->type != RL_QPT_UC) || qp->state < RL_QPS_RTR)
 		return true;
+	/*
+	 * An IPv4 packet got here only on an IPv4 host (rl_for_us), and from RTR
+	 * on the QP's AV is of its host's family (rl_modify_qp refuses another):
+	 * the peer's GID is IPv4-mapped, its last 4 bytes the address.
+	 */
 	if (p->l3 == RL_L3_IPV4)
-		return rl_gid_is_ipv4(peer) && !memcmp(p->ip4.src, peer + 12, 4);
+		return !memcmp(p->ip4.src, peer + 12, 4);
 	return !memcmp(p->ip6.src, peer, 16);
 }
 
