@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "field_rows.h"
+#include "opcode_table.h"
 #include "rocelab/cm.h"
 #include "rocelab/icrc.h"
 #include "rocelab/packet.h"
@@ -127,7 +128,7 @@ static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pk
 	if (pkt->bth.tver != 0)
 		return rl_fail(pkt, RL_E_TVER, off + 1, 0, pkt->bth.tver);
 
-	op = rl_opcode_info(pkt->bth.opcode);
+	op = rl_opcode_row(pkt->bth.opcode);
 	hdr_len = op->hdr_len;
 	pkt->op = op;
 	pkt->hdrs = op->hdrs;

@@ -403,14 +403,16 @@ void rl_cq_push(struct rl_cq *cq, const struct rl_wc *wc)
 
 int rl_poll_cq(struct rl_cq *cq, int n, struct rl_wc *wc)
 {
-	int i;
+	int k = n < cq->count ? n : cq->count;
 
-	for (i = 0; i < n && cq->count; i++) {
+	if (k <= 0)
+		return 0;
+	for (int i = 0; i < k; i++) {
 		wc[i] = cq->ring[cq->head];
 		cq->head = rl_cq_index(cq, 1);
-		cq->count--;
 	}
-	return i;
+	cq->count -= k;
+	return k;
 }
 
 int rl_cq_pending(const struct rl_cq *cq)
