@@ -46,9 +46,60 @@ static grade_fact_fn *grade_fact(const char *num, const char *key)
 	return NULL;
 }
 
-bool grade_check(const struct lab_def *l)
+/* The `needs` word @name (@len bytes), or NULL. */
+static const struct grade_need *grade_need(const char *name, size_t len)
+{
+	for (size_t i = 0; i < grade_nneeds; i++)
+		if (strlen(grade_needs[i].name) == len && !strncmp(grade_needs[i].name, name, len))
+			return &grade_needs[i];
+	return NULL;
+}
+
+/* Each word of @l's `needs` line, in turn: its row, or NULL (said) for one the grader does not know. */
+static bool grade_check_needs(const struct lab_def *l)
 {
 	bool ok = true;
+
+	for (const char *w = l->needs; w && *(w += strspn(w, " \t"));) {
+		size_t n = strcspn(w, " \t");
+
+		if (!grade_need(w, n)) {
+			cli_error("lab", "%s/lab.def needs '%.*s', which the grader (cli/grade_labs.c grade_needs) does not "
+					 "know", l->dir, (int)n, w);
+			ok = false;
+		}
+		w += n;
+	}
+	return ok;
+}
+
+/*
+ * Is @c a capture of lab @l: does it hold each kind of frame the lab is
+ * about? Without one, questions about counts would read 0 and blank answers
+ * score; it is refused instead, naming what is missing.
+ */
+static bool grade_is_labs(const struct lab_def *l, const struct grade_cap *c, const char *capture)
+{
+	for (const char *w = l->needs; w && *(w += strspn(w, " \t"));) {
+		size_t n = strcspn(w, " \t"), i = 0;
+		const struct grade_need *need = grade_need(w, n);
+
+		while (i < c->n && !need->has(c, &c->f[i]))
+			i++;
+		if (i == c->n) {
+			cli_error("lab", "%s is not a capture of lab %s: it holds no %s, and the lab is about that; run "
+					 "'rocelab lab run %s', or name the lab's capture with --capture", capture, l->num,
+				  need->what, l->num);
+			return false;
+		}
+		w += n;
+	}
+	return true;
+}
+
+bool grade_check(const struct lab_def *l)
+{
+	bool ok = grade_check_needs(l);
 
 	for (size_t i = 0; i < l->nq; i++)
 		if (l->q[i].kind != LAB_Q_QUIZ && !grade_fact(l->num, l->q[i].key)) {
@@ -398,6 +449,10 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 	if (r)
 		fprintf(stderr, "rocelab lab: note: %s is cut short or very long; graded on its first %zu RoCE frames\n",
 			capture, cap.n);
+	if (!grade_is_labs(l, &cap, capture)) {
+		grade_cap_free(&cap);
+		return CLI_BAD_INPUT;
+	}
 	for (size_t i = 0; i < l->nq; i++)
 		truth[i].known = l->q[i].kind != LAB_Q_QUIZ && grade_fact(num, l->q[i].key)(&cap, &truth[i].v);
 	grade_cap_free(&cap);

@@ -68,6 +68,19 @@ struct grade_cap {
 	const struct grade_frame *client; /* NULL if no request at all */
 };
 
+/* A frame of the kind a lab is about, for `needs` (e.g. a PSN sequence error NAK). */
+typedef bool grade_pred_fn(const struct grade_cap *c, const struct grade_frame *f);
+
+/* What a lab's capture must hold: its `needs` word, the test, and what it is in words. */
+struct grade_need {
+	const char *name;
+	grade_pred_fn *has;
+	const char *what;
+};
+
+extern const struct grade_need grade_needs[];
+extern const size_t grade_nneeds;
+
 /* The true answer to one question, read off @c into *@v; false if the capture does not show it. */
 typedef bool grade_fact_fn(const struct grade_cap *c, uint64_t *v);
 

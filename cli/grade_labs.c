@@ -1048,3 +1048,39 @@ const struct grade_fact grade_facts[] = {
 };
 
 const size_t grade_nfacts = sizeof(grade_facts) / sizeof(grade_facts[0]);
+
+/* ---- what each lab's capture holds (lab.def's `needs`) --------------------------------------- */
+
+static bool gl_is_client_send(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_client_request(c, f) && gl_flag(f, RL_OPF_SEND);
+}
+static bool gl_is_client_atomic(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_client_request(c, f) && gl_flag(f, RL_OPF_ATOMIC | RL_OPF_REQ);
+}
+/* A NAK for an error of the request itself: invalid request, remote access or operational error (IBA 9.7.5.2.4-6). */
+static bool gl_is_error_nak(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_nak(c, f) && !gl_is_seq_nak(c, f);
+}
+static bool gl_is_cm(const struct grade_cap *c, const struct grade_frame *f)
+{
+	(void)c;
+	return f->cm != NULL;
+}
+
+const struct grade_need grade_needs[] = {
+	{ "send", gl_is_client_send, "SEND from the client" },
+	{ "write", gl_is_client_write, "RDMA WRITE" },
+	{ "read", gl_is_read_resp, "RDMA READ response" },
+	{ "atomic", gl_is_client_atomic, "atomic request" },
+	{ "imm", gl_is_imm, "immediate data" },
+	{ "resend", gl_is_resend, "resent request: nothing was lost" },
+	{ "seq-nak", gl_is_seq_nak, "PSN sequence error NAK" },
+	{ "rnr-nak", gl_is_rnr_nak, "RNR NAK" },
+	{ "error-nak", gl_is_error_nak, "NAK for an invalid request or a remote access error" },
+	{ "ud", gl_is_client_deth, "UD datagram" },
+	{ "cm", gl_is_cm, "CM message on QP1" },
+};
+const size_t grade_nneeds = sizeof(grade_needs) / sizeof(grade_needs[0]);

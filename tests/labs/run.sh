@@ -170,6 +170,8 @@ broken "a fact function no question asks for" "reads the answer to question 6 of
     'sed -i "/^question 6/,\$d" 07-acks-msn-credits/lab.def'
 broken "a lab the grader knows with no definition" "reads answers of lab 13, which has no labs/13-\*/lab.def" \
     'rm -r 13-qp-state-machine' list
+broken "a needs word the grader does not know" "07-acks-msn-credits/lab.def needs 'loss', which the grader" \
+    'sed -i "s/^needs.*/needs loss/" 07-acks-msn-credits/lab.def'
 broken "a keyword that is none" "07-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
     'sed -i "s/^title/titel/" 07-acks-msn-credits/lab.def'
 broken "two labs with one number" "two labs numbered 07 (07-acks-msn-credits and 07-other)" \
@@ -335,9 +337,9 @@ echo "not a pcap" >"$T/bad.pcap"
 if "$R" lab grade 01 --capture "$T/bad.pcap" --answers "$G/ans/01.txt" >"$G/out" 2>&1; then fail "grading a corrupt capture succeeded"
 elif grep -q "bad.pcap is not a capture this can read" "$G/out"; then pass "grading a file that is no capture says so"
 else fail "grading a corrupt capture: $(cat "$G/out")"; fi
-head -c 3000 "$T/g/labs/out/08-loss-go-back-n.pcap" >"$T/cut.pcap"
-if "$R" lab grade 08 --capture "$T/cut.pcap" --answers "$G/ans/08.txt" >"$G/out" 2>&1 &&
-   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 08 questions " "$G/out"; then
+head -c 3000 "$T/g/labs/out/07-acks-msn-credits.pcap" >"$T/cut.pcap"
+if "$R" lab grade 07 --capture "$T/cut.pcap" --answers "$G/ans/07.txt" >"$G/out" 2>&1 &&
+   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 07 questions " "$G/out"; then
     pass "grading a capture cut short: a note, and a score on what it holds"
 else fail "grading a cut capture: $(cat "$G/out")"; fi
 
@@ -481,6 +483,15 @@ cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 03 --g
 cd - >/dev/null
 refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 03 --seed 3
 refused "a quiz for a lab without one" "lab 07 has no quiz" quiz 07
+
+# A capture of another lab, or one without the fault a lab is about, is refused, not graded.
+refused "lab 08 graded on a capture with nothing lost" \
+    "03-segmentation-mtu.pcap is not a capture of lab 08: it holds no resent request: nothing was lost" \
+    grade 08 --capture "$T/g/labs/out/03-segmentation-mtu.pcap" --answers "$G/ans/08.txt"
+refused "lab 05 graded on lab 04's capture" "is not a capture of lab 05: it holds no RDMA READ response" \
+    grade 05 --capture "$T/g/labs/out/04-rdma-write.pcap" --answers "$G/ans/05.txt"
+refused "lab 09 graded on lab 01's capture" "is not a capture of lab 09: it holds no RNR NAK" \
+    grade 09 --capture "$T/g/labs/out/01-first-capture.pcap" --answers "$G/ans/09.txt"
 
 # Coding: each checker against the solution, the untouched skeleton, a subtly wrong and a broken copy.
 for l in $labs; do cp -r "$LABS/$l" "$G/labs/"; done
