@@ -981,6 +981,8 @@ int peer_run(struct peer *p)
 		return peer_run_server(p);
 	if (peer_client_rounds(p, &stamps, &cap)) {
 		free(stamps);
+		/* The responder's last NAKs may still be on the way: they must find port 4791 open, not an ICMP error. */
+		peer_drain(p, peer_quiet_ms(p));
 		peer_wc_finish(p);
 		peer_fail_json(p);
 		return CLI_ERR;
