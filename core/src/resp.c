@@ -79,6 +79,7 @@ static void rl_resp_nak(struct rl_qp *qp, uint32_t psn, enum rl_aeth_type type, 
 
 	rl_resp_send_aeth(qp, psn, syn);
 	qp->stats.naks_sent++;
+	qp->stats.rnr_naks_sent += type == RL_AETH_RNR_NAK;
 	rl_event(qp, RL_EV_NAK_SENT, psn, syn, why);
 }
 
