@@ -30,7 +30,6 @@
 #include "rocelab/rocelab.h"
 
 #define GRADE_MAX_FRAMES 200000
-#define GRADE_POINTS 1u /* per question */
 #define GRADE_ANSWERS_MAX (1u << 20) /* an answers file is a few lines: more is not one */
 
 /* One question's true answer, for one grading run. */
@@ -47,12 +46,63 @@ static grade_fact_fn *grade_fact(const char *num, const char *key)
 	return NULL;
 }
 
-bool grade_check(const struct lab_def *l)
+/* The `needs` word @name (@len bytes), or NULL. */
+static const struct grade_need *grade_need(const char *name, size_t len)
+{
+	for (size_t i = 0; i < grade_nneeds; i++)
+		if (strlen(grade_needs[i].name) == len && !strncmp(grade_needs[i].name, name, len))
+			return &grade_needs[i];
+	return NULL;
+}
+
+/* Each word of @l's `needs` line, in turn: its row, or NULL (said) for one the grader does not know. */
+static bool grade_check_needs(const struct lab_def *l)
 {
 	bool ok = true;
 
+	for (const char *w = l->needs; w && *(w += strspn(w, " \t"));) {
+		size_t n = strcspn(w, " \t");
+
+		if (!grade_need(w, n)) {
+			cli_error("lab", "%s/lab.def needs '%.*s', which the grader (cli/grade_labs.c grade_needs) does not "
+					 "know", l->dir, (int)n, w);
+			ok = false;
+		}
+		w += n;
+	}
+	return ok;
+}
+
+/*
+ * Is @c a capture of lab @l: does it hold each kind of frame the lab is
+ * about? Without one, questions about counts would read 0 and blank answers
+ * score; it is refused instead, naming what is missing.
+ */
+static bool grade_is_labs(const struct lab_def *l, const struct grade_cap *c, const char *capture)
+{
+	for (const char *w = l->needs; w && *(w += strspn(w, " \t"));) {
+		size_t n = strcspn(w, " \t"), i = 0;
+		const struct grade_need *need = grade_need(w, n);
+
+		while (i < c->n && !need->has(c, &c->f[i]))
+			i++;
+		if (i == c->n) {
+			cli_error("lab", "%s is not a capture of lab %s: it holds no %s, and the lab is about that; run "
+					 "'rocelab lab run %s', or name the lab's capture with --capture", capture, l->num,
+				  need->what, l->num);
+			return false;
+		}
+		w += n;
+	}
+	return true;
+}
+
+bool grade_check(const struct lab_def *l)
+{
+	bool ok = grade_check_needs(l);
+
 	for (size_t i = 0; i < l->nq; i++)
-		if (!grade_fact(l->num, l->q[i].key)) {
+		if (l->q[i].kind != LAB_Q_QUIZ && !grade_fact(l->num, l->q[i].key)) {
 			cli_error("lab", "%s/lab.def asks question %s, but the grader (cli/grade_labs.c) cannot read its "
 					 "answer off a capture", l->dir, l->q[i].key);
 			ok = false;
@@ -62,7 +112,7 @@ bool grade_check(const struct lab_def *l)
 
 		if (strcmp(grade_facts[i].lab, l->num))
 			continue;
-		while (k < l->nq && strcmp(l->q[k].key, grade_facts[i].key))
+		while (k < l->nq && (l->q[k].kind == LAB_Q_QUIZ || strcmp(l->q[k].key, grade_facts[i].key)))
 			k++;
 		if (k == l->nq) {
 			cli_error("lab", "the grader (cli/grade_labs.c) reads the answer to question %s of lab %s, but "
@@ -180,7 +230,7 @@ static int grade_load(struct cli_capture *in, struct grade_cap *c)
  * as from <(...)) of at most GRADE_ANSWERS_MAX bytes. NULL after a message if
  * it is not one: a directory, or a device like /dev/zero that never ends, is not an answers file.
  */
-static char *grade_read_answers(const char *path)
+char *grade_read_answers(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -226,7 +276,7 @@ out:
  * line however long a line is ('#' to its end is a comment): 1 found, 0 not
  * answered, -1 not a number (@raw says what it was).
  */
-static int grade_answer(const char *text, const char *key, uint64_t *v, char *raw, size_t rn)
+int grade_answer(const char *text, const char *key, uint64_t *v, char *raw, size_t rn)
 {
 	size_t klen = strlen(key);
 
@@ -255,12 +305,107 @@ static int grade_answer(const char *text, const char *key, uint64_t *v, char *ra
 	return 0;
 }
 
+int grade_key_width(const struct lab_def *l, enum lab_qkind kind)
+{
+	size_t w = 3;
+
+	for (size_t i = 0; i < l->nq; i++)
+		if (l->q[i].kind == kind && strlen(l->q[i].key) > w)
+			w = strlen(l->q[i].key);
+	return (int)w;
+}
+
+unsigned grade_print(const struct lab_question *q, int w, int a, bool right, const char *raw)
+{
+	if (a == 0)
+		printf("  %-*s 0/%u  %s: not answered\n", w, q->key, GRADE_POINTS, q->text);
+	else if (a < 0)
+		printf("  %-*s 0/%u  %s: '%s' is not a number (decimal, or hex with 0x)\n", w, q->key, GRADE_POINTS,
+		       q->text, raw);
+	else if (right)
+		printf("  %-*s %u/%u  %s: right\n", w, q->key, GRADE_POINTS, GRADE_POINTS, q->text);
+	else
+		printf("  %-*s 0/%u  %s: not %s; %s %s\n", w, q->key, GRADE_POINTS, q->text, raw,
+		       q->kind == LAB_Q_READ ? "look at" : "think again:", q->hint);
+	return a > 0 && right ? GRADE_POINTS : 0;
+}
+
+/*
+ * Score the questions of kind @kind in @text against @truth; the points
+ * got, and the most there were (*@max) among those the capture answers.
+ */
+static unsigned grade_questions(const struct lab_def *l, enum lab_qkind kind, const char *text,
+				const struct grade_truth *truth, unsigned *max)
+{
+	unsigned got = 0;
+	char raw[64];
+	int w = grade_key_width(l, kind);
+
+	*max = 0;
+	for (size_t i = 0; i < l->nq; i++) {
+		const struct lab_question *q = &l->q[i];
+		uint64_t v;
+		int a;
+
+		if (q->kind != kind)
+			continue;
+		if (!truth[i].known) {
+			printf("  %-*s --    %s: your capture does not show it; not counted\n", w, q->key, q->text);
+			continue;
+		}
+		*max += GRADE_POINTS;
+		a = text ? grade_answer(text, q->key, &v, raw, sizeof(raw)) : 0;
+		got += grade_print(q, w, a, a > 0 && v == truth[i].v, raw);
+	}
+	return got;
+}
+
+/*
+ * The learner's predictions, if the lab asks any, scored: "score NN
+ * predictions GOT/MAX" ("-/-" if none were made, as make grade's table says
+ * of a lab not run). Those written after the capture was made score
+ * nothing: they could have been read off it.
+ */
+static void grade_predictions(const struct lab_def *l, const char *capture, const struct grade_truth *truth)
+{
+	char path[256];
+	struct stat st;
+	unsigned got, max;
+	char *text = NULL;
+	uint64_t made = 0;
+	char raw[64];
+	bool any = false;
+
+	for (size_t i = 0; i < l->nq; i++)
+		any |= l->q[i].kind == LAB_Q_PREDICT;
+	if (!any)
+		return;
+	snprintf(path, sizeof(path), LAB_OUT "/%s-%s.predict", l->num, l->name);
+	if (access(path, F_OK)) {
+		printf("score %s predictions -/- not made: rocelab lab predict %s, before rocelab lab run %s\n", l->num,
+		       l->num, l->num);
+		return;
+	}
+	if ((text = grade_read_answers(path)) && grade_answer(text, "made", &made, raw, sizeof(raw)) == 1 &&
+		 !stat(capture, &st) && (uint64_t)st.st_mtime < made) {
+		printf("lab %s: your predictions (%s) were made after the capture: they are not counted; run "
+		       "'rocelab lab run %s' again\n", l->num, path, l->num);
+		free(text);
+		text = NULL;
+	} else {
+		printf("lab %s: your predictions (%s) against the capture\n", l->num, path);
+	}
+	got = grade_questions(l, LAB_Q_PREDICT, text, truth, &max);
+	free(text);
+	printf("score %s predictions %u/%u\n", l->num, got, max);
+}
+
 int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 {
 	struct grade_truth truth[LAB_MAX_QUESTIONS];
 	const char *num = l->num;
-	char why[256], raw[64];
-	unsigned got = 0, max = 0;
+	char why[256];
+	unsigned got, max;
 	struct grade_cap cap;
 	struct cli_capture *in;
 	char *text;
@@ -304,36 +449,20 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 	if (r)
 		fprintf(stderr, "rocelab lab: note: %s is cut short or very long; graded on its first %zu RoCE frames\n",
 			capture, cap.n);
+	if (!grade_is_labs(l, &cap, capture)) {
+		grade_cap_free(&cap);
+		return CLI_BAD_INPUT;
+	}
 	for (size_t i = 0; i < l->nq; i++)
-		truth[i].known = grade_fact(num, l->q[i].key)(&cap, &truth[i].v);
+		truth[i].known = l->q[i].kind != LAB_Q_QUIZ && grade_fact(num, l->q[i].key)(&cap, &truth[i].v);
 	grade_cap_free(&cap);
 	text = grade_read_answers(answers);
 	if (!text)
 		return CLI_ERR;
 	printf("lab %s: your answers (%s) against your capture (%s)\n", num, answers, capture);
-	for (size_t i = 0; i < l->nq; i++) {
-		const struct lab_question *q = &l->q[i];
-		uint64_t v;
-		int a = grade_answer(text, q->key, &v, raw, sizeof(raw));
-
-		if (!truth[i].known) {
-			printf("  %-3s --    %s: your capture does not show it; not counted\n", q->key, q->text);
-			continue;
-		}
-		max += GRADE_POINTS;
-		if (a == 0)
-			printf("  %-3s 0/%u  %s: not answered\n", q->key, GRADE_POINTS, q->text);
-		else if (a < 0)
-			printf("  %-3s 0/%u  %s: '%s' is not a number (decimal, or hex with 0x)\n", q->key, GRADE_POINTS,
-			       q->text, raw);
-		else if (v == truth[i].v) {
-			printf("  %-3s %u/%u  %s: right\n", q->key, GRADE_POINTS, GRADE_POINTS, q->text);
-			got += GRADE_POINTS;
-		} else {
-			printf("  %-3s 0/%u  %s: not %s; look at %s\n", q->key, GRADE_POINTS, q->text, raw, q->hint);
-		}
-	}
+	got = grade_questions(l, LAB_Q_READ, text, truth, &max);
 	free(text);
 	printf("score %s questions %u/%u\n", num, got, max);
+	grade_predictions(l, capture, truth);
 	return CLI_OK;
 }

@@ -7,9 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lab_def.h"
 #include "rocelab/rocelab.h"
 
-struct lab_def; /* lab_def.h */
+
+#define GRADE_POINTS 1u /* per question */
 
 /*
  * Grade @answers against @capture, for the questions of lab @l; prints a line per question and
@@ -22,6 +24,29 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
  * that has no fact function, and each fact function no question asks for.
  */
 bool grade_check(const struct lab_def *l);
+
+/*
+ * The answers file @path, whole, as a string (free() it); NULL after a
+ * message if it is not a file of at most 1 MiB (or a pipe).
+ */
+char *grade_read_answers(const char *path);
+
+/*
+ * The answer to @key in @text, an answers file's "KEY: VALUE" lines ('#' to
+ * the end of a line is a comment): 1 found (*@v), 0 not answered, -1 not a
+ * number; @raw gets what was written.
+ */
+int grade_answer(const char *text, const char *key, uint64_t *v, char *raw, size_t rn);
+
+/*
+ * Print question @q's line, its key @w wide, for an answer that
+ * grade_answer() returned @a for (@raw), @right or not; the points it scores. A wrong answer gets the
+ * question's hint, never the value.
+ */
+unsigned grade_print(const struct lab_question *q, int w, int a, bool right, const char *raw);
+
+/* The width of the key column for @l's questions of kind @kind: at least 3. */
+int grade_key_width(const struct lab_def *l, enum lab_qkind kind);
 
 /* Has every lab with fact functions a definition among the @n labs numbered @nums? Says each that has none. */
 bool grade_check_labs(const char (*nums)[3], size_t n);
@@ -42,6 +67,19 @@ struct grade_cap {
 	size_t n;
 	const struct grade_frame *client; /* NULL if no request at all */
 };
+
+/* A frame of the kind a lab is about, for `needs` (e.g. a PSN sequence error NAK). */
+typedef bool grade_pred_fn(const struct grade_cap *c, const struct grade_frame *f);
+
+/* What a lab's capture must hold: its `needs` word, the test, and what it is in words. */
+struct grade_need {
+	const char *name;
+	grade_pred_fn *has;
+	const char *what;
+};
+
+extern const struct grade_need grade_needs[];
+extern const size_t grade_nneeds;
 
 /* The true answer to one question, read off @c into *@v; false if the capture does not show it. */
 typedef bool grade_fact_fn(const struct grade_cap *c, uint64_t *v);

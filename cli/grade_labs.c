@@ -458,6 +458,38 @@ static bool gl_03_middle_udp_len(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(mid, mid->p.udp.len);
 }
 
+/* Lab 03's predictions: the first SEND, of the learner's size at the learner's path MTU. */
+static const struct grade_frame *gl_03_first_last(const struct grade_cap *c)
+{
+	const struct grade_frame *first = gl_message(c, RL_OPF_SEND, 1);
+
+	for (const struct grade_frame *f = first; f && f < c->f + c->n; f++)
+		if (gl_client_new_request(c, f) && f->p.bth.dqpn == first->p.bth.dqpn && gl_flag(f, RL_OPF_LAST))
+			return f;
+	return NULL; /* the capture ends inside it */
+}
+
+static bool gl_03_last_payload(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *last = gl_03_first_last(c);
+
+	return GL_FROM(last, last->p.payload_len);
+}
+
+static bool gl_03_last_pad(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *last = gl_03_first_last(c);
+
+	return GL_FROM(last, last->p.bth.padcnt);
+}
+
+static bool gl_03_first_udp_len(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *first = gl_message(c, RL_OPF_SEND, 1);
+
+	return GL_FROM(first, first->p.udp.len);
+}
+
 /* Lab 04: the first RETH, the first WRITE's packets, the immediate data. */
 static bool gl_04_rkey(const struct grade_cap *c, uint64_t *v)
 {
@@ -499,6 +531,22 @@ static bool gl_04_imm_opcode(const struct grade_cap *c, uint64_t *v)
 	const struct grade_frame *imm = gl_find(c, NULL, gl_is_imm);
 
 	return GL_FROM(imm, imm->p.bth.opcode);
+}
+
+/* Lab 04's prediction: how many packets of the first WRITE carry a RETH. */
+static bool gl_04_reths(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *first = gl_message(c, RL_OPF_WRITE, 1);
+	uint64_t n = 0;
+
+	for (const struct grade_frame *f = first; f && f < c->f + c->n; f++) {
+		if (!gl_client_new_request(c, f) || f->p.bth.dqpn != first->p.bth.dqpn)
+			continue;
+		n += !!(f->p.hdrs & RL_HDR_RETH);
+		if (gl_flag(f, RL_OPF_LAST))
+			return GL_FROM(f, n);
+	}
+	return false; /* the capture ends inside it */
 }
 
 /* Lab 05: the responses of the first READ, the PSNs a READ takes, outstanding READs. */
@@ -927,6 +975,13 @@ const struct grade_fact grade_facts[] = {
 	{ "03", "4", gl_03_middle_opcode },
 	{ "03", "5", gl_03_pad },
 	{ "03", "6", gl_03_middle_udp_len },
+	{ "03", "p1", gl_03_packets_1 },
+	{ "03", "p2", gl_03_last_payload },
+	{ "03", "p3", gl_03_last_pad },
+	{ "03", "p4", gl_03_first_udp_len },
+	{ "04", "p1", gl_04_packets },
+	{ "04", "p2", gl_04_dma_len },
+	{ "04", "p3", gl_04_reths },
 	{ "04", "1", gl_04_rkey },
 	{ "04", "2", gl_04_dma_len },
 	{ "04", "3", gl_04_va },
@@ -938,6 +993,9 @@ const struct grade_fact grade_facts[] = {
 	{ "05", "3", gl_05_aeths },
 	{ "05", "4", gl_05_last_frame },
 	{ "05", "5", gl_05_outstanding },
+	{ "05", "p1", gl_05_responses },
+	{ "05", "p2", gl_05_psn_step },
+	{ "05", "p3", gl_05_aeths },
 	{ "06", "1", gl_06_add },
 	{ "06", "2", gl_06_first_add_original },
 	{ "06", "3", gl_06_last_add_original },
@@ -990,3 +1048,39 @@ const struct grade_fact grade_facts[] = {
 };
 
 const size_t grade_nfacts = sizeof(grade_facts) / sizeof(grade_facts[0]);
+
+/* ---- what each lab's capture holds (lab.def's `needs`) --------------------------------------- */
+
+static bool gl_is_client_send(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_client_request(c, f) && gl_flag(f, RL_OPF_SEND);
+}
+static bool gl_is_client_atomic(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_client_request(c, f) && gl_flag(f, RL_OPF_ATOMIC | RL_OPF_REQ);
+}
+/* A NAK for an error of the request itself: invalid request, remote access or operational error (IBA 9.7.5.2.4-6). */
+static bool gl_is_error_nak(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_nak(c, f) && !gl_is_seq_nak(c, f);
+}
+static bool gl_is_cm(const struct grade_cap *c, const struct grade_frame *f)
+{
+	(void)c;
+	return f->cm != NULL;
+}
+
+const struct grade_need grade_needs[] = {
+	{ "send", gl_is_client_send, "SEND from the client" },
+	{ "write", gl_is_client_write, "RDMA WRITE" },
+	{ "read", gl_is_read_resp, "RDMA READ response" },
+	{ "atomic", gl_is_client_atomic, "atomic request" },
+	{ "imm", gl_is_imm, "immediate data" },
+	{ "resend", gl_is_resend, "resent request: nothing was lost" },
+	{ "seq-nak", gl_is_seq_nak, "PSN sequence error NAK" },
+	{ "rnr-nak", gl_is_rnr_nak, "RNR NAK" },
+	{ "error-nak", gl_is_error_nak, "NAK for an invalid request or a remote access error" },
+	{ "ud", gl_is_client_deth, "UD datagram" },
+	{ "cm", gl_is_cm, "CM message on QP1" },
+};
+const size_t grade_nneeds = sizeof(grade_needs) / sizeof(grade_needs[0]);

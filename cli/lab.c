@@ -30,13 +30,11 @@
 #include "cli.h"
 #include "grade.h"
 #include "lab_def.h"
+#include "lab_predict.h"
 #include "lab_proc.h"
 #include "lab_topo.h"
 
-#define LAB_OUT "labs/out"
 #define LAB_MAX_LABS 100 /* NN: two digits */
-/* gen captures use the lab's addresses, so a learner sees one pair of hosts throughout */
-#define LAB_GEN_ADDR "--ip-a " LAB_IP_A " --ip-b " LAB_IP_B
 
 /* ---- running a lab ------------------------------------------------------------------------------ */
 
@@ -688,6 +686,27 @@ out:
 	return rc;
 }
 
+/*
+ * Put the learner's parameters into @l's lines: those of their predictions
+ * (`rocelab lab predict`), said, or the lab's defaults. 0, or -1 (said).
+ */
+static int lab_use_params(struct lab_def *l)
+{
+	time_t made;
+	int r = lab_predicted(l, &made);
+
+	if (r < 0)
+		return -1;
+	if (r > 0 && l->nparam) {
+		printf("lab %s: with the parameters of your predictions (" LAB_OUT "/%s-%s.predict):", l->num, l->num,
+		       l->name);
+		for (size_t i = 0; i < l->nparam; i++)
+			printf(" %s=%llu", l->param[i].name, (unsigned long long)l->param[i].value);
+		printf("\n");
+	}
+	return lab_def_bind(l);
+}
+
 /* ---- the command -------------------------------------------------------------------------------- */
 
 static void lab_usage(FILE *f)
@@ -696,6 +715,8 @@ static void lab_usage(FILE *f)
 		"usage: rocelab lab list\n"
 		"       rocelab lab run NN [--keep] [--gen | --real-rxe]\n"
 		"       rocelab lab grade NN [--answers FILE] [--capture FILE]\n"
+		"       rocelab lab predict NN [--set NAME=VALUE]... [--answers FILE]\n"
+		"       rocelab lab quiz NN [--seed N] | quiz NN --grade [--seed N] [--answers FILE]\n"
 		"       rocelab lab up [--mtu N] | down | status\n\n"
 		"Guided labs: two network namespaces, %s (%s) and %s (%s), joined by a veth pair\n"
 		"(%s -- %s), stand in for two RDMA machines. 'run' brings them up, starts rocelab peer at\n"
@@ -703,7 +724,10 @@ static void lab_usage(FILE *f)
 		"rocelab explain and what to look at next, and takes the topology down again (also after\n"
 		"Ctrl-C). Needs root, or a shell from 'unshare --user --map-root-user --net --mount';\n"
 		"without either the lab runs on a capture from rocelab gen and says so. 'grade' checks a\n"
-		"lab's answers file against your own capture ('make grade' grades the coding exercises too).\n\n"
+		"lab's answers file against your own capture ('make grade' grades the coding exercises too).\n"
+		"'predict', before 'run': choose the lab's parameters and say what the wire will show; 'run'\n"
+		"uses them and 'grade' scores each prediction against the capture. 'quiz': a capture made\n"
+		"from parameters kept hidden, to infer from its frames; '--grade' scores your answers.\n\n"
 		"options:\n"
 		"      --keep     leave the topology up after 'run' (then: ip netns exec %s ...)\n"
 		"      --gen      run on a capture from rocelab gen, without namespaces\n"
@@ -716,8 +740,15 @@ static void lab_usage(FILE *f)
 		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
 		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt)\n"
 		"      --capture FILE  'grade': the capture they are about (default %s/NN-name.pcap)\n"
+		"      --set NAME=VALUE  'predict': a parameter of the lab (repeat for each); the\n"
+		"                 definition's default otherwise. 'predict' lists them\n"
+		"                 'predict': --answers FILE holds KEY: VALUE lines; without it each\n"
+		"                 prediction is read from standard input, a line each\n"
+		"      --seed N   'quiz': draw the hidden parameters from N, so that everyone given N has\n"
+		"                 the same quiz (a teacher's); random without it\n"
+		"      --grade    'quiz': grade the quiz's answers (default %s/NN-name.quiz.txt)\n"
 		"  -h, --help     this text\n",
-		LAB_NS_A, LAB_IP_A, LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, LAB_OUT, LAB_NS_A, LAB_RXE_DIR, LAB_OUT);
+		LAB_NS_A, LAB_IP_A, LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, LAB_OUT, LAB_NS_A, LAB_RXE_DIR, LAB_OUT, LAB_OUT);
 }
 
 int cli_lab(int argc, char **argv)
@@ -727,8 +758,14 @@ int cli_lab(int argc, char **argv)
 		{ "real-rxe", no_argument, NULL, 'r' },
 		{ "mtu", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' },
 		{ "answers", required_argument, NULL, 'a' }, { "capture", required_argument, NULL, 'C' },
+		{ "set", required_argument, NULL, 's' }, { "seed", required_argument, NULL, 'S' },
+		{ "grade", no_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char *sets[LAB_MAX_PARAMS];
+	size_t nsets = 0;
+	uint64_t seed = 0;
+	bool have_seed = false, quiz_grade = false;
 	bool keep = false, gen = false, real_rxe = false, made;
 	uint64_t mtu = LAB_MTU;
 	struct lab_def l;
@@ -748,6 +785,19 @@ int cli_lab(int argc, char **argv)
 			break;
 		case 'a': answers = optarg; break;
 		case 'C': capture = optarg; break;
+		case 's':
+			if (nsets == LAB_MAX_PARAMS) {
+				cli_error("lab", "--set at most %d times: a lab has no more parameters", LAB_MAX_PARAMS);
+				return CLI_ERR;
+			}
+			sets[nsets++] = optarg;
+			break;
+		case 'S':
+			if (!cli_arg_u64("lab", "--seed", optarg, 0, UINT64_MAX, NULL, &seed))
+				return CLI_ERR;
+			have_seed = true;
+			break;
+		case 'G': quiz_grade = true; break;
 		case 'h': lab_usage(stdout); return CLI_OK;
 		default: fprintf(stderr, "Try 'rocelab lab --help'.\n"); return CLI_ERR;
 		}
@@ -757,6 +807,11 @@ int cli_lab(int argc, char **argv)
 		return CLI_ERR;
 	}
 	verb = argv[optind];
+	if ((nsets && strcmp(verb, "predict")) || ((have_seed || quiz_grade) && strcmp(verb, "quiz"))) {
+		cli_error("lab", "%s belongs to 'lab %s', not to 'lab %s'", nsets ? "--set" : have_seed ? "--seed" : "--grade",
+			  nsets ? "predict" : "quiz", verb);
+		return CLI_ERR;
+	}
 	if (optind + 1 == argc && cli_dry_parse() &&
 	    (!strcmp(verb, "list") || !strcmp(verb, "up") || !strcmp(verb, "down") || !strcmp(verb, "status")))
 		return CLI_OK;
@@ -782,7 +837,7 @@ int cli_lab(int argc, char **argv)
 			rc = CLI_OK;
 		} else {
 			setvbuf(stdout, NULL, _IOLBF, 0);
-			rc = lab_run(&l, keep, gen, real_rxe);
+			rc = lab_workdir() || lab_use_params(&l) ? CLI_ERR : lab_run(&l, keep, gen, real_rxe);
 		}
 		lab_def_free(&l);
 		return rc;
@@ -804,11 +859,31 @@ int cli_lab(int argc, char **argv)
 			snprintf(apath, sizeof(apath), "labs/%s-%s/answers.txt", l.num, l.name);
 		if (!capture)
 			snprintf(cpath, sizeof(cpath), LAB_OUT "/%s-%s.pcap", l.num, l.name);
-		rc = grade_lab(&l, apath, cpath);
+		rc = lab_use_params(&l) ? CLI_ERR : grade_lab(&l, apath, cpath);
 		lab_def_free(&l);
 		return rc;
 	}
-	cli_error("lab", "'%s' with %d argument(s): say list, run NN, grade NN, up, down or status", verb,
+	if ((!strcmp(verb, "predict") || !strcmp(verb, "quiz")) && optind + 2 == argc) {
+		if ((rc = lab_find(argv[optind + 1], &l)))
+			return CLI_ERR;
+		if (!lab_set_params(&l, sets, nsets)) {
+			lab_def_free(&l);
+			return CLI_ERR;
+		}
+		if (cli_dry_parse()) {
+			lab_def_free(&l);
+			return CLI_OK;
+		}
+		if (!lab_given(answers, apath, sizeof(apath)) || lab_workdir()) {
+			lab_def_free(&l);
+			return CLI_ERR;
+		}
+		rc = !strcmp(verb, "predict") ? lab_predict(&l, answers ? apath : NULL)
+					      : lab_quiz(&l, have_seed, seed, quiz_grade, answers ? apath : NULL);
+		lab_def_free(&l);
+		return rc;
+	}
+	cli_error("lab", "'%s' with %d argument(s): say list, run NN, grade NN, predict NN, quiz NN, up, down or status", verb,
 		  argc - optind - 1);
 	return CLI_ERR;
 }

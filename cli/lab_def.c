@@ -208,7 +208,7 @@ static int lab_def_open_step(struct lab_def_reader *r, const char *v)
 	return lab_def_set(r, &r->step->what, "step", v, false);
 }
 
-static int lab_def_open_question(struct lab_def_reader *r, const char *v)
+static int lab_def_open_question(struct lab_def_reader *r, const char *v, enum lab_qkind kind)
 {
 	struct lab_def *l = r->l;
 
@@ -219,9 +219,129 @@ static int lab_def_open_question(struct lab_def_reader *r, const char *v)
 	for (size_t i = 0; i < l->nq; i++)
 		if (!strcmp(l->q[i].key, v))
 			return lab_def_fail(r, "question %s twice", v);
+	if (lab_def_param(l, v, strlen(v), false))
+		return lab_def_fail(r, "question %s has the name of a parameter", v);
+	if (kind == LAB_Q_QUIZ && !lab_def_param(l, v, strlen(v), true))
+		return lab_def_fail(r, "'ask %s': a quiz asks for one of its 'hidden' parameters, by name", v);
 	r->step = NULL;
 	r->q = &l->q[l->nq++];
 	r->q->key = v;
+	r->q->kind = kind;
+	return 0;
+}
+
+/* ---- parameters ----------------------------------------------------------------------------------- */
+
+/* A range's bounds, "MIN..MAX"; false if @range is a list. */
+static bool lab_param_bounds(const char *range, uint64_t *min, uint64_t *max)
+{
+	const char *dots = strstr(range, "..");
+	char a[32];
+
+	if (!dots || (size_t)(dots - range) >= sizeof(a))
+		return false;
+	snprintf(a, sizeof(a), "%.*s", (int)(dots - range), range);
+	return cli_parse_u64(a, UINT64_MAX, min) && cli_parse_u64(dots + 2, UINT64_MAX, max);
+}
+
+/* The @i-th number of the list @range into *@v; false past its end. */
+static bool lab_param_item(const char *range, size_t i, uint64_t *v)
+{
+	char item[32];
+	size_t n;
+
+	for (; i; i--) {
+		range = strchr(range, ',');
+		if (!range++)
+			return false;
+	}
+	n = strcspn(range, ",");
+	if (!n || n >= sizeof(item))
+		return false;
+	snprintf(item, sizeof(item), "%.*s", (int)n, range);
+	return cli_parse_u64(item, UINT64_MAX, v);
+}
+
+bool lab_param_allows(const struct lab_param *p, uint64_t v)
+{
+	uint64_t min, max, x;
+
+	if (lab_param_bounds(p->range, &min, &max))
+		return v >= min && v <= max;
+	for (size_t i = 0; lab_param_item(p->range, i, &x); i++)
+		if (x == v)
+			return true;
+	return false;
+}
+
+uint64_t lab_param_pick(const struct lab_param *p, uint64_t r)
+{
+	uint64_t min, max, x;
+	size_t n = 0;
+
+	if (lab_param_bounds(p->range, &min, &max))
+		return max - min == UINT64_MAX ? r : min + r % (max - min + 1);
+	while (lab_param_item(p->range, n, &x))
+		n++;
+	lab_param_item(p->range, r % n, &x);
+	return x;
+}
+
+struct lab_param *lab_def_param(struct lab_def *l, const char *name, size_t len, bool hidden)
+{
+	for (size_t i = 0; i < l->nparam; i++)
+		if (strlen(l->param[i].name) == len && !strncmp(l->param[i].name, name, len))
+			return &l->param[i];
+	for (size_t i = 0; hidden && i < l->nhidden; i++)
+		if (strlen(l->hidden[i].name) == len && !strncmp(l->hidden[i].name, name, len))
+			return &l->hidden[i];
+	return NULL;
+}
+
+/* Is @range one lab_param_allows() reads: "MIN..MAX" with MIN <= MAX, or a list of numbers? */
+static bool lab_param_range_ok(const char *range)
+{
+	uint64_t min, max, x;
+	size_t n = 0;
+
+	if (strstr(range, ".."))
+		return lab_param_bounds(range, &min, &max) && min <= max;
+	while (lab_param_item(range, n, &x))
+		n++;
+	return n && !range[strspn(range, "0123456789abcdefxABCDEFX,")] && strspn(range, "0123456789") &&
+	       range[strlen(range) - 1] != ',' && !strstr(range, ",,");
+}
+
+/* `param NAME DEFAULT RANGE TEXT` or `hidden NAME RANGE TEXT`. */
+static int lab_def_open_param(struct lab_def_reader *r, const char *kw, char *v)
+{
+	struct lab_def *l = r->l;
+	bool hidden = !strcmp(kw, "hidden");
+	struct lab_param *p = hidden ? &l->hidden[l->nhidden] : &l->param[l->nparam];
+	char *def = NULL;
+
+	if ((hidden ? l->nhidden : l->nparam) == LAB_MAX_PARAMS)
+		return lab_def_fail(r, "more than %d '%s' lines", LAB_MAX_PARAMS, kw);
+	p->name = strsep(&v, " \t");
+	if (!hidden && v)
+		def = strsep(&v, " \t");
+	p->range = v ? strsep(&v, " \t") : NULL;
+	p->text = v ? v + strspn(v, " \t") : NULL;
+	if (!p->text || !*p->text)
+		return lab_def_fail(r, hidden ? "'hidden NAME RANGE TEXT', e.g. 'hidden mtu 256,1024,4096 the path MTU'"
+					      : "'param NAME DEFAULT RANGE TEXT', e.g. 'param size 4096 1..65536 the size'");
+	if (!*p->name || p->name[strspn(p->name, "abcdefghijklmnopqrstuvwxyz_")])
+		return lab_def_fail(r, "a parameter's name is a-z and _, not '%s'", p->name);
+	if (lab_def_param(l, p->name, strlen(p->name), true))
+		return lab_def_fail(r, "parameter %s twice", p->name);
+	if (!lab_param_range_ok(p->range))
+		return lab_def_fail(r, "a parameter's range is MIN..MAX or a list A,B,C of numbers, not '%s'", p->range);
+	if (!hidden && (!cli_parse_u64(def, UINT64_MAX, &p->def) || !lab_param_allows(p, p->def)))
+		return lab_def_fail(r, "parameter %s: its default '%s' is not in %s", p->name, def, p->range);
+	p->value = p->def;
+	hidden ? l->nhidden++ : l->nparam++;
+	r->step = NULL;
+	r->q = NULL;
 	return 0;
 }
 
@@ -240,7 +360,7 @@ static size_t lab_def_words(const char *v)
 /* Is @v short enough to run as it is written? A longer one would be cut on its way to a command line. */
 static int lab_def_size(const struct lab_def_reader *r, const char *kw, const char *v)
 {
-	static const char *const commands[] = { "gen", "server", "client", "replay" };
+	static const char *const commands[] = { "gen", "server", "client", "replay", "quiz" };
 	size_t n = strlen(v);
 
 	if (n > LAB_DEF_MAX_VALUE)
@@ -251,7 +371,7 @@ static int lab_def_size(const struct lab_def_reader *r, const char *kw, const ch
 	return 0;
 }
 
-static int lab_def_line(struct lab_def_reader *r, const char *kw, const char *v)
+static int lab_def_line(struct lab_def_reader *r, const char *kw, char *v)
 {
 	struct lab_def *l = r->l;
 	uint64_t mtu;
@@ -279,10 +399,118 @@ static int lab_def_line(struct lab_def_reader *r, const char *kw, const char *v)
 	    !strcmp(kw, "compat"))
 		return lab_def_step_line(r, kw, v);
 	if (!strcmp(kw, "question"))
-		return lab_def_open_question(r, v);
+		return lab_def_open_question(r, v, LAB_Q_READ);
+	if (!strcmp(kw, "predict"))
+		return lab_def_open_question(r, v, LAB_Q_PREDICT);
+	if (!strcmp(kw, "ask"))
+		return lab_def_open_question(r, v, LAB_Q_QUIZ);
+	if (!strcmp(kw, "param") || !strcmp(kw, "hidden"))
+		return lab_def_open_param(r, kw, v);
+	if (!strcmp(kw, "quiz"))
+		return lab_def_set(r, &l->quiz, kw, v, false);
+	if (!strcmp(kw, "needs"))
+		return lab_def_set(r, &l->needs, kw, v, false);
 	if (!strcmp(kw, "text") || !strcmp(kw, "hint"))
 		return lab_def_question_line(r, kw, v);
 	return lab_def_fail(r, "'%s' is not a keyword of a lab definition (labs/README.md lists them)", kw);
+}
+
+/* A quiz has its capture, its hidden parameters and its questions, or none of them. */
+static int lab_def_complete_quiz(struct lab_def_reader *r)
+{
+	const struct lab_def *l = r->l;
+	size_t asks = 0;
+
+	for (size_t i = 0; i < l->nq; i++)
+		asks += l->q[i].kind == LAB_Q_QUIZ;
+	if ((l->quiz || l->nhidden || asks) && !(l->quiz && l->nhidden && asks))
+		return lab_def_fail(r, "a quiz wants a 'quiz' line (its capture), 'hidden' parameters and 'ask' "
+				       "questions, all three");
+	return 0;
+}
+
+/*
+ * The {NAME}s of @s, each checked to be a parameter (and, if @hidden, a hidden
+ * one allowed) and, if @out, written out with their values: the length
+ * written, or -1 (said; @what names the line).
+ */
+static int lab_def_expand(struct lab_def_reader *r, const char *s, bool hidden, char *out, size_t room,
+			  const char *what)
+{
+	size_t n = 0;
+
+	while (*s) {
+		const char *open = strchr(s, '{'), *close = open ? strchr(open, '}') : NULL;
+		size_t lit = open ? (size_t)(open - s) : strlen(s);
+		struct lab_param *p;
+		char num[24];
+
+		if (out && n + lit >= room)
+			return lab_def_fail(r, "%s: too long once its parameters are put in", what);
+		if (out)
+			memcpy(out + n, s, lit);
+		n += lit;
+		if (!open)
+			break;
+		if (!close || !(p = lab_def_param(r->l, open + 1, (size_t)(close - open - 1), hidden)))
+			return lab_def_fail(r, "%s: '%.*s' is not a parameter %s can use", what,
+					    close ? (int)(close - open + 1) : (int)strlen(open), open,
+					    hidden ? "the quiz" : "this line");
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)p->value);
+		if (out && n + strlen(num) >= room)
+			return lab_def_fail(r, "%s: too long once its parameters are put in", what);
+		if (out)
+			memcpy(out + n, num, strlen(num));
+		n += strlen(num);
+		s = close + 1;
+	}
+	if (out)
+		out[n] = '\0';
+	return (int)n;
+}
+
+/* Every string of @l that may hold {NAME}s, with whether it may name hidden parameters. */
+struct lab_def_field {
+	const char **s;
+	bool hidden;
+	char what[48];
+};
+
+static size_t lab_def_fields(struct lab_def *l, struct lab_def_field *f, size_t max)
+{
+	size_t n = 0;
+
+#define LAB_FIELD(p, h, ...) do { if (n < max && *(p)) { f[n].s = (p); f[n].hidden = (h); \
+		snprintf(f[n].what, sizeof(f[n].what), __VA_ARGS__); n++; } } while (0)
+	LAB_FIELD(&l->gen, false, "gen");
+	LAB_FIELD(&l->next, false, "next");
+	LAB_FIELD(&l->quiz, true, "quiz");
+	for (size_t i = 0; i < l->nsteps; i++) {
+		LAB_FIELD(&l->steps[i].what, false, "step %zu", i + 1);
+		LAB_FIELD(&l->steps[i].server, false, "step %zu's server", i + 1);
+		LAB_FIELD(&l->steps[i].client, false, "step %zu's client", i + 1);
+		LAB_FIELD(&l->steps[i].replay, false, "step %zu's replay", i + 1);
+	}
+	for (size_t i = 0; i < l->nq; i++) {
+		LAB_FIELD(&l->q[i].text, false, "question %s's text", l->q[i].key);
+		LAB_FIELD(&l->q[i].hint, false, "question %s's hint", l->q[i].key);
+	}
+#undef LAB_FIELD
+	return n;
+}
+
+#define LAB_DEF_MAX_FIELDS (3 + 4 * LAB_MAX_STEPS + 2 * LAB_MAX_QUESTIONS)
+
+/* Does every {NAME} name a parameter its line may use? */
+static int lab_def_bind_check(struct lab_def_reader *r)
+{
+	struct lab_def_field f[LAB_DEF_MAX_FIELDS];
+	size_t n = lab_def_fields(r->l, f, LAB_DEF_MAX_FIELDS);
+
+	for (size_t i = 0; i < n; i++)
+		if (lab_def_expand(r, *f[i].s, f[i].hidden, NULL, 0, f[i].what) < 0)
+			return -1;
+	return 0;
 }
 
 /* After the last line: is everything there that a run and a grade need? */
@@ -305,7 +533,7 @@ static int lab_def_complete(struct lab_def_reader *r)
 	for (size_t i = 0; i < l->nq; i++)
 		if (!l->q[i].text || !l->q[i].hint)
 			return lab_def_fail(r, "question %s wants a 'text' and a 'hint'", l->q[i].key);
-	return 0;
+	return lab_def_complete_quiz(r) || lab_def_bind_check(r) ? -1 : 0;
 }
 
 static int lab_def_read(struct lab_def_reader *r)
@@ -383,5 +611,31 @@ int lab_def_load(struct lab_def *l, const char *root, const char *folder)
 void lab_def_free(struct lab_def *l)
 {
 	free(l->text_);
+	free(l->bound_);
 	l->text_ = NULL;
+	l->bound_ = NULL;
+}
+
+int lab_def_bind(struct lab_def *l)
+{
+	struct lab_def_reader r = { .l = l };
+	struct lab_def_field f[LAB_DEF_MAX_FIELDS];
+	size_t n = lab_def_fields(l, f, LAB_DEF_MAX_FIELDS), used = 0, room = 2 * LAB_DEF_MAX_BYTES;
+
+	snprintf(r.file, sizeof(r.file), "%s/" LAB_DEF_FILE, l->dir);
+	free(l->bound_);
+	if (!(l->bound_ = malloc(room)))
+		return lab_def_fail(&r, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		int k;
+
+		if (!strchr(*f[i].s, '{'))
+			continue;
+		k = lab_def_expand(&r, *f[i].s, f[i].hidden, l->bound_ + used, room - used, f[i].what);
+		if (k < 0)
+			return -1;
+		*f[i].s = l->bound_ + used;
+		used += (size_t)k + 1;
+	}
+	return 0;
 }

@@ -11,9 +11,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* Where a lab's run writes its capture and the learner's records, under the working folder. */
+#define LAB_OUT "labs/out"
 
 #define LAB_MAX_STEPS 6
-#define LAB_MAX_QUESTIONS 8
+#define LAB_MAX_QUESTIONS 16
+#define LAB_MAX_PARAMS 4
 /* A value has at most this many bytes; one that becomes a command line (gen, server, client, replay) this many words. */
 #define LAB_DEF_MAX_VALUE 400
 #define LAB_DEF_MAX_WORDS 32
@@ -29,11 +34,31 @@ struct lab_step {
 	const char *perftest; /* `compat ib_send_bw` (a perftest tool): server and client are its own flags */
 };
 
+/*
+ * What a question asks of the learner: to read a fact off the capture, to
+ * predict it before the capture exists (`rocelab lab predict`), or to infer
+ * a parameter that `rocelab lab quiz` chose and kept to itself.
+ */
+enum lab_qkind { LAB_Q_READ, LAB_Q_PREDICT, LAB_Q_QUIZ };
+
 /* One question of the answers file: "KEY: VALUE". */
 struct lab_question {
 	const char *key;
 	const char *text; /* what it asks, as the grader says it */
-	const char *hint; /* where to look, said when the answer is wrong */
+	const char *hint; /* where to look (or, for a prediction, how to reason), said when the answer is wrong */
+	enum lab_qkind kind;
+};
+
+/*
+ * A number a lab's lines use as {NAME}: a `param` the learner may choose when
+ * predicting (it has a default), or a `hidden` one a quiz draws.
+ */
+struct lab_param {
+	const char *name;
+	const char *range; /* "MIN..MAX" or "A,B,C" */
+	const char *text;  /* what it is */
+	uint64_t def;      /* `param` only */
+	uint64_t value;    /* what {NAME} becomes when the lab is bound */
 };
 
 struct lab_def {
@@ -48,7 +73,14 @@ struct lab_def {
 	size_t nsteps;
 	struct lab_question q[LAB_MAX_QUESTIONS];
 	size_t nq;
-	char *text_; /* the file, which the strings above point into */
+	struct lab_param param[LAB_MAX_PARAMS];   /* the learner's to choose, before predicting */
+	size_t nparam;
+	struct lab_param hidden[LAB_MAX_PARAMS];  /* the quiz's to draw */
+	size_t nhidden;
+	const char *needs; /* what a capture of this lab holds (grade_needs[]' names); NULL: anything */
+	const char *quiz; /* `rocelab gen` arguments of the quiz's capture, with {hidden} parameters; NULL: no quiz */
+	char *text_;  /* the file, which the strings above point into */
+	char *bound_; /* the strings with their {NAME}s replaced (lab_def_bind) */
 };
 
 /*
@@ -69,5 +101,21 @@ int lab_def_folders(const char *root, char (*names)[64], int max);
 int lab_def_load(struct lab_def *l, const char *root, const char *folder);
 
 void lab_def_free(struct lab_def *l);
+
+/* Is @v a value @p allows (its range or its list)? */
+bool lab_param_allows(const struct lab_param *p, uint64_t v);
+
+/* The value of @p that the random number @r picks: one of its list, or one in its range. */
+uint64_t lab_param_pick(const struct lab_param *p, uint64_t r);
+
+/* The parameter called @name (@len bytes) among @l's params and, if @hidden, its hidden ones; NULL if none. */
+struct lab_param *lab_def_param(struct lab_def *l, const char *name, size_t len, bool hidden);
+
+/*
+ * Replace every {NAME} in the lab's commands and texts by its parameter's
+ * value (param[].value, hidden[].value). Call it once, after setting the
+ * values. 0, or -1 (said).
+ */
+int lab_def_bind(struct lab_def *l);
 
 #endif

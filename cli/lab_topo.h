@@ -23,6 +23,8 @@
  * no less than IPv6's minimum link MTU (RFC 8200 section 5), no more than an
  * IP packet's 16-bit length.
  */
+/* gen captures use the lab's addresses, so a learner sees one pair of hosts throughout */
+#define LAB_GEN_ADDR "--ip-a " LAB_IP_A " --ip-b " LAB_IP_B
 #define LAB_MTU 1500
 #define LAB_MTU_MIN 1280
 #define LAB_MTU_MAX 65535

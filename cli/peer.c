@@ -139,7 +139,16 @@ void peer_usage(FILE *f)
 		"      --allow-other-gid  send RoCE to a GID in the exchange that is not the address the\n"
 		"                       exchange came from (refused without it: see the last lines)\n"
 		"      --busy-poll      spin instead of sleeping in poll()\n"
-		"      --json           one JSON object with the results, for scripts\n"
+		"  -Q, --cq-mod N       client: IBV_SEND_SIGNALED on one work request in N (and a round's last)\n"
+		"                       only, as perftest's -Q: the rest complete without a completion (an\n"
+		"                       unsignaled one that fails still makes one); N <= --window; not with\n"
+		"                       pingpong, atomics or -D\n"
+		"      --show-wc        print every completion as a libibverbs program would: ibv_wc_status's\n"
+		"                       name and number (IBV_WC_SUCCESS (0)), wr_id, opcode, QP. A failed one\n"
+		"                       is always printed; after it the flushed ones (IBV_WC_WR_FLUSH_ERR) are\n"
+		"                       counted on one line unless --show-wc\n"
+		"      --json           one JSON object with the results, for scripts (a failed run: the\n"
+		"                       first failed completion's status, the flushes, the QP's state)\n"
 		"  -h, --help           this text\n\n"
 		"The classic mistakes, made on purpose (labs/14-pitfalls):\n"
 		"      --no-grh         move the QP to RTR without a GRH (ibv_ah_attr.is_global = 0): RoCE\n"
@@ -147,10 +156,25 @@ void peer_usage(FILE *f)
 		"      --bad-rkey       client: RDMA work requests with the server's R_Key, low byte inverted:\n"
 		"                       NAK remote access error, IBV_WC_REM_ACCESS_ERR, the QP in error\n"
 		"      --bad-va         client: RDMA work requests 1 MiB past the server's address (the same)\n"
+		"      --va-offset BYTES  client: RDMA work requests BYTES past the server's address; past the end\n"
+		"                       of its region, the same NAK (--bad-va is --va-offset 1048576)\n"
 		"      --retry-cnt N    the RC QP's retry count at RTS, 0..7 (default 7, as perftest and\n"
 		"                       ibv_rc_pingpong): unanswered requests are sent again N times, then\n"
 		"                       the work request fails, 'transport retry counter exceeded' (the\n"
-		"                       kernel's rxe takes 7 as 'for ever' and never gives up)\n\n"
+		"                       kernel's rxe takes 7 as 'for ever' and never gives up)\n"
+		"  -u, --qp-timeout N   ibv_qp_attr.timeout, 0..31: the local ACK timeout, 4.096 us * 2^N, after\n"
+		"                       which an unanswered request is sent again (IBA 9.7.6.1.3); 0 waits for\n"
+		"                       ever; default 14 (67 ms), as perftest's -u\n\n"
+		"Receiver not ready (labs/09-rnr): faults made for real between two peers:\n"
+		"      --no-recv        server: post no receive WQE at all: every SEND is answered with an RNR\n"
+		"                       NAK, until the client's rnr_retry runs out (IBV_WC_RNR_RETRY_EXC_ERR)\n"
+		"      --recv-delay MS  server: post the receives only MS ms (1..60000) after the QP is in RTS:\n"
+		"                       the first SENDs meet RNR NAKs, are retried, and get through\n"
+		"      --min-rnr-timer N  ibv_qp_attr.min_rnr_timer, 0..31: the timer code this side's RNR NAKs\n"
+		"                       carry in the AETH, how long the requester waits (IBA 9.7.5.2.8 Table 46:\n"
+		"                       12 = 0.64 ms, 14 = 1.28 ms, 0 = 655.36 ms); default 12\n"
+		"      --rnr-retry N    ibv_qp_attr.rnr_retry, 0..7: how often an RNR NAKed request is sent\n"
+		"                       again before IBV_WC_RNR_RETRY_EXC_ERR; 7 (the default) retries for ever\n\n"
 		"--compat rping: rping's protocol (librdmacm's example: the client advertises a buffer, the\n"
 		"server READs it, says go ahead, WRITEs it back into a second one), rping's flags and output:\n"
 		"  rocelab peer --compat rping -s [-vVd] [-S size] [-C count] [-a addr] [-p port]\n"
@@ -467,10 +491,40 @@ static bool peer_perftest_flags(struct peer_opts *o, bool iters_set)
 	return true;
 }
 
+/* --no-recv, --recv-delay and -Q: whose they are, and what they go with; false with a message. */
+static bool peer_fault_flags(const struct peer_opts *o)
+{
+	if ((o->no_recv || o->recv_delay_ms) && (!o->server || o->ud || o->uc || o->srq)) {
+		cli_error("peer", "--no-recv and --recv-delay are the server's (its receive queue stays empty) over "
+			  "RC, where a SEND that finds no receive WQE is answered with an RNR NAK (IBA 9.7.5.2.8); UC and "
+			  "UD drop it without a word");
+		return false;
+	}
+	if (o->no_recv && o->recv_delay_ms) {
+		cli_error("peer", "--no-recv posts no receive at all, --recv-delay posts them late: say one of them");
+		return false;
+	}
+	if (!o->cq_mod)
+		return true;
+	if (o->server || o->op == PEER_PINGPONG || peer_atomic(o->op) || o->duration_s) {
+		cli_error("peer", "-Q (--cq-mod) leaves the client's bandwidth work requests unsignaled: not on the "
+			  "server, and not with pingpong, atomics (each one's value is checked at its completion) or -D "
+			  "(no last work request to signal)");
+		return false;
+	}
+	if (o->cq_mod > o->window) {
+		cli_error("peer", "-Q %u is more than --window %u: the window would fill with work requests none of "
+			  "which completes", o->cq_mod, o->window);
+		return false;
+	}
+	return true;
+}
+
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ, O_NO_GRH,
-	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT, O_ALLOW_GID };
+	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT, O_ALLOW_GID, O_VA_OFFSET, O_NO_RECV, O_RECV_DELAY, O_MIN_RNR_TIMER,
+	       O_RNR_RETRY, O_SHOW_WC };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -490,6 +544,11 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "no-grh", no_argument, NULL, O_NO_GRH },  { "bad-rkey", no_argument, NULL, O_BAD_RKEY },
 		{ "bad-va", no_argument, NULL, O_BAD_VA },  { "retry-cnt", required_argument, NULL, O_RETRY_CNT },
 		{ "allow-other-gid", no_argument, NULL, O_ALLOW_GID },
+		{ "va-offset", required_argument, NULL, O_VA_OFFSET }, { "no-recv", no_argument, NULL, O_NO_RECV },
+		{ "recv-delay", required_argument, NULL, O_RECV_DELAY },
+		{ "min-rnr-timer", required_argument, NULL, O_MIN_RNR_TIMER },
+		{ "rnr-retry", required_argument, NULL, O_RNR_RETRY }, { "qp-timeout", required_argument, NULL, 'u' },
+		{ "cq-mod", required_argument, NULL, 'Q' }, { "show-wc", no_argument, NULL, O_SHOW_WC },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud", "uc" };
@@ -506,7 +565,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	*rc = CLI_ERR;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:n:x:g:m:d:i:p:q:D:ac:t:o:w:6I:Rh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:n:x:g:m:d:i:p:q:D:ac:t:o:w:6I:Ru:Q:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'S': o->server = true; break;
 		case 'C': o->addr = optarg; break;
@@ -643,6 +702,43 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			o->retry_cnt = (uint8_t)v;
 			o->retry_set = true;
 			break;
+		case O_VA_OFFSET:
+			if (!cli_arg_u64("peer", "--va-offset", optarg, 1, PEER_VA_OFFSET_MAX, NULL, &o->va_offset))
+				goto out;
+			break;
+		case O_NO_RECV: o->no_recv = true; break;
+		case O_RECV_DELAY:
+			if (!cli_arg_u64("peer", "--recv-delay", optarg, 1, 60000, NULL, &v))
+				goto out;
+			o->recv_delay_ms = (uint32_t)v;
+			break;
+		case O_MIN_RNR_TIMER:
+			/* A 5-bit code in the RNR NAK's AETH (IBA 9.7.5.2.8, Table 46). */
+			if (!cli_arg_u64("peer", "--min-rnr-timer", optarg, 0, 31, NULL, &v))
+				goto out;
+			o->min_rnr_timer = (uint8_t)v;
+			o->rnr_timer_set = true;
+			break;
+		case O_RNR_RETRY:
+			/* A 3-bit field; 7 means for ever (IBA 9.7.5.2.8). */
+			if (!cli_arg_u64("peer", "--rnr-retry", optarg, 0, 7, NULL, &v))
+				goto out;
+			o->rnr_retry = (uint8_t)v;
+			o->rnr_retry_set = true;
+			break;
+		case 'u':
+			/* A 5-bit exponent: 4.096 us * 2^N (IBA 9.7.6.1.3). */
+			if (!cli_arg_u64("peer", "--qp-timeout", optarg, 0, 31, NULL, &v))
+				goto out;
+			o->qp_timeout = (uint8_t)v;
+			o->qp_timeout_set = true;
+			break;
+		case 'Q':
+			if (!cli_arg_u64("peer", "--cq-mod", optarg, 1, 1024, NULL, &v))
+				goto out;
+			o->cq_mod = (uint32_t)v;
+			break;
+		case O_SHOW_WC: o->show_wc = true; break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {
 				cli_error("peer", "--compat %s takes %s's flags: write it as '--compat %s'", optarg, optarg, optarg);
@@ -673,12 +769,19 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	if (!peer_positional(argc, argv, o))
 		return false;
 	o->server = !o->addr;
-	if ((o->bad_rkey || o->bad_va) && (o->server || o->ud || o->uc || o->compat || o->cm || peer_sends(o->op))) {
-		cli_error("peer", "--bad-rkey and --bad-va aim the client's RDMA WRITE, READ or atomics at the "
-			  "server's buffer (RC, rocelab's exchange): a SEND carries no R_Key or address");
+	if ((o->bad_rkey || o->bad_va || o->va_offset) &&
+	    (o->server || o->ud || o->uc || o->compat || o->cm || peer_sends(o->op))) {
+		cli_error("peer", "--bad-rkey, --bad-va and --va-offset aim the client's RDMA WRITE, READ or atomics at "
+			  "the server's buffer (RC, rocelab's exchange): a SEND carries no R_Key or address");
 		return false;
 	}
-	return peer_perftest_flags(o, iters_set) && peer_defaults(o, size_set, op_set);
+	if (o->bad_va && o->va_offset) {
+		cli_error("peer", "--bad-va is --va-offset %u: say one of them", PEER_BAD_VA_OFFSET);
+		return false;
+	}
+	if (o->bad_va)
+		o->va_offset = PEER_BAD_VA_OFFSET;
+	return peer_perftest_flags(o, iters_set) && peer_defaults(o, size_set, op_set) && peer_fault_flags(o);
 out:
 	opterr = saved_opterr;
 	return false;

@@ -40,6 +40,7 @@
 #define PEER_MSG_LEN (sizeof "0000:000000:000000:00000000000000000000000000000000")
 #define PEER_BAD_RKEY_BITS 0xffu      /* --bad-rkey: the R_Key's low byte (the key beside the MR's index) inverted */
 #define PEER_BAD_VA_OFFSET (1u << 20) /* --bad-va: 1 MiB past the server's address, out of its region */
+#define PEER_VA_OFFSET_MAX (1ull << 40) /* --va-offset at most: far past any buffer, well inside 64 bits */
 /* The server's buffer, remotely: a random page-aligned address below 2^47, at least 4 GiB up (PEER_VA_MIN). */
 #define PEER_VA_MASK 0x00007ffffffff000ull
 #define PEER_VA_MIN 0x0000000100000000ull
@@ -79,6 +80,16 @@ struct peer_opts {
 	bool bad_rkey, bad_va; /* --bad-rkey, --bad-va: the client's RDMA work requests aim wrong */
 	bool retry_set;     /* --retry-cnt given: retry_cnt in place of perftest's 7 */
 	uint8_t retry_cnt;
+	uint64_t va_offset; /* --va-offset (--bad-va: PEER_BAD_VA_OFFSET): the client's RDMA aims this far past */
+	/* The QP attributes behind RNR and timeouts; each *_set: given, else rl_conn_defaults()'s. */
+	bool rnr_timer_set, rnr_retry_set, qp_timeout_set;
+	uint8_t min_rnr_timer; /* --min-rnr-timer: ibv_qp_attr.min_rnr_timer, what our RNR NAKs ask for */
+	uint8_t rnr_retry;     /* --rnr-retry: ibv_qp_attr.rnr_retry, 7 = for ever */
+	uint8_t qp_timeout;    /* -u, --qp-timeout: ibv_qp_attr.timeout, 4.096 us * 2^N */
+	bool no_recv;       /* --no-recv (server): no receive WQE posted, so every SEND meets an RNR NAK */
+	uint32_t recv_delay_ms; /* --recv-delay (server): the receives posted only this long after RTS */
+	uint32_t cq_mod;    /* -Q, --cq-mod (client): IBV_SEND_SIGNALED on every N-th send WR only; 0: all */
+	bool show_wc;       /* --show-wc: every completion's status by name, IBV_WC_SUCCESS too */
 	uint32_t max_size;  /* server: the largest message a client may ask for (its --size, or PEER_SERVE_MAX) */
 	bool allow_other_gid; /* --allow-other-gid: send RoCE to a GID that is not the TCP peer's address */
 	struct {
@@ -181,6 +192,14 @@ struct peer_stat {
 	uint64_t msgs_discarded, pkts_discarded; /* UC: the responder's (IBA 9.8.3), from core's counters */
 	uint32_t recvs_out, recvs_posted, spins;
 	uint64_t t_start, t_end;
+	uint64_t t_up;          /* the QP reached RTS (--recv-delay counts from here) */
+	uint64_t round_first;   /* the first work request of this round (-Q: which to signal) */
+	uint64_t wcs;           /* completions polled, successful or not */
+	uint64_t flushed;       /* of them, IBV_WC_WR_FLUSH_ERR */
+	struct rl_wc first_err; /* the first failed completion that was not a flush (status 0: none) */
+	bool recvs_held;        /* --recv-delay: the receives are not posted yet */
+	char err_why[128];      /* why the QP went to the error state (the transport's words) */
+	uint8_t last_nak;       /* the AETH syndrome of the last NAK this QP sent (0: none) */
 	double *lat_us;
 	size_t nlat, lat_cap;
 	/* A round of the test (-a: one per size): its message size and the messages it completed. */
@@ -267,6 +286,17 @@ int peer_host_new(struct peer *p);
 /* The host, PD, CQ and QP (in RESET) of the test. */
 int peer_setup(struct peer *p);
 
+/*
+ * rl_poll_cq() on the test's CQ, and each completion told as a libibverbs
+ * program prints it: a failed one always (a flush after the first counted
+ * instead, see peer_wc_finish()), every one with --show-wc.
+ */
+int peer_poll_cq(struct peer *p, int n, struct rl_wc *wc);
+/* After a failure: the completions left in the CQ, the flushes' count, and what the QP did. */
+void peer_wc_finish(struct peer *p);
+/* What the QP went through that a learner should see (RNR NAKs, the error state); nothing if nothing. */
+void peer_qp_report(const struct peer *p);
+
 /* The buffer and its MR (again when the size changes). */
 int peer_buffer(struct peer *p);
 /* RESET -> INIT -> RTR -> RTS with what the exchange brought. */
@@ -286,6 +316,8 @@ bool peer_pump(struct peer *p, int fd);
 #define PEER_QUIET_MS 150
 /* Keep answering until the wire is quiet for @quiet_ms (at most 2 s). */
 void peer_drain(struct peer *p, unsigned quiet_ms);
+/* PEER_QUIET_MS, or with a longer -u two of its local ACK timeouts (still at most 2 s). */
+unsigned peer_quiet_ms(const struct peer *p);
 /* The whole test, after the options; returns a CLI_* exit code. */
 int peer_run(struct peer *p);
 void peer_close(struct peer *p);
@@ -369,6 +401,8 @@ void peer_pingpong_report(const struct peer *p);
 void peer_round_report(const struct peer *p, const uint64_t *stamps, bool first);
 void peer_rounds_end(const struct peer *p);
 void peer_served_report(const struct peer *p, bool data_ok);
+/* --json after a failed run: the first failed completion (its ibv_wc_status), the flushes, the QP's state. */
+void peer_fail_json(const struct peer *p);
 
 /* ---- peer_wire.c ---- */
 

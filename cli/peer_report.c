@@ -50,6 +50,64 @@ static void peer_json_done(struct json *j)
 	json_newline(j);
 }
 
+/* The QP's RNR NAKs, sent and received, when there were some. */
+static void peer_json_rnr(struct json *j, const struct peer *p)
+{
+	struct rl_qp_stats st;
+
+	if (!p->verbs.qp)
+		return;
+	rl_qp_stats(p->verbs.qp, &st);
+	if (st.rnr_naks_sent)
+		json_u64(j, "rnr_naks_sent", st.rnr_naks_sent);
+	if (st.rnr_naks_recv)
+		json_u64(j, "rnr_naks_received", st.rnr_naks_recv);
+}
+
+/* -Q: how many completions the work requests made (one per N, not one each). */
+static void peer_json_cq_mod(struct json *j, const struct peer *p)
+{
+	if (p->o.cq_mod > 1) {
+		json_u64(j, "cq_mod", p->o.cq_mod);
+		json_u64(j, "completions", p->stat.wcs);
+	}
+}
+
+void peer_fail_json(const struct peer *p)
+{
+	const struct rl_wc *e = &p->stat.first_err;
+	char state[32], nak[96];
+	struct json j;
+
+	if (!p->o.json)
+		return;
+	json_begin(&j, stdout);
+	json_obj(&j, NULL);
+	json_str(&j, p->o.server ? "served" : "op", peer_op_names[p->o.op]);
+	json_str(&j, "transport", peer_transport(&p->o, false));
+	json_bool(&j, "failed", true);
+	if (e->status) {
+		json_obj(&j, "wc_error");
+		json_str(&j, "status", rl_wc_status_name(e->status));
+		json_u64(&j, "status_code", (uint64_t)e->status);
+		json_u64(&j, "wr_id", e->wr_id);
+		json_str(&j, "opcode", rl_wc_opcode_name(e->opcode));
+		json_u64(&j, "qp", e->qp_num);
+		json_end(&j);
+	}
+	json_u64(&j, "wc_flushed", p->stat.flushed);
+	if (p->verbs.qp) {
+		snprintf(state, sizeof(state), "IBV_QPS_%s", rl_qp_state_name(rl_qp_state(p->verbs.qp)));
+		json_str(&j, "qp_state", state);
+	}
+	if (p->stat.last_nak && rl_syndrome_type(p->stat.last_nak) == RL_AETH_NAK &&
+	    rl_describe_syndrome(p->stat.last_nak, nak, sizeof(nak)) > 0)
+		json_str(&j, "nak_sent", nak);
+	peer_json_rnr(&j, p);
+	peer_json_cq_mod(&j, p);
+	peer_json_done(&j);
+}
+
 void peer_header(const struct peer *p)
 {
 	char g[INET6_ADDRSTRLEN];
@@ -115,6 +173,8 @@ static void peer_bw_row(const struct peer *p, const uint64_t *stamps)
 			json_u64(&j, "delivered", p->stat.delivered);
 			peer_json_frames(&j, p);
 			json_u64(&j, "rejected", p->stat.rx_bad);
+			peer_json_rnr(&j, p);
+			peer_json_cq_mod(&j, p);
 		}
 		peer_json_done(&j);
 		return;
@@ -162,6 +222,9 @@ static void peer_bw_footer(const struct peer *p)
 		       "that lost a packet is dropped whole)\n", p->stat.delivered, peer_rep_total(p));
 	printf(" frames sent %" PRIu64 ", received %" PRIu64 " (%" PRIu64 " dropped on purpose by --loss, %" PRIu64
 	       " rejected)\n", p->stat.sent, p->stat.recv_frames, p->stat.dropped_loss, p->stat.rx_bad);
+	if (p->o.cq_mod > 1)
+		printf(" completions: %" PRIu64 " for %" PRIu64 " work requests (-Q %u: IBV_SEND_SIGNALED on one in %u, "
+		       "and on a round's last)\n", p->stat.wcs, peer_rep_total(p), p->o.cq_mod, p->o.cq_mod);
 }
 
 void peer_bw_report(const struct peer *p, const uint64_t *stamps)
@@ -312,6 +375,7 @@ void peer_served_report(const struct peer *p, bool data_ok)
 			json_u64(&j, "dropped_other_partition", st.pkey_violations);
 		}
 		peer_json_frames(&j, p);
+		peer_json_rnr(&j, p);
 		peer_json_done(&j);
 	} else {
 		printf(" served %s: %" PRIu64 " messages received, data %s\n", peer_op_names[p->o.op], p->stat.completed,

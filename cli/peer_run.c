@@ -63,6 +63,23 @@ static uint64_t peer_random_va(void)
 	return (peer_random() & PEER_VA_MASK) | PEER_VA_MIN;
 }
 
+/*
+ * The transport's events for the test's QP: why it went to the error state,
+ * and the last NAK it sent, for peer_qp_report(). The text is copied: the
+ * event's own lives only as long as the call.
+ */
+static void peer_event(void *ctx, const struct rl_event *ev)
+{
+	struct peer *p = ctx;
+
+	if (!p->verbs.qp || ev->qpn != rl_qp_num(p->verbs.qp))
+		return;
+	if (ev->type == RL_EV_QP_STATE && ev->value == RL_QPS_ERR && !p->stat.err_why[0])
+		snprintf(p->stat.err_why, sizeof(p->stat.err_why), "%s", ev->text ? ev->text : "");
+	else if (ev->type == RL_EV_NAK_SENT)
+		p->stat.last_nak = (uint8_t)ev->value;
+}
+
 /* The host; it sends through peer_wire.c as path + BTH..ICRC. */
 int peer_host_new(struct peer *p)
 {
@@ -72,6 +89,7 @@ int peer_host_new(struct peer *p)
 	/* The port's MTU: a UD message must fit it (IBA: one packet per UD message). */
 	hc.active_mtu = p->o.mtu;
 	hc.first_qpn = p->o.qpn;
+	hc.event = peer_event;
 	p->verbs.host = rl_host_new(&hc);
 	memcpy(p->conn.me.gid, hc.gid, 16);
 	return p->verbs.host ? 0 : -1;
@@ -94,7 +112,7 @@ int peer_setup(struct peer *p)
 	ia.send_cq = ia.recv_cq = p->verbs.cq;
 	ia.max_send_wr = p->o.window + 8;
 	ia.max_recv_wr = depth;
-	ia.sq_sig_all = true;
+	ia.sq_sig_all = p->o.cq_mod <= 1; /* -Q N: each work request says (IBV_SEND_SIGNALED) */
 	p->verbs.qp = rl_create_qp(p->verbs.pd, &ia);
 	if (!p->verbs.qp)
 		return -1;
@@ -151,6 +169,32 @@ int peer_buffer(struct peer *p)
 	return p->verbs.mr ? 0 : -1;
 }
 
+/* perftest's choices (rl_conn_defaults()), then --retry-cnt, --rnr-retry, --min-rnr-timer and -u. */
+static void peer_conn_attrs(const struct peer *p, struct rl_conn *c)
+{
+	rl_conn_defaults(c);
+	if (p->o.retry_set)
+		c->retry_cnt = p->o.retry_cnt;
+	if (p->o.rnr_retry_set)
+		c->rnr_retry = p->o.rnr_retry;
+	if (p->o.rnr_timer_set)
+		c->min_rnr_timer = p->o.min_rnr_timer;
+	if (p->o.qp_timeout_set)
+		c->timeout = p->o.qp_timeout;
+}
+
+unsigned peer_quiet_ms(const struct peer *p)
+{
+	struct rl_conn c;
+	uint64_t two = 0;
+
+	peer_conn_attrs(p, &c);
+	/* Two local ACK timeouts of 4.096 us * 2^timeout (IBA 9.7.6.1.3); 0 is none at all. */
+	if (c.timeout)
+		two = (8192ull << c.timeout) / 1000000u;
+	return two > PEER_QUIET_MS ? (unsigned)(two < 2000 ? two : 2000) : PEER_QUIET_MS;
+}
+
 /*
  * The one place peer moves its QP through RESET -> INIT -> RTR -> RTS: the
  * core's rl_qp_connect() with perftest's choices (rl_conn_defaults()) and
@@ -174,9 +218,7 @@ int peer_connect_qp(struct peer *p)
 			  "vector without a GRH; RoCE routes by GID and has no LIDs, so the kernel answers EINVAL)");
 		return -1;
 	}
-	rl_conn_defaults(&c);
-	if (p->o.retry_set)
-		c.retry_cnt = p->o.retry_cnt;
+	peer_conn_attrs(p, &c);
 	c.qkey = PEER_QKEY;
 	c.sq_psn = p->conn.me.psn;
 	if (!p->o.ud) {
@@ -190,6 +232,8 @@ int peer_connect_qp(struct peer *p)
 		cli_error("peer", "cannot connect the QP: %s", rl_host_error(p->verbs.host));
 		return -1;
 	}
+	p->stat.t_up = peer_now();
+	p->stat.recvs_held = p->o.server && p->o.recv_delay_ms; /* --recv-delay: none posted until then */
 	return 0;
 }
 
@@ -291,7 +335,7 @@ static bool peer_grow(void **a, size_t *cap, size_t n, size_t elem)
 	return true;
 }
 
-static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc);
+static bool peer_wc_ok(const struct rl_wc *wc);
 
 /* One pump, counting the SENDs that completed (for when no message is expected). */
 static void peer_reap_sends(struct peer *p)
@@ -299,8 +343,8 @@ static void peer_reap_sends(struct peer *p)
 	struct rl_wc wc[8];
 
 	peer_pump(p, -1);
-	for (int n = rl_poll_cq(p->verbs.cq, 8, wc), i = 0; i < n; i++)
-		p->stat.sends_done += peer_wc_ok(p, &wc[i]) && wc[i].opcode != RL_WC_RECV;
+	for (int n = peer_poll_cq(p, 8, wc), i = 0; i < n; i++)
+		p->stat.sends_done += peer_wc_ok(&wc[i]) && wc[i].opcode != RL_WC_RECV;
 }
 
 /*
@@ -335,6 +379,17 @@ void peer_drain(struct peer *p, unsigned quiet_ms)
 	peer_flush(p);
 }
 
+/*
+ * -Q N: is work request @id of this round one to complete? Every N-th, and
+ * the round's last (its completion ends the round), as perftest's cq_mod.
+ */
+static bool peer_signaled(const struct peer *p, uint64_t id)
+{
+	uint64_t n = id - p->stat.round_first + 1;
+
+	return p->o.cq_mod <= 1 || n % p->o.cq_mod == 0 || (!p->o.duration_s && n == p->o.iters);
+}
+
 static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 {
 	struct rl_send_wr wr;
@@ -346,8 +401,8 @@ static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 	wr.sg_list[0].addr = rl_mr_iova(p->verbs.mr) + peer_send_off(p);
 	wr.sg_list[0].length = peer_msg_len(p);
 	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
-	wr.send_flags = RL_SEND_SIGNALED;
-	wr.rdma.remote_addr = p->conn.remote_va + (p->o.bad_va ? PEER_BAD_VA_OFFSET : 0);
+	wr.send_flags = peer_signaled(p, id) ? RL_SEND_SIGNALED : 0;
+	wr.rdma.remote_addr = p->conn.remote_va + p->o.va_offset;
 	wr.rdma.rkey = p->conn.remote_rkey ^ (p->o.bad_rkey ? PEER_BAD_RKEY_BITS : 0);
 	if (p->o.ud) {
 		memcpy(wr.ud.dgid, p->conn.them.gid, 16);
@@ -381,6 +436,8 @@ static uint32_t peer_recv_depth(const struct peer *p)
 {
 	if (!peer_sends(p->o.op) || (!p->o.server && p->o.op != PEER_PINGPONG))
 		return 0;
+	if (p->o.server && (p->o.no_recv || p->stat.recvs_held))
+		return 0; /* --no-recv, --recv-delay: a SEND finds none and is answered with an RNR NAK */
 	return p->o.window + 4 + (peer_unreliable(&p->o) || p->o.compat ? 512 : 0);
 }
 
@@ -414,13 +471,94 @@ int peer_post_recvs(struct peer *p, uint32_t completed)
 	return 0;
 }
 
-static bool peer_wc_ok(struct peer *p, const struct rl_wc *wc)
+static bool peer_wc_ok(const struct rl_wc *wc)
 {
-	if (wc->status == RL_WC_SUCCESS)
-		return true;
-	if (!p->stat.errors++)
-		cli_error("peer", "work request %" PRIu64 " failed: %s", wc->wr_id, rl_wc_status_str(wc->status));
-	return false;
+	return wc->status == RL_WC_SUCCESS;
+}
+
+/*
+ * One completion as a libibverbs program prints it: ibv_wc_status's name
+ * and number (the first failure also in ibv_wc_status_str()'s words). The
+ * flushes that follow a failure are alike: the first is shown, the rest counted.
+ */
+static void peer_wc_tell(struct peer *p, const struct rl_wc *wc)
+{
+	const char *what = "completion";
+
+	p->stat.wcs++;
+	if (wc->status != RL_WC_SUCCESS) {
+		if (!p->stat.errors++)
+			cli_error("peer", "work request %" PRIu64 " failed: %s", wc->wr_id, rl_wc_status_str(wc->status));
+		if (wc->status != RL_WC_WR_FLUSH_ERR && !p->stat.first_err.status)
+			p->stat.first_err = *wc;
+		if (wc->status == RL_WC_WR_FLUSH_ERR && p->stat.flushed++ && !p->o.show_wc)
+			return;
+		what = "completion error";
+	} else if (!p->o.show_wc) {
+		return;
+	}
+	fprintf(wc->status ? stderr : stdout, "%s%s: %s (%d), wr_id %" PRIu64 ", opcode %s, qp %#x\n",
+		wc->status ? "rocelab peer: " : "", what, rl_wc_status_name(wc->status), (int)wc->status, wc->wr_id,
+		rl_wc_opcode_name(wc->opcode), wc->qp_num);
+}
+
+int peer_poll_cq(struct peer *p, int n, struct rl_wc *wc)
+{
+	int got = rl_poll_cq(p->verbs.cq, n, wc);
+
+	for (int i = 0; i < got; i++)
+		peer_wc_tell(p, &wc[i]);
+	return got;
+}
+
+void peer_wc_finish(struct peer *p)
+{
+	struct rl_wc wc[32];
+
+	if (!p->verbs.cq)
+		return;
+	while (peer_poll_cq(p, 32, wc) > 0)
+		;
+	if (p->stat.flushed > 1 && !p->o.show_wc)
+		cli_error("peer", "... and %" PRIu64 " more IBV_WC_WR_FLUSH_ERR", p->stat.flushed - 1);
+	peer_qp_report(p);
+}
+
+/* What the RNR NAKs said: how many, and the timer they asked the requester to wait (IBA 9.7.5.2.8). */
+static void peer_rnr_report(const struct peer *p, const struct rl_qp_stats *st)
+{
+	struct rl_conn c;
+
+	peer_conn_attrs(p, &c);
+	if (st->rnr_naks_sent)
+		printf(" RNR NAKs sent: %" PRIu64 " (a SEND found no receive WQE posted; min_rnr_timer %u asked the "
+		       "requester to wait %.2f ms; an RNR NAK leaves the QP in IBV_QPS_RTS)\n", st->rnr_naks_sent,
+		       c.min_rnr_timer, rl_rnr_timer_us(c.min_rnr_timer) / 1000.0);
+	if (st->rnr_naks_recv)
+		printf(" RNR NAKs received: %" PRIu64 " (rnr_retry %u: %s)\n", st->rnr_naks_recv, c.rnr_retry,
+		       c.rnr_retry == 7 ? "retried for ever" : "that many retries, then IBV_WC_RNR_RETRY_EXC_ERR");
+}
+
+void peer_qp_report(const struct peer *p)
+{
+	struct rl_qp_stats st;
+	char nak[96];
+
+	if (!p->verbs.qp || p->o.json)
+		return;
+	rl_qp_stats(p->verbs.qp, &st);
+	peer_rnr_report(p, &st);
+	if (rl_qp_state(p->verbs.qp) != RL_QPS_ERR)
+		return;
+	nak[0] = '\0';
+	if (p->stat.last_nak && rl_syndrome_type(p->stat.last_nak) == RL_AETH_NAK)
+		rl_describe_syndrome(p->stat.last_nak, nak, sizeof(nak));
+	if (nak[0])
+		printf(" QP %#x is in IBV_QPS_ERR: %s (this side answered with %s; IBA 9.9.3.1: the responder's QP "
+		       "goes to the error state)\n", rl_qp_num(p->verbs.qp), p->stat.err_why, nak);
+	else
+		printf(" QP %#x is in IBV_QPS_ERR: %s (IBA 9.9.2: a failed work request takes the requester's QP there; "
+		       "the ones behind it are flushed)\n", rl_qp_num(p->verbs.qp), p->stat.err_why[0] ? p->stat.err_why : "an error");
 }
 
 /* A received message: the size the test said, and the data the other side sends. */
@@ -445,6 +583,7 @@ static int peer_client_bw(struct peer *p, uint64_t **stamps, size_t *cap)
 	struct rl_wc wc[32];
 
 	p->stat.round_done = 0;
+	p->stat.round_first = first;
 	p->stat.t_start = peer_now();
 	while (!p->stat.errors) {
 		while (peer_round_more(p, p->stat.posted - first) &&
@@ -454,8 +593,8 @@ static int peer_client_bw(struct peer *p, uint64_t **stamps, size_t *cap)
 		if (p->stat.round_done == p->stat.posted - first)
 			break; /* nothing outstanding, nothing more to post */
 		peer_pump(p, -1);
-		for (int n = rl_poll_cq(p->verbs.cq, 32, wc), i = 0; i < n; i++) {
-			if (!peer_wc_ok(p, &wc[i]))
+		for (int n = peer_poll_cq(p, 32, wc), i = 0; i < n; i++) {
+			if (!peer_wc_ok(&wc[i]))
 				break;
 			if (peer_atomic(p->o.op)) {
 				memcpy(&fetched, p->verbs.buf + (wc[i].wr_id % p->o.window) * 8, 8);
@@ -465,12 +604,15 @@ static int peer_client_bw(struct peer *p, uint64_t **stamps, size_t *cap)
 					return -1;
 				}
 			}
-			if (!peer_grow((void **)stamps, cap, p->stat.round_done, sizeof(**stamps))) {
-				cli_error("peer", "out of memory");
-				return -1;
+			/* -Q: one completion stands for every work request since the last (a send queue completes in order). */
+			for (uint64_t upto = wc[i].wr_id - first + 1; p->stat.round_done < upto;) {
+				if (!peer_grow((void **)stamps, cap, p->stat.round_done, sizeof(**stamps))) {
+					cli_error("peer", "out of memory");
+					return -1;
+				}
+				(*stamps)[p->stat.round_done++] = peer_now();
+				p->stat.completed++;
 			}
-			(*stamps)[p->stat.round_done++] = peer_now();
-			p->stat.completed++;
 		}
 		if (peer_expired(p)) {
 			cli_error("peer", "timed out after %u s with %" PRIu64 " of %u done (--timeout)", p->o.timeout_s,
@@ -519,8 +661,8 @@ static int peer_client_lat(struct peer *p)
 			return -1;
 		while (!(got && (sent || !p->o.compat)) && !p->stat.errors) {
 			peer_pump(p, -1);
-			for (int n = rl_poll_cq(p->verbs.cq, 8, wc), i = 0; i < n; i++) {
-				if (!peer_wc_ok(p, &wc[i]))
+			for (int n = peer_poll_cq(p, 8, wc), i = 0; i < n; i++) {
+				if (!peer_wc_ok(&wc[i]))
 					break;
 				if (wc[i].opcode != RL_WC_RECV) {
 					sent = true;
@@ -565,7 +707,7 @@ static int peer_client_lat(struct peer *p)
 static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, bool *data_ok)
 {
 	/* A failed work request (a reply's retries used up, say) ends the test now, with its reason said. */
-	if (!peer_wc_ok(p, wc))
+	if (!peer_wc_ok(wc))
 		return -1;
 	if (wc->opcode != RL_WC_RECV) {
 		p->stat.sends_done++;
@@ -617,6 +759,15 @@ static bool peer_cm_hangup(struct peer *p)
 	return gone;
 }
 
+/* --recv-delay: is it time to post the receives held back since RTS? */
+static bool peer_recvs_due(struct peer *p)
+{
+	if (!p->stat.recvs_held || peer_now() - p->stat.t_up < p->o.recv_delay_ms * 1000000ull)
+		return false;
+	p->stat.recvs_held = false;
+	return true;
+}
+
 /*
  * Server: answer until the client says it is finished (with --compat
  * pingpong, until every round is done, as the tools count them); verify what
@@ -631,6 +782,8 @@ static int peer_serve(struct peer *p, bool *data_ok)
 	*data_ok = true;
 	p->stat.t_start = peer_now();
 	for (;;) {
+		if (peer_recvs_due(p) && peer_post_recvs(p, 0))
+			return -1;
 		if (peer_pump(p, p->o.compat || p->o.cm || fin_at ? -1 : p->net.tcp)) {
 			if (!p->o.uc)
 				break;
@@ -639,7 +792,7 @@ static int peer_serve(struct peer *p, bool *data_ok)
 			frames = p->stat.recv_frames;
 		}
 		/* Every completion before the next batch of frames, so that receives are posted again in time. */
-		while ((n = rl_poll_cq(p->verbs.cq, 32, wc)) > 0)
+		while ((n = peer_poll_cq(p, 32, wc)) > 0)
 			for (int i = 0; i < n; i++)
 				if (peer_serve_wc(p, &wc[i], data_ok))
 					return -1;
@@ -749,13 +902,16 @@ static int peer_run_server(struct peer *p)
 {
 	bool data_ok = true;
 
-	if (peer_serve(p, &data_ok))
+	if (peer_serve(p, &data_ok)) {
+		peer_wc_finish(p);
+		peer_fail_json(p);
 		return CLI_ERR;
+	}
 	peer_settle(p);
 	if (p->o.cm)
 		peer_cm_disconnect(p);
 	else
-		peer_drain(p, PEER_QUIET_MS);
+		peer_drain(p, peer_quiet_ms(p));
 	if (!p->o.compat && !p->o.cm) {
 		if (peer_exchange_result(p, data_ok))
 			return CLI_ERR;
@@ -767,6 +923,7 @@ static int peer_run_server(struct peer *p)
 		peer_flush(p);
 	}
 	peer_served_report(p, data_ok);
+	peer_qp_report(p);
 	if (p->o.compat)
 		peer_pingpong_report(p);
 	return data_ok ? CLI_OK : CLI_ERR;
@@ -824,10 +981,14 @@ int peer_run(struct peer *p)
 		return peer_run_server(p);
 	if (peer_client_rounds(p, &stamps, &cap)) {
 		free(stamps);
+		/* The responder's last NAKs may still be on the way: they must find port 4791 open, not an ICMP error. */
+		peer_drain(p, peer_quiet_ms(p));
+		peer_wc_finish(p);
+		peer_fail_json(p);
 		return CLI_ERR;
 	}
 	/* Let the last ACKs and resends settle before the result. */
-	peer_drain(p, PEER_QUIET_MS);
+	peer_drain(p, peer_quiet_ms(p));
 	if (p->o.cm)
 		peer_cm_disconnect(p);
 	if (!peer_client_result(p) && peer_count_agrees(p)) {
@@ -837,6 +998,7 @@ int peer_run(struct peer *p)
 			peer_lat_report(p);
 		else
 			peer_bw_report(p, stamps);
+		peer_qp_report(p);
 		if (p->o.compat)
 			peer_pingpong_report(p);
 		rc = CLI_OK;

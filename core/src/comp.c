@@ -47,6 +47,13 @@ static bool rl_wr_resp_has_data(enum rl_wr_opcode op)
 	return op == RL_WR_RDMA_READ || rl_wr_is_atomic(op);
 }
 
+/* The completion event: its words are looked up only when someone listens. */
+static void rl_comp_event(struct rl_qp *qp, uint32_t psn, enum rl_wc_status st)
+{
+	if (qp->host->cfg.event)
+		rl_event_emit(qp, RL_EV_COMPLETION, psn, st, rl_wc_status_str(st));
+}
+
 /* Errors are always reported (IBA 10.8.3.1). */
 void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st)
 {
@@ -56,7 +63,7 @@ void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st)
 
 	if (st != RL_WC_SUCCESS || qp->sq_sig_all || (w->wr.send_flags & RL_SEND_SIGNALED))
 		rl_cq_push(qp->scq, &wc);
-	rl_event(qp, RL_EV_COMPLETION, w->first_psn, st, rl_wc_status_str(st));
+	rl_comp_event(qp, w->first_psn, st);
 	qp->sq_head++;
 	if (st != RL_WC_SUCCESS)
 		rl_qp_to_error(qp, rl_wc_status_str(st));
@@ -70,7 +77,7 @@ void rl_comp_flush(struct rl_qp *qp)
 				    .status = w->error ? w->error : RL_WC_WR_FLUSH_ERR, .qp_num = qp->qpn };
 
 		rl_cq_push(qp->scq, &wc);
-		rl_event(qp, RL_EV_COMPLETION, w->first_psn, wc.status, rl_wc_status_str(wc.status));
+		rl_comp_event(qp, w->first_psn, wc.status);
 		qp->sq_head++;
 	}
 	qp->req.wqe = qp->sq_tail;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "field_rows.h"
+#include "opcode_table.h"
 #include "rocelab/cm.h"
 #include "rocelab/icrc.h"
 #include "rocelab/packet.h"
@@ -110,17 +111,24 @@ static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pk
 	size_t off = pkt->bth_off, end = pkt->end_off, cap = pkt->cap_len, avail, hdr_len;
 	const struct rl_opcode_info *op;
 	enum rl_status st;
+	uint32_t expected = 0;
 
 	if (end - off < RL_BTH_LEN)
 		return rl_fail(pkt, RL_E_TRUNC_BTH, off, RL_BTH_LEN, end - off);
 	if (cap && cap < off + RL_BTH_LEN)
 		return rl_fail(pkt, RL_E_TRUNC_BTH, off, RL_BTH_LEN, cap - off);
+	/*
+	 * The ICRC first, kept until the packet proves whole: the CPU parses the
+	 * headers below while the CRC's latency chain runs.
+	 */
+	if ((!cap || cap >= end) && end - off >= RL_BTH_LEN + RL_ICRC_LEN)
+		expected = path ? rl_icrc_path(path, data + off, end - off) : rl_icrc_compute_to(pkt, data, end);
 	rl_decode_BTH(pkt, data + off);
 	/* IBA 9.2: TVer is 0; other values mean a layout this decoder cannot know. */
 	if (pkt->bth.tver != 0)
 		return rl_fail(pkt, RL_E_TVER, off + 1, 0, pkt->bth.tver);
 
-	op = rl_opcode_info(pkt->bth.opcode);
+	op = rl_opcode_row(pkt->bth.opcode);
 	hdr_len = op->hdr_len;
 	pkt->op = op;
 	pkt->hdrs = op->hdrs;
@@ -148,8 +156,7 @@ static enum rl_status rl_decode_transport(const uint8_t *data, struct rl_pkt *pk
 		return rl_decode_cut_end(pkt);
 
 	pkt->icrc = rl_get32le(data + end - RL_ICRC_LEN);
-	pkt->icrc_expected = path ? rl_icrc_path(path, data + pkt->bth_off, end - pkt->bth_off)
-				  : rl_icrc_compute(pkt, data);
+	pkt->icrc_expected = expected;
 	pkt->icrc_ok = pkt->icrc == pkt->icrc_expected;
 
 	if (!(op->flags & RL_OPF_VALID))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "field_rows.h"
+#include "opcode_table.h"
 #include "rocelab/icrc.h"
 #include "rocelab/packet.h"
 #include "rocelab/path.h"
@@ -189,11 +190,11 @@ static RL_ENC_INLINE uint8_t *rl_encode_ext(const struct rl_pkt *pkt, uint32_t m
  * What rl_encode() and rl_encode_path() check alike: a payload that is
  * there and fits the opcode (IBA 9.2; rl_opcode_payload_ok).
  */
-static enum rl_status rl_transport_check(const struct rl_pkt *pkt)
+static enum rl_status rl_transport_check(const struct rl_pkt *pkt, const struct rl_opcode_info *op)
 {
 	if (pkt->payload_len && !pkt->payload)
 		return RL_E_ARG;
-	if (!rl_opcode_payload_ok(pkt->bth.opcode, pkt->payload_len))
+	if (!rl_opcode_info_payload_ok(op, pkt->payload_len))
 		return RL_E_PAYLOAD_LEN;
 	return RL_OK;
 }
@@ -240,10 +241,10 @@ enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, siz
 	    (pkt->l3 == RL_L3_GRH && pkt->link != RL_LINK_ETHERNET && pkt->link != RL_LINK_LINUX_SLL &&
 	     pkt->link != RL_LINK_LINUX_SLL2))
 		return RL_E_ARG;
-	st = rl_transport_check(pkt);
+	op = rl_opcode_info(pkt->bth.opcode);
+	st = rl_transport_check(pkt, op);
 	if (st != RL_OK)
 		return st;
-	op = rl_opcode_info(pkt->bth.opcode);
 	total = rl_encoded_len(pkt);
 	if (total > cap)
 		return RL_E_NOSPACE;
@@ -278,13 +279,15 @@ enum rl_status rl_encode(const struct rl_pkt *pkt, uint8_t *buf, size_t cap, siz
 enum rl_status rl_encode_path(const struct rl_path *path, const struct rl_pkt *pkt, uint8_t *buf, size_t cap,
 			      size_t *out_len)
 {
+	const struct rl_opcode_info *op;
 	enum rl_status st;
 	size_t tlen;
 	uint8_t *p;
 
 	if (!path || !pkt || !buf || !out_len)
 		return RL_E_ARG;
-	st = rl_transport_check(pkt);
+	op = rl_opcode_info(pkt->bth.opcode);
+	st = rl_transport_check(pkt, op);
 	if (st != RL_OK)
 		return st;
 	tlen = rl_transport_len(pkt);
@@ -292,7 +295,7 @@ enum rl_status rl_encode_path(const struct rl_path *path, const struct rl_pkt *p
 		return RL_E_NOSPACE;
 	if (!rl_path_fits(path, tlen))
 		return RL_E_ARG;
-	p = rl_encode_transport(pkt, rl_opcode_info(pkt->bth.opcode), buf);
+	p = rl_encode_transport(pkt, op, buf);
 	rl_put_icrc(p, rl_icrc_path(path, buf, tlen));
 	*out_len = tlen;
 	return RL_OK;
@@ -382,10 +385,10 @@ enum rl_status rl_encode_cached(struct rl_encode_cache *c, const struct rl_pkt *
 			rl_cache_keep(c, pkt, buf);
 		return st;
 	}
-	st = rl_transport_check(pkt);
+	op = rl_opcode_row(pkt->bth.opcode);
+	st = rl_transport_check(pkt, op);
 	if (st != RL_OK)
 		return st;
-	op = rl_opcode_info(pkt->bth.opcode);
 	tlen = RL_BTH_LEN + op->hdr_len + pkt->payload_len + rl_padcnt(pkt->payload_len) + RL_ICRC_LEN;
 	total = (size_t)c->l2_len + c->l3_len + 8 + tlen;
 	if (total > cap)

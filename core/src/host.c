@@ -63,7 +63,7 @@ void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
 	}
 	memcpy(p, &qp->pkt, sizeof(*p));   /* padding too: rl_encode_cached compares bytes */
 	p->bth.opcode = opcode;
-	p->op = rl_opcode_info(opcode);
+	p->op = rl_opcode_row(opcode);
 	p->hdrs = p->op->hdrs;
 }
 
@@ -128,8 +128,13 @@ static bool rl_addr_ok(const struct rl_qp *qp, const struct rl_pkt *p)
 
 	if ((qp->type != RL_QPT_RC && qp->type != RL_QPT_UC) || qp->state < RL_QPS_RTR)
 		return true;
+	/*
+	 * An IPv4 packet got here only on an IPv4 host (rl_for_us), and from RTR
+	 * on the QP's AV is of its host's family (rl_modify_qp refuses another):
+	 * the peer's GID is IPv4-mapped, its last 4 bytes the address.
+	 */
 	if (p->l3 == RL_L3_IPV4)
-		return rl_gid_is_ipv4(peer) && !memcmp(p->ip4.src, peer + 12, 4);
+		return !memcmp(p->ip4.src, peer + 12, 4);
 	return !memcmp(p->ip6.src, peer, 16);
 }
 
@@ -180,13 +185,10 @@ static int rl_host_check(struct rl_host *h, const struct rl_pkt *p, enum rl_stat
  * ECN (IBA Annex A17.9): a packet marked Congestion Experienced makes the
  * receiving QP send a CNP to the QP it came from, at most one per interval.
  */
-static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
+static void rl_ecn_congested(struct rl_qp *qp, const struct rl_pkt *p)
 {
-	uint8_t ecn = p->l3 == RL_L3_IPV4 ? p->ip4.ecn : (p->ip6.tclass & 3);
 	struct rl_pkt cnp;
 
-	if (ecn != 3 || rl_qp_is_ud(qp))
-		return;
 	qp->stats.ecn_ce_recv++;
 	if (qp->stats.cnps_sent && qp->host->now - qp->last_cnp < RL_CNP_INTERVAL_NS)
 		return;
@@ -197,6 +199,15 @@ static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
 	qp->stats.cnps_sent++;
 	rl_qp_emit(qp, &cnp);
 	rl_event(qp, RL_EV_CNP_SENT, p->bth.psn, 0, "ECN congestion experienced: CNP to the sender");
+}
+
+/* Most packets are not marked: this test is all they cost. */
+static void rl_ecn_check(struct rl_qp *qp, const struct rl_pkt *p)
+{
+	uint8_t ecn = p->l3 == RL_L3_IPV4 ? p->ip4.ecn : (p->ip6.tclass & 3);
+
+	if (ecn == 3 && !rl_qp_is_ud(qp))
+		rl_ecn_congested(qp, p);
 }
 
 /* Both ways in end here: a decoded packet (status @st) to its QP. */
@@ -261,8 +272,9 @@ void rl_host_run(struct rl_host *h, uint64_t now)
 	for (struct rl_qp *qp = h->qps; qp; qp = qp->next) {
 		if (rl_resp_pending(qp) && qp->state >= RL_QPS_RTR && qp->state != RL_QPS_ERR)
 			rl_resp_run(qp);
-		rl_comp_timers(qp);
-		if (qp->state == RL_QPS_RTS)
+		if (rl_comp_timer_due(qp, h->now))
+			rl_comp_timers(qp);
+		if (qp->state == RL_QPS_RTS && rl_req_pending(qp))
 			rl_req_run(qp);
 		else if (qp->state == RL_QPS_ERR)
 			rl_comp_flush(qp);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "field_rows.h"
-#include "rocelab/opcode.h"
+#include "opcode_table.h"
 
 /* Length of the headers in @m, from the field table's header rows. */
 #define HLEN(m) RL_FIELD_HDRS_LEN(m)
@@ -18,15 +18,13 @@
 	[code] = { .name = nm, .flags = RL_OPF_VALID | (fl), .hdrs = (hd), .hdr_len = HLEN(hd), \
 		   .fixed_payload = (fixed) },
 
-static const struct rl_opcode_info rl_opcodes[256] = { RL_OPCODE_ROWS(OP) };
+const struct rl_opcode_info rl_opcodes[256] = { RL_OPCODE_ROWS(OP) };
 
-static const struct rl_opcode_info rl_opcode_unknown = { "Unknown", 0, 0, 0, 0 };
+const struct rl_opcode_info rl_opcode_unknown = { "Unknown", 0, 0, 0, 0 };
 
 const struct rl_opcode_info *rl_opcode_info(uint8_t opcode)
 {
-	const struct rl_opcode_info *info = &rl_opcodes[opcode];
-
-	return info->name ? info : &rl_opcode_unknown;
+	return rl_opcode_row(opcode);
 }
 
 static const char *const rl_transport_names[] = {

@@ -216,7 +216,7 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 	}
 	if (rl_qp_is_ud(qp))
 		rl_req_fill_ud(qp, w, &p);
-	p.op = rl_opcode_info(p.bth.opcode);
+	p.op = rl_opcode_row(p.bth.opcode);
 	p.hdrs = p.op->hdrs;
 
 	/*

@@ -79,6 +79,7 @@ static void rl_resp_nak(struct rl_qp *qp, uint32_t psn, enum rl_aeth_type type, 
 
 	rl_resp_send_aeth(qp, psn, syn);
 	qp->stats.naks_sent++;
+	qp->stats.rnr_naks_sent += type == RL_AETH_RNR_NAK;
 	rl_event(qp, RL_EV_NAK_SENT, psn, syn, why);
 }
 
@@ -218,7 +219,7 @@ static enum rl_resp_state rl_resp_check_psn(struct rl_qp *qp, struct rl_resp_ctx
 /* IBA 9.7.5.1.3 (C9-112): a multi-packet message is First, Middle..., Last of one kind. */
 static enum rl_resp_state rl_resp_check_op_seq(struct rl_qp *qp, struct rl_resp_ctx *c)
 {
-	uint32_t f = c->flags, prev = rl_opcode_info(qp->resp.last_opcode)->flags;
+	uint32_t f = c->flags, prev = rl_opcode_row(qp->resp.last_opcode)->flags;
 	bool first = f & RL_OPF_FIRST, kind_ok;
 
 	if (rl_qp_is_ud(qp))
@@ -835,11 +836,6 @@ void rl_resp_drop_pending(struct rl_qp *qp)
 	qp->resp.held = NULL;
 	qp->resp.held_head = 0;
 	qp->resp.reply.active = false;
-}
-
-bool rl_resp_pending(const struct rl_qp *qp)
-{
-	return qp->resp.reply.active || qp->resp.nheld;
 }
 
 void rl_resp_run(struct rl_qp *qp)

@@ -15,6 +15,8 @@
 #include "rocelab/packet.h"
 #include "rocelab/verbs.h"
 
+#include "opcode_table.h"
+
 #define RL_NEVER UINT64_MAX
 /* Largest frame: Ethernet + VLAN + IPv6 + UDP + BTH + headers + 4096 + ICRC. */
 #define RL_FRAME_MAX (18 + 40 + 8 + 12 + 64 + 4096 + 4)
@@ -246,17 +248,30 @@ void rl_qp_set_state(struct rl_qp *qp, enum rl_qp_state s, const char *why);
 
 /* The three roles. */
 void rl_req_run(struct rl_qp *qp);
+/* Work requests the requester has not sent all of yet: without them rl_req_run has nothing to do. */
+static inline bool rl_req_pending(const struct rl_qp *qp)
+{
+	return qp->req.wqe != qp->sq_tail;
+}
 void rl_resp_recv(struct rl_qp *qp, const struct rl_pkt *pkt);
 void rl_comp_recv(struct rl_qp *qp, const struct rl_pkt *pkt);
 void rl_comp_timers(struct rl_qp *qp);
+/* Has the retransmit timer or the RNR wait run out by @now? Only then has rl_comp_timers work. */
+static inline bool rl_comp_timer_due(const struct rl_qp *qp, uint64_t now)
+{
+	return qp->comp.timer <= now || qp->comp.rnr_until <= now;
+}
 void rl_comp_flush(struct rl_qp *qp);
 /* Retire the oldest work request with @st (an error also takes the QP to ERR). */
 void rl_comp_complete(struct rl_qp *qp, enum rl_wc_status st);
 void rl_resp_flush(struct rl_qp *qp);
 /* Go on with a READ response, then with the requests held behind it. */
 void rl_resp_run(struct rl_qp *qp);
-/* A READ response or held requests are waiting for the port. */
-bool rl_resp_pending(const struct rl_qp *qp);
+/* A READ response or held requests are waiting for the port (asked of every QP at every rl_host_run). */
+static inline bool rl_resp_pending(const struct rl_qp *qp)
+{
+	return qp->resp.reply.active || qp->resp.nheld;
+}
 /* Forget the READ response in progress and the held requests (reset, error, destroy). */
 void rl_resp_drop_pending(struct rl_qp *qp);
 /* How many more frames the host's port takes now (rl_host_config.tx_room). */

@@ -39,23 +39,53 @@ const char *rl_wr_opcode_name(enum rl_wr_opcode op)
 	return "?";
 }
 
+/* Each status's libibverbs name and its ibv_wc_status_str() words, indexed by the status. */
+static const struct {
+	const char *name, *str;
+} rl_wc_statuses[] = {
+	[RL_WC_SUCCESS] = { "IBV_WC_SUCCESS", "success" },
+	[RL_WC_LOC_LEN_ERR] = { "IBV_WC_LOC_LEN_ERR", "local length error" },
+	[RL_WC_LOC_QP_OP_ERR] = { "IBV_WC_LOC_QP_OP_ERR", "local QP operation error" },
+	[RL_WC_LOC_PROT_ERR] = { "IBV_WC_LOC_PROT_ERR", "local protection error" },
+	[RL_WC_WR_FLUSH_ERR] = { "IBV_WC_WR_FLUSH_ERR", "Work Request Flushed Error" },
+	[RL_WC_BAD_RESP_ERR] = { "IBV_WC_BAD_RESP_ERR", "bad response error" },
+	[RL_WC_LOC_ACCESS_ERR] = { "IBV_WC_LOC_ACCESS_ERR", "local access error" },
+	[RL_WC_REM_INV_REQ_ERR] = { "IBV_WC_REM_INV_REQ_ERR", "remote invalid request error" },
+	[RL_WC_REM_ACCESS_ERR] = { "IBV_WC_REM_ACCESS_ERR", "remote access error" },
+	[RL_WC_REM_OP_ERR] = { "IBV_WC_REM_OP_ERR", "remote operation error" },
+	[RL_WC_RETRY_EXC_ERR] = { "IBV_WC_RETRY_EXC_ERR", "transport retry counter exceeded" },
+	[RL_WC_RNR_RETRY_EXC_ERR] = { "IBV_WC_RNR_RETRY_EXC_ERR", "RNR retry counter exceeded" },
+};
+
+static bool rl_wc_status_known(enum rl_wc_status s)
+{
+	return (unsigned)s < sizeof(rl_wc_statuses) / sizeof(rl_wc_statuses[0]) && rl_wc_statuses[s].name;
+}
+
 const char *rl_wc_status_str(enum rl_wc_status s)
 {
-	switch (s) {
-	case RL_WC_SUCCESS: return "success";
-	case RL_WC_LOC_LEN_ERR: return "local length error";
-	case RL_WC_LOC_QP_OP_ERR: return "local QP operation error";
-	case RL_WC_LOC_PROT_ERR: return "local protection error";
-	case RL_WC_WR_FLUSH_ERR: return "Work Request Flushed Error";
-	case RL_WC_BAD_RESP_ERR: return "bad response error";
-	case RL_WC_LOC_ACCESS_ERR: return "local access error";
-	case RL_WC_REM_INV_REQ_ERR: return "remote invalid request error";
-	case RL_WC_REM_ACCESS_ERR: return "remote access error";
-	case RL_WC_REM_OP_ERR: return "remote operation error";
-	case RL_WC_RETRY_EXC_ERR: return "transport retry counter exceeded";
-	case RL_WC_RNR_RETRY_EXC_ERR: return "RNR retry counter exceeded";
+	return rl_wc_status_known(s) ? rl_wc_statuses[s].str : "unknown";
+}
+
+const char *rl_wc_status_name(enum rl_wc_status s)
+{
+	return rl_wc_status_known(s) ? rl_wc_statuses[s].name : "IBV_WC_UNKNOWN";
+}
+
+const char *rl_wc_opcode_name(enum rl_wc_opcode op)
+{
+	switch (op) {
+	case RL_WC_SEND: return "IBV_WC_SEND";
+	case RL_WC_RDMA_WRITE: return "IBV_WC_RDMA_WRITE";
+	case RL_WC_RDMA_READ: return "IBV_WC_RDMA_READ";
+	case RL_WC_COMP_SWAP: return "IBV_WC_COMP_SWAP";
+	case RL_WC_FETCH_ADD: return "IBV_WC_FETCH_ADD";
+	case RL_WC_FLUSH: return "IBV_WC_FLUSH";
+	case RL_WC_ATOMIC_WRITE: return "IBV_WC_ATOMIC_WRITE";
+	case RL_WC_RECV: return "IBV_WC_RECV";
+	case RL_WC_RECV_RDMA_WITH_IMM: return "IBV_WC_RECV_RDMA_WITH_IMM";
 	}
-	return "unknown";
+	return "IBV_WC_UNKNOWN";
 }
 
 const char *rl_event_name(enum rl_event_type t)
@@ -403,14 +433,16 @@ void rl_cq_push(struct rl_cq *cq, const struct rl_wc *wc)
 
 int rl_poll_cq(struct rl_cq *cq, int n, struct rl_wc *wc)
 {
-	int i;
+	int k = n < cq->count ? n : cq->count;
 
-	for (i = 0; i < n && cq->count; i++) {
+	if (k <= 0)
+		return 0;
+	for (int i = 0; i < k; i++) {
 		wc[i] = cq->ring[cq->head];
 		cq->head = rl_cq_index(cq, 1);
-		cq->count--;
 	}
-	return i;
+	cq->count -= k;
+	return k;
 }
 
 int rl_cq_pending(const struct rl_cq *cq)

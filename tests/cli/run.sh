@@ -129,6 +129,26 @@ expect "peer two addresses" 2 "unexpected argument '127.0.0.2': the one argument
 expect "peer an address that is none" 2 "'nowhere' is not an IPv4 or IPv6 address" "$RA" peer -s 64 nowhere
 expect "peer unknown option" 2 "unknown option '--frob' \(see rocelab peer --help\)" "$RA" peer --frob
 expect "peer --help shows the perftest flags" 0 "-x, -g, --gid-index N" "$R" peer --help
+# The knobs that make faults happen for real (issue 18): IBA's field widths, whose side each is.
+expect "peer --rnr-retry 7 (for ever)" 2 "$NL" "$RA" peer --rnr-retry 7 --min-rnr-timer 31 -u 31 -p 1 127.0.0.1
+expect "peer --rnr-retry 8: a 3-bit field" 2 "--rnr-retry wants 0..7, not '8'" "$RA" peer --rnr-retry 8 127.0.0.1
+expect "peer --min-rnr-timer 32: a 5-bit code" 2 "--min-rnr-timer wants 0..31, not '32'" \
+	"$RA" peer --min-rnr-timer 32 127.0.0.1
+expect "peer -u 32: a 5-bit exponent" 2 "--qp-timeout wants 0..31, not '32'" "$RA" peer -u 32 127.0.0.1
+expect "peer --qp-timeout not a number" 2 "--qp-timeout wants 0..31, not 'x'" "$RA" peer --qp-timeout x 127.0.0.1
+expect "peer --no-recv on the client" 2 "--no-recv and --recv-delay are the server's" "$RA" peer --no-recv 127.0.0.1
+expect "peer --recv-delay over UD" 2 "UD drop it without a word" "$RA" peer --recv-delay 5 -t ud --timeout 1
+expect "peer --recv-delay 0" 2 "--recv-delay wants 1..60000, not '0'" "$RA" peer --recv-delay 0
+expect "peer --no-recv with --recv-delay" 2 "say one of them" "$RA" peer --no-recv --recv-delay 5
+expect "peer -Q 0" 2 "--cq-mod wants 1..1024, not '0'" "$RA" peer -Q 0 127.0.0.1
+expect "peer -Q past the window" 2 "-Q 32 is more than --window 16" "$RA" peer -Q 32 127.0.0.1
+expect "peer -Q 4" 2 "$NL" "$RA" peer -Q 4 --show-wc -p 1 127.0.0.1
+expect "peer -Q with pingpong" 2 "not with pingpong, atomics .* or -D" "$RA" peer -Q 2 --op pingpong 127.0.0.1
+expect "peer -Q on the server" 2 "not on the server" "$RA" peer -Q 2
+expect "peer --va-offset with a SEND" 2 "a SEND carries no R_Key or address" "$RA" peer --va-offset 64 --op send 127.0.0.1
+expect "peer --va-offset with --bad-va" 2 "--bad-va is --va-offset 1048576: say one" \
+	"$RA" peer --va-offset 64 --bad-va 127.0.0.1
+expect "peer --help shows the RNR knobs" 0 "--min-rnr-timer N" "$R" peer --help
 # No address: the server, as perftest's; it waits for a client until --timeout.
 expect "peer without an address is the server" 2 "no client came within 1 s \(--timeout\)" \
 	"$RA" peer -s 64 -p 45731 --timeout 1

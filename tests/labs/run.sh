@@ -46,7 +46,7 @@ refused() {
 }
 refused "no verb" "usage: rocelab lab list" 
 refused "no such lab" "no lab '99'" run 99
-refused "run without a lab" "say list, run NN, grade NN, up, down or status" run
+refused "run without a lab" "say list, run NN, grade NN, predict NN, quiz NN, up, down or status" run
 refused "--mtu too small" "--mtu wants 1280..65535" up --mtu 100
 refused "unknown verb" "say list, run NN" fly
 if "$R" lab --help | grep -q "rocelab lab run NN"; then pass "--help"; else fail "--help"; fi
@@ -114,6 +114,8 @@ filters_ok() {
 def_cmds() {
     awk -v out="labs/out/$(basename "$1").gen.pcap" '
         { v = $0; sub(/^[ \t]*[a-z]+[ \t]*/, "", v) }
+        $1 == "param" { def[$2] = $3 }
+        { for (k in def) gsub("[{]" k "[}]", def[k], v) }
         $1 == "mtu" && v != 1500 { up = " --mtu " v }
         $1 == "step" { rping = 0; pt = "" }
         $1 == "compat" && v == "rping" { rping = 1 }
@@ -168,6 +170,8 @@ broken "a fact function no question asks for" "reads the answer to question 6 of
     'sed -i "/^question 6/,\$d" 07-acks-msn-credits/lab.def'
 broken "a lab the grader knows with no definition" "reads answers of lab 13, which has no labs/13-\*/lab.def" \
     'rm -r 13-qp-state-machine' list
+broken "a needs word the grader does not know" "07-acks-msn-credits/lab.def needs 'loss', which the grader" \
+    'sed -i "s/^needs.*/needs loss/" 07-acks-msn-credits/lab.def'
 broken "a keyword that is none" "07-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
     'sed -i "s/^title/titel/" 07-acks-msn-credits/lab.def'
 broken "two labs with one number" "two labs numbered 07 (07-acks-msn-credits and 07-other)" \
@@ -248,9 +252,10 @@ for l in $labs; do
 done
 # The guides' rocelab explain and tshark commands, run in $T/g, where the lab's --gen capture is
 # labs/out/NN-name.pcap as the guide names it; tshark as the unprivileged user, with the plugin.
+# A guide's `rocelab lab quiz NN` runs too, in its place: it makes the quiz's capture.
 mkdir -p "$T/bin" && ln -sf "$R" "$T/bin/rocelab"
 for l in $labs; do
-    cmds "$LABS/$l/README.md" | grep -E '^(rocelab explain|tshark) ' | sed 's/ *| *less$//' >"$T/gcmds"
+    cmds "$LABS/$l/README.md" | grep -E '^(rocelab explain |tshark |rocelab lab quiz [0-9]+$)' | sed 's/ *| *less$//' >"$T/gcmds"
     [ -s "$T/gcmds" ] || continue
     n=0 why=
     while read -r c; do
@@ -263,7 +268,7 @@ for l in $labs; do
         case $c in rocelab*) [ -s "$T/gc.err" ] && { why="'$c' says $(head -c 300 "$T/gc.err")"; break; } ;; esac
         n=$((n + 1))
     done <"$T/gcmds"
-    if [ -z "$why" ]; then pass "lab $l: the guide's $n rocelab explain / tshark commands run on its --gen capture"
+    if [ -z "$why" ]; then pass "lab $l: the guide's $n rocelab explain / tshark / quiz commands run on its --gen capture"
     else fail "lab $l: a guide command fails on its --gen capture: $why"; fi
 done
 
@@ -332,11 +337,161 @@ echo "not a pcap" >"$T/bad.pcap"
 if "$R" lab grade 01 --capture "$T/bad.pcap" --answers "$G/ans/01.txt" >"$G/out" 2>&1; then fail "grading a corrupt capture succeeded"
 elif grep -q "bad.pcap is not a capture this can read" "$G/out"; then pass "grading a file that is no capture says so"
 else fail "grading a corrupt capture: $(cat "$G/out")"; fi
-head -c 3000 "$T/g/labs/out/08-loss-go-back-n.pcap" >"$T/cut.pcap"
-if "$R" lab grade 08 --capture "$T/cut.pcap" --answers "$G/ans/08.txt" >"$G/out" 2>&1 &&
-   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 08 questions " "$G/out"; then
+head -c 3000 "$T/g/labs/out/07-acks-msn-credits.pcap" >"$T/cut.pcap"
+if "$R" lab grade 07 --capture "$T/cut.pcap" --answers "$G/ans/07.txt" >"$G/out" 2>&1 &&
+   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 07 questions " "$G/out"; then
     pass "grading a capture cut short: a note, and a score on what it holds"
 else fail "grading a cut capture: $(cat "$G/out")"; fi
+
+# ---- predict, then run --------------------------------------------------------------------
+# For lab 03 the expected predictions are worked out here from the IBA's rules (every packet but
+# the last carries the path MTU; payload plus pad is a multiple of 4; UDP 8 + BTH 12 + payload +
+# pad + ICRC 4), and checked against what tshark reads off the capture the run then makes.
+P=$T/pred
+mkdir -p "$P"
+size=10001 mtu=1024
+pk=$(( (size + mtu - 1) / mtu )); last=$(( size - (pk - 1) * mtu )); pad=$(( (4 - last % 4) % 4 ))
+if [ "$pk" -gt 1 ]; then ulen=$(( 8 + 12 + mtu + 4 )); else ulen=$(( 8 + 12 + last + pad + 4 )); fi
+P03=$P/labs/out/03-segmentation-mtu.pcap
+predict03() { (cd "$P" && printf '%s\n' "$@" | "$R" lab predict 03 --set size=$size --set mtu=$mtu) >"$P/p.out" 2>&1; }
+pgrade03() { (cd "$P" && "$R" lab grade 03) 2>&1 | tee "$P/g.out" | sed -n 's/^score 03 predictions //p'; }
+if predict03 "$pk" "$last" "$pad" "$ulen" && (cd "$P" && "$R" lab run 03 --gen >"$P/r.out" 2>&1) &&
+   grep -q "gen send-bw --count 1 --mtu $mtu --size $size " "$P/r.out"; then
+    got=$(sh "$LABS/03-segmentation-mtu/solution/predict.sh" "$P03" | sed 's/^p[0-9]: //' | tr '\n' ' ')
+    [ "$got" = "$pk $last $pad $ulen " ] && pass "lab 03 predict: tshark reads '$got' off the run with the learner's size and MTU, as IBA's rules predict" ||
+        fail "lab 03 predict: tshark reads '$got' off the run, the rules say '$pk $last $pad $ulen'"
+    s=$(pgrade03)
+    [ "$s" = 4/4 ] && pass "lab 03 predict: the predictions the rules give score $s" || fail "lab 03 predict: the rules' predictions score '$s': $(cat "$P/g.out")"
+    # Written after the capture (as if read off it): not counted.
+    predict03 "$pk" "$last" "$pad" "$ulen" && touch -d '1 hour ago' "$P03"
+    s=$(pgrade03)
+    [ "$s" = 0/4 ] && grep -q "were made after the capture: they are not counted" "$P/g.out" &&
+        pass "lab 03 predict: predictions made after the capture are not counted ($s)" ||
+        fail "lab 03 predict: predictions after the capture: '$s' $(head -c 300 "$P/g.out")"
+else fail "lab 03 predict and run: $(cat "$P/p.out" "$P/r.out" 2>/dev/null | head -c 400)"; fi
+rm -f "$P/labs/out/03-segmentation-mtu.predict"
+s=$( (cd "$P" && "$R" lab grade 03) | sed -n 's/^score 03 predictions //p')
+[ "$s" = "-/- not made: rocelab lab predict 03, before rocelab lab run 03" ] &&
+    pass "lab 03 predict: none made is said, as make grade's table shows a lab not run" || fail "lab 03 no predictions: '$s'"
+refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 03 --set size=10
+refused "--set of a parameter the lab has not" "lab 03 has no parameter 'speed'" predict 03 --set speed=10
+refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 03 --set mtu=1000
+refused "predict for a lab without predictions" "lab 07 asks no predictions" predict 07
+
+# score_below_half SCORE: GOT/MAX with 2 GOT < MAX
+below_half() { [ -n "$1" ] && [ "${1#*/}" -gt 0 ] && [ $(( 2 * ${1%/*} )) -lt "${1#*/}" ]; }
+# one_off FILE KEY: FILE with KEY's answer one more, to stdout
+one_off() { awk -F': ' -v k="$2" '$1 == k { printf "%s: %d\n", $1, $2 + 1; next } { print }' "$1"; }
+
+# predictions NUM SET...: with the learner's parameters SET (NAME=VALUE), the predictions that the
+# lab's solution/predict.sh reads with tshark off the capture that followed score full marks (made
+# again before it: the file's time is moved on), blanks 0, one off loses that mark with a hint
+# that does not give the value, and explain's first frame's numbers copied score below half.
+predictions() {
+    num=$1; shift
+    d=$(ls -d "$LABS/$num"-*); b=$(basename "$d"); W=$T/pl$num; cap=$W/labs/out/$b.pcap
+    np=$(grep -c '^predict ' "$d/lab.def")
+    sets=""; for a in "$@"; do sets="$sets --set $a"; done
+    : >"$W.blank"
+    mkdir -p "$W"
+    # shellcheck disable=SC2086  # --set NAME=VALUE pairs
+    pr() { (cd "$W" && "$R" lab predict "$num" $sets --answers "$1") >"$W.p.out" 2>&1; }
+    gr() { touch -d '1 minute' "$cap"; (cd "$W" && "$R" lab grade "$num") 2>&1 | tee "$W.g.out" | sed -n "s/^score $num predictions //p"; }
+    if ! pr "$W.blank" || ! (cd "$W" && "$R" lab run "$num" --gen >"$W.r.out" 2>&1) ||
+       ! grep -q "with the parameters of your predictions (labs/out/$b.predict): ${*}$" "$W.r.out"; then
+        fail "lab $num predict, then run with $*: $(cat "$W.p.out" "$W.r.out" | head -c 400)"; return
+    fi
+    s=$(gr)
+    [ "$s" = "0/$np" ] && pass "lab $num predict ($*): blank predictions score $s" || fail "lab $num blank predictions: '$s'"
+    sh "$d/solution/predict.sh" "$cap" >"$W.ref"
+    pr "$W.ref"; s=$(gr)
+    [ "$s" = "$np/$np" ] && pass "lab $num predict ($*): what tshark reads off the run ($(tr '\n' ' ' <"$W.ref")), predicted, scores $s" ||
+        fail "lab $num predict: tshark's values score '$s': $(cat "$W.g.out")"
+    key=$(tail -n 1 "$W.ref" | cut -d: -f1); val=$(tail -n 1 "$W.ref" | sed 's/^[^:]*: //')
+    one_off "$W.ref" "$key" >"$W.wrong"
+    pr "$W.wrong"; s=$(gr)
+    if [ "$s" = "$((np - 1))/$np" ] && grep -q "^  $key *0/1 .*: not $((val + 1)); think again: " "$W.g.out" &&
+       ! grep "^  $key " "$W.g.out" | sed "s|^ *$key *0/1 ||; s/: not $((val + 1));//" | grep -qw "$val"; then
+        pass "lab $num predict: $key one off loses that mark only, with a hint that does not give the value"
+    else fail "lab $num predict one off: '$s' $(grep "^  $key " "$W.g.out")"; fi
+    pl=$("$R" explain "$cap" | sed -n '1s/.* payload=\([0-9]*\).*/\1/p')
+    sed "s/: .*/: ${pl:-0}/" "$W.ref" >"$W.copied"
+    pr "$W.copied"; s=$(gr)
+    below_half "$s" && pass "lab $num predict: explain's first numbers copied (${pl:-0}) score $s" ||
+        fail "lab $num predict: explain's numbers copied score '$s'"
+}
+predictions 03 size=10001 mtu=1024
+predictions 04 size=5000
+predictions 05 size=20000 mtu=512
+for d in "$LABS"/[0-9][0-9]-*/; do
+    grep -q '^predict ' "$d/lab.def" || continue
+    [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
+        fail "$(basename "$d"): predictions that tests/labs does not run, or no solution/predict.sh"
+done
+
+# ---- quizzes: hidden parameters, inferred from the frames ---------------------------------
+# quiz NUM: the parameters the lab's solution/quiz.sh infers with tshark score full marks, blanks 0,
+# one off loses that mark with a hint that does not give the value, explain's first frame's
+# numbers copied score below half; --seed makes the same capture again, no seed another.
+quiz() {
+    num=$1
+    d=$(ls -d "$LABS/$num"-*); b=$(basename "$d"); W=$T/ql$num; cap=$W/labs/out/$b.quiz.pcap
+    mkdir -p "$W"
+    qz() { (cd "$W" && "$R" lab quiz "$num" "$@") >"$W.q.out" 2>&1; }
+    qg() { (cd "$W" && "$R" lab quiz "$num" --grade --answers "$1") 2>&1 | tee "$W.g.out" | sed -n "s/^score $num quiz //p"; }
+    if ! qz --seed 7 || ! cp "$cap" "$W.a.pcap" || grep -q " gen " "$W.q.out"; then
+        fail "lab $num quiz: $(head -c 400 "$W.q.out")"; return
+    fi
+    nq=$(grep -c '^ask ' "$d/lab.def")
+    sh "$d/solution/quiz.sh" "$cap" >"$W.ref"
+    s=$(qg "$W.ref")
+    [ "$s" = "$nq/$nq" ] && pass "lab $num quiz: the parameters tshark infers ($(tr '\n' ' ' <"$W.ref")) score $s" ||
+        fail "lab $num quiz: inferred answers score '$s': $(cat "$W.g.out")"
+    s=$(qg "$W/labs/out/$b.quiz.txt")
+    [ "$s" = "0/$nq" ] && pass "lab $num quiz: the blank answers file scores $s" || fail "lab $num quiz: blank scores '$s'"
+    key=$(tail -n 1 "$W.ref" | cut -d: -f1); val=$(tail -n 1 "$W.ref" | sed 's/^[^:]*: //')
+    one_off "$W.ref" "$key" >"$W.wrong"
+    s=$(qg "$W.wrong")
+    if [ "$s" = "$((nq - 1))/$nq" ] && grep -q "^  $key *0/1 .*think again: " "$W.g.out" &&
+       ! grep "^  $key " "$W.g.out" | sed "s|^ *$key *0/1 ||; s/: not $((val + 1));//" | grep -qw "$val"; then
+        pass "lab $num quiz: $key one off loses that mark only, with a hint that does not give the value"
+    else fail "lab $num quiz one off: '$s' $(grep "^  $key" "$W.g.out")"; fi
+    pl=$("$R" explain "$cap" | sed -n '1s/.* payload=\([0-9]*\).*/\1/p')
+    sed "s/: .*/: ${pl:-0}/" "$W.ref" >"$W.copied"
+    s=$(qg "$W.copied")
+    below_half "$s" && pass "lab $num quiz: explain's first numbers copied (${pl:-0}) score $s" ||
+        fail "lab $num quiz: explain's numbers copied score '$s'"
+    qz --seed 7 && cmp -s "$W.a.pcap" "$cap" && pass "lab $num quiz: --seed 7 makes the same capture again (a teacher's quiz for a class)" ||
+        fail "lab $num quiz: --seed 7 twice differs"
+    qz && cp "$cap" "$W.b.pcap" && qz && ! cmp -s "$W.b.pcap" "$cap" &&
+        pass "lab $num quiz: without --seed each quiz is another" || fail "lab $num quiz: two quizzes without --seed are one"
+    sh "$d/solution/quiz.sh" "$cap" >"$W.ref2"
+    s=$(qg "$W.ref2")
+    [ "$s" = "$nq/$nq" ] && pass "lab $num quiz: a random quiz is graded against its own hidden parameters ($s)" ||
+        fail "lab $num quiz: random quiz: '$s' $(cat "$W.g.out")"
+}
+quiz 03
+quiz 05
+for d in "$LABS"/[0-9][0-9]-*/; do
+    grep -q '^quiz ' "$d/lab.def" || continue
+    [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
+        fail "$(basename "$d"): a quiz that tests/labs does not run, or no solution/quiz.sh"
+done
+Q=$T/quiz
+mkdir -p "$Q"
+cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 03 --grade
+cd - >/dev/null
+refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 03 --seed 3
+refused "a quiz for a lab without one" "lab 07 has no quiz" quiz 07
+
+# A capture of another lab, or one without the fault a lab is about, is refused, not graded.
+refused "lab 08 graded on a capture with nothing lost" \
+    "03-segmentation-mtu.pcap is not a capture of lab 08: it holds no resent request: nothing was lost" \
+    grade 08 --capture "$T/g/labs/out/03-segmentation-mtu.pcap" --answers "$G/ans/08.txt"
+refused "lab 05 graded on lab 04's capture" "is not a capture of lab 05: it holds no RDMA READ response" \
+    grade 05 --capture "$T/g/labs/out/04-rdma-write.pcap" --answers "$G/ans/05.txt"
+refused "lab 09 graded on lab 01's capture" "is not a capture of lab 09: it holds no RNR NAK" \
+    grade 09 --capture "$T/g/labs/out/01-first-capture.pcap" --answers "$G/ans/09.txt"
 
 # Coding: each checker against the solution, the untouched skeleton, a subtly wrong and a broken copy.
 for l in $labs; do cp -r "$LABS/$l" "$G/labs/"; done

@@ -180,11 +180,11 @@ pair() {
     shift
     pair_cmd "$name" "--server $SERVER_OPTS" --client "$ADDR" "$@"
 }
-# pair_cmd NAME "SERVER-ARGS" CLIENT-ARGS...: the same with the whole command lines given.
-pair_cmd() {
-    name=$1
-    srvargs=$2
-    shift 2
+# pair_run "SERVER-ARGS" CLIENT-ARGS...: run both ends with tcpdump in A, their exit statuses in
+# crc and src, outputs in $T/cli and $T/srv, the capture in $T/cap.pcap; nothing checked.
+pair_run() {
+    srvargs=$1
+    shift
     rm -f "$T/cap.pcap" "$T/td.err"
     # shellcheck disable=SC2046  # td_opts: several words
     ip netns exec "$NA" timeout 60 tcpdump -i "$VA" --immediate-mode $(td_opts) -U -n -w "$T/cap.pcap" \
@@ -202,6 +202,12 @@ pair_cmd() {
     sleep 0.3
     kill "$td" 2>/dev/null
     wait "$td" 2>/dev/null
+}
+# pair_cmd NAME "SERVER-ARGS" CLIENT-ARGS...: pair's checks with the whole command lines given.
+pair_cmd() {
+    name=$1
+    shift
+    pair_run "$@"
     if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
         fail "$name: client exit $crc, server exit $src: $(tail -c 300 "$T/cli") / $(tail -c 300 "$T/srv")"
         return
@@ -1108,6 +1114,60 @@ if [ $crc -eq 0 ] && [ $src -eq 0 ] && pt_all_rows "$T/cli" | grep -qE '^4096 [1
     [ "$(pt_all_rows "$T/cli")" = "$(pt_all_rows "$T/srv")" ]; then
     pass "ib_write_bw -D 2: both exit 0, one row each, the same: $(pt_all_rows "$T/cli")"
 else fail "ib_write_bw -D 2: exit $crc/$src, rows '$(pt_all_rows "$T/cli")' / '$(pt_all_rows "$T/srv")'"; fi
+
+# Faults made for real between the two peers (issue 18), completions printed as libibverbs programs
+# print them; tshark says what went over the wire. aeth_synd: "PSN SYNDROME" of every AETH from B.
+aeth_synd() {
+    run_tshark -r - -Y "infiniband.aeth && ip.src == 10.79.0.2" -T fields -e infiniband.bth.psn \
+        -e infiniband.aeth.syndrome <"$T/cap.pcap" 2>/dev/null
+}
+# rnr_naks: the RNR NAKs (syndrome 001xxxxx, IBA 9.7.5.1), one timer code a line.
+rnr_naks() { aeth_synd | awk '{ s = $2 + 0 } s >= 32 && s < 64 { print s - 32 }'; }
+# No receive at the server: the SEND is RNR NAKed, retried twice (--rnr-retry 2), then fails.
+pair_run "--server --no-recv" --client "$ADDR" --op send --size 64 --iters 4 --rnr-retry 2
+first=$(run_tshark -r - -Y "infiniband && ip.src == 10.79.0.1" -T fields -e infiniband.bth.psn <"$T/cap.pcap" 2>/dev/null | head -n 1)
+tries=$(run_tshark -r - -Y "infiniband && ip.src == 10.79.0.1 && infiniband.bth.psn == ${first:-0}" <"$T/cap.pcap" 2>/dev/null | wc -l)
+# (an ICMP error quoting a NAK would count too: the client stays on the wire after its failure, so there is none)
+if [ $crc -ne 0 ] && [ $src -ne 0 ] && [ "$(tcpdump -n -r "$T/cap.pcap" icmp 2>/dev/null | wc -l)" = 0 ] &&
+    grep -q "completion error: IBV_WC_RNR_RETRY_EXC_ERR (13), wr_id 0, opcode IBV_WC_SEND, qp 0x11" "$T/cli" &&
+    grep -q "completion error: IBV_WC_WR_FLUSH_ERR (5), wr_id 1, opcode IBV_WC_SEND" "$T/cli" &&
+    grep -q "\.\.\. and 2 more IBV_WC_WR_FLUSH_ERR" "$T/cli" && grep -q "QP 0x11 is in IBV_QPS_ERR" "$T/cli" &&
+    grep -q "RNR NAKs sent: 3 " "$T/srv" && ! grep -q "IBV_QPS_ERR" "$T/srv" &&
+    [ "$(rnr_naks | wc -l)" = 3 ] && [ "$tries" = 3 ]; then
+    pass "--no-recv, --rnr-retry 2: 3 RNR NAKs (first try + 2 retries), IBV_WC_RNR_RETRY_EXC_ERR, 3 flushed, the server's QP stays in RTS"
+else fail "--no-recv --rnr-retry 2: exit $crc/$src, $(rnr_naks | wc -l) RNR NAKs, PSN $first sent $tries times: $(grep -h 'completion\|RNR\|QP 0x' "$T/cli" "$T/srv" | head -6 | tr '\n' ' ')"; fi
+# Receives posted late: the first SENDs meet RNR NAKs (timer 12, the default), are retried for ever, get through.
+pair_cmd "--recv-delay 200" "--server --recv-delay 200" --client "$ADDR" --op send --size 64 --iters 20
+if [ "$(rnr_naks | sort -u)" = 12 ] && grep -q "RNR NAKs sent: [1-9]" "$T/srv" && grep -q "RNR NAKs received: [1-9]" "$T/cli"
+then pass "--recv-delay 200: $(rnr_naks | wc -l) RNR NAKs with timer 12 on the wire, then every SEND delivered"
+else fail "--recv-delay 200: RNR timers on the wire '$(rnr_naks | sort -u | tr '\n' ' ')', $(grep -h 'RNR NAKs' "$T/cli" "$T/srv" | tr '\n' ' ')"; fi
+# --min-rnr-timer 14: every RNR NAK's AETH carries 14 (1.28 ms, IBA Table 46), and the requester waits that long.
+pair_cmd "--min-rnr-timer 14" "--server --recv-delay 100 --min-rnr-timer 14" --client "$ADDR" --op send --size 64 --iters 5
+gap=$(run_tshark -r - -Y "infiniband.aeth && ip.src == 10.79.0.2" -T fields -e frame.time_epoch -e infiniband.aeth.syndrome \
+    <"$T/cap.pcap" 2>/dev/null | awk '$2 + 0 == 46 { if (t) { d = ($1 - t) * 1000; if (!m || d < m) m = d } t = $1 } END { printf "%.2f", m }')
+if [ "$(rnr_naks | sort -u)" = 14 ] && awk -v g="$gap" 'BEGIN { exit !(g >= 1.28) }'
+then pass "--min-rnr-timer 14: every RNR NAK's syndrome says timer 14, at least $gap ms apart (1.28 ms asked)"
+else fail "--min-rnr-timer 14: timers '$(rnr_naks | sort -u | tr '\n' ' ')', shortest gap $gap ms"; fi
+# -u 12: a request lost (or its ACK) is sent again after 4.096 us * 2^12 = 16.8 ms, not the default's 67 ms.
+pair_cmd "-u 12 with 30% loss at the server" "--server --loss 0.3 --seed 3" --client "$ADDR" --op send --size 64 \
+    --iters 20 -w 1 -u 12
+resent=$(run_tshark -r - -Y "infiniband && ip.src == 10.79.0.1" -T fields -e frame.time_epoch -e infiniband.bth.psn \
+    <"$T/cap.pcap" 2>/dev/null | awk '{ if ($2 in t) printf "%.1f\n", ($1 - t[$2]) * 1000; t[$2] = $1 }')
+if [ -n "$resent" ] && echo "$resent" | awk '$1 < 16.7 || $1 > 50 { bad = 1 } END { exit bad }'
+then pass "-u 12: $(echo "$resent" | wc -l) requests sent again, each $(echo "$resent" | sort -n | head -n 1)..$(echo "$resent" | sort -n | tail -n 1) ms after the last try"
+else fail "-u 12: resends after '$(echo "$resent" | tr '\n' ' ')' ms"; fi
+# A wrong R_Key: NAK remote access error; IBV_WC_REM_ACCESS_ERR at the client, the server's QP in error too.
+pair_run "--server" --client "$ADDR" --op write --size 1024 --iters 4 --bad-rkey
+if [ $crc -ne 0 ] && [ "$(tcpdump -n -r "$T/cap.pcap" icmp 2>/dev/null | wc -l)" = 0 ] &&
+    grep -q "completion error: IBV_WC_REM_ACCESS_ERR (10), wr_id 0, opcode IBV_WC_RDMA_WRITE, qp 0x11" "$T/cli" &&
+    grep -q "QP 0x11 is in IBV_QPS_ERR: R_Key not valid.*answered with NAK remote access error" "$T/srv" &&
+    [ "$(aeth_synd | awk '{ print $2 }' | tr '\n' ' ')" = "98 " ]; then
+    pass "--bad-rkey: one NAK 0x62 on the wire, IBV_WC_REM_ACCESS_ERR at the client, the server's QP in IBV_QPS_ERR"
+else fail "--bad-rkey: exit $crc, syndromes '$(aeth_synd | tr '\n' ' ')': $(grep -h 'completion error\|IBV_QPS' "$T/cli" "$T/srv" | tr '\n' ' ')"; fi
+# -Q 4: a completion for one work request in four; the run is whole.
+pair "write -Q 4" --op write --size 4096 --iters 1000 -Q 4
+if grep -q "completions: 250 for 1000 work requests (-Q 4" "$T/cli"; then pass "-Q 4: 250 completions for 1000 WRITEs"
+else fail "-Q 4: $(grep completions "$T/cli")"; fi
 
 # The path MTU follows the interface: 4096 does not fit MTU 1500, and the error says how to fix it.
 ip netns exec "$NB" timeout 10 "$R" peer --server --timeout 5 >/dev/null 2>&1 &

@@ -203,6 +203,67 @@ static void test_invalidated_key_zero(void)
 	send_with_invalidate_then_write(true);
 }
 
+/* Post a SEND of @len bytes from end 0, IBV_SEND_SIGNALED only if @signaled. */
+static void post_send_flags(uint32_t len, uint64_t wr_id, bool signaled)
+{
+	struct rl_send_wr wr;
+
+	rl_pair_send_wr(&T.pair, 0, RL_WR_SEND, 0, len, 0, wr_id, &wr);
+	wr.send_flags = signaled ? RL_SEND_SIGNALED : 0;
+	CU_ASSERT_EQUAL(rl_pair_post_send(&T.pair, 0, &wr), 0);
+}
+
+/*
+ * IBA 11.4.1.1 (and libibverbs without sq_sig_all): a send WR that succeeds
+ * unsignaled leaves no completion; the signaled one after it does, and the
+ * receiver completes every message.
+ */
+static void test_unsignaled_success_no_wc(void)
+{
+	rc_setup(NULL);
+	for (uint64_t i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(tp_post_recv(&T, 1, 4096 + (uint32_t)i * 128, 128, 10 + i), 0);
+	for (uint64_t i = 0; i < 4; i++)
+		post_send_flags(64, i, i == 3);
+	tp_run(&T, 1000000000);
+	tp_expect_wc(&T, 0, RL_WC_SUCCESS, RL_WC_SEND, 3);
+	expect_no_wc(0);
+	for (uint64_t i = 0; i < 4; i++)
+		tp_expect_wc(&T, 1, RL_WC_SUCCESS, RL_WC_RECV, 10 + i);
+	tp_teardown(&T);
+}
+
+/* An unsignaled WR that fails still completes, and so does every one flushed after it (rxe's do_complete). */
+static void test_unsignaled_failure_has_wc(void)
+{
+	struct tp_opts o;
+
+	tp_default_opts(&o, RL_QPT_RC);
+	o.rnr_retry = 0;
+	rc_setup(&o);
+	post_send_flags(64, 1, false);   /* no receive posted: RNR NAK, no retry left */
+	post_send_flags(64, 2, false);
+	tp_run(&T, 1000000000);
+	tp_expect_wc(&T, 0, RL_WC_RNR_RETRY_EXC_ERR, RL_WC_SEND, 1);
+	tp_expect_wc(&T, 0, RL_WC_WR_FLUSH_ERR, RL_WC_SEND, 2);
+	expect_no_wc(0);
+	tp_teardown(&T);
+}
+
+/* The names libibverbs programs print: the enum's own, at libibverbs' values. */
+static void test_wc_status_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(rl_wc_status_name(RL_WC_SUCCESS), "IBV_WC_SUCCESS");
+	CU_ASSERT_STRING_EQUAL(rl_wc_status_name(RL_WC_WR_FLUSH_ERR), "IBV_WC_WR_FLUSH_ERR");
+	CU_ASSERT_STRING_EQUAL(rl_wc_status_name(RL_WC_REM_ACCESS_ERR), "IBV_WC_REM_ACCESS_ERR");
+	CU_ASSERT_STRING_EQUAL(rl_wc_status_name(RL_WC_RNR_RETRY_EXC_ERR), "IBV_WC_RNR_RETRY_EXC_ERR");
+	CU_ASSERT_STRING_EQUAL(rl_wc_status_str(RL_WC_RNR_RETRY_EXC_ERR), "RNR retry counter exceeded");
+	CU_ASSERT_STRING_EQUAL(rl_wc_status_name((enum rl_wc_status)3), "IBV_WC_UNKNOWN");
+	CU_ASSERT_STRING_EQUAL(rl_wc_status_str((enum rl_wc_status)99), "unknown");
+	CU_ASSERT_STRING_EQUAL(rl_wc_opcode_name(RL_WC_RDMA_WRITE), "IBV_WC_RDMA_WRITE");
+	CU_ASSERT_STRING_EQUAL(rl_wc_opcode_name(RL_WC_RECV), "IBV_WC_RECV");
+}
+
 int tl_suite_rc(void)
 {
 	CU_pSuite s = CU_add_suite("rc", NULL, NULL);
@@ -213,5 +274,8 @@ int tl_suite_rc(void)
 	       !CU_add_test(s, "RDMA READ with a segmented response", test_read) ||
 	       !CU_add_test(s, "Fetch&Add and Compare&Swap", test_atomics) ||
 	       !CU_add_test(s, "SEND with invalidate retires the R_Key", test_send_with_invalidate) ||
-	       !CU_add_test(s, "a retired region does not answer to R_Key 0", test_invalidated_key_zero);
+	       !CU_add_test(s, "a retired region does not answer to R_Key 0", test_invalidated_key_zero) ||
+	       !CU_add_test(s, "unsignaled SENDs that succeed leave no completion", test_unsignaled_success_no_wc) ||
+	       !CU_add_test(s, "an unsignaled SEND that fails completes, the rest flushed", test_unsignaled_failure_has_wc) ||
+	       !CU_add_test(s, "completion statuses and opcodes by libibverbs' names", test_wc_status_names);
 }

@@ -35,6 +35,8 @@ const char *rl_crc32_backend(void);
  * the IP header (GRH) to the byte before the ICRC.
  */
 uint32_t rl_icrc_compute(const struct rl_pkt *pkt, const uint8_t *frame);
+/* The same before pkt->icrc_off is set: @end is the offset just past the ICRC. */
+uint32_t rl_icrc_compute_to(const struct rl_pkt *pkt, const uint8_t *frame, size_t end);
 
 /*
  * The same from raw bytes: @l3hdr is the IPv4/IPv6 header (or GRH), @l3_len

@@ -113,12 +113,16 @@ enum rl_wc_status {
 };
 /* As ibv_wc_status_str(): "success", "remote access error", ... */
 const char *rl_wc_status_str(enum rl_wc_status s);
+/* The libibverbs enum's own name, "IBV_WC_REM_ACCESS_ERR": what a program prints beside the number. */
+const char *rl_wc_status_name(enum rl_wc_status s);
 
 enum rl_wc_opcode {
 	RL_WC_SEND = 0, RL_WC_RDMA_WRITE = 1, RL_WC_RDMA_READ = 2, RL_WC_COMP_SWAP = 3,
 	RL_WC_FETCH_ADD = 4, RL_WC_FLUSH = 8, RL_WC_ATOMIC_WRITE = 9,
 	RL_WC_RECV = 128, RL_WC_RECV_RDMA_WITH_IMM = 129,
 };
+/* The libibverbs enum's name of a completion's opcode, "IBV_WC_RDMA_WRITE". */
+const char *rl_wc_opcode_name(enum rl_wc_opcode op);
 
 enum rl_wc_flags { RL_WC_WITH_IMM = 2, RL_WC_WITH_INV = 8, RL_WC_GRH = 1 };
 
@@ -500,6 +504,8 @@ struct rl_qp_stats {
 	 * P_Key does not match the QP's partition (also in the port's bad_pkey_cntr).
 	 */
 	uint64_t addr_drops, pkey_violations;
+	/* Responder: of naks_sent, the RNR NAKs (no receive WQE for a SEND, IBA 9.7.5.2.8). */
+	uint64_t rnr_naks_sent;
 };
 void rl_qp_stats(const struct rl_qp *qp, struct rl_qp_stats *st);
 
