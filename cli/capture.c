@@ -34,6 +34,7 @@
 #define NG_EPB 0x00000006u    /* Enhanced Packet Block */
 #define NG_BOM 0x1A2B3C4Du    /* the SHB's byte-order magic */
 #define NG_OPT_END 0
+#define NG_OPT_COMMENT 1      /* opt_comment: UTF-8 text, not NUL-terminated */
 #define NG_OPT_TSRESOL 9      /* if_tsresol: units of a timestamp */
 #define NG_OPT_TSOFFSET 14    /* if_tsoffset: seconds added to every timestamp */
 #define NG_MAX_BLOCK (16u << 20) /* no frame is larger; a length above is damage */
@@ -329,6 +330,24 @@ static int64_t ng_ns(uint64_t ts, uint64_t units, int64_t offset_s)
 	return ns;
 }
 
+/* An enhanced packet block's first opt_comment into @f, from its options at @o up to @end. */
+static void ng_epb_comment(const struct ng_reader *ng, const uint8_t *o, const uint8_t *end, struct cli_frame *f)
+{
+	while (o + 4 <= end) {
+		uint16_t code = ng_u16(ng, o), olen = ng_u16(ng, o + 2);
+		size_t n = olen < CLI_FRAME_COMMENT - 1 ? olen : CLI_FRAME_COMMENT - 1;
+
+		if (code == NG_OPT_END || o + 4 + olen > end)
+			return;
+		if (code == NG_OPT_COMMENT) {
+			memcpy(f->comment, o + 4, n);
+			f->comment[n] = '\0';
+			return;
+		}
+		o += 4 + ((olen + 3u) & ~3u);
+	}
+}
+
 /* The next packet block into @f (its number, time and link type left to the caller): 1, 0 at the end, -1 damaged. */
 static int ng_next(struct cli_capture *c, struct cli_frame *f)
 {
@@ -339,6 +358,7 @@ static int ng_next(struct cli_capture *c, struct cli_frame *f)
 
 	while ((r = ng_block(c, &type, &len)) == 1) {
 		b = ng->block;
+		f->comment[0] = '\0';
 		if (type == NG_SHB) {
 			ng->nifs = 0; /* a section's interfaces are its own */
 			continue;
@@ -362,6 +382,8 @@ static int ng_next(struct cli_capture *c, struct cli_frame *f)
 				return -1;
 			}
 			f->data = b + 28;
+			if (type == NG_EPB)
+				ng_epb_comment(ng, b + 28 + ((caplen + 3u) & ~3u), b + len - 4, f);
 		} else if (type == NG_SPB) {
 			if (len < 16) {
 				snprintf(ng->err, sizeof(ng->err), "a simple packet block is too short");
@@ -591,6 +613,7 @@ int cli_capture_next(struct cli_capture *c, struct cli_frame *f)
 {
 	int r;
 
+	f->comment[0] = '\0';
 	while ((r = capture_read(c, f)) == 1) {
 		f->no = ++c->frames; /* Wireshark's numbers: skipped frames count */
 		if (f->no == 1)

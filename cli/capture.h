@@ -26,6 +26,8 @@ enum cli_capture_links {
 /* An open capture, read front to back. */
 struct cli_capture;
 
+#define CLI_FRAME_COMMENT 64
+
 /* One frame, valid until the next cli_capture_next() or cli_capture_close(). */
 struct cli_frame {
 	uint64_t no;         /* 1 for the first frame, as Wireshark counts */
@@ -35,6 +37,7 @@ struct cli_frame {
 	int64_t ns;          /* capture time, nanoseconds since the epoch */
 	int64_t rel_ns;      /* since the first frame, as Wireshark shows time (negative if stamped before it) */
 	enum rl_link link;   /* its link type: a pcapng may hold frames of several (mergecap) */
+	char comment[CLI_FRAME_COMMENT];  /* a pcapng frame's first opt_comment, cut to fit; "" if none */
 };
 
 /*

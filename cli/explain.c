@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "explain_cm.h"
 #include "explain_reader.h"
+#include "gen.h"
 #include "json.h"
 #include "rocelab/rocelab.h"
 
@@ -262,6 +263,37 @@ static const char *ex_time_str(const struct ex_state *s, char *buf, size_t n)
 /* ---- one line per packet ------------------------------------------------ */
 
 /* The analyzer's verdict in a few words, for the one-line view. */
+/* The frame's pcapng comment says `rocelab gen --pcapng`'s wire lost it. */
+static bool ex_lost(const struct cli_frame *f)
+{
+	return !strcmp(f->comment, GEN_LOST_COMMENT);
+}
+
+/* "PSN 7 missing", "PSNs 7..9 missing": what a PSN sequence error NAK says never arrived. */
+static void ex_missing_psns(struct rl_sb *sb, const struct rl_annotation *a)
+{
+	rl_sb_puts(sb, a->missing_first == a->missing_last ? "PSN " : "PSNs ");
+	rl_sb_u64(sb, a->missing_first);
+	if (a->missing_first != a->missing_last) {
+		rl_sb_puts(sb, "..");
+		rl_sb_u64(sb, a->missing_last);
+	}
+	rl_sb_puts(sb, " missing");
+}
+
+/* A PSN sequence error NAK: "[NAK on 3: PSNs 7..9 missing]", "[PSN 7 missing]" without its trigger. */
+static void ex_missing(struct rl_sb *sb, const struct rl_annotation *a)
+{
+	rl_sb_puts(sb, " [");
+	if (a->trigger_frame) {
+		rl_sb_puts(sb, "NAK on ");
+		rl_sb_u64(sb, a->trigger_frame);
+		rl_sb_puts(sb, ": ");
+	}
+	ex_missing_psns(sb, a);
+	rl_sb_putc(sb, ']');
+}
+
 static void ex_line_analysis(struct rl_sb *sb, const struct rl_annotation *a)
 {
 	switch (a->verdict) {
@@ -284,7 +316,9 @@ static void ex_line_analysis(struct rl_sb *sb, const struct rl_annotation *a)
 	default:
 		break;
 	}
-	if (a->request_frame) {
+	if (a->seq_err)
+		ex_missing(sb, a);
+	else if (a->request_frame) {
 		rl_sb_puts(sb, " [answers ");
 		rl_sb_u64(sb, a->request_frame);
 		rl_sb_puts(sb, " after ");
@@ -410,6 +444,8 @@ static void ex_line(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 			ex_cm_line(&sb, &s->cm, s->cm_st);
 		ex_line_analysis(&sb, &s->ann);
 		ex_line_cm(&sb, &s->ann, p);
+		if (ex_lost(s->cur))
+			rl_sb_puts(&sb, " [lost on the way]");
 		if (p->cut) {
 			rl_sb_puts(&sb, " [cut by the snap length: ");
 			rl_sb_u64(&sb, s->caplen);
@@ -566,6 +602,23 @@ static void ex_verbose_cm(const struct rl_annotation *a, const struct rl_pkt *p)
 		       c->psn_mismatch ? "MISMATCH" : "it matches");
 }
 
+/* A PSN sequence error NAK: the request it answers, the first past the gap, and the PSNs missing. */
+static void ex_verbose_missing(const struct rl_annotation *a)
+{
+	char buf[64];
+	struct rl_sb sb;
+
+	rl_sb_init(&sb, buf, sizeof(buf));
+	ex_missing_psns(&sb, a);
+	buf[sb.len < sizeof(buf) ? sb.len : sizeof(buf) - 1] = '\0';
+	if (a->trigger_frame)
+		printf("              answers frame %llu, %.1f us later, the first request past the gap: %s\n",
+		       (unsigned long long)a->trigger_frame, (double)a->response_time_ns / 1000, buf);
+	else
+		printf("              %s (the request it answers, the first past the gap, is not in the capture)\n",
+		       buf);
+}
+
 static void ex_verbose_analysis(const struct rl_annotation *a, const struct rl_pkt *p)
 {
 	struct rl_annotation_text t;
@@ -576,7 +629,9 @@ static void ex_verbose_analysis(const struct rl_annotation *a, const struct rl_p
 	printf("  Analysis  %s\n", t.summary);
 	if (a->verdict != RL_V_NONE)
 		printf("              PSN: %s (expected %u)\n", rl_verdict_name(a->verdict), a->expected_psn);
-	if (a->request_frame)
+	if (a->seq_err)
+		ex_verbose_missing(a);
+	else if (a->request_frame)
 		printf("              answers frame %llu, %.1f us later\n", (unsigned long long)a->request_frame,
 		       (double)a->response_time_ns / 1000);
 	if (a->acks)
@@ -596,6 +651,9 @@ static void ex_verbose(struct ex_state *s, const struct rl_pkt *p, enum rl_statu
 	else
 		printf("Frame %" PRIu64 ": %u bytes at %s%s\n", s->frames, wire_len, ex_time_str(s, t, sizeof(t)),
 		       clock ? "" : " s");
+	if (ex_lost(s->cur))
+		printf("  Comment   %s: the simulated wire dropped this frame; the receiver never saw it\n",
+		       s->cur->comment);
 	if (rl_status_fatal(st)) {
 		rl_decode_error_str(st, p, msg, sizeof(msg));
 		printf("  MALFORMED %s: %s\n\n", rl_status_name(st), msg);
@@ -878,6 +936,12 @@ static void ex_json_analysis(struct json *j, const struct rl_annotation *a, cons
 		json_bool(j, "wr_fails", a->wr_fails);
 		if (!a->wr_fails)
 			json_u64(j, "resend_from_psn", a->resend_from_psn);
+		if (a->seq_err) {
+			if (a->trigger_frame)
+				json_u64(j, "trigger_frame", a->trigger_frame);
+			json_u64(j, "missing_first_psn", a->missing_first);
+			json_u64(j, "missing_last_psn", a->missing_last);
+		}
 		if (a->rnr_wait_us)
 			json_u64(j, "rnr_wait_us", a->rnr_wait_us);
 	}

@@ -50,6 +50,8 @@ static void gen_usage(FILE *f)
 		"                              the CM's scenarios refuse them: the CM picks its own)\n"
 		"      --rate GBPS      link rate in Gbit/s (default 25)\n"
 		"      --latency NS     one-way latency in nanoseconds (default 1000)\n"
+		"      --pcapng         write pcapng, each frame the wire lost commented\n"
+		"                       \"" GEN_LOST_COMMENT "\" (Wireshark: frame.comment)\n"
 		"  -h, --help           this text\n\n"
 		"examples:\n"
 		"  rocelab gen write -o write.pcap && rocelab explain write.pcap\n"
@@ -126,7 +128,7 @@ static int gen_check_families(const int family[2], bool ipv6_flag, const char *c
 
 enum {
 	O_MTU = 256, O_SIZE, O_COUNT, O_WINDOW, O_SEED, O_LOSS, O_DROP, O_IPV6, O_VLAN, O_IPA, O_IPB,
-	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY, O_QPS,
+	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY, O_QPS, O_PCAPNG,
 };
 
 static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[2])
@@ -266,7 +268,8 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		{ "qpn-a", required_argument, NULL, O_QPNA }, { "qpn-b", required_argument, NULL, O_QPNB },
 		{ "psn-a", required_argument, NULL, O_PSNA }, { "psn-b", required_argument, NULL, O_PSNB },
 		{ "rate", required_argument, NULL, O_RATE }, { "latency", required_argument, NULL, O_LATENCY },
-		{ "qps", required_argument, NULL, O_QPS }, { NULL, 0, NULL, 0 },
+		{ "qps", required_argument, NULL, O_QPS }, { "pcapng", no_argument, NULL, O_PCAPNG },
+		{ NULL, 0, NULL, 0 },
 	};
 	int family[2] = { 0, 0 };
 	const char *ip[2] = { NULL, NULL };
@@ -281,6 +284,7 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		case 'l': gen_list(); return -1;
 		case 'h': gen_usage(stdout); return -1;
 		case O_IPV6: o->ipv6 = ipv6_flag = true; break;
+		case O_PCAPNG: o->pcapng = true; break;
 		case ':':
 		case '?':
 			return cli_opt_error("gen", c, argv);

@@ -107,6 +107,9 @@ static int hf_nak = -1;
 static int hf_nak_meaning = -1;
 static int hf_nak_resend_psn = -1;
 static int hf_nak_wr_fails = -1;
+static int hf_nak_trigger = -1;
+static int hf_nak_missing_first = -1;
+static int hf_nak_missing_last = -1;
 static int hf_rnr_wait_us = -1;
 static int hf_ecn_ce = -1;
 static int hf_cnp = -1;
@@ -596,6 +599,16 @@ static void rlp_show_msg(proto_tree *t, tvbuff_t *tvb, const struct rlp_frame *f
 	rlp_gen(proto_tree_add_boolean(mt, hf_msg_complete, tvb, 0, 0, fr->ann.msg_complete));
 }
 
+/* A PSN sequence error NAK: the request it came on, and the PSNs that never reached the responder. */
+static void rlp_show_missing(proto_tree *nt, tvbuff_t *tvb, const struct rlp_frame *fr)
+{
+	if (fr->ann.trigger_frame)
+		rlp_gen(proto_tree_add_uint(nt, hf_nak_trigger, tvb, 0, 0, rlp_frame_num(fr->ann.trigger_frame)));
+	rlp_gen(proto_tree_add_uint(nt, hf_nak_missing_first, tvb, 0, 0, fr->ann.missing_first));
+	if (fr->ann.trigger_frame)
+		rlp_gen(proto_tree_add_uint(nt, hf_nak_missing_last, tvb, 0, 0, fr->ann.missing_last));
+}
+
 /* NAKs and RNR NAKs: the wire's AETH says which kind, the analyzer what it means. */
 static void rlp_show_nak(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
 			 const struct rlp_frame *fr, const char *nak_meaning, size_t len)
@@ -630,10 +643,16 @@ static void rlp_show_nak(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const
 		rlp_gen(proto_tree_add_uint(nt, hf_rnr_wait_us, tvb, 0, 0, fr->ann.rnr_wait_us));
 	if (fr && type == RL_AETH_NAK)
 		rlp_gen(proto_tree_add_boolean(nt, hf_nak_wr_fails, tvb, 0, 0, fr->ann.wr_fails));
+	if (fr && fr->ann.seq_err)
+		rlp_show_missing(nt, tvb, fr);
 
 	if (type == RL_AETH_RNR_NAK)
 		expert_add_info_format(pinfo, pi, &ei_rnr_nak, "%s: the responder had no receive buffer for PSN %u",
 				       what, pkt->bth.psn);
+	else if (code == RL_NAK_PSN_SEQ_ERR && fr && fr->ann.trigger_frame)
+		expert_add_info_format(pinfo, pi, &ei_nak_psn, "%s on frame %u: PSN %u..%u missing, resend from PSN %u",
+				       what, rlp_frame_num(fr->ann.trigger_frame), fr->ann.missing_first,
+				       fr->ann.missing_last, pkt->bth.psn);
 	else if (code == RL_NAK_PSN_SEQ_ERR)
 		expert_add_info_format(pinfo, pi, &ei_nak_psn, "%s: resend from PSN %u", what, pkt->bth.psn);
 	else if (code == RL_NAK_REM_ACCESS_ERR)
@@ -1125,6 +1144,15 @@ static void proto_register_rocelab(void)
 		{ &hf_nak_wr_fails, { "Work request fails", "rocelab.nak.wr_fails", FT_BOOLEAN, BASE_NONE, NULL, 0x0,
 			"The NAK is final: the work request completes in error and the QP moves to the Error state",
 			HFILL } },
+		{ &hf_nak_trigger, { "NAK on", "rocelab.nak.trigger_frame", FT_FRAMENUM, BASE_NONE,
+			FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
+			"The first request past the gap: the responder sends its one PSN sequence error NAK on it "
+			"(IBA 9.7.5.1.1)", HFILL } },
+		{ &hf_nak_missing_first, { "First PSN missing", "rocelab.nak.missing_first", FT_UINT32, BASE_DEC, NULL,
+			0x0, "The PSN the responder expected and never got: the NAK's own PSN", HFILL } },
+		{ &hf_nak_missing_last, { "Last PSN missing", "rocelab.nak.missing_last", FT_UINT32, BASE_DEC, NULL,
+			0x0, "The PSN before the one the NAK came on: every PSN from the first missing to this one "
+			"never reached the responder", HFILL } },
 		{ &hf_rnr_wait_us, { "RNR wait (us)", "rocelab.rnr.wait_us", FT_UINT32, BASE_DEC, NULL, 0x0,
 			"Receiver Not Ready: the requester waits at least this many microseconds before resending",
 			HFILL } },

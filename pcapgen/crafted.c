@@ -17,7 +17,7 @@ struct gen_clock {
 
 static void gen_write(struct gen_clock *c, const uint8_t *frame, size_t len)
 {
-	gen_out_frame(c->out, c->t_ns, c->t_ns, frame, len);
+	gen_out_frame(c->out, c->t_ns, c->t_ns, frame, len, false);
 	c->t_ns += 1000 + len * 8 / 25;
 }
 

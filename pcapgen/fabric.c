@@ -126,7 +126,7 @@ int gen_fabric(const struct gen_opts *o, struct gen_out *out)
 			out->err = 1;
 			break;
 		}
-		gen_out_frame(out, t_ns, t_ns, frame, n);
+		gen_out_frame(out, t_ns, t_ns, frame, n, false);
 		t_ns += 100 + n * 8 / 25;   /* back to back on a 25 Gb/s port, with a little gap */
 		if (qp[q].sent == d.count && !qp[q].ack_due)
 			live[k] = live[--nlive];

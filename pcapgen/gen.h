@@ -19,6 +19,8 @@
 #define GEN_EPOCH_NS 1700000000000000000ull
 #define GEN_MAX_DROPS 64
 #define GEN_PROGRESS_EVERY 100000
+/* The pcapng comment on a frame the simulated wire lost on purpose (--loss, --drop, the loss scenarios). */
+#define GEN_LOST_COMMENT "lost on the way (rocelab gen)"
 
 struct gen_opts {
 	const char *out;
@@ -42,13 +44,14 @@ struct gen_opts {
 	uint64_t rate_bps;
 	uint64_t latency_ns;
 	uint32_t qps;                /* fabric: QPs; 0: its default */
+	bool pcapng;                 /* write pcapng (lost frames commented) instead of pcap */
 };
 
 /* The defaults: seed 1, MTU 1024, 192.168.100.1/.2 (fd00::1/::2), 02:00:00:00:00:01/02, QPNs 0x11/0x12. */
 void gen_opts_default(struct gen_opts *o);
 
 /*
- * Frames go to a pcap through libpcap, optionally with an 802.1Q tag added,
+ * Frames go to a pcap through libpcap (or to a pcapng written here), optionally with an 802.1Q tag added,
  * in timestamp order: frames whose time may still be overtaken wait in a
  * small heap (as many as are in flight, in buffers reused from frame to
  * frame), so memory stays constant.
@@ -57,6 +60,7 @@ struct gen_held {
 	uint64_t t_ns, seq;
 	size_t len, cap;
 	uint8_t *frame;
+	bool lost;
 };
 
 /* A held frame's buffer, kept for the next frame once written. */
@@ -70,7 +74,8 @@ typedef void (*gen_progress_fn)(uint64_t frames);
 
 struct gen_out {
 	pcap_t *dead;
-	pcap_dumper_t *dump;
+	pcap_dumper_t *dump;         /* pcap through libpcap; NULL when writing pcapng to ng */
+	FILE *ng;
 	const struct gen_opts *o;
 	uint64_t frames;
 	uint64_t next_progress;
@@ -92,8 +97,12 @@ struct gen_out {
  * @progress may be NULL. 0, or -1 with out->msg.
  */
 int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_progress_fn progress);
-/* Write a frame stamped @t_ns; no later call will carry a time before @horizon_ns. */
-void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len);
+/*
+ * Write a frame stamped @t_ns; no later call will carry a time before @horizon_ns.
+ * @lost: the wire lost it on purpose (a pcapng says so in the frame's comment).
+ */
+void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len,
+		   bool lost);
 /* Flush and close the stream, checking that every write went through. 0, or -1 with out->msg. */
 int gen_out_close(struct gen_out *out);
 /* Say why in out->msg; returns -1. */

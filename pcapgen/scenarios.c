@@ -29,7 +29,9 @@ static void gen_record(void *ctx, const struct rl_simwire_record *r)
 {
 	struct gen_sess *s = ctx;
 
-	gen_out_frame(s->out, r->time_ns, r->sent_ns, r->frame, r->len);
+	bool lost = r->fate == RL_SIMWIRE_DROPPED_BY_NUMBER || r->fate == RL_SIMWIRE_DROPPED;
+
+	gen_out_frame(s->out, r->time_ns, r->sent_ns, r->frame, r->len, lost);
 }
 
 static enum rl_simwire_fate gen_choose(void *ctx, uint64_t n, int from, const uint8_t *frame, size_t len)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The pcap writer of `rocelab gen`: frames through libpcap with nanosecond
- * times, in timestamp order, optionally 802.1Q-tagged. Errors come back in
- * the writer's message buffer (gen_out.msg); nothing here prints.
+ * times, in timestamp order, optionally 802.1Q-tagged; or, with --pcapng, a
+ * pcapng written here (libpcap writes pcap only), where a frame the wire lost
+ * carries a comment saying so. Errors come back in the writer's message
+ * buffer (gen_out.msg); nothing here prints.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -22,11 +24,101 @@ int gen_fail(struct gen_out *out, const char *fmt, ...)
 	return -1;
 }
 
+/* pcapng (draft-ietf-opsawg-pcapng section 4): the three blocks and the options written. */
+#define GEN_NG_SHB 0x0A0D0D0Au
+#define GEN_NG_IDB 0x00000001u
+#define GEN_NG_EPB 0x00000006u
+#define GEN_NG_BYTE_ORDER 0x1A2B3C4Du   /* in the writer's own byte order, which the reader learns from it */
+#define GEN_NG_VERSION 1u               /* major 1, minor 0 */
+#define GEN_NG_OPT_END 0u
+#define GEN_NG_OPT_COMMENT 1u
+#define GEN_NG_IF_TSRESOL 9u
+#define GEN_NG_NANOSECONDS 9u           /* if_tsresol: units of 10^-9 s */
+#define GEN_NG_LINKTYPE_ETHERNET 1u
+#define GEN_SNAPLEN 65535u
+
+static size_t gen_ng_pad(size_t n)
+{
+	return (4 - n % 4) % 4;
+}
+
+static void gen_ng_u32(FILE *f, uint32_t v)
+{
+	fwrite(&v, sizeof(v), 1, f);
+}
+
+static void gen_ng_u16(FILE *f, uint16_t v)
+{
+	fwrite(&v, sizeof(v), 1, f);
+}
+
+/* @n bytes of @b and the zeros that pad them to 32 bits. */
+static void gen_ng_bytes(FILE *f, const void *b, size_t n)
+{
+	static const uint8_t zero[4];
+
+	fwrite(b, 1, n, f);
+	fwrite(zero, 1, gen_ng_pad(n), f);
+}
+
+/* The section header (no options, length unknown) and the one Ethernet interface, in nanoseconds. */
+static void gen_ng_start(FILE *f)
+{
+	gen_ng_u32(f, GEN_NG_SHB);
+	gen_ng_u32(f, 28);
+	gen_ng_u32(f, GEN_NG_BYTE_ORDER);
+	gen_ng_u32(f, GEN_NG_VERSION);
+	gen_ng_u32(f, UINT32_MAX);      /* section length: -1, not given */
+	gen_ng_u32(f, UINT32_MAX);
+	gen_ng_u32(f, 28);
+
+	gen_ng_u32(f, GEN_NG_IDB);
+	gen_ng_u32(f, 32);
+	gen_ng_u16(f, GEN_NG_LINKTYPE_ETHERNET);
+	gen_ng_u16(f, 0);
+	gen_ng_u32(f, GEN_SNAPLEN);
+	gen_ng_u16(f, GEN_NG_IF_TSRESOL);
+	gen_ng_u16(f, 1);
+	gen_ng_bytes(f, &(uint8_t){ GEN_NG_NANOSECONDS }, 1);
+	gen_ng_u32(f, GEN_NG_OPT_END);
+	gen_ng_u32(f, 32);
+}
+
+/* An enhanced packet block of interface 0, with @comment (NULL: none). */
+static void gen_ng_packet(FILE *f, uint64_t t_ns, const uint8_t *frame, size_t len, const char *comment)
+{
+	size_t clen = comment ? strlen(comment) : 0;
+	size_t opts = comment ? 4 + clen + gen_ng_pad(clen) + 4 : 0;
+	uint32_t total = (uint32_t)(32 + len + gen_ng_pad(len) + opts);
+
+	gen_ng_u32(f, GEN_NG_EPB);
+	gen_ng_u32(f, total);
+	gen_ng_u32(f, 0);
+	gen_ng_u32(f, (uint32_t)(t_ns >> 32));
+	gen_ng_u32(f, (uint32_t)t_ns);
+	gen_ng_u32(f, (uint32_t)len);
+	gen_ng_u32(f, (uint32_t)len);
+	gen_ng_bytes(f, frame, len);
+	if (comment) {
+		gen_ng_u16(f, GEN_NG_OPT_COMMENT);
+		gen_ng_u16(f, (uint16_t)clen);
+		gen_ng_bytes(f, comment, clen);
+		gen_ng_u32(f, GEN_NG_OPT_END);
+	}
+	gen_ng_u32(f, total);
+}
+
 int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_progress_fn progress)
 {
 	memset(out, 0, sizeof(*out));
 	out->o = o;
 	out->progress = progress;
+	out->next_progress = GEN_PROGRESS_EVERY;
+	if (o->pcapng) {
+		out->ng = f;
+		gen_ng_start(f);
+		return 0;
+	}
 	out->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
 	if (!out->dead) {
 		fclose(f);
@@ -39,12 +131,11 @@ int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_pro
 		pcap_close(out->dead);
 		return -1;
 	}
-	out->next_progress = GEN_PROGRESS_EVERY;
 	return 0;
 }
 
 /* A frame as a capture on the link shows it; with --vlan, as on a trunk port. */
-static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *frame, size_t len)
+static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *frame, size_t len, bool lost)
 {
 	uint8_t tagged[RL_SIMWIRE_MAX_FRAME + 4];
 	struct pcap_pkthdr h;
@@ -58,11 +149,15 @@ static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *fra
 		frame = tagged;
 		len += 4;
 	}
-	h.ts.tv_sec = (time_t)(t_ns / 1000000000u);
-	h.ts.tv_usec = (suseconds_t)(t_ns % 1000000000u);   /* nanoseconds: a nanosecond pcap */
-	h.caplen = h.len = (bpf_u_int32)len;
-	pcap_dump((u_char *)out->dump, &h, frame);
-	if (!out->write_errno && ferror(pcap_dump_file(out->dump)))
+	if (out->ng) {
+		gen_ng_packet(out->ng, t_ns, frame, len, lost ? GEN_LOST_COMMENT : NULL);
+	} else {
+		h.ts.tv_sec = (time_t)(t_ns / 1000000000u);
+		h.ts.tv_usec = (suseconds_t)(t_ns % 1000000000u);   /* nanoseconds: a nanosecond pcap */
+		h.caplen = h.len = (bpf_u_int32)len;
+		pcap_dump((u_char *)out->dump, &h, frame);
+	}
+	if (!out->write_errno && ferror(out->ng ? out->ng : pcap_dump_file(out->dump)))
 		out->write_errno = errno ? errno : EIO;
 	out->frames++;
 	if (out->progress && out->frames >= out->next_progress) {
@@ -121,7 +216,7 @@ static void gen_out_release(struct gen_out *out, uint64_t horizon_ns)
 	while (out->nheld && out->held[0].t_ns <= horizon_ns) {
 		struct gen_held h = gen_held_pop(out);
 
-		gen_out_write(out, h.t_ns, h.frame, h.len);
+		gen_out_write(out, h.t_ns, h.frame, h.len, h.lost);
 		out->spare[out->nspare++] = (struct gen_spare){ h.frame, h.cap };
 	}
 }
@@ -166,13 +261,14 @@ static uint8_t *gen_out_buffer(struct gen_out *out, size_t len, size_t *cap)
 	return b;
 }
 
-void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len)
+void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len,
+		   bool lost)
 {
-	struct gen_held h = { t_ns, 0, len, 0, NULL };
+	struct gen_held h = { t_ns, 0, len, 0, NULL, lost };
 
 	/* Nothing held and nothing can come before it: straight out, no copy. */
 	if (!out->nheld && t_ns <= horizon_ns) {
-		gen_out_write(out, t_ns, frame, len);
+		gen_out_write(out, t_ns, frame, len, lost);
 		return;
 	}
 	if (out->nheld == out->capheld && gen_out_grow(out)) {
@@ -200,12 +296,17 @@ int gen_out_close(struct gen_out *out)
 		free(out->spare[--out->nspare].frame);
 	free(out->spare);
 	/* A write that failed while the buffer drained sets the stream's error flag even if the last flush works. */
-	err = pcap_dump_flush(out->dump) ? errno : 0;
-	if (out->write_errno || err || ferror(pcap_dump_file(out->dump)))
+	err = (out->ng ? fflush(out->ng) : pcap_dump_flush(out->dump)) ? errno : 0;
+	if (out->write_errno || err || ferror(out->ng ? out->ng : pcap_dump_file(out->dump)))
 		rc = gen_fail(out, "writing %s failed: %s", out->o->out,
 			      strerror(out->write_errno ? out->write_errno : err ? err : EIO));
 	else if (out->err)
 		rc = gen_fail(out, "writing %s failed: out of memory", out->o->out);
+	if (out->ng) {
+		if (fclose(out->ng) && !rc)
+			rc = gen_fail(out, "writing %s failed: %s", out->o->out, strerror(errno));
+		return rc;
+	}
 	pcap_dump_close(out->dump);
 	pcap_close(out->dead);
 	return rc;

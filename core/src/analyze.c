@@ -815,6 +815,39 @@ static void an_ack_range(struct an_flow *f, const struct rl_pkt *p, struct rl_an
 	f->acked_next = rl_psn_add(last, 1);
 }
 
+/*
+ * A PSN sequence error NAK: the responder sends it, once, on the first
+ * request past its expected PSN, the NAK's PSN (IBA 9.7.5.1.1, C9-101..C9-106;
+ * rxe_resp.c's check_psn). That trigger opens the latest run of transmissions
+ * beyond the NAK's PSN; the run must begin after one that is not beyond it
+ * (the lost packet itself in a capture at the sender), or the capture may
+ * have started inside the run and the trigger is unknown. PSNs from the NAK's
+ * up to the trigger's are the missing ones.
+ */
+static void an_seq_err(struct an_flow *f, const struct rl_pkt *p, uint64_t t_ns, struct rl_annotation *o)
+{
+	const struct an_tx *trigger = NULL, *run = NULL;
+
+	o->seq_err = true;
+	o->missing_first = o->missing_last = p->bth.psn;
+	o->request_frame = 0;
+	for (unsigned k = 0; f && k < f->nseen && !trigger; k++) {
+		const struct an_tx *t = &f->seen[(f->head + f->cap - 1 - k) & (f->cap - 1)];
+
+		if (rl_psn_diff(t->first, p->bth.psn) > 0)
+			run = t;
+		else
+			trigger = run;
+		if (!run)
+			break;
+	}
+	if (!trigger)
+		return;
+	o->trigger_frame = o->request_frame = trigger->frame;
+	o->response_time_ns = t_ns - trigger->t_ns;
+	o->missing_last = rl_psn_add(trigger->first, 0xffffff);
+}
+
 static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const struct rl_pkt *p,
 			struct rl_annotation *o)
 {
@@ -831,6 +864,9 @@ static void an_response(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, co
 		an_learn_mtu(f, p);
 	if ((p->hdrs & RL_HDR_AETH) && rl_syndrome_type(p->aeth.syndrome) != RL_AETH_ACK) {
 		an_nak(p, o);
+		if (rl_syndrome_type(p->aeth.syndrome) == RL_AETH_NAK &&
+		    rl_syndrome_value(p->aeth.syndrome) == RL_NAK_PSN_SEQ_ERR)
+			an_seq_err(f, p, t_ns, o);
 		if (f && o->resend_from_psn == p->bth.psn && !o->wr_fails) {
 			f->retx_pending = true;
 			f->retx_next = p->bth.psn;

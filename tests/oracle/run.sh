@@ -182,6 +182,88 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     profile_checks "$P" "$ROCELAB" "$TMP" "compare rnr write-bw-v6" "$TMP/rnr.pcap" "$TMP/write-bw-v6.pcap"
 fi
 
+# PSN sequence error NAKs (explain --json's trigger_frame, missing_first_psn, missing_last_psn) against
+# what stock tshark's infiniband.bth.psn and infiniband.aeth.syndrome give (nak_links.py): the fault
+# scenarios, random loss on the -bw ones, and, cut with editcap as a capture at the responder (the
+# lost frames gone: a range missing, one across the PSN wrap) or one that starts after the gap (no
+# trigger) would be.
+if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
+    N="$HERE/nak_links.py"
+    # nak_check NAME [nak_links.py options]: $TMP/NAME.pcap through explain --json and tshark
+    nak_check() {
+        n=$1; shift
+        "$ROCELAB" explain --json "$TMP/$n.pcap" >"$TMP/$n.jsonl" 2>/dev/null || fail "nak $n: rocelab explain failed"
+        # shellcheck disable=SC2046  # one -e per field
+        if run_tshark $TSHARK_OPTS -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$N" --print-fields) \
+                <"$TMP/$n.pcap" >"$TMP/$n.tsv" 2>"$TMP/tshark.err"; then
+            run_checks "nak $n" "$PY" "$N" --label "nak $n" "$@" "$TMP/$n.jsonl" "$TMP/$n.tsv"
+        else
+            fail "nak $n: tshark failed: $(head -c 300 "$TMP/tshark.err")"
+        fi
+    }
+    gen_cap nak-request-loss request-loss
+    gen_cap nak-reorder reorder
+    gen_cap nak-icrc icrc-corruption
+    gen_cap nak-wrap psn-wrap --drop 3
+    gen_cap nak-send-bw send-bw --loss 0.05 --seed 3 --count 200
+    gen_cap nak-write-bw write-bw --loss 0.05 --seed 5 --count 200
+    gen_cap nak-drop3 write-bw --count 4 --drop 3,4,5
+    gen_cap nak-wrap2 psn-wrap --drop 3,4
+    for n in nak-request-loss nak-reorder nak-icrc nak-wrap nak-send-bw nak-write-bw; do
+        nak_check "$n"
+    done
+    if editcap "$TMP/nak-drop3.pcap" "$TMP/nak-at-responder.pcap" 3-5 >/dev/null 2>&1 &&
+       editcap "$TMP/nak-wrap2.pcap" "$TMP/nak-wrap-at-responder.pcap" 3-4 >/dev/null 2>&1 &&
+       editcap "$TMP/nak-request-loss.pcap" "$TMP/nak-late.pcap" 1-2 >/dev/null 2>&1; then
+        nak_check nak-at-responder --want-range
+        nak_check nak-wrap-at-responder --want-range
+        nak_check nak-late --want-untriggered
+    else
+        fail "nak: editcap could not cut the captures"
+    fi
+fi
+
+# gen --pcapng: the frames its wire lost carry the comment "lost on the way (rocelab gen)", as stock
+# tshark's frame.comment reads it; the frames are the pcap's (lost_comments.py). With --drop the
+# commented frames are exactly those; a lost request is sent again.
+if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
+    LC="$HERE/lost_comments.py"
+    # lost_check NAME [lost_comments.py options] -- GEN ARGS...: the pcapng and the pcap of GEN ARGS
+    lost_check() {
+        n=$1; shift
+        o=""
+        while [ "$1" != -- ]; do o="$o $1"; shift; done
+        shift
+        if "$ROCELAB" gen "$@" --pcapng -o "$TMP/$n.pcapng" >/dev/null 2>&1 &&
+           "$ROCELAB" gen "$@" -o "$TMP/$n.pcap" >/dev/null 2>&1; then
+            for x in pcapng pcap; do
+                # shellcheck disable=SC2046  # one -e per field
+                run_tshark -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$LC" --print-fields) \
+                    <"$TMP/$n.$x" >"$TMP/$n.$x.tsv" 2>"$TMP/tshark.err" || fail "lost $n: tshark failed on the $x"
+            done
+            # shellcheck disable=SC2086  # o: options, a word each
+            run_checks "lost $n" "$PY" "$LC" --label "lost $n" $o "$TMP/$n.pcapng.tsv" "$TMP/$n.pcap.tsv"
+            # explain's [lost on the way] notes: on the frames tshark shows a comment on, the rest as the pcap's
+            want=$(awk -F'\t' '$8 != "" { printf "%s ", $1 }' "$TMP/$n.pcapng.tsv")
+            got=$("$ROCELAB" explain "$TMP/$n.pcapng" 2>/dev/null | awk '/ \[lost on the way\]/ { printf "%s ", $1 }')
+            "$ROCELAB" explain "$TMP/$n.pcapng" 2>/dev/null | sed 's/ \[lost on the way\]//' >"$TMP/$n.ng.txt"
+            "$ROCELAB" explain "$TMP/$n.pcap" 2>/dev/null >"$TMP/$n.pc.txt"
+            if [ -n "$want" ] && [ "$got" = "$want" ] && cmp -s "$TMP/$n.ng.txt" "$TMP/$n.pc.txt"; then
+                pass "lost $n: explain notes [lost on the way] on the $(echo "$want" | wc -w) frames tshark shows a comment on, the rest as of the pcap"
+            else
+                fail "lost $n: explain's [lost on the way] on frames '$(echo "$got" | cut -c1-80)', tshark's comments on '$(echo "$want" | cut -c1-80)', or the rest differs"
+            fi
+        else
+            fail "lost $n: rocelab gen $* failed"
+        fi
+    }
+    lost_check request-loss -- request-loss
+    lost_check drop --drop 3,4,5 -- write-bw --count 4 --drop 3,4,5
+    lost_check send-bw -- send-bw --loss 0.05 --seed 3 --count 20
+    lost_check cm-req-lost -- cm-req-lost
+    lost_check lost-read-response -- lost-read-response
+fi
+
 # CM links (rocelab explain's line and --json): what each CM message answers, its resends,
 # and the first data PSN each REQ/REP announced, against tshark's own CM fields (cm_links.py);
 # on cm-messages, the real kernel's rping, and that capture with its REQ sent twice and its

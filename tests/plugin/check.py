@@ -40,6 +40,7 @@ FIELDS = [
     "rocelab.ack.first_psn", "rocelab.ack.last_psn", "rocelab.ack.first_frame",
     "rocelab.msg.number", "rocelab.msg.bytes", "rocelab.msg.total",
     "rocelab.nak", "rocelab.nak.meaning", "rocelab.nak.resend_psn", "rocelab.nak.wr_fails", "rocelab.rnr.wait_us",
+    "rocelab.nak.trigger_frame", "rocelab.nak.missing_first", "rocelab.nak.missing_last",
     "rocelab.ecn.ce", "rocelab.cnp",
     "rocelab.expert.retransmission", "rocelab.expert.duplicate", "rocelab.expert.out_of_order",
     "rocelab.expert.gap", "rocelab.expert.icrc_bad", "rocelab.expert.nak_psn_sequence",
@@ -214,6 +215,7 @@ class Oracle:
         self.original = {}       # repeat frame -> frame where its PSN was seen first
         self.request = {}        # response frame -> request frame
         self.acks = {}           # response frame -> (first psn, last psn, first frame)
+        self.nak_missing = {}    # PSN sequence error NAK frame -> (trigger frame or None, first, last PSN missing)
         self.msg = {}            # first-time SEND/WRITE frame -> (number, bytes so far, total or None)
         self.run()
 
@@ -286,12 +288,26 @@ class Oracle:
                 return fr
         return None
 
+    def seq_err_trigger(self, f, psn):
+        """The request a PSN sequence error NAK for @psn came on: the first of the latest run of requests past
+        @psn, which must begin after one that is not past it (else the capture may start inside the run)."""
+        run = None
+        for fr, psns, q in reversed(f["reqs"]):
+            if psn_diff(psns[0], psn) <= 0:
+                return run
+            run = (fr, psns[0])
+        return None
+
     def response(self, f, p):
         fr, psn, nm = p["frame"], p["bth"]["psn"], name(p)
         rq = self.latest_request(f, psn, read_only="READ response" in nm)
+        aeth = p.get("aeth")
+        if aeth and aeth["type"] == "NAK" and aeth.get("nak_code") == 0:
+            trig = self.seq_err_trigger(f, psn)
+            rq = trig[0] if trig else None
+            self.nak_missing[fr] = (rq, psn, psn_add(trig[1], -1) if trig else psn)
         if rq:
             self.request[fr] = rq
-        aeth = p.get("aeth")
         if not aeth or nm.endswith("READ response First") or f["acked_next"] is None:
             return
         last = psn if aeth["type"] == "ACK" else psn_add(psn, -1)
@@ -442,6 +458,10 @@ def compare(sc, mode, o, pkts, frames, rows, twopass):
     want = {p["frame"]: p["bth"]["psn"] for p in pkts if aeth_kind(p) in ("psn", "rnr")}
     eq({fr: num(r["rocelab.nak.resend_psn"]) for fr, r in rows.items() if r["rocelab.nak.resend_psn"]}, want,
        "rocelab.nak.resend_psn = the PSN the NAK carries")
+    eq({fr: (num(r["rocelab.nak.trigger_frame"]) or None, num(r["rocelab.nak.missing_first"]),
+             num(r["rocelab.nak.missing_last"]) if r["rocelab.nak.missing_last"] else num(r["rocelab.nak.missing_first"]))
+        for fr, r in rows.items() if r["rocelab.nak.missing_first"]}, o.nak_missing,
+       "rocelab.nak.trigger_frame/missing_first/missing_last: the first request past the NAK's PSN, the PSNs before it")
     want = {p["frame"]: p["aeth"]["rnr_delay_us"] for p in pkts if aeth_kind(p) == "rnr"}
     eq({fr: num(r["rocelab.rnr.wait_us"]) for fr, r in rows.items() if r["rocelab.rnr.wait_us"]}, want,
        "rocelab.rnr.wait_us = the RNR timer's delay")

@@ -291,11 +291,34 @@ def verdict_frames(pkts, verdict):
     return [p["frame"] for p in pkts if an(p).get("verdict") == verdict]
 
 
+def seq_err_trigger(earlier, psn):
+    """A PSN sequence error NAK's request (IBA 9.7.5.1.1: the responder NAKs on the first request past the
+    PSN it expected, the NAK's): the first of the latest run of requests past @psn, after one that is not."""
+    run = None
+    for q in reversed(earlier):
+        d = (q["bth"]["psn"] - psn) & 0xFFFFFF
+        if d == 0 or d >= 0x800000:
+            return run
+        run = q
+    return None
+
+
 def check_links(scenario, pkts):
     # Every response that names its request: the request is earlier, from the other side, and
-    # carries the PSN (its latest transmission before the response).
+    # carries the PSN (its latest transmission before the response); a PSN sequence error NAK's
+    # is the first request past the NAK's PSN.
     for p in pkts:
         rf = an(p).get("request_frame")
+        aeth = p.get("aeth", {})
+        if aeth.get("type") == "NAK" and aeth.get("nak_code") == 0:
+            earlier = [q for q in pkts if q["frame"] < p["frame"] and from_a(q) != from_a(p)
+                       and an(q).get("role") == "request"]
+            trig = seq_err_trigger(earlier, p["bth"]["psn"])
+            if (trig["frame"] if trig else None) != (rf or None):
+                check(False, "NAK frame %d links to request frame %s, the packets say %s" %
+                      (p["frame"], rf, trig["frame"] if trig else "none"))
+                return
+            continue
         if not rf:
             continue
         earlier = [q for q in pkts if q["frame"] < p["frame"] and from_a(q) != from_a(p)

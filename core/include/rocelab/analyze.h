@@ -115,6 +115,17 @@ struct rl_annotation {
 	uint32_t rnr_wait_us;
 	bool wr_fails;                  /* the work request fails, the QPs go to ERR */
 
+	/*
+	 * PSN sequence error NAKs: the responder NAKs on the first request past
+	 * the gap, the trigger (request_frame then names it), and PSNs
+	 * missing_first .. missing_last never reached it. trigger_frame 0: the
+	 * trigger is not in the capture, and missing_last is missing_first, the
+	 * one PSN the NAK names.
+	 */
+	bool seq_err;
+	uint64_t trigger_frame;
+	uint32_t missing_first, missing_last;
+
 	/* Congestion. */
 	bool ecn_ce;                    /* the IP header says Congestion Experienced */
 	bool cnp;
