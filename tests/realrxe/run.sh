@@ -31,7 +31,7 @@
 # devices on a veth in one namespace (lab 14's lines): RTR fails, and with accept_local 1 the frames cross the veth.
 # labs/15-perftest's by-hand lines (two guests' ib_send_bw, then rocelab at one end), as its guide writes them.
 # Then `rocelab lab run NN --real-rxe` for every lab where a stack runs (01-08, 11-15; the
-# replay-only 09 and 10 refuse it), each checked by tshark for what each side sent; and
+# replay-only 10 refuses it), each checked by tshark for what each side sent; and
 # `rocelab realrxe capture` (two VMs, the kernel at both ends): each tool succeeded at both
 # ends, every ICRC is good, and `rocelab explain --compare`'s rows agree with tshark's fields,
 # for each capture and next to rocelab gen's run of the same workload; the CM MADs of rping,
@@ -1527,6 +1527,25 @@ if lab_rxe 08; then
 		pass "lab 08 --real-rxe: rocelab dropped and NAKed ($naks NAKs), the kernel went back N ($resent PSNs sent again)"
 	else
 		fail "lab 08 --real-rxe: $naks NAKs from rocelab, $resent PSNs the kernel sent again"
+	fi
+fi
+if lab_rxe 09; then
+	# The kernel's requester against rocelab's receive queue, by tshark: step 1, RNR NAKs (syndrome kind 01)
+	# and then an ACK; step 2 (rocelab's QP 0x12 posts no receive, rxe_peer --rnr-retry 2): the kernel sends
+	# the SEND three times, each answered by an RNR NAK, and rxe_peer says IBV_WC_RNR_RETRY_EXC_ERR.
+	rnr=$(run_tshark -r - -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome >= 0x20 && infiniband.aeth.syndrome < 0x40" \
+		-T fields -e frame.number <"$T/lab09.pcap" 2>/dev/null | wc -l)
+	acks=$(run_tshark -r - -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome < 0x20" -T fields -e frame.number \
+		<"$T/lab09.pcap" 2>/dev/null | wc -l)
+	sends2=$(run_tshark -r - -Y "ip.src==$G && infiniband.bth.destqp == 0x000012 && infiniband.bth.opcode == 4" \
+		-T fields -e infiniband.bth.psn <"$T/lab09.pcap" 2>/dev/null | sort -u | tr '\n' ' ')
+	n2=$(run_tshark -r - -Y "ip.src==$G && infiniband.bth.destqp == 0x000012 && infiniband.bth.opcode == 4" \
+		-T fields -e frame.number <"$T/lab09.pcap" 2>/dev/null | wc -l)
+	if [ "$rnr" -ge 4 ] && [ "$acks" -ge 1 ] && [ "$n2" -eq 3 ] && [ "$(echo $sends2 | wc -w)" -eq 1 ] &&
+		grep -q "IBV_WC_RNR_RETRY_EXC_ERR" "$T/lab09.out"; then
+		pass "lab 09 --real-rxe: rocelab's RNR NAKs ($rnr) and ACK; with rnr_retry 2 the kernel sent PSN $sends2three times, then IBV_WC_RNR_RETRY_EXC_ERR"
+	else
+		fail "lab 09 --real-rxe: $rnr RNR NAKs, $acks ACKs, the kernel's SENDs to QP 0x12: $n2 (PSNs $sends2); $(grep -i rnr "$T/lab09.out" | head -n 3)"
 	fi
 fi
 if lab_rxe 03; then
