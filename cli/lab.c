@@ -334,7 +334,7 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 	char opts[LAB_LINE_MAX], *w[LAB_LINE_WORDS + 1], server[LAB_LINE_MAX], client[LAB_LINE_MAX];
 	char compat[LAB_LINE_MAX] = "";
 	const char *op = "send", *size = NULL, *iters = NULL, *window = NULL, *mtu = NULL, *gid = "1", *mistakes = NULL;
-	const char *retry = NULL;
+	const char *retry = NULL, *rnr_retry = NULL;
 	bool ud = false, ok;
 	int n;
 
@@ -369,6 +369,8 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 			gid = w[i + 1];
 		else if (!strcmp(w[i], "--retry-cnt"))
 			retry = w[i + 1];
+		else if (!strcmp(w[i], "--rnr-retry"))
+			rnr_retry = w[i + 1];
 		i++;
 	}
 	if (!strcmp(op, "pingpong")) {
@@ -386,6 +388,7 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 		     lab_opt(client, sizeof(client), "-s", size) && lab_opt(client, sizeof(client), "-n", iters) &&
 		     lab_opt(client, sizeof(client), "-w", window) && lab_opt(client, sizeof(client), "-m", mtu) &&
 		     lab_opt(client, sizeof(client), "--retry-cnt", retry) &&
+		     lab_opt(client, sizeof(client), "--rnr-retry", rnr_retry) &&
 		     (!mistakes || lab_append(client, sizeof(client), " %s", mistakes));
 	}
 	if (!ok || !lab_append(client, sizeof(client), " " LAB_RXE_HOST) ||
@@ -734,8 +737,8 @@ static void lab_usage(FILE *f)
 		"      --real-rxe the other end is the real kernel Soft-RoCE in a VM (rocelab realrxe): its\n"
 		"                 ibv_rc_pingpong / ibv_ud_pingpong, rping, perftest (ib_send_bw ...) or\n"
 		"                 rxe_peer, as the client; rocelab peer serves; both stacks in one\n"
-		"                 capture. Steps replayed from rocelab gen are left out (labs 09 and 10\n"
-		"                 are nothing else: they refuse it). --keep keeps the VM (rocelab\n"
+		"                 capture. Steps replayed from rocelab gen are left out (a lab that\n"
+		"                 is nothing else refuses it). --keep keeps the VM (rocelab\n"
 		"                 realrxe exec --dir %s)\n"
 		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
 		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt)\n"

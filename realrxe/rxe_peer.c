@@ -66,6 +66,7 @@ struct rp {
 	bool bad_rkey;      /* --bad-rkey: the client's RDMA work requests carry another R_Key */
 	bool bad_va;        /* --bad-va: ... and an address past the end of the server's buffer */
 	int retry_cnt;      /* --retry-cnt: the RC requester's retry count at RTS (IBA 9.7.6.1.3) */
+	int rnr_retry;      /* --rnr-retry: how often it sends again after an RNR NAK; 7: for ever (IBA 9.7.5.2.8) */
 	/* verbs */
 	struct ibv_context *ctx;
 	struct ibv_comp_channel *ch;
@@ -349,7 +350,7 @@ static void rp_connect(struct rp *r)
 	a.sq_psn = r->me.psn;
 	a.timeout = 14;
 	a.retry_cnt = (uint8_t)r->retry_cnt;
-	a.rnr_retry = 7;
+	a.rnr_retry = (uint8_t)r->rnr_retry;
 	a.max_rd_atomic = 16;
 	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 					     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
@@ -687,16 +688,19 @@ static void rp_usage(FILE *f)
 		   "  --bad-rkey  client: RDMA work requests with the server's R_Key, low byte inverted\n"
 		   "  --bad-va    client: RDMA work requests 1 MiB past the server's address\n"
 		   "  --retry-cnt N  the QP's retry count, 0..7 (default 7, as ibv_rc_pingpong and perftest;\n"
-		   "              rxe takes 7 as 'for ever': only a smaller one ends in IBV_WC_RETRY_EXC_ERR)\n");
+		   "              rxe takes 7 as 'for ever': only a smaller one ends in IBV_WC_RETRY_EXC_ERR)\n"
+		   "  --rnr-retry N  sends again after an RNR NAK, 0..7 (default 7: for ever, IBA 9.7.5.2.8);\n"
+		   "              when they run out the work request ends in IBV_WC_RNR_RETRY_EXC_ERR\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct rp r = { .gid_index = 1, .port = 18515, .timeout_s = 60, .size = 4096, .iters = 100, .window = 8,
-			.retry_cnt = 7, .tcp = -1 };
+			.retry_cnt = 7, .rnr_retry = 7, .tcp = -1 };
 	static const struct option lo[] = {
 		{ "no-grh", no_argument, NULL, 'G' }, { "bad-rkey", no_argument, NULL, 'K' },
 		{ "bad-va", no_argument, NULL, 'V' }, { "retry-cnt", required_argument, NULL, 'R' },
+		{ "rnr-retry", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c, i;
@@ -707,6 +711,7 @@ int main(int argc, char **argv)
 		case 'K': r.bad_rkey = true; break;
 		case 'V': r.bad_va = true; break;
 		case 'R': r.retry_cnt = atoi(optarg); break;
+		case 'N': r.rnr_retry = atoi(optarg); break;
 		case 'd': r.dev_name = optarg; break;
 		case 'g': r.gid_index = atoi(optarg); break;
 		case 'p': r.port = atoi(optarg); break;
@@ -729,7 +734,7 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		r.server_addr = argv[optind++];
 	if (optind < argc || !r.size || !r.iters || !r.window || r.window > 256 || r.timeout_s <= 0 || r.gid_index < 0 ||
-	    r.retry_cnt < 0 || r.retry_cnt > 7 ||
+	    r.retry_cnt < 0 || r.retry_cnt > 7 || r.rnr_retry < 0 || r.rnr_retry > 7 ||
 	    (r.mtu_bytes && (r.mtu_bytes < 256 || r.mtu_bytes > 4096 || (r.mtu_bytes & (r.mtu_bytes - 1))))) {
 		rp_usage(stderr);
 		return 2;
