@@ -333,18 +333,20 @@ static int64_t ng_ns(uint64_t ts, uint64_t units, int64_t offset_s)
 /* An enhanced packet block's first opt_comment into @f, from its options at @o up to @end. */
 static void ng_epb_comment(const struct ng_reader *ng, const uint8_t *o, const uint8_t *end, struct cli_frame *f)
 {
-	while (o + 4 <= end) {
+	while (end - o >= 4) {
 		uint16_t code = ng_u16(ng, o), olen = ng_u16(ng, o + 2);
-		size_t n = olen < CLI_FRAME_COMMENT - 1 ? olen : CLI_FRAME_COMMENT - 1;
+		size_t n = olen < CLI_FRAME_COMMENT - 1 ? olen : CLI_FRAME_COMMENT - 1, step = 4 + ((olen + 3u) & ~3u);
 
-		if (code == NG_OPT_END || o + 4 + olen > end)
+		if (code == NG_OPT_END || olen > (size_t)(end - o) - 4)
 			return;
 		if (code == NG_OPT_COMMENT) {
 			memcpy(f->comment, o + 4, n);
 			f->comment[n] = '\0';
 			return;
 		}
-		o += 4 + ((olen + 3u) & ~3u);
+		if (step >= (size_t)(end - o))
+			return;
+		o += step;
 	}
 }
 

@@ -366,14 +366,22 @@ static unsigned grade_questions(const struct lab_def *l, enum lab_qkind kind, co
  * of a lab not run). Those written after the capture was made score
  * nothing: they could have been read off it.
  */
+/* Was the file @a last written after @b, by the one clock of the file system that holds both? */
+static bool grade_newer(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return false;
+	return sa.st_mtim.tv_sec != sb.st_mtim.tv_sec ? sa.st_mtim.tv_sec > sb.st_mtim.tv_sec
+						      : sa.st_mtim.tv_nsec > sb.st_mtim.tv_nsec;
+}
+
 static void grade_predictions(const struct lab_def *l, const char *capture, const struct grade_truth *truth)
 {
 	char path[256];
-	struct stat st;
 	unsigned got, max;
 	char *text = NULL;
-	uint64_t made = 0;
-	char raw[64];
 	bool any = false;
 
 	for (size_t i = 0; i < l->nq; i++)
@@ -386,13 +394,10 @@ static void grade_predictions(const struct lab_def *l, const char *capture, cons
 		       l->num, l->num);
 		return;
 	}
-	if ((text = grade_read_answers(path)) && grade_answer(text, "made", &made, raw, sizeof(raw)) == 1 &&
-		 !stat(capture, &st) && (uint64_t)st.st_mtime < made) {
+	if (grade_newer(path, capture)) {
 		printf("lab %s: your predictions (%s) were made after the capture: they are not counted; run "
 		       "'rocelab lab run %s' again\n", l->num, path, l->num);
-		free(text);
-		text = NULL;
-	} else {
+	} else if ((text = grade_read_answers(path))) {
 		printf("lab %s: your predictions (%s) against the capture\n", l->num, path);
 	}
 	got = grade_questions(l, LAB_Q_PREDICT, text, truth, &max);

@@ -741,15 +741,16 @@ static void lab_usage(FILE *f)
 		"                 is nothing else refuses it). --keep keeps the VM (rocelab\n"
 		"                 realrxe exec --dir %s)\n"
 		"      --mtu N    'up': the veth MTU (default 1500; 9000 carries path MTU 4096)\n"
-		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt)\n"
+		"      --answers FILE  'grade': your answers (default labs/NN-name/answers.txt);\n"
+		"                 'predict': your predictions as KEY: VALUE lines (without it, each is\n"
+		"                 read from standard input, a line each); 'quiz --grade': your answers\n"
+		"                 (default %s/NN-name.quiz.txt)\n"
 		"      --capture FILE  'grade': the capture they are about (default %s/NN-name.pcap)\n"
 		"      --set NAME=VALUE  'predict': a parameter of the lab (repeat for each); the\n"
-		"                 definition's default otherwise. 'predict' lists them\n"
-		"                 'predict': --answers FILE holds KEY: VALUE lines; without it each\n"
-		"                 prediction is read from standard input, a line each\n"
+		"                 definition's default otherwise. 'predict' lists them.\n"
 		"      --seed N   'quiz': draw the hidden parameters from N, so that everyone given N has\n"
 		"                 the same quiz (a teacher's); random without it\n"
-		"      --grade    'quiz': grade the quiz's answers (default %s/NN-name.quiz.txt)\n"
+		"      --grade    'quiz': grade the quiz's answers\n"
 		"  -h, --help     this text\n",
 		LAB_NS_A, LAB_IP_A, LAB_NS_B, LAB_IP_B, LAB_IF_A, LAB_IF_B, LAB_OUT, LAB_NS_A, LAB_RXE_DIR, LAB_OUT, LAB_OUT);
 }

@@ -312,6 +312,20 @@ static bool lab_param_range_ok(const char *range)
 	       range[strlen(range) - 1] != ',' && !strstr(range, ",,");
 }
 
+/* The next word of *@v, cut off in place, and *@v past the blanks after it; NULL when there is none. */
+static char *lab_def_word(char **v)
+{
+	char *w = *v;
+
+	if (!w || !*w)
+		return NULL;
+	*v = w + strcspn(w, " \t");
+	if (**v)
+		*(*v)++ = '\0';
+	*v += strspn(*v, " \t");
+	return w;
+}
+
 /* `param NAME DEFAULT RANGE TEXT` or `hidden NAME RANGE TEXT`. */
 static int lab_def_open_param(struct lab_def_reader *r, const char *kw, char *v)
 {
@@ -322,11 +336,11 @@ static int lab_def_open_param(struct lab_def_reader *r, const char *kw, char *v)
 
 	if ((hidden ? l->nhidden : l->nparam) == LAB_MAX_PARAMS)
 		return lab_def_fail(r, "more than %d '%s' lines", LAB_MAX_PARAMS, kw);
-	p->name = strsep(&v, " \t");
-	if (!hidden && v)
-		def = strsep(&v, " \t");
-	p->range = v ? strsep(&v, " \t") : NULL;
-	p->text = v ? v + strspn(v, " \t") : NULL;
+	p->name = lab_def_word(&v);
+	if (!hidden)
+		def = lab_def_word(&v);
+	p->range = lab_def_word(&v);
+	p->text = v;
 	if (!p->text || !*p->text)
 		return lab_def_fail(r, hidden ? "'hidden NAME RANGE TEXT', e.g. 'hidden mtu 256,1024,4096 the path MTU'"
 					      : "'param NAME DEFAULT RANGE TEXT', e.g. 'param size 4096 1..65536 the size'");
@@ -623,7 +637,8 @@ int lab_def_bind(struct lab_def *l)
 	size_t n = lab_def_fields(l, f, LAB_DEF_MAX_FIELDS), used = 0, room = 2 * LAB_DEF_MAX_BYTES;
 
 	snprintf(r.file, sizeof(r.file), "%s/" LAB_DEF_FILE, l->dir);
-	free(l->bound_);
+	if (l->bound_) /* the strings point into it now: their {NAME}s are gone */
+		return lab_def_fail(&r, "bound twice (a bug in rocelab)");
 	if (!(l->bound_ = malloc(room)))
 		return lab_def_fail(&r, "out of memory");
 	for (size_t i = 0; i < n; i++) {
@@ -634,6 +649,10 @@ int lab_def_bind(struct lab_def *l)
 		k = lab_def_expand(&r, *f[i].s, f[i].hidden, l->bound_ + used, room - used, f[i].what);
 		if (k < 0)
 			return -1;
+		/* Said without the value: a quiz's line holds the answers. */
+		if (k > LAB_DEF_MAX_VALUE)
+			return lab_def_fail(&r, "%s: longer than %d bytes once its parameters are put in", f[i].what,
+					    LAB_DEF_MAX_VALUE);
 		*f[i].s = l->bound_ + used;
 		used += (size_t)k + 1;
 	}

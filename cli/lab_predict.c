@@ -57,8 +57,13 @@ static bool lab_set_param(struct lab_def *l, const char *set)
 		return false;
 	}
 	if (!p) {
-		cli_error("lab", "lab %s has no parameter '%.*s'%s", l->num, (int)(eq - set), set,
-			  l->nparam ? "; 'rocelab lab predict NN --help' lists them" : "");
+		char names[256] = "";
+
+		for (size_t i = 0; i < l->nparam; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s (%s)", i ? ", " : "",
+				 l->param[i].name, l->param[i].range);
+		cli_error("lab", "lab %s has no parameter '%.*s'; %s%s", l->num, (int)(eq - set), set,
+			  l->nparam ? "its parameters: " : "it has none", names);
 		return false;
 	}
 	if (!cli_parse_u64(eq + 1, UINT64_MAX, &v) || !lab_param_allows(p, v)) {
@@ -80,7 +85,7 @@ bool lab_set_params(struct lab_def *l, char **sets, size_t nsets)
 int lab_predicted(struct lab_def *l, time_t *made)
 {
 	char path[256], raw[64];
-	uint64_t v;
+	uint64_t v = 0;
 	char *text;
 	int rc = 1;
 
@@ -115,15 +120,22 @@ int lab_predicted(struct lab_def *l, time_t *made)
 /* One line of the learner's, without its newline; false at the end of input. */
 static bool lab_read_line(char *buf, size_t n)
 {
+	int c;
+
 	if (!fgets(buf, (int)n, stdin))
 		return false;
+	if (!strchr(buf, '\n'))
+		while ((c = getchar()) != EOF && c != '\n')
+			; /* the rest of a line too long to be a number */
 	buf[strcspn(buf, "\r\n")] = '\0';
 	return true;
 }
 
 /*
  * The learner's prediction for question @q, into @raw ("" if none): from the
- * answers file's text @given, else a line of standard input.
+ * answers file's text @given, else a line of standard input (asked again on
+ * a terminal if it is not a number). false, said, if it is not a number or
+ * the input ends first.
  */
 static bool lab_get_prediction(const struct lab_question *q, const char *given, char *raw, size_t n)
 {
@@ -131,19 +143,32 @@ static bool lab_get_prediction(const struct lab_question *q, const char *given, 
 	char line[LAB_PREDICT_LINE];
 
 	if (given) {
-		grade_answer(given, q->key, &v, raw, n);
-		return true;
-	}
-	printf("  %s: %s? ", q->key, q->text);
-	fflush(stdout);
-	if (!lab_read_line(line, sizeof(line))) {
-		printf("\n");
+		if (grade_answer(given, q->key, &v, raw, n) >= 0)
+			return true;
+		cli_error("lab", "prediction %s: '%s' is not a number (decimal, or hex with 0x): nothing recorded",
+			  q->key, raw);
 		return false;
 	}
-	snprintf(raw, n, "%.*s", (int)strcspn(line + strspn(line, " \t"), " \t#"), line + strspn(line, " \t"));
-	if (!isatty(STDIN_FILENO))
-		printf("%s\n", raw); /* what a terminal would have echoed */
-	return true;
+	for (;;) {
+		printf("  %s: %s? ", q->key, q->text);
+		fflush(stdout);
+		if (!lab_read_line(line, sizeof(line))) {
+			printf("\n");
+			cli_error("lab", "the predictions ended before question %s: nothing recorded", q->key);
+			return false;
+		}
+		snprintf(raw, n, "%.*s", (int)strcspn(line + strspn(line, " \t"), " \t#"), line + strspn(line, " \t"));
+		if (!isatty(STDIN_FILENO))
+			printf("%s\n", raw); /* what a terminal would have echoed */
+		if (!*raw || (cli_parse_u64(raw, UINT64_MAX, &v) && strlen(raw) == strcspn(raw, " \t")))
+			return true;
+		if (!isatty(STDIN_FILENO)) {
+			cli_error("lab", "prediction %s: '%s' is not a number (decimal, or hex with 0x): nothing recorded",
+				  q->key, raw);
+			return false;
+		}
+		printf("  '%s' is not a number (decimal, or hex with 0x); again, or Enter for none\n", raw);
+	}
 }
 
 static bool lab_write_predictions(const struct lab_def *l, const char *path, time_t now, char (*raw)[64])
@@ -201,9 +226,8 @@ int lab_predict(struct lab_def *l, const char *answers)
 		if (l->q[i].kind != LAB_Q_PREDICT)
 			continue;
 		if (!lab_get_prediction(&l->q[i], text, raw[k], sizeof(raw[k]))) {
-			cli_error("lab", "the predictions ended before question %s: nothing recorded", l->q[i].key);
 			free(text);
-			return CLI_ERR;
+			return CLI_BAD_INPUT;
 		}
 		if (text)
 			printf("  %s: %s? %s\n", l->q[i].key, l->q[i].text, raw[k]);
@@ -306,9 +330,21 @@ static int lab_quiz_make(struct lab_def *l, uint64_t seed, const char *pcap)
 	return rc ? -1 : 0;
 }
 
+/* The seed kept in the quiz's state file @state into *@seed; false if it holds none. */
+static bool lab_quiz_seed(const char *state, uint64_t *seed)
+{
+	char raw[64], *text = grade_read_answers(state);
+	bool ok = text && grade_answer(text, "seed", seed, raw, sizeof(raw)) == 1;
+
+	free(text);
+	return ok;
+}
+
 static int lab_quiz_new(struct lab_def *l, bool have_seed, uint64_t seed)
 {
 	char pcap[256], state[256], blank[256];
+	uint64_t kept;
+	bool same;
 
 	if (!have_seed && getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
 		cli_error("lab", "no random seed: %s (give --seed N)", strerror(errno));
@@ -324,8 +360,12 @@ static int lab_quiz_new(struct lab_def *l, bool have_seed, uint64_t seed)
 	lab_out_path(blank, sizeof(blank), l, "quiz.txt");
 	printf("lab %s quiz: %s\n", l->num, l->title);
 	printf("a capture made from parameters this keeps to itself: %s\n", pcap);
-	if (lab_quiz_make(l, seed, pcap) || !lab_quiz_save(l, state, seed) || !lab_quiz_blank(l, blank))
+	/* The same quiz again (a teacher's seed, run twice) keeps the answers written for it. */
+	same = !access(state, F_OK) && !access(blank, F_OK) && lab_quiz_seed(state, &kept) && kept == seed;
+	if (lab_quiz_make(l, seed, pcap) || !lab_quiz_save(l, state, seed) || (!same && !lab_quiz_blank(l, blank)))
 		return CLI_ERR;
+	if (same)
+		printf("the same quiz as before (seed %llu): your answers in %s are kept\n", (unsigned long long)seed, blank);
 	printf("infer them from its frames:\n");
 	for (size_t i = 0; i < l->nq; i++)
 		if (l->q[i].kind == LAB_Q_QUIZ)
@@ -348,14 +388,10 @@ static int lab_quiz_grade(struct lab_def *l, bool have_seed, uint64_t seed, cons
 			cli_error("lab", "no quiz to grade (%s): run 'rocelab lab quiz %s' first", state, l->num);
 			return CLI_ERR;
 		}
-		if (!(text = grade_read_answers(state)))
-			return CLI_ERR;
-		if (grade_answer(text, "seed", &seed, raw, sizeof(raw)) != 1) {
+		if (!lab_quiz_seed(state, &seed)) {
 			cli_error("lab", "%s holds no seed: run 'rocelab lab quiz %s' again", state, l->num);
-			free(text);
 			return CLI_ERR;
 		}
-		free(text);
 	}
 	lab_quiz_draw(l, seed);
 	if (lab_def_bind(l) || !(text = grade_read_answers(answers ? answers : blank)))

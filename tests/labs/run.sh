@@ -369,6 +369,12 @@ if predict03 "$pk" "$last" "$pad" "$ulen" && (cd "$P" && "$R" lab run 03 --gen >
         pass "lab 03 predict: predictions made after the capture are not counted ($s)" ||
         fail "lab 03 predict: predictions after the capture: '$s' $(head -c 300 "$P/g.out")"
 else fail "lab 03 predict and run: $(cat "$P/p.out" "$P/r.out" 2>/dev/null | head -c 400)"; fi
+cp "$P/labs/out/03-segmentation-mtu.predict" "$P/kept"
+(cd "$P" && printf '10\n1O24\n' | "$R" lab predict 03) >"$P/typo.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "prediction p2: '1O24' is not a number" "$P/typo.out" && cmp -s "$P/kept" "$P/labs/out/03-segmentation-mtu.predict" &&
+    pass "lab 03 predict: a prediction that is not a number is refused (exit 1), the predictions before it kept" ||
+    fail "lab 03 predict typo: exit $rc, $(head -c 300 "$P/typo.out")"
 rm -f "$P/labs/out/03-segmentation-mtu.predict"
 s=$( (cd "$P" && "$R" lab grade 03) | sed -n 's/^score 03 predictions //p')
 [ "$s" = "-/- not made: rocelab lab predict 03, before rocelab lab run 03" ] &&
@@ -463,6 +469,10 @@ quiz() {
         fail "lab $num quiz: explain's numbers copied score '$s'"
     qz --seed 7 && cmp -s "$W.a.pcap" "$cap" && pass "lab $num quiz: --seed 7 makes the same capture again (a teacher's quiz for a class)" ||
         fail "lab $num quiz: --seed 7 twice differs"
+    echo "$key: 7" >>"$W/labs/out/$b.quiz.txt"
+    qz --seed 7 && grep -q "^$key: 7$" "$W/labs/out/$b.quiz.txt" && grep -q "your answers in .* are kept" "$W.q.out" &&
+        pass "lab $num quiz: the same seed again keeps the answers written for it" ||
+        fail "lab $num quiz: the same seed again lost the answers: $(head -c 200 "$W.q.out")"
     qz && cp "$cap" "$W.b.pcap" && qz && ! cmp -s "$W.b.pcap" "$cap" &&
         pass "lab $num quiz: without --seed each quiz is another" || fail "lab $num quiz: two quizzes without --seed are one"
     sh "$d/solution/quiz.sh" "$cap" >"$W.ref2"
