@@ -252,8 +252,9 @@ static bool lab_param_item(const char *range, size_t i, uint64_t *v)
 
 	for (; i; i--) {
 		range = strchr(range, ',');
-		if (!range++)
+		if (!range)
 			return false;
+		range++;
 	}
 	n = strcspn(range, ",");
 	if (!n || n >= sizeof(item))
