@@ -1543,7 +1543,7 @@ if lab_rxe 09; then
 		-T fields -e frame.number <"$T/lab09.pcap" 2>/dev/null | wc -l)
 	if [ "$rnr" -ge 4 ] && [ "$acks" -ge 1 ] && [ "$n2" -eq 3 ] && [ "$(echo $sends2 | wc -w)" -eq 1 ] &&
 		grep -q "IBV_WC_RNR_RETRY_EXC_ERR" "$T/lab09.out"; then
-		pass "lab 09 --real-rxe: rocelab's RNR NAKs ($rnr) and ACK; with rnr_retry 2 the kernel sent PSN $sends2three times, then IBV_WC_RNR_RETRY_EXC_ERR"
+		pass "lab 09 --real-rxe: rocelab's RNR NAKs ($rnr) and ACK; with rnr_retry 2 the kernel sent PSN ${sends2}three times, then IBV_WC_RNR_RETRY_EXC_ERR"
 	else
 		fail "lab 09 --real-rxe: $rnr RNR NAKs, $acks ACKs, the kernel's SENDs to QP 0x12: $n2 (PSNs $sends2); $(grep -i rnr "$T/lab09.out" | head -n 3)"
 	fi
