@@ -388,6 +388,14 @@ refused "predict for a lab without predictions" "lab 07 asks no predictions" pre
 below_half() { [ -n "$1" ] && [ "${1#*/}" -gt 0 ] && [ $(( 2 * ${1%/*} )) -lt "${1#*/}" ]; }
 # one_off FILE KEY: FILE with KEY's answer one more, to stdout
 one_off() { awk -F': ' -v k="$2" '$1 == k { printf "%s: %d\n", $1, $2 + 1; next } { print }' "$1"; }
+# one_off_graded KIND SCORE MAX KEY VAL: with KEY answered VAL + 1 the score is one short of MAX, and
+# KEY's line (in $W.g.out) says the wrong answer and a hint, but nowhere the right value VAL
+one_off_graded() {
+    if [ "$2" = "$(($3 - 1))/$3" ] && grep -q "^  $4 *0/1 .*: not $(($5 + 1)); think again: " "$W.g.out" &&
+       ! grep "^  $4 " "$W.g.out" | sed "s|^ *$4 *0/1 ||; s/: not $(($5 + 1));//" | grep -qw "$5"; then
+        pass "lab $num $1: $4 one off loses that mark only, with a hint that does not give the value"
+    else fail "lab $num $1 one off: '$2' $(grep "^  $4 " "$W.g.out")"; fi
+}
 
 # predictions NUM SET...: with the learner's parameters SET (NAME=VALUE), the predictions that the
 # lab's solution/predict.sh reads with tshark off the capture that followed score full marks (made
@@ -416,10 +424,7 @@ predictions() {
     key=$(tail -n 1 "$W.ref" | cut -d: -f1); val=$(tail -n 1 "$W.ref" | sed 's/^[^:]*: //')
     one_off "$W.ref" "$key" >"$W.wrong"
     pr "$W.wrong"; s=$(gr)
-    if [ "$s" = "$((np - 1))/$np" ] && grep -q "^  $key *0/1 .*: not $((val + 1)); think again: " "$W.g.out" &&
-       ! grep "^  $key " "$W.g.out" | sed "s|^ *$key *0/1 ||; s/: not $((val + 1));//" | grep -qw "$val"; then
-        pass "lab $num predict: $key one off loses that mark only, with a hint that does not give the value"
-    else fail "lab $num predict one off: '$s' $(grep "^  $key " "$W.g.out")"; fi
+    one_off_graded predict "$s" "$np" "$key" "$val"
     pl=$("$R" explain "$cap" | sed -n '1s/.* payload=\([0-9]*\).*/\1/p')
     sed "s/: .*/: ${pl:-0}/" "$W.ref" >"$W.copied"
     pr "$W.copied"; s=$(gr)
@@ -458,10 +463,7 @@ quiz() {
     key=$(tail -n 1 "$W.ref" | cut -d: -f1); val=$(tail -n 1 "$W.ref" | sed 's/^[^:]*: //')
     one_off "$W.ref" "$key" >"$W.wrong"
     s=$(qg "$W.wrong")
-    if [ "$s" = "$((nq - 1))/$nq" ] && grep -q "^  $key *0/1 .*think again: " "$W.g.out" &&
-       ! grep "^  $key " "$W.g.out" | sed "s|^ *$key *0/1 ||; s/: not $((val + 1));//" | grep -qw "$val"; then
-        pass "lab $num quiz: $key one off loses that mark only, with a hint that does not give the value"
-    else fail "lab $num quiz one off: '$s' $(grep "^  $key" "$W.g.out")"; fi
+    one_off_graded quiz "$s" "$nq" "$key" "$val"
     pl=$("$R" explain "$cap" | sed -n '1s/.* payload=\([0-9]*\).*/\1/p')
     sed "s/: .*/: ${pl:-0}/" "$W.ref" >"$W.copied"
     s=$(qg "$W.copied")
