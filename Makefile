@@ -42,7 +42,7 @@ pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 layers-test:
 	sh tests/layers/run.sh
 
-.PHONY: layers-test scan-lookup all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade oracle scenarios fuzz mutate bench install uninstall clean help
+.PHONY: layers-test scan-lookup all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade handout oracle scenarios fuzz mutate bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -51,6 +51,7 @@ help:
 	@echo "make demo      install what is missing, build, run lab 01 (real RoCEv2 between two namespaces)"
 	@echo "make test      install what is missing, build, run every test"
 	@echo "make grade     grade your lab exercises (labs/), with a score table"
+	@echo "make handout   the learners' copy of the labs, without solutions: build/rocelab-labs.tar.gz"
 	@echo "make realrxe-test  rocelab against the real kernel Soft-RoCE, in a VM (rocelab realrxe)"
 	@echo "make bench     speed benchmarks (bench/)"
 	@echo "make mutate    explain and the plugin under ASan on every gen scenario, mutated (part of make test)"
@@ -151,6 +152,11 @@ GRADE_LIBS = $(abspath $(B))/librocelab.a $(CRC_LIBS) -lz
 
 grade: all
 	@GRADE_LIBS="$(GRADE_LIBS)" sh scripts/grade.sh $(B)/rocelab
+
+# The learners' copy of the labs: guides, lab.def, blank answers, exercises and their checkers, and
+# a Makefile whose `make grade` uses the installed rocelab; no lab's solution/ (the teacher's).
+handout:
+	sh scripts/handout.sh $(B)
 
 lab-test: all plugin $(B)/rocelab-asan
 	GRADE_LIBS="$(GRADE_LIBS)" sh tests/labs/run.sh $(B)/rocelab $(B)/plugin/rocelab.so

@@ -13,14 +13,23 @@ OUT=build/grade
 mkdir -p "$OUT"
 : >"$OUT/scores"
 CC=${CC:-cc}
-LIBS=${GRADE_LIBS:-build/librocelab.a -lisal -lz}
+# In the source tree the core's headers are here and the Makefile passes GRADE_LIBS; in a learner's
+# handout (make handout) they are those of the installed rocelab, which pkg-config knows.
+if [ -d core/include ]; then
+    INC=-Icore/include
+    LIBS=${GRADE_LIBS:-build/librocelab.a -lisal -lz}
+elif INC=$(pkg-config --cflags rocelab 2>/dev/null) && LIBS=$(pkg-config --libs rocelab); then :
+else
+    echo "grade: no core/include here and pkg-config knows no rocelab: install rocelab (make install)" >&2
+    exit 2
+fi
 
 # coding NN NAME MAX CHECKER SOURCE: build the checker with the learner's code (headers from the
 # lab's exercise/ folder) and run it; MAX is what a compile failure scores out of.
 coding() {
     num=$1 name=$2 max=$3 check=$4 src=$5
     inc=$(dirname "$(dirname "$src")")/exercise
-    if ! $CC -std=c11 -Wall -Wextra -Icore/include -I"$inc" "$check" "$src" -o "$OUT/$num-$name" $LIBS 2>"$OUT/$num-$name.cc"; then
+    if ! $CC -std=c11 -Wall -Wextra $INC -I"$inc" "$check" "$src" -o "$OUT/$num-$name" $LIBS 2>"$OUT/$num-$name.cc"; then
         echo "lab $num, $name: your code ($src) does not compile:"
         head -n 5 "$OUT/$num-$name.cc" | sed 's/^/    /'
         echo "score $num $name 0/$max" >>"$OUT/scores"

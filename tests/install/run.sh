@@ -78,6 +78,30 @@ desc="  ... and under ~/.local/share/rocelab without XDG_DATA_HOME"
 check sh -c 'cd "$1/ro" && $3 env -u XDG_DATA_HOME HOME="$1/home" "$2/bin/rocelab" lab run 03 --gen >"$1/run" 2>&1 &&
 	test -s "$1/home/.local/share/rocelab/labs/out/03-segmentation-mtu.pcap"' sh "$T" "$P" "$as_user"
 
+# The learners' handout (make handout): every lab's guides, lab.def, blank answers and exercises,
+# nothing of any lab's solution/ (no file of one, under any name), and its make grade builds the
+# exercises against the installed rocelab through pkg-config: the blank exercise compiles and
+# scores below full marks, lab 01's reference solution dropped in scores them all.
+make -s handout B="$T/hb" >/dev/null
+mkdir "$T/hand" && tar -C "$T/hand" -xzf "$T/hb/rocelab-labs.tar.gz"
+H=$T/hand/rocelab-labs
+desc="make handout: each lab's guides, lab.def, answers.txt and exercise/ are in the learners' copy"
+check sh -c 'cd "$1" && for d in labs/[0-9][0-9]-*/; do
+		for f in lab.def README.md README.zh-CN.md answers.txt; do cmp -s "$d$f" "$2/$d$f" || exit 1; done
+		if [ -d "${d}exercise" ]; then diff -r "${d}exercise" "$2/${d}exercise" >/dev/null || exit 1; fi
+	done' sh "$here" "$H"
+desc="  ... and no solution: no solution/ folder, no file with a solution file's contents"
+check sh -c 'test -z "$(find "$2" -name solution)" && cd "$1" &&
+	for f in labs/*/solution/*; do find "$2" -type f -exec cmp -s "$f" {} \; -print | grep -q . && exit 1; done; true' sh "$here" "$H"
+pc="PKG_CONFIG_SYSROOT_DIR=$T PKG_CONFIG_LIBDIR=$P/lib/pkgconfig"
+desc="  ... its make grade builds the blank exercises with the installed library, and scores them"
+check sh -c 'cd "$1" && env $3 make -s grade ROCELAB="$2/bin/rocelab" >"$1/g1" 2>&1 &&
+	grep -q "^01    bth  " "$1/g1" && ! grep -q "^01    bth  *12/12" "$1/g1" && grep -q "^total" "$1/g1" &&
+	! grep -q "does not compile" "$1/g1"' sh "$H" "$P" "$pc"
+desc="  ... and with lab 01's reference bth.c in place of the exercise, 12/12"
+check sh -c 'cp "$4/labs/01-first-capture/solution/bth.c" "$1/labs/01-first-capture/exercise/bth.c" && cd "$1" &&
+	env $3 make -s grade ROCELAB="$2/bin/rocelab" >"$1/g2" 2>&1 && grep -q "^01    bth  *12/12" "$1/g2"' sh "$H" "$P" "$pc" "$here"
+
 # The man pages, made from --help at build time: rocelab(1) and one per subcommand, as git's.
 cmds=$("$P/bin/rocelab" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
 desc="man pages installed: rocelab(1) and rocelab-CMD(1) for each of: $(echo $cmds)"
