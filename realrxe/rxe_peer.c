@@ -388,7 +388,7 @@ static void rp_post(struct rp *r, uint64_t id)
 	wr.wr.rdma.remote_addr = r->remote_va + (r->bad_va ? RP_BAD_VA_OFFSET : 0);
 	wr.wr.rdma.rkey = r->remote_rkey ^ (r->bad_rkey ? RP_BAD_RKEY_BITS : 0);
 	if (r->op == RP_WRITE_IMM)
-		wr.imm_data = htonl((uint32_t)id); /* as rocelab peer: the work request's number */
+		wr.imm_data = htonl((uint32_t)id + 1); /* as rocelab peer: the message's number, from 1 */
 	if (r->op == RP_FETCH_ADD || r->op == RP_CMP_SWAP) {
 		/* As rocelab peer: work request i finds i; Fetch&Add adds 1, Compare&Swap swaps i for i + 1. */
 		sge.addr = (uintptr_t)r->buf + (id % r->window) * 8;
@@ -536,8 +536,8 @@ static void rp_serve(struct rp *r)
 		rp_wc_ok(r, wc, n);
 		for (int i = 0; i < n; i++) {
 			if (wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-				/* A WRITE with immediate took a receive: its immediate counts the WRITEs, in order over RC. */
-				r->data_ok &= (wc[i].wc_flags & IBV_WC_WITH_IMM) && ntohl(wc[i].imm_data) == r->received;
+				/* A WRITE with immediate took a receive: its immediate numbers the WRITEs from 1, in order over RC. */
+				r->data_ok &= (wc[i].wc_flags & IBV_WC_WITH_IMM) && ntohl(wc[i].imm_data) == r->received + 1;
 				r->received++;
 				rp_post_recv(r);
 				continue;
