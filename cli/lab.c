@@ -218,19 +218,35 @@ static int lab_list(void)
 
 /*
  * What the server said, after a step whose server output is half the lesson:
- * rping's -d lines (its rdma_cm events: CONNECT_REQUEST, ESTABLISHED, DISCONNECTED).
+ * rping's -d lines (its rdma_cm events: CONNECT_REQUEST, ESTABLISHED, DISCONNECTED),
+ * or rocelab peer's --show-wc completions.
  */
-static void lab_show_server(const char *log)
+static void lab_show_server(const char *log, bool wcs_only)
 {
 	char line[1024];
 	FILE *f = fopen(log, "r");
 
 	if (!f)
 		return;
-	printf("  (the server's output:)\n");
+	printf(wcs_only ? "  (the server's completions:)\n" : "  (the server's output:)\n");
 	while (fgets(line, sizeof(line), f))
-		printf("    %s%s", line, line[strlen(line) - 1] == '\n' ? "" : "\n");
+		if (!wcs_only || !strncmp(line, "completion", 10) || !strncmp(line, " served ", 8))
+			printf("    %s%s", line, line[strlen(line) - 1] == '\n' ? "" : "\n");
 	fclose(f);
+}
+
+/* Does the server print its completions (--show-wc)? Then they are shown after the step. */
+static bool lab_shows_wc(const char *server)
+{
+	char words[LAB_LINE_MAX], *w[LAB_LINE_WORDS + 1];
+	int n;
+
+	if (!lab_line(words, sizeof(words), "%s", server) || (n = lab_words(words, w, LAB_LINE_WORDS + 1)) < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(w[i], "--show-wc"))
+			return true;
+	return false;
 }
 
 /* A server and a client, each a command line; the server's output in @log. */
@@ -265,7 +281,7 @@ static int lab_pair(const struct lab_step *s, const char *log, const char *serve
 			return -1;
 		}
 		/* The end that moved to RTR first may be the one that refused: its words are half the lesson. */
-		lab_show_server(log);
+		lab_show_server(log, false);
 		printf("  (that error was the point of this step)\n");
 		return 0;
 	}
@@ -275,7 +291,9 @@ static int lab_pair(const struct lab_step *s, const char *log, const char *serve
 	}
 	/* rping's -d events; perftest's header, key lines and (ib_write_bw, ib_read_bw) the client's results */
 	if (s->rping || s->perftest)
-		lab_show_server(log);
+		lab_show_server(log, false);
+	else if (lab_shows_wc(s->server))
+		lab_show_server(log, true);
 	return 0;
 }
 

@@ -18,7 +18,7 @@
 
 #define PEER_PAGE 4096
 
-const char *const peer_op_names[PEER_NOPS] = { "send", "write", "read", "pingpong", "fetch-add", "cmp-swap" };
+const char *const peer_op_names[PEER_NOPS] = { "send", "write", "read", "pingpong", "fetch-add", "cmp-swap", "write-imm" };
 
 void peer_opts_init(struct peer_opts *o)
 {
@@ -37,6 +37,16 @@ bool peer_atomic(enum peer_op op)
 bool peer_sends(enum peer_op op)
 {
 	return op == PEER_SEND || op == PEER_PINGPONG;
+}
+
+bool peer_writes(enum peer_op op)
+{
+	return op == PEER_WRITE || op == PEER_WRITE_IMM;
+}
+
+bool peer_receives(enum peer_op op)
+{
+	return peer_sends(op) || op == PEER_WRITE_IMM;
 }
 
 /*
@@ -80,8 +90,10 @@ void peer_usage(FILE *f)
 		"  ADDR                 the server's address (IPv4, or IPv6 with --ipv6); none: be the server\n"
 		"      --server         wait for a client (the same as no address)\n"
 		"      --client ADDR    connect to the server at ADDR (the same as ADDR last)\n"
-		"  -o, --op OP          send, write, read, fetch-add, cmp-swap (bandwidth) or pingpong (SEND\n"
-		"                       latency); default write (UD: send)\n"
+		"  -o, --op OP          send, write, write-imm, read, fetch-add, cmp-swap (bandwidth) or\n"
+		"                       pingpong (SEND latency); default write (UD: send). write-imm: RDMA\n"
+		"                       WRITE with immediate, which takes a receive at the server and completes\n"
+		"                       there with its immediate (IBV_WC_RECV_RDMA_WITH_IMM)\n"
 		"  -t, --transport T    rc (reliable connected, default), uc (unreliable connected: SEND and\n"
 		"                       WRITE, never acknowledged; a message that lost a packet is dropped whole,\n"
 		"                       IBA 9.8.3) or ud (unreliable datagram: SEND only, one packet per message);\n"

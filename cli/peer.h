@@ -47,7 +47,7 @@
 /* A server without --size serves messages up to this (-a's largest size): a client cannot make it take more. */
 #define PEER_SERVE_MAX PEER_ALL_MAX
 
-enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_NOPS };
+enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_WRITE_IMM, PEER_NOPS };
 
 union peer_addr {
 	struct sockaddr sa;
@@ -232,6 +232,10 @@ void peer_usage(FILE *f);
 void peer_opts_init(struct peer_opts *o);
 bool peer_atomic(enum peer_op op);
 bool peer_sends(enum peer_op op);
+/* RDMA WRITE, with or without immediate: the data lands in the server's buffer at the client's address. */
+bool peer_writes(enum peer_op op);
+/* Does the server post receives for this test? SENDs need them, and so does a WRITE with immediate (IBA 9.7.5.2.8). */
+bool peer_receives(enum peer_op op);
 /* The data both ends know, and whether @n bytes at @b are it. */
 uint8_t peer_pattern(const struct peer *p, size_t i);
 bool peer_check(const struct peer *p, const uint8_t *b, size_t n);

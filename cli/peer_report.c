@@ -12,7 +12,8 @@
 #include "peer.h"
 
 static const char *const peer_test_names[PEER_NOPS] = { "Send BW", "RDMA_Write BW", "RDMA_Read BW", "Send Latency",
-							"Atomic FETCH_AND_ADD BW", "Atomic CMP_AND_SWAP BW" };
+							"Atomic FETCH_AND_ADD BW", "Atomic CMP_AND_SWAP BW",
+							"RDMA_Write_imm BW" };
 
 /* This round's message count: --iters, but -a's and -D's as they ran. */
 static uint64_t peer_rep_iters(const struct peer *p)

@@ -31,7 +31,7 @@ bool peer_unreliable(const struct peer_opts *o)
 
 bool peer_transport_op_ok(const struct peer_opts *o, enum peer_op op)
 {
-	if (!o->uc || op == PEER_SEND || op == PEER_WRITE || op == PEER_PINGPONG)
+	if (!o->uc || op == PEER_SEND || peer_writes(op) || op == PEER_PINGPONG)
 		return true;
 	cli_error("peer", "--transport uc carries SEND and RDMA WRITE only: a UC QP gets no responses (IBA 9.8.3), "
 		  "so it has no RDMA READ and no atomics (--op %s); use --op send, write or pingpong, or -t rc",
@@ -145,7 +145,7 @@ int peer_buffer(struct peer *p)
 {
 	int access = RL_ACCESS_LOCAL_WRITE | RL_ACCESS_REMOTE_WRITE | RL_ACCESS_REMOTE_READ | RL_ACCESS_REMOTE_ATOMIC;
 	/* A WRITE or atomic target, and where a READ lands, start at 0: what arrives there is then checked. */
-	bool target = p->o.server ? p->o.op == PEER_WRITE || peer_atomic(p->o.op) : p->o.op == PEER_READ;
+	bool target = p->o.server ? peer_writes(p->o.op) || peer_atomic(p->o.op) : p->o.op == PEER_READ;
 
 	free(p->verbs.buf);
 	if (p->o.compat)
@@ -409,6 +409,9 @@ static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 		wr.ud.remote_qpn = p->conn.them.qpn;
 		wr.ud.remote_qkey = p->conn.qkey;
 	}
+	/* The immediate numbers the message from 1, for the server to check the order they complete in. */
+	if (op == RL_WR_RDMA_WRITE_WITH_IMM)
+		wr.imm_data = (uint32_t)id + 1;
 	if (op == RL_WR_ATOMIC_FETCH_AND_ADD || op == RL_WR_ATOMIC_CMP_AND_SWP) {
 		/*
 		 * The server's counter starts at 0 and atomics run in PSN order, so
@@ -434,7 +437,7 @@ static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 /* How many receives this side keeps posted, if it receives SENDs at all. */
 static uint32_t peer_recv_depth(const struct peer *p)
 {
-	if (!peer_sends(p->o.op) || (!p->o.server && p->o.op != PEER_PINGPONG))
+	if (!peer_receives(p->o.op) || (!p->o.server && p->o.op != PEER_PINGPONG))
 		return 0;
 	if (p->o.server && (p->o.no_recv || p->stat.recvs_held))
 		return 0; /* --no-recv, --recv-delay: a SEND finds none and is answered with an RNR NAK */
@@ -447,7 +450,8 @@ static int peer_post_recv(struct peer *p)
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = p->stat.recvs_posted;
-	wr.num_sge = 1;
+	/* A WRITE with immediate puts no data in the receive: it needs the WQE only (without one: RNR NAK, IBA 9.7.5.2.8). */
+	wr.num_sge = p->o.op == PEER_WRITE_IMM ? 0 : 1;
 	wr.sg_list[0].addr = rl_mr_iova(p->verbs.mr) + peer_recv_off(p);
 	wr.sg_list[0].length = p->o.size + (p->o.ud ? PEER_UD_GRH : 0);
 	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
@@ -497,9 +501,14 @@ static void peer_wc_tell(struct peer *p, const struct rl_wc *wc)
 	} else if (!p->o.show_wc) {
 		return;
 	}
-	fprintf(wc->status ? stderr : stdout, "%s%s: %s (%d), wr_id %" PRIu64 ", opcode %s, qp %#x\n",
+	fprintf(wc->status ? stderr : stdout, "%s%s: %s (%d), wr_id %" PRIu64 ", opcode %s, qp %#x",
 		wc->status ? "rocelab peer: " : "", what, rl_wc_status_name(wc->status), (int)wc->status, wc->wr_id,
 		rl_wc_opcode_name(wc->opcode), wc->qp_num);
+	if (wc->status == RL_WC_SUCCESS && (wc->opcode & RL_WC_RECV))
+		fprintf(stdout, ", byte_len %u", wc->byte_len);
+	if (wc->wc_flags & RL_WC_WITH_IMM)
+		fprintf(stdout, ", imm_data 0x%08x", wc->imm_data);
+	fputc('\n', wc->status ? stderr : stdout);
 }
 
 int peer_poll_cq(struct peer *p, int n, struct rl_wc *wc)
@@ -576,8 +585,9 @@ static bool peer_recv_ok(const struct peer *p, const struct rl_wc *wc)
  */
 static int peer_client_bw(struct peer *p, uint64_t **stamps, size_t *cap)
 {
-	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_RDMA_WRITE, RL_WR_RDMA_READ, RL_WR_SEND,
-						 RL_WR_ATOMIC_FETCH_AND_ADD, RL_WR_ATOMIC_CMP_AND_SWP };
+	static const enum rl_wr_opcode ops[PEER_NOPS] = { RL_WR_SEND, RL_WR_RDMA_WRITE, RL_WR_RDMA_READ, RL_WR_SEND,
+							  RL_WR_ATOMIC_FETCH_AND_ADD, RL_WR_ATOMIC_CMP_AND_SWP,
+							  RL_WR_RDMA_WRITE_WITH_IMM };
 	enum rl_wr_opcode op = ops[p->o.op];
 	uint64_t fetched, first = p->stat.posted;
 	struct rl_wc wc[32];
@@ -703,12 +713,29 @@ static int peer_client_lat(struct peer *p)
 	return 0;
 }
 
+/*
+ * A WRITE with immediate completed at the server: its data is in the buffer
+ * (checked at the end, as a WRITE's), the receive it took is posted again.
+ * Over RC the WRITEs complete in order, so the immediate, the client's work
+ * request number, counts them; UC may have dropped some (IBA 9.8.3).
+ */
+static int peer_serve_write_imm(struct peer *p, const struct rl_wc *wc, bool *data_ok)
+{
+	if (!(wc->wc_flags & RL_WC_WITH_IMM) || wc->byte_len != peer_msg_len(p) ||
+	    (!p->o.uc && wc->imm_data != (uint32_t)p->stat.completed + 1))
+		*data_ok = false;
+	p->stat.completed++;
+	return peer_post_recvs(p, 1);
+}
+
 /* One completion at the server: a message to check (and, for pingpong, answer) or a reply sent. */
 static int peer_serve_wc(struct peer *p, const struct rl_wc *wc, bool *data_ok)
 {
 	/* A failed work request (a reply's retries used up, say) ends the test now, with its reason said. */
 	if (!peer_wc_ok(wc))
 		return -1;
+	if (wc->opcode == RL_WC_RECV_RDMA_WITH_IMM)
+		return peer_serve_write_imm(p, wc, data_ok);
 	if (wc->opcode != RL_WC_RECV) {
 		p->stat.sends_done++;
 		return 0;
@@ -734,7 +761,7 @@ static void peer_uc_count(struct peer *p)
 	struct rl_qp_stats st;
 
 	rl_qp_stats(p->verbs.qp, &st);
-	if (p->o.op == PEER_WRITE)
+	if (peer_writes(p->o.op))
 		p->stat.completed = st.msgs_recv;
 	p->stat.msgs_discarded = st.msgs_discarded;
 	p->stat.pkts_discarded = st.pkts_discarded;
@@ -829,8 +856,8 @@ static int peer_serve(struct peer *p, bool *data_ok)
 	}
 	if (p->o.uc)
 		peer_uc_count(p);
-	if (p->o.op == PEER_WRITE)
-		*data_ok = peer_check(p, p->verbs.buf, p->o.size) && (!p->o.uc || p->stat.completed);
+	if (peer_writes(p->o.op))
+		*data_ok = *data_ok && peer_check(p, p->verbs.buf, p->o.size) && (!p->o.uc || p->stat.completed);
 	if (peer_atomic(p->o.op)) {
 		uint64_t v;
 

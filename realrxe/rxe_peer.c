@@ -45,9 +45,9 @@
 #define RP_BAD_RKEY_BITS 0xffu          /* --bad-rkey: the R_Key's low byte (rxe's key, beside the MR's index) inverted */
 #define RP_BAD_VA_OFFSET (1u << 20)     /* --bad-va: 1 MiB past the address the server gave, out of its region */
 
-enum rp_op { RP_SEND, RP_WRITE, RP_READ, RP_PINGPONG, RP_FETCH_ADD, RP_CMP_SWAP, RP_NOPS };
+enum rp_op { RP_SEND, RP_WRITE, RP_READ, RP_PINGPONG, RP_FETCH_ADD, RP_CMP_SWAP, RP_WRITE_IMM, RP_NOPS };
 
-static const char *const rp_op_names[RP_NOPS] = { "send", "write", "read", "pingpong", "fetch-add", "cmp-swap" };
+static const char *const rp_op_names[RP_NOPS] = { "send", "write", "read", "pingpong", "fetch-add", "cmp-swap", "write-imm" };
 
 struct rp_dest {
 	unsigned lid, qpn, psn;
@@ -297,6 +297,11 @@ static void rp_open(struct rp *r)
  * size bytes; the atomic counter (server) or fetched values (client, a slot
  * per outstanding work request) the first 8 each.
  */
+static bool rp_writes(const struct rp *r)
+{
+	return r->op == RP_WRITE || r->op == RP_WRITE_IMM;
+}
+
 static void rp_buffer(struct rp *r)
 {
 	bool sends = r->op == RP_SEND || r->op == RP_PINGPONG;
@@ -307,7 +312,7 @@ static void rp_buffer(struct rp *r)
 		rp_fail("cannot allocate %zu bytes", r->buf_len);
 	memset(r->buf, 0, r->buf_len);
 	/* What a client sends or WRITEs, what a server's READ source holds or it answers with; the rest starts at 0. */
-	if (r->server_addr ? r->op == RP_SEND || r->op == RP_WRITE || r->op == RP_PINGPONG
+	if (r->server_addr ? r->op == RP_SEND || rp_writes(r) || r->op == RP_PINGPONG
 			   : r->op == RP_READ || r->op == RP_PINGPONG)
 		for (size_t i = 0; i < r->size && i < r->buf_len; i++)
 			r->buf[i] = rp_pattern(i);
@@ -369,7 +374,8 @@ static void rp_post_recv(struct rp *r)
 static void rp_post(struct rp *r, uint64_t id)
 {
 	static const enum ibv_wr_opcode ops[RP_NOPS] = { IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_SEND,
-							 IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_CMP_AND_SWP };
+							 IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_CMP_AND_SWP,
+							 IBV_WR_RDMA_WRITE_WITH_IMM };
 	struct ibv_sge sge = { .addr = (uintptr_t)r->buf, .length = r->size, .lkey = r->mr->lkey };
 	struct ibv_send_wr wr, *bad;
 
@@ -381,6 +387,8 @@ static void rp_post(struct rp *r, uint64_t id)
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = r->remote_va + (r->bad_va ? RP_BAD_VA_OFFSET : 0);
 	wr.wr.rdma.rkey = r->remote_rkey ^ (r->bad_rkey ? RP_BAD_RKEY_BITS : 0);
+	if (r->op == RP_WRITE_IMM)
+		wr.imm_data = htonl((uint32_t)id + 1); /* as rocelab peer: the message's number, from 1 */
 	if (r->op == RP_FETCH_ADD || r->op == RP_CMP_SWAP) {
 		/* As rocelab peer: work request i finds i; Fetch&Add adds 1, Compare&Swap swaps i for i + 1. */
 		sge.addr = (uintptr_t)r->buf + (id % r->window) * 8;
@@ -527,6 +535,13 @@ static void rp_serve(struct rp *r)
 			rp_fail("timed out with %" PRIu64 " messages received", r->received);
 		rp_wc_ok(r, wc, n);
 		for (int i = 0; i < n; i++) {
+			if (wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+				/* A WRITE with immediate took a receive: its immediate numbers the WRITEs from 1, in order over RC. */
+				r->data_ok &= (wc[i].wc_flags & IBV_WC_WITH_IMM) && ntohl(wc[i].imm_data) == r->received + 1;
+				r->received++;
+				rp_post_recv(r);
+				continue;
+			}
 			if (wc[i].opcode != IBV_WC_RECV)
 				continue;
 			r->received++;
@@ -539,13 +554,13 @@ static void rp_serve(struct rp *r)
 	rp_io(r, msg, 4, false, "waiting for \"fin\"");
 	if (memcmp(msg, "fin", 4))
 		rp_fail("the client did not end with \"fin\"");
-	if (r->op == RP_WRITE)
-		r->data_ok = rp_check(r->buf, r->size);
+	if (rp_writes(r))
+		r->data_ok &= rp_check(r->buf, r->size);
 	if (r->op == RP_FETCH_ADD || r->op == RP_CMP_SWAP) {
 		memcpy(&v, r->buf, 8);
 		r->data_ok = v == r->iters;
 	}
-	if (r->op == RP_SEND || r->op == RP_PINGPONG)
+	if (r->op == RP_SEND || r->op == RP_PINGPONG || r->op == RP_WRITE_IMM)
 		r->data_ok &= r->received == r->iters;
 	memset(msg, 0, sizeof(msg));
 	snprintf(msg, sizeof(msg), "%s %" PRIu64, r->data_ok ? "ok" : "bad", r->received);
@@ -657,7 +672,7 @@ static void rp_run(struct rp *r)
 	rp_op_parse(r, op);
 	rp_buffer(r);
 	rp_connect(r);
-	for (int i = 0; i < RP_RECVS && (r->op == RP_SEND || r->op == RP_PINGPONG); i++)
+	for (int i = 0; i < RP_RECVS && (r->op == RP_SEND || r->op == RP_PINGPONG || r->op == RP_WRITE_IMM); i++)
 		rp_post_recv(r);
 	rp_op_fmt(r, op);
 	rp_io(r, op, sizeof(op), true, "sending our test line");
@@ -675,7 +690,7 @@ static void rp_usage(FILE *f)
 		   "  -d DEV      RDMA device (default: the first)\n"
 		   "  -g N        GID index (default 1: rxe's IPv4 address)\n"
 		   "  -p PORT     TCP port of the exchange (default 18515)\n"
-		   "  -o OP       client: send, write, read, pingpong, fetch-add, cmp-swap (default send)\n"
+		   "  -o OP       client: send, write, write-imm, read, pingpong, fetch-add, cmp-swap (default send)\n"
 		   "  -s BYTES    client: message size (default 4096)\n"
 		   "  -n N        client: work requests (default 100)\n"
 		   "  -w N        client: work requests outstanding (default 8)\n"
@@ -719,7 +734,7 @@ int main(int argc, char **argv)
 			for (i = 0; i < RP_NOPS && strcmp(optarg, rp_op_names[i]); i++)
 				;
 			if (i == RP_NOPS)
-				rp_fail("unknown -o %s: send, write, read, pingpong, fetch-add or cmp-swap", optarg);
+				rp_fail("unknown -o %s: send, write, write-imm, read, pingpong, fetch-add or cmp-swap", optarg);
 			r.op = (enum rp_op)i;
 			break;
 		case 's': r.size = (unsigned)strtoul(optarg, NULL, 0); break;

@@ -238,6 +238,29 @@ pair "fetch-add" --op fetch-add --iters 500
 pair "cmp-swap" --op cmp-swap --iters 500
 pair "write json" --op write --iters 50 --json
 if grep -q '"bw_avg_mbps":' "$T/cli"; then pass "--json has the bandwidth"; else fail "--json: $(cat "$T/cli")"; fi
+# WRITE with immediate (IBV_WR_RDMA_WRITE_WITH_IMM): by tshark, each message's last packet is a WRITE
+# Last (or Only) with Immediate holding the message's number from 1, and the server's completions are
+# IBV_WC_RECV_RDMA_WITH_IMM with the WRITE's length and that immediate.
+SERVER_OPTS=--show-wc
+pair "write-imm 3000 bytes" --op write-imm --size 3000 --iters 5
+imm=$(run_tshark -r - -Y 'infiniband.bth.opcode == 9 || infiniband.bth.opcode == 11' -T fields -E occurrence=f -e infiniband.immdt \
+    <"$T/cap.pcap" 2>/dev/null | tr '\n' ' ')
+ops=$(run_tshark -r - -Y 'ip.src == 10.79.0.1' -T fields -e infiniband.bth.opcode <"$T/cap.pcap" 2>/dev/null | sort -u | tr '\n' ' ')
+wcs=$(grep -c "opcode IBV_WC_RECV_RDMA_WITH_IMM, qp 0x[0-9a-f]*, byte_len 3000, imm_data 0x0000000[1-5]$" "$T/srv")
+[ "$imm" = "00000001 00000002 00000003 00000004 00000005 " ] && [ "$ops" = "6 7 9 " ] && [ "$wcs" -eq 5 ] &&
+    pass "write-imm: tshark reads WRITE First/Middle/Last with Immediate, immediates 1..5; the server's 5 completions say so" ||
+    fail "write-imm: immediates '$imm', opcodes '$ops', $wcs completions: $(grep completion "$T/srv" | head -n 2)"
+pair "write-imm 1 KiB, one packet each" --op write-imm --size 1024 --iters 3
+ops=$(run_tshark -r - -Y 'ip.src == 10.79.0.1' -T fields -e infiniband.bth.opcode <"$T/cap.pcap" 2>/dev/null | sort -u | tr '\n' ' ')
+[ "$ops" = "11 " ] && pass "write-imm 1 KiB: RDMA WRITE Only with Immediate (11), by tshark" || fail "write-imm 1 KiB: opcodes '$ops'"
+SERVER_OPTS="--no-recv --timeout 3"
+pair_run "--server $SERVER_OPTS" --client "$ADDR" --op write-imm --size 1024 --iters 1 --rnr-retry 1
+rnr=$(run_tshark -r - -Y 'infiniband.aeth.syndrome >= 0x20 && infiniband.aeth.syndrome < 0x40' -T fields -e frame.number \
+    <"$T/cap.pcap" 2>/dev/null | wc -l)
+[ "$crc" -ne 0 ] && [ "$rnr" -ge 1 ] && grep -q "IBV_WC_RNR_RETRY_EXC_ERR" "$T/cli" &&
+    pass "write-imm to a server with no receive posted: $rnr RNR NAKs by tshark, IBV_WC_RNR_RETRY_EXC_ERR (it needs a receive)" ||
+    fail "write-imm with no receive: client exit $crc, $rnr RNR NAKs: $(tail -c 300 "$T/cli")"
+SERVER_OPTS=
 
 # --qpn: the numbers both ends chose, as Wireshark's own dissector reads them off the wire.
 SERVER_OPTS="--qpn 0x345"

@@ -221,7 +221,7 @@ fi
 
 # ---- every operation, both roles, against rxe_peer ---------------------------------------------
 
-for op in send write read fetch-add cmp-swap pingpong; do
+for op in send write write-imm read fetch-add cmp-swap pingpong; do
 	case $op in fetch-add|cmp-swap) size="" ;; *) size="--size 8192" ;; esac
 	# rocelab's requester, the kernel's responder
 	kernel_server "$op: rocelab requester, kernel responder" "rxe_peer -t 60" "waiting for a client" \
