@@ -630,10 +630,10 @@ static unsigned lab_step_tcp_port(const struct lab_step *s)
 }
 
 /*
- * The lab's capture filter, as tcpdump takes it: RoCEv2, and each TCP port
- * a step's peers exchange on, so that the QPNs and PSNs the ends agreed on
- * are in the capture beside the frames that use them. false (said) if it
- * does not fit @n.
+ * The lab's capture filter, as tcpdump takes it: RoCEv2, and with `capture
+ * exchange` each TCP port a step's peers exchange on, so that the QPNs and
+ * PSNs the ends agreed on are in the capture beside the frames that use
+ * them. false (said) if it does not fit @n.
  */
 static bool lab_capture_filter(const struct lab_def *l, char *buf, size_t n)
 {
@@ -642,7 +642,7 @@ static bool lab_capture_filter(const struct lab_def *l, char *buf, size_t n)
 
 	if (!lab_line(buf, n, LAB_FILTER_ROCE))
 		return false;
-	for (size_t i = 0; i < l->nsteps; i++) {
+	for (size_t i = 0; l->exchange && i < l->nsteps; i++) {
 		unsigned port = lab_step_tcp_port(&l->steps[i]);
 		size_t j = 0;
 
