@@ -27,9 +27,11 @@
 #include "cli.h"
 #include "grade.h"
 #include "lab_def.h"
+#include "peer.h"
 #include "rocelab/rocelab.h"
 
 #define GRADE_MAX_FRAMES 200000
+#define GRADE_IPPROTO_TCP 6
 #define GRADE_ANSWERS_MAX (1u << 20) /* an answers file is a few lines: more is not one */
 
 /* One question's true answer, for one grading run. */
@@ -166,13 +168,69 @@ static bool grade_keep_cm(const struct rl_pkt *p, const struct rl_cm **out)
 	return true;
 }
 
+/*
+ * The TCP payload of frame @fr, which the decoder found not RoCE (@p: its IP
+ * header); its length to *@n, NULL if it is no TCP segment with one.
+ */
+static const uint8_t *grade_tcp_payload(const struct cli_frame *fr, const struct rl_pkt *p, size_t *n)
+{
+	size_t l4, end, thl;
+
+	if (p->l3 == RL_L3_IPV4 && p->ip4.proto == GRADE_IPPROTO_TCP && !p->ip4.frag_off && !p->ip4.mf) {
+		l4 = p->l3_off + (size_t)p->ip4.ihl * 4;
+		end = p->l3_off + p->ip4.total_len;
+	} else if (p->l3 == RL_L3_IPV6 && p->ip6.next_header == GRADE_IPPROTO_TCP) {
+		l4 = p->l3_off + 40;
+		end = l4 + p->ip6.payload_len;
+	} else {
+		return NULL;
+	}
+	if (end > fr->caplen || l4 + 20 > end)
+		return NULL;
+	thl = (size_t)(fr->data[l4 + 12] >> 4) * 4; /* TCP's Data Offset, in 32-bit words (RFC 9293 3.1) */
+	if (thl < 20 || l4 + thl >= end)
+		return NULL;
+	*n = end - l4 - thl;
+	return fr->data + l4 + thl;
+}
+
+/* Keep frame @fr if it carries an exchange line (peer_dest_parse()'s format, with its NUL); false if out of memory. */
+static bool grade_keep_line(struct grade_cap *c, const struct cli_frame *fr, const struct rl_pkt *p)
+{
+	char msg[PEER_MSG_LEN];
+	struct peer_dest d;
+	struct grade_line *m, *l;
+	size_t n;
+	const uint8_t *pl = grade_tcp_payload(fr, p, &n);
+
+	if (!pl || n < PEER_MSG_LEN || pl[PEER_MSG_LEN - 1])
+		return true;
+	memcpy(msg, pl, PEER_MSG_LEN);
+	if (!peer_dest_parse(msg, &d))
+		return true;
+	m = realloc(c->x, (c->nx + 1) * sizeof(*m));
+	if (!m)
+		return false;
+	c->x = m;
+	l = &c->x[c->nx++];
+	l->no = fr->no;
+	l->p = *p;
+	l->p.payload = NULL;
+	l->qpn = d.qpn;
+	l->psn = d.psn;
+	memcpy(l->gid, d.gid, 16);
+	return true;
+}
+
 static void grade_cap_free(struct grade_cap *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		free((void *)c->f[i].cm);
 	free(c->f);
+	free(c->x);
 	c->f = NULL;
-	c->n = 0;
+	c->x = NULL;
+	c->n = c->nx = 0;
 }
 
 /*
@@ -209,6 +267,10 @@ static int grade_load(struct cli_capture *in, struct grade_cap *c)
 		f->no = fr.no;
 		st = cli_frame_decode(&fr, &f->p);
 		rl_analyze(an, fr.no, (uint64_t)fr.ns, &f->p, st, &f->a);
+		if (st == RL_NOT_ROCE && !grade_keep_line(c, &fr, &f->p)) {
+			rl_analyzer_free(an);
+			return -1;
+		}
 		if (st == RL_NOT_ROCE || rl_status_fatal(st))
 			continue;
 		if (!grade_keep_cm(&f->p, &f->cm)) {

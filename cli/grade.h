@@ -61,11 +61,25 @@ struct grade_frame {
 	const struct rl_cm *cm; /* the CM message it carries to QP1, decoded (rl_cm_decode); NULL if none */
 };
 
+/*
+ * One line of a TCP connection exchange in the capture, ibv_rc_pingpong's
+ * "LID:QPN:PSN:GID" (rocelab peer's too): what one end told the other before
+ * the first RoCE frame.
+ */
+struct grade_line {
+	uint64_t no;    /* the frame that carries it */
+	struct rl_pkt p; /* its addresses (payload pointers cleared) */
+	uint32_t qpn, psn;
+	uint8_t gid[16];
+};
+
 /* The RoCE frames of a capture; the client is whoever sent the first request. */
 struct grade_cap {
 	struct grade_frame *f;
 	size_t n;
 	const struct grade_frame *client; /* NULL if no request at all */
+	struct grade_line *x;             /* the exchange lines, in the capture's order */
+	size_t nx;
 };
 
 /* A frame of the kind a lab is about, for `needs` (e.g. a PSN sequence error NAK). */

@@ -908,6 +908,36 @@ static bool gl_13_frames(const struct grade_cap *c, uint64_t *v)
 	return true;
 }
 
+/*
+ * The exchange lines: each step's client writes its QPN, PSN and GID over
+ * TCP, and the server answers with its own once its QP is in RTR. The
+ * client is the requester's host; without a request, whoever wrote first.
+ */
+static bool gl_line_from_client(const struct grade_cap *c, const struct grade_line *l)
+{
+	const struct rl_pkt *client = c->client ? &c->client->p : c->nx ? &c->x[0].p : NULL;
+
+	return client && gl_same_src(&l->p, client);
+}
+
+/* The PSN the server announced in the last exchange, that of the step that worked: its QP's first PSN (IBA 9.7.1). */
+static bool gl_13_server_psn(const struct grade_cap *c, uint64_t *v)
+{
+	for (size_t i = c->nx; i-- > 0;)
+		if (!gl_line_from_client(c, &c->x[i]))
+			return GL_FROM(&c->x[i], c->x[i].psn);
+	return false;
+}
+
+/* The first 16 bits of the GID the client announced in the first exchange: fe80 is a link-local IPv6 GID. */
+static bool gl_13_client_gid(const struct grade_cap *c, uint64_t *v)
+{
+	for (size_t i = 0; i < c->nx; i++)
+		if (gl_line_from_client(c, &c->x[i]))
+			return GL_FROM(&c->x[i], (uint64_t)c->x[i].gid[0] << 8 | c->x[i].gid[1]);
+	return false;
+}
+
 /* Lab 14: the pitfalls. The wrong R_Key's NAK is read as lab 10 reads it; then the link-local GIDs' frames. */
 static bool gl_is_link_local(const struct grade_cap *c, const struct grade_frame *f)
 {
@@ -1035,6 +1065,8 @@ const struct grade_fact grade_facts[] = {
 	{ "13", "2", gl_13_request_psn },
 	{ "13", "3", gl_13_ack_qp },
 	{ "13", "4", gl_13_frames },
+	{ "13", "5", gl_13_server_psn },
+	{ "13", "6", gl_13_client_gid },
 	{ "14", "1", gl_10_syndrome },
 	{ "14", "2", gl_10_wc_status },
 	{ "14", "3", gl_10_rkey },

@@ -33,6 +33,7 @@
 #include "lab_predict.h"
 #include "lab_proc.h"
 #include "lab_topo.h"
+#include "peer.h"
 
 #define LAB_MAX_LABS 100 /* NN: two digits */
 
@@ -622,6 +623,58 @@ static int lab_run_gen(const struct lab_def *l, const char *pcap, const char *wh
 	return CLI_OK;
 }
 
+/*
+ * The TCP port step @s's peers exchange QPN, PSN and GID on before the first
+ * RoCE frame (rocelab peer's, ibv_rc_pingpong's and perftest's way: -p, or
+ * 18515); 0 when there is no TCP exchange: a replay, rping, or -R / --cm,
+ * which connect through the CM on QP1 and so are RoCE frames already.
+ */
+static unsigned lab_step_tcp_port(const struct lab_step *s)
+{
+	char opts[LAB_LINE_MAX], *w[LAB_LINE_WORDS + 1];
+	unsigned port = PEER_TCP_PORT;
+	int n;
+
+	if (!s->server || s->rping || !lab_line(opts, sizeof(opts), "%s", s->server))
+		return 0;
+	n = lab_words(opts, w, LAB_LINE_WORDS + 1);
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(w[i], "-R") || !strcmp(w[i], "--cm") || !strcmp(w[i], "--rdma_cm"))
+			return 0;
+		if (i + 1 < n && (!strcmp(w[i], "-p") || !strcmp(w[i], "--port")))
+			port = (unsigned)strtoul(w[i + 1], NULL, 10);
+	}
+	return port;
+}
+
+/*
+ * The lab's capture filter, as tcpdump takes it: RoCEv2, and with `capture
+ * exchange` each TCP port a step's peers exchange on, so that the QPNs and
+ * PSNs the ends agreed on are in the capture beside the frames that use
+ * them. false (said) if it does not fit @n.
+ */
+static bool lab_capture_filter(const struct lab_def *l, char *buf, size_t n)
+{
+	unsigned seen[8];
+	size_t k = 0;
+
+	if (!lab_line(buf, n, LAB_FILTER_ROCE))
+		return false;
+	for (size_t i = 0; l->exchange && i < l->nsteps; i++) {
+		unsigned port = lab_step_tcp_port(&l->steps[i]);
+		size_t j = 0;
+
+		while (j < k && seen[j] != port)
+			j++;
+		if (!port || j < k)
+			continue;
+		if (k == sizeof(seen) / sizeof(seen[0]) || !lab_append(buf, n, " or tcp port %u", port))
+			return false;
+		seen[k++] = port;
+	}
+	return true;
+}
+
 /* Does a step run two peers (not a replay)? --real-rxe puts the kernel at one end of those. */
 static bool lab_runs_a_stack(const struct lab_def *l)
 {
@@ -633,7 +686,7 @@ static bool lab_runs_a_stack(const struct lab_def *l)
 
 static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real_rxe)
 {
-	char pcap[256], err[256], log[256], why[256] = "";
+	char pcap[256], err[256], log[256], why[256] = "", filter[256];
 	struct sigaction sa = { .sa_handler = lab_on_signal }, old_int, old_term;
 	bool made = false;
 	int rc = CLI_OK, lock = -1;
@@ -662,8 +715,10 @@ static int lab_run(const struct lab_def *l, bool keep, bool force_gen, bool real
 		rc = CLI_ERR;
 		goto out;
 	}
-	td = lab_capture_start(pcap, err, real_rxe ? LAB_RXE_NS : LAB_NS_A, real_rxe ? LAB_RXE_IF : LAB_IF_A,
-			       l->mtu);
+	td = lab_capture_filter(l, filter, sizeof(filter))
+		     ? lab_capture_start(pcap, err, real_rxe ? LAB_RXE_NS : LAB_NS_A, real_rxe ? LAB_RXE_IF : LAB_IF_A,
+					 l->mtu, filter)
+		     : -1;
 	if (td < 0) {
 		rc = CLI_ERR;
 		goto out;

@@ -425,6 +425,12 @@ static int lab_def_line(struct lab_def_reader *r, const char *kw, char *v)
 		return lab_def_set(r, &l->quiz, kw, v, false);
 	if (!strcmp(kw, "needs"))
 		return lab_def_set(r, &l->needs, kw, v, false);
+	if (!strcmp(kw, "capture")) {
+		if (strcmp(v, "exchange"))
+			return lab_def_fail(r, "capture wants 'exchange' (RoCEv2 and the steps' TCP exchange), not '%s'", v);
+		l->exchange = true;
+		return 0;
+	}
 	if (!strcmp(kw, "text") || !strcmp(kw, "hint"))
 		return lab_def_question_line(r, kw, v);
 	return lab_def_fail(r, "'%s' is not a keyword of a lab definition (labs/README.md lists them)", kw);

@@ -78,6 +78,7 @@ struct lab_def {
 	struct lab_param hidden[LAB_MAX_PARAMS];  /* the quiz's to draw */
 	size_t nhidden;
 	const char *needs; /* what a capture of this lab holds (grade_needs[]' names); NULL: anything */
+	bool exchange;     /* `capture exchange`: the capture holds each step's TCP connection exchange too */
 	const char *quiz; /* `rocelab gen` arguments of the quiz's capture, with {hidden} parameters; NULL: no quiz */
 	char *text_;  /* the file, which the strings above point into */
 	char *bound_; /* the strings with their {NAME}s replaced (lab_def_bind) */

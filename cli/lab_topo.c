@@ -310,7 +310,7 @@ static void lab_pcap_stop(int sig)
  * root there (initgroups is not allowed) and fails. Same libpcap, same filter.
  */
 static void lab_capture_child(const char *pcap, const char *err, const char *ns_name, const char *ifname,
-			      unsigned mtu)
+			      unsigned mtu, const char *filter)
 {
 	char eb[PCAP_ERRBUF_SIZE];
 	struct bpf_program bpf;
@@ -335,7 +335,7 @@ static void lab_capture_child(const char *pcap, const char *err, const char *ns_
 	lab_pcap = pcap_create(ifname, eb);
 	if (!lab_pcap || pcap_set_snaplen(lab_pcap, (int)LAB_SNAPLEN(mtu)) ||
 	    pcap_set_immediate_mode(lab_pcap, 1) || pcap_set_buffer_size(lab_pcap, LAB_CAPTURE_KIB << 10) || pcap_activate(lab_pcap) < 0 ||
-	    pcap_compile(lab_pcap, &bpf, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) ||
+	    pcap_compile(lab_pcap, &bpf, filter, 1, PCAP_NETMASK_UNKNOWN) ||
 	    pcap_setfilter(lab_pcap, &bpf) || !(d = pcap_dump_open(lab_pcap, pcap))) {
 		fprintf(e, "libpcap: %s\n", lab_pcap ? pcap_geterr(lab_pcap) : eb);
 		_exit(2);
@@ -347,7 +347,8 @@ static void lab_capture_child(const char *pcap, const char *err, const char *ns_
 	_exit(0);
 }
 
-pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname, unsigned mtu)
+pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname, unsigned mtu,
+			const char *filter)
 {
 	char line[1024];
 	int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -358,12 +359,12 @@ pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0)
-			lab_capture_child(pcap, err, ns, ifname, mtu);
+			lab_capture_child(pcap, err, ns, ifname, mtu, filter);
 	} else {
 		/* -Z root: tcpdump would give the file to its own user, which a user namespace does not have. */
 		snprintf(line, sizeof(line),
-			 "ip netns exec %s tcpdump -i %s -n -U --immediate-mode -s %u -B %u -Z root -w %s udp port 4791",
-			 ns, ifname, LAB_SNAPLEN(mtu), LAB_CAPTURE_KIB, pcap);
+			 "ip netns exec %s tcpdump -i %s -n -U --immediate-mode -s %u -B %u -Z root -w %s %s",
+			 ns, ifname, LAB_SNAPLEN(mtu), LAB_CAPTURE_KIB, pcap, filter);
 		printf("  + %s &\n", line);
 		pid = lab_spawn(line, fd, fd);
 	}

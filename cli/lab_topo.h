@@ -79,12 +79,17 @@ pid_t lab_netns_user(const char *ns);
 /* Print whether the topology is up, and its addresses and MTU; 0 if up, 1 if down. */
 int lab_status(void);
 
+/* RoCEv2's own frames: UDP destination port 4791 (IBA Annex A17.2.3). */
+#define LAB_FILTER_ROCE "udp port 4791"
+
 /*
- * Capture RoCEv2 (UDP port 4791) on @ifname, of link MTU @mtu, in namespace
- * @ns into @pcap, its messages in @err. The capturer's pid, -1 (said) if it
- * did not start.
+ * Capture what @filter (a tcpdump filter: LAB_FILTER_ROCE, and the TCP
+ * exchange of the lab's peers) takes on @ifname, of link MTU @mtu, in
+ * namespace @ns into @pcap, its messages in @err. The capturer's pid, -1
+ * (said) if it did not start.
  */
-pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname, unsigned mtu);
+pid_t lab_capture_start(const char *pcap, const char *err, const char *ns, const char *ifname, unsigned mtu,
+			const char *filter);
 
 /* Stop the capturer @pid after the last frames; say if the kernel dropped any; remove @err. */
 void lab_capture_stop(pid_t pid, const char *err);

@@ -84,12 +84,16 @@ ts() {
     fi
 }
 
-# capture_ok NAME PCAP: all RoCE, every ICRC good, at least 1 frame
+# capture_ok NAME PCAP: all RoCE but the TCP exchange (tcpdump counts its frames), every ICRC good,
+# at least 1 RoCE frame
 capture_ok() {
     sum=$("$R" explain "$2" 2>&1 | grep -- '^--- ')
     total=$(echo "$sum" | sed -n 's/^--- \([0-9]*\) frames.*/\1/p')
     roce=$(echo "$sum" | sed -n 's/^--- [0-9]* frames: \([0-9]*\) RoCE.*/\1/p')
-    if [ -z "$total" ] || [ "$total" -lt 1 ] || [ "$roce" != "$total" ]; then fail "$1: capture: $sum"; return 1; fi
+    tcp=$(tcpdump -n -r "$2" tcp 2>/dev/null | wc -l)
+    if [ -z "$total" ] || [ -z "$roce" ] || [ "$roce" -lt 1 ] || [ $((roce + tcp)) != "$total" ]; then
+        fail "$1: capture ($tcp TCP frames): $sum"; return 1
+    fi
     if ! echo "$sum" | grep -q " 0 malformed, 0 ICRC failures"; then fail "$1: capture: $sum"; return 1; fi
     return 0
 }
@@ -172,6 +176,9 @@ broken "a lab the grader knows with no definition" "reads answers of lab 13, whi
     'rm -r 13-qp-state-machine' list
 broken "a needs word the grader does not know" "07-acks-msn-credits/lab.def needs 'loss', which the grader" \
     'sed -i "s/^needs.*/needs loss/" 07-acks-msn-credits/lab.def'
+broken "a capture line that names no capture" \
+    "13-qp-state-machine/lab.def:$(grep -n '^capture' "$LABS/13-qp-state-machine/lab.def" | cut -d: -f1): capture wants 'exchange'" \
+    'sed -i "s/^capture.*/capture tcp/" 13-qp-state-machine/lab.def' "list:grade 13"
 broken "a keyword that is none" "07-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
     'sed -i "s/^title/titel/" 07-acks-msn-credits/lab.def'
 broken "two labs with one number" "two labs numbered 07 (07-acks-msn-credits and 07-other)" \
@@ -582,6 +589,16 @@ else
             if gone; then pass "lab $l over veth: $(grep -c '^step ' "$T/w.out") step(s), a capture of RoCEv2 with good ICRCs, nothing left behind"
             else fail "lab $l: the namespaces are still there afterwards"; fi
             questions "$num" "$T/w/labs/out/$l.pcap" "over veth"
+            # With `capture exchange`, each step whose peers exchange over TCP (not rping's CM, not a
+            # replay) opens one connection to port 18515, and the capture holds it; without, none: tshark
+            # counts the SYNs.
+            want=$(awk 'function end() { n += tcp && !cm; tcp = cm = 0 } /^capture[ \t]+exchange/ { x = 1 }
+                /^step/ { end() } /^server/ { tcp = 1 } /^compat[ \t]+rping/ { cm = 1 }
+                /^(server|client)[ \t].*(-R|--cm)([ \t]|$)/ { cm = 1 }
+                END { end(); print x ? n : 0 }' "$LABS/$l/lab.def")
+            syn=$(ts tshark -r - -Y 'tcp.flags.syn == 1 && tcp.flags.ack == 0 && tcp.dstport == 18515' <"$T/w/labs/out/$l.pcap" 2>/dev/null | wc -l)
+            if [ "$syn" = "$want" ]; then pass "lab $l over veth: the capture holds the TCP exchange of $want step(s), as its lab.def says"
+            else fail "lab $l over veth: $syn TCP connections to port 18515 in the capture, $want steps exchange over TCP"; fi
             # The commands the guide shows for doing it by hand are ones this run ran.
             sed -n 's/^  + //p' "$T/w.out" | sed -e 's/ &$//' -e "s|$R|rocelab|g" >"$T/ran"
             # (the guide's lines for namespace rlrxe, the realrxe VM's, are run by tests/realrxe)
@@ -592,6 +609,18 @@ else
         else
             fail "lab $l over veth: $(tail -c 400 "$T/w.out")"
         fi
+        # Lab 13's questions on the TCP exchange: graded over the veth (answered by tshark's tcp.payload),
+        # and the server's PSN one off loses that mark only.
+        [ "$num" = 13 ] && {
+            C13=$T/w/labs/out/$l.pcap
+            "$R" lab grade 13 --capture "$C13" --answers "$G/ans/13.txt" >"$G/out" 2>&1
+            v=$(sed -n 's/^5: //p' "$G/ans/13.txt")
+            sed "s/^5: .*/5: $(( (${v:-0} + 1) % 16777216 ))/" "$G/ans/13.txt" >"$G/wrong13.txt"
+            if grep -q "^  5  *1/1 " "$G/out" && grep -q "^  6  *1/1 " "$G/out" && grep -q '^6: 0xfe80$' "$G/ans/13.txt" &&
+               "$R" lab grade 13 --capture "$C13" --answers "$G/wrong13.txt" 2>&1 | grep -q "^score 13 questions 5/6$"; then
+                pass "lab 13 over veth: the exchange's server PSN ($v) and the client's link-local GID (fe80) are graded from the capture"
+            else fail "lab 13 over veth: the exchange questions: $(grep -E '^  [56] ' "$G/out" | tr '\n' ' ')"; fi
+        }
         [ "$num" = 13 ] && if grep -q "Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::" "$T/w.out"; then
             pass "lab 13 shows the wrong-GID-index error"; else fail "lab 13: no GID error shown"; fi
         [ "$num" = 14 ] && if grep -q "Failed to modify QP to RTR: Invalid argument (--no-grh" "$T/w.out" &&

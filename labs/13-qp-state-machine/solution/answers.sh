@@ -33,3 +33,27 @@ END {
     if (ackqp != "") print "3: " ackqp
     print "4: " n + 0
 }'
+# The TCP exchange, as Follow TCP Stream shows it: each end's "LID:QPN:PSN:GID"
+# line and its NUL, in hex in tcp.payload. The client writes first.
+tshark -r "$CAP" -Y 'tcp.len == 52' -T fields -E separator=/t -e ip.src -e ipv6.src -e tcp.payload 2>/dev/null |
+awk -F '\t' '
+function text(h,    s, i, c) {
+    s = ""
+    for (i = 1; i < length(h); i += 2) {
+        c = index("0123456789abcdef", substr(h, i, 1)) * 16 + index("0123456789abcdef", substr(h, i + 1, 1)) - 17
+        if (c == 0) break
+        s = s sprintf("%c", c)
+    }
+    return s
+}
+{
+    src = $1 != "" ? $1 : $2
+    if (split(text(tolower($3)), f, ":") != 4) next
+    if (client == "") client = src
+    if (src == client && gid == "") gid = substr(f[4], 1, 4)
+    if (src != client) psn = f[3]
+}
+END {
+    if (psn != "") print "5: 0x" psn
+    if (gid != "") print "6: 0x" gid
+}'
