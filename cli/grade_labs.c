@@ -709,6 +709,14 @@ static bool gl_07_first_credits(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(first, rl_syndrome_value(first->p.aeth.syndrome));
 }
 
+/* Lab 07's prediction: how far the client's PSN went, its last new request's PSN less its first's. */
+static bool gl_07_psn_span(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *last = c->client ? gl_last(c, gl_client_new_request) : NULL;
+
+	return GL_FROM(last, (last->p.bth.psn - c->client->p.bth.psn) & PSN_MASK);
+}
+
 /* Lab 08: PSN sequence error NAKs and the resends they cause. */
 static bool gl_08_naks(const struct grade_cap *c, uint64_t *v)
 {
@@ -1007,6 +1015,11 @@ const struct grade_fact grade_facts[] = {
 	{ "07", "4", gl_07_last_msn },
 	{ "07", "5", gl_07_most_acked },
 	{ "07", "6", gl_07_first_credits },
+	/* Lab 07's predictions: the learner's count, size and path MTU. */
+	{ "07", "p1", gl_07_requests },
+	{ "07", "p2", gl_07_acks },
+	{ "07", "p3", gl_07_last_msn },
+	{ "07", "p4", gl_07_psn_span },
 	{ "08", "1", gl_08_naks },
 	{ "08", "2", gl_08_nak_psn },
 	{ "08", "3", gl_08_resend_frame },
