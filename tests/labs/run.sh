@@ -431,6 +431,8 @@ predictions() {
     below_half "$s" && pass "lab $num predict: explain's first numbers copied (${pl:-0}) score $s" ||
         fail "lab $num predict: explain's numbers copied score '$s'"
 }
+# Lab 01: 3 packets a message, so the PSN step is not the 1 of lab 01's default 64 bytes.
+predictions 01 count=4 size=3000
 predictions 03 size=10001 mtu=1024
 predictions 04 size=5000
 predictions 05 size=20000 mtu=512
@@ -484,6 +486,7 @@ quiz() {
     [ "$s" = "$nq/$nq" ] && pass "lab $num quiz: a random quiz is graded against its own hidden parameters ($s)" ||
         fail "lab $num quiz: random quiz: '$s' $(cat "$W.g.out")"
 }
+quiz 01
 quiz 03
 quiz 05
 quiz 07
