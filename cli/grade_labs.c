@@ -230,19 +230,13 @@ static bool gl_01_frames(const struct grade_cap *c, uint64_t *v)
 	return true;
 }
 
-/* The client's second request (*@second) and the server's first (*@server), after the client's first. */
-static void gl_01_requests(const struct grade_cap *c, const struct grade_frame **second,
-			   const struct grade_frame **server)
+/* The server's first request: a request not from the client, after the client's first. */
+static const struct grade_frame *gl_01_server_first(const struct grade_cap *c)
 {
-	*second = *server = NULL;
-	for (const struct grade_frame *f = c->client ? c->client + 1 : c->f + c->n; f < c->f + c->n; f++) {
-		if (f->a.role != RL_ROLE_REQUEST)
-			continue;
-		if (gl_from_client(c, f) && !*second)
-			*second = f;
-		else if (!gl_from_client(c, f) && !*server)
-			*server = f;
-	}
+	for (const struct grade_frame *f = c->client ? c->client + 1 : c->f + c->n; f < c->f + c->n; f++)
+		if (f->a.role == RL_ROLE_REQUEST && !gl_from_client(c, f))
+			return f;
+	return NULL;
 }
 
 /* The server's response that acknowledges the client's first request. */
@@ -264,18 +258,17 @@ static bool gl_01_client_psn(const struct grade_cap *c, uint64_t *v)
 
 static bool gl_01_server_psn(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *second, *server;
+	const struct grade_frame *server = gl_01_server_first(c);
 
-	gl_01_requests(c, &second, &server);
 	return GL_FROM(server, server->p.bth.psn);
 }
 
+/* From the client's first SEND to its second: one PSN per packet of the first (IBA 9.7.2). */
 static bool gl_01_psn_step(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *second, *server;
+	const struct grade_frame *m1 = gl_message(c, RL_OPF_SEND, 1), *m2 = gl_message(c, RL_OPF_SEND, 2);
 
-	gl_01_requests(c, &second, &server);
-	return GL_FROM(second, (second->p.bth.psn - c->client->p.bth.psn) & PSN_MASK);
+	return GL_FROM(m1 && m2, (m2->p.bth.psn - m1->p.bth.psn) & PSN_MASK);
 }
 
 static bool gl_01_ack_frame(const struct grade_cap *c, uint64_t *v)
@@ -709,6 +702,14 @@ static bool gl_07_first_credits(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(first, rl_syndrome_value(first->p.aeth.syndrome));
 }
 
+/* Lab 07's prediction: how far the client's PSN went, its last new request's PSN less its first's. */
+static bool gl_07_psn_span(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *last = c->client ? gl_last(c, gl_client_new_request) : NULL;
+
+	return GL_FROM(last, (last->p.bth.psn - c->client->p.bth.psn) & PSN_MASK);
+}
+
 /* Lab 08: PSN sequence error NAKs and the resends they cause. */
 static bool gl_08_naks(const struct grade_cap *c, uint64_t *v)
 {
@@ -991,6 +992,11 @@ const struct grade_fact grade_facts[] = {
 	{ "01", "3", gl_01_psn_step },
 	{ "01", "4a", gl_01_ack_frame },
 	{ "01", "4b", gl_01_ack_msn },
+	/* Lab 01's predictions: the learner's rounds and size; read as lab 07 reads its own. */
+	{ "01", "p1", gl_01_psn_step },
+	{ "01", "p2", gl_07_last_msn },
+	{ "01", "p3", gl_07_psn_span },
+	{ "01", "p4", gl_01_frames },
 	{ "02", "1a", gl_02_client_established },
 	{ "02", "1b", gl_02_server_established },
 	{ "02", "2", gl_02_cm_frames },
@@ -1037,6 +1043,11 @@ const struct grade_fact grade_facts[] = {
 	{ "07", "4", gl_07_last_msn },
 	{ "07", "5", gl_07_most_acked },
 	{ "07", "6", gl_07_first_credits },
+	/* Lab 07's predictions: the learner's count, size and path MTU. */
+	{ "07", "p1", gl_07_requests },
+	{ "07", "p2", gl_07_acks },
+	{ "07", "p3", gl_07_last_msn },
+	{ "07", "p4", gl_07_psn_span },
 	{ "08", "1", gl_08_naks },
 	{ "08", "2", gl_08_nak_psn },
 	{ "08", "3", gl_08_resend_frame },

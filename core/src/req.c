@@ -3,7 +3,7 @@
  * The requester (IBA 9.7.1-9.7.3): turns send work requests into request
  * packets. It segments a message by the path MTU into First/Middle/Last or
  * Only (IBA 9.7.2.1), numbers packets with 24-bit PSNs, asks for an ACK on a
- * message's last packet and at least every RL_MAX_PKT_PER_ACK packets, and
+ * message's last packet and after a run of more than RL_MAX_PKT_PER_ACK without, and
  * stops when too much is unacknowledged. Retransmission rewinds its position
  * (comp.c decides when); like rxe_req.c, it then simply runs again.
  */
@@ -220,12 +220,15 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 	p.hdrs = p.op->hdrs;
 
 	/*
-	 * AckReq on the last packet, and at least every RL_MAX_PKT_PER_ACK (IBA
-	 * 9.7.6.1.1). rxe sets it on QP1's MADs too, though nothing answers a
-	 * UD packet: so do we, so that our CM frames look like the kernel's.
+	 * AckReq on the last packet, and on the next one once more than
+	 * RL_MAX_PKT_PER_ACK went without (IBA 9.7.6.1.1 leaves how often to the
+	 * requester). rxe 6.1's init_req_packet() tests its count before adding
+	 * the packet to it: after 65 packets without, the 66th asks.
+	 * rxe sets it on QP1's MADs too, though nothing answers a UD packet: so
+	 * do we, so that our CM frames look like the kernel's.
 	 */
 	if (qp->type == RL_QPT_GSI ||
-	    (qp->type == RL_QPT_RC && (last || ++qp->req.noack_pkts >= RL_MAX_PKT_PER_ACK))) {
+	    (qp->type == RL_QPT_RC && (last || qp->req.noack_pkts++ > RL_MAX_PKT_PER_ACK))) {
 		p.bth.ackreq = true;
 		qp->req.noack_pkts = 0;
 	}

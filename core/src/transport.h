@@ -22,7 +22,7 @@
 #define RL_FRAME_MAX (18 + 40 + 8 + 12 + 64 + 4096 + 4)
 /* At most this many PSNs unacknowledged (IBA 9.7.7.1: half the PSN space is the limit; rxe uses 128). */
 #define RL_MAX_UNACKED_PSNS 128
-/* The requester asks for an ACK at least this often (rxe: RXE_MAX_PKT_PER_ACK). */
+/* More packets than this without AckReq, and the next one asks for an ACK (rxe: RXE_MAX_PKT_PER_ACK). */
 #define RL_MAX_PKT_PER_ACK 64
 #define RL_UD_GRH_LEN 40
 /* At most one CNP per QP in this interval (DCQCN's min_time_between_cnps default, 50 us). */

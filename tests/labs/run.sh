@@ -389,7 +389,7 @@ s=$( (cd "$P" && "$R" lab grade 03) | sed -n 's/^score 03 predictions //p')
 refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 03 --set size=10
 refused "--set of a parameter the lab has not" "lab 03 has no parameter 'speed'" predict 03 --set speed=10
 refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 03 --set mtu=1000
-refused "predict for a lab without predictions" "lab 07 asks no predictions" predict 07
+refused "predict for a lab without predictions" "lab 11 asks no predictions" predict 11
 
 # score_below_half SCORE: GOT/MAX with 2 GOT < MAX
 below_half() { [ -n "$1" ] && [ "${1#*/}" -gt 0 ] && [ $(( 2 * ${1%/*} )) -lt "${1#*/}" ]; }
@@ -438,9 +438,13 @@ predictions() {
     below_half "$s" && pass "lab $num predict: explain's first numbers copied (${pl:-0}) score $s" ||
         fail "lab $num predict: explain's numbers copied score '$s'"
 }
+# Lab 01: 3 packets a message, so the PSN step is not the 1 of lab 01's default 64 bytes.
+predictions 01 count=4 size=3000
 predictions 03 size=10001 mtu=1024
 predictions 04 size=5000
 predictions 05 size=20000 mtu=512
+# Lab 07: 157 packets a SEND, so AckReq inside each message too (rxe: after 65 without).
+predictions 07 count=3 size=40000 mtu=256
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -489,8 +493,10 @@ quiz() {
     [ "$s" = "$nq/$nq" ] && pass "lab $num quiz: a random quiz is graded against its own hidden parameters ($s)" ||
         fail "lab $num quiz: random quiz: '$s' $(cat "$W.g.out")"
 }
+quiz 01
 quiz 03
 quiz 05
+quiz 07
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
@@ -501,7 +507,7 @@ mkdir -p "$Q"
 cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 03 --grade
 cd - >/dev/null
 refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 03 --seed 3
-refused "a quiz for a lab without one" "lab 07 has no quiz" quiz 07
+refused "a quiz for a lab without one" "lab 11 has no quiz" quiz 11
 
 # A capture of another lab, or one without the fault a lab is about, is refused, not graded.
 refused "lab 08 graded on a capture with nothing lost" \

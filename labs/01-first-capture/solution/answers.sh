@@ -15,7 +15,8 @@ function response(op) { return op >= 13 && op <= 18 }
     if (!response($3) && $2 == client) {
         reqs++
         if (reqs == 1) psn_a = $4
-        if (reqs == 2) step = ($4 - psn_a + 16777216) % 16777216
+        # A SEND starts with a First (0) or an Only (4, 5): the step is from one SEND to the next.
+        if (reqs > 1 && ($3 == 0 || $3 == 4 || $3 == 5) && step == "") step = ($4 - psn_a + 16777216) % 16777216
     } else if (!response($3) && psn_b == "") {
         psn_b = $4
     } else if ($3 == 17 && $2 != client && ack == "" && ($4 - psn_a + 16777216) % 16777216 < 8388608) {
