@@ -142,7 +142,7 @@ for d in "$LABS"/[0-9][0-9]-*/; do
     guide_cmds "$d" >"$T/guide"
     if cmp -s "$T/def" "$T/guide"; then pass "$b: the guide's by-hand commands ($(wc -l <"$T/def")) are its lab.def's steps"
     else fail "$b: the guide's by-hand commands are not its lab.def's steps: $(diff "$T/def" "$T/guide" | head -4 | tr '\n' ' ')"; fi
-    awk '$1 == "question" { print $2 }' "$d/lab.def" >"$T/qdef"
+    awk '$1 == "question" || $1 == "choice" { print $2 }' "$d/lab.def" >"$T/qdef"
     sed -n 's/^\([^#: ][^: ]*\):.*/\1/p' "$d/answers.txt" >"$T/qans"
     if [ -s "$T/qdef" ] && cmp -s "$T/qdef" "$T/qans"; then pass "$b: answers.txt has the keys of its lab.def's questions ($(tr '\n' ' ' <"$T/qdef"))"
     else fail "$b: answers.txt keys ($(tr '\n' ' ' <"$T/qans")) are not its lab.def's questions ($(tr '\n' ' ' <"$T/qdef"))"; fi
