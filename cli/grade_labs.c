@@ -1000,29 +1000,38 @@ static bool gl_where(const struct gl_seen *s, uint64_t *v)
 	return true;
 }
 
-/* The client's first message of @kind with 3 packets or more, seen through @has. */
+/*
+ * The packets of the client's message that starts at @first, seen through
+ * @has; false if the capture ends inside it.
+ */
+static bool gl_seen_message(const struct grade_cap *c, const struct grade_frame *first,
+			    bool (*has)(const struct grade_frame *), struct gl_seen *s)
+{
+	for (const struct grade_frame *f = first; f < c->f + c->n; f++) {
+		if (!gl_client_new_request(c, f) || f->p.bth.dqpn != first->p.bth.dqpn)
+			continue;
+		gl_seen_add(s, f, has(f));
+		if (gl_flag(f, RL_OPF_LAST))
+			return true;
+	}
+	return false;
+}
+
+/* The client's first message of @kind with 3 packets or more, seen through @has: the option letter it shows. */
 static bool gl_where_message(const struct grade_cap *c, uint32_t kind, bool (*has)(const struct grade_frame *),
 			     uint64_t *v)
 {
-	for (int k = 1;; k++) {
-		const struct grade_frame *first = gl_message(c, kind, k);
-		const struct grade_frame *f;
+	for (const struct grade_frame *f = c->f; f < c->f + c->n; f++) {
 		struct gl_seen s = { 0 };
 
-		if (!first)
+		if (!gl_client_new_request(c, f) || !gl_flag(f, kind | RL_OPF_FIRST))
+			continue;
+		if (!gl_seen_message(c, f, has, &s))
 			return false;
-		for (f = first; f < c->f + c->n; f++) {
-			if (!gl_client_new_request(c, f) || f->p.bth.dqpn != first->p.bth.dqpn)
-				continue;
-			gl_seen_add(&s, f, has(f));
-			if (gl_flag(f, RL_OPF_LAST))
-				break;
-		}
-		if (f == c->f + c->n)
-			return false; /* the capture ends inside it */
 		if (s.n >= 3)
 			return gl_where(&s, v);
 	}
+	return false;
 }
 
 static bool gl_has_ackreq(const struct grade_frame *f)
