@@ -120,10 +120,11 @@ static bool grade_check_choices(const struct lab_def *l)
 
 	for (size_t i = 0; i < l->nq; i++) {
 		const struct lab_question *q = &l->q[i];
-		const struct grade_choice *ch = q->kind == LAB_Q_CHOICE ? grade_choice(l->num, q->key) : NULL;
+		const struct grade_choice *ch;
 
 		if (q->kind != LAB_Q_CHOICE)
 			continue;
+		ch = grade_choice(l->num, q->key);
 		if (!ch || (!ch->fact && (ch->letter < 'a' || ch->letter > grade_last_letter(q)))) {
 			cli_error("lab", "%s/lab.def asks choice %s, but the grader (cli/grade_labs.c grade_choices) %s",
 				  l->dir, q->key, ch ? "names no option of it as the right one" : "has no right option for it");
