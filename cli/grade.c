@@ -10,8 +10,10 @@
  * run live in that run's own memory.
  *
  * The answers file holds "KEY: VALUE" lines (numbers in decimal or 0x hex);
- * '#' starts a comment. The last line printed is "score NN questions GOT/MAX",
- * which `make grade` collects into its table.
+ * '#' starts a comment; a multiple-choice question's answer is a letter
+ * ("w1: b"). The score lines, "score NN questions GOT/MAX" and, after the
+ * multiple-choice questions, "score NN why GOT/MAX", are what `make grade`
+ * collects into its table.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +48,20 @@ static grade_fact_fn *grade_fact(const char *num, const char *key)
 		if (!strcmp(grade_facts[i].lab, num) && !strcmp(grade_facts[i].key, key))
 			return grade_facts[i].fact;
 	return NULL;
+}
+
+static const struct grade_choice *grade_choice(const char *num, const char *key)
+{
+	for (size_t i = 0; i < grade_nchoices; i++)
+		if (!strcmp(grade_choices[i].lab, num) && !strcmp(grade_choices[i].key, key))
+			return &grade_choices[i];
+	return NULL;
+}
+
+/* The last option letter of choice @q: 'a' + its options - 1. */
+static char grade_last_letter(const struct lab_question *q)
+{
+	return (char)('a' + q->noption - 1);
 }
 
 /* The `needs` word @name (@len bytes), or NULL. */
@@ -99,12 +115,55 @@ static bool grade_is_labs(const struct lab_def *l, const struct grade_cap *c, co
 	return true;
 }
 
+/* Has each choice of @l its right option in grade_choices[] (a letter among its options), and each row a choice? */
+static bool grade_check_choices(const struct lab_def *l)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < l->nq; i++) {
+		const struct lab_question *q = &l->q[i];
+		const struct grade_choice *ch;
+
+		if (q->kind != LAB_Q_CHOICE)
+			continue;
+		ch = grade_choice(l->num, q->key);
+		if (!ch || (!ch->fact && (ch->letter < 'a' || ch->letter > grade_last_letter(q)))) {
+			cli_error("lab", "%s/lab.def asks choice %s, but the grader (cli/grade_labs.c grade_choices) %s",
+				  l->dir, q->key, ch ? "names no option of it as the right one" : "has no right option for it");
+			ok = false;
+		}
+	}
+	for (size_t i = 0; i < grade_nchoices; i++) {
+		size_t k = 0;
+
+		if (strcmp(grade_choices[i].lab, l->num))
+			continue;
+		while (k < l->nq && (l->q[k].kind != LAB_Q_CHOICE || strcmp(l->q[k].key, grade_choices[i].key)))
+			k++;
+		if (k == l->nq) {
+			cli_error("lab", "the grader (cli/grade_labs.c) knows the right option of choice %s of lab %s, but "
+					 "%s/lab.def does not ask it", grade_choices[i].key, l->num, l->dir);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* Is question @q answered by a fact function of grade_facts[] (not a quiz's, not a choice)? */
+static bool grade_has_fact(const struct lab_question *q)
+{
+	return q->kind == LAB_Q_READ || q->kind == LAB_Q_PREDICT;
+}
+
 bool grade_check(const struct lab_def *l)
 {
 	bool ok = grade_check_needs(l);
 
+	if (!grade_check_choices(l))
+		ok = false;
+
 	for (size_t i = 0; i < l->nq; i++)
-		if (l->q[i].kind != LAB_Q_QUIZ && !grade_fact(l->num, l->q[i].key)) {
+		if (grade_has_fact(&l->q[i]) && !grade_fact(l->num, l->q[i].key)) {
 			cli_error("lab", "%s/lab.def asks question %s, but the grader (cli/grade_labs.c) cannot read its "
 					 "answer off a capture", l->dir, l->q[i].key);
 			ok = false;
@@ -114,7 +173,7 @@ bool grade_check(const struct lab_def *l)
 
 		if (strcmp(grade_facts[i].lab, l->num))
 			continue;
-		while (k < l->nq && (l->q[k].kind == LAB_Q_QUIZ || strcmp(l->q[k].key, grade_facts[i].key)))
+		while (k < l->nq && (!grade_has_fact(&l->q[k]) || strcmp(l->q[k].key, grade_facts[i].key)))
 			k++;
 		if (k == l->nq) {
 			cli_error("lab", "the grader (cli/grade_labs.c) reads the answer to question %s of lab %s, but "
@@ -125,9 +184,26 @@ bool grade_check(const struct lab_def *l)
 	return ok;
 }
 
+/* Is lab @num among the @n labs numbered @nums? */
+static bool grade_lab_known(const char (*nums)[3], size_t n, const char *num)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(nums[k], num))
+			return true;
+	return false;
+}
+
 bool grade_check_labs(const char (*nums)[3], size_t n)
 {
 	bool ok = true;
+
+	for (size_t i = 0; i < grade_nchoices; i++)
+		if (!grade_lab_known(nums, n, grade_choices[i].lab)) {
+			cli_error("lab", "the grader (cli/grade_labs.c) knows the right option of choice %s of lab %s, "
+					 "which has no labs/%s-*/lab.def", grade_choices[i].key, grade_choices[i].lab,
+				  grade_choices[i].lab);
+			ok = false;
+		}
 
 	for (size_t i = 0; i < grade_nfacts; i++) {
 		size_t k = 0, j = 0;
@@ -423,6 +499,82 @@ static unsigned grade_questions(const struct lab_def *l, enum lab_qkind kind, co
 }
 
 /*
+ * The learner's pick for choice @q in @text: its option's index, or -1 not
+ * answered, -2 not one of its letters (@raw says what it was).
+ */
+static int grade_pick(const char *text, const struct lab_question *q, char *raw, size_t rn)
+{
+	uint64_t v;
+	int a = grade_answer(text, q->key, &v, raw, rn);
+	char c = raw[0] >= 'A' && raw[0] <= 'Z' ? (char)(raw[0] - 'A' + 'a') : raw[0];
+
+	if (a == 0)
+		return -1;
+	if (strlen(raw) != 1 || c < 'a' || c > grade_last_letter(q))
+		return -2;
+	return c - 'a';
+}
+
+/* Print choice @q's line for pick @pick (grade_pick()) against the right letter @right; the points it scores. */
+static unsigned grade_print_choice(const struct lab_question *q, int w, int pick, char right, const char *raw)
+{
+	if (pick == -1)
+		printf("  %-*s 0/%u  %s: not answered\n", w, q->key, GRADE_POINTS, q->text);
+	else if (pick == -2)
+		printf("  %-*s 0/%u  %s: '%s' is not one of its options; answer with one letter, a to %c\n", w, q->key,
+		       GRADE_POINTS, q->text, raw, grade_last_letter(q));
+	else if ('a' + pick == right)
+		printf("  %-*s %u/%u  %s: right\n", w, q->key, GRADE_POINTS, GRADE_POINTS, q->text);
+	else
+		printf("  %-*s 0/%u  %s: not %c; think again: %s\n", w, q->key, GRADE_POINTS, q->text, 'a' + pick,
+		       q->hint);
+	return pick >= 0 && 'a' + pick == right ? GRADE_POINTS : 0;
+}
+
+/*
+ * The multiple-choice questions, if the lab asks any, scored after the
+ * others: "score NN why GOT/MAX". A choice whose right option is read off
+ * the capture and that the capture does not show is not counted.
+ */
+static void grade_choices_print(const struct lab_def *l, const char *text, const struct grade_truth *truth)
+{
+	int w = grade_key_width(l, LAB_Q_CHOICE);
+	unsigned got = 0, max = 0;
+	bool any = false;
+	char raw[64];
+
+	for (size_t i = 0; i < l->nq; i++)
+		any |= l->q[i].kind == LAB_Q_CHOICE;
+	if (!any)
+		return;
+	printf("lab %s: why the wire looks as it does (multiple choice: answer with a letter)\n", l->num);
+	for (size_t i = 0; i < l->nq; i++) {
+		const struct lab_question *q = &l->q[i];
+
+		if (q->kind != LAB_Q_CHOICE)
+			continue;
+		if (!truth[i].known) {
+			printf("  %-*s --    %s: your capture does not show it; not counted\n", w, q->key, q->text);
+			continue;
+		}
+		max += GRADE_POINTS;
+		got += grade_print_choice(q, w, grade_pick(text, q, raw, sizeof(raw)), (char)truth[i].v, raw);
+	}
+	printf("score %s why %u/%u\n", l->num, got, max);
+}
+
+/* The right letter of choice @q of lab @num, into @t: the table's, or read off @c; unknown if it is no option of @q. */
+static void grade_choice_truth(const char *num, const struct lab_question *q, const struct grade_cap *c,
+			       struct grade_truth *t)
+{
+	const struct grade_choice *ch = grade_choice(num, q->key);
+
+	t->v = (uint64_t)ch->letter;
+	t->known = ch->fact ? ch->fact(c, &t->v) : true;
+	t->known = t->known && t->v >= 'a' && t->v <= (uint64_t)grade_last_letter(q);
+}
+
+/*
  * The learner's predictions, if the lab asks any, scored: "score NN
  * predictions GOT/MAX" ("-/-" if none were made, as make grade's table says
  * of a lab not run). Those written after the capture was made score
@@ -520,16 +672,22 @@ int grade_lab(const struct lab_def *l, const char *answers, const char *capture)
 		grade_cap_free(&cap);
 		return CLI_BAD_INPUT;
 	}
-	for (size_t i = 0; i < l->nq; i++)
-		truth[i].known = l->q[i].kind != LAB_Q_QUIZ && grade_fact(num, l->q[i].key)(&cap, &truth[i].v);
+	for (size_t i = 0; i < l->nq; i++) {
+		truth[i].known = false;
+		if (l->q[i].kind == LAB_Q_CHOICE)
+			grade_choice_truth(num, &l->q[i], &cap, &truth[i]);
+		else if (grade_has_fact(&l->q[i]))
+			truth[i].known = grade_fact(num, l->q[i].key)(&cap, &truth[i].v);
+	}
 	grade_cap_free(&cap);
 	text = grade_read_answers(answers);
 	if (!text)
 		return CLI_ERR;
 	printf("lab %s: your answers (%s) against your capture (%s)\n", num, answers, capture);
 	got = grade_questions(l, LAB_Q_READ, text, truth, &max);
-	free(text);
 	printf("score %s questions %u/%u\n", num, got, max);
+	grade_choices_print(l, text, truth);
+	free(text);
 	grade_predictions(l, capture, truth);
 	return CLI_OK;
 }

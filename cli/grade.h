@@ -14,8 +14,9 @@
 #define GRADE_POINTS 1u /* per question */
 
 /*
- * Grade @answers against @capture, for the questions of lab @l; prints a line per question and
- * "score NN questions GOT/MAX". Returns a CLI exit status.
+ * Grade @answers against @capture, for the questions of lab @l; prints a line per question,
+ * "score NN questions GOT/MAX", then, if the lab asks any, the multiple-choice questions and
+ * "score NN why GOT/MAX". Returns a CLI exit status.
  */
 int grade_lab(const struct lab_def *l, const char *answers, const char *capture);
 
@@ -107,5 +108,21 @@ struct grade_fact {
 
 extern const struct grade_fact grade_facts[];
 extern const size_t grade_nfacts;
+
+/*
+ * The right option of multiple-choice question @key of lab @lab: @letter
+ * ('a', 'b', ...), or, where the capture shows which claim holds, @fact,
+ * which reads the letter off it (and @letter is 0). Not in lab.def: that is
+ * the learner's copy.
+ */
+struct grade_choice {
+	const char *lab;
+	const char *key;
+	char letter;
+	grade_fact_fn *fact;
+};
+
+extern const struct grade_choice grade_choices[];
+extern const size_t grade_nchoices;
 
 #endif

@@ -984,6 +984,125 @@ static bool gl_15_send_acks(const struct grade_cap *c, uint64_t *v)
 	return c->client != NULL;
 }
 
+/*
+ * ---- multiple choice: where a header rides in a message --------------------------------------
+ * Labs 03, 04 and 05 ask which packets of a message of three or more carry
+ * something (the AckReq bit, the RETH, the AETH); their lab.def lists the
+ * same options in this order, and the capture says which one holds.
+ */
+enum gl_where {
+	GL_WHERE_EVERY = 'a', /* every packet */
+	GL_WHERE_ENDS = 'b',  /* the First and the Last, no Middle */
+	GL_WHERE_FIRST = 'c', /* the First only */
+	GL_WHERE_LAST = 'd',  /* the Last only */
+	GL_WHERE_NONE = 'e',  /* none */
+};
+
+/* What a message's packets showed: its First's, any and all of its Middles', its Last's. */
+struct gl_seen {
+	unsigned n;
+	bool first, mid_any, mid_all, last;
+};
+
+static void gl_seen_add(struct gl_seen *s, const struct grade_frame *f, bool has)
+{
+	if (!s->n++) {
+		s->first = has;
+		s->mid_all = true;
+	} else if (gl_flag(f, RL_OPF_LAST)) {
+		s->last = has;
+	} else {
+		s->mid_any |= has;
+		s->mid_all &= has;
+	}
+}
+
+/* The option letter @s shows, into *@v; false if it shows none of them (or the message had under 3 packets). */
+static bool gl_where(const struct gl_seen *s, uint64_t *v)
+{
+	if (s->n < 3)
+		return false;
+	if (s->first && s->mid_all && s->last)
+		*v = GL_WHERE_EVERY;
+	else if (s->mid_any)
+		return false; /* a Middle, not every one: AckReq every so many packets of a long message */
+	else
+		*v = s->first ? (s->last ? GL_WHERE_ENDS : GL_WHERE_FIRST) : (s->last ? GL_WHERE_LAST : GL_WHERE_NONE);
+	return true;
+}
+
+/*
+ * The packets of the client's message that starts at @first, seen through
+ * @has; false if the capture ends inside it.
+ */
+static bool gl_seen_message(const struct grade_cap *c, const struct grade_frame *first,
+			    bool (*has)(const struct grade_frame *), struct gl_seen *s)
+{
+	for (const struct grade_frame *f = first; f < c->f + c->n; f++) {
+		if (!gl_client_new_request(c, f) || f->p.bth.dqpn != first->p.bth.dqpn)
+			continue;
+		gl_seen_add(s, f, has(f));
+		if (gl_flag(f, RL_OPF_LAST))
+			return true;
+	}
+	return false;
+}
+
+/* The client's first message of @kind with 3 packets or more, seen through @has: the option letter it shows. */
+static bool gl_where_message(const struct grade_cap *c, uint32_t kind, bool (*has)(const struct grade_frame *),
+			     uint64_t *v)
+{
+	for (const struct grade_frame *f = c->f; f < c->f + c->n; f++) {
+		struct gl_seen s = { 0 };
+
+		if (!gl_client_new_request(c, f) || !gl_flag(f, kind | RL_OPF_FIRST))
+			continue;
+		if (!gl_seen_message(c, f, has, &s))
+			return false;
+		if (s.n >= 3)
+			return gl_where(&s, v);
+	}
+	return false;
+}
+
+static bool gl_has_ackreq(const struct grade_frame *f)
+{
+	return f->p.bth.ackreq;
+}
+
+static bool gl_has_reth(const struct grade_frame *f)
+{
+	return f->p.hdrs & RL_HDR_RETH;
+}
+
+/* Lab 03: which packets of a SEND ask for an acknowledgement (IBA 9.7.6.1.1: at least the last). */
+static bool gl_03_ackreq_where(const struct grade_cap *c, uint64_t *v)
+{
+	return gl_where_message(c, RL_OPF_SEND, gl_has_ackreq, v);
+}
+
+/* Lab 04: which packets of a WRITE carry the RETH (IBA 9.3.3, 9.4.3: the first). */
+static bool gl_04_reth_where(const struct grade_cap *c, uint64_t *v)
+{
+	return gl_where_message(c, RL_OPF_WRITE, gl_has_reth, v);
+}
+
+/* Lab 05: which responses to the first READ carry an AETH (IBA 9.7.5.1.4: First, Last and Only). */
+static bool gl_05_aeth_where(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *r1 = gl_find(c, NULL, gl_is_read_req);
+	struct gl_seen s = { 0 };
+
+	for (const struct grade_frame *f = r1 ? r1 + 1 : c->f + c->n; f < c->f + c->n; f++) {
+		if (!gl_is_read_resp(c, f) || gl_from_client(c, f) || rl_psn_diff(f->p.bth.psn, r1->p.bth.psn) < 0)
+			continue;
+		gl_seen_add(&s, f, f->p.hdrs & RL_HDR_AETH);
+		if (gl_flag(f, RL_OPF_LAST))
+			return gl_where(&s, v);
+	}
+	return false;
+}
+
 /* Each question of labs/NN-name/lab.def, by lab and key, and how its answer is read. */
 const struct grade_fact grade_facts[] = {
 	{ "01", "1", gl_01_frames },
@@ -1127,3 +1246,20 @@ const struct grade_need grade_needs[] = {
 	{ "cm", gl_is_cm, "CM message on QP1" },
 };
 const size_t grade_nneeds = sizeof(grade_needs) / sizeof(grade_needs[0]);
+
+/*
+ * ---- the multiple-choice questions' right options ----------------------------------------------
+ * By lab and key: a letter, from the IBA (each lab's solution/why.txt cites
+ * the clause), or read off the capture where it shows which claim holds.
+ */
+const struct grade_choice grade_choices[] = {
+	{ "03", "w1", 0, gl_03_ackreq_where },
+	{ "03", "w2", 'c', NULL },
+	{ "04", "w1", 'b', NULL },
+	{ "04", "w2", 0, gl_04_reth_where },
+	{ "05", "w1", 'd', NULL },
+	{ "05", "w2", 0, gl_05_aeth_where },
+	{ "06", "w1", 'c', NULL },
+	{ "06", "w2", 'a', NULL },
+};
+const size_t grade_nchoices = sizeof(grade_choices) / sizeof(grade_choices[0]);

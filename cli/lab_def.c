@@ -197,6 +197,22 @@ static int lab_def_question_line(struct lab_def_reader *r, const char *kw, const
 	return lab_def_set(r, !strcmp(kw, "text") ? &r->q->text : &r->q->hint, kw, v, false);
 }
 
+/* `option TEXT`: the next lettered claim of a `choice` question. */
+static int lab_def_option_line(struct lab_def_reader *r, const char *v)
+{
+	struct lab_question *q = r->q;
+
+	if (!q || q->kind != LAB_Q_CHOICE)
+		return lab_def_fail(r, "'option' belongs to a multiple-choice question: put it after a 'choice' line");
+	if (!*v)
+		return lab_def_fail(r, "'option' without a value");
+	if (q->noption == LAB_MAX_OPTIONS)
+		return lab_def_fail(r, "choice %s: more than %d options (a to %c)", q->key, LAB_MAX_OPTIONS,
+				    'a' + LAB_MAX_OPTIONS - 1);
+	q->option[q->noption++] = v;
+	return 0;
+}
+
 static int lab_def_open_step(struct lab_def_reader *r, const char *v)
 {
 	struct lab_def *l = r->l;
@@ -419,6 +435,10 @@ static int lab_def_line(struct lab_def_reader *r, const char *kw, char *v)
 		return lab_def_open_question(r, v, LAB_Q_PREDICT);
 	if (!strcmp(kw, "ask"))
 		return lab_def_open_question(r, v, LAB_Q_QUIZ);
+	if (!strcmp(kw, "choice"))
+		return lab_def_open_question(r, v, LAB_Q_CHOICE);
+	if (!strcmp(kw, "option"))
+		return lab_def_option_line(r, v);
 	if (!strcmp(kw, "param") || !strcmp(kw, "hidden"))
 		return lab_def_open_param(r, kw, v);
 	if (!strcmp(kw, "quiz"))
@@ -515,12 +535,14 @@ static size_t lab_def_fields(struct lab_def *l, struct lab_def_field *f, size_t 
 	for (size_t i = 0; i < l->nq; i++) {
 		LAB_FIELD(&l->q[i].text, false, "question %s's text", l->q[i].key);
 		LAB_FIELD(&l->q[i].hint, false, "question %s's hint", l->q[i].key);
+		for (size_t k = 0; k < l->q[i].noption; k++)
+			LAB_FIELD(&l->q[i].option[k], false, "choice %s's option %c", l->q[i].key, (int)('a' + k));
 	}
 #undef LAB_FIELD
 	return n;
 }
 
-#define LAB_DEF_MAX_FIELDS (3 + 4 * LAB_MAX_STEPS + 2 * LAB_MAX_QUESTIONS)
+#define LAB_DEF_MAX_FIELDS (3 + 4 * LAB_MAX_STEPS + (2 + LAB_MAX_OPTIONS) * LAB_MAX_QUESTIONS)
 
 /* Does every {NAME} name a parameter its line may use? */
 static int lab_def_bind_check(struct lab_def_reader *r)
@@ -551,9 +573,12 @@ static int lab_def_complete(struct lab_def_reader *r)
 			return lab_def_fail(r, "step %zu ('%s') wants 'server' and 'client' (and maybe 'compat', "
 					       "'fails'), or 'replay' alone", i + 1, s->what);
 	}
-	for (size_t i = 0; i < l->nq; i++)
+	for (size_t i = 0; i < l->nq; i++) {
 		if (!l->q[i].text || !l->q[i].hint)
 			return lab_def_fail(r, "question %s wants a 'text' and a 'hint'", l->q[i].key);
+		if (l->q[i].kind == LAB_Q_CHOICE && l->q[i].noption < 2)
+			return lab_def_fail(r, "choice %s wants 2 to %d 'option' lines", l->q[i].key, LAB_MAX_OPTIONS);
+	}
 	return lab_def_complete_quiz(r) || lab_def_bind_check(r) ? -1 : 0;
 }
 

@@ -17,7 +17,9 @@
 #define LAB_OUT "labs/out"
 
 #define LAB_MAX_STEPS 6
-#define LAB_MAX_QUESTIONS 16
+#define LAB_MAX_QUESTIONS 20
+/* A multiple-choice question's options, lettered a, b, c, ...: at least 2, at most this many. */
+#define LAB_MAX_OPTIONS 6
 #define LAB_MAX_PARAMS 4
 /* A value has at most this many bytes; one that becomes a command line (gen, server, client, replay) this many words. */
 #define LAB_DEF_MAX_VALUE 400
@@ -36,10 +38,11 @@ struct lab_step {
 
 /*
  * What a question asks of the learner: to read a fact off the capture, to
- * predict it before the capture exists (`rocelab lab predict`), or to infer
- * a parameter that `rocelab lab quiz` chose and kept to itself.
+ * predict it before the capture exists (`rocelab lab predict`), to infer
+ * a parameter that `rocelab lab quiz` chose and kept to itself, or to pick
+ * which of a few claims is why the wire looks as it does (a `choice`).
  */
-enum lab_qkind { LAB_Q_READ, LAB_Q_PREDICT, LAB_Q_QUIZ };
+enum lab_qkind { LAB_Q_READ, LAB_Q_PREDICT, LAB_Q_QUIZ, LAB_Q_CHOICE };
 
 /* One question of the answers file: "KEY: VALUE". */
 struct lab_question {
@@ -47,6 +50,8 @@ struct lab_question {
 	const char *text; /* what it asks, as the grader says it */
 	const char *hint; /* where to look (or, for a prediction, how to reason), said when the answer is wrong */
 	enum lab_qkind kind;
+	const char *option[LAB_MAX_OPTIONS]; /* a choice's claims, lettered a, b, ... in order */
+	size_t noption;
 };
 
 /*

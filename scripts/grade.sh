@@ -1,6 +1,7 @@
 #!/bin/sh
 # make grade: every lab's exercises, and a score table.
-#   questions: rocelab lab grade NN (answers file against the learner's capture)
+#   questions: rocelab lab grade NN (answers file against the learner's capture); its "why" row
+#              is the lab's multiple-choice questions, scored by the same command
 #   coding:    labs/grade/check_*.c built with the learner's code, run
 # Usage: grade.sh ROCELAB
 #   GRADE_FROM=solution grades the reference solutions instead of exercise/;

@@ -146,7 +146,7 @@ for d in "$LABS"/[0-9][0-9]-*/; do
     guide_cmds "$d" >"$T/guide"
     if cmp -s "$T/def" "$T/guide"; then pass "$b: the guide's by-hand commands ($(wc -l <"$T/def")) are its lab.def's steps"
     else fail "$b: the guide's by-hand commands are not its lab.def's steps: $(diff "$T/def" "$T/guide" | head -4 | tr '\n' ' ')"; fi
-    awk '$1 == "question" { print $2 }' "$d/lab.def" >"$T/qdef"
+    awk '$1 == "question" || $1 == "choice" { print $2 }' "$d/lab.def" >"$T/qdef"
     sed -n 's/^\([^#: ][^: ]*\):.*/\1/p' "$d/answers.txt" >"$T/qans"
     if [ -s "$T/qdef" ] && cmp -s "$T/qdef" "$T/qans"; then pass "$b: answers.txt has the keys of its lab.def's questions ($(tr '\n' ' ' <"$T/qdef"))"
     else fail "$b: answers.txt keys ($(tr '\n' ' ' <"$T/qans")) are not its lab.def's questions ($(tr '\n' ' ' <"$T/qdef"))"; fi
@@ -195,6 +195,14 @@ broken "two compat lines in one step" "15-perftest/lab.def:$(($(grep -n '^compat
     'sed -i "0,/^compat.*/s//&\ncompat rping/" 15-perftest/lab.def' "list:grade 15"
 broken "compat in a replay step" "step 1 (.*) wants 'server' and 'client' (and maybe 'compat', 'fails'), or 'replay' alone" \
     'sed -i "s/^server.*/replay send/; /^client/d" 02-rdma-cm/lab.def' "list:grade 02"
+broken "a choice the grader knows no right option for" "lab.def asks choice w9, but the grader (cli/grade_labs.c grade_choices) has no right option for it" \
+    'printf "choice w9\ntext t\noption x\noption y\nhint h\n" >>03-segmentation-mtu/lab.def' "list:grade 03"
+broken "a right option the choice does not have" "asks choice w1, but the grader (cli/grade_labs.c grade_choices) names no option of it as the right one" \
+    'sed -i "/^option   atomicity among/d; /^option   atomicity only/d" 06-atomics/lab.def' "list:grade 06"
+broken "a choice with one option" "choice w9 wants 2 to 6 'option' lines" \
+    'printf "choice w9\ntext t\noption x\nhint h\n" >>03-segmentation-mtu/lab.def' "list:grade 03"
+broken "an option outside a choice" "'option' belongs to a multiple-choice question: put it after a 'choice' line" \
+    'printf "question 7\noption x\n" >>07-acks-msn-credits/lab.def'
 # Values that would be cut on their way to a command line, a second mtu, a lab.def that cannot be read.
 D07=$LABS/07-acks-msn-credits/lab.def
 cl=$(grep -n '^client' "$D07" | head -n 1 | cut -d: -f1)
@@ -349,6 +357,54 @@ if "$R" lab grade 07 --capture "$T/cut.pcap" --answers "$G/ans/07.txt" >"$G/out"
    grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 07 questions " "$G/out"; then
     pass "grading a capture cut short: a note, and a score on what it holds"
 else fail "grading a cut capture: $(cat "$G/out")"; fi
+
+# ---- why: multiple-choice questions ------------------------------------------------------
+# why NUM CAPTURE WHERE: the letters of the lab's solution/why.sh (read with tshark, as nobody, where
+# the capture decides; else from solution/why.txt, which cites the IBA) score full marks, blanks 0,
+# one other letter loses that mark with the hint and without the right option, and an answer that
+# is no option's letter is said and scores 0. make grade (below) gets the letters too.
+why() {
+    num=$1 cap=$2 where=$3
+    d=$(ls -d "$LABS/$num"-*); W=$G/why$num
+    nw=$(grep -c '^choice ' "$d/lab.def")
+    wg() { "$R" lab grade "$num" --capture "$cap" --answers "$1" 2>&1 | tee "$W.out" | sed -n "s/^score $num why //p"; }
+    ts sh "$d/solution/why.sh" "$cap" >"$W.ref" 2>"$W.err"
+    if [ "$(grep -c '^w[0-9]*: [a-f]$' "$W.ref")" != "$nw" ]; then
+        fail "lab $num why ($where): solution/why.sh gives $(wc -l <"$W.ref") of $nw letters: $(head -c 300 "$W.err")"; return
+    fi
+    s=$(wg "$W.ref")
+    [ "$s" = "$nw/$nw" ] && pass "lab $num why ($where): the reference letters ($(tr '\n' ' ' <"$W.ref")) score $s" ||
+        fail "lab $num why ($where): the reference letters score '$s': $(grep '^  w' "$W.out" | tr '\n' ' ')"
+    s=$(wg "$d/answers.txt")
+    [ "$s" = "0/$nw" ] && pass "lab $num why ($where): the blank answers file scores $s" || fail "lab $num why blank ($where): '$s'"
+    key=$(tail -n 1 "$W.ref" | cut -d: -f1); right=$(tail -n 1 "$W.ref" | sed 's/^[^:]*: //')
+    # The next option's letter (after the last, the first), and the right option's text.
+    opts=$(awk -v k="$key" '$1 == "choice" { on = $2 == k; next } on && $1 == "option" { n++ } END { print n }' "$d/lab.def")
+    wrong=$(echo "$right $opts" | awk '{ i = index("abcdef", $1) % $2; print substr("abcdef", i + 1, 1) }')
+    rtext=$(awk -v k="$key" -v r="$right" '$1 == "choice" { on = $2 == k; next }
+        on && $1 == "option" && substr("abcdef", ++n, 1) == r { sub(/^option[ \t]*/, ""); print }' "$d/lab.def")
+    sed "s/^$key: .*/$key: $wrong/" "$W.ref" >"$W.wrong"
+    s=$(wg "$W.wrong")
+    line=$(grep "^  $key " "$W.out")
+    if [ "$s" = "$((nw - 1))/$nw" ] && echo "$line" | grep -q "0/1 .*: not $wrong; think again: ." &&
+       [ -n "$rtext" ] && ! echo "$line" | grep -qF "$rtext" && ! echo "$line" | grep -qE "[(']$right[)']|: $right\$"; then
+        pass "lab $num why ($where): $key answered $wrong, not $right, loses that mark only, with a hint and not the right option"
+    else fail "lab $num why one wrong ($where): '$s' $line"; fi
+    for bad in 7 z; do
+        sed "s/^$key: .*/$key: $bad/" "$W.ref" >"$W.bad"
+        s=$(wg "$W.bad")
+        [ "$s" = "$((nw - 1))/$nw" ] && grep -q "^  $key *0/1 .*: '$bad' is not one of its options; answer with one letter, a to " "$W.out" &&
+            pass "lab $num why ($where): '$bad', no option's letter, is said and scores 0" ||
+            fail "lab $num why '$bad' ($where): '$s' $(grep "^  $key " "$W.out")"
+    done
+    cat "$W.ref" >>"$G/ans/$num.txt"
+}
+for d in "$LABS"/[0-9][0-9]-*/; do
+    grep -q '^choice ' "$d/lab.def" || continue
+    b=$(basename "$d")
+    if [ -f "$d/solution/why.sh" ]; then why "${b%%-*}" "$T/g/labs/out/$b.pcap" "rocelab gen capture"
+    else fail "$b: multiple-choice questions and no solution/why.sh"; fi
+done
 
 # ---- predict, then run --------------------------------------------------------------------
 # For lab 03 the expected predictions are worked out here from the IBA's rules (every packet but
@@ -605,6 +661,7 @@ else
             syn=$(ts tshark -r - -Y 'tcp.flags.syn == 1 && tcp.flags.ack == 0 && tcp.dstport == 18515' <"$T/w/labs/out/$l.pcap" 2>/dev/null | wc -l)
             if [ "$syn" = "$want" ]; then pass "lab $l over veth: the capture holds the TCP exchange of $want step(s), as its lab.def says"
             else fail "lab $l over veth: $syn TCP connections to port 18515 in the capture, $want steps exchange over TCP"; fi
+            [ -f "$LABS/$l/solution/why.sh" ] && why "$num" "$T/w/labs/out/$l.pcap" "over veth"
             # The commands the guide shows for doing it by hand are ones this run ran.
             sed -n 's/^  + //p' "$T/w.out" | sed -e 's/ &$//' -e "s|$R|rocelab|g" >"$T/ran"
             # (the guide's lines for namespace rlrxe, the realrxe VM's, are run by tests/realrxe)
