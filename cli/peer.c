@@ -131,6 +131,9 @@ void peer_usage(FILE *f)
 		"      --loss RATE      drop this fraction of received frames on purpose, to watch recovery\n"
 		"      --tx-loss RATE   drop this fraction of the frames this side sends, as if lost on the way\n"
 		"                       (loss at the other side's ingress, when that side is not rocelab)\n"
+		"      --drop-request N server: drop the Nth RoCE packet it receives (1-based; the client's\n"
+		"                       requests, resends counted), once: a loss at a known place, as\n"
+		"                       'rocelab gen --drop-request N' makes it\n"
 		"      --seed N         for --loss and the first PSN; default from the clock\n"
 		"      --qpn N          this end's QP number; default 0x11, the first one rxe hands out\n"
 		"                       (rxe numbers each new QP one higher: a second run is 0x12)\n"
@@ -491,13 +494,18 @@ static bool peer_perftest_flags(struct peer_opts *o, bool iters_set)
 	return true;
 }
 
-/* --no-recv, --recv-delay and -Q: whose they are, and what they go with; false with a message. */
+/* --no-recv, --recv-delay, --drop-request and -Q: whose they are, and what they go with; false with a message. */
 static bool peer_fault_flags(const struct peer_opts *o)
 {
 	if ((o->no_recv || o->recv_delay_ms) && (!o->server || o->ud || o->uc || o->srq)) {
 		cli_error("peer", "--no-recv and --recv-delay are the server's (its receive queue stays empty) over "
 			  "RC, where a SEND that finds no receive WQE is answered with an RNR NAK (IBA 9.7.5.2.8); UC and "
 			  "UD drop it without a word");
+		return false;
+	}
+	if (o->drop_request && !o->server) {
+		cli_error("peer", "--drop-request is the server's: it drops the Nth of the client's request packets "
+			  "to arrive");
 		return false;
 	}
 	if (o->no_recv && o->recv_delay_ms) {
@@ -524,7 +532,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ, O_NO_GRH,
 	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT, O_ALLOW_GID, O_VA_OFFSET, O_NO_RECV, O_RECV_DELAY, O_MIN_RNR_TIMER,
-	       O_RNR_RETRY, O_SHOW_WC };
+	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -536,7 +544,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "qps", required_argument, NULL, 'q' },    { "duration", required_argument, NULL, 'D' },
 		{ "all", no_argument, NULL, 'a' },          { "connection", required_argument, NULL, 'c' },
 		{ "loss", required_argument, NULL, O_LOSS }, { "seed", required_argument, NULL, O_SEED },
-		{ "qpn", required_argument, NULL, O_QPN },
+		{ "qpn", required_argument, NULL, O_QPN },  { "drop-request", required_argument, NULL, O_DROP_REQUEST },
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "busy-poll", no_argument, NULL, O_BUSY },
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
 		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
@@ -669,6 +677,10 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			break;
 		case O_SEED:
 			if (!cli_arg_u64("peer", "--seed", optarg, 0, UINT64_MAX, NULL, &o->seed))
+				goto out;
+			break;
+		case O_DROP_REQUEST:
+			if (!cli_arg_u64("peer", "--drop-request", optarg, 1, UINT64_MAX, NULL, &o->drop_request))
 				goto out;
 			break;
 		case O_QPN:

@@ -70,6 +70,7 @@ struct peer_opts {
 	uint16_t port;
 	double loss;
 	double tx_loss;     /* --tx-loss: the fraction of our own frames dropped before they leave */
+	uint64_t drop_request; /* --drop-request (server): the Nth RoCE packet received is dropped; 0: none */
 	uint64_t seed;
 	uint32_t qpn;       /* --qpn; 0: 0x11, as rxe */
 	uint32_t timeout_s;

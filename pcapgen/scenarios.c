@@ -41,6 +41,8 @@ static enum rl_simwire_fate gen_choose(void *ctx, uint64_t n, int from, const ui
 	(void)frame;
 	(void)len;
 	s->sent_by[from]++;
+	if (s->o->drop_request && nth_from(s, from, 0, s->o->drop_request))
+		return RL_SIMWIRE_DROPPED;
 	return s->fault ? s->fault(s, n, from) : RL_SIMWIRE_DELIVERED;
 }
 
@@ -91,6 +93,10 @@ static void gen_conn_config(const struct gen_opts *o, const struct gen_qp_cfg *c
 	conn->path_mtu = o->mtu;
 	if (c->access)
 		conn->access = c->access;
+	if (o->rnr_timer_set)
+		conn->min_rnr_timer = o->min_rnr_timer;
+	if (o->rnr_retry_set)
+		conn->rnr_retry = o->rnr_retry;
 	conn->traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
 }
 
@@ -594,16 +600,23 @@ static int sc_ecn(const struct gen_opts *o, struct gen_out *out)
 	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_WRITE, gen_size(o, 16384), fault_ecn_a, NULL);
 }
 
-/* A SEND with no receive posted: RNR NAKs until B posts one 2 ms later. */
+/*
+ * A SEND with no receive posted: RNR NAKs until B posts one 2 ms later (or
+ * until A's --rnr-retry runs out first; the wire is quiet then, so the post
+ * waits for a wake-up).
+ */
+#define GEN_RNR_POST_NS 2000000
+
 static bool rnr_app(struct rl_sim *sim, uint64_t now, void *ctx)
 {
 	struct gen_sess *s = ctx;
 
-	(void)sim;
-	if (!s->step && now >= GEN_EPOCH_NS + 2000000) {
+	if (!s->step && now >= GEN_EPOCH_NS + GEN_RNR_POST_NS) {
 		s->step = 1;
 		gen_post_recv(s, 1, 4096, 4096, 1);
 	}
+	if (!s->step)
+		rl_sim_wake(sim, GEN_EPOCH_NS + GEN_RNR_POST_NS);
 	return !s->step;
 }
 
