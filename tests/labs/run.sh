@@ -434,6 +434,8 @@ predictions() {
 predictions 03 size=10001 mtu=1024
 predictions 04 size=5000
 predictions 05 size=20000 mtu=512
+predictions 08 drop=3
+predictions 09 timer=17
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -484,6 +486,8 @@ quiz() {
 }
 quiz 03
 quiz 05
+quiz 08
+quiz 09
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
