@@ -161,6 +161,8 @@ void peer_usage(FILE *f)
 		"      --bad-va         client: RDMA work requests 1 MiB past the server's address (the same)\n"
 		"      --va-offset BYTES  client: RDMA work requests BYTES past the server's address; past the end\n"
 		"                       of its region, the same NAK (--bad-va is --va-offset 1048576)\n"
+		"      --bad-at K       client: only the Kth RDMA work request (1-based) aims wrong, as\n"
+		"                       'rocelab gen access-error --bad-write K': those before it complete\n"
 		"      --retry-cnt N    the RC QP's retry count at RTS, 0..7 (default 7, as perftest and\n"
 		"                       ibv_rc_pingpong): unanswered requests are sent again N times, then\n"
 		"                       the work request fails, 'transport retry counter exceeded' (the\n"
@@ -532,7 +534,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ, O_NO_GRH,
 	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT, O_ALLOW_GID, O_VA_OFFSET, O_NO_RECV, O_RECV_DELAY, O_MIN_RNR_TIMER,
-	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST };
+	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST, O_BAD_AT };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -550,7 +552,8 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
 		{ "srq", required_argument, NULL, O_SRQ },
 		{ "no-grh", no_argument, NULL, O_NO_GRH },  { "bad-rkey", no_argument, NULL, O_BAD_RKEY },
-		{ "bad-va", no_argument, NULL, O_BAD_VA },  { "retry-cnt", required_argument, NULL, O_RETRY_CNT },
+		{ "bad-va", no_argument, NULL, O_BAD_VA },  { "bad-at", required_argument, NULL, O_BAD_AT },
+		{ "retry-cnt", required_argument, NULL, O_RETRY_CNT },
 		{ "allow-other-gid", no_argument, NULL, O_ALLOW_GID },
 		{ "va-offset", required_argument, NULL, O_VA_OFFSET }, { "no-recv", no_argument, NULL, O_NO_RECV },
 		{ "recv-delay", required_argument, NULL, O_RECV_DELAY },
@@ -706,6 +709,10 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_NO_GRH: o->no_grh = true; break;
 		case O_BAD_RKEY: o->bad_rkey = true; break;
 		case O_BAD_VA: o->bad_va = true; break;
+		case O_BAD_AT:
+			if (!cli_arg_u64("peer", "--bad-at", optarg, 1, UINT64_MAX, NULL, &o->bad_at))
+				goto out;
+			break;
 		case O_ALLOW_GID: o->allow_other_gid = true; break;
 		case O_RETRY_CNT:
 			/* A 3-bit field (IBA 9.7.6.1.3). */
@@ -785,6 +792,10 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	    (o->server || o->ud || o->uc || o->compat || o->cm || peer_sends(o->op))) {
 		cli_error("peer", "--bad-rkey, --bad-va and --va-offset aim the client's RDMA WRITE, READ or atomics at "
 			  "the server's buffer (RC, rocelab's exchange): a SEND carries no R_Key or address");
+		return false;
+	}
+	if (o->bad_at && !o->bad_rkey && !o->bad_va && !o->va_offset) {
+		cli_error("peer", "--bad-at says which work request aims wrong: with --bad-rkey, --bad-va or --va-offset");
 		return false;
 	}
 	if (o->bad_va && o->va_offset) {

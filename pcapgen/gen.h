@@ -35,6 +35,7 @@ struct gen_opts {
 	double loss;
 	uint64_t drops[GEN_MAX_DROPS];
 	size_t ndrops;
+	uint64_t bad_write;          /* --bad-write: access-error and range-error aim this WRITE wrong; 0: the first */
 	uint64_t drop_request;       /* --drop-request: A's Nth frame on the wire is lost (1-based); 0: none */
 	/* The QP attributes behind RNR (IBA 9.7.5.2.8); each *_set: given, else rl_conn_defaults()'s. */
 	bool rnr_timer_set, rnr_retry_set;
