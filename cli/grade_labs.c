@@ -820,13 +820,14 @@ static bool gl_10_naks(const struct grade_cap *c, uint64_t *v)
 }
 
 /*
- * Labs 08 and 09's predictions. PSNs are counted from a step's first
+ * Labs 08, 09 and 10's predictions. PSNs are counted from a step's first
  * request's, which the learner cannot know before the run.
  *
- * Lab 08's are about its last step (the learner's loss position): the
- * client's requests to the QP of its last request, the first of them @base.
+ * Lab 08's and 10's are about the last step (the learner's loss position,
+ * the WRITE aimed wrong): the client's requests to the QP of its last
+ * request, the first of them the base.
  */
-static const struct grade_frame *gl_08_base(const struct grade_cap *c)
+static const struct grade_frame *gl_last_step_base(const struct grade_cap *c)
 {
 	const struct grade_frame *last = gl_last(c, gl_is_client_request);
 
@@ -839,7 +840,7 @@ static const struct grade_frame *gl_08_base(const struct grade_cap *c)
 /* The PSN the step's first sequence error NAK expects, past its first request's (IBA 9.7.5.2.1). */
 static bool gl_08_nak_offset(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *base = gl_08_base(c);
+	const struct grade_frame *base = gl_last_step_base(c);
 	const struct grade_frame *nak = base ? gl_find(c, base, gl_is_seq_nak) : NULL;
 
 	return GL_FROM(nak, (nak->p.bth.psn - base->p.bth.psn) & PSN_MASK);
@@ -848,7 +849,7 @@ static bool gl_08_nak_offset(const struct grade_cap *c, uint64_t *v)
 /* Which of the step's WRITEs (1-based) its first resent packet is part of: those begun up to its first sending. */
 static bool gl_08_resent_write(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *base = gl_08_base(c);
+	const struct grade_frame *base = gl_last_step_base(c);
 	const struct grade_frame *re = base ? gl_find(c, base, gl_is_resend) : NULL;
 	uint64_t writes = 0;
 
@@ -865,12 +866,44 @@ static bool gl_08_resent_write(const struct grade_cap *c, uint64_t *v)
 /* Go-back-N: the step's request packets sent again. */
 static bool gl_08_step_resends(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *base = gl_08_base(c);
+	const struct grade_frame *base = gl_last_step_base(c);
 
 	*v = 0;
 	for (const struct grade_frame *f = base; f && f < c->f + c->n; f++)
 		*v += gl_is_resend(c, f) && f->p.bth.dqpn == base->p.bth.dqpn;
 	return base != NULL;
+}
+
+/* Lab 10: the last step's first NAK, and the WRITEs before the PSN it names. */
+static const struct grade_frame *gl_10_step_nak(const struct grade_cap *c, const struct grade_frame **base)
+{
+	*base = gl_last_step_base(c);
+	return *base ? gl_find(c, *base, gl_is_nak) : NULL;
+}
+
+static bool gl_10_nak_offset(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base, *nak = gl_10_step_nak(c, &base);
+
+	return GL_FROM(nak, (nak->p.bth.psn - base->p.bth.psn) & PSN_MASK);
+}
+
+static bool gl_10_step_syndrome(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base, *nak = gl_10_step_nak(c, &base);
+
+	return GL_FROM(nak, nak->p.aeth.syndrome);
+}
+
+static bool gl_10_completed(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base, *nak = gl_10_step_nak(c, &base);
+
+	*v = 0;
+	for (const struct grade_frame *f = base; nak && f < c->f + c->n; f++)
+		*v += gl_client_new_request(c, f) && f->p.bth.dqpn == base->p.bth.dqpn &&
+		      gl_flag(f, RL_OPF_WRITE | RL_OPF_FIRST) && rl_psn_diff(f->p.bth.psn, nak->p.bth.psn) < 0;
+	return nak != NULL;
 }
 
 /* Lab 09's are about its first step (the learner's RNR timer). */
@@ -1095,13 +1128,16 @@ const struct grade_fact grade_facts[] = {
 	{ "10", "3", gl_10_rkey },
 	{ "10", "4", gl_10_wc_status },
 	{ "10", "5", gl_10_naks },
-	/* Labs 08 and 09: predictions (issue 18). */
+	/* Labs 08, 09 and 10: predictions (issue 18). */
 	{ "08", "p1", gl_08_nak_offset },
 	{ "08", "p2", gl_08_resent_write },
 	{ "08", "p3", gl_08_step_resends },
 	{ "09", "p1", gl_09_timer_us },
 	{ "09", "p2", gl_09_retry_offset },
 	{ "09", "p3", gl_09_syndrome },
+	{ "10", "p1", gl_10_nak_offset },
+	{ "10", "p2", gl_10_step_syndrome },
+	{ "10", "p3", gl_10_completed },
 	{ "11", "1", gl_11_icrc },
 	{ "11", "2", gl_11_ttl },
 	{ "11", "3", gl_11_crc_bytes },
