@@ -41,6 +41,14 @@ static void gen_usage(FILE *f)
 		"      --seed N         seed for PSNs and random faults (default 1)\n"
 		"      --loss RATE      lose this share of frames at random (0 .. 0.5)\n"
 		"      --drop N,M,...   lose exactly these frames (1-based, as Wireshark numbers them)\n"
+		"      --drop-request N lose A's Nth packet (1-based, in the order A sends; ACKs from B\n"
+		"                       not counted), as 'rocelab peer --server --drop-request N' does\n"
+		"      --min-rnr-timer N  B's min_rnr_timer, 0..31: the code its RNR NAKs carry (IBA Table 46;\n"
+		"                       default 12 = 0.64 ms)\n"
+		"      --rnr-retry N    A's rnr_retry, 0..7: tries after an RNR NAK before it gives up with\n"
+		"                       IBV_WC_RNR_RETRY_EXC_ERR; 7 (the default) tries for ever\n"
+		"      --bad-write K    access-error, range-error: of --count WRITEs (1, at most 256), the\n"
+		"                       Kth aims wrong (default the first); those before it complete\n"
 		"      --ipv6           RoCEv2 over IPv6\n"
 		"      --vlan ID        802.1Q tag on every frame (1-4094)\n"
 		"      --ip-a, --ip-b ADDR     addresses (default 192.168.100.1 and .2, fd00::1 and ::2)\n"
@@ -129,6 +137,7 @@ static int gen_check_families(const int family[2], bool ipv6_flag, const char *c
 enum {
 	O_MTU = 256, O_SIZE, O_COUNT, O_WINDOW, O_SEED, O_LOSS, O_DROP, O_IPV6, O_VLAN, O_IPA, O_IPB,
 	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY, O_QPS, O_PCAPNG,
+	O_DROP_REQUEST, O_MIN_RNR_TIMER, O_RNR_RETRY, O_BAD_WRITE,
 };
 
 static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[2])
@@ -207,6 +216,26 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[
 	case O_LATENCY:
 		return cli_arg_u64("gen", "--latency", arg, 0, 1000000000ull, "nanoseconds up to 1 s", &o->latency_ns)
 		       ? 0 : CLI_ERR;
+	case O_DROP_REQUEST:
+		return cli_arg_u64("gen", "--drop-request", arg, 1, UINT64_MAX, "a packet number from 1",
+				   &o->drop_request) ? 0 : CLI_ERR;
+	case O_MIN_RNR_TIMER:
+		/* A 5-bit code in the RNR NAK's AETH (IBA 9.7.5.2.8, Table 46). */
+		if (!cli_arg_u64("gen", "--min-rnr-timer", arg, 0, 31, "a timer code from 0 to 31", &v))
+			return CLI_ERR;
+		o->min_rnr_timer = (uint8_t)v;
+		o->rnr_timer_set = true;
+		return 0;
+	case O_BAD_WRITE:
+		return cli_arg_u64("gen", "--bad-write", arg, 1, UINT64_MAX, "a WRITE's number from 1",
+				   &o->bad_write) ? 0 : CLI_ERR;
+	case O_RNR_RETRY:
+		/* A 3-bit count; 7 means for ever (IBA 9.7.5.2.8). */
+		if (!cli_arg_u64("gen", "--rnr-retry", arg, 0, 7, "a count from 0 to 7", &v))
+			return CLI_ERR;
+		o->rnr_retry = (uint8_t)v;
+		o->rnr_retry_set = true;
+		return 0;
 	}
 	return CLI_ERR;
 }
@@ -219,6 +248,7 @@ enum gen_only {
 	GEN_ONLY_WIRE,          /* the simulated wire and transport: not for packets crafted one by one */
 	GEN_ONLY_QPN,           /* the two QPs: not for fabric, whose QPs are numbered by --qps */
 	GEN_ONLY_FABRIC,        /* --qps */
+	GEN_ONLY_BAD,           /* --bad-write: which WRITE access-error and range-error aim wrong */
 	GEN_ONLY_KINDS,
 	GEN_ONLY_NONE = GEN_ONLY_KINDS
 };
@@ -227,9 +257,11 @@ static enum gen_only gen_only(int c)
 {
 	switch (c) {
 	case O_LOSS: case O_DROP: case O_RATE: case O_LATENCY: case O_WINDOW: case O_PSNA: case O_PSNB:
+	case O_DROP_REQUEST: case O_MIN_RNR_TIMER: case O_RNR_RETRY:
 		return GEN_ONLY_WIRE;
 	case O_QPNA: case O_QPNB: return GEN_ONLY_QPN;
 	case O_QPS: return GEN_ONLY_FABRIC;
+	case O_BAD_WRITE: return GEN_ONLY_BAD;
 	default: return GEN_ONLY_NONE;
 	}
 }
@@ -241,11 +273,14 @@ static int gen_check_only(const struct gen_scenario *sc, const char *const given
 		"its packets are crafted one by one, with no wire or transport to shape",
 		"its QPs are numbered from --qps",
 		"only fabric has many QPs",
+		"only access-error and range-error aim a WRITE wrong",
 	};
 	bool crafted = sc >= gen_crafted && sc < gen_crafted + gen_ncrafted, fabric = !strcmp(sc->name, "fabric");
+	bool bad = !strcmp(sc->name, "access-error") || !strcmp(sc->name, "range-error");
 	enum gen_only k = given[GEN_ONLY_WIRE] && crafted ? GEN_ONLY_WIRE
 			  : given[GEN_ONLY_QPN] && fabric ? GEN_ONLY_QPN
-			  : given[GEN_ONLY_FABRIC] && !fabric ? GEN_ONLY_FABRIC : GEN_ONLY_NONE;
+			  : given[GEN_ONLY_FABRIC] && !fabric ? GEN_ONLY_FABRIC
+			  : given[GEN_ONLY_BAD] && !bad ? GEN_ONLY_BAD : GEN_ONLY_NONE;
 
 	if (k == GEN_ONLY_NONE)
 		return CLI_OK;
@@ -269,6 +304,10 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		{ "psn-a", required_argument, NULL, O_PSNA }, { "psn-b", required_argument, NULL, O_PSNB },
 		{ "rate", required_argument, NULL, O_RATE }, { "latency", required_argument, NULL, O_LATENCY },
 		{ "qps", required_argument, NULL, O_QPS }, { "pcapng", no_argument, NULL, O_PCAPNG },
+		{ "drop-request", required_argument, NULL, O_DROP_REQUEST },
+		{ "min-rnr-timer", required_argument, NULL, O_MIN_RNR_TIMER },
+		{ "rnr-retry", required_argument, NULL, O_RNR_RETRY },
+		{ "bad-write", required_argument, NULL, O_BAD_WRITE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int family[2] = { 0, 0 };
@@ -320,7 +359,7 @@ static void gen_progress(uint64_t frames)
 int cli_gen(int argc, char **argv)
 {
 	const struct gen_scenario *sc;
-	const char *scenario = NULL, *given[GEN_ONLY_KINDS] = { NULL, NULL, NULL };
+	const char *scenario = NULL, *given[GEN_ONLY_KINDS] = { NULL, NULL, NULL, NULL };
 	struct gen_opts o;
 	struct gen_out out;
 	struct cli_output dst;

@@ -820,6 +820,112 @@ static bool gl_10_naks(const struct grade_cap *c, uint64_t *v)
 	return true;
 }
 
+/*
+ * Labs 08, 09 and 10's predictions. PSNs are counted from a step's first
+ * request's, which the learner cannot know before the run.
+ *
+ * Lab 08's and 10's are about the last step (the learner's loss position,
+ * the WRITE aimed wrong): the client's requests to the QP of its last
+ * request, the first of them the base.
+ */
+static const struct grade_frame *gl_last_step_base(const struct grade_cap *c)
+{
+	const struct grade_frame *last = gl_last(c, gl_is_client_request);
+
+	for (const struct grade_frame *f = c->f; last && f <= last; f++)
+		if (gl_is_client_request(c, f) && f->p.bth.dqpn == last->p.bth.dqpn)
+			return f;
+	return NULL;
+}
+
+/* The PSN the step's first sequence error NAK expects, past its first request's (IBA 9.7.5.2.1). */
+static bool gl_08_nak_offset(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base = gl_last_step_base(c);
+	const struct grade_frame *nak = base ? gl_find(c, base, gl_is_seq_nak) : NULL;
+
+	return GL_FROM(nak, (nak->p.bth.psn - base->p.bth.psn) & PSN_MASK);
+}
+
+/* Which of the step's WRITEs (1-based) its first resent packet is part of: those begun up to its first sending. */
+static bool gl_08_resent_write(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base = gl_last_step_base(c);
+	const struct grade_frame *re = base ? gl_find(c, base, gl_is_resend) : NULL;
+	uint64_t writes = 0;
+
+	for (const struct grade_frame *f = base; re && f < re; f++) {
+		if (!gl_client_new_request(c, f) || f->p.bth.dqpn != base->p.bth.dqpn)
+			continue;
+		writes += gl_flag(f, RL_OPF_WRITE | RL_OPF_FIRST);
+		if (f->p.bth.psn == re->p.bth.psn)
+			return GL_FROM(f, writes);
+	}
+	return false;
+}
+
+/* Go-back-N: the step's request packets sent again. */
+static bool gl_08_step_resends(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base = gl_last_step_base(c);
+
+	*v = 0;
+	for (const struct grade_frame *f = base; f && f < c->f + c->n; f++)
+		*v += gl_is_resend(c, f) && f->p.bth.dqpn == base->p.bth.dqpn;
+	return base != NULL;
+}
+
+/* Lab 10: the last step's first NAK, and the WRITEs before the PSN it names. */
+static const struct grade_frame *gl_10_step_nak(const struct grade_cap *c, const struct grade_frame **base)
+{
+	*base = gl_last_step_base(c);
+	return *base ? gl_find(c, *base, gl_is_nak) : NULL;
+}
+
+static bool gl_10_nak_offset(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base, *nak = gl_10_step_nak(c, &base);
+
+	return GL_FROM(nak, (nak->p.bth.psn - base->p.bth.psn) & PSN_MASK);
+}
+
+static bool gl_10_step_syndrome(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base, *nak = gl_10_step_nak(c, &base);
+
+	return GL_FROM(nak, nak->p.aeth.syndrome);
+}
+
+static bool gl_10_completed(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base, *nak = gl_10_step_nak(c, &base);
+
+	*v = 0;
+	for (const struct grade_frame *f = base; nak && f < c->f + c->n; f++)
+		*v += gl_client_new_request(c, f) && f->p.bth.dqpn == base->p.bth.dqpn &&
+		      gl_flag(f, RL_OPF_WRITE | RL_OPF_FIRST) && rl_psn_diff(f->p.bth.psn, nak->p.bth.psn) < 0;
+	return nak != NULL;
+}
+
+/* Lab 09's are about its first step (the learner's RNR timer). */
+
+/* The PSN of the client's first request after the first RNR NAK, past the first request's. */
+static bool gl_09_retry_offset(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *rnr = c->client ? gl_find(c, NULL, gl_is_rnr_nak) : NULL;
+	const struct grade_frame *re = rnr ? gl_find(c, rnr + 1, gl_is_client_request) : NULL;
+
+	return GL_FROM(re, (re->p.bth.psn - c->client->p.bth.psn) & PSN_MASK);
+}
+
+/* The first RNR NAK's whole AETH syndrome byte: 001 and the timer code (IBA 9.7.5.1, Table 43). */
+static bool gl_09_syndrome(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
+
+	return GL_FROM(rnr, rnr->p.aeth.syndrome);
+}
+
 /* Lab 11: what goes into frame 1's ICRC. */
 static const struct grade_frame *gl_11_frame_1(const struct grade_cap *c)
 {
@@ -1182,6 +1288,16 @@ const struct grade_fact grade_facts[] = {
 	{ "10", "3", gl_10_rkey },
 	{ "10", "4", gl_10_wc_status },
 	{ "10", "5", gl_10_naks },
+	/* Labs 08, 09 and 10: predictions (issue 18). */
+	{ "08", "p1", gl_08_nak_offset },
+	{ "08", "p2", gl_08_resent_write },
+	{ "08", "p3", gl_08_step_resends },
+	{ "09", "p1", gl_09_timer_us },
+	{ "09", "p2", gl_09_retry_offset },
+	{ "09", "p3", gl_09_syndrome },
+	{ "10", "p1", gl_10_nak_offset },
+	{ "10", "p2", gl_10_step_syndrome },
+	{ "10", "p3", gl_10_completed },
 	{ "11", "1", gl_11_icrc },
 	{ "11", "2", gl_11_ttl },
 	{ "11", "3", gl_11_crc_bytes },

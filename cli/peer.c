@@ -143,6 +143,9 @@ void peer_usage(FILE *f)
 		"      --loss RATE      drop this fraction of received frames on purpose, to watch recovery\n"
 		"      --tx-loss RATE   drop this fraction of the frames this side sends, as if lost on the way\n"
 		"                       (loss at the other side's ingress, when that side is not rocelab)\n"
+		"      --drop-request N server: drop the Nth RoCE packet it receives (1-based; the client's\n"
+		"                       requests, resends counted), once: a loss at a known place, as\n"
+		"                       'rocelab gen --drop-request N' makes it\n"
 		"      --seed N         for --loss and the first PSN; default from the clock\n"
 		"      --qpn N          this end's QP number; default 0x11, the first one rxe hands out\n"
 		"                       (rxe numbers each new QP one higher: a second run is 0x12)\n"
@@ -170,6 +173,8 @@ void peer_usage(FILE *f)
 		"      --bad-va         client: RDMA work requests 1 MiB past the server's address (the same)\n"
 		"      --va-offset BYTES  client: RDMA work requests BYTES past the server's address; past the end\n"
 		"                       of its region, the same NAK (--bad-va is --va-offset 1048576)\n"
+		"      --bad-at K       client: only the Kth RDMA work request (1-based) aims wrong, as\n"
+		"                       'rocelab gen access-error --bad-write K': those before it complete\n"
 		"      --retry-cnt N    the RC QP's retry count at RTS, 0..7 (default 7, as perftest and\n"
 		"                       ibv_rc_pingpong): unanswered requests are sent again N times, then\n"
 		"                       the work request fails, 'transport retry counter exceeded' (the\n"
@@ -503,13 +508,18 @@ static bool peer_perftest_flags(struct peer_opts *o, bool iters_set)
 	return true;
 }
 
-/* --no-recv, --recv-delay and -Q: whose they are, and what they go with; false with a message. */
+/* --no-recv, --recv-delay, --drop-request and -Q: whose they are, and what they go with; false with a message. */
 static bool peer_fault_flags(const struct peer_opts *o)
 {
 	if ((o->no_recv || o->recv_delay_ms) && (!o->server || o->ud || o->uc || o->srq)) {
 		cli_error("peer", "--no-recv and --recv-delay are the server's (its receive queue stays empty) over "
 			  "RC, where a SEND that finds no receive WQE is answered with an RNR NAK (IBA 9.7.5.2.8); UC and "
 			  "UD drop it without a word");
+		return false;
+	}
+	if (o->drop_request && !o->server) {
+		cli_error("peer", "--drop-request is the server's: it drops the Nth of the client's request packets "
+			  "to arrive");
 		return false;
 	}
 	if (o->no_recv && o->recv_delay_ms) {
@@ -536,7 +546,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ, O_NO_GRH,
 	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT, O_ALLOW_GID, O_VA_OFFSET, O_NO_RECV, O_RECV_DELAY, O_MIN_RNR_TIMER,
-	       O_RNR_RETRY, O_SHOW_WC };
+	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST, O_BAD_AT };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -548,13 +558,14 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "qps", required_argument, NULL, 'q' },    { "duration", required_argument, NULL, 'D' },
 		{ "all", no_argument, NULL, 'a' },          { "connection", required_argument, NULL, 'c' },
 		{ "loss", required_argument, NULL, O_LOSS }, { "seed", required_argument, NULL, O_SEED },
-		{ "qpn", required_argument, NULL, O_QPN },
+		{ "qpn", required_argument, NULL, O_QPN },  { "drop-request", required_argument, NULL, O_DROP_REQUEST },
 		{ "timeout", required_argument, NULL, O_TIMEOUT }, { "busy-poll", no_argument, NULL, O_BUSY },
 		{ "json", no_argument, NULL, O_JSON },      { "compat", required_argument, NULL, O_COMPAT },
 		{ "cm", no_argument, NULL, O_CM },          { "tx-loss", required_argument, NULL, O_TX_LOSS },
 		{ "srq", required_argument, NULL, O_SRQ },
 		{ "no-grh", no_argument, NULL, O_NO_GRH },  { "bad-rkey", no_argument, NULL, O_BAD_RKEY },
-		{ "bad-va", no_argument, NULL, O_BAD_VA },  { "retry-cnt", required_argument, NULL, O_RETRY_CNT },
+		{ "bad-va", no_argument, NULL, O_BAD_VA },  { "bad-at", required_argument, NULL, O_BAD_AT },
+		{ "retry-cnt", required_argument, NULL, O_RETRY_CNT },
 		{ "allow-other-gid", no_argument, NULL, O_ALLOW_GID },
 		{ "va-offset", required_argument, NULL, O_VA_OFFSET }, { "no-recv", no_argument, NULL, O_NO_RECV },
 		{ "recv-delay", required_argument, NULL, O_RECV_DELAY },
@@ -683,6 +694,10 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			if (!cli_arg_u64("peer", "--seed", optarg, 0, UINT64_MAX, NULL, &o->seed))
 				goto out;
 			break;
+		case O_DROP_REQUEST:
+			if (!cli_arg_u64("peer", "--drop-request", optarg, 1, UINT64_MAX, NULL, &o->drop_request))
+				goto out;
+			break;
 		case O_QPN:
 			/* QPs 0 and 1 are the management QPs (IBA 3.5.1). */
 			if (!cli_arg_u64("peer", "--qpn", optarg, 2, 0xffffff, NULL, &v))
@@ -706,6 +721,10 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_NO_GRH: o->no_grh = true; break;
 		case O_BAD_RKEY: o->bad_rkey = true; break;
 		case O_BAD_VA: o->bad_va = true; break;
+		case O_BAD_AT:
+			if (!cli_arg_u64("peer", "--bad-at", optarg, 1, UINT64_MAX, NULL, &o->bad_at))
+				goto out;
+			break;
 		case O_ALLOW_GID: o->allow_other_gid = true; break;
 		case O_RETRY_CNT:
 			/* A 3-bit field (IBA 9.7.6.1.3). */
@@ -785,6 +804,10 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	    (o->server || o->ud || o->uc || o->compat || o->cm || peer_sends(o->op))) {
 		cli_error("peer", "--bad-rkey, --bad-va and --va-offset aim the client's RDMA WRITE, READ or atomics at "
 			  "the server's buffer (RC, rocelab's exchange): a SEND carries no R_Key or address");
+		return false;
+	}
+	if (o->bad_at && !o->bad_rkey && !o->bad_va && !o->va_offset) {
+		cli_error("peer", "--bad-at says which work request aims wrong: with --bad-rkey, --bad-va or --va-offset");
 		return false;
 	}
 	if (o->bad_va && o->va_offset) {

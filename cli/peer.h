@@ -70,6 +70,7 @@ struct peer_opts {
 	uint16_t port;
 	double loss;
 	double tx_loss;     /* --tx-loss: the fraction of our own frames dropped before they leave */
+	uint64_t drop_request; /* --drop-request (server): the Nth RoCE packet received is dropped; 0: none */
 	uint64_t seed;
 	uint32_t qpn;       /* --qpn; 0: 0x11, as rxe */
 	uint32_t timeout_s;
@@ -78,6 +79,7 @@ struct peer_opts {
 	bool cm;            /* --cm (and --compat rping): connect through the CM on QP1, not TCP */
 	bool no_grh;        /* --no-grh: RTR without a GRH (is_global = 0), refused as the kernel does */
 	bool bad_rkey, bad_va; /* --bad-rkey, --bad-va: the client's RDMA work requests aim wrong */
+	uint64_t bad_at;    /* --bad-at: only this work request (1-based) aims wrong; 0: every one */
 	bool retry_set;     /* --retry-cnt given: retry_cnt in place of perftest's 7 */
 	uint8_t retry_cnt;
 	uint64_t va_offset; /* --va-offset (--bad-va: PEER_BAD_VA_OFFSET): the client's RDMA aims this far past */

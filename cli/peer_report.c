@@ -221,7 +221,7 @@ static void peer_bw_footer(const struct peer *p)
 	else if (p->o.uc)
 		printf(" delivered %" PRIu64 " of %" PRIu64 " messages (UC: never acknowledged, nothing resent; a message "
 		       "that lost a packet is dropped whole)\n", p->stat.delivered, peer_rep_total(p));
-	printf(" frames sent %" PRIu64 ", received %" PRIu64 " (%" PRIu64 " dropped on purpose by --loss, %" PRIu64
+	printf(" frames sent %" PRIu64 ", received %" PRIu64 " (%" PRIu64 " dropped on purpose by --loss or --drop-request, %" PRIu64
 	       " rejected)\n", p->stat.sent, p->stat.recv_frames, p->stat.dropped_loss, p->stat.rx_bad);
 	if (p->o.cq_mod > 1)
 		printf(" completions: %" PRIu64 " for %" PRIu64 " work requests (-Q %u: IBV_SEND_SIGNALED on one in %u, "

@@ -402,8 +402,12 @@ static int peer_post(struct peer *p, enum rl_wr_opcode op, uint64_t id)
 	wr.sg_list[0].length = peer_msg_len(p);
 	wr.sg_list[0].lkey = rl_mr_lkey(p->verbs.mr);
 	wr.send_flags = peer_signaled(p, id) ? RL_SEND_SIGNALED : 0;
-	wr.rdma.remote_addr = p->conn.remote_va + p->o.va_offset;
-	wr.rdma.rkey = p->conn.remote_rkey ^ (p->o.bad_rkey ? PEER_BAD_RKEY_BITS : 0);
+	wr.rdma.remote_addr = p->conn.remote_va;
+	wr.rdma.rkey = p->conn.remote_rkey;
+	if (!p->o.bad_at || id + 1 == p->o.bad_at) {
+		wr.rdma.remote_addr += p->o.va_offset;
+		wr.rdma.rkey ^= p->o.bad_rkey ? PEER_BAD_RKEY_BITS : 0;
+	}
 	if (p->o.ud) {
 		memcpy(wr.ud.dgid, p->conn.them.gid, 16);
 		wr.ud.remote_qpn = p->conn.them.qpn;

@@ -488,7 +488,8 @@ void peer_receive(struct peer *p, uint64_t now)
 			peer_dgram_path(&r->from[i], &dst, tclass, &path);
 		}
 		p->stat.recv_frames++;
-		if (p->o.loss > 0 && peer_rand(&p->net.rng) < p->o.loss) {
+		if (p->stat.recv_frames == p->o.drop_request ||
+		    (p->o.loss > 0 && peer_rand(&p->net.rng) < p->o.loss)) {
 			p->stat.dropped_loss++;
 			continue;
 		}

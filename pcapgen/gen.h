@@ -35,6 +35,12 @@ struct gen_opts {
 	double loss;
 	uint64_t drops[GEN_MAX_DROPS];
 	size_t ndrops;
+	uint64_t bad_write;          /* --bad-write: access-error and range-error aim this WRITE wrong; 0: the first */
+	uint64_t drop_request;       /* --drop-request: A's Nth frame on the wire is lost (1-based); 0: none */
+	/* The QP attributes behind RNR (IBA 9.7.5.2.8); each *_set: given, else rl_conn_defaults()'s. */
+	bool rnr_timer_set, rnr_retry_set;
+	uint8_t min_rnr_timer;       /* --min-rnr-timer: the code B's RNR NAKs carry (IBA Table 46) */
+	uint8_t rnr_retry;           /* --rnr-retry: A's retries after an RNR NAK; 7 = for ever */
 	uint8_t mac[2][6];
 	uint8_t ip4[2][4];
 	uint8_t ip6[2][16];

@@ -41,6 +41,8 @@ static enum rl_simwire_fate gen_choose(void *ctx, uint64_t n, int from, const ui
 	(void)frame;
 	(void)len;
 	s->sent_by[from]++;
+	if (s->o->drop_request && nth_from(s, from, 0, s->o->drop_request))
+		return RL_SIMWIRE_DROPPED;
 	return s->fault ? s->fault(s, n, from) : RL_SIMWIRE_DELIVERED;
 }
 
@@ -91,6 +93,10 @@ static void gen_conn_config(const struct gen_opts *o, const struct gen_qp_cfg *c
 	conn->path_mtu = o->mtu;
 	if (c->access)
 		conn->access = c->access;
+	if (o->rnr_timer_set)
+		conn->min_rnr_timer = o->min_rnr_timer;
+	if (o->rnr_retry_set)
+		conn->rnr_retry = o->rnr_retry;
 	conn->traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
 }
 
@@ -594,16 +600,23 @@ static int sc_ecn(const struct gen_opts *o, struct gen_out *out)
 	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_WRITE, gen_size(o, 16384), fault_ecn_a, NULL);
 }
 
-/* A SEND with no receive posted: RNR NAKs until B posts one 2 ms later. */
+/*
+ * A SEND with no receive posted: RNR NAKs until B posts one 2 ms later (or
+ * until A's --rnr-retry runs out first; the wire is quiet then, so the post
+ * waits for a wake-up).
+ */
+#define GEN_RNR_POST_NS 2000000
+
 static bool rnr_app(struct rl_sim *sim, uint64_t now, void *ctx)
 {
 	struct gen_sess *s = ctx;
 
-	(void)sim;
-	if (!s->step && now >= GEN_EPOCH_NS + 2000000) {
+	if (!s->step && now >= GEN_EPOCH_NS + GEN_RNR_POST_NS) {
 		s->step = 1;
 		gen_post_recv(s, 1, 4096, 4096, 1);
 	}
+	if (!s->step)
+		rl_sim_wake(sim, GEN_EPOCH_NS + GEN_RNR_POST_NS);
 	return !s->step;
 }
 
@@ -732,31 +745,56 @@ static int sc_srq(const struct gen_opts *o, struct gen_out *out)
 	return r ? -1 : 0;
 }
 
-/* The classic mistake: the rkey of another region (here: off by one). */
+/*
+ * The classic mistake: the rkey of another region (here: off by one), or an
+ * address past the end of the region. --count WRITEs (1) are posted at once,
+ * the --bad-write-th (the first) of them aimed wrong, then a SEND: the WRITEs
+ * before it complete, it gets the NAK (IBA 9.7.5.2.4), and the QP goes to
+ * the error state with the rest (IBA 10.8.3.3).
+ */
+#define GEN_BAD_MAX_WRITES 256
+
+static int gen_bad_write(struct gen_sess *s, uint32_t size, uint64_t wr_id, bool bad, bool bad_rkey)
+{
+	struct rl_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = RL_WR_RDMA_WRITE;
+	wr.send_flags = RL_SEND_SIGNALED;
+	wr.num_sge = 1;
+	wr.sg_list[0] = (struct rl_sge){ s->e[0].iova, size, rl_mr_lkey(s->e[0].mr) };
+	wr.rdma.remote_addr = s->e[1].iova;
+	wr.rdma.rkey = rl_mr_rkey(s->e[1].mr);
+	/* range-error: 16 bytes before the end (or one fewer than --size), so the WRITE always runs past it. */
+	if (bad && !bad_rkey)
+		wr.rdma.remote_addr += s->e[1].len - (size > 16 ? 16 : size - 1);
+	if (bad && bad_rkey)
+		wr.rdma.rkey += 1;
+	return rl_post_send(s->e[0].qp, &wr) ? gen_fail(s->out, "post_send: %s", rl_host_error(s->e[0].host)) : 0;
+}
+
 static int gen_bad_remote(const struct gen_opts *o, struct gen_out *out, bool bad_rkey)
 {
 	uint32_t size = gen_size(o, 64);
+	uint64_t count = gen_count(o, 1), bad = o->bad_write ? o->bad_write : 1;
 	struct gen_qp_cfg c;
 	struct gen_sess s;
-	struct rl_send_wr wr;
 	int r;
 
+	if (count > GEN_BAD_MAX_WRITES || bad > count)
+		return gen_fail(out, "--count is 1 .. %d WRITEs here, and --bad-write one of them: not %" PRIu64
+				     " of %" PRIu64, GEN_BAD_MAX_WRITES, bad, count);
 	gen_qp_cfg_default(&c, RL_QPT_RC, 65536);
+	if (size > c.mem)
+		return gen_fail(out, "--size is at most %zu bytes here, the remote region's length", c.mem);
 	r = gen_sess_init(&s, o, out, &c);
-	if (!r) {
-		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = 1;
-		wr.opcode = RL_WR_RDMA_WRITE;
-		wr.send_flags = RL_SEND_SIGNALED;
-		wr.num_sge = 1;
-		wr.sg_list[0] = (struct rl_sge){ s.e[0].iova, size, rl_mr_lkey(s.e[0].mr) };
-		/* range-error: 16 bytes before the end (or one fewer than --size), so the WRITE always runs past it. */
-		wr.rdma.remote_addr = s.e[1].iova + (bad_rkey ? 0 : s.e[1].len - (size > 16 ? 16 : size - 1));
-		wr.rdma.rkey = rl_mr_rkey(s.e[1].mr) + (bad_rkey ? 1 : 0);
-		r = rl_post_send(s.e[0].qp, &wr) || gen_post_send(&s, 0, RL_WR_SEND, 0, 16, 0, 2);
-		if (!r)
-			r = gen_sess_run(&s, NULL);
-	}
+	for (uint64_t i = 1; !r && i <= count; i++)
+		r = gen_bad_write(&s, size, i, i == bad, bad_rkey);
+	if (!r)
+		r = gen_post_send(&s, 0, RL_WR_SEND, 0, 16, 0, count + 1);
+	if (!r)
+		r = gen_sess_run(&s, NULL);
 	gen_sess_free(&s);
 	return r;
 }

@@ -149,6 +149,12 @@ expect "peer --va-offset with a SEND" 2 "a SEND carries no R_Key or address" "$R
 expect "peer --va-offset with --bad-va" 2 "--bad-va is --va-offset 1048576: say one" \
 	"$RA" peer --va-offset 64 --bad-va 127.0.0.1
 expect "peer --help shows the RNR knobs" 0 "--min-rnr-timer N" "$R" peer --help
+expect "peer --drop-request 3 on the server" 2 "no client came within 1 s" "$RA" peer --drop-request 3 -p 45733 --timeout 1
+expect "peer --drop-request on the client" 2 "--drop-request is the server's" "$RA" peer --drop-request 3 127.0.0.1
+expect "peer --bad-at 2 with --bad-rkey" 2 "$NL" "$RA" peer --bad-rkey --bad-at 2 -p 1 127.0.0.1
+expect "peer --bad-at without a mistake to place" 2 "--bad-at says which work request aims wrong: with --bad-rkey" \
+	"$RA" peer --bad-at 2 127.0.0.1
+expect "peer --drop-request 0" 2 "--drop-request wants 1..[0-9]+, not '0'" "$RA" peer --drop-request 0
 # No address: the server, as perftest's; it waits for a client until --timeout.
 expect "peer without an address is the server" 2 "no client came within 1 s \(--timeout\)" \
 	"$RA" peer -s 64 -p 45731 --timeout 1
@@ -237,6 +243,21 @@ expect "rewrite a missing file" 2 "cannot read" "$RA" rewrite "$T/missing.pcap" 
 expect "rewrite --help" 0 "usage: rocelab rewrite" "$R" rewrite --help
 expect "replay --help" 0 "usage: rocelab replay" "$R" replay --help
 expect "gen --drop and --loss together" 0 "wrote" "$RA" gen write-bw --count 3 --size 4096 --drop 2,5 --loss 0.05 -o "$T/x.pcap"
+# The knobs that labs 08 and 09 choose (issue 18); their effect is checked with tshark below.
+expect "gen --drop-request 3" 0 "wrote" "$RA" gen write-bw --count 4 --size 2048 --window 4 --drop-request 3 -o "$T/dr.pcap"
+expect "gen bad --drop-request" 2 "--drop-request needs a packet number from 1, not '0'" \
+	"$RA" gen write-bw --drop-request 0 -o "$T/x.pcap"
+expect "gen --min-rnr-timer 13 --rnr-retry 2" 0 "wrote" "$RA" gen rnr --min-rnr-timer 13 --rnr-retry 2 -o "$T/rnr.pcap"
+expect "gen --min-rnr-timer 32: a 5-bit code" 2 "--min-rnr-timer needs a timer code from 0 to 31, not '32'" \
+	"$RA" gen rnr --min-rnr-timer 32 -o "$T/x.pcap"
+expect "gen --rnr-retry 8: a 3-bit count" 2 "--rnr-retry needs a count from 0 to 7, not '8'" \
+	"$RA" gen rnr --rnr-retry 8 -o "$T/x.pcap"
+expect "gen --bad-write 3 of 4" 0 "wrote" "$RA" gen access-error --count 4 --size 2500 --bad-write 3 -o "$T/bw.pcap"
+expect "gen --bad-write past --count" 2 "--bad-write one of them: not 4 of 3" "$RA" gen range-error --count 3 --bad-write 4 -o "$T/x.pcap"
+expect "gen --bad-write on another scenario" 2 "--bad-write means nothing to 'write': only access-error and range-error" \
+	"$RA" gen write --bad-write 2 -o "$T/x.pcap"
+expect "gen --rnr-retry on a crafted scenario" 2 "--rnr-retry means nothing to 'all-opcodes'" \
+	"$RA" gen all-opcodes --rnr-retry 2 -o "$T/x.pcap"
 # The scenarios the CM connects: each runs clean under the sanitizers; what they cannot do, they say.
 expect "gen --list names the CM scenarios" 0 "cm-connect .*REQ/REP/RTU" "$R" gen --list
 for sc in cm-connect cm-req-lost cm-mra cm-reject ud-sidr rping; do
@@ -403,6 +424,26 @@ fi
 
 # ---- tcpdump's and tshark's habits: -r -n -V -T -x -l -t, a capture filter, --qp --host --op ------
 . "$(dirname "$0")/../lib/tshark.sh"
+# gen --drop-request 3: the third request packet is lost, so the NAK names its PSN, the first's + 2 (IBA
+# 9.7.5.2.1). gen rnr --min-rnr-timer 13 --rnr-retry 2: RNR NAK syndrome 0x2d (0x20 | 13, IBA Table 43),
+# the SEND sent three times in all (once, then two retries) and the third NAK the last frame.
+if command -v tshark >/dev/null; then
+	psns=$(run_tshark -r - -Y 'infiniband.bth.opcode != 17' -T fields -e infiniband.bth.psn <"$T/dr.pcap" 2>/dev/null | head -n 1)
+	nak=$(run_tshark -r - -Y 'infiniband.aeth.syndrome == 0x60' -T fields -e infiniband.bth.psn <"$T/dr.pcap" 2>/dev/null)
+	[ -n "$psns" ] && [ "$nak" = $((psns + 2)) ] && ok "gen --drop-request 3: tshark's NAK PSN is the first request's + 2" ||
+		bad "gen --drop-request 3: first PSN '$psns', NAK PSN(s) '$nak'"
+	# gen access-error --count 4 --size 2500 --bad-write 3: the third WRITE First carries the odd R_Key, and
+	# the remote access error NAK (0x62, IBA Table 44) names that packet's PSN.
+	bw=$(run_tshark -r - -Y 'infiniband.bth.opcode == 6' -T fields -e infiniband.bth.psn -e infiniband.reth.r_key <"$T/bw.pcap" 2>/dev/null | sed -n 3p)
+	nak=$(run_tshark -r - -Y 'infiniband.aeth.syndrome == 0x62' -T fields -e infiniband.bth.psn <"$T/bw.pcap" 2>/dev/null)
+	first=$(run_tshark -r - -Y 'infiniband.bth.opcode == 6' -T fields -e infiniband.reth.r_key <"$T/bw.pcap" 2>/dev/null | head -n 1)
+	[ -n "$nak" ] && [ "${bw%%	*}" = "$nak" ] && [ "${bw#*	}" != "$first" ] &&
+		ok "gen --bad-write 3: tshark's NAK names the third WRITE, the one with another R_Key" ||
+		bad "gen --bad-write 3: third WRITE '$bw', NAK PSN '$nak', first R_Key '$first'"
+	rnr=$(run_tshark -r - -T fields -e infiniband.bth.opcode -e infiniband.aeth.syndrome <"$T/rnr.pcap" 2>/dev/null | tr '\t\n' ', ')
+	[ "$rnr" = "4, 17,45 4, 17,45 4, 17,45 " ] && ok "gen --min-rnr-timer 13 --rnr-retry 2: three SENDs, three RNR NAKs of 0x2d" ||
+		bad "gen rnr --min-rnr-timer 13 --rnr-retry 2: tshark reads '$rnr'"
+fi
 expect "explain -r FILE" 0 "^--- 16 frames: 16 RoCE" "$RA" explain -r "$T/demo.pcap"
 expect "explain -n is accepted" 0 "^--- 16 frames: 16 RoCE" "$RA" explain -n "$T/demo.pcap"
 "$R" explain -v "$T/demo.pcap" >"$T/v.txt" 2>&1

@@ -501,6 +501,9 @@ predictions 04 size=5000
 predictions 05 size=20000 mtu=512
 # Lab 07: 157 packets a SEND, so AckReq inside each message too (rxe: after 65 without).
 predictions 07 count=3 size=40000 mtu=256
+predictions 08 drop=3
+predictions 09 timer=17
+predictions 10 bad=3
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -553,6 +556,9 @@ quiz 01
 quiz 03
 quiz 05
 quiz 07
+quiz 08
+quiz 09
+quiz 10
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
