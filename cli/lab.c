@@ -353,7 +353,7 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 	char opts[LAB_LINE_MAX], *w[LAB_LINE_WORDS + 1], server[LAB_LINE_MAX], client[LAB_LINE_MAX];
 	char compat[LAB_LINE_MAX] = "";
 	const char *op = "send", *size = NULL, *iters = NULL, *window = NULL, *mtu = NULL, *gid = "1", *mistakes = NULL;
-	const char *retry = NULL, *rnr_retry = NULL;
+	const char *retry = NULL, *rnr_retry = NULL, *bad_at = NULL;
 	bool ud = false, ok;
 	int n;
 
@@ -390,6 +390,8 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 			retry = w[i + 1];
 		else if (!strcmp(w[i], "--rnr-retry"))
 			rnr_retry = w[i + 1];
+		else if (!strcmp(w[i], "--bad-at"))
+			bad_at = w[i + 1];
 		i++;
 	}
 	if (!strcmp(op, "pingpong")) {
@@ -408,6 +410,7 @@ static int lab_rxe_step(const struct lab_step *s, const char *log)
 		     lab_opt(client, sizeof(client), "-w", window) && lab_opt(client, sizeof(client), "-m", mtu) &&
 		     lab_opt(client, sizeof(client), "--retry-cnt", retry) &&
 		     lab_opt(client, sizeof(client), "--rnr-retry", rnr_retry) &&
+		     lab_opt(client, sizeof(client), "--bad-at", bad_at) &&
 		     (!mistakes || lab_append(client, sizeof(client), " %s", mistakes));
 	}
 	if (!ok || !lab_append(client, sizeof(client), " " LAB_RXE_HOST) ||

@@ -65,6 +65,7 @@ struct rp {
 	bool no_grh;        /* --no-grh: the address vector without a GRH (is_global = 0) */
 	bool bad_rkey;      /* --bad-rkey: the client's RDMA work requests carry another R_Key */
 	bool bad_va;        /* --bad-va: ... and an address past the end of the server's buffer */
+	unsigned bad_at;    /* --bad-at K: only work request K (1-based) aims wrong; 0: all */
 	int retry_cnt;      /* --retry-cnt: the RC requester's retry count at RTS (IBA 9.7.6.1.3) */
 	int rnr_retry;      /* --rnr-retry: how often it sends again after an RNR NAK; 7: for ever (IBA 9.7.5.2.8) */
 	/* verbs */
@@ -385,8 +386,12 @@ static void rp_post(struct rp *r, uint64_t id)
 	wr.num_sge = 1;
 	wr.opcode = ops[r->op];
 	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = r->remote_va + (r->bad_va ? RP_BAD_VA_OFFSET : 0);
-	wr.wr.rdma.rkey = r->remote_rkey ^ (r->bad_rkey ? RP_BAD_RKEY_BITS : 0);
+	wr.wr.rdma.remote_addr = r->remote_va;
+	wr.wr.rdma.rkey = r->remote_rkey;
+	if (!r->bad_at || id + 1 == r->bad_at) {
+		wr.wr.rdma.remote_addr += r->bad_va ? RP_BAD_VA_OFFSET : 0;
+		wr.wr.rdma.rkey ^= r->bad_rkey ? RP_BAD_RKEY_BITS : 0;
+	}
 	if (r->op == RP_WRITE_IMM)
 		wr.imm_data = htonl((uint32_t)id + 1); /* as rocelab peer: the message's number, from 1 */
 	if (r->op == RP_FETCH_ADD || r->op == RP_CMP_SWAP) {
@@ -702,6 +707,7 @@ static void rp_usage(FILE *f)
 		   "  --no-grh    the RTR address vector without a GRH (is_global = 0): RoCE has no LIDs\n"
 		   "  --bad-rkey  client: RDMA work requests with the server's R_Key, low byte inverted\n"
 		   "  --bad-va    client: RDMA work requests 1 MiB past the server's address\n"
+		   "  --bad-at K  client: only the Kth work request (1-based) aims wrong, as rocelab peer's\n"
 		   "  --retry-cnt N  the QP's retry count, 0..7 (default 7, as ibv_rc_pingpong and perftest;\n"
 		   "              rxe takes 7 as 'for ever': only a smaller one ends in IBV_WC_RETRY_EXC_ERR)\n"
 		   "  --rnr-retry N  sends again after an RNR NAK, 0..7 (default 7: for ever, IBA 9.7.5.2.8);\n"
@@ -715,7 +721,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "no-grh", no_argument, NULL, 'G' }, { "bad-rkey", no_argument, NULL, 'K' },
 		{ "bad-va", no_argument, NULL, 'V' }, { "retry-cnt", required_argument, NULL, 'R' },
-		{ "rnr-retry", required_argument, NULL, 'N' },
+		{ "rnr-retry", required_argument, NULL, 'N' }, { "bad-at", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c, i;
@@ -727,6 +733,7 @@ int main(int argc, char **argv)
 		case 'V': r.bad_va = true; break;
 		case 'R': r.retry_cnt = atoi(optarg); break;
 		case 'N': r.rnr_retry = atoi(optarg); break;
+		case 'A': r.bad_at = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'd': r.dev_name = optarg; break;
 		case 'g': r.gid_index = atoi(optarg); break;
 		case 'p': r.port = atoi(optarg); break;
