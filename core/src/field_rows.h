@@ -34,7 +34,7 @@
 	H(x, XRCETH, RL_HDR_XRCETH, RL_XRCETH_LEN, "XRCETH", "xrceth", "xrceth",                   \
 	  "XRC Extended Transport Header", "IBA A14.6.3.1", NULL)                                  \
 	H(x, FETH, RL_HDR_FETH, RL_FETH_LEN, "FETH", "feth", "feth",                               \
-	  "FLUSH Extended Transport Header", "IBA 9.3.7 (Release 1.5)", NULL)                      \
+	  "FLUSH Extended Transport Header", "IBA 9.3.7, Release 1.5", NULL)                      \
 	H(x, RETH, RL_HDR_RETH, RL_RETH_LEN, "RETH", "reth", "reth",                               \
 	  "RDMA Extended Transport Header", "IBA 9.3.3", NULL)                                     \
 	H(x, ATOMICETH, RL_HDR_ATOMICETH, RL_ATOMICETH_LEN, "AtomicETH", "atomiceth", "atomiceth", \
