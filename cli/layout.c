@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * explain --layout HDR: a header's bit layout, drawn from the field table
+ * (rocelab/field.h) so that the picture cannot drift from the decoder.
+ * lay_build() works out every box once: where each field sits (its byte
+ * offset, bytes, shift and width; bits go MSB first on the wire, so bit 0
+ * of the diagram is the top bit of the header's first byte), the bits no
+ * field claims, a field split across 32-bit rows, and which labels fit.
+ * Three printers draw the result: an RFC 791-style text diagram, the same
+ * as SVG, and one JSON line per field for scripts and tests.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "json.h"
+#include "output.h"
+#include "rocelab/rocelab.h"
+
+#define LAY_ROW_BITS 32   /* bits per row, as the IBA and RFC 791 draw headers */
+#define LAY_MAX_SPANS 32
+#define LAY_MAX_BOXES 64
+#define LAY_LABEL_MAX 48
+#define LAY_LEGEND_WIDTH 78
+#define LAY_LEGEND_MAX 48
+#define LAY_LINE_MAX 128
+
+/* A field, or a run of bits no field claims, across the whole header. */
+struct lay_span {
+	const struct rl_field *f; /* NULL: reserved bits */
+	unsigned first;           /* first bit from the header's start */
+	unsigned bits;
+	char key;                 /* its legend key, when some box of it shows the key; or 0 */
+};
+
+/* A span's part within one row. */
+struct lay_box {
+	const struct lay_span *span;
+	unsigned row, col, bits;  /* row, first bit within it, width */
+	char label[LAY_LABEL_MAX];
+};
+
+struct lay {
+	const struct rl_field_hdr *h;
+	unsigned rows;
+	size_t nspan, nbox, nlegend;
+	struct lay_span span[LAY_MAX_SPANS];
+	struct lay_box box[LAY_MAX_BOXES];
+	char legend[LAY_LEGEND_MAX][LAY_LINE_MAX];
+};
+
+/* ---- the headers by name ---------------------------------------------------------------- */
+
+/* The n-th header of the table (BTH first, then enum rl_hdr's order), or NULL after the last. */
+static const struct rl_field_hdr *lay_hdr_at(unsigned n)
+{
+	if (n == 0)
+		return rl_field_hdr(RL_FIELD_BTH);
+	return n <= RL_HDR_COUNT ? rl_field_hdr(1u << (n - 1)) : NULL;
+}
+
+static const struct rl_field_hdr *lay_find(const char *name)
+{
+	const struct rl_field_hdr *h;
+
+	for (unsigned n = 0; (h = lay_hdr_at(n)); n++)
+		if (!strcasecmp(h->name, name))
+			return h;
+	return NULL;
+}
+
+static void lay_list(FILE *f)
+{
+	const struct rl_field_hdr *h;
+
+	for (unsigned n = 0; (h = lay_hdr_at(n)); n++)
+		fprintf(f, "%-12s %2u bytes  %s (%s)\n", h->name, h->len, h->title, h->section);
+}
+
+/* ---- the boxes ---------------------------------------------------------------------------- */
+
+static const char *lay_short(const struct rl_field *f)
+{
+	return f->label[0] ? f->label : f->name;
+}
+
+/* Characters inside a box of @bits in the text diagram (two columns a bit, one for the edge). */
+static unsigned lay_room(unsigned bits)
+{
+	return 2 * bits - 1;
+}
+
+static bool lay_add_span(struct lay *l, const struct rl_field *f, unsigned first, unsigned bits)
+{
+	if (l->nspan == LAY_MAX_SPANS)
+		return false;
+	l->span[l->nspan++] = (struct lay_span){ .f = f, .first = first, .bits = bits };
+	return true;
+}
+
+/*
+ * The header's spans in bit order: each field of the table where its row puts
+ * it, and reserved spans for the bits between. The table lists fields in wire
+ * order; one that overlaps the one before it is a table error, said here.
+ */
+static bool lay_spans(struct lay *l)
+{
+	size_t count;
+	const struct rl_field *t = rl_field_table(&count);
+	unsigned at = 0, end = l->h->len * 8u;
+
+	for (size_t i = 0; i < count; i++) {
+		const struct rl_field *f = &t[i];
+		unsigned first = f->off * 8u + f->bytes * 8u - f->shift - f->bits;
+
+		if (f->hdr != l->h->hdr)
+			continue;
+		if (first < at || first + f->bits > end) {
+			cli_error("explain", "the field table puts %s's %s at bit %u, over its neighbour",
+				  l->h->name, f->name, first);
+			return false;
+		}
+		if ((first > at && !lay_add_span(l, NULL, at, first - at)) || !lay_add_span(l, f, first, f->bits))
+			return false;
+		at = first + f->bits;
+	}
+	return at == end || lay_add_span(l, NULL, at, end - at);
+}
+
+/* A key letter for @s not yet taken: its short name's letters first, then a..z. */
+static char lay_pick_key(const struct lay *l, const struct lay_span *s)
+{
+	const char *name = s->f ? lay_short(s->f) : "reserved";
+	char taken[128] = { 0 };
+
+	for (size_t i = 0; i < l->nspan; i++)
+		taken[(unsigned char)l->span[i].key & 127] = 1;
+	for (const char *p = name; *p; p++) {
+		char c = (char)toupper((unsigned char)*p);
+		if (isalpha((unsigned char)c) && !taken[(unsigned char)c])
+			return c;
+	}
+	for (char c = 'a'; c <= 'z'; c++)
+		if (!taken[(unsigned char)c])
+			return c;
+	return '?';
+}
+
+/*
+ * The label of a box: the field's name if it fits, else its short label, else
+ * the key. A part of a split field names the bits of the value it holds,
+ * "[63:32]", bit 0 being the value's least significant.
+ */
+static void lay_label(struct lay *l, struct lay_box *b, struct lay_span *s)
+{
+	const char *names[2] = { s->f ? s->f->name : "reserved", s->f ? lay_short(s->f) : "reserved" };
+	char part[24] = "";
+
+	if (b->bits != s->bits && s->f) {
+		unsigned hi = s->bits - 1 - (b->row * LAY_ROW_BITS + b->col - s->first);
+		snprintf(part, sizeof(part), " [%u:%u]", hi, hi - b->bits + 1);
+	}
+	for (int i = 0; i < 2; i++) {
+		snprintf(b->label, sizeof(b->label), "%s%s", names[i], part);
+		if (strlen(b->label) <= lay_room(b->bits))
+			return;
+	}
+	if (!s->key)
+		s->key = lay_pick_key(l, s);
+	snprintf(b->label, sizeof(b->label), "%c", s->key);
+}
+
+/* Cut each span at the row edges into boxes, and label them. */
+static bool lay_boxes(struct lay *l)
+{
+	for (size_t i = 0; i < l->nspan; i++) {
+		struct lay_span *s = &l->span[i];
+
+		for (unsigned at = s->first; at < s->first + s->bits;) {
+			unsigned col = at % LAY_ROW_BITS, left = s->first + s->bits - at;
+			struct lay_box *b;
+
+			if (l->nbox == LAY_MAX_BOXES)
+				return false;
+			b = &l->box[l->nbox++];
+			b->span = s;
+			b->row = at / LAY_ROW_BITS;
+			b->col = col;
+			b->bits = left < LAY_ROW_BITS - col ? left : LAY_ROW_BITS - col;
+			lay_label(l, b, s);
+			at += b->bits;
+		}
+	}
+	l->rows = (l->h->len * 8u + LAY_ROW_BITS - 1) / LAY_ROW_BITS;
+	return true;
+}
+
+/* Append @text to the legend, wrapped at LAY_LEGEND_WIDTH, the lines after the first indented. */
+static void lay_legend_add(struct lay *l, const char *text)
+{
+	static const char indent[] = "     ";
+	size_t width = LAY_LEGEND_WIDTH;
+	const char *lead = "";
+
+	while (*text && l->nlegend < LAY_LEGEND_MAX) {
+		size_t cut = strlen(text);
+
+		if (cut > width) {
+			cut = width;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = width;
+		}
+		snprintf(l->legend[l->nlegend++], LAY_LINE_MAX, "%s%.*s", lead, (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+		lead = indent;
+		width = LAY_LEGEND_WIDTH - (sizeof(indent) - 1);
+	}
+}
+
+static void lay_legend(struct lay *l)
+{
+	char text[512], where[32];
+
+	for (size_t i = 0; i < l->nspan; i++) {
+		const struct lay_span *s = &l->span[i];
+
+		if (!s->key)
+			continue;
+		/* Where the diagram shows it: the row by its byte offset, the bits within the row. */
+		unsigned row = s->first / LAY_ROW_BITS * LAY_ROW_BITS / 8, bit = s->first % LAY_ROW_BITS;
+
+		if (s->bits == 1)
+			snprintf(where, sizeof(where), "row %u bit %u", row, bit);
+		else
+			snprintf(where, sizeof(where), "row %u bits %u-%u", row, bit, bit + s->bits - 1);
+		if (!s->f)
+			snprintf(text, sizeof(text), "  %c  reserved, %s", s->key, where);
+		else if (strcmp(lay_short(s->f), s->f->name))
+			snprintf(text, sizeof(text), "  %c  %s, %s, %s: %s", s->key, lay_short(s->f), s->f->name,
+				 where, s->f->meaning);
+		else
+			snprintf(text, sizeof(text), "  %c  %s, %s: %s", s->key, s->f->name, where, s->f->meaning);
+		lay_legend_add(l, text);
+	}
+}
+
+/* Everything the printers draw, for header @h. */
+static bool lay_build(struct lay *l, const struct rl_field_hdr *h)
+{
+	memset(l, 0, sizeof(*l));
+	l->h = h;
+	if (!lay_spans(l) || !lay_boxes(l)) {
+		cli_error("explain", "%s: too many fields to draw", h->name);
+		return false;
+	}
+	lay_legend(l);
+	return true;
+}
+
+/* ---- text ---------------------------------------------------------------------------------- */
+
+static unsigned lay_row_bits(const struct lay *l, unsigned row)
+{
+	unsigned left = l->h->len * 8u - row * LAY_ROW_BITS;
+
+	return left < LAY_ROW_BITS ? left : LAY_ROW_BITS;
+}
+
+static void lay_text_rule(FILE *o, unsigned bits)
+{
+	fputs("      +", o);
+	for (unsigned i = 0; i < bits; i++)
+		fputs("-+", o);
+	fputc('\n', o);
+}
+
+static void lay_text_row(FILE *o, const struct lay *l, unsigned row)
+{
+	fprintf(o, "%5u |", row * LAY_ROW_BITS / 8);
+	for (size_t i = 0; i < l->nbox; i++) {
+		const struct lay_box *b = &l->box[i];
+		unsigned room = lay_room(b->bits), len = (unsigned)strlen(b->label);
+		unsigned before = (room - len) / 2;
+
+		if (b->row == row)
+			fprintf(o, "%*s%s%*s|", (int)before, "", b->label, (int)(room - len - before), "");
+	}
+	fputc('\n', o);
+}
+
+static void lay_print_text(FILE *o, const struct lay *l)
+{
+	fprintf(o, "%s: %s, %u bytes (%s)\n\n", l->h->name, l->h->title, l->h->len, l->h->section);
+	/* The bit numbers, tens over units, as RFC 791 writes them. */
+	fputs("       ", o);
+	for (unsigned i = 0; i < LAY_ROW_BITS; i += 10)
+		fprintf(o, i + 10 < LAY_ROW_BITS ? "%-20u" : "%u", i / 10);
+	fputs("\n       ", o);
+	for (unsigned i = 0; i < LAY_ROW_BITS; i++)
+		fprintf(o, "%u%s", i % 10, i + 1 < LAY_ROW_BITS ? " " : "\n");
+	lay_text_rule(o, lay_row_bits(l, 0));
+	for (unsigned r = 0; r < l->rows; r++) {
+		lay_text_row(o, l, r);
+		lay_text_rule(o, lay_row_bits(l, r));
+	}
+	if (l->nlegend)
+		fputc('\n', o);
+	for (size_t i = 0; i < l->nlegend; i++)
+		fprintf(o, "%s\n", l->legend[i]);
+}
+
+/* ---- SVG ----------------------------------------------------------------------------------- */
+
+#define LAY_SVG_BIT 20      /* px per bit */
+#define LAY_SVG_ROW 36      /* px per row */
+#define LAY_SVG_LEFT 56     /* the byte offsets' column */
+#define LAY_SVG_TOP 64      /* the title and the bit numbers */
+#define LAY_SVG_LINE 16     /* px per legend line */
+#define LAY_SVG_MARGIN 16
+
+static void lay_xml(FILE *o, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", o); break;
+		case '<': fputs("&lt;", o); break;
+		case '>': fputs("&gt;", o); break;
+		case '"': fputs("&quot;", o); break;
+		default: fputc(*s, o);
+		}
+	}
+}
+
+static void lay_svg_box(FILE *o, const struct lay_box *b)
+{
+	unsigned x = LAY_SVG_LEFT + b->col * LAY_SVG_BIT, y = LAY_SVG_TOP + b->row * LAY_SVG_ROW;
+	unsigned w = b->bits * LAY_SVG_BIT;
+	bool reserved = !b->span->f || (b->span->f->flags & RL_FF_RESERVED);
+
+	fprintf(o, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" fill=\"%s\" stroke=\"#000000\"/>\n", x, y,
+		w, LAY_SVG_ROW, reserved ? "#e6e6e6" : "#ffffff");
+	fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">", x + w / 2, y + LAY_SVG_ROW / 2 + 4);
+	lay_xml(o, b->label);
+	fputs("</text>\n", o);
+}
+
+static void lay_print_svg(FILE *o, const struct lay *l)
+{
+	unsigned width = LAY_SVG_LEFT + LAY_ROW_BITS * LAY_SVG_BIT + LAY_SVG_MARGIN;
+	unsigned legend_y = LAY_SVG_TOP + l->rows * LAY_SVG_ROW + 2 * LAY_SVG_MARGIN;
+	unsigned height = legend_y + (unsigned)l->nlegend * LAY_SVG_LINE + LAY_SVG_MARGIN;
+	char title[256];
+
+	snprintf(title, sizeof(title), "%s: %s, %u bytes (%s)", l->h->name, l->h->title, l->h->len, l->h->section);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", o);
+	fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" height=\"%u\" "
+		   "viewBox=\"0 0 %u %u\" font-family=\"monospace\" font-size=\"12\">\n", width, height, width, height);
+	fputs("<title>", o);
+	lay_xml(o, title);
+	fputs("</title>\n", o);
+	fprintf(o, "<rect width=\"%u\" height=\"%u\" fill=\"#ffffff\"/>\n", width, height);
+	fprintf(o, "<text x=\"%u\" y=\"20\" font-size=\"14\">", LAY_SVG_MARGIN);
+	lay_xml(o, title);
+	fputs("</text>\n", o);
+	fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\" font-size=\"10\">byte</text>\n", LAY_SVG_LEFT - 8,
+		LAY_SVG_TOP - 8);
+	for (unsigned i = 0; i < LAY_ROW_BITS; i++) {
+		unsigned x = LAY_SVG_LEFT + i * LAY_SVG_BIT + LAY_SVG_BIT / 2;
+
+		if (i % 10 == 0)
+			fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\" font-size=\"10\">%u</text>\n", x,
+				LAY_SVG_TOP - 20, i / 10);
+		fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\" font-size=\"10\">%u</text>\n", x,
+			LAY_SVG_TOP - 8, i % 10);
+	}
+	for (unsigned r = 0; r < l->rows; r++)
+		fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\">%u</text>\n", LAY_SVG_LEFT - 8,
+			LAY_SVG_TOP + r * LAY_SVG_ROW + LAY_SVG_ROW / 2 + 4, r * LAY_ROW_BITS / 8);
+	for (size_t i = 0; i < l->nbox; i++)
+		lay_svg_box(o, &l->box[i]);
+	for (size_t i = 0; i < l->nlegend; i++) {
+		fprintf(o, "<text x=\"%u\" y=\"%u\" xml:space=\"preserve\">", LAY_SVG_MARGIN,
+			legend_y + (unsigned)i * LAY_SVG_LINE);
+		lay_xml(o, l->legend[i]);
+		fputs("</text>\n", o);
+	}
+	fputs("</svg>\n", o);
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+/* One line per field and per reserved run, in bit order. */
+static void lay_print_json(FILE *o, const struct lay *l)
+{
+	struct json j;
+
+	json_begin(&j, o);
+	for (size_t i = 0; i < l->nspan; i++) {
+		const struct lay_span *s = &l->span[i];
+		char key[2] = { s->key, 0 };
+
+		json_obj(&j, NULL);
+		json_str(&j, "header", l->h->name);
+		json_str(&j, "name", s->f ? s->f->name : "reserved");
+		if (s->f) {
+			json_str(&j, "json_key", s->f->key);
+			json_str(&j, "filter", s->f->filter);
+		}
+		json_u64(&j, "first_bit", s->first);
+		json_u64(&j, "bits", s->bits);
+		json_u64(&j, "byte", s->first / 8);
+		json_bool(&j, "reserved", !s->f || (s->f->flags & RL_FF_RESERVED));
+		if (s->key)
+			json_str(&j, "legend_key", key);
+		json_end(&j);
+		json_newline(&j);
+	}
+}
+
+/* ---- the command ----------------------------------------------------------------------------- */
+
+static void lay_print(FILE *o, const struct lay *l, enum cli_layout_form form)
+{
+	if (form == CLI_LAYOUT_SVG)
+		lay_print_svg(o, l);
+	else if (form == CLI_LAYOUT_JSON)
+		lay_print_json(o, l);
+	else
+		lay_print_text(o, l);
+}
+
+/* Write to @path through cli_output: a temporary file renamed over it once all is written. */
+static int lay_write_file(const struct lay *l, enum cli_layout_form form, const char *path)
+{
+	struct cli_output out;
+	FILE *f = cli_output_open(&out, "explain", path, -1, NULL);
+	bool ok;
+
+	if (!f)
+		return CLI_ERR;
+	lay_print(f, l, form);
+	ok = fflush(f) == 0 && !ferror(f);
+	if (fclose(f))
+		ok = false;
+	if (!ok) {
+		cli_error("explain", "writing %s failed: %s", path, strerror(errno));
+		cli_output_abort(&out);
+		return CLI_ERR;
+	}
+	return cli_output_commit(&out) ? CLI_OK : CLI_ERR;
+}
+
+int cli_layout(const char *name, enum cli_layout_form form, const char *path)
+{
+	static struct lay l;
+	const struct rl_field_hdr *h;
+
+	if (!strcasecmp(name, "list")) {
+		lay_list(stdout);
+		return CLI_OK;
+	}
+	h = lay_find(name);
+	if (!h) {
+		cli_error("explain", "--layout: no header named '%s'; the headers are:", name);
+		lay_list(stderr);
+		return CLI_ERR;
+	}
+	if (!lay_build(&l, h))
+		return CLI_ERR;
+	if (path)
+		return lay_write_file(&l, form, path);
+	lay_print(stdout, &l, form);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("explain", "cannot write the output");
+		return CLI_ERR;
+	}
+	return CLI_OK;
+}
