@@ -1,7 +1,9 @@
 # Sourced by run.sh (its R, RA, T, expect, ok and bad): explain --layout, the header diagrams drawn
-# from the field table, in text, SVG and JSON.
+# from the field table, and the golden SVGs in docs/figures/ that the guides show.
 
 LD=$(dirname "$0")
+FIG="$LD/../../docs/figures"
+FIG_HDRS="BTH RETH AETH DETH AtomicETH AtomicAckETH ImmDt IETH"
 
 # The BTH as IBA 9.2 draws it: every field once, in order, at its width (layout_text.py).
 "$RA" explain --layout bth >"$T/bth.txt" 2>"$T/err"
@@ -48,3 +50,19 @@ expect "explain --layout -o into a missing directory" 2 "cannot write|No such fi
 	"$RA" explain --layout RETH --svg -o "$T/no/such/dir.svg"
 expect "explain --layout -o to a full disk" 2 "writing /dev/full failed|No space left" \
 	"$RA" explain --layout RETH --svg -o /dev/full
+
+# The golden figures: each made again by the command and compared byte for byte.
+: >"$T/err"
+for h in $FIG_HDRS; do
+	[ -f "$FIG/$h.svg" ] && ok "docs/figures/$h.svg is there" || bad "docs/figures/$h.svg is missing"
+done
+for f in "$FIG"/*.svg; do
+	[ -e "$f" ] || continue
+	h=$(basename "$f" .svg)
+	if "$R" explain --layout "$h" --svg 2>"$T/err" | cmp -s - "$f"; then
+		ok "docs/figures/$h.svg is what explain --layout $h --svg draws"
+	else
+		echo "     remake them: for h in $FIG_HDRS; do build/rocelab explain --layout \$h --svg -o docs/figures/\$h.svg; done" >>"$T/err"
+		bad "docs/figures/$h.svg is what explain --layout $h --svg draws"
+	fi
+done
