@@ -25,7 +25,8 @@ int cli_compare(const char *a, const char *b);
 /*
  * explain --layout HDR: the header's bit layout from the field table, as text,
  * SVG or one JSON line per field, to standard output or to @path if not NULL
- * (layout.c). HDR "list" lists the headers.
+ * (layout.c); an opcode instead of HDR: the layers of its frames. HDR "list"
+ * lists the headers.
  */
 enum cli_layout_form { CLI_LAYOUT_TEXT, CLI_LAYOUT_SVG, CLI_LAYOUT_JSON };
 int cli_layout(const char *name, enum cli_layout_form form, const char *path);

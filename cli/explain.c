@@ -124,7 +124,7 @@ static void ex_usage(FILE *f)
 		"usage: rocelab explain [options] FILE [FILTER...]\n"
 		"       rocelab explain [options] -r FILE [FILTER...]\n"
 		"       rocelab explain --compare FILE_A FILE_B\n"
-		"       rocelab explain --layout HDR [--svg | --json] [-o FILE]\n\n"
+		"       rocelab explain --layout HDR|OPCODE [--svg | --json] [-o FILE]\n\n"
 		"Print every RoCE packet of a capture (pcap or pcapng; '-' reads standard input)\n"
 		"in RDMA terms: opcode, queue pair, PSN, the extended headers, and whether the\n"
 		"ICRC is right. Other packets are counted and skipped.\n\n"
@@ -165,6 +165,10 @@ static void ex_usage(FILE *f)
 		"                  decoder uses: 32 bits a row, byte offsets at the left,\n"
 		"                  each field in its box, reserved bits too, and a label too\n"
 		"                  long for its box as a key explained under the diagram\n"
+		"      --layout OPCODE  the layers of a frame of that opcode, a spec name ('RC RDMA\n"
+		"                  WRITE First', RC_SEND_ONLY) or number (0x11): Ethernet, IPv4,\n"
+		"                  UDP, BTH, the extended headers the opcode table lists, payload,\n"
+		"                  pad and ICRC, with their bytes\n"
 		"      --svg       with --layout: the same diagram as a standalone SVG image\n"
 		"                  (docs/figures/ holds those of the headers the labs use)\n"
 		"      --json      with --layout: one object per field and per reserved run\n"
@@ -188,6 +192,7 @@ static void ex_usage(FILE *f)
 		"  rocelab explain -r demo.pcap --op 'RDMA WRITE' -t ad\n"
 		"  rocelab explain --layout BTH\n"
 		"  rocelab explain --layout RETH --svg -o reth.svg\n"
+		"  rocelab explain --layout 'RC RDMA WRITE First'\n"
 		"  tcpdump -i eth0 -U -w - udp port 4791 | rocelab explain - --qp 0x12\n");
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "args.h"
 #include "cli.h"
 #include "json.h"
 #include "output.h"
@@ -198,14 +199,14 @@ static bool lay_boxes(struct lay *l)
 	return true;
 }
 
-/* Append @text to the legend, wrapped at LAY_LEGEND_WIDTH, the lines after the first indented. */
-static void lay_legend_add(struct lay *l, const char *text)
+/* Append @text to a legend, wrapped at LAY_LEGEND_WIDTH, the lines after the first indented. */
+static void lay_lines_add(char (*lines)[LAY_LINE_MAX], size_t *n, const char *text)
 {
 	static const char indent[] = "     ";
 	size_t width = LAY_LEGEND_WIDTH;
 	const char *lead = "";
 
-	while (*text && l->nlegend < LAY_LEGEND_MAX) {
+	while (*text && *n < LAY_LEGEND_MAX) {
 		size_t cut = strlen(text);
 
 		if (cut > width) {
@@ -215,7 +216,7 @@ static void lay_legend_add(struct lay *l, const char *text)
 			if (!cut)
 				cut = width;
 		}
-		snprintf(l->legend[l->nlegend++], LAY_LINE_MAX, "%s%.*s", lead, (int)cut, text);
+		snprintf(lines[(*n)++], LAY_LINE_MAX, "%s%.*s", lead, (int)cut, text);
 		text += cut;
 		while (*text == ' ')
 			text++;
@@ -247,7 +248,7 @@ static void lay_legend(struct lay *l)
 				 where, s->f->meaning);
 		else
 			snprintf(text, sizeof(text), "  %c  %s, %s: %s", s->key, s->f->name, where, s->f->meaning);
-		lay_legend_add(l, text);
+		lay_lines_add(l->legend, &l->nlegend, text);
 	}
 }
 
@@ -338,6 +339,21 @@ static void lay_xml(FILE *o, const char *s)
 	}
 }
 
+/* The document's start: an SVG 1.1 root, its title, a white ground (for dark pages), the title shown. */
+static void lay_svg_head(FILE *o, const char *title, unsigned width, unsigned height)
+{
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", o);
+	fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" height=\"%u\" "
+		   "viewBox=\"0 0 %u %u\" font-family=\"monospace\" font-size=\"12\">\n", width, height, width, height);
+	fputs("<title>", o);
+	lay_xml(o, title);
+	fputs("</title>\n", o);
+	fprintf(o, "<rect width=\"%u\" height=\"%u\" fill=\"#ffffff\"/>\n", width, height);
+	fprintf(o, "<text x=\"%u\" y=\"20\" font-size=\"14\">", LAY_SVG_MARGIN);
+	lay_xml(o, title);
+	fputs("</text>\n", o);
+}
+
 static void lay_svg_box(FILE *o, const struct lay_box *b)
 {
 	unsigned x = LAY_SVG_LEFT + b->col * LAY_SVG_BIT, y = LAY_SVG_TOP + b->row * LAY_SVG_ROW;
@@ -359,16 +375,7 @@ static void lay_print_svg(FILE *o, const struct lay *l)
 	char title[256];
 
 	snprintf(title, sizeof(title), "%s: %s, %u bytes (%s)", l->h->name, l->h->title, l->h->len, l->h->section);
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", o);
-	fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" height=\"%u\" "
-		   "viewBox=\"0 0 %u %u\" font-family=\"monospace\" font-size=\"12\">\n", width, height, width, height);
-	fputs("<title>", o);
-	lay_xml(o, title);
-	fputs("</title>\n", o);
-	fprintf(o, "<rect width=\"%u\" height=\"%u\" fill=\"#ffffff\"/>\n", width, height);
-	fprintf(o, "<text x=\"%u\" y=\"20\" font-size=\"14\">", LAY_SVG_MARGIN);
-	lay_xml(o, title);
-	fputs("</text>\n", o);
+	lay_svg_head(o, title, width, height);
 	fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\" font-size=\"10\">byte</text>\n", LAY_SVG_LEFT - 8,
 		LAY_SVG_TOP - 8);
 	for (unsigned i = 0; i < LAY_ROW_BITS; i++) {
@@ -424,11 +431,228 @@ static void lay_print_json(FILE *o, const struct lay *l)
 	}
 }
 
+/* ---- a frame's layers (--layout OPCODE) -------------------------------------------------------- */
+
+#define LAY_ETH_LEN 14    /* Ethernet II: destination, source, EtherType */
+#define LAY_IPV4_LEN 20   /* IPv4 without options (RFC 791) */
+#define LAY_UDP_LEN 8     /* RFC 768 */
+#define LAY_MAX_LAYERS 16
+#define LAY_FRAME_CHAR 9  /* SVG px per text column of the frame's boxes */
+
+struct lay_layer {
+	const char *name;
+	char bytes[16];   /* "14"; or what the opcode allows: "PMTU", "0-3" */
+	int off;          /* its first byte in the frame; -1 after a payload of no fixed length */
+	unsigned width;   /* text columns inside its box */
+};
+
+struct lay_frame {
+	uint8_t opcode;
+	const struct rl_opcode_info *info;
+	size_t n, nlegend;
+	int next;         /* the next layer's first byte, -1 once no longer fixed */
+	struct lay_layer layer[LAY_MAX_LAYERS];
+	char legend[LAY_LEGEND_MAX][LAY_LINE_MAX];
+};
+
+/* The next layer, @len bytes long (-1: no fixed length). */
+static void lay_frame_add(struct lay_frame *fr, const char *name, const char *bytes, int len)
+{
+	struct lay_layer *y = &fr->layer[fr->n++];
+	size_t w = strlen(name) > strlen(bytes) ? strlen(name) : strlen(bytes);
+
+	y->name = name;
+	snprintf(y->bytes, sizeof(y->bytes), "%s", bytes);
+	y->off = fr->next;
+	y->width = (unsigned)w + 2;
+	fr->next = fr->next >= 0 && len >= 0 ? fr->next + len : -1;
+}
+
+static void lay_frame_fixed(struct lay_frame *fr, const char *name, unsigned len)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%u", len);
+	lay_frame_add(fr, name, n, (int)len);
+}
+
+/*
+ * The payload an opcode allows: a fixed length (ATOMIC WRITE's 8), exactly one
+ * path MTU in a First or Middle packet (IBA 9.7.5.1.4, C9-114), up to one in
+ * an Only or Last packet.
+ */
+static void lay_frame_payload(struct lay_frame *fr)
+{
+	const struct rl_opcode_info *in = fr->info;
+	bool full = (in->flags & RL_OPF_MIDDLE) || ((in->flags & RL_OPF_FIRST) && !(in->flags & RL_OPF_LAST));
+
+	/* The pad makes the payload a multiple of 4 bytes: BTH PadCnt (IBA 9.2). */
+	if (in->fixed_payload) {
+		lay_frame_fixed(fr, "payload", in->fixed_payload);
+		lay_frame_fixed(fr, "pad", (4u - in->fixed_payload % 4u) % 4u);
+	} else {
+		lay_frame_add(fr, "payload", full ? "PMTU" : "0-PMTU", -1);
+		lay_frame_add(fr, "pad", "0-3", -1);
+	}
+}
+
+/* RoCEv2's stack for @opcode: Ethernet | IPv4 | UDP | BTH | extended headers | payload | pad | ICRC. */
+static void lay_frame_build(struct lay_frame *fr, uint8_t opcode)
+{
+	const struct rl_field_hdr *h;
+	char text[256];
+
+	memset(fr, 0, sizeof(*fr));
+	fr->opcode = opcode;
+	fr->info = rl_opcode_info(opcode);
+	lay_frame_fixed(fr, "Ethernet", LAY_ETH_LEN);
+	lay_frame_fixed(fr, "IPv4", LAY_IPV4_LEN);
+	lay_frame_fixed(fr, "UDP", LAY_UDP_LEN);
+	lay_frame_fixed(fr, "BTH", RL_BTH_LEN);
+	for (unsigned n = 1; (h = lay_hdr_at(n)); n++)
+		if (fr->info->hdrs & h->hdr)
+			lay_frame_fixed(fr, h->name, h->len);
+	if (fr->info->flags & RL_OPF_PAYLOAD)
+		lay_frame_payload(fr);
+	lay_frame_fixed(fr, "ICRC", RL_ICRC_LEN);
+
+	lay_lines_add(fr->legend, &fr->nlegend, "  Ethernet, IPv4, UDP  RoCEv2's encapsulation (IBA A17): UDP to destination port 4791; "
+		      "over IPv6 the IP header is 40 bytes");
+	for (unsigned n = 0; (h = lay_hdr_at(n)); n++) {
+		if (n && !(fr->info->hdrs & h->hdr))
+			continue;
+		snprintf(text, sizeof(text), "  %s  %s, %u bytes (%s)", h->name, h->title, h->len, h->section);
+		lay_lines_add(fr->legend, &fr->nlegend, text);
+	}
+	if (fr->info->flags & RL_OPF_PAYLOAD)
+		lay_lines_add(fr->legend, &fr->nlegend,
+			      "  payload, pad  the message's bytes; First and Middle packets carry exactly one path "
+			      "MTU (IBA 9.7.5.1.4), Only and Last up to one; pad to a 4-byte multiple, BTH PadCnt");
+	lay_lines_add(fr->legend, &fr->nlegend, "  ICRC  Invariant CRC over the fields no router changes (IBA A17.3.3)");
+}
+
+static void lay_frame_rule(FILE *o, const struct lay_frame *fr)
+{
+	fputc('+', o);
+	for (size_t i = 0; i < fr->n; i++) {
+		for (unsigned k = 0; k < fr->layer[i].width; k++)
+			fputc('-', o);
+		fputc('+', o);
+	}
+	fputc('\n', o);
+}
+
+static void lay_frame_cells(FILE *o, const struct lay_frame *fr, bool bytes)
+{
+	fputc('|', o);
+	for (size_t i = 0; i < fr->n; i++) {
+		const struct lay_layer *y = &fr->layer[i];
+		const char *t = bytes ? y->bytes : y->name;
+		unsigned len = (unsigned)strlen(t), before = (y->width - len) / 2;
+
+		fprintf(o, "%*s%s%*s|", (int)before, "", t, (int)(y->width - len - before), "");
+	}
+	fputc('\n', o);
+}
+
+static void lay_frame_title(char *buf, size_t n, const struct lay_frame *fr)
+{
+	snprintf(buf, n, "%s (opcode 0x%02x): the layers of one RoCEv2 frame, in bytes", fr->info->name, fr->opcode);
+}
+
+static void lay_frame_text(FILE *o, const struct lay_frame *fr)
+{
+	char title[160];
+
+	lay_frame_title(title, sizeof(title), fr);
+	fprintf(o, "%s\n\n", title);
+	lay_frame_rule(o, fr);
+	lay_frame_cells(o, fr, false);
+	lay_frame_cells(o, fr, true);
+	lay_frame_rule(o, fr);
+	/* Each layer's first byte under its left edge, as long as it is fixed; the frame's end if it is. */
+	for (size_t i = 0; i < fr->n && fr->layer[i].off >= 0; i++) {
+		bool last = i + 1 == fr->n ? fr->next < 0 : fr->layer[i + 1].off < 0;
+		int w = fprintf(o, "%d", fr->layer[i].off);
+
+		if (!last || fr->next >= 0)
+			fprintf(o, "%*s", (int)(fr->layer[i].width + 1 - (unsigned)w), "");
+	}
+	if (fr->next >= 0)
+		fprintf(o, "%d", fr->next);
+	fputs("\n\n", o);
+	for (size_t i = 0; i < fr->nlegend; i++)
+		fprintf(o, "%s\n", fr->legend[i]);
+}
+
+static void lay_frame_svg(FILE *o, const struct lay_frame *fr)
+{
+	unsigned x = LAY_SVG_MARGIN, y = LAY_SVG_TOP - 24, h = 2 * LAY_SVG_ROW / 2 + 16, width = 2 * LAY_SVG_MARGIN;
+	unsigned legend_y = y + h + 2 * LAY_SVG_MARGIN + LAY_SVG_LINE, height;
+	char title[160];
+
+	for (size_t i = 0; i < fr->n; i++)
+		width += (fr->layer[i].width + 1) * LAY_FRAME_CHAR;
+	if (width < LAY_SVG_MARGIN * 2 + LAY_LEGEND_WIDTH * 8)
+		width = LAY_SVG_MARGIN * 2 + LAY_LEGEND_WIDTH * 8;
+	height = legend_y + (unsigned)fr->nlegend * LAY_SVG_LINE + LAY_SVG_MARGIN;
+	lay_frame_title(title, sizeof(title), fr);
+	lay_svg_head(o, title, width, height);
+	for (size_t i = 0; i < fr->n; i++) {
+		const struct lay_layer *l = &fr->layer[i];
+		unsigned w = (l->width + 1) * LAY_FRAME_CHAR;
+		bool ib = i >= 3 && strcmp(l->name, "payload") && strcmp(l->name, "pad");
+
+		fprintf(o, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" fill=\"%s\" stroke=\"#000000\"/>\n", x, y, w,
+			h, ib ? "#ffffff" : "#e6e6e6");
+		fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">", x + w / 2, y + h / 2 - 2);
+		lay_xml(o, l->name);
+		fprintf(o, "</text>\n<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">", x + w / 2, y + h / 2 + 14);
+		lay_xml(o, l->bytes);
+		fputs("</text>\n", o);
+		if (l->off >= 0)
+			fprintf(o, "<text x=\"%u\" y=\"%u\" font-size=\"10\">%d</text>\n", x, y + h + 14, l->off);
+		x += w;
+	}
+	for (size_t i = 0; i < fr->nlegend; i++) {
+		fprintf(o, "<text x=\"%u\" y=\"%u\" xml:space=\"preserve\">", LAY_SVG_MARGIN,
+			legend_y + (unsigned)i * LAY_SVG_LINE);
+		lay_xml(o, fr->legend[i]);
+		fputs("</text>\n", o);
+	}
+	fputs("</svg>\n", o);
+}
+
+/* One line per layer: its name, first byte (-1: after a payload of any length) and length. */
+static void lay_frame_json(FILE *o, const struct lay_frame *fr)
+{
+	struct json j;
+
+	json_begin(&j, o);
+	for (size_t i = 0; i < fr->n; i++) {
+		json_obj(&j, NULL);
+		json_str(&j, "opcode", fr->info->name);
+		json_str(&j, "layer", fr->layer[i].name);
+		if (fr->layer[i].off >= 0)
+			json_u64(&j, "byte", (uint64_t)fr->layer[i].off);
+		json_str(&j, "bytes", fr->layer[i].bytes);
+		json_end(&j);
+		json_newline(&j);
+	}
+}
+
 /* ---- the command ----------------------------------------------------------------------------- */
 
-static void lay_print(FILE *o, const struct lay *l, enum cli_layout_form form)
+/* A header's diagram (@l) or a frame's layers (@fr), in @form. */
+static void lay_print(FILE *o, const struct lay *l, const struct lay_frame *fr, enum cli_layout_form form)
 {
-	if (form == CLI_LAYOUT_SVG)
+	if (fr && form == CLI_LAYOUT_SVG)
+		lay_frame_svg(o, fr);
+	else if (fr && form == CLI_LAYOUT_JSON)
+		lay_frame_json(o, fr);
+	else if (fr)
+		lay_frame_text(o, fr);
+	else if (form == CLI_LAYOUT_SVG)
 		lay_print_svg(o, l);
 	else if (form == CLI_LAYOUT_JSON)
 		lay_print_json(o, l);
@@ -436,8 +660,28 @@ static void lay_print(FILE *o, const struct lay *l, enum cli_layout_form form)
 		lay_print_text(o, l);
 }
 
+/* An opcode by number (0x06) or spec name, '_' and '-' read as spaces (rxe's RC_SEND_ONLY); -1 if none. */
+static int lay_opcode(const char *name)
+{
+	char want[64];
+	size_t n = 0;
+	uint64_t v;
+	int op;
+
+	if (cli_parse_u64(name, 255, &v))
+		op = (int)v;
+	else {
+		for (; name[n] && n < sizeof(want) - 1; n++)
+			want[n] = name[n] == '_' || name[n] == '-' ? ' ' : name[n];
+		want[n] = '\0';
+		op = rl_opcode_by_name(want);
+	}
+	return op >= 0 && (rl_opcode_info((uint8_t)op)->flags & RL_OPF_VALID) ? op : -1;
+}
+
 /* Write to @path through cli_output: a temporary file renamed over it once all is written. */
-static int lay_write_file(const struct lay *l, enum cli_layout_form form, const char *path)
+static int lay_write_file(const struct lay *l, const struct lay_frame *fr, enum cli_layout_form form,
+			  const char *path)
 {
 	struct cli_output out;
 	FILE *f = cli_output_open(&out, "explain", path, -1, NULL);
@@ -445,7 +689,7 @@ static int lay_write_file(const struct lay *l, enum cli_layout_form form, const 
 
 	if (!f)
 		return CLI_ERR;
-	lay_print(f, l, form);
+	lay_print(f, l, fr, form);
 	ok = fflush(f) == 0 && !ferror(f);
 	if (fclose(f))
 		ok = false;
@@ -460,7 +704,9 @@ static int lay_write_file(const struct lay *l, enum cli_layout_form form, const 
 int cli_layout(const char *name, enum cli_layout_form form, const char *path)
 {
 	static struct lay l;
+	static struct lay_frame fr;
 	const struct rl_field_hdr *h;
+	int op;
 
 	if (!strcasecmp(name, "list")) {
 		lay_list(stdout);
@@ -468,15 +714,20 @@ int cli_layout(const char *name, enum cli_layout_form form, const char *path)
 	}
 	h = lay_find(name);
 	if (!h) {
-		cli_error("explain", "--layout: no header named '%s'; the headers are:", name);
-		lay_list(stderr);
+		op = lay_opcode(name);
+		if (op < 0) {
+			cli_error("explain", "--layout: no header or opcode named '%s'; an opcode is its number or "
+					     "its name ('RC SEND Only', 'UD_SEND_ONLY'); the headers are:", name);
+			lay_list(stderr);
+			return CLI_ERR;
+		}
+		lay_frame_build(&fr, (uint8_t)op);
+	} else if (!lay_build(&l, h)) {
 		return CLI_ERR;
 	}
-	if (!lay_build(&l, h))
-		return CLI_ERR;
 	if (path)
-		return lay_write_file(&l, form, path);
-	lay_print(stdout, &l, form);
+		return lay_write_file(h ? &l : NULL, h ? NULL : &fr, form, path);
+	lay_print(stdout, h ? &l : NULL, h ? NULL : &fr, form);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error("explain", "cannot write the output");
 		return CLI_ERR;

@@ -4,6 +4,7 @@
 LD=$(dirname "$0")
 FIG="$LD/../../docs/figures"
 FIG_HDRS="BTH RETH AETH DETH AtomicETH AtomicAckETH ImmDt IETH"
+FIG_FRAMES="RC_SEND_Only RC_RDMA_WRITE_First RC_RDMA_READ_Request RC_Acknowledge RC_FetchAdd"
 
 # The BTH as IBA 9.2 draws it: every field once, in order, at its width (layout_text.py).
 "$RA" explain --layout bth >"$T/bth.txt" 2>"$T/err"
@@ -16,7 +17,22 @@ if awk 'length > 80 { exit 1 }' "$T/bth.txt"; then ok "explain --layout BTH fits
 else bad "explain --layout BTH fits 80 columns"; fi
 expect "explain --layout RETH: the 64-bit VA split across two rows" 0 \
 	"Virtual address \[63:32\].*Virtual address \[31:0\]" sh -c "\"$RA\" explain --layout RETH | tr '\n' ' '"
-expect "explain --layout: an unknown header" 2 "no header named 'GRH'; the headers are:.*" "$RA" explain --layout GRH
+expect "explain --layout: an unknown header" 2 "no header or opcode named 'GRH'.*the headers are:" "$RA" explain --layout GRH
+expect "explain --layout: a reserved opcode is none" 2 "no header or opcode named '0xff'" "$RA" explain --layout 0xff
+
+# A frame's layers, by opcode: the byte counts of Ethernet II (14), IPv4 without options (RFC 791:
+# 20), UDP (RFC 768: 8), BTH (IBA 9.2: 12), RETH (9.3.3: 16), AETH (9.3.5: 4), AtomicETH (9.3.4: 28)
+# and the ICRC (A17.3.3: 4), and where each starts. The boxes read with their spaces squeezed.
+lay_frame() { "$RA" explain --layout "$1" | tr -s ' ' | tr '\n' ' '; }
+expect "explain --layout 'RC RDMA WRITE First': the layers and their bytes" 0 \
+	"\| Ethernet \| IPv4 \| UDP \| BTH \| RETH \| payload \| pad \| ICRC \| \| 14 \| 20 \| 8 \| 12 \| 16 \| PMTU \| 0-3 \| 4 \| .* 0 14 34 42 54 70 " \
+	lay_frame "RC RDMA WRITE First"
+expect "explain --layout 0x11 (RC Acknowledge): 62 bytes in all" 0 \
+	"^RC Acknowledge .*\| BTH \| AETH \| ICRC \| \| 14 \| 20 \| 8 \| 12 \| 4 \| 4 \| .* 0 14 34 42 54 58 62 " lay_frame 0x11
+expect "explain --layout rc_fetchadd: rxe's spelling, 86 bytes in all" 0 \
+	"\| BTH \| AtomicETH \| ICRC \| \| 14 \| 20 \| 8 \| 12 \| 28 \| 4 \| .* 42 54 82 86 " lay_frame rc_fetchadd
+expect "explain --layout 'RC RDMA READ Request': no payload" 0 \
+	"\| BTH \| RETH \| ICRC \| \| 14 \| 20 \| 8 \| 12 \| 16 \| 4 \|" lay_frame "RC RDMA READ Request"
 expect "explain --layout list" 0 "AtomicAckETH +8 bytes" "$RA" explain --layout list
 expect "explain --svg without --layout" 2 "add --layout HDR" "$RA" explain --svg
 expect "explain --layout with a capture" 2 "reads no capture" "$RA" explain --layout BTH x.pcap
@@ -53,7 +69,7 @@ expect "explain --layout -o to a full disk" 2 "writing /dev/full failed|No space
 
 # The golden figures: each made again by the command and compared byte for byte.
 : >"$T/err"
-for h in $FIG_HDRS; do
+for h in $FIG_HDRS $FIG_FRAMES; do
 	[ -f "$FIG/$h.svg" ] && ok "docs/figures/$h.svg is there" || bad "docs/figures/$h.svg is missing"
 done
 for f in "$FIG"/*.svg; do
@@ -62,7 +78,7 @@ for f in "$FIG"/*.svg; do
 	if "$R" explain --layout "$h" --svg 2>"$T/err" | cmp -s - "$f"; then
 		ok "docs/figures/$h.svg is what explain --layout $h --svg draws"
 	else
-		echo "     remake them: for h in $FIG_HDRS; do build/rocelab explain --layout \$h --svg -o docs/figures/\$h.svg; done" >>"$T/err"
+		echo "     remake them: for h in $FIG_HDRS $FIG_FRAMES; do build/rocelab explain --layout \$h --svg -o docs/figures/\$h.svg; done" >>"$T/err"
 		bad "docs/figures/$h.svg is what explain --layout $h --svg draws"
 	fi
 done
