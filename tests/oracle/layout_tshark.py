@@ -11,7 +11,9 @@ DETH, AtomicETH and AtomicAckETH every field Wireshark has is compared with the 
 it (first bit, width); Wireshark's "Reserved" bytes must be covered exactly by rocelab's boxes, and
 those that are fields in rocelab's table are named in a NOTE on that line; so are Wireshark's
 sub-fields of a field rocelab's table has whole (the AETH syndrome's). ImmDt and IETH, which Wireshark shows as
-one value named as the header, too. One PASS or FAIL line per check.
+one value named as the header, too. And for one Ethernet/IPv4 frame of each opcode tshark decodes,
+`--layout OPCODE --json`'s layers (but RD's, which tshark 4.0 reads as Mellanox DCT) against where tshark finds Ethernet, IPv4, UDP, the BTH and each
+extended header (position and size), and the ICRC (the last 4 bytes). One PASS or FAIL line per check.
 """
 import json
 import subprocess
@@ -40,6 +42,8 @@ NAMES = {
     ("ImmDt", "data"): "infiniband.immdt", ("IETH", "rkey"): "infiniband.ieth",
 }
 RESERVED = "infiniband.reserved"
+# tshark 4.0 reads RD opcodes (transport 010) as Mellanox DCT, its "BTH" 20 bytes long (README.md).
+RD = 2
 
 failed = 0
 
@@ -125,12 +129,58 @@ def check_header(rocelab, name, pdml, masks):
             report(False, "%s %s: no Wireshark field to compare with" % (name, s["name"]))
 
 
+def frame_layout(rocelab, opcode):
+    out = subprocess.run([rocelab, "explain", "--layout", str(opcode), "--json"], capture_output=True, text=True)
+    return [json.loads(l) for l in out.stdout.splitlines()] if out.returncode == 0 else None
+
+
+def check_frames(rocelab, pdml):
+    """explain --layout OPCODE's layers against where tshark finds them in an Ethernet/IPv4 frame of
+    that opcode: Ethernet, IPv4 and UDP by their protocols' positions and sizes, the BTH and each
+    extended header tshark decodes by its header field, the ICRC as the frame's last 4 bytes."""
+    done = set()
+    for pkt in pdml.iter("packet"):
+        protos = {p.get("name"): p for p in pkt.findall("proto")}
+        if "vlan" in protos or "ip" not in protos or "infiniband" not in protos:
+            continue
+        ib = protos["infiniband"]
+        ops = [f for f in ib.iter("field") if f.get("name") == "infiniband.bth.opcode"]
+        if not ops or int(ops[0].get("show")) in done:
+            continue
+        op = int(ops[0].get("show"))
+        done.add(op)
+        if op >> 5 == RD:
+            continue
+        layers = frame_layout(rocelab, op)
+        if layers is None:
+            report(False, "frame 0x%02x: explain --layout refuses an opcode tshark decodes" % op)
+            continue
+        where = {"Ethernet": protos["eth"], "IPv4": protos["ip"], "UDP": protos["udp"]}
+        where.update({name: next((f for f in ib.iter("field") if f.get("name") == ws), None)
+                      for name, ws in HEADERS.items()})
+        got, want = [], []
+        for l in layers:
+            w = where.get(l["layer"])
+            if w is None or "byte" not in l:
+                continue
+            got.append("%s %s@%s" % (l["layer"], l["bytes"], l["byte"]))
+            want.append("%s %s@%s" % (l["layer"], w.get("size"), w.get("pos")))
+        size = int(protos["frame"].get("size"))
+        crc = [f for f in ib.iter("field") if f.get("name") == "infiniband.invariant.crc"]
+        if layers[-1]["layer"] == "ICRC" and crc:
+            got.append("ICRC 4@end-4")
+            want.append("ICRC %s@end-%d" % (crc[0].get("size"), size - int(crc[0].get("pos"))))
+        report(got == want and len(got) >= 4, "frame 0x%02x %s: %s; tshark: %s" %
+               (op, layers[0]["opcode"], ", ".join(got), ", ".join(want)))
+
+
 def main():
     rocelab, fields, pdml_path = sys.argv[1:4]
     masks = bitmasks(fields)
     pdml = ET.parse(pdml_path).getroot()
     for name in HEADERS:
         check_header(rocelab, name, pdml, masks)
+    check_frames(rocelab, pdml)
     return 1 if failed else 0
 
 
