@@ -8,6 +8,9 @@
  * field claims, a field split across 32-bit rows, and which labels fit.
  * Three printers draw the result: an RFC 791-style text diagram, the same
  * as SVG, and one JSON line per field for scripts and tests.
+ * explain --layout OPCODE: the layers of a frame of that opcode, from the
+ * opcode table's headers (lay_frame_build()), drawn by the same three kinds
+ * of printer.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -438,6 +441,8 @@ static void lay_print_json(FILE *o, const struct lay *l)
 #define LAY_UDP_LEN 8     /* RFC 768 */
 #define LAY_MAX_LAYERS 16
 #define LAY_FRAME_CHAR 9  /* SVG px per text column of the frame's boxes */
+#define LAY_FRAME_BOX_H 52 /* SVG px: a box's name and bytes, one line each */
+#define LAY_SVG_CHAR 8    /* SVG px a legend column needs, at 12 px monospace */
 
 struct lay_layer {
 	const char *name;
@@ -587,14 +592,14 @@ static void lay_frame_text(FILE *o, const struct lay_frame *fr)
 
 static void lay_frame_svg(FILE *o, const struct lay_frame *fr)
 {
-	unsigned x = LAY_SVG_MARGIN, y = LAY_SVG_TOP - 24, h = 2 * LAY_SVG_ROW / 2 + 16, width = 2 * LAY_SVG_MARGIN;
+	unsigned x = LAY_SVG_MARGIN, y = LAY_SVG_TOP - 24, h = LAY_FRAME_BOX_H, width = 2 * LAY_SVG_MARGIN;
 	unsigned legend_y = y + h + 2 * LAY_SVG_MARGIN + LAY_SVG_LINE, height;
 	char title[160];
 
 	for (size_t i = 0; i < fr->n; i++)
 		width += (fr->layer[i].width + 1) * LAY_FRAME_CHAR;
-	if (width < LAY_SVG_MARGIN * 2 + LAY_LEGEND_WIDTH * 8)
-		width = LAY_SVG_MARGIN * 2 + LAY_LEGEND_WIDTH * 8;
+	if (width < LAY_SVG_MARGIN * 2 + LAY_LEGEND_WIDTH * LAY_SVG_CHAR)
+		width = LAY_SVG_MARGIN * 2 + LAY_LEGEND_WIDTH * LAY_SVG_CHAR;
 	height = legend_y + (unsigned)fr->nlegend * LAY_SVG_LINE + LAY_SVG_MARGIN;
 	lay_frame_title(title, sizeof(title), fr);
 	lay_svg_head(o, title, width, height);
