@@ -23,6 +23,15 @@ int cli_rewrite(int argc, char **argv);
 int cli_compare(const char *a, const char *b);
 
 /*
+ * explain --layout HDR: the header's bit layout from the field table, as text,
+ * SVG or one JSON line per field, to standard output or to @path if not NULL
+ * (layout.c); an opcode instead of HDR: the layers of its frames. HDR "list"
+ * lists the headers.
+ */
+enum cli_layout_form { CLI_LAYOUT_TEXT, CLI_LAYOUT_SVG, CLI_LAYOUT_JSON };
+int cli_layout(const char *name, enum cli_layout_form form, const char *path);
+
+/*
  * Exit statuses, one scheme for every subcommand: 0 success, 1 the input had
  * problems, 2 usage or I/O error (a file that cannot be read or written, a
  * full disk; standard output's write errors are checked once, in main.c).

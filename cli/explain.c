@@ -71,6 +71,9 @@ struct ex_state {
 	uint64_t max_packets;
 	bool summary;
 	bool compare;
+	bool svg;                 /* --layout: as SVG */
+	const char *layout;       /* --layout HDR: draw that header, read no capture */
+	const char *layout_out;   /* --layout -o FILE */
 	bool ek;          /* -T ek: an Elasticsearch bulk index line before each JSON object */
 	bool hex;         /* -x: each frame's bytes, and what the ICRC does with them */
 	bool hex_legend;  /* the legend of -x's marks was printed */
@@ -120,7 +123,8 @@ static void ex_usage(FILE *f)
 	fprintf(f,
 		"usage: rocelab explain [options] FILE [FILTER...]\n"
 		"       rocelab explain [options] -r FILE [FILTER...]\n"
-		"       rocelab explain --compare FILE_A FILE_B\n\n"
+		"       rocelab explain --compare FILE_A FILE_B\n"
+		"       rocelab explain --layout HDR|OPCODE [--svg | --json] [-o FILE]\n\n"
 		"Print every RoCE packet of a capture (pcap or pcapng; '-' reads standard input)\n"
 		"in RDMA terms: opcode, queue pair, PSN, the extended headers, and whether the\n"
 		"ICRC is right. Other packets are counted and skipped.\n\n"
@@ -155,6 +159,22 @@ static void ex_usage(FILE *f)
 		"                  UDP checksum, IP Identification, source ports, AckReq, ACK\n"
 		"                  coalescing, credits, ACK delay, resends, RNR waits; and what\n"
 		"                  each difference means\n"
+		"      --layout HDR  no capture: the bit layout of header HDR (BTH, RETH,\n"
+		"                  AETH, DETH, AtomicETH, AtomicAckETH, ImmDt, IETH, ...;\n"
+		"                  --layout list names them), drawn from the field table the\n"
+		"                  decoder uses: 32 bits a row, byte offsets at the left,\n"
+		"                  each field in its box, reserved bits too, and a label too\n"
+		"                  long for its box as a key explained under the diagram\n"
+		"      --layout OPCODE  the layers of a frame of that opcode, a spec name ('RC RDMA\n"
+		"                  WRITE First', RC_SEND_ONLY) or number (0x11): Ethernet, IPv4,\n"
+		"                  UDP, BTH, the extended headers the opcode table lists, payload,\n"
+		"                  pad and ICRC, with their bytes\n"
+		"      --svg       with --layout: the same diagram as a standalone SVG image\n"
+		"                  (docs/figures/ holds those of the headers the labs use)\n"
+		"      --json      with --layout: one object per field and per reserved run\n"
+		"                  (name, json_key, filter, first_bit, bits, byte, reserved)\n"
+		"  -o FILE         with --layout: write to FILE (replaced whole) instead of\n"
+		"                  standard output\n"
 		"  -c, --count N   stop after N frames, shown or not (as tshark -c)\n"
 		"  -q, --quiet     no summary at the end\n"
 		"  -h, --help      this text\n\n"
@@ -170,6 +190,9 @@ static void ex_usage(FILE *f)
 		"  rocelab realrxe capture ib_send_bw     (the kernel's Soft-RoCE, in VMs)\n"
 		"  rocelab explain --compare send.pcap rxe-captures/ib_send_bw.pcap\n"
 		"  rocelab explain -r demo.pcap --op 'RDMA WRITE' -t ad\n"
+		"  rocelab explain --layout BTH\n"
+		"  rocelab explain --layout RETH --svg -o reth.svg\n"
+		"  rocelab explain --layout 'RC RDMA WRITE First'\n"
 		"  tcpdump -i eth0 -U -w - udp port 4791 | rocelab explain - --qp 0x12\n");
 }
 
@@ -1433,6 +1456,22 @@ static int ex_parse_rest(int argc, char **argv, struct ex_state *s, const char *
 	return CLI_OK;
 }
 
+/* --layout HDR [--svg] [--json] [-o FILE]: a drawing of a header, no capture. */
+static int ex_parse_layout(int argc, const struct ex_state *s, bool tcpdump_habits)
+{
+	if (!s->layout) {
+		cli_error("explain", "%s draws a header's layout: add --layout HDR (--layout list names them)",
+			  s->svg ? "--svg" : "-o");
+		return CLI_ERR;
+	}
+	if (optind != argc || tcpdump_habits || s->compare || s->max_packets || s->hex ||
+	    (s->mode != EX_LINE && s->mode != EX_JSON) || (s->svg && s->mode == EX_JSON) || s->ek) {
+		cli_error("explain", "--layout draws a header and reads no capture: only --svg or --json, and -o FILE, with it");
+		return CLI_ERR;
+	}
+	return CLI_OK;
+}
+
 static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file)
 {
 	static const struct option opts[] = {
@@ -1440,7 +1479,8 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		{ "count", required_argument, NULL, 'c' }, { "quiet", no_argument, NULL, 'q' },
 		{ "ladder", no_argument, NULL, 'L' }, { "compare", no_argument, NULL, 'C' },
 		{ "qp", required_argument, NULL, 'Q' }, { "host", required_argument, NULL, 'H' },
-		{ "op", required_argument, NULL, 'O' },
+		{ "op", required_argument, NULL, 'O' }, { "layout", required_argument, NULL, 'Y' },
+		{ "svg", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	static const char *const formats[] = { "json", "ek" };
@@ -1450,7 +1490,7 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":vVc:qhr:nT:xlt:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vVc:qhr:nT:xlt:o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v': case 'V': s->mode = EX_VERBOSE; break;
 		case 'j': s->mode = EX_JSON; break;
@@ -1492,6 +1532,9 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 			break;
 		case 'L': s->mode = EX_LADDER; break;
 		case 'C': s->compare = true; break;
+		case 'Y': s->layout = optarg; break;
+		case 'S': s->svg = true; break;
+		case 'o': s->layout_out = optarg; break;
 		case 'q': s->summary = false; break;
 		case 'c':
 			if (!cli_arg_u64("explain", "--count", optarg, 1, UINT64_MAX, "a positive number", &s->max_packets))
@@ -1501,6 +1544,8 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		default: return cli_opt_error("explain", c, argv);
 		}
 	}
+	if (s->layout || s->svg || s->layout_out)
+		return ex_parse_layout(argc, s, tcpdump_habits);
 	if (s->compare) {
 		if (optind != argc - 2) {
 			cli_error("explain", "--compare needs two capture files, not %d", argc - optind);
@@ -1634,6 +1679,16 @@ static int ex_loop_threaded(struct ex_state *s, struct cli_capture *c)
 	return end;
 }
 
+/* Did standard output reach its file (the help, longer than stdio's buffer, on a full disk)? Else say so. */
+static int ex_output_written(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("explain", "cannot write the output");
+		return CLI_ERR;
+	}
+	return rc;
+}
+
 int cli_explain(int argc, char **argv)
 {
 	static struct ex_state s;
@@ -1646,7 +1701,7 @@ int cli_explain(int argc, char **argv)
 	r = ex_parse(argc, argv, &s, &file);
 	if (r) {
 		ex_free(&s);
-		return r < 0 ? CLI_OK : r;
+		return r < 0 ? ex_output_written(CLI_OK) : r;
 	}
 	if (cli_dry_parse()) {
 		ex_free(&s);
@@ -1654,6 +1709,9 @@ int cli_explain(int argc, char **argv)
 	}
 	if (s.compare)
 		return cli_compare(file, argv[argc - 1]);
+	if (s.layout)
+		return cli_layout(s.layout, s.svg ? CLI_LAYOUT_SVG : s.mode == EX_JSON ? CLI_LAYOUT_JSON : CLI_LAYOUT_TEXT,
+				  s.layout_out);
 
 	c = ex_open(&s, file);
 	if (!c) {

@@ -50,8 +50,9 @@ static const char *rl_fw_feth_plt(uint64_t v)
 
 static const struct rl_field rl_fields[] = { RL_FIELD_ROWS(RL_FIELD_ROW) };
 
-#define RL_FIELD_HDR_ROW(id, hdr_, len_, name_, key_, filter_, title_, text_) \
-	{ .hdr = (hdr_), .name = name_, .key = key_, .filter = filter_, .title = title_, .text = text_, .len = len_ },
+#define RL_FIELD_HDR_ROW(id, hdr_, len_, name_, key_, filter_, title_, section_, text_)        \
+	{ .hdr = (hdr_), .name = name_, .key = key_, .filter = filter_, .title = title_,          \
+	  .section = section_, .text = text_, .len = len_ },
 
 static const struct rl_field_hdr rl_field_hdrs[] = { RL_FIELD_HDRS(RL_FIELD_HDR_ROW) };
 

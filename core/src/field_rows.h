@@ -14,8 +14,9 @@
  *     format, -v hex digits, one-line hex digits, flags,
  *     JSON key, filter name, -v label, one-line key, name, words, meaning)
  * The header rows give each header's name, JSON object, display-filter
- * group, title and length, in wire order (BTH, then enum rl_hdr's order):
- *   H(id, header, length, name, JSON key, filter group, title, -v text)
+ * group, title, length and the section that defines its layout, in wire
+ * order (BTH, then enum rl_hdr's order):
+ *   H(id, header, length, name, JSON key, filter group, title, section, -v text)
  */
 #ifndef ROCELAB_FIELD_ROWS_H
 #define ROCELAB_FIELD_ROWS_H
@@ -24,27 +25,30 @@
 #include "rocelab/hdr.h"
 
 #define RL_FIELD_HDRS_X(H, x)                                                                      \
-	H(x, BTH, RL_FIELD_BTH, RL_BTH_LEN, "BTH", "bth", "bth", "Base Transport Header", NULL)    \
+	H(x, BTH, RL_FIELD_BTH, RL_BTH_LEN, "BTH", "bth", "bth",                                   \
+	  "Base Transport Header", "IBA 9.2", NULL)                                                \
 	H(x, RDETH, RL_HDR_RDETH, RL_RDETH_LEN, "RDETH", "rdeth", "rdeth",                         \
-	  "Reliable Datagram Extended Transport Header", NULL)                                     \
+	  "Reliable Datagram Extended Transport Header", "IBA 9.3.1", NULL)                        \
 	H(x, DETH, RL_HDR_DETH, RL_DETH_LEN, "DETH", "deth", "deth",                               \
-	  "Datagram Extended Transport Header", NULL)                                              \
+	  "Datagram Extended Transport Header", "IBA 9.3.2", NULL)                                 \
 	H(x, XRCETH, RL_HDR_XRCETH, RL_XRCETH_LEN, "XRCETH", "xrceth", "xrceth",                   \
-	  "XRC Extended Transport Header", NULL)                                                   \
+	  "XRC Extended Transport Header", "IBA A14.6.3.1", NULL)                                  \
 	H(x, FETH, RL_HDR_FETH, RL_FETH_LEN, "FETH", "feth", "feth",                               \
-	  "FLUSH Extended Transport Header", NULL)                                                 \
+	  "FLUSH Extended Transport Header", "IBA 9.3.7, Release 1.5", NULL)                      \
 	H(x, RETH, RL_HDR_RETH, RL_RETH_LEN, "RETH", "reth", "reth",                               \
-	  "RDMA Extended Transport Header", NULL)                                                  \
+	  "RDMA Extended Transport Header", "IBA 9.3.3", NULL)                                     \
 	H(x, ATOMICETH, RL_HDR_ATOMICETH, RL_ATOMICETH_LEN, "AtomicETH", "atomiceth", "atomiceth", \
-	  "Atomic Extended Transport Header", NULL)                                                \
+	  "Atomic Extended Transport Header", "IBA 9.3.4", NULL)                                   \
 	H(x, AETH, RL_HDR_AETH, RL_AETH_LEN, "AETH", "aeth", "aeth",                               \
-	  "ACK Extended Transport Header", NULL)                                                   \
+	  "ACK Extended Transport Header", "IBA 9.3.5", NULL)                                      \
 	H(x, ATOMICACKETH, RL_HDR_ATOMICACKETH, RL_ATOMICACKETH_LEN, "AtomicAckETH", "atomicacketh", \
-	  "atomicacketh", "Atomic ACK Extended Transport Header", NULL)                            \
-	H(x, IMMDT, RL_HDR_IMMDT, RL_IMMDT_LEN, "ImmDt", NULL, "immdt", "Immediate Data", NULL)    \
+	  "atomicacketh", "Atomic ACK Extended Transport Header", "IBA 9.3.6", NULL)               \
+	H(x, IMMDT, RL_HDR_IMMDT, RL_IMMDT_LEN, "ImmDt", NULL, "immdt",                            \
+	  "Immediate Data", "IBA 9.3.7", NULL)                                                     \
 	H(x, IETH, RL_HDR_IETH, RL_IETH_LEN, "IETH", "ieth", "ieth",                               \
-	  "Invalidate Extended Transport Header", NULL)                                            \
-	H(x, CNP, RL_HDR_CNP, RL_CNP_LEN, "CNP", NULL, "cnp", "CNP reserved bytes", "16 reserved bytes")
+	  "Invalidate Extended Transport Header", "IBA 9.3.8", NULL)                               \
+	H(x, CNP, RL_HDR_CNP, RL_CNP_LEN, "CNP", NULL, "cnp",                                      \
+	  "CNP reserved bytes", "IBA A17.9.3", "16 reserved bytes")
 
 /* The header rows for a callback H(id, header, length, ...); the _X form passes @x first. */
 #define RL_FIELD_HDRS(H) RL_FIELD_HDRS_X(RL_FIELD_HDR_CALL, H)

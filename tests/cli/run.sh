@@ -713,6 +713,8 @@ expect "gen --size 0: refused, not the default" 2 "--size needs a byte count fro
 . "$(dirname "$0")/conventions.sh"
 # ---- a pcapng of several link types (mergecap, editcap) --------------------------------------------
 . "$(dirname "$0")/mixed.sh"
+# ---- explain --layout: header diagrams --------------------------------------------------------------
+. "$(dirname "$0")/layout.sh"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

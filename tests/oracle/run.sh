@@ -115,6 +115,19 @@ for seed in $SEEDS; do
     first=no
 done
 
+# explain --layout: the bit layout rocelab draws for each header (from its field table), field by
+# field against where tshark's InfiniBand dissector reads it: the bytes from a real packet's PDML,
+# the bits from the field's bitmask in `tshark -G fields` (layout_tshark.py).
+if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
+    # shellcheck disable=SC2086  # TSHARK_OPTS is a list of words
+    if run_tshark -G fields >"$TMP/fields.tsv" 2>"$TMP/tshark.err" &&
+       run_tshark $TSHARK_OPTS -r - -T pdml <"$TMP/probe.pcap" >"$TMP/probe.pdml" 2>"$TMP/tshark.err"; then
+        run_checks "layout" "$PY" "$HERE/layout_tshark.py" "$ROCELAB" "$TMP/fields.tsv" "$TMP/probe.pdml"
+    else
+        fail "layout: tshark failed: $(head -c 300 "$TMP/tshark.err")"
+    fi
+fi
+
 # explain --compare: each row of a capture's profile against what tshark's fields say,
 # the capture compared with itself and with another (the rows marked as differing).
 # CM MADs: every field of every message tshark's CM dissector decodes, against ours.

@@ -69,6 +69,7 @@ struct rl_field_hdr {
 	const char *key;        /* JSON object ("reth"); NULL: its fields stand alone */
 	const char *filter;     /* display filter group, rocelab.<filter>.* */
 	const char *title;      /* "RDMA Extended Transport Header" */
+	const char *section;    /* "IBA 9.3.3": where the specification draws its layout */
 	const char *text;       /* explain -v, for a header without fields */
 	uint8_t len;
 };
