@@ -246,6 +246,9 @@ install: all
 	install -m 644 core/include/rocelab/*.h $(DESTDIR)$(PREFIX)/include/rocelab/
 	install -d $(DESTDIR)$(PREFIX)/share/rocelab/realrxe
 	install -m 644 realrxe/realrxe.sh realrxe/guest-init.sh realrxe/rxe_peer.c $(DESTDIR)$(PREFIX)/share/rocelab/realrxe/
+	# the guides' figures, where they point (../../docs/figures from a lab's folder)
+	install -d $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures
+	install -m 644 docs/figures/*.svg $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures/
 	# each lab's definition (rocelab lab reads it), guides and blank answers file
 	for d in labs/[0-9][0-9]-*; do \
 		install -d $(DESTDIR)$(PREFIX)/share/rocelab/$$d && \
@@ -260,7 +263,7 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/rocelab.pc $(DESTDIR)$(PREFIX)/share/man/man1/rocelab.1 \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/rocelab-*.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rocelab
 	rm -rf $(DESTDIR)$(PREFIX)/include/rocelab $(DESTDIR)$(PREFIX)/share/rocelab/realrxe \
-	       $(DESTDIR)$(PREFIX)/share/rocelab/labs
+	       $(DESTDIR)$(PREFIX)/share/rocelab/labs $(DESTDIR)$(PREFIX)/share/rocelab/docs
 
 clean:
 	rm -rf $(B) $(B)-clang labs/out

@@ -93,6 +93,19 @@ check sh -c 'cd "$1" && for d in labs/[0-9][0-9]-*/; do
 desc="  ... and no solution: no solution/ folder, no file with a solution file's contents"
 check sh -c 'test -z "$(find "$2" -name solution)" && cd "$1" &&
 	for f in labs/*/solution/*; do find "$2" -type f -exec cmp -s "$f" {} \; -print | grep -q . && exit 1; done; true' sh "$here" "$H"
+# links_ok DIR: every image a guide under DIR/labs shows (![..](path)) is there, relative to the guide.
+links_ok() {
+	n=0
+	for g in "$1"/labs/[0-9][0-9]-*/README*.md; do
+		for l in $(sed -n 's/.*!\[[^]]*\](\([^)]*\)).*/\1/p' "$g"); do
+			test -s "$(dirname "$g")/$l" || { echo "$g: $l is missing" >&2; return 1; }
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -gt 0 ]
+}
+desc="  ... and every figure its guides show, where they point"; check links_ok "$H"
+desc="the installed guides' figures are installed where they point"; check links_ok "$P/share/rocelab"
 pc="PKG_CONFIG_SYSROOT_DIR=$T PKG_CONFIG_LIBDIR=$P/lib/pkgconfig"
 desc="  ... its make grade builds the blank exercises with the installed library, and scores them"
 check sh -c 'cd "$1" && env $3 make -s grade ROCELAB="$2/bin/rocelab" >"$1/g1" 2>&1 &&
