@@ -1209,6 +1209,69 @@ static bool gl_05_aeth_where(const struct grade_cap *c, uint64_t *v)
 	return false;
 }
 
+/*
+ * Lab 08: which request a PSN sequence error NAK answers and which PSN it
+ * carries (IBA 9.7.5.1.1, C9-101 to C9-106). Its lab.def's options, in order:
+ * a the lost packet, with its PSN; b the last packet in order, with its PSN;
+ * c the first packet after the gap, with its own PSN; d that packet, with the
+ * lost one's PSN. The lost packet is the first the client sends again after
+ * the first NAK; the NAK's PSN is the lost one's (a or d), the one before
+ * (b) or the one after (c); and for a or d, whether the packet after the gap
+ * had gone out before the NAK came back (the NAK answered it) or not.
+ */
+static bool gl_08_nak_answers(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *nak = c->client ? gl_find(c, NULL, gl_is_seq_nak) : NULL;
+	const struct grade_frame *re = nak ? gl_find(c, nak + 1, gl_is_resend) : NULL;
+	int32_t d = re ? rl_psn_diff(nak->p.bth.psn, re->p.bth.psn) : 2;
+
+	if (d == 1 || d == -1) {
+		*v = d == 1 ? 'c' : 'b';
+		return true;
+	}
+	if (d)
+		return false;
+	*v = 'a';
+	for (const struct grade_frame *f = c->f; f < nak; f++)
+		if (gl_client_new_request(c, f) && f->p.bth.dqpn == re->p.bth.dqpn &&
+		    f->p.bth.psn == rl_psn_add(re->p.bth.psn, 1))
+			*v = 'd';
+	return true;
+}
+
+/*
+ * Lab 10: what the server does with the client's packets after the request
+ * its first NAK refused (IBA 9.9.3.1). Its lab.def's options, in order: a it
+ * acknowledges them, b it NAKs them with a remote access error, c with a PSN
+ * sequence error, d it answers nothing. Its first Acknowledge to that QP
+ * after the NAK decides; none, d. False if no packet followed the refused one.
+ */
+static bool gl_10_after_nak(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *end = c->f + c->n;
+	const struct grade_frame *nak = c->client ? gl_find(c, NULL, gl_is_nak) : NULL;
+	const struct grade_frame *req = NULL, *later = NULL;
+
+	for (const struct grade_frame *f = c->f; nak && f < nak; f++)
+		if (gl_is_client_request(c, f) && f->p.bth.psn == nak->p.bth.psn)
+			req = f;
+	for (const struct grade_frame *f = req ? req + 1 : end; f < end && !later; f++)
+		if (gl_is_client_request(c, f) && f->p.bth.dqpn == req->p.bth.dqpn)
+			later = f;
+	if (!later)
+		return false;
+	for (const struct grade_frame *f = nak + 1; f < end; f++) {
+		if (gl_from_client(c, f) || f->p.bth.opcode != RL_OP_RC_ACKNOWLEDGE || f->p.bth.dqpn != nak->p.bth.dqpn)
+			continue;
+		if (gl_is_rnr_nak(c, f))
+			return false;
+		*v = gl_is_plain_ack(c, f) ? 'a' : gl_is_seq_nak(c, f) ? 'c' : 'b';
+		return true;
+	}
+	*v = 'd';
+	return true;
+}
+
 /* Each question of labs/NN-name/lab.def, by lab and key, and how its answer is read. */
 const struct grade_fact grade_facts[] = {
 	{ "01", "1", gl_01_frames },
@@ -1377,5 +1440,20 @@ const struct grade_choice grade_choices[] = {
 	{ "05", "w2", 0, gl_05_aeth_where },
 	{ "06", "w1", 'c', NULL },
 	{ "06", "w2", 'a', NULL },
+
+	/* Labs 01, 02 and 07 to 10. */
+	{ "01", "w1", 'd', NULL },
+	{ "01", "w2", 'c', NULL },
+	{ "02", "w1", 'b', NULL },
+	{ "02", "w2", 'a', NULL },
+	{ "07", "w1", 'b', NULL },
+	{ "07", "w2", 'd', NULL },
+	{ "08", "w1", 0, gl_08_nak_answers },
+	{ "08", "w2", 'a', NULL },
+	{ "08", "w3", 'd', NULL },
+	{ "09", "w1", 'c', NULL },
+	{ "09", "w2", 'a', NULL },
+	{ "10", "w1", 'b', NULL },
+	{ "10", "w2", 0, gl_10_after_nak },
 };
 const size_t grade_nchoices = sizeof(grade_choices) / sizeof(grade_choices[0]);

@@ -406,6 +406,61 @@ for d in "$LABS"/[0-9][0-9]-*/; do
     else fail "$b: multiple-choice questions and no solution/why.sh"; fi
 done
 
+# ---- why: the letters a capture decides follow the capture --------------------------------
+# Lab 08's w1 and lab 10's w2 read their right option off the capture. Copies of the gen captures,
+# edited byte by byte, show the other claims (classic pcap: a 24-byte file header, then per frame
+# a 16-byte record header, the frame's length at 8; in an IPv4 frame the BTH at 42, its PSN at
+# 9-11, an AETH's syndrome at 12, IBA 9.2, 9.3.5): solution/why.sh (tshark) and lab grade must both
+# give the option the edit makes right. The edited frame's ICRC goes wrong; neither looks at it.
+frame_off() { # FILE N: the offset of frame N's bytes
+    off=24 i=1
+    while [ $i -lt "$2" ]; do
+        off=$((off + 16 + $(od -An -tu4 -j $((off + 8)) -N4 "$1" | tr -d ' '))) i=$((i + 1))
+    done
+    echo $((off + 16))
+}
+put() { # FILE OFFSET BYTE...: overwrite bytes (decimal) from OFFSET on
+    pf=$1 po=$2; shift 2
+    for pb in "$@"; do
+        printf "\\$(printf %o "$pb")" | dd of="$pf" bs=1 seek="$po" conv=notrunc status=none; po=$((po + 1))
+    done
+}
+edited() { # NUM KEY CAPTURE LETTER WHAT
+    d=$(ls -d "$LABS/$1"-*)
+    got=$(ts sh "$d/solution/why.sh" "$3" 2>/dev/null | sed -n "s/^$2: //p")
+    printf '%s: %s\n' "$2" "$4" >"$G/edit.ans"
+    line=$("$R" lab grade "$1" --capture "$3" --answers "$G/edit.ans" 2>&1 | grep "^  $2 ")
+    if [ "$got" = "$4" ] && echo "$line" | grep -q "^  $2  *1/1 "; then
+        pass "lab $1 why $2 on a capture where $5: tshark and lab grade both say $4"
+    else fail "lab $1 why $2 where $5: tshark says '$got', lab grade: $line"; fi
+}
+c=$T/g/labs/out/08-loss-go-back-n.pcap
+nak=$(ts tshark -r "$c" -Y 'infiniband.aeth.syndrome == 0x60' -T fields -e frame.number -e infiniband.bth.psn 2>/dev/null | head -1)
+psn=${nak#*	} nak=${nak%%	*}
+if [ -n "$nak" ] && [ "$psn" != "$nak" ]; then
+    o=$(frame_off "$c" "$nak")
+    for e in "1 c the NAK carries the PSN after the lost one" "16777215 b the NAK carries the PSN before the lost one"; do
+        p=$(( (psn + ${e%% *}) % 16777216 )) e=${e#* }
+        cp "$c" "$G/e08.pcap" && put "$G/e08.pcap" $((o + 51)) $((p >> 16 & 255)) $((p >> 8 & 255)) $((p & 255))
+        edited 08 w1 "$G/e08.pcap" "${e%% *}" "${e#* }"
+    done
+else fail "lab 08's gen capture: no PSN sequence error NAK to edit"; fi
+c=$T/g/labs/out/10-access-errors.pcap
+ack=$(ts tshark -r "$c" -Y 'infiniband.bth.opcode == 17 && infiniband.aeth.syndrome < 0x20' -T fields -e frame.number 2>/dev/null | head -1)
+n=$(ts tshark -r "$c" -T fields -e frame.number 2>/dev/null | tail -1)
+if [ -n "$ack" ] && [ -n "$n" ]; then
+    # A copy of the server's ACK after the last frame: the server answered after its NAK.
+    o=$(frame_off "$c" "$ack")
+    cp "$c" "$G/e10.pcap" && dd if="$c" bs=1 skip=$((o - 16)) count=$((16 + $(od -An -tu4 -j $((o - 8)) -N4 "$c" | tr -d ' '))) \
+        status=none >>"$G/e10.pcap"
+    edited 10 w2 "$G/e10.pcap" a "the server ACKs after its NAK"
+    o=$(frame_off "$G/e10.pcap" $((n + 1)))
+    put "$G/e10.pcap" $((o + 54)) 98  # 0x62: NAK, remote access error
+    edited 10 w2 "$G/e10.pcap" b "the server NAKs again with a remote access error"
+    put "$G/e10.pcap" $((o + 54)) 96  # 0x60: NAK, PSN sequence error
+    edited 10 w2 "$G/e10.pcap" c "the server NAKs again with a PSN sequence error"
+else fail "lab 10's gen capture: no ACK to copy"; fi
+
 # ---- predict, then run --------------------------------------------------------------------
 # For lab 03 the expected predictions are worked out here from the IBA's rules (every packet but
 # the last carries the path MTU; payload plus pad is a multiple of 4; UDP 8 + BTH 12 + payload +
