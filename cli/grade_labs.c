@@ -1047,6 +1047,12 @@ static bool gl_12_udp_len(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(c->client, c->client->p.udp.len);
 }
 
+/* Lab 12's prediction: the pad of the client's first datagram (IBA 9.2); its UDP length and the ACKs are read as above. */
+static bool gl_12_pad(const struct grade_cap *c, uint64_t *v)
+{
+	return GL_FROM(c->client, c->client->p.bth.padcnt);
+}
+
 /* Lab 13: the QPNs and the PSN the exchange agreed on, as they appear on the wire. */
 static bool gl_13_request_qp(const struct grade_cap *c, uint64_t *v)
 {
@@ -1368,6 +1374,10 @@ const struct grade_fact grade_facts[] = {
 	{ "12", "3", gl_12_opcode },
 	{ "12", "4", gl_12_acks },
 	{ "12", "5", gl_12_udp_len },
+	/* Lab 12's predictions: the learner's datagram size. */
+	{ "12", "p1", gl_12_udp_len },
+	{ "12", "p2", gl_12_pad },
+	{ "12", "p3", gl_12_acks },
 	{ "13", "1", gl_13_request_qp },
 	{ "13", "2", gl_13_request_psn },
 	{ "13", "3", gl_13_ack_qp },

@@ -506,6 +506,8 @@ predictions 07 count=3 size=40000 mtu=256
 predictions 08 drop=3
 predictions 09 timer=17
 predictions 10 bad=3
+# Lab 12: 1001 bytes, so that the pad is not 0.
+predictions 12 size=1001
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
