@@ -649,6 +649,62 @@ static bool gl_06_last_swap_original(const struct grade_cap *c, uint64_t *v)
 	return gl_06_original(c, gl_last(c, gl_is_cmp_swap), v);
 }
 
+/*
+ * Lab 06's predictions: the learner's count of Fetch&Adds. Each takes one
+ * PSN (IBA 9.7.2), is one message, and has an ATOMIC Acknowledge of its
+ * own that returns the word as it was before it (IBA 9.4.5, 9.7.5.1).
+ */
+
+/* The frame numbered @no, or NULL. */
+static const struct grade_frame *gl_frame_no(const struct grade_cap *c, uint64_t no)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->f[i].no == no)
+			return &c->f[i];
+	return NULL;
+}
+
+/* An ATOMIC Acknowledge that the analyzer linked to a Fetch&Add of the client's, sent first or again. */
+static bool gl_is_fetch_add_answer(const struct grade_cap *c, const struct grade_frame *f)
+{
+	const struct grade_frame *req;
+
+	if (f->p.bth.opcode != RL_OP_RC_ATOMIC_ACKNOWLEDGE || f->a.role != RL_ROLE_RESPONSE)
+		return false;
+	req = gl_frame_no(c, f->a.request_frame);
+	return req && gl_is_client_request(c, req) && req->p.bth.opcode == RL_OP_RC_FETCH_ADD;
+}
+
+static bool gl_06_psn_span(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *first = gl_find(c, NULL, gl_is_fetch_add), *last = gl_last(c, gl_is_fetch_add);
+
+	return GL_FROM(first, (last->p.bth.psn - first->p.bth.psn) & PSN_MASK);
+}
+
+static bool gl_06_answers(const struct grade_cap *c, uint64_t *v)
+{
+	return GL_FROM(gl_find(c, NULL, gl_is_fetch_add), gl_count(c, gl_is_fetch_add_answer));
+}
+
+static bool gl_06_last_msn(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *a = gl_answer(c, gl_last(c, gl_is_fetch_add), false);
+
+	return GL_FROM(a && (a->p.hdrs & RL_HDR_AETH), a->p.aeth.msn);
+}
+
+/* How much the word grew between the first Fetch&Add and the last: modulo 2^64, as the adapter adds. */
+static bool gl_06_original_span(const struct grade_cap *c, uint64_t *v)
+{
+	uint64_t first, last;
+
+	if (!gl_06_first_add_original(c, &first) || !gl_06_last_add_original(c, &last))
+		return false;
+	*v = last - first;
+	return true;
+}
+
 /* Lab 07: requests, ACKs, AckReq, the MSN, coalescing, credits. */
 static bool gl_07_requests(const struct grade_cap *c, uint64_t *v)
 {
@@ -991,6 +1047,12 @@ static bool gl_12_udp_len(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(c->client, c->client->p.udp.len);
 }
 
+/* Lab 12's prediction: the pad of the client's first datagram (IBA 9.2); its UDP length and the ACKs are read as above. */
+static bool gl_12_pad(const struct grade_cap *c, uint64_t *v)
+{
+	return GL_FROM(c->client, c->client->p.bth.padcnt);
+}
+
 /* Lab 13: the QPNs and the PSN the exchange agreed on, as they appear on the wire. */
 static bool gl_13_request_qp(const struct grade_cap *c, uint64_t *v)
 {
@@ -1325,6 +1387,11 @@ const struct grade_fact grade_facts[] = {
 	{ "06", "3", gl_06_last_add_original },
 	{ "06", "4", gl_06_compare },
 	{ "06", "5", gl_06_last_swap_original },
+	/* Lab 06's predictions: the learner's count of Fetch&Adds. */
+	{ "06", "p1", gl_06_psn_span },
+	{ "06", "p2", gl_06_answers },
+	{ "06", "p3", gl_06_last_msn },
+	{ "06", "p4", gl_06_original_span },
 	{ "07", "1", gl_07_requests },
 	{ "07", "2", gl_07_acks },
 	{ "07", "3", gl_07_ackreqs },
@@ -1370,6 +1437,10 @@ const struct grade_fact grade_facts[] = {
 	{ "12", "3", gl_12_opcode },
 	{ "12", "4", gl_12_acks },
 	{ "12", "5", gl_12_udp_len },
+	/* Lab 12's predictions: the learner's datagram size. */
+	{ "12", "p1", gl_12_udp_len },
+	{ "12", "p2", gl_12_pad },
+	{ "12", "p3", gl_12_acks },
 	{ "13", "1", gl_13_request_qp },
 	{ "13", "2", gl_13_request_psn },
 	{ "13", "3", gl_13_ack_qp },

@@ -554,11 +554,15 @@ predictions 01 count=4 size=3000
 predictions 03 size=10001 mtu=1024
 predictions 04 size=5000
 predictions 05 size=20000 mtu=512
+# Lab 06: five Fetch&Adds; with fewer, more of the predictions would be 0 or 1, numbers a guess finds.
+predictions 06 count=5
 # Lab 07: 157 packets a SEND, so AckReq inside each message too (rxe: after 65 without).
 predictions 07 count=3 size=40000 mtu=256
 predictions 08 drop=3
 predictions 09 timer=17
 predictions 10 bad=3
+# Lab 12: 1001 bytes, so that the pad is not 0.
+predictions 12 size=1001
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -610,6 +614,7 @@ quiz() {
 quiz 01
 quiz 03
 quiz 05
+quiz 06
 quiz 07
 quiz 08
 quiz 09
