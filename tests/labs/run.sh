@@ -604,8 +604,13 @@ quiz() {
     qz --seed 7 && grep -q "^$key: 7$" "$W/labs/out/$b.quiz.txt" && grep -q "your answers in .* are kept" "$W.q.out" &&
         pass "lab $num quiz: the same seed again keeps the answers written for it" ||
         fail "lab $num quiz: the same seed again lost the answers: $(head -c 200 "$W.q.out")"
-    qz && cp "$cap" "$W.b.pcap" && qz && ! cmp -s "$W.b.pcap" "$cap" &&
-        pass "lab $num quiz: without --seed each quiz is another" || fail "lab $num quiz: two quizzes without --seed are one"
+    # A few hidden values (lab 10's: 16 pairs) may come out the same by chance: five quizzes that are
+    # all the first one's would happen once in 16^4 runs, not every run.
+    tries=0
+    qz && cp "$cap" "$W.b.pcap" && while qz && cmp -s "$W.b.pcap" "$cap" && [ $tries -lt 4 ]; do tries=$((tries + 1)); done
+    ! cmp -s "$W.b.pcap" "$cap" &&
+        pass "lab $num quiz: without --seed each quiz is another ($((tries + 1)) tries)" ||
+        fail "lab $num quiz: five quizzes without --seed are all one"
     sh "$d/solution/quiz.sh" "$cap" >"$W.ref2"
     s=$(qg "$W.ref2")
     [ "$s" = "$nq/$nq" ] && pass "lab $num quiz: a random quiz is graded against its own hidden parameters ($s)" ||
