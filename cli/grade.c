@@ -34,6 +34,9 @@
 
 #define GRADE_MAX_FRAMES 200000
 #define GRADE_IPPROTO_TCP 6
+#define GRADE_IPV6_HDR_LEN 40      /* no extension headers: the peers send none */
+#define GRADE_TCP_HDR_MIN 20       /* RFC 9293 3.1: Data Offset is at least 5 words */
+#define GRADE_TCP_DATA_OFFSET 12   /* the byte whose top 4 bits are the Data Offset */
 #define GRADE_ANSWERS_MAX (1u << 20) /* an answers file is a few lines: more is not one */
 
 /* One question's true answer, for one grading run. */
@@ -206,13 +209,11 @@ bool grade_check_labs(const char (*nums)[3], size_t n)
 		}
 
 	for (size_t i = 0; i < grade_nfacts; i++) {
-		size_t k = 0, j = 0;
+		size_t j = 0;
 
-		while (k < n && strcmp(nums[k], grade_facts[i].lab))
-			k++;
 		while (j < i && strcmp(grade_facts[j].lab, grade_facts[i].lab))
 			j++;
-		if (k == n && j == i) { /* said once per lab */
+		if (!grade_lab_known(nums, n, grade_facts[i].lab) && j == i) { /* said once per lab */
 			cli_error("lab", "the grader (cli/grade_labs.c) reads answers of lab %s, which has no "
 					 "labs/%s-*/lab.def", grade_facts[i].lab, grade_facts[i].lab);
 			ok = false;
@@ -256,15 +257,15 @@ static const uint8_t *grade_tcp_payload(const struct cli_frame *fr, const struct
 		l4 = p->l3_off + (size_t)p->ip4.ihl * 4;
 		end = p->l3_off + p->ip4.total_len;
 	} else if (p->l3 == RL_L3_IPV6 && p->ip6.next_header == GRADE_IPPROTO_TCP) {
-		l4 = p->l3_off + 40;
+		l4 = p->l3_off + GRADE_IPV6_HDR_LEN;
 		end = l4 + p->ip6.payload_len;
 	} else {
 		return NULL;
 	}
-	if (end > fr->caplen || l4 + 20 > end)
+	if (end > fr->caplen || l4 + GRADE_TCP_HDR_MIN > end)
 		return NULL;
-	thl = (size_t)(fr->data[l4 + 12] >> 4) * 4; /* TCP's Data Offset, in 32-bit words (RFC 9293 3.1) */
-	if (thl < 20 || l4 + thl >= end)
+	thl = (size_t)(fr->data[l4 + GRADE_TCP_DATA_OFFSET] >> 4) * 4; /* in 32-bit words */
+	if (thl < GRADE_TCP_HDR_MIN || l4 + thl >= end)
 		return NULL;
 	*n = end - l4 - thl;
 	return fr->data + l4 + thl;

@@ -179,6 +179,10 @@ static bool gl_is_seq_nak(const struct grade_cap *c, const struct grade_frame *f
 {
 	return gl_is_nak(c, f) && rl_syndrome_value(f->p.aeth.syndrome) == RL_NAK_PSN_SEQ_ERR;
 }
+static bool gl_is_access_nak(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_nak(c, f) && rl_syndrome_value(f->p.aeth.syndrome) == RL_NAK_REM_ACCESS_ERR;
+}
 static bool gl_is_plain_ack(const struct grade_cap *c, const struct grade_frame *f)
 {
 	(void)c;
@@ -894,6 +898,12 @@ static const struct grade_frame *gl_last_step_base(const struct grade_cap *c)
 	return NULL;
 }
 
+/* Is @f a new request of the client's (not a resend) to the QP of the step that @base begins? */
+static bool gl_step_request(const struct grade_cap *c, const struct grade_frame *f, const struct grade_frame *base)
+{
+	return gl_client_new_request(c, f) && f->p.bth.dqpn == base->p.bth.dqpn;
+}
+
 /* The PSN the step's first sequence error NAK expects, past its first request's (IBA 9.7.5.2.1). */
 static bool gl_08_nak_offset(const struct grade_cap *c, uint64_t *v)
 {
@@ -911,7 +921,7 @@ static bool gl_08_resent_write(const struct grade_cap *c, uint64_t *v)
 	uint64_t writes = 0;
 
 	for (const struct grade_frame *f = base; re && f < re; f++) {
-		if (!gl_client_new_request(c, f) || f->p.bth.dqpn != base->p.bth.dqpn)
+		if (!gl_step_request(c, f, base))
 			continue;
 		writes += gl_flag(f, RL_OPF_WRITE | RL_OPF_FIRST);
 		if (f->p.bth.psn == re->p.bth.psn)
@@ -958,8 +968,8 @@ static bool gl_10_completed(const struct grade_cap *c, uint64_t *v)
 
 	*v = 0;
 	for (const struct grade_frame *f = base; nak && f < c->f + c->n; f++)
-		*v += gl_client_new_request(c, f) && f->p.bth.dqpn == base->p.bth.dqpn &&
-		      gl_flag(f, RL_OPF_WRITE | RL_OPF_FIRST) && rl_psn_diff(f->p.bth.psn, nak->p.bth.psn) < 0;
+		*v += gl_step_request(c, f, base) && gl_flag(f, RL_OPF_WRITE | RL_OPF_FIRST) &&
+		      rl_psn_diff(f->p.bth.psn, nak->p.bth.psn) < 0;
 	return nak != NULL;
 }
 
@@ -1306,7 +1316,8 @@ static bool gl_08_nak_answers(const struct grade_cap *c, uint64_t *v)
  * its first NAK refused (IBA 9.9.3.1). Its lab.def's options, in order: a it
  * acknowledges them, b it NAKs them with a remote access error, c with a PSN
  * sequence error, d it answers nothing. Its first Acknowledge to that QP
- * after the NAK decides; none, d. False if no packet followed the refused one.
+ * after the NAK decides; none, d. False if no packet followed the refused one,
+ * or if that Acknowledge is none of the options (an RNR NAK, another NAK code).
  */
 static bool gl_10_after_nak(const struct grade_cap *c, uint64_t *v)
 {
@@ -1325,9 +1336,14 @@ static bool gl_10_after_nak(const struct grade_cap *c, uint64_t *v)
 	for (const struct grade_frame *f = nak + 1; f < end; f++) {
 		if (gl_from_client(c, f) || f->p.bth.opcode != RL_OP_RC_ACKNOWLEDGE || f->p.bth.dqpn != nak->p.bth.dqpn)
 			continue;
-		if (gl_is_rnr_nak(c, f))
+		if (gl_is_plain_ack(c, f))
+			*v = 'a';
+		else if (gl_is_access_nak(c, f))
+			*v = 'b';
+		else if (gl_is_seq_nak(c, f))
+			*v = 'c';
+		else
 			return false;
-		*v = gl_is_plain_ack(c, f) ? 'a' : gl_is_seq_nak(c, f) ? 'c' : 'b';
 		return true;
 	}
 	*v = 'd';

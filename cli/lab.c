@@ -222,6 +222,17 @@ static int lab_list(void)
  * rping's -d lines (its rdma_cm events: CONNECT_REQUEST, ESTABLISHED, DISCONNECTED),
  * or rocelab peer's --show-wc completions.
  */
+/* A line of rocelab peer's --show-wc (a completion, failed ones too) or its "served" summary. */
+static bool lab_is_wc_line(const char *line)
+{
+	static const char *const starts[] = { "completion", "rocelab peer: completion", " served " };
+
+	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+		if (!strncmp(line, starts[i], strlen(starts[i])))
+			return true;
+	return false;
+}
+
 static void lab_show_server(const char *log, bool wcs_only)
 {
 	char line[1024];
@@ -231,7 +242,7 @@ static void lab_show_server(const char *log, bool wcs_only)
 		return;
 	printf(wcs_only ? "  (the server's completions:)\n" : "  (the server's output:)\n");
 	while (fgets(line, sizeof(line), f))
-		if (!wcs_only || !strncmp(line, "completion", 10) || !strncmp(line, " served ", 8))
+		if (!wcs_only || lab_is_wc_line(line))
 			printf("    %s%s", line, line[strlen(line) - 1] == '\n' ? "" : "\n");
 	fclose(f);
 }
@@ -626,6 +637,17 @@ static int lab_run_gen(const struct lab_def *l, const char *pcap, const char *wh
 	return CLI_OK;
 }
 
+/* A TCP port as a step writes it (1..65535); 0, no port to capture, for anything else. */
+static unsigned lab_port(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	return errno || *end || end == s || v < 1 || v > 65535 ? 0 : (unsigned)v;
+}
+
 /*
  * The TCP port step @s's peers exchange QPN, PSN and GID on before the first
  * RoCE frame (rocelab peer's, ibv_rc_pingpong's and perftest's way: -p, or
@@ -645,7 +667,7 @@ static unsigned lab_step_tcp_port(const struct lab_step *s)
 		if (!strcmp(w[i], "-R") || !strcmp(w[i], "--cm") || !strcmp(w[i], "--rdma_cm"))
 			return 0;
 		if (i + 1 < n && (!strcmp(w[i], "-p") || !strcmp(w[i], "--port")))
-			port = (unsigned)strtoul(w[i + 1], NULL, 10);
+			port = lab_port(w[i + 1]);
 	}
 	return port;
 }

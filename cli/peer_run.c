@@ -492,6 +492,7 @@ static bool peer_wc_ok(const struct rl_wc *wc)
 static void peer_wc_tell(struct peer *p, const struct rl_wc *wc)
 {
 	const char *what = "completion";
+	FILE *out;
 
 	p->stat.wcs++;
 	if (wc->status != RL_WC_SUCCESS) {
@@ -505,14 +506,14 @@ static void peer_wc_tell(struct peer *p, const struct rl_wc *wc)
 	} else if (!p->o.show_wc) {
 		return;
 	}
-	fprintf(wc->status ? stderr : stdout, "%s%s: %s (%d), wr_id %" PRIu64 ", opcode %s, qp %#x",
-		wc->status ? "rocelab peer: " : "", what, rl_wc_status_name(wc->status), (int)wc->status, wc->wr_id,
-		rl_wc_opcode_name(wc->opcode), wc->qp_num);
+	out = wc->status ? stderr : stdout;
+	fprintf(out, "%s%s: %s (%d), wr_id %" PRIu64 ", opcode %s, qp %#x", wc->status ? "rocelab peer: " : "", what,
+		rl_wc_status_name(wc->status), (int)wc->status, wc->wr_id, rl_wc_opcode_name(wc->opcode), wc->qp_num);
 	if (wc->status == RL_WC_SUCCESS && (wc->opcode & RL_WC_RECV))
-		fprintf(stdout, ", byte_len %u", wc->byte_len);
+		fprintf(out, ", byte_len %u", wc->byte_len);
 	if (wc->wc_flags & RL_WC_WITH_IMM)
-		fprintf(stdout, ", imm_data 0x%08x", wc->imm_data);
-	fputc('\n', wc->status ? stderr : stdout);
+		fprintf(out, ", imm_data 0x%08x", wc->imm_data);
+	fputc('\n', out);
 }
 
 int peer_poll_cq(struct peer *p, int n, struct rl_wc *wc)

@@ -460,7 +460,7 @@ static int peer_raw_path(const uint8_t *ip, size_t n, struct rl_path *path)
 void peer_receive(struct peer *p, uint64_t now)
 {
 	struct peer_rx *r = p->net.rxq;
-	bool raw = p->net.hold >= 0;
+	bool raw = p->net.hold >= 0, lost;
 	struct rl_path path;
 	int n;
 
@@ -488,8 +488,9 @@ void peer_receive(struct peer *p, uint64_t now)
 			peer_dgram_path(&r->from[i], &dst, tclass, &path);
 		}
 		p->stat.recv_frames++;
-		if (p->stat.recv_frames == p->o.drop_request ||
-		    (p->o.loss > 0 && peer_rand(&p->net.rng) < p->o.loss)) {
+		/* --loss draws for every frame, so that --drop-request beside it leaves its seeded losses as they were. */
+		lost = p->o.loss > 0 && peer_rand(&p->net.rng) < p->o.loss;
+		if (lost || p->stat.recv_frames == p->o.drop_request) {
 			p->stat.dropped_loss++;
 			continue;
 		}

@@ -733,7 +733,11 @@ int main(int argc, char **argv)
 		case 'V': r.bad_va = true; break;
 		case 'R': r.retry_cnt = atoi(optarg); break;
 		case 'N': r.rnr_retry = atoi(optarg); break;
-		case 'A': r.bad_at = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'A':
+			r.bad_at = (unsigned)strtoul(optarg, NULL, 0);
+			if (!r.bad_at)
+				rp_fail("--bad-at %s: a work request's number, 1 for the first", optarg);
+			break;
 		case 'd': r.dev_name = optarg; break;
 		case 'g': r.gid_index = atoi(optarg); break;
 		case 'p': r.port = atoi(optarg); break;

@@ -261,6 +261,16 @@ rnr=$(run_tshark -r - -Y 'infiniband.aeth.syndrome >= 0x20 && infiniband.aeth.sy
     pass "write-imm to a server with no receive posted: $rnr RNR NAKs by tshark, IBV_WC_RNR_RETRY_EXC_ERR (it needs a receive)" ||
     fail "write-imm with no receive: client exit $crc, $rnr RNR NAKs: $(tail -c 300 "$T/cli")"
 SERVER_OPTS=
+# --drop-request 3: the server loses the third request packet that reaches it, so by tshark its PSN
+# sequence error NAK names the third PSN the client sent (IBA 9.7.5.2.1), and go-back-N delivers all.
+SERVER_OPTS="--drop-request 3"
+pair "write, the server loses its 3rd request packet (--drop-request 3)" --op write --size 1024 --iters 6 --window 4
+first=$(run_tshark -r - -Y 'ip.src == 10.79.0.1 && infiniband' -T fields -e infiniband.bth.psn <"$T/cap.pcap" 2>/dev/null | head -n 1)
+nak=$(run_tshark -r - -Y 'infiniband.aeth.syndrome == 0x60' -T fields -e infiniband.bth.psn <"$T/cap.pcap" 2>/dev/null | head -n 1)
+[ -n "$first" ] && [ -n "$nak" ] && [ $((nak - first)) -eq 2 ] &&
+    pass "--drop-request 3: tshark reads the NAK on the third PSN sent ($nak, the first $first)" ||
+    fail "--drop-request 3: first PSN '$first', NAK PSN '$nak'"
+SERVER_OPTS=
 
 # --qpn: the numbers both ends chose, as Wireshark's own dissector reads them off the wire.
 SERVER_OPTS="--qpn 0x345"
