@@ -343,6 +343,17 @@ static void lay_xml(FILE *o, const char *s)
 }
 
 /* The document's start: an SVG 1.1 root, its title, a white ground (for dark pages), the title shown. */
+/* The legend's @n lines from @y down, and the document's end. */
+static void lay_svg_tail(FILE *o, const char (*legend)[LAY_LINE_MAX], size_t n, unsigned y)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o, "<text x=\"%u\" y=\"%u\" xml:space=\"preserve\">", LAY_SVG_MARGIN, y + (unsigned)i * LAY_SVG_LINE);
+		lay_xml(o, legend[i]);
+		fputs("</text>\n", o);
+	}
+	fputs("</svg>\n", o);
+}
+
 static void lay_svg_head(FILE *o, const char *title, unsigned width, unsigned height)
 {
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", o);
@@ -395,13 +406,7 @@ static void lay_print_svg(FILE *o, const struct lay *l)
 			LAY_SVG_TOP + r * LAY_SVG_ROW + LAY_SVG_ROW / 2 + 4, r * LAY_ROW_BITS / 8);
 	for (size_t i = 0; i < l->nbox; i++)
 		lay_svg_box(o, &l->box[i]);
-	for (size_t i = 0; i < l->nlegend; i++) {
-		fprintf(o, "<text x=\"%u\" y=\"%u\" xml:space=\"preserve\">", LAY_SVG_MARGIN,
-			legend_y + (unsigned)i * LAY_SVG_LINE);
-		lay_xml(o, l->legend[i]);
-		fputs("</text>\n", o);
-	}
-	fputs("</svg>\n", o);
+	lay_svg_tail(o, l->legend, l->nlegend, legend_y);
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
@@ -619,13 +624,7 @@ static void lay_frame_svg(FILE *o, const struct lay_frame *fr)
 			fprintf(o, "<text x=\"%u\" y=\"%u\" font-size=\"10\">%d</text>\n", x, y + h + 14, l->off);
 		x += w;
 	}
-	for (size_t i = 0; i < fr->nlegend; i++) {
-		fprintf(o, "<text x=\"%u\" y=\"%u\" xml:space=\"preserve\">", LAY_SVG_MARGIN,
-			legend_y + (unsigned)i * LAY_SVG_LINE);
-		lay_xml(o, fr->legend[i]);
-		fputs("</text>\n", o);
-	}
-	fputs("</svg>\n", o);
+	lay_svg_tail(o, fr->legend, fr->nlegend, legend_y);
 }
 
 /* One line per layer: its name, first byte (-1: after a payload of any length) and length. */
