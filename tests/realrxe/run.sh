@@ -50,7 +50,33 @@ G=10.77.0.2
 passed=0
 failed=0
 pass() { passed=$((passed + 1)); echo "ok   $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+fail() {
+	# under pt_again, perftest's clock calibration failing in the VM asks for the case once more
+	if [ -n "${PT_AGAIN:-}" ] && grep -qsF "$PT_UNCALIBRATED" "$T/cli.out" "$T/srv.out"; then
+		PT_AGAIN=again
+		echo "note $*"
+		return
+	fi
+	failed=$((failed + 1))
+	echo "FAIL $*"
+}
+# perftest's print_report_*() when get_cpu_mhz() returns 0: its timing samples fitted no line (r^2 < 0.9),
+# which a loaded host does to the VM's clock. The tool then exits 1 with no table: nothing about the wire.
+PT_UNCALIBRATED="Can't produce a report"
+# pt_again CASE ARGS...: CASE; when it failed only because the kernel's perftest could not calibrate its
+# clock, CASE once more (what the first try passed is not counted twice). Not a retry of anything else.
+pt_again() {
+	local p=$passed
+	PT_AGAIN=once
+	"$@"
+	if [ "$PT_AGAIN" = again ]; then
+		passed=$p
+		echo "note the kernel's perftest said \"$PT_UNCALIBRATED\" (its clock calibration, not the wire): once more"
+		PT_AGAIN=
+		"$@"
+	fi
+	PT_AGAIN=
+}
 cleanup() {
 	"$R" realrxe stop --dir "$T/vm" >/dev/null 2>&1
 	ip netns del "$NS" 2>/dev/null
@@ -730,6 +756,10 @@ srq_check "rocelab --srq $SRQ_N server, ibv_srq_pingpong client, 2% loss at the 
 # ---- perftest: the real ib_* tools against rocelab peer --compat ib_*, both roles, RC and UD ------------
 
 # The "#bytes #iterations" of each result row perftest's table shows (the line after its head).
+# pt_why FILE: why a tool failed, as it said: its error lines (stderr, which lands first in FILE), else its end
+pt_why() {
+	grep -i -m 4 -E "error|fail|can't|couldn't|cannot|refus|timed out|incompat|r\^2" "$1" || tail -c 300 "$1"
+}
 pt_rows() { awk '/^ #bytes/ { getline; print $1, $2 }' "$1"; }
 # pt_done NAME ROCELAB-STATUS KERNEL-STATUS ROCELAB-OUT KERNEL-OUT WANT ROCELAB-ROWS KERNEL-ROWS [oneway]: both
 # exit 0; each printed ROWS result rows (ib_read_lat's server prints none), every one "SIZE ITERS" as WANT,
@@ -739,7 +769,7 @@ pt_done() {
 	r=$(pt_rows "$4" | sort -u)
 	k=$(pt_rows "$5" | sort -u)
 	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
-		fail "$1: rocelab exit $2, kernel perftest exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		fail "$1: rocelab exit $2, kernel perftest exit $3: $(pt_why "$4") / $(pt_why "$5")"
 		kill "$td" 2>/dev/null
 		return
 	fi
@@ -762,7 +792,8 @@ pt_want() {
 	echo "$s ${n:-1000}"
 }
 # pt_kernel_server NAME TOOL FLAGS ROCELAB-FLAGS...: the kernel's TOOL serves, rocelab's --compat TOOL is the client
-pt_kernel_server() {
+pt_kernel_server() { pt_again pt_kernel_server_once "$@"; }
+pt_kernel_server_once() {
 	local name=$1 tool=$2 flags=$3 hrc grc rows=1 oneway=
 	shift 3
 	cap_start
@@ -778,7 +809,8 @@ pt_kernel_server() {
 	pt_done "$name" $hrc $grc "$T/cli.out" "$T/srv.out" "$(pt_want "$tool" "$flags")" 1 $rows $oneway
 }
 # pt_kernel_client NAME TOOL FLAGS ROCELAB-FLAGS...: rocelab's --compat TOOL serves, the kernel's TOOL is the client
-pt_kernel_client() {
+pt_kernel_client() { pt_again pt_kernel_client_once "$@"; }
+pt_kernel_client_once() {
 	local name=$1 tool=$2 flags=$3 hrc grc rows=1 oneway=
 	shift 3
 	cap_start
@@ -865,7 +897,8 @@ fi
 # pt_roles TOOL FLAGS CHECK: the kernel's TOOL serves rocelab's --compat TOOL, then the other way round, both
 # with FLAGS; CHECK NAME ROCELAB-STATUS KERNEL-STATUS ROCELAB-OUT KERNEL-OUT CLIENT-IP judges each case.
 # A kernel server with -R listens through rdma_cm, not on TCP: its cm_id in LISTEN says it is ready.
-pt_roles() {
+pt_roles() { pt_again pt_roles_once "$@"; }
+pt_roles_once() {
 	local tool=$1 flags=$2 check=$3 hrc grc ready="grep -q ':4853 00000000:0000 0A' /proc/net/tcp"
 	case " $flags " in *" -R "*) ready="rdma res show cm_id | grep -q LISTEN" ;; esac
 	cap_start
@@ -955,7 +988,7 @@ pt_all_done() {
 	local want
 	want=$(i=1; while [ $i -le 23 ]; do echo "$((1 << i)) 5"; i=$((i + 1)); done)
 	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
-		fail "$1: rocelab exit $2, kernel perftest exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		fail "$1: rocelab exit $2, kernel perftest exit $3: $(pt_why "$4") / $(pt_why "$5")"
 		kill "$td" 2>/dev/null
 	elif [ "$(pt_all_rows "$4")" != "$want" ] || [ "$(pt_all_rows "$5")" != "$want" ]; then
 		fail "$1: the rows: rocelab '$(pt_all_rows "$4" | tr '\n' ' ')', kernel '$(pt_all_rows "$5" | tr '\n' ' ')'"
@@ -973,7 +1006,7 @@ pt_dur_done() {
 	r=$(pt_all_rows "$4")
 	k=$(pt_all_rows "$5")
 	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
-		fail "$1: rocelab exit $2, kernel perftest exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		fail "$1: rocelab exit $2, kernel perftest exit $3: $(pt_why "$4") / $(pt_why "$5")"
 		kill "$td" 2>/dev/null
 	elif [ "$r" != "$k" ] || ! echo "$r" | grep -qE '^8192 [1-9][0-9]*$'; then
 		fail "$1: the rows: rocelab '$r', kernel '$k', wanted one '8192 N', the same at both ends"
@@ -991,7 +1024,7 @@ pt_lat_dur_done() {
 	r=$(pt_all_rows "$4")
 	k=$(pt_all_rows "$5")
 	if [ "$2" -ne 0 ] || [ "$3" -ne 0 ]; then
-		fail "$1: rocelab exit $2, kernel perftest exit $3: $(tail -c 300 "$4") / $(tail -c 300 "$5")"
+		fail "$1: rocelab exit $2, kernel perftest exit $3: $(pt_why "$4") / $(pt_why "$5")"
 		kill "$td" 2>/dev/null
 	elif ! echo "$r" | grep -qE '^2 [1-9][0-9]*$' || ! echo "$k" | grep -qE '^2 [1-9][0-9]*$' ||
 		! grep -q "^ #bytes        #iterations       t_avg\[usec\]    tps average" "$4" ||
@@ -1362,7 +1395,8 @@ done
 # both exit 0, both tables say SIZE and N times -n; every ICRC good (cap_check); by tshark's fields
 # (infiniband.bth.destqp) the frames go to N QPs of the receiver, and (RC) the answers to N of the sender
 # (-R: N + 2, with the exchange's QP and QP1).
-ptq_case() {
+ptq_case() { pt_again ptq_case_once "$@"; }
+ptq_case_once() {
 	local name=$1 role=$2 tool=$3 n=$4 flags=$5 hrc grc rout kout want s it qg qh oneway= k=$4
 	local ready="grep -q ':4853 00000000:0000 0A' /proc/net/tcp"
 	shift 5
@@ -1391,7 +1425,7 @@ ptq_case() {
 	[ "$tool" = ib_atomic_bw ] && s=8
 	want="$s $((n * it))"
 	if [ "$hrc" -ne 0 ] || [ "$grc" -ne 0 ]; then
-		fail "$name: rocelab exit $hrc, kernel perftest exit $grc: $(tail -c 300 "$rout") / $(tail -c 300 "$kout")"
+		fail "$name: rocelab exit $hrc, kernel perftest exit $grc: $(pt_why "$rout") / $(pt_why "$kout")"
 		kill "$td" 2>/dev/null
 		return
 	fi
