@@ -26,6 +26,8 @@
 #include "explain_reader.h"
 #include "gen.h"
 #include "json.h"
+#include "ladder.h"
+#include "svg.h"
 #include "rocelab/rocelab.h"
 
 enum ex_mode { EX_LINE, EX_VERBOSE, EX_JSON, EX_LADDER };
@@ -71,9 +73,9 @@ struct ex_state {
 	uint64_t max_packets;
 	bool summary;
 	bool compare;
-	bool svg;                 /* --layout: as SVG */
+	bool svg;                 /* --layout, --ladder: as SVG */
 	const char *layout;       /* --layout HDR: draw that header, read no capture */
-	const char *layout_out;   /* --layout -o FILE */
+	const char *layout_out;   /* --layout, --ladder --svg: -o FILE */
 	bool ek;          /* -T ek: an Elasticsearch bulk index line before each JSON object */
 	bool hex;         /* -x: each frame's bytes, and what the ICRC does with them */
 	bool hex_legend;  /* the legend of -x's marks was printed */
@@ -96,9 +98,10 @@ struct ex_state {
 	/* This frame's CM MAD, when it carries one (a UD SEND Only to QP1). */
 	struct rl_cm cm;
 	enum rl_cm_status cm_st;
-	/* Ladder: the host pairs seen so far, requester first. */
-	struct { uint8_t req[16], resp[16]; } pairs[64];
+	/* Ladder: the host pairs seen so far, requester first; with --svg, the arrows kept for the drawing. */
+	struct { uint8_t req[16], resp[16]; } pairs[CLI_LADDER_PAIRS];
 	unsigned npairs;
+	struct cli_ladder *lad;
 	/* Progress on a terminal while a big capture is read to a pipe or file. */
 	FILE *in;
 	struct exr *reader;       /* the reader thread, which alone may touch in while it runs */
@@ -124,7 +127,8 @@ static void ex_usage(FILE *f)
 		"usage: rocelab explain [options] FILE [FILTER...]\n"
 		"       rocelab explain [options] -r FILE [FILTER...]\n"
 		"       rocelab explain --compare FILE_A FILE_B\n"
-		"       rocelab explain --layout HDR|OPCODE [--svg | --json] [-o FILE]\n\n"
+		"       rocelab explain --layout HDR|OPCODE [--svg | --json] [-o FILE]\n"
+		"       rocelab explain --ladder --svg [-o FILE] FILE [FILTER...]\n\n"
 		"Print every RoCE packet of a capture (pcap or pcapng; '-' reads standard input)\n"
 		"in RDMA terms: opcode, queue pair, PSN, the extended headers, and whether the\n"
 		"ICRC is right. Other packets are counted and skipped.\n\n"
@@ -155,6 +159,9 @@ static void ex_usage(FILE *f)
 		"                  counts the frames shown\n"
 		"      --ladder    a sequence diagram per host pair: requester left, responder right,\n"
 		"                  one arrow per packet, gaps, NAKs and retransmissions marked\n"
+		"      --ladder --svg  the same as a standalone SVG image, one ladder for each two\n"
+		"                  hosts (both ways, the first to send on the left; frames lost\n"
+		"                  on gen's wire dashed); the summary goes to standard error\n"
 		"      --compare   two captures of the same operation by two stacks, side by side:\n"
 		"                  UDP checksum, IP Identification, source ports, AckReq, ACK\n"
 		"                  coalescing, credits, ACK delay, resends, RNR waits; and what\n"
@@ -173,8 +180,8 @@ static void ex_usage(FILE *f)
 		"                  (docs/figures/ holds those of the headers the labs use)\n"
 		"      --json      with --layout: one object per field and per reserved run\n"
 		"                  (name, json_key, filter, first_bit, bits, byte, reserved)\n"
-		"  -o FILE         with --layout: write to FILE (replaced whole) instead of\n"
-		"                  standard output\n"
+		"  -o FILE         with --layout or --ladder --svg: write to FILE (replaced whole)\n"
+		"                  instead of standard output\n"
 		"  -c, --count N   stop after N frames, shown or not (as tshark -c)\n"
 		"  -q, --quiet     no summary at the end\n"
 		"  -h, --help      this text\n\n"
@@ -182,8 +189,8 @@ static void ex_usage(FILE *f)
 		"RoCEv2 (UDP port 4791, IPv4 or IPv6) and RoCEv1 (ethertype 0x8915).\n"
 		"Ctrl-C (SIGINT) or SIGTERM stops the reading: what was read is printed, then the\n"
 		"summary, and the exit status is 0, as tcpdump's after a live capture.\n"
-		"Exit status: 0 the file was read to its end (or stopped so), 2 it could not be read,\n"
-		"was cut short, or the options were wrong.\n\n"
+		"Exit status: 0 the file was read to its end (or stopped so), 1 it is damaged or cut\n"
+		"short (what was read before is shown), 2 it could not be read or the options were wrong.\n\n"
 		"example:\n"
 		"  rocelab gen demo -o demo.pcap && rocelab explain demo.pcap\n"
 		"  rocelab gen send-bw --size 4096 --count 16 -o send.pcap\n"
@@ -192,6 +199,7 @@ static void ex_usage(FILE *f)
 		"  rocelab explain -r demo.pcap --op 'RDMA WRITE' -t ad\n"
 		"  rocelab explain --layout BTH\n"
 		"  rocelab explain --layout RETH --svg -o reth.svg\n"
+		"  rocelab explain --ladder --svg -o demo.svg demo.pcap\n"
 		"  rocelab explain --layout 'RC RDMA WRITE First'\n"
 		"  tcpdump -i eth0 -U -w - udp port 4791 | rocelab explain - --qp 0x12\n");
 }
@@ -732,47 +740,117 @@ static unsigned ex_ladder_pair(struct ex_state *s, const struct rl_pkt *p, bool 
 	return ++s->npairs;
 }
 
+/* An arrow's words: the packet over it, and what the analyzer said of it beside it. */
+static void ex_ladder_words(const struct ex_state *s, const struct rl_pkt *p, char *label, size_t nl, char *mark,
+			    size_t nm)
+{
+	const struct rl_annotation *a = &s->ann;
+	const char *name = p->op->name + (p->op->name[2] == ' ' ? 3 : 0);   /* drop "RC " */
+	char syn[48];
+
+	*mark = '\0';
+	if (a->cm.is_cm) {
+		snprintf(label, nl, "CM %s", ex_cm_abbr(a->cm.attr));
+	} else if (p->hdrs & RL_HDR_AETH) {
+		rl_describe_syndrome(p->aeth.syndrome, syn, sizeof(syn));
+		snprintf(label, nl, "%s PSN %u %s", name, p->bth.psn, syn);
+	} else {
+		snprintf(label, nl, "%s PSN %u", name, p->bth.psn);
+	}
+	if (a->verdict == RL_V_RETRANSMISSION || a->verdict == RL_V_DUPLICATE)
+		snprintf(mark, nm, "%s of %" PRIu64, a->verdict == RL_V_DUPLICATE ? "DUPLICATE" : "RETRANSMISSION",
+			 a->original_frame);
+	else if (a->verdict == RL_V_GAP)
+		snprintf(mark, nm, "GAP: %u missing before it", a->gap);
+	else if (a->verdict == RL_V_OUT_OF_ORDER)
+		snprintf(mark, nm, "OUT OF ORDER");
+	else if (a->cm.original_frame)
+		snprintf(mark, nm, "RETRANSMISSION of %" PRIu64, a->cm.original_frame);
+	else if (a->cm.answers_frame)
+		snprintf(mark, nm, "answers %s of %" PRIu64, ex_cm_abbr(a->cm.answers_attr), a->cm.answers_frame);
+	else if (a->cm.psn_mismatch)
+		snprintf(mark, nm, "PSN MISMATCH: the %s of %" PRIu64 " set %u", ex_cm_abbr(a->cm.psn_attr),
+			 a->cm.psn_frame, a->cm.announced_psn);
+	if (ex_lost(s->cur))
+		snprintf(mark + strlen(mark), nm - strlen(mark), "%slost on the way", *mark ? ", " : "");
+	if (p->cut)
+		snprintf(mark + strlen(mark), nm - strlen(mark), "%scut by the snap length", *mark ? ", " : "");
+	else if (!p->icrc_ok)
+		snprintf(mark + strlen(mark), nm - strlen(mark), "%sICRC BAD: dropped", *mark ? ", " : "");
+}
+
+/*
+ * --ladder --svg: the section of the two hosts of @p (numbered from 1; 0 when
+ * there are too many), the first of them to send on the left; @rightward: @p
+ * goes from left to right.
+ */
+static unsigned ex_ladder_section(struct ex_state *s, const struct rl_pkt *p, bool *rightward)
+{
+	uint8_t src[16], dst[16];
+	unsigned n = s->npairs;
+
+	ex_ip16(p, true, src);
+	ex_ip16(p, false, dst);
+	for (unsigned i = 0; i < n; i++) {
+		*rightward = !memcmp(s->pairs[i].req, src, 16) && !memcmp(s->pairs[i].resp, dst, 16);
+		if (*rightward || (!memcmp(s->pairs[i].req, dst, 16) && !memcmp(s->pairs[i].resp, src, 16)))
+			return i + 1;
+	}
+	if (n == CLI_LADDER_PAIRS)
+		return 0;
+	memcpy(s->pairs[n].req, src, 16);
+	memcpy(s->pairs[n].resp, dst, 16);
+	rl_addr_str(p, true, s->lad->hosts[n][0], sizeof(s->lad->hosts[n][0]));
+	rl_addr_str(p, false, s->lad->hosts[n][1], sizeof(s->lad->hosts[n][1]));
+	s->lad->npairs = ++s->npairs;
+	*rightward = true;
+	return n + 1;
+}
+
+/* --ladder --svg: the arrow kept for the drawing. */
+static void ex_ladder_keep(struct ex_state *s, const struct rl_pkt *p, const char *t)
+{
+	struct cli_ladder_row r;
+
+	memset(&r, 0, sizeof(r));
+	r.frame = s->frames;
+	snprintf(r.time, sizeof(r.time), "%s", t);
+	r.pair = ex_ladder_section(s, p, &r.rightward);
+	if (!r.pair) {
+		s->lad->other++;
+		return;
+	}
+	r.lost = ex_lost(s->cur);
+	r.bad = p->cut || !p->icrc_ok;
+	r.trouble = r.lost || r.bad || s->ann.verdict == RL_V_RETRANSMISSION || s->ann.verdict == RL_V_DUPLICATE ||
+		    s->ann.verdict == RL_V_GAP || s->ann.verdict == RL_V_OUT_OF_ORDER || s->ann.cm.original_frame ||
+		    s->ann.cm.psn_mismatch;
+	ex_ladder_words(s, p, r.label, sizeof(r.label), r.mark, sizeof(r.mark));
+	if (!cli_ladder_add(s->lad, &r))
+		s->lad->more++;
+}
+
 static void ex_ladder(struct ex_state *s, const struct rl_pkt *p, enum rl_status st)
 {
 	const struct rl_annotation *a = &s->ann;
-	char label[96], mark[96] = "", syn[48], t[64];
-	const char *name;
+	char label[96], mark[112], t[64];
 	unsigned pair;
 
 	ex_time_str(s, t, sizeof(t));
 	if (rl_status_fatal(st) || a->role == RL_ROLE_OTHER) {
-		printf("%7" PRIu64 " %10s  (not part of a conversation: %s)\n", s->frames, t,
-		       rl_status_fatal(st) ? rl_status_name(st) : "unknown opcode");
+		if (s->lad)
+			s->lad->other++;
+		else
+			printf("%7" PRIu64 " %10s  (not part of a conversation: %s)\n", s->frames, t,
+			       rl_status_fatal(st) ? rl_status_name(st) : "unknown opcode");
+		return;
+	}
+	if (s->lad) {
+		ex_ladder_keep(s, p, t);
 		return;
 	}
 	pair = ex_ladder_pair(s, p, a->role == RL_ROLE_REQUEST);
-	name = p->op->name + (p->op->name[2] == ' ' ? 3 : 0);   /* drop "RC " */
-	if (a->cm.is_cm) {
-		snprintf(label, sizeof(label), "CM %s", ex_cm_abbr(a->cm.attr));
-	} else if (p->hdrs & RL_HDR_AETH) {
-		rl_describe_syndrome(p->aeth.syndrome, syn, sizeof(syn));
-		snprintf(label, sizeof(label), "%s PSN %u %s", name, p->bth.psn, syn);
-	} else {
-		snprintf(label, sizeof(label), "%s PSN %u", name, p->bth.psn);
-	}
-	if (a->verdict == RL_V_RETRANSMISSION || a->verdict == RL_V_DUPLICATE)
-		snprintf(mark, sizeof(mark), "%s of %" PRIu64, a->verdict == RL_V_DUPLICATE ? "DUPLICATE" : "RETRANSMISSION",
-			 a->original_frame);
-	else if (a->verdict == RL_V_GAP)
-		snprintf(mark, sizeof(mark), "GAP: %u missing before it", a->gap);
-	else if (a->verdict == RL_V_OUT_OF_ORDER)
-		snprintf(mark, sizeof(mark), "OUT OF ORDER");
-	else if (a->cm.original_frame)
-		snprintf(mark, sizeof(mark), "RETRANSMISSION of %" PRIu64, a->cm.original_frame);
-	else if (a->cm.answers_frame)
-		snprintf(mark, sizeof(mark), "answers %s of %" PRIu64, ex_cm_abbr(a->cm.answers_attr), a->cm.answers_frame);
-	else if (a->cm.psn_mismatch)
-		snprintf(mark, sizeof(mark), "PSN MISMATCH: the %s of %" PRIu64 " set %u", ex_cm_abbr(a->cm.psn_attr),
-			 a->cm.psn_frame, a->cm.announced_psn);
-	if (p->cut)
-		snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), "%scut by the snap length", *mark ? ", " : "");
-	else if (!p->icrc_ok)
-		snprintf(mark + strlen(mark), sizeof(mark) - strlen(mark), "%sICRC BAD: dropped", *mark ? ", " : "");
+	ex_ladder_words(s, p, label, sizeof(label), mark, sizeof(mark));
 	if (a->role == RL_ROLE_REQUEST)
 		printf("%7" PRIu64 " %10s  [%u] %-40s ---->|  %s\n", s->frames, t, pair, label, mark);
 	else
@@ -1460,8 +1538,8 @@ static int ex_parse_rest(int argc, char **argv, struct ex_state *s, const char *
 static int ex_parse_layout(int argc, const struct ex_state *s, bool tcpdump_habits)
 {
 	if (!s->layout) {
-		cli_error("explain", "%s draws a header's layout: add --layout HDR (--layout list names them)",
-			  s->svg ? "--svg" : "-o");
+		cli_error("explain", "%s draws a header's layout or a capture's ladder: add --layout HDR (--layout list "
+				     "names them), or --ladder and a capture", s->svg ? "--svg" : "-o");
 		return CLI_ERR;
 	}
 	if (optind != argc || tcpdump_habits || s->compare || s->max_packets || s->hex ||
@@ -1544,8 +1622,12 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		default: return cli_opt_error("explain", c, argv);
 		}
 	}
-	if (s->layout || s->svg || s->layout_out)
+	if (s->layout || ((s->svg || s->layout_out) && s->mode != EX_LADDER))
 		return ex_parse_layout(argc, s, tcpdump_habits);
+	if (s->layout_out && !s->svg) {
+		cli_error("explain", "-o writes --ladder's drawing: add --svg (the text ladder goes to standard output)");
+		return CLI_ERR;
+	}
 	if (s->compare) {
 		if (optind != argc - 2) {
 			cli_error("explain", "--compare needs two capture files, not %d", argc - optind);
@@ -1629,6 +1711,30 @@ static void ex_free(struct ex_state *s)
 	free((void *)s->sel.filter);
 	free(s->sel.req);
 	rl_analyzer_free(s->an);
+	if (s->lad)
+		cli_ladder_free(s->lad);
+	free(s->lad);
+	s->lad = NULL;
+}
+
+/*
+ * --ladder --svg: the drawing's arrows are kept until the capture's end; its
+ * title names @file. Its output is opened now, so that one that is the
+ * capture, or cannot be written, is refused before the reading.
+ */
+static FILE *ex_ladder_begin(struct ex_state *s, struct cli_capture *c, const char *file, struct cli_output *out)
+{
+	const char *base = strrchr(file, '/');
+	FILE *in = cli_capture_stream(c);
+
+	s->lad = calloc(1, sizeof(*s->lad));
+	if (!s->lad) {
+		cli_error("explain", "out of memory");
+		return NULL;
+	}
+	snprintf(s->lad->title, sizeof(s->lad->title), "%s: the RoCE packets between each two hosts, in capture order",
+		 strcmp(file, "-") ? (base ? base + 1 : file) : "standard input");
+	return cli_svg_open(out, "explain", s->layout_out ? s->layout_out : "-", in ? fileno(in) : -1, file);
 }
 
 /* Frame after frame, as they come; cli_capture_next()'s last result. */
@@ -1693,6 +1799,8 @@ int cli_explain(int argc, char **argv)
 {
 	static struct ex_state s;
 	struct cli_capture *c;
+	struct cli_output lad_out;
+	FILE *lad_f = NULL;
 	const char *file = NULL;
 	int r, rc = CLI_OK;
 
@@ -1726,6 +1834,11 @@ int cli_explain(int argc, char **argv)
 		ex_free(&s);
 		return CLI_ERR;
 	}
+	if (s.svg && !(lad_f = ex_ladder_begin(&s, c, file, &lad_out))) {
+		cli_capture_close(c);
+		ex_free(&s);
+		return CLI_ERR;
+	}
 	json_begin(&s.json, stdout);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	s.each_frame = s.each_frame || cli_capture_live(c);
@@ -1744,8 +1857,14 @@ int cli_explain(int argc, char **argv)
 	}
 	cli_capture_note_skipped(c, "explain");
 	fflush(stdout);
+	/* a damaged capture: the drawing of what was read, and the error's status */
+	if (lad_f) {
+		cli_ladder_svg(lad_f, s.lad);
+		if (cli_svg_close(&lad_out, lad_f, "explain") != CLI_OK)
+			rc = CLI_ERR;
+	}
 	if (s.summary)
-		ex_summary(&s, s.mode == EX_JSON ? stderr : stdout);
+		ex_summary(&s, s.mode == EX_JSON || s.lad ? stderr : stdout);
 	ex_release_signals();
 	cli_capture_close(c);
 	ex_free(&s);

@@ -13,7 +13,6 @@
  * of printer.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -21,7 +20,7 @@
 #include "args.h"
 #include "cli.h"
 #include "json.h"
-#include "output.h"
+#include "svg.h"
 #include "rocelab/rocelab.h"
 
 #define LAY_ROW_BITS 32   /* bits per row, as the IBA and RFC 791 draw headers */
@@ -327,45 +326,17 @@ static void lay_print_text(FILE *o, const struct lay *l)
 #define LAY_SVG_LEFT 56     /* the byte offsets' column */
 #define LAY_SVG_TOP 64      /* the title and the bit numbers */
 #define LAY_SVG_LINE 16     /* px per legend line */
-#define LAY_SVG_MARGIN 16
+#define LAY_SVG_MARGIN CLI_SVG_MARGIN
 
-static void lay_xml(FILE *o, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", o); break;
-		case '<': fputs("&lt;", o); break;
-		case '>': fputs("&gt;", o); break;
-		case '"': fputs("&quot;", o); break;
-		default: fputc(*s, o);
-		}
-	}
-}
-
-/* The document's start: an SVG 1.1 root, its title, a white ground (for dark pages), the title shown. */
 /* The legend's @n lines from @y down, and the document's end. */
 static void lay_svg_tail(FILE *o, const char (*legend)[LAY_LINE_MAX], size_t n, unsigned y)
 {
 	for (size_t i = 0; i < n; i++) {
 		fprintf(o, "<text x=\"%u\" y=\"%u\" xml:space=\"preserve\">", LAY_SVG_MARGIN, y + (unsigned)i * LAY_SVG_LINE);
-		lay_xml(o, legend[i]);
+		cli_svg_text(o, legend[i]);
 		fputs("</text>\n", o);
 	}
 	fputs("</svg>\n", o);
-}
-
-static void lay_svg_head(FILE *o, const char *title, unsigned width, unsigned height)
-{
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", o);
-	fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" height=\"%u\" "
-		   "viewBox=\"0 0 %u %u\" font-family=\"monospace\" font-size=\"12\">\n", width, height, width, height);
-	fputs("<title>", o);
-	lay_xml(o, title);
-	fputs("</title>\n", o);
-	fprintf(o, "<rect width=\"%u\" height=\"%u\" fill=\"#ffffff\"/>\n", width, height);
-	fprintf(o, "<text x=\"%u\" y=\"20\" font-size=\"14\">", LAY_SVG_MARGIN);
-	lay_xml(o, title);
-	fputs("</text>\n", o);
 }
 
 static void lay_svg_box(FILE *o, const struct lay_box *b)
@@ -377,7 +348,7 @@ static void lay_svg_box(FILE *o, const struct lay_box *b)
 	fprintf(o, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" fill=\"%s\" stroke=\"#000000\"/>\n", x, y,
 		w, LAY_SVG_ROW, reserved ? "#e6e6e6" : "#ffffff");
 	fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">", x + w / 2, y + LAY_SVG_ROW / 2 + 4);
-	lay_xml(o, b->label);
+	cli_svg_text(o, b->label);
 	fputs("</text>\n", o);
 }
 
@@ -389,7 +360,7 @@ static void lay_print_svg(FILE *o, const struct lay *l)
 	char title[256];
 
 	snprintf(title, sizeof(title), "%s: %s, %u bytes (%s)", l->h->name, l->h->title, l->h->len, l->h->section);
-	lay_svg_head(o, title, width, height);
+	cli_svg_head(o, title, width, height);
 	fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\" font-size=\"10\">byte</text>\n", LAY_SVG_LEFT - 8,
 		LAY_SVG_TOP - 8);
 	for (unsigned i = 0; i < LAY_ROW_BITS; i++) {
@@ -607,7 +578,7 @@ static void lay_frame_svg(FILE *o, const struct lay_frame *fr)
 		width = LAY_SVG_MARGIN * 2 + LAY_LEGEND_WIDTH * LAY_SVG_CHAR;
 	height = legend_y + (unsigned)fr->nlegend * LAY_SVG_LINE + LAY_SVG_MARGIN;
 	lay_frame_title(title, sizeof(title), fr);
-	lay_svg_head(o, title, width, height);
+	cli_svg_head(o, title, width, height);
 	for (size_t i = 0; i < fr->n; i++) {
 		const struct lay_layer *l = &fr->layer[i];
 		unsigned w = (l->width + 1) * LAY_FRAME_CHAR;
@@ -616,9 +587,9 @@ static void lay_frame_svg(FILE *o, const struct lay_frame *fr)
 		fprintf(o, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" fill=\"%s\" stroke=\"#000000\"/>\n", x, y, w,
 			h, ib ? "#ffffff" : "#e6e6e6");
 		fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">", x + w / 2, y + h / 2 - 2);
-		lay_xml(o, l->name);
+		cli_svg_text(o, l->name);
 		fprintf(o, "</text>\n<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">", x + w / 2, y + h / 2 + 14);
-		lay_xml(o, l->bytes);
+		cli_svg_text(o, l->bytes);
 		fputs("</text>\n", o);
 		if (l->off >= 0)
 			fprintf(o, "<text x=\"%u\" y=\"%u\" font-size=\"10\">%d</text>\n", x, y + h + 14, l->off);
@@ -683,26 +654,18 @@ static int lay_opcode(const char *name)
 	return op >= 0 && (rl_opcode_info((uint8_t)op)->flags & RL_OPF_VALID) ? op : -1;
 }
 
-/* Write to @path through cli_output: a temporary file renamed over it once all is written. */
-static int lay_write_file(const struct lay *l, const struct lay_frame *fr, enum cli_layout_form form,
-			  const char *path)
-{
-	struct cli_output out;
-	FILE *f = cli_output_open(&out, "explain", path, -1, NULL);
-	bool ok;
+/* What cli_svg_write() draws: the header @l, or else the frame @fr, in @form. */
+struct lay_job {
+	const struct lay *l;
+	const struct lay_frame *fr;
+	enum cli_layout_form form;
+};
 
-	if (!f)
-		return CLI_ERR;
-	lay_print(f, l, fr, form);
-	ok = fflush(f) == 0 && !ferror(f);
-	if (fclose(f))
-		ok = false;
-	if (!ok) {
-		cli_error("explain", "writing %s failed: %s", path, strerror(errno));
-		cli_output_abort(&out);
-		return CLI_ERR;
-	}
-	return cli_output_commit(&out) ? CLI_OK : CLI_ERR;
+static void lay_draw(FILE *o, const void *arg)
+{
+	const struct lay_job *j = arg;
+
+	lay_print(o, j->l, j->fr, j->form);
 }
 
 int cli_layout(const char *name, enum cli_layout_form form, const char *path)
@@ -729,8 +692,11 @@ int cli_layout(const char *name, enum cli_layout_form form, const char *path)
 	} else if (!lay_build(&l, h)) {
 		return CLI_ERR;
 	}
-	if (path)
-		return lay_write_file(h ? &l : NULL, h ? NULL : &fr, form, path);
+	if (path) {
+		struct lay_job j = { h ? &l : NULL, h ? NULL : &fr, form };
+
+		return cli_svg_write("explain", path, lay_draw, &j);
+	}
 	lay_print(stdout, h ? &l : NULL, h ? NULL : &fr, form);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error("explain", "cannot write the output");

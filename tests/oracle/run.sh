@@ -307,5 +307,33 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     done
 fi
 
+# explain --ladder --svg: each arrow against tshark's frame (its source, opcode and PSN, its CM
+# message, its pcapng comment), on rocelab gen's exchanges (losses, resends, CM, UD, IPv6) and on
+# the real kernel's rping (ladder_tshark.py).
+if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
+    LT="$HERE/ladder_tshark.py"
+    for g in demo "request-loss --pcapng" "reorder" "cm-req-lost --pcapng" "rping" "ud-sidr" \
+             "send --ipv6" "icrc-corruption" "kernel"; do
+        c=$(echo "$g" | cut -d' ' -f1)
+        cap=$TMP/lad-$c.pcap
+        if [ "$c" = kernel ]; then
+            cap=$HERE/../fixtures/rxe/rping.pcap
+        # shellcheck disable=SC2086  # the scenario and its flags
+        elif ! "$ROCELAB" gen $g -o "$cap" >/dev/null 2>"$TMP/gen.err"; then
+            fail "ladder $c: rocelab gen $g failed: $(head -c 300 "$TMP/gen.err")"; continue
+        fi
+        if ! "$ROCELAB" explain --ladder --svg -o "$TMP/lad-$c.svg" "$cap" 2>"$TMP/lad.err"; then
+            fail "ladder $c: explain --ladder --svg failed: $(head -c 300 "$TMP/lad.err")"; continue
+        fi
+        # shellcheck disable=SC2046  # one -e per field
+        if run_tshark $TSHARK_OPTS -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$LT" --print-fields) \
+                <"$cap" >"$TMP/lad-$c.tsv" 2>"$TMP/tshark.err"; then
+            run_checks "ladder $c" "$PY" "$LT" --label "ladder $g" "$TMP/lad-$c.svg" "$TMP/lad-$c.tsv"
+        else
+            fail "ladder $c: tshark failed: $(head -c 300 "$TMP/tshark.err")"
+        fi
+    done
+fi
+
 echo "oracle: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

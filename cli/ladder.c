@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ladder.h"
+#include "svg.h"
+
+#define LAD_ROW 24          /* px per arrow */
+#define LAD_HEAD 64         /* a section's heading and the two hosts' names */
+#define LAD_GAP 24          /* px between sections */
+#define LAD_X_FRAME 56      /* the frame number's right edge */
+#define LAD_X_TIME 136      /* the time's right edge */
+#define LAD_X_LEFT 220      /* the left host's line */
+#define LAD_X_RIGHT 600     /* the right host's line */
+#define LAD_X_MARK 612      /* the analyzer's marks */
+#define LAD_WIDTH 960
+#define LAD_RED "#c00000"     /* what went wrong */
+#define LAD_GREY "#505050"    /* what is only said */
+
+bool cli_ladder_add(struct cli_ladder *l, const struct cli_ladder_row *r)
+{
+	if (l->nrows == CLI_LADDER_MAX_ROWS) {
+		l->more++;
+		return true;
+	}
+	if (l->nrows == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct cli_ladder_row *rows = realloc(l->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return false;
+		l->rows = rows;
+		l->cap = cap;
+	}
+	l->rows[l->nrows++] = *r;
+	return true;
+}
+
+void cli_ladder_free(struct cli_ladder *l)
+{
+	free(l->rows);
+	l->rows = NULL;
+	l->nrows = l->cap = 0;
+}
+
+static size_t lad_rows_of(const struct cli_ladder *l, unsigned pair)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->nrows; i++)
+		n += l->rows[i].pair == pair;
+	return n;
+}
+
+static void lad_text(FILE *o, unsigned x, unsigned y, const char *anchor, const char *attrs, const char *s)
+{
+	fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"%s\"%s>", x, y, anchor, attrs);
+	cli_svg_text(o, s);
+	fputs("</text>\n", o);
+}
+
+/* A section's heading, the hosts' names over their lines, and the lines down to @bottom. */
+static void lad_section(FILE *o, const struct cli_ladder *l, unsigned pair, unsigned y, unsigned bottom)
+{
+	char head[64];
+
+	snprintf(head, sizeof(head), "[%u]", pair);
+	lad_text(o, CLI_SVG_MARGIN, y + 16, "start", " font-weight=\"bold\"", head);
+	lad_text(o, LAD_X_FRAME, y + 44, "end", " font-size=\"10\"", "frame");
+	lad_text(o, LAD_X_TIME, y + 44, "end", " font-size=\"10\"", "time (s)");
+	lad_text(o, LAD_X_LEFT, y + 44, "middle", " font-weight=\"bold\"", l->hosts[pair - 1][0]);
+	lad_text(o, LAD_X_RIGHT, y + 44, "middle", " font-weight=\"bold\"", l->hosts[pair - 1][1]);
+	fprintf(o, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"#808080\"/>\n", LAD_X_LEFT, y + 52, LAD_X_LEFT,
+		bottom);
+	fprintf(o, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"#808080\"/>\n", LAD_X_RIGHT, y + 52,
+		LAD_X_RIGHT, bottom);
+}
+
+/* One packet: its arrow at @y (a lost one stops halfway at a cross), its words over it, its marks. */
+static void lad_arrow(FILE *o, const struct cli_ladder_row *r, unsigned y)
+{
+	unsigned from = r->rightward ? LAD_X_LEFT : LAD_X_RIGHT, to = r->rightward ? LAD_X_RIGHT : LAD_X_LEFT;
+	unsigned mid = (LAD_X_LEFT + LAD_X_RIGHT) / 2;
+	const char *colour = r->bad || r->lost ? LAD_RED : "#000000";
+	char num[24];
+
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)r->frame);
+	lad_text(o, LAD_X_FRAME, y + 4, "end", "", num);
+	lad_text(o, LAD_X_TIME, y + 4, "end", "", r->time);
+	if (r->lost) {
+		fprintf(o, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"%s\" stroke-dasharray=\"6 4\" "
+			   "data-frame=\"%s\"/>\n", from, y, mid, y, colour, num);
+		fprintf(o, "<path d=\"M%u %u l8 8 M%u %u l-8 8\" stroke=\"%s\" stroke-width=\"2\"/>\n", mid - 4,
+			y - 4, mid + 4, y - 4, colour);
+	} else {
+		fprintf(o, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"%s\" marker-end=\"url(#%s)\" "
+			   "data-frame=\"%s\"/>\n", from, y, r->rightward ? to - 2 : to + 2, y, colour,
+			r->bad ? "head-red" : "head", num);
+	}
+	fprintf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\" data-frame=\"%s\" data-dir=\"%s\">", mid, y - 6,
+		num, r->rightward ? "right" : "left");
+	cli_svg_text(o, r->label);
+	fputs("</text>\n", o);
+	if (*r->mark)
+		lad_text(o, LAD_X_MARK, y + 4, "start", r->trouble ? " fill=\"" LAD_RED "\"" : " fill=\"" LAD_GREY "\"",
+			 r->mark);
+}
+
+/* The notes under the last section: what was left out, and why. */
+static void lad_notes(FILE *o, const struct cli_ladder *l, unsigned y)
+{
+	char note[160];
+
+	if (l->more) {
+		snprintf(note, sizeof(note), "... and %llu more packets: choose with -c N, --qp, --host, --op or a filter",
+			 (unsigned long long)l->more);
+		lad_text(o, CLI_SVG_MARGIN, y += 16, "start", "", note);
+	}
+	if (l->other) {
+		snprintf(note, sizeof(note), "%llu frames in no RoCE conversation (not RoCE, or not decodable) left out",
+			 (unsigned long long)l->other);
+		lad_text(o, CLI_SVG_MARGIN, y += 16, "start", "", note);
+	}
+	if (!l->nrows)
+		lad_text(o, CLI_SVG_MARGIN, y += 16, "start", "", "no RoCE request or response to draw");
+}
+
+static unsigned lad_height(const struct cli_ladder *l)
+{
+	unsigned h = 40 + (unsigned)(!!l->more + !!l->other + !l->nrows) * 16 + CLI_SVG_MARGIN;
+
+	for (unsigned p = 1; p <= l->npairs; p++)
+		h += LAD_HEAD + (unsigned)lad_rows_of(l, p) * LAD_ROW + LAD_GAP;
+	return h;
+}
+
+void cli_ladder_svg(FILE *o, const void *ladder)
+{
+	const struct cli_ladder *l = ladder;
+	unsigned y = 40;
+
+	cli_svg_head(o, l->title, LAD_WIDTH, lad_height(l));
+	fputs("<defs>\n", o);
+	fputs("<marker id=\"head\" markerWidth=\"10\" markerHeight=\"8\" refX=\"9\" refY=\"4\" orient=\"auto\">"
+	      "<path d=\"M0 0 L10 4 L0 8 z\" fill=\"#000000\"/></marker>\n", o);
+	fputs("<marker id=\"head-red\" markerWidth=\"10\" markerHeight=\"8\" refX=\"9\" refY=\"4\" orient=\"auto\">"
+	      "<path d=\"M0 0 L10 4 L0 8 z\" fill=\"" LAD_RED "\"/></marker>\n", o);
+	fputs("</defs>\n", o);
+	for (unsigned p = 1; p <= l->npairs; p++) {
+		unsigned n = (unsigned)lad_rows_of(l, p), row = 0;
+
+		lad_section(o, l, p, y, y + LAD_HEAD + n * LAD_ROW);
+		for (size_t i = 0; i < l->nrows; i++)
+			if (l->rows[i].pair == p)
+				lad_arrow(o, &l->rows[i], y + LAD_HEAD + row++ * LAD_ROW + LAD_ROW / 2);
+		y += LAD_HEAD + n * LAD_ROW + LAD_GAP;
+	}
+	lad_notes(o, l, y);
+	fputs("</svg>\n", o);
+}
