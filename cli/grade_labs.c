@@ -1565,5 +1565,7 @@ const struct grade_choice grade_choices[] = {
 	/* Labs 11 and 12. */
 	{ "11", "w1", 'c', NULL },
 	{ "11", "w2", 'a', NULL },
+	{ "12", "w1", 'b', NULL },
+	{ "12", "w2", 'd', NULL },
 };
 const size_t grade_nchoices = sizeof(grade_choices) / sizeof(grade_choices[0]);

@@ -632,6 +632,7 @@ quiz 08
 quiz 09
 quiz 10
 quiz 11
+quiz 12
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
