@@ -1027,6 +1027,21 @@ static bool gl_11_udp_checksum(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(f && f->p.roce == RL_ROCE_V2, f->p.udp.checksum);
 }
 
+/* Lab 11's predictions: frame 1 is the learner's SEND; its CRC's length is read as above. */
+static bool gl_11_pad(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *f = gl_11_frame_1(c);
+
+	return GL_FROM(f, f->p.bth.padcnt);
+}
+
+static bool gl_11_udp_len(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *f = gl_11_frame_1(c);
+
+	return GL_FROM(f && f->p.roce == RL_ROCE_V2, f->p.udp.len);
+}
+
 /* Lab 12: the DETH, the UD opcode, no ACKs, a datagram's length. */
 static bool gl_12_qkey(const struct grade_cap *c, uint64_t *v)
 {
@@ -1448,6 +1463,10 @@ const struct grade_fact grade_facts[] = {
 	{ "11", "2", gl_11_ttl },
 	{ "11", "3", gl_11_crc_bytes },
 	{ "11", "4", gl_11_udp_checksum },
+	/* Lab 11's predictions: the learner's SEND size. */
+	{ "11", "p1", gl_11_crc_bytes },
+	{ "11", "p2", gl_11_pad },
+	{ "11", "p3", gl_11_udp_len },
 	{ "12", "1", gl_12_qkey },
 	{ "12", "2", gl_12_src_qp },
 	{ "12", "3", gl_12_opcode },
@@ -1542,5 +1561,11 @@ const struct grade_choice grade_choices[] = {
 	{ "09", "w2", 'a', NULL },
 	{ "10", "w1", 'b', NULL },
 	{ "10", "w2", 0, gl_10_after_nak },
+
+	/* Labs 11 and 12. */
+	{ "11", "w1", 'c', NULL },
+	{ "11", "w2", 'a', NULL },
+	{ "12", "w1", 'b', NULL },
+	{ "12", "w2", 'd', NULL },
 };
 const size_t grade_nchoices = sizeof(grade_choices) / sizeof(grade_choices[0]);

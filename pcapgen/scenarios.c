@@ -341,15 +341,28 @@ static int sc_fetch_add(const struct gen_opts *o, struct gen_out *out)
 	return gen_one(o, out, RL_QPT_RC, RL_WR_ATOMIC_FETCH_AND_ADD, 8, NULL, NULL);
 }
 
+/* At most this many datagrams in ud-send: each gets its own 64 KiB region at B. */
+#define GEN_UD_MAX_SENDS 64
+
+/* --count UD SENDs (1 by default) of --size bytes, one after another. */
 static int sc_ud_send(const struct gen_opts *o, struct gen_out *out)
 {
-	uint32_t max = rl_mtu_bytes(o->mtu);
+	enum rl_wr_opcode ops[GEN_UD_MAX_SENDS];
+	uint32_t sizes[GEN_UD_MAX_SENDS];
+	uint32_t size = gen_size(o, 256), max = rl_mtu_bytes(o->mtu);
+	uint64_t count = gen_count(o, 1);
+	struct gen_seq q = { ops, sizes, (size_t)count };
 
-	if (gen_size(o, 256) > max) {
-		return gen_fail(out, "a UD message is one packet: --size %u is more than the MTU %u", gen_size(o, 256),
-				max);
+	/* A UD message is one packet, at most the path MTU. */
+	if (size > max)
+		return gen_fail(out, "a UD message is one packet: --size %u is more than the MTU %u", size, max);
+	if (count > GEN_UD_MAX_SENDS)
+		return gen_fail(out, "--count is 1 .. %d UD SENDs here, not %" PRIu64, GEN_UD_MAX_SENDS, count);
+	for (uint64_t i = 0; i < count; i++) {
+		ops[i] = RL_WR_SEND;
+		sizes[i] = size;
 	}
-	return gen_one(o, out, RL_QPT_UD, RL_WR_SEND, gen_size(o, 256), NULL, NULL);
+	return gen_seq_run(o, out, RL_QPT_UD, &q, NULL, NULL);
 }
 
 static int sc_uc_send(const struct gen_opts *o, struct gen_out *out)

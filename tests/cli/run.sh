@@ -238,6 +238,9 @@ expect "gen bad --drop" 2 "frame numbers like 3 or 3,7,12" "$RA" gen send --drop
 expect "gen bad --qpn-a" 2 "0 and 1 are special QPs" "$RA" gen send --qpn-a 1 -o "$T/x.pcap"
 expect "gen bad --ip-a" 2 "not an IPv4 or IPv6 address" "$RA" gen send --ip-a 300.1.1.1 -o "$T/x.pcap"
 expect "gen UD larger than the MTU" 2 "a UD message is one packet" "$RA" gen ud-send --size 5000 -o "$T/x.pcap"
+# Lab 12's quiz draws how many datagrams ud-send makes; their bytes are checked with tshark below.
+expect "gen ud-send --count 3" 0 "wrote 3 frames" "$RA" gen ud-send --count 3 --size 37 --qpn-a 5000 -o "$T/ud.pcap"
+expect "gen ud-send --count too many" 2 "--count is 1 .. 64 UD SENDs here, not 65" "$RA" gen ud-send --count 65 -o "$T/x.pcap"
 expect "rewrite without rules" 2 "nothing to change" "$RA" rewrite "$T/in.pcap" "$T/out.pcap"
 expect "rewrite a missing file" 2 "cannot read" "$RA" rewrite "$T/missing.pcap" "$T/out.pcap" --rewrite psn:+1
 expect "rewrite --help" 0 "usage: rocelab rewrite" "$R" rewrite --help
@@ -440,6 +443,13 @@ if command -v tshark >/dev/null; then
 	[ -n "$nak" ] && [ "${bw%%	*}" = "$nak" ] && [ "${bw#*	}" != "$first" ] &&
 		ok "gen --bad-write 3: tshark's NAK names the third WRITE, the one with another R_Key" ||
 		bad "gen --bad-write 3: third WRITE '$bw', NAK PSN '$nak', first R_Key '$first'"
+	# gen ud-send --count 3 --size 37 --qpn-a 5000: three UD SEND Only (opcode 100, IBA Table 38), each
+	# 37 bytes and a pad of 3, the DETH's source QP 5000 (0x1388).
+	ud=$(run_tshark -r - -T fields -e infiniband.bth.opcode -e infiniband.bth.padcnt -e infiniband.deth.srcqp \
+		<"$T/ud.pcap" 2>/dev/null | tr '\t\n' ', ')
+	[ "$ud" = "100,3,0x00001388 100,3,0x00001388 100,3,0x00001388 " ] &&
+		ok "gen ud-send --count 3: tshark reads three UD SENDs, pad 3, source QP 0x1388" ||
+		bad "gen ud-send --count 3: tshark reads '$ud'"
 	rnr=$(run_tshark -r - -T fields -e infiniband.bth.opcode -e infiniband.aeth.syndrome <"$T/rnr.pcap" 2>/dev/null | tr '\t\n' ', ')
 	[ "$rnr" = "4, 17,45 4, 17,45 4, 17,45 " ] && ok "gen --min-rnr-timer 13 --rnr-retry 2: three SENDs, three RNR NAKs of 0x2d" ||
 		bad "gen rnr --min-rnr-timer 13 --rnr-retry 2: tshark reads '$rnr'"

@@ -500,7 +500,7 @@ s=$( (cd "$P" && "$R" lab grade 03) | sed -n 's/^score 03 predictions //p')
 refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 03 --set size=10
 refused "--set of a parameter the lab has not" "lab 03 has no parameter 'speed'" predict 03 --set speed=10
 refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 03 --set mtu=1000
-refused "predict for a lab without predictions" "lab 11 asks no predictions" predict 11
+refused "predict for a lab without predictions" "lab 13 asks no predictions" predict 13
 
 # score_below_half SCORE: GOT/MAX with 2 GOT < MAX
 below_half() { [ -n "$1" ] && [ "${1#*/}" -gt 0 ] && [ $(( 2 * ${1%/*} )) -lt "${1#*/}" ]; }
@@ -561,6 +561,8 @@ predictions 07 count=3 size=40000 mtu=256
 predictions 08 drop=3
 predictions 09 timer=17
 predictions 10 bad=3
+# Lab 11: 45 bytes, so that the pad is not 0.
+predictions 11 size=45
 # Lab 12: 1001 bytes, so that the pad is not 0.
 predictions 12 size=1001
 for d in "$LABS"/[0-9][0-9]-*/; do
@@ -629,6 +631,8 @@ quiz 07
 quiz 08
 quiz 09
 quiz 10
+quiz 11
+quiz 12
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
@@ -639,7 +643,7 @@ mkdir -p "$Q"
 cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 03 --grade
 cd - >/dev/null
 refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 03 --seed 3
-refused "a quiz for a lab without one" "lab 11 has no quiz" quiz 11
+refused "a quiz for a lab without one" "lab 13 has no quiz" quiz 13
 
 # A capture of another lab, or one without the fault a lab is about, is refused, not graded.
 refused "lab 08 graded on a capture with nothing lost" \
