@@ -623,6 +623,7 @@ quiz() {
 }
 quiz 01
 quiz 03
+quiz 04
 quiz 05
 quiz 06
 quiz 07
