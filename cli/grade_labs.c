@@ -1157,6 +1157,20 @@ static bool gl_14_first_sends(const struct grade_cap *c, uint64_t *v)
 }
 
 /*
+ * Lab 14's prediction: the first NAK's PSN past that of the client's first
+ * WRITE, the one aimed with the wrong R_Key. The responder checks the R_Key
+ * on the packet that carries the RETH and names that packet (IBA 9.7.5.2.4),
+ * however many packets the WRITE has.
+ */
+static bool gl_14_nak_offset(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *w = gl_message(c, RL_OPF_WRITE, 1);
+	const struct grade_frame *nak = w ? gl_find(c, w, gl_is_nak) : NULL;
+
+	return GL_FROM(nak, (nak->p.bth.psn - w->p.bth.psn) & PSN_MASK);
+}
+
+/*
  * Lab 15: perftest. The SEND, WRITE and READ questions are read as labs 03,
  * 13, 04 and 05 read them; then the ACKs of the ib_send_bw step: those the
  * server sent before the client's first RDMA WRITE (ib_write_bw, the next
@@ -1487,6 +1501,10 @@ const struct grade_fact grade_facts[] = {
 	{ "14", "3", gl_10_rkey },
 	{ "14", "4", gl_14_link_local },
 	{ "14", "5", gl_14_first_sends },
+	/* Lab 14's predictions: the learner's WRITE size; the WRITE with the wrong R_Key is the client's first. */
+	{ "14", "p1", gl_04_packets },
+	{ "14", "p2", gl_04_dma_len },
+	{ "14", "p3", gl_14_nak_offset },
 	{ "15", "1", gl_03_packets_1 },
 	{ "15", "2", gl_13_request_qp },
 	{ "15", "3", gl_04_rkey },
@@ -1562,10 +1580,12 @@ const struct grade_choice grade_choices[] = {
 	{ "10", "w1", 'b', NULL },
 	{ "10", "w2", 0, gl_10_after_nak },
 
-	/* Labs 11 and 12. */
+	/* Labs 11, 12 and 14. */
 	{ "11", "w1", 'c', NULL },
 	{ "11", "w2", 'a', NULL },
 	{ "12", "w1", 'b', NULL },
 	{ "12", "w2", 'd', NULL },
+	{ "14", "w1", 'c', NULL },
+	{ "14", "w2", 'd', NULL },
 };
 const size_t grade_nchoices = sizeof(grade_choices) / sizeof(grade_choices[0]);

@@ -565,6 +565,8 @@ predictions 10 bad=3
 predictions 11 size=45
 # Lab 12: 1001 bytes, so that the pad is not 0.
 predictions 12 size=1001
+# Lab 14: 3000 bytes, three packets, so the WRITE is no Only and its DMA Length no packet's payload.
+predictions 14 size=3000
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -625,6 +627,7 @@ quiz() {
 }
 quiz 01
 quiz 03
+quiz 04
 quiz 05
 quiz 06
 quiz 07
@@ -633,6 +636,7 @@ quiz 09
 quiz 10
 quiz 11
 quiz 12
+quiz 14
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
