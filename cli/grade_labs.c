@@ -1172,23 +1172,53 @@ static bool gl_14_nak_offset(const struct grade_cap *c, uint64_t *v)
 
 /*
  * Lab 15: perftest. The SEND, WRITE and READ questions are read as labs 03,
- * 13, 04 and 05 read them; then the ACKs of the ib_send_bw step: those the
- * server sent before the client's first RDMA WRITE (ib_write_bw, the next
- * step), all of them if there is none.
+ * 13, 04 and 05 read them; the rest in the ib_send_bw step: the frames before
+ * the client's first RDMA WRITE (ib_write_bw, the next step), all of them if
+ * there is none (a --gen capture).
  */
 static bool gl_is_client_write(const struct grade_cap *c, const struct grade_frame *f)
 {
 	return gl_is_client_request(c, f) && gl_flag(f, RL_OPF_WRITE);
 }
 
-static bool gl_15_send_acks(const struct grade_cap *c, uint64_t *v)
+/* The end of the ib_send_bw step: the client's first RDMA WRITE, or the capture's end. */
+static const struct grade_frame *gl_15_send_step_end(const struct grade_cap *c)
 {
 	const struct grade_frame *w = gl_find(c, NULL, gl_is_client_write);
 
+	return w ? w : c->f + c->n;
+}
+
+static bool gl_15_send_acks(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *end = gl_15_send_step_end(c);
+
 	*v = 0;
-	for (const struct grade_frame *f = c->f; c->client && f < (w ? w : c->f + c->n); f++)
+	for (const struct grade_frame *f = c->f; c->client && f < end; f++)
 		*v += gl_is_ack(c, f);
 	return c->client != NULL;
+}
+
+/* The client's SEND packets in the ib_send_bw step, each counted once (not its resends). */
+static bool gl_15_send_packets(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *end = gl_15_send_step_end(c);
+
+	*v = 0;
+	for (const struct grade_frame *f = c->f; c->client && f < end; f++)
+		*v += gl_client_new_request(c, f) && gl_flag(f, RL_OPF_SEND);
+	return c->client != NULL;
+}
+
+/* The MSN of the server's last ACK in the ib_send_bw step: the SENDs it completed (IBA 9.7.5.1). */
+static bool gl_15_send_last_msn(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *end = gl_15_send_step_end(c), *last = NULL;
+
+	for (const struct grade_frame *f = c->f; c->client && f < end; f++)
+		if (gl_is_ack(c, f))
+			last = f;
+	return GL_FROM(last, last->p.aeth.msn);
 }
 
 /*
@@ -1510,6 +1540,10 @@ const struct grade_fact grade_facts[] = {
 	{ "15", "3", gl_04_rkey },
 	{ "15", "4", gl_05_responses },
 	{ "15", "5", gl_15_send_acks },
+	/* Lab 15's predictions: the learner's message size, in the ib_send_bw step. */
+	{ "15", "p1", gl_03_packets_1 },
+	{ "15", "p2", gl_15_send_packets },
+	{ "15", "p3", gl_15_send_last_msn },
 };
 
 const size_t grade_nfacts = sizeof(grade_facts) / sizeof(grade_facts[0]);
@@ -1580,12 +1614,14 @@ const struct grade_choice grade_choices[] = {
 	{ "10", "w1", 'b', NULL },
 	{ "10", "w2", 0, gl_10_after_nak },
 
-	/* Labs 11, 12 and 14. */
+	/* Labs 11, 12, 14 and 15. */
 	{ "11", "w1", 'c', NULL },
 	{ "11", "w2", 'a', NULL },
 	{ "12", "w1", 'b', NULL },
 	{ "12", "w2", 'd', NULL },
 	{ "14", "w1", 'c', NULL },
 	{ "14", "w2", 'd', NULL },
+	{ "15", "w1", 'c', NULL },
+	{ "15", "w2", 'd', NULL },
 };
 const size_t grade_nchoices = sizeof(grade_choices) / sizeof(grade_choices[0]);

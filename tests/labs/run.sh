@@ -567,6 +567,29 @@ predictions 11 size=45
 predictions 12 size=1001
 # Lab 14: 3000 bytes, three packets, so the WRITE is no Only and its DMA Length no packet's payload.
 predictions 14 size=3000
+# Lab 15: 3000 bytes, three packets a SEND and a short last one, not the default's four full ones.
+predictions 15 size=3000
+# Lab 15's predictions are about the ib_send_bw step; a run of the lab goes on with other QPs: the
+# ib_write_bw step (five WRITEs here) and ib_send_lat (nine SENDs). On the three made one after the
+# other, tshark and lab grade must read the predictions in the first alone, as on it alone.
+W=$T/pl15s
+mkdir -p "$W/labs/out" "$W/labs/15-perftest" && cp "$LABS/15-perftest/answers.txt" "$W/labs/15-perftest/"
+g15() { # NAME GEN-ARGS...: $W/NAME.pcap
+    o=$W/$1.pcap; shift
+    "$R" gen "$@" --ip-a 10.90.0.1 --ip-b 10.90.0.2 -o "$o" >/dev/null 2>&1
+}
+if g15 bw send-bw --count 16 --size 3000 && g15 wr write-bw --count 5 --size 3000 --qpn-a 0x13 --qpn-b 0x14 &&
+   g15 lat send-bw --count 9 --size 64 --qpn-a 0x15 --qpn-b 0x16 &&
+   mergecap -a -F pcap -w "$W/labs/out/15-perftest.pcap" "$W/bw.pcap" "$W/wr.pcap" "$W/lat.pcap" 2>/dev/null; then
+    sh "$LABS/15-perftest/solution/predict.sh" "$W/bw.pcap" >"$W/alone"
+    sh "$LABS/15-perftest/solution/predict.sh" "$W/labs/out/15-perftest.pcap" >"$W/ref"
+    (cd "$W" && "$R" lab predict 15 --set size=3000 --answers "$W/ref") >/dev/null 2>&1
+    touch -d '1 minute' "$W/labs/out/15-perftest.pcap"
+    s=$( (cd "$W" && "$R" lab grade 15) 2>&1 | sed -n 's/^score 15 predictions //p')
+    cmp -s "$W/alone" "$W/ref" && [ "$s" = 3/3 ] &&
+        pass "lab 15 predict: read in the ib_send_bw step, the WRITEs and SENDs of the steps after it left out ($(tr '\n' ' ' <"$W/ref")$s)" ||
+        fail "lab 15 predict in the ib_send_bw step: alone $(tr '\n' ' ' <"$W/alone"), in a run $(tr '\n' ' ' <"$W/ref"), lab grade '$s'"
+else fail "lab 15 predict: cannot make a run's three steps (rocelab gen, mergecap)"; fi
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -637,6 +660,7 @@ quiz 10
 quiz 11
 quiz 12
 quiz 14
+quiz 15
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
