@@ -1463,6 +1463,10 @@ const struct grade_fact grade_facts[] = {
 	{ "13", "4", gl_13_frames },
 	{ "13", "5", gl_13_server_psn },
 	{ "13", "6", gl_13_client_gid },
+	/* Lab 13's predictions: the server's QPN and the SEND's size, the learner's. */
+	{ "13", "p1", gl_13_request_qp },
+	{ "13", "p2", gl_13_ack_qp },
+	{ "13", "p3", gl_13_frames },
 	{ "14", "1", gl_10_syndrome },
 	{ "14", "2", gl_10_wc_status },
 	{ "14", "3", gl_10_rkey },
@@ -1542,5 +1546,7 @@ const struct grade_choice grade_choices[] = {
 	{ "09", "w2", 'a', NULL },
 	{ "10", "w1", 'b', NULL },
 	{ "10", "w2", 0, gl_10_after_nak },
+	{ "13", "w1", 'c', NULL },
+	{ "13", "w2", 'b', NULL },
 };
 const size_t grade_nchoices = sizeof(grade_choices) / sizeof(grade_choices[0]);

@@ -563,6 +563,8 @@ predictions 09 timer=17
 predictions 10 bad=3
 # Lab 12: 1001 bytes, so that the pad is not 0.
 predictions 12 size=1001
+# Lab 13: a server QP and a SEND size of the learner's, so neither DestQP nor the frame count is the default's.
+predictions 13 qpn=1000 size=5000
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -629,6 +631,7 @@ quiz 07
 quiz 08
 quiz 09
 quiz 10
+quiz 13
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
