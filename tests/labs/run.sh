@@ -551,6 +551,8 @@ predictions() {
 }
 # Lab 01: 3 packets a message, so the PSN step is not the 1 of lab 01's default 64 bytes.
 predictions 01 count=4 size=3000
+# Lab 02: three-packet READs and WRITEs, so the READ's PSN span is not 1.
+predictions 02 count=3 size=3000
 predictions 03 size=10001 mtu=1024
 predictions 04 size=5000
 predictions 05 size=20000 mtu=512
@@ -624,6 +626,7 @@ quiz() {
         fail "lab $num quiz: random quiz: '$s' $(cat "$W.g.out")"
 }
 quiz 01
+quiz 02
 quiz 03
 quiz 05
 quiz 06
