@@ -401,6 +401,35 @@ static bool gl_02_pingpong_psn_frame(const struct grade_cap *c, uint64_t *v)
 	return false;
 }
 
+/* The frames of the rdma_cm connection, from the REQ to the last CM message (the DREP). */
+static bool gl_02_rping_frames(const struct grade_cap *c, uint64_t *v)
+{
+	for (size_t i = c->n; i-- > 0;)
+		if (c->f[i].cm)
+			return GL_FROM(&c->f[i], (uint64_t)i + 1);
+	return false;
+}
+
+/* Is @f an RDMA READ request of the server's (rping's server READs the client's buffer)? */
+static bool gl_is_server_read(const struct grade_cap *c, const struct grade_frame *f)
+{
+	return gl_is_data_request(f) && !gl_from_client(c, f) && gl_flag(f, RL_OPF_READ | RL_OPF_REQ);
+}
+
+/*
+ * How far the server's second RDMA READ's PSN lies past its first's: a READ
+ * request takes one PSN for each packet of its response (IBA 9.7.1), and every
+ * request the server sent between them takes its own.
+ */
+static bool gl_02_read_psn_step(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *first = gl_find(c, NULL, gl_is_server_read), *next = first;
+
+	while (next && (next = gl_find(c, next + 1, gl_is_server_read)) && next->p.bth.psn == first->p.bth.psn)
+		;
+	return GL_FROM(next, (next->p.bth.psn - first->p.bth.psn) & PSN_MASK);
+}
+
 /* The server's handle for the connection: its REP's Local Communication ID. */
 static bool gl_02_server_comm_id(const struct grade_cap *c, uint64_t *v)
 {
@@ -1430,6 +1459,10 @@ const struct grade_fact grade_facts[] = {
 	{ "02", "4", gl_02_port },
 	{ "02", "5", gl_02_pingpong_psn_frame },
 	{ "02", "6", gl_02_server_comm_id },
+	/* Lab 02's predictions: rping's -C and -S, the learner's. */
+	{ "02", "p1", gl_02_cm_frames },
+	{ "02", "p2", gl_02_rping_frames },
+	{ "02", "p3", gl_02_read_psn_step },
 	{ "03", "1", gl_03_packets_1 },
 	{ "03", "2", gl_03_packets_2 },
 	{ "03", "3", gl_03_packets_3 },
@@ -1526,6 +1559,10 @@ const struct grade_fact grade_facts[] = {
 	{ "13", "4", gl_13_frames },
 	{ "13", "5", gl_13_server_psn },
 	{ "13", "6", gl_13_client_gid },
+	/* Lab 13's predictions: the server's QPN and the SEND's size, the learner's. */
+	{ "13", "p1", gl_13_request_qp },
+	{ "13", "p2", gl_13_ack_qp },
+	{ "13", "p3", gl_13_frames },
 	{ "14", "1", gl_10_syndrome },
 	{ "14", "2", gl_10_wc_status },
 	{ "14", "3", gl_10_rkey },
@@ -1614,11 +1651,13 @@ const struct grade_choice grade_choices[] = {
 	{ "10", "w1", 'b', NULL },
 	{ "10", "w2", 0, gl_10_after_nak },
 
-	/* Labs 11, 12, 14 and 15. */
+	/* Labs 11 to 15. */
 	{ "11", "w1", 'c', NULL },
 	{ "11", "w2", 'a', NULL },
 	{ "12", "w1", 'b', NULL },
 	{ "12", "w2", 'd', NULL },
+	{ "13", "w1", 'c', NULL },
+	{ "13", "w2", 'b', NULL },
 	{ "14", "w1", 'c', NULL },
 	{ "14", "w2", 'd', NULL },
 	{ "15", "w1", 'c', NULL },

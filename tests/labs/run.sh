@@ -500,7 +500,17 @@ s=$( (cd "$P" && "$R" lab grade 03) | sed -n 's/^score 03 predictions //p')
 refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 03 --set size=10
 refused "--set of a parameter the lab has not" "lab 03 has no parameter 'speed'" predict 03 --set speed=10
 refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 03 --set mtu=1000
+# Every lab now asks predictions and has a quiz: lab 13's lab.def without them (its parameters at
+# their defaults) stands for a lab that has neither.
+BARE=$T/bare/13-qp-state-machine
+mkdir -p "$BARE"
+awk 'NR == FNR { if ($1 == "param") d[$2] = $3; next }
+     /^(param|predict|quiz|hidden|ask)[ \t]/ { skip = 1; next } /^(text|hint)[ \t]/ { if (skip) next }
+     /^[a-z]/ { skip = 0 } { for (k in d) gsub("[{]" k "[}]", d[k]); print }' \
+    "$LABS/13-qp-state-machine/lab.def" "$LABS/13-qp-state-machine/lab.def" >"$BARE/lab.def"
+export ROCELAB_LABS="$T/bare"
 refused "predict for a lab without predictions" "lab 13 asks no predictions" predict 13
+unset ROCELAB_LABS
 
 # score_below_half SCORE: GOT/MAX with 2 GOT < MAX
 below_half() { [ -n "$1" ] && [ "${1#*/}" -gt 0 ] && [ $(( 2 * ${1%/*} )) -lt "${1#*/}" ]; }
@@ -551,6 +561,8 @@ predictions() {
 }
 # Lab 01: 3 packets a message, so the PSN step is not the 1 of lab 01's default 64 bytes.
 predictions 01 count=4 size=3000
+# Lab 02: three-packet READs and WRITEs, so the READ's PSN span is not 1.
+predictions 02 count=3 size=3000
 predictions 03 size=10001 mtu=1024
 predictions 04 size=5000
 predictions 05 size=20000 mtu=512
@@ -590,6 +602,8 @@ if g15 bw send-bw --count 16 --size 3000 && g15 wr write-bw --count 5 --size 300
         pass "lab 15 predict: read in the ib_send_bw step, the WRITEs and SENDs of the steps after it left out ($(tr '\n' ' ' <"$W/ref")$s)" ||
         fail "lab 15 predict in the ib_send_bw step: alone $(tr '\n' ' ' <"$W/alone"), in a run $(tr '\n' ' ' <"$W/ref"), lab grade '$s'"
 else fail "lab 15 predict: cannot make a run's three steps (rocelab gen, mergecap)"; fi
+# Lab 13: a server QP and a SEND size of the learner's, so neither DestQP nor the frame count is the default's.
+predictions 13 qpn=1000 size=5000
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -649,6 +663,7 @@ quiz() {
         fail "lab $num quiz: random quiz: '$s' $(cat "$W.g.out")"
 }
 quiz 01
+quiz 02
 quiz 03
 quiz 04
 quiz 05
@@ -661,6 +676,7 @@ quiz 11
 quiz 12
 quiz 14
 quiz 15
+quiz 13
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
@@ -671,7 +687,9 @@ mkdir -p "$Q"
 cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 03 --grade
 cd - >/dev/null
 refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 03 --seed 3
+export ROCELAB_LABS="$T/bare"
 refused "a quiz for a lab without one" "lab 13 has no quiz" quiz 13
+unset ROCELAB_LABS
 
 # A capture of another lab, or one without the fault a lab is about, is refused, not graded.
 refused "lab 08 graded on a capture with nothing lost" \
