@@ -500,16 +500,12 @@ s=$( (cd "$P" && "$R" lab grade 03) | sed -n 's/^score 03 predictions //p')
 refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 03 --set size=10
 refused "--set of a parameter the lab has not" "lab 03 has no parameter 'speed'" predict 03 --set speed=10
 refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 03 --set mtu=1000
-# Every lab now asks predictions and has a quiz: lab 13's lab.def without them (its parameters at
-# their defaults) stands for a lab that has neither.
-BARE=$T/bare/13-qp-state-machine
-mkdir -p "$BARE"
-awk 'NR == FNR { if ($1 == "param") d[$2] = $3; next }
-     /^(param|predict|quiz|hidden|ask)[ \t]/ { skip = 1; next } /^(text|hint)[ \t]/ { if (skip) next }
-     /^[a-z]/ { skip = 0 } { for (k in d) gsub("[{]" k "[}]", d[k]); print }' \
-    "$LABS/13-qp-state-machine/lab.def" "$LABS/13-qp-state-machine/lab.def" >"$BARE/lab.def"
+# Every lab asks predictions and has a quiz: a copy of the labs with a 16th that has neither (nor
+# more) stands for a lab without them.
+rm -rf "$T/bare" && cp -r "$LABS" "$T/bare" && rm -rf "$T/bare/out" && mkdir -p "$T/bare/16-bare"
+printf 'title    a lab with no predictions and no quiz\nneeds    send\ngen      send\nnext     read it\nstep     one SEND\nserver\nclient   --op send --iters 1\n' >"$T/bare/16-bare/lab.def"
 export ROCELAB_LABS="$T/bare"
-refused "predict for a lab without predictions" "lab 13 asks no predictions" predict 13
+refused "predict for a lab without predictions" "lab 16 asks no predictions" predict 16
 unset ROCELAB_LABS
 
 # score_below_half SCORE: GOT/MAX with 2 GOT < MAX
@@ -688,7 +684,7 @@ cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 03 --g
 cd - >/dev/null
 refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 03 --seed 3
 export ROCELAB_LABS="$T/bare"
-refused "a quiz for a lab without one" "lab 13 has no quiz" quiz 13
+refused "a quiz for a lab without one" "lab 16 has no quiz" quiz 16
 unset ROCELAB_LABS
 
 # A capture of another lab, or one without the fault a lab is about, is refused, not graded.
