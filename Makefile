@@ -249,6 +249,8 @@ install: all
 	# the guides' figures, where they point (../../docs/figures from a lab's folder)
 	install -d $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures
 	install -m 644 docs/figures/*.svg $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures/
+	install -d $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures/ladder
+	install -m 644 docs/figures/ladder/*.svg $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures/ladder/
 	# each lab's definition (rocelab lab reads it), guides and blank answers file
 	for d in labs/[0-9][0-9]-*; do \
 		install -d $(DESTDIR)$(PREFIX)/share/rocelab/$$d && \

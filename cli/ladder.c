@@ -10,10 +10,10 @@
 #define LAD_GAP 24          /* px between sections */
 #define LAD_X_FRAME 56      /* the frame number's right edge */
 #define LAD_X_TIME 136      /* the time's right edge */
-#define LAD_X_LEFT 220      /* the left host's line */
-#define LAD_X_RIGHT 600     /* the right host's line */
-#define LAD_X_MARK 612      /* the analyzer's marks */
-#define LAD_WIDTH 960
+#define LAD_X_LEFT 200      /* the left host's line */
+#define LAD_X_RIGHT 640     /* the right host's line */
+#define LAD_X_MARK 652      /* the analyzer's marks */
+#define LAD_WIDTH 1000
 #define LAD_RED "#c00000"     /* what went wrong */
 #define LAD_GREY "#505050"    /* what is only said */
 

@@ -17,8 +17,9 @@ cp scripts/handout/README.md scripts/handout/Makefile "$H/"
 cp scripts/grade.sh "$H/grade.sh"
 cp labs/grade/README.md labs/grade/check_*.c "$H/labs/grade/"
 # The guides' figures, at the same place relative to them as in the source tree (../../docs/figures).
-mkdir -p "$H/docs/figures"
+mkdir -p "$H/docs/figures/ladder"
 cp docs/figures/*.svg "$H/docs/figures/"
+cp docs/figures/ladder/*.svg "$H/docs/figures/ladder/"
 n=0
 for d in labs/[0-9][0-9]-*/; do
     d=${d%/}

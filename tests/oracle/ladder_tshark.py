@@ -77,7 +77,7 @@ def arrows(root):
         line = [x for x in elems if x.tag == SVG + "line" and x.attrib.get("data-frame") == str(n)]
         mark = ""
         if i + 1 < len(elems) and elems[i + 1].tag == SVG + "text" and "data-frame" not in elems[i + 1].attrib \
-                and elems[i + 1].attrib.get("x") == "612":
+                and elems[i + 1].attrib.get("x") == "652":
             mark = elems[i + 1].text or ""
         out[n] = (section, e.attrib["data-dir"], e.text or "", bool(line) and "stroke-dasharray" in line[0].attrib,
                   mark, len(line))
