@@ -416,25 +416,31 @@ for d in "$LABS"/[0-9][0-9]-*/; do
     else fail "$b: multiple-choice questions and no solution/why.sh"; fi
 done
 # No way through the choices without reading them: over every lab's, the longest option each time,
-# or one letter throughout, scores below half (the right letters: each lab's solution/why.sh above).
+# the shortest, or one letter throughout, scores below half (the right letters: each lab's
+# solution/why.sh above).
 for d in "$LABS"/[0-9][0-9]-*/; do
     n=$(basename "$d" | cut -c1-2)
     [ -f "$G/why$n.ref" ] || continue
-    awk -v n="$n" '$1 == "choice" { k = $2; i = 0; next }
-        $1 == "option" { i++; sub(/^option[ \t]*/, ""); if (length($0) > best[k]) { best[k] = length($0); l[k] = i } }
-        END { for (k in l) print n, k, substr("abcdef", l[k], 1) }' "$d/lab.def"
-done | sort >"$G/longest"
+    awk -v n="$n" -v g="$G" '$1 == "choice" { k = $2; i = 0; next }
+        $1 == "option" { i++; sub(/^option[ \t]*/, ""); x = length($0)
+                         if (x > most[k]) { most[k] = x; l[k] = i }
+                         if (!(k in least) || x < least[k]) { least[k] = x; s[k] = i } }
+        END { for (k in l) { print n, k, substr("abcdef", l[k], 1) >>(g "/longest")
+                             print n, k, substr("abcdef", s[k], 1) >>(g "/shortest") } }' "$d/lab.def"
+done
 for f in "$G"/why[0-9][0-9].ref; do
     [ -e "$f" ] || continue
     n=$(basename "$f" .ref | cut -c4-5)
     sed -n "s/^\(w[0-9]*\): \([a-f]\)$/$n \1 \2/p" "$f"
 done | sort >"$G/right"
 total=$(grep -c . "$G/right")
-longest=$(cat "$G/longest" "$G/right" | awk '{ k = $1 " " $2 } seen[k] != "" && seen[k] == $3 { n++ } { seen[k] = $3 }
-    END { print n + 0 }')
-if [ "$total" -ge 10 ] && [ $((2 * longest)) -lt "$total" ]; then
-    pass "why, all labs: always the longest option scores $longest/$total (below half)"
-else fail "why, all labs: always the longest option scores $longest/$total: the right options give themselves away by length"; fi
+for way in longest shortest; do
+    k=$(cat "$G/$way" "$G/right" | awk '{ k = $1 " " $2 } seen[k] != "" && seen[k] == $3 { n++ } { seen[k] = $3 }
+        END { print n + 0 }')
+    if [ "$total" -ge 10 ] && [ $((2 * k)) -lt "$total" ]; then
+        pass "why, all labs: always the $way option scores $k/$total (below half)"
+    else fail "why, all labs: always the $way option scores $k/$total: the right options give themselves away by length"; fi
+done
 for letter in a b c d; do
     k=$(awk -v x="$letter" '$3 == x' "$G/right" | grep -c .)
     [ $((2 * k)) -lt "$total" ] && pass "why, all labs: always '$letter' scores $k/$total (below half)" ||
