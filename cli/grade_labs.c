@@ -290,7 +290,7 @@ static bool gl_01_ack_msn(const struct grade_cap *c, uint64_t *v)
 }
 
 /*
- * Lab 02: connection management (IBA 12). The client is the active side (its
+ * Lab 03: connection management (IBA 12). The client is the active side (its
  * REQ is the first request of the capture), the server the passive side.
  */
 
@@ -316,7 +316,7 @@ static bool gl_is_data_request(const struct grade_frame *f)
 }
 
 /* The server's first data request: rping's first RDMA READ. */
-static const struct grade_frame *gl_02_server_first(const struct grade_cap *c)
+static const struct grade_frame *gl_03_server_first(const struct grade_cap *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (gl_is_data_request(&c->f[i]) && !gl_from_client(c, &c->f[i]))
@@ -325,7 +325,7 @@ static const struct grade_frame *gl_02_server_first(const struct grade_cap *c)
 }
 
 /* The active side's ESTABLISHED: the REP (IBA 12.9.5.2; it answers with the RTU). */
-static bool gl_02_client_established(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_client_established(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rep = gl_cm_first(c, RL_CM_REP, false);
 
@@ -336,7 +336,7 @@ static bool gl_02_client_established(const struct grade_cap *c, uint64_t *v)
  * The passive side's ESTABLISHED: the RTU, or the client's first data packet
  * if it comes first (the RTU lost: the CM takes that packet for it, IBA 12.9.6.3).
  */
-static bool gl_02_server_established(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_server_established(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rep = gl_cm_first(c, RL_CM_REP, false);
 
@@ -347,7 +347,7 @@ static bool gl_02_server_established(const struct grade_cap *c, uint64_t *v)
 }
 
 /* The frames the CM exchange took before the first data packet (with any resent ones). */
-static bool gl_02_cm_frames(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_cm_frames(const struct grade_cap *c, uint64_t *v)
 {
 	uint64_t k = 0;
 
@@ -359,23 +359,23 @@ static bool gl_02_cm_frames(const struct grade_cap *c, uint64_t *v)
 	return false;
 }
 
-static bool gl_02_server_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_server_psn(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_02_server_first(c);
+	const struct grade_frame *f = gl_03_server_first(c);
 
 	return GL_FROM(f, f->p.bth.psn);
 }
 
 /* The CM message the analyzer found that PSN in: the REQ's Starting PSN is where the passive side's sends start. */
-static bool gl_02_server_psn_frame(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_server_psn_frame(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_02_server_first(c);
+	const struct grade_frame *f = gl_03_server_first(c);
 
 	return GL_FROM(f && f->a.cm.psn_frame, f->a.cm.psn_frame);
 }
 
 /* The port of the REQ's service ID: rdma_cm's 0x0000000001 | port space | port. */
-static bool gl_02_port(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_port(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *req = gl_cm_first(c, RL_CM_REQ, true);
 	uint16_t ps, port;
@@ -388,7 +388,7 @@ static bool gl_02_port(const struct grade_cap *c, uint64_t *v)
  * message, and the CM message that announced its PSN (0: none did; the PSN
  * came over TCP).
  */
-static bool gl_02_pingpong_psn_frame(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_pingpong_psn_frame(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *last_cm = NULL;
 
@@ -402,7 +402,7 @@ static bool gl_02_pingpong_psn_frame(const struct grade_cap *c, uint64_t *v)
 }
 
 /* The frames of the rdma_cm connection, from the REQ to the last CM message (the DREP). */
-static bool gl_02_rping_frames(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_rping_frames(const struct grade_cap *c, uint64_t *v)
 {
 	for (size_t i = c->n; i-- > 0;)
 		if (c->f[i].cm)
@@ -421,7 +421,7 @@ static bool gl_is_server_read(const struct grade_cap *c, const struct grade_fram
  * request takes one PSN for each packet of its response (IBA 9.7.1), and every
  * request the server sent between them takes its own.
  */
-static bool gl_02_read_psn_step(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_read_psn_step(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *first = gl_find(c, NULL, gl_is_server_read), *next = first;
 
@@ -431,37 +431,37 @@ static bool gl_02_read_psn_step(const struct grade_cap *c, uint64_t *v)
 }
 
 /* The server's handle for the connection: its REP's Local Communication ID. */
-static bool gl_02_server_comm_id(const struct grade_cap *c, uint64_t *v)
+static bool gl_03_server_comm_id(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rep = gl_cm_first(c, RL_CM_REP, false);
 
 	return GL_FROM(rep, rl_cm_get(rep->cm, RL_CMF_REP_LOCAL_COMM_ID));
 }
 
-/* Lab 03: packets per message at each MTU, the SEND Middle opcode, the pad, a full packet's UDP length. */
-static bool gl_03_packets(const struct grade_cap *c, int k, uint64_t *v)
+/* Lab 04: packets per message at each MTU, the SEND Middle opcode, the pad, a full packet's UDP length. */
+static bool gl_04_packets(const struct grade_cap *c, int k, uint64_t *v)
 {
 	int pk = gl_packets(c, RL_OPF_SEND, k, NULL);
 
 	return GL_FROM(pk, (uint64_t)pk);
 }
 
-static bool gl_03_packets_1(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_packets_1(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_03_packets(c, 1, v);
+	return gl_04_packets(c, 1, v);
 }
 
-static bool gl_03_packets_2(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_packets_2(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_03_packets(c, 2, v);
+	return gl_04_packets(c, 2, v);
 }
 
-static bool gl_03_packets_3(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_packets_3(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_03_packets(c, 3, v);
+	return gl_04_packets(c, 3, v);
 }
 
-static bool gl_03_middle_opcode(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_middle_opcode(const struct grade_cap *c, uint64_t *v)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (gl_is_client_request(c, &c->f[i]) && gl_flag(&c->f[i], RL_OPF_SEND | RL_OPF_MIDDLE))
@@ -469,14 +469,14 @@ static bool gl_03_middle_opcode(const struct grade_cap *c, uint64_t *v)
 	return false;
 }
 
-static bool gl_03_pad(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_pad(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *m4 = gl_message(c, RL_OPF_SEND, 4);
 
 	return GL_FROM(m4, m4->p.bth.padcnt);
 }
 
-static bool gl_03_middle_udp_len(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_middle_udp_len(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *mid;
 
@@ -484,8 +484,8 @@ static bool gl_03_middle_udp_len(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(mid, mid->p.udp.len);
 }
 
-/* Lab 03's predictions: the first SEND, of the learner's size at the learner's path MTU. */
-static const struct grade_frame *gl_03_first_last(const struct grade_cap *c)
+/* Lab 04's predictions: the first SEND, of the learner's size at the learner's path MTU. */
+static const struct grade_frame *gl_04_first_last(const struct grade_cap *c)
 {
 	const struct grade_frame *first = gl_message(c, RL_OPF_SEND, 1);
 
@@ -495,72 +495,72 @@ static const struct grade_frame *gl_03_first_last(const struct grade_cap *c)
 	return NULL; /* the capture ends inside it */
 }
 
-static bool gl_03_last_payload(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_last_payload(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *last = gl_03_first_last(c);
+	const struct grade_frame *last = gl_04_first_last(c);
 
 	return GL_FROM(last, last->p.payload_len);
 }
 
-static bool gl_03_last_pad(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_last_pad(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *last = gl_03_first_last(c);
+	const struct grade_frame *last = gl_04_first_last(c);
 
 	return GL_FROM(last, last->p.bth.padcnt);
 }
 
-static bool gl_03_first_udp_len(const struct grade_cap *c, uint64_t *v)
+static bool gl_04_first_udp_len(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *first = gl_message(c, RL_OPF_SEND, 1);
 
 	return GL_FROM(first, first->p.udp.len);
 }
 
-/* Lab 04: the first RETH, the first WRITE's packets, the immediate data. */
-static bool gl_04_rkey(const struct grade_cap *c, uint64_t *v)
+/* Lab 06: the first RETH, the first WRITE's packets, the immediate data. */
+static bool gl_06_rkey(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *w = gl_find(c, NULL, gl_is_write_reth);
 
 	return GL_FROM(w, w->p.reth.rkey);
 }
 
-static bool gl_04_dma_len(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_dma_len(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *w = gl_find(c, NULL, gl_is_write_reth);
 
 	return GL_FROM(w, w->p.reth.dma_len);
 }
 
-static bool gl_04_va(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_va(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *w = gl_find(c, NULL, gl_is_write_reth);
 
 	return GL_FROM(w, w->p.reth.va);
 }
 
-static bool gl_04_packets(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_packets(const struct grade_cap *c, uint64_t *v)
 {
 	int pk = gl_packets(c, RL_OPF_WRITE, 1, NULL);
 
 	return GL_FROM(pk, (uint64_t)pk);
 }
 
-static bool gl_04_imm(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_imm(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *imm = gl_find(c, NULL, gl_is_imm);
 
 	return GL_FROM(imm, imm->p.immdt);
 }
 
-static bool gl_04_imm_opcode(const struct grade_cap *c, uint64_t *v)
+static bool gl_06_imm_opcode(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *imm = gl_find(c, NULL, gl_is_imm);
 
 	return GL_FROM(imm, imm->p.bth.opcode);
 }
 
-/* Lab 04's prediction: how many packets of the first WRITE carry a RETH. */
-static bool gl_04_reths(const struct grade_cap *c, uint64_t *v)
+/* Lab 06's prediction: how many packets of the first WRITE carry a RETH. */
+static bool gl_06_reths(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *first = gl_message(c, RL_OPF_WRITE, 1);
 	uint64_t n = 0;
@@ -575,14 +575,14 @@ static bool gl_04_reths(const struct grade_cap *c, uint64_t *v)
 	return false; /* the capture ends inside it */
 }
 
-/* Lab 05: the responses of the first READ, the PSNs a READ takes, outstanding READs. */
+/* Lab 07: the responses of the first READ, the PSNs a READ takes, outstanding READs. */
 
 /*
  * The last response (Last or Only) to the client's first READ request, with
  * how many response packets (*@packets) and AETHs (*@aeth) it took; NULL if
  * the capture does not hold it.
  */
-static const struct grade_frame *gl_05_last_response(const struct grade_cap *c, uint64_t *packets, uint64_t *aeth)
+static const struct grade_frame *gl_07_last_response(const struct grade_cap *c, uint64_t *packets, uint64_t *aeth)
 {
 	const struct grade_frame *r1 = gl_find(c, NULL, gl_is_read_req);
 
@@ -598,15 +598,15 @@ static const struct grade_frame *gl_05_last_response(const struct grade_cap *c, 
 	return NULL;
 }
 
-static bool gl_05_responses(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_responses(const struct grade_cap *c, uint64_t *v)
 {
 	uint64_t packets, aeth;
-	const struct grade_frame *last = gl_05_last_response(c, &packets, &aeth);
+	const struct grade_frame *last = gl_07_last_response(c, &packets, &aeth);
 
 	return GL_FROM(last, packets);
 }
 
-static bool gl_05_psn_step(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_psn_step(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *r1 = gl_find(c, NULL, gl_is_read_req);
 	const struct grade_frame *r2 = r1 ? gl_find(c, r1 + 1, gl_is_read_req) : NULL;
@@ -614,23 +614,23 @@ static bool gl_05_psn_step(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(r2, (r2->p.bth.psn - r1->p.bth.psn) & PSN_MASK);
 }
 
-static bool gl_05_aeths(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_aeths(const struct grade_cap *c, uint64_t *v)
 {
 	uint64_t packets, aeth;
-	const struct grade_frame *last = gl_05_last_response(c, &packets, &aeth);
+	const struct grade_frame *last = gl_07_last_response(c, &packets, &aeth);
 
 	return GL_FROM(last, aeth);
 }
 
-static bool gl_05_last_frame(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_last_frame(const struct grade_cap *c, uint64_t *v)
 {
 	uint64_t packets, aeth;
-	const struct grade_frame *last = gl_05_last_response(c, &packets, &aeth);
+	const struct grade_frame *last = gl_07_last_response(c, &packets, &aeth);
 
 	return GL_FROM(last, last->no);
 }
 
-static bool gl_05_outstanding(const struct grade_cap *c, uint64_t *v)
+static bool gl_07_outstanding(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *resp = gl_find(c, NULL, gl_is_read_resp);
 	uint64_t before = 0;
@@ -643,47 +643,47 @@ static bool gl_05_outstanding(const struct grade_cap *c, uint64_t *v)
 	return true;
 }
 
-/* Lab 06: the add value, the original values returned, the compare value. */
+/* Lab 08: the add value, the original values returned, the compare value. */
 
 /* The original value the ATOMIC Acknowledge of request @req returns. */
-static bool gl_06_original(const struct grade_cap *c, const struct grade_frame *req, uint64_t *v)
+static bool gl_08_original(const struct grade_cap *c, const struct grade_frame *req, uint64_t *v)
 {
 	const struct grade_frame *a = gl_answer(c, req, false);
 
 	return GL_FROM(a && (a->p.hdrs & RL_HDR_ATOMICACKETH), a->p.atomicack_orig);
 }
 
-static bool gl_06_add(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_add(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *fa = gl_find(c, NULL, gl_is_fetch_add);
 
 	return GL_FROM(fa, fa->p.atomiceth.swap_add);
 }
 
-static bool gl_06_first_add_original(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_first_add_original(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_06_original(c, gl_find(c, NULL, gl_is_fetch_add), v);
+	return gl_08_original(c, gl_find(c, NULL, gl_is_fetch_add), v);
 }
 
-static bool gl_06_last_add_original(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_last_add_original(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_06_original(c, gl_last(c, gl_is_fetch_add), v);
+	return gl_08_original(c, gl_last(c, gl_is_fetch_add), v);
 }
 
-static bool gl_06_compare(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_compare(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *cs = gl_find(c, NULL, gl_is_cmp_swap);
 
 	return GL_FROM(cs, cs->p.atomiceth.compare);
 }
 
-static bool gl_06_last_swap_original(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_last_swap_original(const struct grade_cap *c, uint64_t *v)
 {
-	return gl_06_original(c, gl_last(c, gl_is_cmp_swap), v);
+	return gl_08_original(c, gl_last(c, gl_is_cmp_swap), v);
 }
 
 /*
- * Lab 06's predictions: the learner's count of Fetch&Adds. Each takes one
+ * Lab 08's predictions: the learner's count of Fetch&Adds. Each takes one
  * PSN (IBA 9.7.2), is one message, and has an ATOMIC Acknowledge of its
  * own that returns the word as it was before it (IBA 9.4.5, 9.7.5.1).
  */
@@ -708,19 +708,19 @@ static bool gl_is_fetch_add_answer(const struct grade_cap *c, const struct grade
 	return req && gl_is_client_request(c, req) && req->p.bth.opcode == RL_OP_RC_FETCH_ADD;
 }
 
-static bool gl_06_psn_span(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_psn_span(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *first = gl_find(c, NULL, gl_is_fetch_add), *last = gl_last(c, gl_is_fetch_add);
 
 	return GL_FROM(first, (last->p.bth.psn - first->p.bth.psn) & PSN_MASK);
 }
 
-static bool gl_06_answers(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_answers(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(gl_find(c, NULL, gl_is_fetch_add), gl_count(c, gl_is_fetch_add_answer));
 }
 
-static bool gl_06_last_msn(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_last_msn(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *a = gl_answer(c, gl_last(c, gl_is_fetch_add), false);
 
@@ -728,33 +728,33 @@ static bool gl_06_last_msn(const struct grade_cap *c, uint64_t *v)
 }
 
 /* How much the word grew between the first Fetch&Add and the last: modulo 2^64, as the adapter adds. */
-static bool gl_06_original_span(const struct grade_cap *c, uint64_t *v)
+static bool gl_08_original_span(const struct grade_cap *c, uint64_t *v)
 {
 	uint64_t first, last;
 
-	if (!gl_06_first_add_original(c, &first) || !gl_06_last_add_original(c, &last))
+	if (!gl_08_first_add_original(c, &first) || !gl_08_last_add_original(c, &last))
 		return false;
 	*v = last - first;
 	return true;
 }
 
-/* Lab 07: requests, ACKs, AckReq, the MSN, coalescing, credits. */
-static bool gl_07_requests(const struct grade_cap *c, uint64_t *v)
+/* Lab 05: requests, ACKs, AckReq, the MSN, coalescing, credits. */
+static bool gl_05_requests(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_client_request));
 }
 
-static bool gl_07_acks(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_acks(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_ack));
 }
 
-static bool gl_07_ackreqs(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_ackreqs(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_ackreq));
 }
 
-static bool gl_07_last_msn(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_last_msn(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *last = c->client ? gl_last(c, gl_is_ack) : NULL;
 
@@ -762,7 +762,7 @@ static bool gl_07_last_msn(const struct grade_cap *c, uint64_t *v)
 }
 
 /* The most request packets one ACK covers: every PSN after the previous ACK's, up to its own (IBA 9.7.5.1.2). */
-static bool gl_07_most_acked(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_most_acked(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *first = c->client ? gl_find(c, NULL, gl_is_ack) : NULL, *last = gl_last(c, gl_is_ack);
 	uint32_t prev;
@@ -784,81 +784,81 @@ static bool gl_07_most_acked(const struct grade_cap *c, uint64_t *v)
 	return true;
 }
 
-static bool gl_07_first_credits(const struct grade_cap *c, uint64_t *v)
+static bool gl_05_first_credits(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *first = c->client ? gl_find(c, NULL, gl_is_ack) : NULL;
 
 	return GL_FROM(first, rl_syndrome_value(first->p.aeth.syndrome));
 }
 
-/* Lab 07's prediction: how far the client's PSN went, its last new request's PSN less its first's. */
-static bool gl_07_psn_span(const struct grade_cap *c, uint64_t *v)
+/* Lab 05's prediction: how far the client's PSN went, its last new request's PSN less its first's. */
+static bool gl_05_psn_span(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *last = c->client ? gl_last(c, gl_client_new_request) : NULL;
 
 	return GL_FROM(last, (last->p.bth.psn - c->client->p.bth.psn) & PSN_MASK);
 }
 
-/* Lab 08: PSN sequence error NAKs and the resends they cause. */
-static bool gl_08_naks(const struct grade_cap *c, uint64_t *v)
+/* Lab 09: PSN sequence error NAKs and the resends they cause. */
+static bool gl_09_naks(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_seq_nak));
 }
 
-static bool gl_08_nak_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_nak_psn(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = c->client ? gl_find(c, NULL, gl_is_seq_nak) : NULL;
 
 	return GL_FROM(nak, nak->p.bth.psn);
 }
 
-static bool gl_08_resend_frame(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_resend_frame(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *re = gl_find(c, NULL, gl_is_resend);
 
 	return GL_FROM(re, re->no);
 }
 
-static bool gl_08_resends(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_resends(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_resend));
 }
 
-static bool gl_08_resend_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_resend_psn(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *re = gl_find(c, NULL, gl_is_resend);
 
 	return GL_FROM(re, re->p.bth.psn);
 }
 
-/* Lab 09: the RNR NAK, its timer, and the ACK that ends the waiting. */
-static bool gl_09_rnr_frame(const struct grade_cap *c, uint64_t *v)
+/* Lab 10: the RNR NAK, its timer, and the ACK that ends the waiting. */
+static bool gl_10_rnr_frame(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
 
 	return GL_FROM(rnr, rnr->no);
 }
 
-static bool gl_09_timer(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_timer(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
 
 	return GL_FROM(rnr, rl_syndrome_value(rnr->p.aeth.syndrome));
 }
 
-static bool gl_09_timer_us(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_timer_us(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
 
 	return GL_FROM(rnr, rl_rnr_timer_us(rl_syndrome_value(rnr->p.aeth.syndrome)));
 }
 
-static bool gl_09_rnr_naks(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_rnr_naks(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(gl_find(c, NULL, gl_is_rnr_nak), gl_count(c, gl_is_rnr_nak));
 }
 
-static bool gl_09_ack_frame(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_ack_frame(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
 	const struct grade_frame *ack = rnr ? gl_find(c, rnr + 1, gl_is_plain_ack) : NULL;
@@ -866,15 +866,15 @@ static bool gl_09_ack_frame(const struct grade_cap *c, uint64_t *v)
 	return GL_FROM(ack, ack->no);
 }
 
-/* Lab 10: the NAK of a bad rkey or address, the request it fails, the completion status. */
-static bool gl_10_syndrome(const struct grade_cap *c, uint64_t *v)
+/* Lab 11: the NAK of a bad rkey or address, the request it fails, the completion status. */
+static bool gl_11_syndrome(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = gl_find(c, NULL, gl_is_nak);
 
 	return GL_FROM(nak, nak->p.aeth.syndrome);
 }
 
-static bool gl_10_nak_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_nak_psn(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = gl_find(c, NULL, gl_is_nak);
 
@@ -882,7 +882,7 @@ static bool gl_10_nak_psn(const struct grade_cap *c, uint64_t *v)
 }
 
 /* The R_Key of the client's request the first NAK answers (the last one before it with the NAK's PSN). */
-static bool gl_10_rkey(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_rkey(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = gl_find(c, NULL, gl_is_nak);
 
@@ -896,24 +896,24 @@ static bool gl_10_rkey(const struct grade_cap *c, uint64_t *v)
 	return false;
 }
 
-static bool gl_10_wc_status(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_wc_status(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = gl_find(c, NULL, gl_is_nak);
 
 	return GL_FROM(nak, rl_nak_wc_status(rl_syndrome_value(nak->p.aeth.syndrome)));
 }
 
-static bool gl_10_naks(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_naks(const struct grade_cap *c, uint64_t *v)
 {
 	*v = gl_count(c, gl_is_nak);
 	return true;
 }
 
 /*
- * Labs 08, 09 and 10's predictions. PSNs are counted from a step's first
+ * Labs 09, 10 and 11's predictions. PSNs are counted from a step's first
  * request's, which the learner cannot know before the run.
  *
- * Lab 08's and 10's are about the last step (the learner's loss position,
+ * Lab 09's and 11's are about the last step (the learner's loss position,
  * the WRITE aimed wrong): the client's requests to the QP of its last
  * request, the first of them the base.
  */
@@ -934,7 +934,7 @@ static bool gl_step_request(const struct grade_cap *c, const struct grade_frame 
 }
 
 /* The PSN the step's first sequence error NAK expects, past its first request's (IBA 9.7.5.2.1). */
-static bool gl_08_nak_offset(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_nak_offset(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *base = gl_last_step_base(c);
 	const struct grade_frame *nak = base ? gl_find(c, base, gl_is_seq_nak) : NULL;
@@ -943,7 +943,7 @@ static bool gl_08_nak_offset(const struct grade_cap *c, uint64_t *v)
 }
 
 /* Which of the step's WRITEs (1-based) its first resent packet is part of: those begun up to its first sending. */
-static bool gl_08_resent_write(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_resent_write(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *base = gl_last_step_base(c);
 	const struct grade_frame *re = base ? gl_find(c, base, gl_is_resend) : NULL;
@@ -960,7 +960,7 @@ static bool gl_08_resent_write(const struct grade_cap *c, uint64_t *v)
 }
 
 /* Go-back-N: the step's request packets sent again. */
-static bool gl_08_step_resends(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_step_resends(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *base = gl_last_step_base(c);
 
@@ -970,30 +970,30 @@ static bool gl_08_step_resends(const struct grade_cap *c, uint64_t *v)
 	return base != NULL;
 }
 
-/* Lab 10: the last step's first NAK, and the WRITEs before the PSN it names. */
-static const struct grade_frame *gl_10_step_nak(const struct grade_cap *c, const struct grade_frame **base)
+/* Lab 11: the last step's first NAK, and the WRITEs before the PSN it names. */
+static const struct grade_frame *gl_11_step_nak(const struct grade_cap *c, const struct grade_frame **base)
 {
 	*base = gl_last_step_base(c);
 	return *base ? gl_find(c, *base, gl_is_nak) : NULL;
 }
 
-static bool gl_10_nak_offset(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_nak_offset(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *base, *nak = gl_10_step_nak(c, &base);
+	const struct grade_frame *base, *nak = gl_11_step_nak(c, &base);
 
 	return GL_FROM(nak, (nak->p.bth.psn - base->p.bth.psn) & PSN_MASK);
 }
 
-static bool gl_10_step_syndrome(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_step_syndrome(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *base, *nak = gl_10_step_nak(c, &base);
+	const struct grade_frame *base, *nak = gl_11_step_nak(c, &base);
 
 	return GL_FROM(nak, nak->p.aeth.syndrome);
 }
 
-static bool gl_10_completed(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_completed(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *base, *nak = gl_10_step_nak(c, &base);
+	const struct grade_frame *base, *nak = gl_11_step_nak(c, &base);
 
 	*v = 0;
 	for (const struct grade_frame *f = base; nak && f < c->f + c->n; f++)
@@ -1002,10 +1002,10 @@ static bool gl_10_completed(const struct grade_cap *c, uint64_t *v)
 	return nak != NULL;
 }
 
-/* Lab 09's are about its first step (the learner's RNR timer). */
+/* Lab 10's are about its first step (the learner's RNR timer). */
 
 /* The PSN of the client's first request after the first RNR NAK, past the first request's. */
-static bool gl_09_retry_offset(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_retry_offset(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = c->client ? gl_find(c, NULL, gl_is_rnr_nak) : NULL;
 	const struct grade_frame *re = rnr ? gl_find(c, rnr + 1, gl_is_client_request) : NULL;
@@ -1014,118 +1014,118 @@ static bool gl_09_retry_offset(const struct grade_cap *c, uint64_t *v)
 }
 
 /* The first RNR NAK's whole AETH syndrome byte: 001 and the timer code (IBA 9.7.5.1, Table 43). */
-static bool gl_09_syndrome(const struct grade_cap *c, uint64_t *v)
+static bool gl_10_syndrome(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *rnr = gl_find(c, NULL, gl_is_rnr_nak);
 
 	return GL_FROM(rnr, rnr->p.aeth.syndrome);
 }
 
-/* Lab 11: what goes into frame 1's ICRC. */
-static const struct grade_frame *gl_11_frame_1(const struct grade_cap *c)
+/* Lab 14: what goes into frame 1's ICRC. */
+static const struct grade_frame *gl_14_frame_1(const struct grade_cap *c)
 {
 	return c->n && c->f[0].no == 1 ? &c->f[0] : NULL;
 }
 
-static bool gl_11_icrc(const struct grade_cap *c, uint64_t *v)
+static bool gl_14_icrc(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_11_frame_1(c);
+	const struct grade_frame *f = gl_14_frame_1(c);
 
 	return GL_FROM(f, rl_icrc_display(f->p.icrc));
 }
 
-static bool gl_11_ttl(const struct grade_cap *c, uint64_t *v)
+static bool gl_14_ttl(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_11_frame_1(c);
+	const struct grade_frame *f = gl_14_frame_1(c);
 
 	return GL_FROM(f && f->p.l3 == RL_L3_IPV4, f->p.ip4.ttl);
 }
 
 /* 8 bytes of ones, then from the IP header up to the ICRC (IBA A17.3.3). */
-static bool gl_11_crc_bytes(const struct grade_cap *c, uint64_t *v)
+static bool gl_14_crc_bytes(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_11_frame_1(c);
+	const struct grade_frame *f = gl_14_frame_1(c);
 
 	return GL_FROM(f, 8 + f->p.icrc_off - f->p.l3_off);
 }
 
-static bool gl_11_udp_checksum(const struct grade_cap *c, uint64_t *v)
+static bool gl_14_udp_checksum(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_11_frame_1(c);
+	const struct grade_frame *f = gl_14_frame_1(c);
 
 	return GL_FROM(f && f->p.roce == RL_ROCE_V2, f->p.udp.checksum);
 }
 
-/* Lab 11's predictions: frame 1 is the learner's SEND; its CRC's length is read as above. */
-static bool gl_11_pad(const struct grade_cap *c, uint64_t *v)
+/* Lab 14's predictions: frame 1 is the learner's SEND; its CRC's length is read as above. */
+static bool gl_14_pad(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_11_frame_1(c);
+	const struct grade_frame *f = gl_14_frame_1(c);
 
 	return GL_FROM(f, f->p.bth.padcnt);
 }
 
-static bool gl_11_udp_len(const struct grade_cap *c, uint64_t *v)
+static bool gl_14_udp_len(const struct grade_cap *c, uint64_t *v)
 {
-	const struct grade_frame *f = gl_11_frame_1(c);
+	const struct grade_frame *f = gl_14_frame_1(c);
 
 	return GL_FROM(f && f->p.roce == RL_ROCE_V2, f->p.udp.len);
 }
 
-/* Lab 12: the DETH, the UD opcode, no ACKs, a datagram's length. */
-static bool gl_12_qkey(const struct grade_cap *c, uint64_t *v)
+/* Lab 13: the DETH, the UD opcode, no ACKs, a datagram's length. */
+static bool gl_13_qkey(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *d = gl_find(c, NULL, gl_is_deth);
 
 	return GL_FROM(d, d->p.deth.qkey);
 }
 
-static bool gl_12_src_qp(const struct grade_cap *c, uint64_t *v)
+static bool gl_13_src_qp(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *cd = gl_find(c, NULL, gl_is_client_deth);
 
 	return GL_FROM(cd, cd->p.deth.src_qp);
 }
 
-static bool gl_12_opcode(const struct grade_cap *c, uint64_t *v)
+static bool gl_13_opcode(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, c->client->p.bth.opcode);
 }
 
-static bool gl_12_acks(const struct grade_cap *c, uint64_t *v)
+static bool gl_13_acks(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, gl_count(c, gl_is_any_ack_opcode));
 }
 
-static bool gl_12_udp_len(const struct grade_cap *c, uint64_t *v)
+static bool gl_13_udp_len(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, c->client->p.udp.len);
 }
 
-/* Lab 12's prediction: the pad of the client's first datagram (IBA 9.2); its UDP length and the ACKs are read as above. */
-static bool gl_12_pad(const struct grade_cap *c, uint64_t *v)
+/* Lab 13's prediction: the pad of the client's first datagram (IBA 9.2); its UDP length and the ACKs are read as above. */
+static bool gl_13_pad(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, c->client->p.bth.padcnt);
 }
 
-/* Lab 13: the QPNs and the PSN the exchange agreed on, as they appear on the wire. */
-static bool gl_13_request_qp(const struct grade_cap *c, uint64_t *v)
+/* Lab 02: the QPNs and the PSN the exchange agreed on, as they appear on the wire. */
+static bool gl_02_request_qp(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, c->client->p.bth.dqpn);
 }
 
-static bool gl_13_request_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_02_request_psn(const struct grade_cap *c, uint64_t *v)
 {
 	return GL_FROM(c->client, c->client->p.bth.psn);
 }
 
-static bool gl_13_ack_qp(const struct grade_cap *c, uint64_t *v)
+static bool gl_02_ack_qp(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *ack = gl_find(c, NULL, gl_is_any_ack_opcode);
 
 	return GL_FROM(ack, ack->p.bth.dqpn);
 }
 
-static bool gl_13_frames(const struct grade_cap *c, uint64_t *v)
+static bool gl_02_frames(const struct grade_cap *c, uint64_t *v)
 {
 	*v = c->n;
 	return true;
@@ -1144,7 +1144,7 @@ static bool gl_line_from_client(const struct grade_cap *c, const struct grade_li
 }
 
 /* The PSN the server announced in the last exchange, that of the step that worked: its QP's first PSN (IBA 9.7.1). */
-static bool gl_13_server_psn(const struct grade_cap *c, uint64_t *v)
+static bool gl_02_server_psn(const struct grade_cap *c, uint64_t *v)
 {
 	for (size_t i = c->nx; i-- > 0;)
 		if (!gl_line_from_client(c, &c->x[i]))
@@ -1153,7 +1153,7 @@ static bool gl_13_server_psn(const struct grade_cap *c, uint64_t *v)
 }
 
 /* The first 16 bits of the GID the client announced in the first exchange: fe80 is a link-local IPv6 GID. */
-static bool gl_13_client_gid(const struct grade_cap *c, uint64_t *v)
+static bool gl_02_client_gid(const struct grade_cap *c, uint64_t *v)
 {
 	for (size_t i = 0; i < c->nx; i++)
 		if (gl_line_from_client(c, &c->x[i]))
@@ -1161,21 +1161,21 @@ static bool gl_13_client_gid(const struct grade_cap *c, uint64_t *v)
 	return false;
 }
 
-/* Lab 14: the pitfalls. The wrong R_Key's NAK is read as lab 10 reads it; then the link-local GIDs' frames. */
+/* Lab 12: the pitfalls. The wrong R_Key's NAK is read as lab 11 reads it; then the link-local GIDs' frames. */
 static bool gl_is_link_local(const struct grade_cap *c, const struct grade_frame *f)
 {
 	(void)c;
 	return f->p.l3 == RL_L3_IPV6 && f->p.ip6.src[0] == 0xfe && (f->p.ip6.src[1] & 0xc0) == 0x80;
 }
 
-static bool gl_14_link_local(const struct grade_cap *c, uint64_t *v)
+static bool gl_12_link_local(const struct grade_cap *c, uint64_t *v)
 {
 	*v = gl_count(c, gl_is_link_local);
 	return true;
 }
 
 /* The client's first request, counted each time it was sent: once, and once more for each retry. */
-static bool gl_14_first_sends(const struct grade_cap *c, uint64_t *v)
+static bool gl_12_first_sends(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *first = c->client;
 
@@ -1186,12 +1186,12 @@ static bool gl_14_first_sends(const struct grade_cap *c, uint64_t *v)
 }
 
 /*
- * Lab 14's prediction: the first NAK's PSN past that of the client's first
+ * Lab 12's prediction: the first NAK's PSN past that of the client's first
  * WRITE, the one aimed with the wrong R_Key. The responder checks the R_Key
  * on the packet that carries the RETH and names that packet (IBA 9.7.5.2.4),
  * however many packets the WRITE has.
  */
-static bool gl_14_nak_offset(const struct grade_cap *c, uint64_t *v)
+static bool gl_12_nak_offset(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *w = gl_message(c, RL_OPF_WRITE, 1);
 	const struct grade_frame *nak = w ? gl_find(c, w, gl_is_nak) : NULL;
@@ -1200,8 +1200,8 @@ static bool gl_14_nak_offset(const struct grade_cap *c, uint64_t *v)
 }
 
 /*
- * Lab 15: perftest. The SEND, WRITE and READ questions are read as labs 03,
- * 13, 04 and 05 read them; the rest in the ib_send_bw step: the frames before
+ * Lab 15: perftest. The SEND, WRITE and READ questions are read as labs 02,
+ * 04, 06 and 07 read them; the rest in the ib_send_bw step: the frames before
  * the client's first RDMA WRITE (ib_write_bw, the next step), all of them if
  * there is none (a --gen capture).
  */
@@ -1252,7 +1252,7 @@ static bool gl_15_send_last_msn(const struct grade_cap *c, uint64_t *v)
 
 /*
  * ---- multiple choice: where a header rides in a message --------------------------------------
- * Labs 03, 04 and 05 ask which packets of a message of three or more carry
+ * Labs 04, 06 and 07 ask which packets of a message of three or more carry
  * something (the AckReq bit, the RETH, the AETH); their lab.def lists the
  * same options in this order, and the capture says which one holds.
  */
@@ -1341,20 +1341,20 @@ static bool gl_has_reth(const struct grade_frame *f)
 	return f->p.hdrs & RL_HDR_RETH;
 }
 
-/* Lab 03: which packets of a SEND ask for an acknowledgement (IBA 9.7.6.1.1: at least the last). */
-static bool gl_03_ackreq_where(const struct grade_cap *c, uint64_t *v)
+/* Lab 04: which packets of a SEND ask for an acknowledgement (IBA 9.7.6.1.1: at least the last). */
+static bool gl_04_ackreq_where(const struct grade_cap *c, uint64_t *v)
 {
 	return gl_where_message(c, RL_OPF_SEND, gl_has_ackreq, v);
 }
 
-/* Lab 04: which packets of a WRITE carry the RETH (IBA 9.3.3, 9.4.3: the first). */
-static bool gl_04_reth_where(const struct grade_cap *c, uint64_t *v)
+/* Lab 06: which packets of a WRITE carry the RETH (IBA 9.3.3, 9.4.3: the first). */
+static bool gl_06_reth_where(const struct grade_cap *c, uint64_t *v)
 {
 	return gl_where_message(c, RL_OPF_WRITE, gl_has_reth, v);
 }
 
-/* Lab 05: which responses to the first READ carry an AETH (IBA 9.7.5.1.4: First, Last and Only). */
-static bool gl_05_aeth_where(const struct grade_cap *c, uint64_t *v)
+/* Lab 07: which responses to the first READ carry an AETH (IBA 9.7.5.1.4: First, Last and Only). */
+static bool gl_07_aeth_where(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *r1 = gl_find(c, NULL, gl_is_read_req);
 	struct gl_seen s = { 0 };
@@ -1370,7 +1370,7 @@ static bool gl_05_aeth_where(const struct grade_cap *c, uint64_t *v)
 }
 
 /*
- * Lab 08: which request a PSN sequence error NAK answers and which PSN it
+ * Lab 09: which request a PSN sequence error NAK answers and which PSN it
  * carries (IBA 9.7.5.1.1, C9-101 to C9-106). Its lab.def's options, in order:
  * a the lost packet, with its PSN; b the last packet in order, with its PSN;
  * c the first packet after the gap, with its own PSN; d that packet, with the
@@ -1379,7 +1379,7 @@ static bool gl_05_aeth_where(const struct grade_cap *c, uint64_t *v)
  * (b) or the one after (c); and for a or d, whether the packet after the gap
  * had gone out before the NAK came back (the NAK answered it) or not.
  */
-static bool gl_08_nak_answers(const struct grade_cap *c, uint64_t *v)
+static bool gl_09_nak_answers(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *nak = c->client ? gl_find(c, NULL, gl_is_seq_nak) : NULL;
 	const struct grade_frame *re = nak ? gl_find(c, nak + 1, gl_is_resend) : NULL;
@@ -1400,14 +1400,14 @@ static bool gl_08_nak_answers(const struct grade_cap *c, uint64_t *v)
 }
 
 /*
- * Lab 10: what the server does with the client's packets after the request
+ * Lab 11: what the server does with the client's packets after the request
  * its first NAK refused (IBA 9.9.3.1). Its lab.def's options, in order: a it
  * acknowledges them, b it NAKs them with a remote access error, c with a PSN
  * sequence error, d it answers nothing. Its first Acknowledge to that QP
  * after the NAK decides; none, d. False if no packet followed the refused one,
  * or if that Acknowledge is none of the options (an RNR NAK, another NAK code).
  */
-static bool gl_10_after_nak(const struct grade_cap *c, uint64_t *v)
+static bool gl_11_after_nak(const struct grade_cap *c, uint64_t *v)
 {
 	const struct grade_frame *end = c->f + c->n;
 	const struct grade_frame *nak = c->client ? gl_find(c, NULL, gl_is_nak) : NULL;
@@ -1446,139 +1446,141 @@ const struct grade_fact grade_facts[] = {
 	{ "01", "3", gl_01_psn_step },
 	{ "01", "4a", gl_01_ack_frame },
 	{ "01", "4b", gl_01_ack_msn },
-	/* Lab 01's predictions: the learner's rounds and size; read as lab 07 reads its own. */
+	/* Lab 01's predictions: the learner's rounds and size; read as lab 05 reads its own. */
 	{ "01", "p1", gl_01_psn_step },
-	{ "01", "p2", gl_07_last_msn },
-	{ "01", "p3", gl_07_psn_span },
+	{ "01", "p2", gl_05_last_msn },
+	{ "01", "p3", gl_05_psn_span },
 	{ "01", "p4", gl_01_frames },
-	{ "02", "1a", gl_02_client_established },
-	{ "02", "1b", gl_02_server_established },
-	{ "02", "2", gl_02_cm_frames },
-	{ "02", "3a", gl_02_server_psn },
-	{ "02", "3b", gl_02_server_psn_frame },
-	{ "02", "4", gl_02_port },
-	{ "02", "5", gl_02_pingpong_psn_frame },
-	{ "02", "6", gl_02_server_comm_id },
-	/* Lab 02's predictions: rping's -C and -S, the learner's. */
-	{ "02", "p1", gl_02_cm_frames },
-	{ "02", "p2", gl_02_rping_frames },
-	{ "02", "p3", gl_02_read_psn_step },
-	{ "03", "1", gl_03_packets_1 },
-	{ "03", "2", gl_03_packets_2 },
-	{ "03", "3", gl_03_packets_3 },
-	{ "03", "4", gl_03_middle_opcode },
-	{ "03", "5", gl_03_pad },
-	{ "03", "6", gl_03_middle_udp_len },
-	{ "03", "p1", gl_03_packets_1 },
-	{ "03", "p2", gl_03_last_payload },
-	{ "03", "p3", gl_03_last_pad },
-	{ "03", "p4", gl_03_first_udp_len },
-	{ "04", "p1", gl_04_packets },
-	{ "04", "p2", gl_04_dma_len },
-	{ "04", "p3", gl_04_reths },
-	{ "04", "1", gl_04_rkey },
-	{ "04", "2", gl_04_dma_len },
-	{ "04", "3", gl_04_va },
-	{ "04", "4", gl_04_packets },
-	{ "04", "5", gl_04_imm },
-	{ "04", "6", gl_04_imm_opcode },
-	{ "05", "1", gl_05_responses },
-	{ "05", "2", gl_05_psn_step },
-	{ "05", "3", gl_05_aeths },
-	{ "05", "4", gl_05_last_frame },
-	{ "05", "5", gl_05_outstanding },
-	{ "05", "p1", gl_05_responses },
-	{ "05", "p2", gl_05_psn_step },
-	{ "05", "p3", gl_05_aeths },
-	{ "06", "1", gl_06_add },
-	{ "06", "2", gl_06_first_add_original },
-	{ "06", "3", gl_06_last_add_original },
-	{ "06", "4", gl_06_compare },
-	{ "06", "5", gl_06_last_swap_original },
-	/* Lab 06's predictions: the learner's count of Fetch&Adds. */
-	{ "06", "p1", gl_06_psn_span },
-	{ "06", "p2", gl_06_answers },
-	{ "06", "p3", gl_06_last_msn },
-	{ "06", "p4", gl_06_original_span },
-	{ "07", "1", gl_07_requests },
-	{ "07", "2", gl_07_acks },
-	{ "07", "3", gl_07_ackreqs },
-	{ "07", "4", gl_07_last_msn },
-	{ "07", "5", gl_07_most_acked },
-	{ "07", "6", gl_07_first_credits },
-	/* Lab 07's predictions: the learner's count, size and path MTU. */
-	{ "07", "p1", gl_07_requests },
-	{ "07", "p2", gl_07_acks },
-	{ "07", "p3", gl_07_last_msn },
-	{ "07", "p4", gl_07_psn_span },
-	{ "08", "1", gl_08_naks },
-	{ "08", "2", gl_08_nak_psn },
-	{ "08", "3", gl_08_resend_frame },
-	{ "08", "4", gl_08_resends },
-	{ "08", "5", gl_08_resend_psn },
-	{ "09", "1", gl_09_rnr_frame },
-	{ "09", "2", gl_09_timer },
-	{ "09", "3", gl_09_timer_us },
-	{ "09", "4", gl_09_rnr_naks },
-	{ "09", "5", gl_09_ack_frame },
-	{ "10", "1", gl_10_syndrome },
-	{ "10", "2", gl_10_nak_psn },
-	{ "10", "3", gl_10_rkey },
-	{ "10", "4", gl_10_wc_status },
-	{ "10", "5", gl_10_naks },
-	/* Labs 08, 09 and 10: predictions (issue 18). */
-	{ "08", "p1", gl_08_nak_offset },
-	{ "08", "p2", gl_08_resent_write },
-	{ "08", "p3", gl_08_step_resends },
-	{ "09", "p1", gl_09_timer_us },
-	{ "09", "p2", gl_09_retry_offset },
-	{ "09", "p3", gl_09_syndrome },
-	{ "10", "p1", gl_10_nak_offset },
-	{ "10", "p2", gl_10_step_syndrome },
-	{ "10", "p3", gl_10_completed },
-	{ "11", "1", gl_11_icrc },
-	{ "11", "2", gl_11_ttl },
-	{ "11", "3", gl_11_crc_bytes },
-	{ "11", "4", gl_11_udp_checksum },
-	/* Lab 11's predictions: the learner's SEND size. */
-	{ "11", "p1", gl_11_crc_bytes },
-	{ "11", "p2", gl_11_pad },
-	{ "11", "p3", gl_11_udp_len },
-	{ "12", "1", gl_12_qkey },
-	{ "12", "2", gl_12_src_qp },
-	{ "12", "3", gl_12_opcode },
-	{ "12", "4", gl_12_acks },
-	{ "12", "5", gl_12_udp_len },
-	/* Lab 12's predictions: the learner's datagram size. */
-	{ "12", "p1", gl_12_udp_len },
-	{ "12", "p2", gl_12_pad },
-	{ "12", "p3", gl_12_acks },
-	{ "13", "1", gl_13_request_qp },
-	{ "13", "2", gl_13_request_psn },
-	{ "13", "3", gl_13_ack_qp },
-	{ "13", "4", gl_13_frames },
-	{ "13", "5", gl_13_server_psn },
-	{ "13", "6", gl_13_client_gid },
-	/* Lab 13's predictions: the server's QPN and the SEND's size, the learner's. */
-	{ "13", "p1", gl_13_request_qp },
-	{ "13", "p2", gl_13_ack_qp },
-	{ "13", "p3", gl_13_frames },
-	{ "14", "1", gl_10_syndrome },
-	{ "14", "2", gl_10_wc_status },
-	{ "14", "3", gl_10_rkey },
-	{ "14", "4", gl_14_link_local },
-	{ "14", "5", gl_14_first_sends },
-	/* Lab 14's predictions: the learner's WRITE size; the WRITE with the wrong R_Key is the client's first. */
-	{ "14", "p1", gl_04_packets },
-	{ "14", "p2", gl_04_dma_len },
-	{ "14", "p3", gl_14_nak_offset },
-	{ "15", "1", gl_03_packets_1 },
-	{ "15", "2", gl_13_request_qp },
-	{ "15", "3", gl_04_rkey },
-	{ "15", "4", gl_05_responses },
+	{ "02", "1", gl_02_request_qp },
+	{ "02", "2", gl_02_request_psn },
+	{ "02", "3", gl_02_ack_qp },
+	{ "02", "4", gl_02_frames },
+	{ "02", "5", gl_02_server_psn },
+	{ "02", "6", gl_02_client_gid },
+	/* Lab 02's predictions: the server's QPN and the SEND's size, the learner's. */
+	{ "02", "p1", gl_02_request_qp },
+	{ "02", "p2", gl_02_ack_qp },
+	{ "02", "p3", gl_02_frames },
+	{ "03", "1a", gl_03_client_established },
+	{ "03", "1b", gl_03_server_established },
+	{ "03", "2", gl_03_cm_frames },
+	{ "03", "3a", gl_03_server_psn },
+	{ "03", "3b", gl_03_server_psn_frame },
+	{ "03", "4", gl_03_port },
+	{ "03", "5", gl_03_pingpong_psn_frame },
+	{ "03", "6", gl_03_server_comm_id },
+	/* Lab 03's predictions: rping's -C and -S, the learner's. */
+	{ "03", "p1", gl_03_cm_frames },
+	{ "03", "p2", gl_03_rping_frames },
+	{ "03", "p3", gl_03_read_psn_step },
+	{ "04", "1", gl_04_packets_1 },
+	{ "04", "2", gl_04_packets_2 },
+	{ "04", "3", gl_04_packets_3 },
+	{ "04", "4", gl_04_middle_opcode },
+	{ "04", "5", gl_04_pad },
+	{ "04", "6", gl_04_middle_udp_len },
+	{ "04", "p1", gl_04_packets_1 },
+	{ "04", "p2", gl_04_last_payload },
+	{ "04", "p3", gl_04_last_pad },
+	{ "04", "p4", gl_04_first_udp_len },
+	{ "05", "1", gl_05_requests },
+	{ "05", "2", gl_05_acks },
+	{ "05", "3", gl_05_ackreqs },
+	{ "05", "4", gl_05_last_msn },
+	{ "05", "5", gl_05_most_acked },
+	{ "05", "6", gl_05_first_credits },
+	/* Lab 05's predictions: the learner's count, size and path MTU. */
+	{ "05", "p1", gl_05_requests },
+	{ "05", "p2", gl_05_acks },
+	{ "05", "p3", gl_05_last_msn },
+	{ "05", "p4", gl_05_psn_span },
+	{ "06", "p1", gl_06_packets },
+	{ "06", "p2", gl_06_dma_len },
+	{ "06", "p3", gl_06_reths },
+	{ "06", "1", gl_06_rkey },
+	{ "06", "2", gl_06_dma_len },
+	{ "06", "3", gl_06_va },
+	{ "06", "4", gl_06_packets },
+	{ "06", "5", gl_06_imm },
+	{ "06", "6", gl_06_imm_opcode },
+	{ "07", "1", gl_07_responses },
+	{ "07", "2", gl_07_psn_step },
+	{ "07", "3", gl_07_aeths },
+	{ "07", "4", gl_07_last_frame },
+	{ "07", "5", gl_07_outstanding },
+	{ "07", "p1", gl_07_responses },
+	{ "07", "p2", gl_07_psn_step },
+	{ "07", "p3", gl_07_aeths },
+	{ "08", "1", gl_08_add },
+	{ "08", "2", gl_08_first_add_original },
+	{ "08", "3", gl_08_last_add_original },
+	{ "08", "4", gl_08_compare },
+	{ "08", "5", gl_08_last_swap_original },
+	/* Lab 08's predictions: the learner's count of Fetch&Adds. */
+	{ "08", "p1", gl_08_psn_span },
+	{ "08", "p2", gl_08_answers },
+	{ "08", "p3", gl_08_last_msn },
+	{ "08", "p4", gl_08_original_span },
+	{ "09", "1", gl_09_naks },
+	{ "09", "2", gl_09_nak_psn },
+	{ "09", "3", gl_09_resend_frame },
+	{ "09", "4", gl_09_resends },
+	{ "09", "5", gl_09_resend_psn },
+	/* Lab 09's predictions (issue 18). */
+	{ "09", "p1", gl_09_nak_offset },
+	{ "09", "p2", gl_09_resent_write },
+	{ "09", "p3", gl_09_step_resends },
+	{ "10", "1", gl_10_rnr_frame },
+	{ "10", "2", gl_10_timer },
+	{ "10", "3", gl_10_timer_us },
+	{ "10", "4", gl_10_rnr_naks },
+	{ "10", "5", gl_10_ack_frame },
+	/* Lab 10's predictions (issue 18). */
+	{ "10", "p1", gl_10_timer_us },
+	{ "10", "p2", gl_10_retry_offset },
+	{ "10", "p3", gl_10_syndrome },
+	{ "11", "1", gl_11_syndrome },
+	{ "11", "2", gl_11_nak_psn },
+	{ "11", "3", gl_11_rkey },
+	{ "11", "4", gl_11_wc_status },
+	{ "11", "5", gl_11_naks },
+	/* Lab 11's predictions (issue 18). */
+	{ "11", "p1", gl_11_nak_offset },
+	{ "11", "p2", gl_11_step_syndrome },
+	{ "11", "p3", gl_11_completed },
+	{ "12", "1", gl_11_syndrome },
+	{ "12", "2", gl_11_wc_status },
+	{ "12", "3", gl_11_rkey },
+	{ "12", "4", gl_12_link_local },
+	{ "12", "5", gl_12_first_sends },
+	/* Lab 12's predictions: the learner's WRITE size; the WRITE with the wrong R_Key is the client's first. */
+	{ "12", "p1", gl_06_packets },
+	{ "12", "p2", gl_06_dma_len },
+	{ "12", "p3", gl_12_nak_offset },
+	{ "13", "1", gl_13_qkey },
+	{ "13", "2", gl_13_src_qp },
+	{ "13", "3", gl_13_opcode },
+	{ "13", "4", gl_13_acks },
+	{ "13", "5", gl_13_udp_len },
+	/* Lab 13's predictions: the learner's datagram size. */
+	{ "13", "p1", gl_13_udp_len },
+	{ "13", "p2", gl_13_pad },
+	{ "13", "p3", gl_13_acks },
+	{ "14", "1", gl_14_icrc },
+	{ "14", "2", gl_14_ttl },
+	{ "14", "3", gl_14_crc_bytes },
+	{ "14", "4", gl_14_udp_checksum },
+	/* Lab 14's predictions: the learner's SEND size. */
+	{ "14", "p1", gl_14_crc_bytes },
+	{ "14", "p2", gl_14_pad },
+	{ "14", "p3", gl_14_udp_len },
+	{ "15", "1", gl_04_packets_1 },
+	{ "15", "2", gl_02_request_qp },
+	{ "15", "3", gl_06_rkey },
+	{ "15", "4", gl_07_responses },
 	{ "15", "5", gl_15_send_acks },
 	/* Lab 15's predictions: the learner's message size, in the ib_send_bw step. */
-	{ "15", "p1", gl_03_packets_1 },
+	{ "15", "p1", gl_04_packets_1 },
 	{ "15", "p2", gl_15_send_packets },
 	{ "15", "p3", gl_15_send_last_msn },
 };
@@ -1627,39 +1629,35 @@ const size_t grade_nneeds = sizeof(grade_needs) / sizeof(grade_needs[0]);
  * the clause), or read off the capture where it shows which claim holds.
  */
 const struct grade_choice grade_choices[] = {
-	{ "03", "w1", 0, gl_03_ackreq_where },
-	{ "03", "w2", 'c', NULL },
-	{ "04", "w1", 'b', NULL },
-	{ "04", "w2", 0, gl_04_reth_where },
-	{ "05", "w1", 'd', NULL },
-	{ "05", "w2", 0, gl_05_aeth_where },
-	{ "06", "w1", 'c', NULL },
-	{ "06", "w2", 'a', NULL },
-
-	/* Labs 01, 02 and 07 to 10. */
 	{ "01", "w1", 'd', NULL },
 	{ "01", "w2", 'c', NULL },
-	{ "02", "w1", 'b', NULL },
-	{ "02", "w2", 'a', NULL },
-	{ "07", "w1", 'b', NULL },
-	{ "07", "w2", 'd', NULL },
-	{ "08", "w1", 0, gl_08_nak_answers },
+	{ "02", "w1", 'c', NULL },
+	{ "02", "w2", 'b', NULL },
+	{ "03", "w1", 'b', NULL },
+	{ "03", "w2", 'a', NULL },
+	{ "04", "w1", 0, gl_04_ackreq_where },
+	{ "04", "w2", 'c', NULL },
+	{ "05", "w1", 'b', NULL },
+	{ "05", "w2", 'd', NULL },
+	{ "06", "w1", 'b', NULL },
+	{ "06", "w2", 0, gl_06_reth_where },
+	{ "07", "w1", 'd', NULL },
+	{ "07", "w2", 0, gl_07_aeth_where },
+	{ "08", "w1", 'c', NULL },
 	{ "08", "w2", 'a', NULL },
-	{ "08", "w3", 'd', NULL },
-	{ "09", "w1", 'c', NULL },
+	{ "09", "w1", 0, gl_09_nak_answers },
 	{ "09", "w2", 'a', NULL },
-	{ "10", "w1", 'b', NULL },
-	{ "10", "w2", 0, gl_10_after_nak },
-
-	/* Labs 11 to 15. */
-	{ "11", "w1", 'c', NULL },
-	{ "11", "w2", 'a', NULL },
-	{ "12", "w1", 'b', NULL },
+	{ "09", "w3", 'd', NULL },
+	{ "10", "w1", 'c', NULL },
+	{ "10", "w2", 'a', NULL },
+	{ "11", "w1", 'b', NULL },
+	{ "11", "w2", 0, gl_11_after_nak },
+	{ "12", "w1", 'c', NULL },
 	{ "12", "w2", 'd', NULL },
-	{ "13", "w1", 'c', NULL },
-	{ "13", "w2", 'b', NULL },
+	{ "13", "w1", 'b', NULL },
+	{ "13", "w2", 'd', NULL },
 	{ "14", "w1", 'c', NULL },
-	{ "14", "w2", 'd', NULL },
+	{ "14", "w2", 'a', NULL },
 	{ "15", "w1", 'c', NULL },
 	{ "15", "w2", 'd', NULL },
 };

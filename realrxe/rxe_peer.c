@@ -14,7 +14,7 @@
  * what ibv_ud_pingpong is for.
  *
  * It also makes the classic mistakes on purpose, for the pitfalls lab
- * (labs/14-pitfalls): --no-grh moves the QP to RTR without a GRH
+ * (labs/12-pitfalls): --no-grh moves the QP to RTR without a GRH
  * (is_global = 0), --bad-rkey and --bad-va aim the client's RDMA work
  * requests at an R_Key or an address the server never gave. Then it prints
  * what libibverbs said, word for word: the errno of ibv_modify_qp(), each

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Grades lab 11's coding exercise: the learner's lab_icrc() against the
+ * Grades lab 14's coding exercise: the learner's lab_icrc() against the
  * core's ICRC (rl_icrc_compute, core/src/icrc.c) on random RoCEv2 packets
  * made by the core's encoder: SENDs, WRITEs, ACKs and UD SENDs of random
  * sizes. Six kinds of packet, each letting one variant field vary; a
  * kind scores when every packet of it is right, and the first wrong one is
- * described in words. Prints "score 11 icrc GOT/MAX" last.
+ * described in words. Prints "score 14 icrc GOT/MAX" last.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -182,6 +182,6 @@ int main(void)
 			got++;
 		}
 	}
-	printf("score 11 icrc %u/%zu\n", got, NKINDS);
+	printf("score 14 icrc %u/%zu\n", got, NKINDS);
 	return 0;
 }

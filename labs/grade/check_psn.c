@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Grades lab 08's coding exercise: the learner's lab_psn_diff() and
+ * Grades lab 09's coding exercise: the learner's lab_psn_diff() and
  * lab_psn_check() against the core's rl_psn_diff() and rl_psn_check() (the
  * one core/src/resp.c runs) on random PSN pairs of eight kinds. A kind
  * scores when every pair of it is right; the first wrong pair is named, in
  * words. Every kind mixes in equal PSNs, so a function that always says
- * "0" or "in order" scores nothing. Prints "score 08 psn GOT/MAX" last.
+ * "0" or "in order" scores nothing. Prints "score 09 psn GOT/MAX" last.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -158,6 +158,6 @@ int main(void)
 			printf("PASS %s: right on all %d pairs\n", kinds[k].name, CASES);
 			got++;
 		}
-	printf("score 08 psn %u/%zu\n", got, NKINDS);
+	printf("score 09 psn %u/%zu\n", got, NKINDS);
 	return 0;
 }

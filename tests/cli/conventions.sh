@@ -35,11 +35,11 @@ lab: not a number~--mtu wants~lab up --mtu 12x
 lab: unknown verb~say list, run NN~lab fly
 lab: no such lab~no lab '99'~lab run 99
 lab: --gen and --real-rxe~not both~lab run 01 --gen --real-rxe
-lab: --set on another verb~--set belongs to 'lab predict'~lab run 03 --set size=1
-lab: --set not a value~--set mtu=1000: mtu~lab predict 03 --set mtu=1000
-lab: --set no such~has no parameter 'x'~lab predict 03 --set x=1
-lab: --seed not a number~--seed~lab quiz 03 --seed 12x
-lab: --grade on another verb~--grade belongs to 'lab quiz'~lab grade 03 --grade
+lab: --set on another verb~--set belongs to 'lab predict'~lab run 04 --set size=1
+lab: --set not a value~--set mtu=1000: mtu~lab predict 04 --set mtu=1000
+lab: --set no such~has no parameter 'x'~lab predict 04 --set x=1
+lab: --seed not a number~--seed~lab quiz 04 --seed 12x
+lab: --grade on another verb~--grade belongs to 'lab quiz'~lab grade 04 --grade
 peer: unknown option~$UNK~peer --frob
 peer: a value missing~$MISS~peer --size
 peer: not a number~--size~peer --size 12x 127.0.0.1

@@ -238,7 +238,7 @@ expect "gen bad --drop" 2 "frame numbers like 3 or 3,7,12" "$RA" gen send --drop
 expect "gen bad --qpn-a" 2 "0 and 1 are special QPs" "$RA" gen send --qpn-a 1 -o "$T/x.pcap"
 expect "gen bad --ip-a" 2 "not an IPv4 or IPv6 address" "$RA" gen send --ip-a 300.1.1.1 -o "$T/x.pcap"
 expect "gen UD larger than the MTU" 2 "a UD message is one packet" "$RA" gen ud-send --size 5000 -o "$T/x.pcap"
-# Lab 12's quiz draws how many datagrams ud-send makes; their bytes are checked with tshark below.
+# Lab 13's quiz draws how many datagrams ud-send makes; their bytes are checked with tshark below.
 expect "gen ud-send --count 3" 0 "wrote 3 frames" "$RA" gen ud-send --count 3 --size 37 --qpn-a 5000 -o "$T/ud.pcap"
 expect "gen ud-send --count too many" 2 "--count is 1 .. 64 UD SENDs here, not 65" "$RA" gen ud-send --count 65 -o "$T/x.pcap"
 expect "rewrite without rules" 2 "nothing to change" "$RA" rewrite "$T/in.pcap" "$T/out.pcap"
@@ -246,7 +246,7 @@ expect "rewrite a missing file" 2 "cannot read" "$RA" rewrite "$T/missing.pcap" 
 expect "rewrite --help" 0 "usage: rocelab rewrite" "$R" rewrite --help
 expect "replay --help" 0 "usage: rocelab replay" "$R" replay --help
 expect "gen --drop and --loss together" 0 "wrote" "$RA" gen write-bw --count 3 --size 4096 --drop 2,5 --loss 0.05 -o "$T/x.pcap"
-# The knobs that labs 08 and 09 choose (issue 18); their effect is checked with tshark below.
+# The knobs that labs 09 and 10 choose (issue 18); their effect is checked with tshark below.
 expect "gen --drop-request 3" 0 "wrote" "$RA" gen write-bw --count 4 --size 2048 --window 4 --drop-request 3 -o "$T/dr.pcap"
 expect "gen bad --drop-request" 2 "--drop-request needs a packet number from 1, not '0'" \
 	"$RA" gen write-bw --drop-request 0 -o "$T/x.pcap"
@@ -347,11 +347,11 @@ grep -q "not answered" "$T/out" && ! grep -q -E ": (right|not 1;)" "$T/out" && o
 expect "lab grade --answers a directory" 2 "answers file $T is not a file \\(a directory\\)" "$RA" lab grade 01 --capture "$T/demo.pcap" --answers "$T"
 expect "lab grade --answers /dev/zero ends" 2 "answers file /dev/zero is not a file" timeout 20 "$RA" lab grade 01 --capture "$T/demo.pcap" --answers /dev/zero
 expect "explain --compare marks the resends and says why" 0 "Resent packets: A requester resends" "$RA" explain --compare "$T/demo.pcap" "$T/loss.pcap"
-# A lab whose steps are all replays (a copy of lab 10 made one) leaves the kernel nothing to do.
+# A lab whose steps are all replays (a copy of lab 11 made one) leaves the kernel nothing to do.
 cp -r "$(dirname "$0")/../../labs" "$T/replay-labs" && rm -rf "$T/replay-labs/out"
-sed -i '/^step/,$ { /^\(server\|client\|fails\)/d; s/^step .*/&\nreplay   access-error/ }' "$T/replay-labs/10-access-errors/lab.def"
-expect "lab run --real-rxe of a lab that only replays" 2 "lab 10 only replays frames made by rocelab gen" \
-	env ROCELAB_LABS="$T/replay-labs" "$RA" lab run 10 --real-rxe
+sed -i '/^step/,$ { /^\(server\|client\|fails\)/d; s/^step .*/&\nreplay   access-error/ }' "$T/replay-labs/11-access-errors/lab.def"
+expect "lab run --real-rxe of a lab that only replays" 2 "lab 11 only replays frames made by rocelab gen" \
+	env ROCELAB_LABS="$T/replay-labs" "$RA" lab run 11 --real-rxe
 expect "realrxe --help names capture" 0 "capture \[--out DIR\]" "$RA" realrxe --help
 "$R" gen demo -o "$T/demo2.pcap" 2>/dev/null
 cmp -s "$T/demo.pcap" "$T/demo2.pcap" && ok "gen is byte-identical for the same arguments" ||

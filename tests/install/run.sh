@@ -57,26 +57,26 @@ check sh -c 'cd "$1/work" && "$2/bin/rocelab" lab list >"$1/list" &&
 	[ "$(grep -c "^  [0-9][0-9]  " "$1/list")" -eq "$(ls -d "$3"/labs/[0-9][0-9]-*/ | wc -l)" ] &&
 	for l in $(sed -n "s/^  \([0-9][0-9]\)  \([a-z0-9-]*\) .*/\1-\2/p" "$1/list"); do
 		test -s "$2/share/rocelab/labs/$l/README.md" || exit 1; done' sh "$T" "$P" "$here"
-desc="lab run 07 --gen from another folder writes labs/out there, and a blank answers file to fill in"
-check sh -c 'cd "$1/work" && "$2/bin/rocelab" lab run 07 --gen >"$1/run" 2>&1 &&
-	tcpdump -r labs/out/07-acks-msn-credits.pcap -nn "udp dst port 4791" 2>/dev/null | grep -q . &&
-	cmp -s labs/07-acks-msn-credits/answers.txt "$2/share/rocelab/labs/07-acks-msn-credits/answers.txt"' sh "$T" "$P"
-desc="lab grade 07 there reads them (answers not written yet: scored, not refused)"
-check sh -c 'cd "$1/work" && "$2/bin/rocelab" lab grade 07 >"$1/grade" 2>&1;
-	grep -q "your answers (labs/07-acks-msn-credits/answers.txt) against your capture (labs/out/07-acks-msn-credits.pcap)" "$1/grade"' sh "$T" "$P"
+desc="lab run 05 --gen from another folder writes labs/out there, and a blank answers file to fill in"
+check sh -c 'cd "$1/work" && "$2/bin/rocelab" lab run 05 --gen >"$1/run" 2>&1 &&
+	tcpdump -r labs/out/05-acks-msn-credits.pcap -nn "udp dst port 4791" 2>/dev/null | grep -q . &&
+	cmp -s labs/05-acks-msn-credits/answers.txt "$2/share/rocelab/labs/05-acks-msn-credits/answers.txt"' sh "$T" "$P"
+desc="lab grade 05 there reads them (answers not written yet: scored, not refused)"
+check sh -c 'cd "$1/work" && "$2/bin/rocelab" lab grade 05 >"$1/grade" 2>&1;
+	grep -q "your answers (labs/05-acks-msn-credits/answers.txt) against your capture (labs/out/05-acks-msn-credits.pcap)" "$1/grade"' sh "$T" "$P"
 chmod 555 "$T/ro"
 chmod 755 "$T"
 mkdir "$T/xdg" "$T/home"
 if [ "$(id -u)" -eq 0 ]; then as_user="runuser -u nobody --"; chown nobody "$T/xdg" "$T/home"; else as_user=; fi
 desc="from a folder it cannot write, lab run puts its files under \$XDG_DATA_HOME/rocelab and says so"
-check sh -c 'cd "$1/ro" && $3 env XDG_DATA_HOME="$1/xdg" "$2/bin/rocelab" lab run 03 --gen >"$1/run" 2>&1 &&
+check sh -c 'cd "$1/ro" && $3 env XDG_DATA_HOME="$1/xdg" "$2/bin/rocelab" lab run 04 --gen >"$1/run" 2>&1 &&
 	grep -q "your files go under $1/xdg/rocelab" "$1/run" &&
-	test -s "$1/xdg/rocelab/labs/out/03-segmentation-mtu.pcap" -a -s "$1/xdg/rocelab/labs/03-segmentation-mtu/answers.txt" &&
-	$3 env XDG_DATA_HOME="$1/xdg" "$2/bin/rocelab" lab grade 03 2>&1 | grep -q "against your capture (labs/out/03-segmentation-mtu.pcap)"' \
+	test -s "$1/xdg/rocelab/labs/out/04-segmentation-mtu.pcap" -a -s "$1/xdg/rocelab/labs/04-segmentation-mtu/answers.txt" &&
+	$3 env XDG_DATA_HOME="$1/xdg" "$2/bin/rocelab" lab grade 04 2>&1 | grep -q "against your capture (labs/out/04-segmentation-mtu.pcap)"' \
 	sh "$T" "$P" "$as_user"
 desc="  ... and under ~/.local/share/rocelab without XDG_DATA_HOME"
-check sh -c 'cd "$1/ro" && $3 env -u XDG_DATA_HOME HOME="$1/home" "$2/bin/rocelab" lab run 03 --gen >"$1/run" 2>&1 &&
-	test -s "$1/home/.local/share/rocelab/labs/out/03-segmentation-mtu.pcap"' sh "$T" "$P" "$as_user"
+check sh -c 'cd "$1/ro" && $3 env -u XDG_DATA_HOME HOME="$1/home" "$2/bin/rocelab" lab run 04 --gen >"$1/run" 2>&1 &&
+	test -s "$1/home/.local/share/rocelab/labs/out/04-segmentation-mtu.pcap"' sh "$T" "$P" "$as_user"
 
 # The learners' handout (make handout): every lab's guides, lab.def, blank answers and exercises,
 # nothing of any lab's solution/ (no file of one, under any name), and its make grade builds the

@@ -3,7 +3,7 @@
 
 # Two runs at once: the second is refused while the first runs, which ends as if alone.
 mkdir -p "$T/c1" "$T/c2"
-(cd "$T/c1" && exec timeout 120 "$R" lab run 08 >"$T/c1.out" 2>&1) &
+(cd "$T/c1" && exec timeout 120 "$R" lab run 09 >"$T/c1.out" 2>&1) &
 c1=$!
 i=0
 while ! grep -q "^step 1" "$T/c1.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -16,7 +16,7 @@ if [ $rc2 -ne 0 ] && grep -q "another rocelab lab (process [0-9]*) is using name
 else
     fail "a second lab run while one runs: exit $rc2, $(tail -c 300 "$T/c2.out")"
 fi
-if [ $rc1 -eq 0 ] && capture_ok "the first of two runs" "$T/c1/labs/out/08-loss-go-back-n.pcap" &&
+if [ $rc1 -eq 0 ] && capture_ok "the first of two runs" "$T/c1/labs/out/09-loss-go-back-n.pcap" &&
    [ ! -e "$T/c2/labs/out/01-first-capture.pcap" ] && gone; then
     pass "the first run ends as if alone: its capture, nothing of the second's, namespaces gone"
 else
@@ -24,9 +24,9 @@ else
 fi
 # Started together: one runs, the other is refused; never both, never a mixed capture.
 mkdir -p "$T/c3" "$T/c4"
-(cd "$T/c3" && exec timeout 120 "$R" lab run 07 >"$T/c3.out" 2>&1) &
+(cd "$T/c3" && exec timeout 120 "$R" lab run 05 >"$T/c3.out" 2>&1) &
 c3=$!
-(cd "$T/c4" && exec timeout 120 "$R" lab run 09 >"$T/c4.out" 2>&1) &
+(cd "$T/c4" && exec timeout 120 "$R" lab run 10 >"$T/c4.out" 2>&1) &
 c4=$!
 wait $c3
 rc3=$?

@@ -155,9 +155,9 @@ if "$R" lab list >/dev/null 2>"$T/err" && [ ! -s "$T/err" ]; then
     pass "every lab.def asks exactly the questions cli/grade_labs.c has fact functions for"
 else fail "lab.def files and the grader's fact table: $(head -c 400 "$T/err")"; fi
 # broken NAME PATTERN EDIT [VERBS]: a copy of the labs with EDIT (a shell command, in that copy) is
-# refused by lab list and lab grade 07 (or VERBS), saying PATTERN
+# refused by lab list and lab grade 05 (or VERBS), saying PATTERN
 broken() {
-    name=$1 pat=$2 edit=$3 verbs=${4:-list:grade 07}
+    name=$1 pat=$2 edit=$3 verbs=${4:-list:grade 05}
     rm -rf "$T/defs" && cp -r "$LABS" "$T/defs" && rm -rf "$T/defs/out" && (cd "$T/defs" && eval "$edit")
     IFS=:
     set -- $verbs
@@ -169,54 +169,54 @@ broken() {
     pass "$name: refused by lab $(echo "$verbs" | sed 's/:/ and by lab /g'), saying '$pat'"
 }
 broken "a question the grader has no fact function for" "lab.def asks question 7, but the grader" \
-    'printf "question 7\ntext t\nhint h\n" >>07-acks-msn-credits/lab.def'
-broken "a fact function no question asks for" "reads the answer to question 6 of lab 07, but .*does not ask it" \
-    'sed -i "/^question 6/,\$d" 07-acks-msn-credits/lab.def'
-broken "a lab the grader knows with no definition" "reads answers of lab 13, which has no labs/13-\*/lab.def" \
-    'rm -r 13-qp-state-machine' list
-broken "a needs word the grader does not know" "07-acks-msn-credits/lab.def needs 'loss', which the grader" \
-    'sed -i "s/^needs.*/needs loss/" 07-acks-msn-credits/lab.def'
+    'printf "question 7\ntext t\nhint h\n" >>05-acks-msn-credits/lab.def'
+broken "a fact function no question asks for" "reads the answer to question 6 of lab 05, but .*does not ask it" \
+    'sed -i "/^question 6/,\$d" 05-acks-msn-credits/lab.def'
+broken "a lab the grader knows with no definition" "reads answers of lab 02, which has no labs/02-\*/lab.def" \
+    'rm -r 02-qp-state-machine' list
+broken "a needs word the grader does not know" "05-acks-msn-credits/lab.def needs 'loss', which the grader" \
+    'sed -i "s/^needs.*/needs loss/" 05-acks-msn-credits/lab.def'
 broken "a capture line that names no capture" \
-    "13-qp-state-machine/lab.def:$(grep -n '^capture' "$LABS/13-qp-state-machine/lab.def" | cut -d: -f1): capture wants 'exchange'" \
-    'sed -i "s/^capture.*/capture tcp/" 13-qp-state-machine/lab.def' "list:grade 13"
-broken "a keyword that is none" "07-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
-    'sed -i "s/^title/titel/" 07-acks-msn-credits/lab.def'
-broken "two labs with one number" "two labs numbered 07 (07-acks-msn-credits and 07-other)" \
-    'cp -r 07-acks-msn-credits 07-other'
+    "02-qp-state-machine/lab.def:$(grep -n '^capture' "$LABS/02-qp-state-machine/lab.def" | cut -d: -f1): capture wants 'exchange'" \
+    'sed -i "s/^capture.*/capture tcp/" 02-qp-state-machine/lab.def' "list:grade 02"
+broken "a keyword that is none" "05-acks-msn-credits/lab.def:3: 'titel' is not a keyword" \
+    'sed -i "s/^title/titel/" 05-acks-msn-credits/lab.def'
+broken "two labs with one number" "two labs numbered 05 (05-acks-msn-credits and 05-other)" \
+    'cp -r 05-acks-msn-credits 05-other'
 broken "a step with neither peers nor a replay" "step 1 (.*) wants 'server' and 'client'" \
-    'sed -i "/^server/d" 07-acks-msn-credits/lab.def'
+    'sed -i "/^server/d" 05-acks-msn-credits/lab.def'
 broken "a compat step for a tool whose flags the lab cannot run" \
-    "02-rdma-cm/lab.def:$(grep -n '^compat' "$LABS/02-rdma-cm/lab.def" | cut -d: -f1): 'compat' takes 'rping' or a perftest tool (ib_send_bw, ib_read_lat, ...), not 'pingpong'" \
-    'sed -i "s/^compat.*/compat pingpong/" 02-rdma-cm/lab.def' "list:grade 02"
+    "03-rdma-cm/lab.def:$(grep -n '^compat' "$LABS/03-rdma-cm/lab.def" | cut -d: -f1): 'compat' takes 'rping' or a perftest tool (ib_send_bw, ib_read_lat, ...), not 'pingpong'" \
+    'sed -i "s/^compat.*/compat pingpong/" 03-rdma-cm/lab.def' "list:grade 03"
 broken "a compat step for a perftest tool rocelab peer does not speak" \
     "15-perftest/lab.def:$(grep -n '^compat' "$LABS/15-perftest/lab.def" | head -n 1 | cut -d: -f1): 'compat' takes 'rping' or a perftest tool (ib_send_bw, ib_read_lat, ...), not 'ib_send_bww'" \
     'sed -i "0,/^compat.*/s//compat ib_send_bww/" 15-perftest/lab.def' "list:grade 15"
 broken "two compat lines in one step" "15-perftest/lab.def:$(($(grep -n '^compat' "$LABS/15-perftest/lab.def" | head -n 1 | cut -d: -f1) + 1)): 'compat' twice" \
     'sed -i "0,/^compat.*/s//&\ncompat rping/" 15-perftest/lab.def' "list:grade 15"
 broken "compat in a replay step" "step 1 (.*) wants 'server' and 'client' (and maybe 'compat', 'fails'), or 'replay' alone" \
-    'sed -i "s/^server.*/replay send/; /^client/d" 02-rdma-cm/lab.def' "list:grade 02"
+    'sed -i "s/^server.*/replay send/; /^client/d" 03-rdma-cm/lab.def' "list:grade 03"
 broken "a choice the grader knows no right option for" "lab.def asks choice w9, but the grader (cli/grade_labs.c grade_choices) has no right option for it" \
-    'printf "choice w9\ntext t\noption x\noption y\nhint h\n" >>03-segmentation-mtu/lab.def' "list:grade 03"
+    'printf "choice w9\ntext t\noption x\noption y\nhint h\n" >>04-segmentation-mtu/lab.def' "list:grade 04"
 broken "a right option the choice does not have" "asks choice w1, but the grader (cli/grade_labs.c grade_choices) names no option of it as the right one" \
-    'sed -i "/^option   atomicity among/d; /^option   atomicity only/d" 06-atomics/lab.def' "list:grade 06"
+    'sed -i "/^option   atomicity among/d; /^option   atomicity only/d" 08-atomics/lab.def' "list:grade 08"
 broken "a choice with one option" "choice w9 wants 2 to 6 'option' lines" \
-    'printf "choice w9\ntext t\noption x\nhint h\n" >>03-segmentation-mtu/lab.def' "list:grade 03"
+    'printf "choice w9\ntext t\noption x\nhint h\n" >>04-segmentation-mtu/lab.def' "list:grade 04"
 broken "an option outside a choice" "'option' belongs to a multiple-choice question: put it after a 'choice' line" \
-    'printf "question 7\noption x\n" >>07-acks-msn-credits/lab.def'
+    'printf "question 7\noption x\n" >>05-acks-msn-credits/lab.def'
 # Values that would be cut on their way to a command line, a second mtu, a lab.def that cannot be read.
-D07=$LABS/07-acks-msn-credits/lab.def
-cl=$(grep -n '^client' "$D07" | head -n 1 | cut -d: -f1)
+D05=$LABS/05-acks-msn-credits/lab.def
+cl=$(grep -n '^client' "$D05" | head -n 1 | cut -d: -f1)
 long="--op send --interface $(printf 'x%.0s' $(seq 1 400))"
 broken "a client line too long to run as written" \
-    "07-acks-msn-credits/lab.def:$cl: 'client' with a value of ${#long} bytes: at most 400" \
-    "sed -i 's/^client .*/client $long/' 07-acks-msn-credits/lab.def"
+    "05-acks-msn-credits/lab.def:$cl: 'client' with a value of ${#long} bytes: at most 400" \
+    "sed -i 's/^client .*/client $long/' 05-acks-msn-credits/lab.def"
 many=$(printf -- ' --iters 1%.0s' $(seq 1 17))
-broken "a client line of more words than a lab runs" "07-acks-msn-credits/lab.def:$cl: 'client' with 34 words: at most 32" \
-    "sed -i 's/^client .*/client$many/' 07-acks-msn-credits/lab.def"
-broken "a second mtu line" "07-acks-msn-credits/lab.def:$(($(wc -l <"$D07") + 1)): 'mtu' twice" \
-    'echo "mtu 9000" >>07-acks-msn-credits/lab.def'
-broken "a lab.def that is a folder" "cannot read .*07-acks-msn-credits/lab.def: Is a directory" \
-    'rm 07-acks-msn-credits/lab.def && mkdir 07-acks-msn-credits/lab.def'
+broken "a client line of more words than a lab runs" "05-acks-msn-credits/lab.def:$cl: 'client' with 34 words: at most 32" \
+    "sed -i 's/^client .*/client$many/' 05-acks-msn-credits/lab.def"
+broken "a second mtu line" "05-acks-msn-credits/lab.def:$(($(wc -l <"$D05") + 1)): 'mtu' twice" \
+    'echo "mtu 9000" >>05-acks-msn-credits/lab.def'
+broken "a lab.def that is a folder" "cannot read .*05-acks-msn-credits/lab.def: Is a directory" \
+    'rm 05-acks-msn-credits/lab.def && mkdir 05-acks-msn-credits/lab.def'
 if ROCELAB_LABS=$T/none "$R" lab list >"$T/out" 2>&1; then fail "ROCELAB_LABS naming no folder: exit 0"
 elif grep -q "ROCELAB_LABS=$T/none is not a folder" "$T/out"; then pass "ROCELAB_LABS naming no folder is refused"
 else fail "ROCELAB_LABS naming no folder: $(cat "$T/out")"; fi
@@ -226,9 +226,9 @@ I=$T/inst/usr/local
 mkdir -p "$T/inst/run"
 if ! make -s -C "$LABS/.." install DESTDIR="$T/inst" PREFIX=/usr/local >"$T/out" 2>&1; then
     fail "make install DESTDIR=$T/inst: $(tail -c 300 "$T/out")"
-elif (cd "$T/inst/run" && "$I/bin/rocelab" lab run 07 --gen >"$T/out" 2>&1) &&
+elif (cd "$T/inst/run" && "$I/bin/rocelab" lab run 05 --gen >"$T/out" 2>&1) &&
    [ "$("$I/bin/rocelab" lab list | grep -c '^  [0-9][0-9]  ')" = "$("$R" lab list | grep -c '^  [0-9][0-9]  ')" ] &&
-   capture_ok "installed lab 07" "$T/inst/run/labs/out/07-acks-msn-credits.pcap"; then
+   capture_ok "installed lab 05" "$T/inst/run/labs/out/05-acks-msn-credits.pcap"; then
     pass "installed by make install under PREFIX, rocelab finds the labs in PREFIX/share/rocelab/labs"
 else fail "installed: $(tail -c 300 "$T/out")"; fi
 rm -rf "$I/share/rocelab/labs"
@@ -337,19 +337,19 @@ for l in $labs; do
     cp "$T/g/labs/out/$l.pcap" "$G/labs/out/"
     questions "$num" "$T/g/labs/out/$l.pcap" "rocelab gen capture"
 done
-# Lab 02 on what the real kernel does: its rping (tests/fixtures/rxe/rping.pcap, both ends the kernel),
+# Lab 03 on what the real kernel does: its rping (tests/fixtures/rxe/rping.pcap, both ends the kernel),
 # and the same followed by an ibv_rc_pingpong-like exchange on new QPs between the same hosts.
 RPING=$LABS/../tests/fixtures/rxe/rping.pcap
-questions 02 "$RPING" "the real kernel's rping"
+questions 03 "$RPING" "the real kernel's rping"
 if "$R" gen pingpong --count 2 --size 64 --qpn-a 0x12 --qpn-b 0x12 --ip-a 10.77.0.3 --ip-b 10.77.0.2 \
         -o "$T/pp.pcap" >/dev/null 2>&1 && mergecap -a -F pcap -w "$T/rping-pp.pcap" "$RPING" "$T/pp.pcap"; then
-    questions 02 "$T/rping-pp.pcap" "the real kernel's rping, then a ping-pong"
-    if "$R" lab grade 02 --capture "$T/rping-pp.pcap" --answers "$G/ans/02.txt" 2>&1 | grep -q "^  5  *1/1 "; then
-        pass "lab 02 question 5 is graded when the capture holds the ping-pong after the DREP"
-    else fail "lab 02 question 5 not graded on the kernel's rping followed by a ping-pong"; fi
-else fail "lab 02: cannot make the kernel's rping followed by a ping-pong (rocelab gen, mergecap)"; fi
-# make grade (below) grades lab 02's --gen capture: its reference answers, not the kernel's.
-sh "$LABS/02-rdma-cm/solution/answers.sh" "$G/labs/out/02-rdma-cm.pcap" >"$G/ans/02.txt" 2>/dev/null
+    questions 03 "$T/rping-pp.pcap" "the real kernel's rping, then a ping-pong"
+    if "$R" lab grade 03 --capture "$T/rping-pp.pcap" --answers "$G/ans/03.txt" 2>&1 | grep -q "^  5  *1/1 "; then
+        pass "lab 03 question 5 is graded when the capture holds the ping-pong after the DREP"
+    else fail "lab 03 question 5 not graded on the kernel's rping followed by a ping-pong"; fi
+else fail "lab 03: cannot make the kernel's rping followed by a ping-pong (rocelab gen, mergecap)"; fi
+# make grade (below) grades lab 03's --gen capture: its reference answers, not the kernel's.
+sh "$LABS/03-rdma-cm/solution/answers.sh" "$G/labs/out/03-rdma-cm.pcap" >"$G/ans/03.txt" 2>/dev/null
 CAP=$T/g/labs/out/01-first-capture.pcap
 sed 's/^1: .*/1: twenty/' "$G/ans/01.txt" >"$G/nan.txt"
 s=$("$R" lab grade 01 --capture "$CAP" --answers "$G/nan.txt" 2>&1 | tee "$G/out" | sed -n 's/^score 01 questions //p')
@@ -362,9 +362,9 @@ echo "not a pcap" >"$T/bad.pcap"
 if "$R" lab grade 01 --capture "$T/bad.pcap" --answers "$G/ans/01.txt" >"$G/out" 2>&1; then fail "grading a corrupt capture succeeded"
 elif grep -q "bad.pcap is not a capture this can read" "$G/out"; then pass "grading a file that is no capture says so"
 else fail "grading a corrupt capture: $(cat "$G/out")"; fi
-head -c 3000 "$T/g/labs/out/07-acks-msn-credits.pcap" >"$T/cut.pcap"
-if "$R" lab grade 07 --capture "$T/cut.pcap" --answers "$G/ans/07.txt" >"$G/out" 2>&1 &&
-   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 07 questions " "$G/out"; then
+head -c 3000 "$T/g/labs/out/05-acks-msn-credits.pcap" >"$T/cut.pcap"
+if "$R" lab grade 05 --capture "$T/cut.pcap" --answers "$G/ans/05.txt" >"$G/out" 2>&1 &&
+   grep -q "is cut short or very long; graded on its first" "$G/out" && grep -q "^score 05 questions " "$G/out"; then
     pass "grading a capture cut short: a note, and a score on what it holds"
 else fail "grading a cut capture: $(cat "$G/out")"; fi
 
@@ -448,7 +448,7 @@ for letter in a b c d; do
 done
 
 # ---- why: the letters a capture decides follow the capture --------------------------------
-# Lab 08's w1 and lab 10's w2 read their right option off the capture. Copies of the gen captures,
+# Lab 09's w1 and lab 11's w2 read their right option off the capture. Copies of the gen captures,
 # edited byte by byte, show the other claims (classic pcap: a 24-byte file header, then per frame
 # a 16-byte record header, the frame's length at 8; in an IPv4 frame the BTH at 42, its PSN at
 # 9-11, an AETH's syndrome at 12, IBA 9.2, 9.3.5): solution/why.sh (tshark) and lab grade must both
@@ -475,35 +475,35 @@ edited() { # NUM KEY CAPTURE LETTER WHAT
         pass "lab $1 why $2 on a capture where $5: tshark and lab grade both say $4"
     else fail "lab $1 why $2 where $5: tshark says '$got', lab grade: $line"; fi
 }
-c=$T/g/labs/out/08-loss-go-back-n.pcap
+c=$T/g/labs/out/09-loss-go-back-n.pcap
 nak=$(ts tshark -r "$c" -Y 'infiniband.aeth.syndrome == 0x60' -T fields -e frame.number -e infiniband.bth.psn 2>/dev/null | head -1)
 psn=${nak#*	} nak=${nak%%	*}
 if [ -n "$nak" ] && [ "$psn" != "$nak" ]; then
     o=$(frame_off "$c" "$nak")
     for e in "1 c the NAK carries the PSN after the lost one" "16777215 b the NAK carries the PSN before the lost one"; do
         p=$(( (psn + ${e%% *}) % 16777216 )) e=${e#* }
-        cp "$c" "$G/e08.pcap" && put "$G/e08.pcap" $((o + 51)) $((p >> 16 & 255)) $((p >> 8 & 255)) $((p & 255))
-        edited 08 w1 "$G/e08.pcap" "${e%% *}" "${e#* }"
+        cp "$c" "$G/e09.pcap" && put "$G/e09.pcap" $((o + 51)) $((p >> 16 & 255)) $((p >> 8 & 255)) $((p & 255))
+        edited 09 w1 "$G/e09.pcap" "${e%% *}" "${e#* }"
     done
-else fail "lab 08's gen capture: no PSN sequence error NAK to edit"; fi
-c=$T/g/labs/out/10-access-errors.pcap
+else fail "lab 09's gen capture: no PSN sequence error NAK to edit"; fi
+c=$T/g/labs/out/11-access-errors.pcap
 ack=$(ts tshark -r "$c" -Y 'infiniband.bth.opcode == 17 && infiniband.aeth.syndrome < 0x20' -T fields -e frame.number 2>/dev/null | head -1)
 n=$(ts tshark -r "$c" -T fields -e frame.number 2>/dev/null | tail -1)
 if [ -n "$ack" ] && [ -n "$n" ]; then
     # A copy of the server's ACK after the last frame: the server answered after its NAK.
     o=$(frame_off "$c" "$ack")
-    cp "$c" "$G/e10.pcap" && dd if="$c" bs=1 skip=$((o - 16)) count=$((16 + $(od -An -tu4 -j $((o - 8)) -N4 "$c" | tr -d ' '))) \
-        status=none >>"$G/e10.pcap"
-    edited 10 w2 "$G/e10.pcap" a "the server ACKs after its NAK"
-    o=$(frame_off "$G/e10.pcap" $((n + 1)))
-    put "$G/e10.pcap" $((o + 54)) 98  # 0x62: NAK, remote access error
-    edited 10 w2 "$G/e10.pcap" b "the server NAKs again with a remote access error"
-    put "$G/e10.pcap" $((o + 54)) 96  # 0x60: NAK, PSN sequence error
-    edited 10 w2 "$G/e10.pcap" c "the server NAKs again with a PSN sequence error"
-else fail "lab 10's gen capture: no ACK to copy"; fi
+    cp "$c" "$G/e11.pcap" && dd if="$c" bs=1 skip=$((o - 16)) count=$((16 + $(od -An -tu4 -j $((o - 8)) -N4 "$c" | tr -d ' '))) \
+        status=none >>"$G/e11.pcap"
+    edited 11 w2 "$G/e11.pcap" a "the server ACKs after its NAK"
+    o=$(frame_off "$G/e11.pcap" $((n + 1)))
+    put "$G/e11.pcap" $((o + 54)) 98  # 0x62: NAK, remote access error
+    edited 11 w2 "$G/e11.pcap" b "the server NAKs again with a remote access error"
+    put "$G/e11.pcap" $((o + 54)) 96  # 0x60: NAK, PSN sequence error
+    edited 11 w2 "$G/e11.pcap" c "the server NAKs again with a PSN sequence error"
+else fail "lab 11's gen capture: no ACK to copy"; fi
 
 # ---- predict, then run --------------------------------------------------------------------
-# For lab 03 the expected predictions are worked out here from the IBA's rules (every packet but
+# For lab 04 the expected predictions are worked out here from the IBA's rules (every packet but
 # the last carries the path MTU; payload plus pad is a multiple of 4; UDP 8 + BTH 12 + payload +
 # pad + ICRC 4), and checked against what tshark reads off the capture the run then makes.
 P=$T/pred
@@ -511,36 +511,36 @@ mkdir -p "$P"
 size=10001 mtu=1024
 pk=$(( (size + mtu - 1) / mtu )); last=$(( size - (pk - 1) * mtu )); pad=$(( (4 - last % 4) % 4 ))
 if [ "$pk" -gt 1 ]; then ulen=$(( 8 + 12 + mtu + 4 )); else ulen=$(( 8 + 12 + last + pad + 4 )); fi
-P03=$P/labs/out/03-segmentation-mtu.pcap
-predict03() { (cd "$P" && printf '%s\n' "$@" | "$R" lab predict 03 --set size=$size --set mtu=$mtu) >"$P/p.out" 2>&1; }
-pgrade03() { (cd "$P" && "$R" lab grade 03) 2>&1 | tee "$P/g.out" | sed -n 's/^score 03 predictions //p'; }
-if predict03 "$pk" "$last" "$pad" "$ulen" && (cd "$P" && "$R" lab run 03 --gen >"$P/r.out" 2>&1) &&
+P04=$P/labs/out/04-segmentation-mtu.pcap
+predict04() { (cd "$P" && printf '%s\n' "$@" | "$R" lab predict 04 --set size=$size --set mtu=$mtu) >"$P/p.out" 2>&1; }
+pgrade04() { (cd "$P" && "$R" lab grade 04) 2>&1 | tee "$P/g.out" | sed -n 's/^score 04 predictions //p'; }
+if predict04 "$pk" "$last" "$pad" "$ulen" && (cd "$P" && "$R" lab run 04 --gen >"$P/r.out" 2>&1) &&
    grep -q "gen send-bw --count 1 --mtu $mtu --size $size " "$P/r.out"; then
-    got=$(sh "$LABS/03-segmentation-mtu/solution/predict.sh" "$P03" | sed 's/^p[0-9]: //' | tr '\n' ' ')
-    [ "$got" = "$pk $last $pad $ulen " ] && pass "lab 03 predict: tshark reads '$got' off the run with the learner's size and MTU, as IBA's rules predict" ||
-        fail "lab 03 predict: tshark reads '$got' off the run, the rules say '$pk $last $pad $ulen'"
-    s=$(pgrade03)
-    [ "$s" = 4/4 ] && pass "lab 03 predict: the predictions the rules give score $s" || fail "lab 03 predict: the rules' predictions score '$s': $(cat "$P/g.out")"
+    got=$(sh "$LABS/04-segmentation-mtu/solution/predict.sh" "$P04" | sed 's/^p[0-9]: //' | tr '\n' ' ')
+    [ "$got" = "$pk $last $pad $ulen " ] && pass "lab 04 predict: tshark reads '$got' off the run with the learner's size and MTU, as IBA's rules predict" ||
+        fail "lab 04 predict: tshark reads '$got' off the run, the rules say '$pk $last $pad $ulen'"
+    s=$(pgrade04)
+    [ "$s" = 4/4 ] && pass "lab 04 predict: the predictions the rules give score $s" || fail "lab 04 predict: the rules' predictions score '$s': $(cat "$P/g.out")"
     # Written after the capture (as if read off it): not counted.
-    predict03 "$pk" "$last" "$pad" "$ulen" && touch -d '1 hour ago' "$P03"
-    s=$(pgrade03)
+    predict04 "$pk" "$last" "$pad" "$ulen" && touch -d '1 hour ago' "$P04"
+    s=$(pgrade04)
     [ "$s" = 0/4 ] && grep -q "were made after the capture: they are not counted" "$P/g.out" &&
-        pass "lab 03 predict: predictions made after the capture are not counted ($s)" ||
-        fail "lab 03 predict: predictions after the capture: '$s' $(head -c 300 "$P/g.out")"
-else fail "lab 03 predict and run: $(cat "$P/p.out" "$P/r.out" 2>/dev/null | head -c 400)"; fi
-cp "$P/labs/out/03-segmentation-mtu.predict" "$P/kept"
-(cd "$P" && printf '10\n1O24\n' | "$R" lab predict 03) >"$P/typo.out" 2>&1
+        pass "lab 04 predict: predictions made after the capture are not counted ($s)" ||
+        fail "lab 04 predict: predictions after the capture: '$s' $(head -c 300 "$P/g.out")"
+else fail "lab 04 predict and run: $(cat "$P/p.out" "$P/r.out" 2>/dev/null | head -c 400)"; fi
+cp "$P/labs/out/04-segmentation-mtu.predict" "$P/kept"
+(cd "$P" && printf '10\n1O24\n' | "$R" lab predict 04) >"$P/typo.out" 2>&1
 rc=$?
-[ $rc -eq 1 ] && grep -q "prediction p2: '1O24' is not a number" "$P/typo.out" && cmp -s "$P/kept" "$P/labs/out/03-segmentation-mtu.predict" &&
-    pass "lab 03 predict: a prediction that is not a number is refused (exit 1), the predictions before it kept" ||
-    fail "lab 03 predict typo: exit $rc, $(head -c 300 "$P/typo.out")"
-rm -f "$P/labs/out/03-segmentation-mtu.predict"
-s=$( (cd "$P" && "$R" lab grade 03) | sed -n 's/^score 03 predictions //p')
-[ "$s" = "-/- not made: rocelab lab predict 03, before rocelab lab run 03" ] &&
-    pass "lab 03 predict: none made is said, as make grade's table shows a lab not run" || fail "lab 03 no predictions: '$s'"
-refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 03 --set size=10
-refused "--set of a parameter the lab has not" "lab 03 has no parameter 'speed'" predict 03 --set speed=10
-refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 03 --set mtu=1000
+[ $rc -eq 1 ] && grep -q "prediction p2: '1O24' is not a number" "$P/typo.out" && cmp -s "$P/kept" "$P/labs/out/04-segmentation-mtu.predict" &&
+    pass "lab 04 predict: a prediction that is not a number is refused (exit 1), the predictions before it kept" ||
+    fail "lab 04 predict typo: exit $rc, $(head -c 300 "$P/typo.out")"
+rm -f "$P/labs/out/04-segmentation-mtu.predict"
+s=$( (cd "$P" && "$R" lab grade 04) | sed -n 's/^score 04 predictions //p')
+[ "$s" = "-/- not made: rocelab lab predict 04, before rocelab lab run 04" ] &&
+    pass "lab 04 predict: none made is said, as make grade's table shows a lab not run" || fail "lab 04 no predictions: '$s'"
+refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 04 --set size=10
+refused "--set of a parameter the lab has not" "lab 04 has no parameter 'speed'" predict 04 --set speed=10
+refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 04 --set mtu=1000
 # Every lab asks predictions and has a quiz: a copy of the labs with a 16th that has neither (nor
 # more) stands for a lab without them.
 rm -rf "$T/bare" && cp -r "$LABS" "$T/bare" && rm -rf "$T/bare/out" && mkdir -p "$T/bare/16-bare"
@@ -598,24 +598,24 @@ predictions() {
 }
 # Lab 01: 3 packets a message, so the PSN step is not the 1 of lab 01's default 64 bytes.
 predictions 01 count=4 size=3000
-# Lab 02: three-packet READs and WRITEs, so the READ's PSN span is not 1.
-predictions 02 count=3 size=3000
-predictions 03 size=10001 mtu=1024
-predictions 04 size=5000
-predictions 05 size=20000 mtu=512
-# Lab 06: five Fetch&Adds; with fewer, more of the predictions would be 0 or 1, numbers a guess finds.
-predictions 06 count=5
-# Lab 07: 157 packets a SEND, so AckReq inside each message too (rxe: after 65 without).
-predictions 07 count=3 size=40000 mtu=256
-predictions 08 drop=3
-predictions 09 timer=17
-predictions 10 bad=3
-# Lab 11: 45 bytes, so that the pad is not 0.
-predictions 11 size=45
-# Lab 12: 1001 bytes, so that the pad is not 0.
-predictions 12 size=1001
-# Lab 14: 3000 bytes, three packets, so the WRITE is no Only and its DMA Length no packet's payload.
-predictions 14 size=3000
+# Lab 03: three-packet READs and WRITEs, so the READ's PSN span is not 1.
+predictions 03 count=3 size=3000
+predictions 04 size=10001 mtu=1024
+predictions 06 size=5000
+predictions 07 size=20000 mtu=512
+# Lab 08: five Fetch&Adds; with fewer, more of the predictions would be 0 or 1, numbers a guess finds.
+predictions 08 count=5
+# Lab 05: 157 packets a SEND, so AckReq inside each message too (rxe: after 65 without).
+predictions 05 count=3 size=40000 mtu=256
+predictions 09 drop=3
+predictions 10 timer=17
+predictions 11 bad=3
+# Lab 14: 45 bytes, so that the pad is not 0.
+predictions 14 size=45
+# Lab 13: 1001 bytes, so that the pad is not 0.
+predictions 13 size=1001
+# Lab 12: 3000 bytes, three packets, so the WRITE is no Only and its DMA Length no packet's payload.
+predictions 12 size=3000
 # Lab 15: 3000 bytes, three packets a SEND and a short last one, not the default's four full ones.
 predictions 15 size=3000
 # Lab 15's predictions are about the ib_send_bw step; a run of the lab goes on with other QPs: the
@@ -639,8 +639,8 @@ if g15 bw send-bw --count 16 --size 3000 && g15 wr write-bw --count 5 --size 300
         pass "lab 15 predict: read in the ib_send_bw step, the WRITEs and SENDs of the steps after it left out ($(tr '\n' ' ' <"$W/ref")$s)" ||
         fail "lab 15 predict in the ib_send_bw step: alone $(tr '\n' ' ' <"$W/alone"), in a run $(tr '\n' ' ' <"$W/ref"), lab grade '$s'"
 else fail "lab 15 predict: cannot make a run's three steps (rocelab gen, mergecap)"; fi
-# Lab 13: a server QP and a SEND size of the learner's, so neither DestQP nor the frame count is the default's.
-predictions 13 qpn=1000 size=5000
+# Lab 02: a server QP and a SEND size of the learner's, so neither DestQP nor the frame count is the default's.
+predictions 02 qpn=1000 size=5000
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -682,7 +682,7 @@ quiz() {
     qz --seed 7 && grep -q "^$key: 7$" "$W/labs/out/$b.quiz.txt" && grep -q "your answers in .* are kept" "$W.q.out" &&
         pass "lab $num quiz: the same seed again keeps the answers written for it" ||
         fail "lab $num quiz: the same seed again lost the answers: $(head -c 200 "$W.q.out")"
-    # A few hidden values (lab 10's: 16 pairs) may come out the same by chance: five quizzes that are
+    # A few hidden values (lab 11's: 16 pairs) may come out the same by chance: five quizzes that are
     # all the first one's would happen once in 16^4 runs, not every run.
     tries=0 qfail=0
     qz && cp "$cap" "$W.b.pcap" || qfail=1
@@ -711,9 +711,9 @@ quiz 09
 quiz 10
 quiz 11
 quiz 12
+quiz 13
 quiz 14
 quiz 15
-quiz 13
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
@@ -721,36 +721,36 @@ for d in "$LABS"/[0-9][0-9]-*/; do
 done
 Q=$T/quiz
 mkdir -p "$Q"
-cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 03 --grade
+cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 04 --grade
 cd - >/dev/null
-refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 03 --seed 3
+refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 04 --seed 3
 export ROCELAB_LABS="$T/bare"
 refused "a quiz for a lab without one" "lab 16 has no quiz" quiz 16
 unset ROCELAB_LABS
 
 # A capture of another lab, or one without the fault a lab is about, is refused, not graded.
-refused "lab 08 graded on a capture with nothing lost" \
-    "03-segmentation-mtu.pcap is not a capture of lab 08: it holds no resent request: nothing was lost" \
-    grade 08 --capture "$T/g/labs/out/03-segmentation-mtu.pcap" --answers "$G/ans/08.txt"
-refused "lab 05 graded on lab 04's capture" "is not a capture of lab 05: it holds no RDMA READ response" \
-    grade 05 --capture "$T/g/labs/out/04-rdma-write.pcap" --answers "$G/ans/05.txt"
-refused "lab 09 graded on lab 01's capture" "is not a capture of lab 09: it holds no RNR NAK" \
-    grade 09 --capture "$T/g/labs/out/01-first-capture.pcap" --answers "$G/ans/09.txt"
+refused "lab 09 graded on a capture with nothing lost" \
+    "04-segmentation-mtu.pcap is not a capture of lab 09: it holds no resent request: nothing was lost" \
+    grade 09 --capture "$T/g/labs/out/04-segmentation-mtu.pcap" --answers "$G/ans/09.txt"
+refused "lab 07 graded on lab 06's capture" "is not a capture of lab 07: it holds no RDMA READ response" \
+    grade 07 --capture "$T/g/labs/out/06-rdma-write.pcap" --answers "$G/ans/07.txt"
+refused "lab 10 graded on lab 01's capture" "is not a capture of lab 10: it holds no RNR NAK" \
+    grade 10 --capture "$T/g/labs/out/01-first-capture.pcap" --answers "$G/ans/10.txt"
 
 # Coding: each checker against the solution, the untouched skeleton, a subtly wrong and a broken copy.
 for l in $labs; do cp -r "$LABS/$l" "$G/labs/"; done
 cp -r "$LABS/grade" "$G/labs/"
 mkdir -p "$G/core" && cp -r "$LABS/../core/include" "$G/core/"
-L01=$G/labs/01-first-capture L08=$G/labs/08-loss-go-back-n L11=$G/labs/11-icrc-by-hand
-mkdir -p "$L01/wrong" "$L01/broken" "$L08/wrong" "$L11/wrong"
+L01=$G/labs/01-first-capture L09=$G/labs/09-loss-go-back-n L14=$G/labs/14-icrc-by-hand
+mkdir -p "$L01/wrong" "$L01/broken" "$L09/wrong" "$L14/wrong"
 sed 's/b->dqpn = .*/b->dqpn = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];/' \
     "$L01/solution/bth.c" >"$L01/wrong/bth.c"
 sed 's/return 0;/return 0/' "$L01/solution/bth.c" >"$L01/broken/bth.c"
 # PSN distance as a plain 32-bit subtraction: right until the PSNs wrap or lie far apart.
 sed 's/uint32_t d = (a - b) & 0xffffff;.*/return (int32_t)(a - b);/; /return d & 0x800000/d' \
-    "$L08/solution/psn.c" >"$L08/wrong/psn.c"
+    "$L09/solution/psn.c" >"$L09/wrong/psn.c"
 # The ICRC with the UDP checksum left as it is.
-grep -v '/\* UDP checksum' "$L11/solution/icrc.c" >"$L11/wrong/icrc.c"
+grep -v '/\* UDP checksum' "$L14/solution/icrc.c" >"$L14/wrong/icrc.c"
 # coding_score FROM NUM NAME: that row of make grade's table, graded from FROM/
 # (make grade's table for FROM is the same for every row: made once)
 coding_score() {
@@ -774,8 +774,8 @@ coding() {
 # 8 PSN kinds; a plain subtraction is right only for nearby PSNs, behind and ahead of the expected
 # one with no wrap: 3. 6 ICRC kinds; the UDP checksum unmasked fails only its own kind: 5.
 coding 01 bth 12 11 "DestQP of the BTH .*you read 0x"
-coding 08 psn 8 3 "lab_psn_diff: across the wrap.*returned -"
-coding 11 icrc 6 5 "IPv4 with a random UDP checksum"
+coding 09 psn 8 3 "lab_psn_diff: across the wrap.*returned -"
+coding 14 icrc 6 5 "IPv4 with a random UDP checksum"
 s=$(coding_score broken 01 bth)
 [ "$s" = 0/12 ] && grep -q "does not compile" "$G/g.broken.out" && pass "lab 01 BTH exercise: code that does not compile scores 0 and says so" ||
     fail "BTH broken: '$s'"
@@ -835,25 +835,25 @@ else
         else
             fail "lab $l over veth: $(tail -c 400 "$T/w.out")"
         fi
-        # Lab 13's questions on the TCP exchange: graded over the veth (answered by tshark's tcp.payload),
+        # Lab 02's questions on the TCP exchange: graded over the veth (answered by tshark's tcp.payload),
         # and the server's PSN one off loses that mark only.
-        [ "$num" = 13 ] && {
-            C13=$T/w/labs/out/$l.pcap
-            "$R" lab grade 13 --capture "$C13" --answers "$G/ans/13.txt" >"$G/out" 2>&1
-            v=$(sed -n 's/^5: //p' "$G/ans/13.txt")
-            sed "s/^5: .*/5: $(( (${v:-0} + 1) % 16777216 ))/" "$G/ans/13.txt" >"$G/wrong13.txt"
-            if grep -q "^  5  *1/1 " "$G/out" && grep -q "^  6  *1/1 " "$G/out" && grep -q '^6: 0xfe80$' "$G/ans/13.txt" &&
-               "$R" lab grade 13 --capture "$C13" --answers "$G/wrong13.txt" 2>&1 | grep -q "^score 13 questions 5/6$"; then
-                pass "lab 13 over veth: the exchange's server PSN ($v) and the client's link-local GID (fe80) are graded from the capture"
-            else fail "lab 13 over veth: the exchange questions: $(grep -E '^  [56] ' "$G/out" | tr '\n' ' ')"; fi
+        [ "$num" = 02 ] && {
+            C02=$T/w/labs/out/$l.pcap
+            "$R" lab grade 02 --capture "$C02" --answers "$G/ans/02.txt" >"$G/out" 2>&1
+            v=$(sed -n 's/^5: //p' "$G/ans/02.txt")
+            sed "s/^5: .*/5: $(( (${v:-0} + 1) % 16777216 ))/" "$G/ans/02.txt" >"$G/wrong02.txt"
+            if grep -q "^  5  *1/1 " "$G/out" && grep -q "^  6  *1/1 " "$G/out" && grep -q '^6: 0xfe80$' "$G/ans/02.txt" &&
+               "$R" lab grade 02 --capture "$C02" --answers "$G/wrong02.txt" 2>&1 | grep -q "^score 02 questions 5/6$"; then
+                pass "lab 02 over veth: the exchange's server PSN ($v) and the client's link-local GID (fe80) are graded from the capture"
+            else fail "lab 02 over veth: the exchange questions: $(grep -E '^  [56] ' "$G/out" | tr '\n' ' ')"; fi
         }
-        [ "$num" = 13 ] && if grep -q "Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::" "$T/w.out"; then
-            pass "lab 13 shows the wrong-GID-index error"; else fail "lab 13: no GID error shown"; fi
-        [ "$num" = 14 ] && if grep -q "Failed to modify QP to RTR: Invalid argument (--no-grh" "$T/w.out" &&
+        [ "$num" = 02 ] && if grep -q "Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::" "$T/w.out"; then
+            pass "lab 02 shows the wrong-GID-index error"; else fail "lab 02: no GID error shown"; fi
+        [ "$num" = 12 ] && if grep -q "Failed to modify QP to RTR: Invalid argument (--no-grh" "$T/w.out" &&
             grep -q "Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::" "$T/w.out" &&
             grep -q "work request 0 failed: remote access error" "$T/w.out"; then
-            pass "lab 14 shows each pitfall's error: is_global = 0, the GID families, the wrong R_Key"
-        else fail "lab 14: the pitfalls' errors: $(grep -E 'rocelab peer:' "$T/w.out" | head -5 | tr '\n' ' ')"; fi
+            pass "lab 12 shows each pitfall's error: is_global = 0, the GID families, the wrong R_Key"
+        else fail "lab 12: the pitfalls' errors: $(grep -E 'rocelab peer:' "$T/w.out" | head -5 | tr '\n' ' ')"; fi
         # Each perftest step: both ends' header blocks and key lines, the client's result row (and the
         # server's, for ib_write_bw and ib_read_bw, which get the client's), 4096 bytes 16 times.
         [ "$num" = 15 ] && if [ "$(grep -c '^ *Data ex. method : Ethernet' "$T/w.out")" = 8 ] &&
@@ -873,7 +873,7 @@ else
         "$R" lab down >/dev/null 2>&1
     fi
     # Ctrl-C in the middle of a lab
-    (cd "$T/w" && exec "$R" lab run 08 >"$T/int" 2>&1) &
+    (cd "$T/w" && exec "$R" lab run 09 >"$T/int" 2>&1) &
     lp=$!
     i=0
     while ! grep -q "^step 1" "$T/int" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done

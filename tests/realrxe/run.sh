@@ -24,11 +24,11 @@
 # data), and tcpdump on the tap sees every frame of both stacks with a good
 # ICRC. Wireshark's own dissector (tshark, an oracle we did not write) reads
 # what only the kernel does: UDP checksum 0, an IPv4 Identification that counts.
-# The pitfalls (labs/14-pitfalls): rocelab gids against the kernel's own GID table for the same MAC and
+# The pitfalls (labs/12-pitfalls): rocelab gids against the kernel's own GID table for the same MAC and
 # addresses; GID index 0 at both ends against the kernel (rxe_peer, ibv_rc_pingpong); the kernel's EINVAL
 # at RTR for is_global = 0 and for GIDs of two families; no answer, retry_cnt 2 and 7; a wrong R_Key and
 # address each way (the NAK, IBV_WC_REM_ACCESS_ERR, the flush); rxe's loopback, nothing on the wire; two rxe
-# devices on a veth in one namespace (lab 14's lines): RTR fails, and with accept_local 1 the frames cross the veth.
+# devices on a veth in one namespace (lab 12's lines): RTR fails, and with accept_local 1 the frames cross the veth.
 # labs/15-perftest's by-hand lines (two guests' ib_send_bw, then rocelab at one end), as its guide writes them.
 # Then `rocelab lab run NN --real-rxe` for every lab (a stack runs in each), each checked by
 # tshark for what each side sent; and
@@ -1221,17 +1221,17 @@ else
 	fail "loopback: exit $lrc, $frames frames on the wire, sent_pkts '$sent': $(tail -c 300 "$T/lo.out")"
 fi
 
-# Two rxe devices in one namespace, on a veth pair v0/v1: lab 14's own lines (labs/14-pitfalls/README.md),
+# Two rxe devices in one namespace, on a veth pair v0/v1: lab 12's own lines (labs/12-pitfalls/README.md),
 # run as written in this run's VM. Not rxe's loopback (the MACs differ): with the kernel's defaults the
 # server's RTR fails (its ARP request, from an address of the host's own, is dropped; ETIMEDOUT) and v0
 # carries ARP alone; with accept_local 1 both ends run their 8 rounds and every RoCE frame crosses v0.
 pf_two_dev() {
 	local guide cmd n
-	guide=$(dirname "$0")/../../labs/14-pitfalls/README.md
+	guide=$(dirname "$0")/../../labs/12-pitfalls/README.md
 	grep -E "^rocelab realrxe exec --dir labs/out/realrxe -- '.*(rxev|accept_local)" "$guide" |
 		sed "s#^rocelab realrxe exec --dir labs/out/realrxe #\"\$R\" realrxe exec --dir \"\$T/vm\" --timeout 90 #" >"$T/twodev.cmds"
 	if [ "$(wc -l <"$T/twodev.cmds")" -ne 3 ]; then
-		fail "lab 14's two-device lines: not three (setup, default, accept_local): $(cat "$T/twodev.cmds")"
+		fail "lab 12's two-device lines: not three (setup, default, accept_local): $(cat "$T/twodev.cmds")"
 		return
 	fi
 	for n in 1 2 3; do
@@ -1240,9 +1240,9 @@ pf_two_dev() {
 		echo "exit $?" >>"$T/twodev$n.out"
 	done
 	if grep -q "^exit 0$" "$T/twodev1.out" && [ "$(grep -c "^0000:0000:0000:0000:0000:ffff:0a58:000[12]$" "$T/twodev1.out")" = 2 ]; then
-		pass "lab 14's two rxe devices on a veth pair in one namespace: rxev0 and rxev1 made, GID index 1 is each one's IPv4 address"
+		pass "lab 12's two rxe devices on a veth pair in one namespace: rxev0 and rxev1 made, GID index 1 is each one's IPv4 address"
 	else
-		fail "lab 14's two-device setup: $(tail -c 300 "$T/twodev1.out")"
+		fail "lab 12's two-device setup: $(tail -c 300 "$T/twodev1.out")"
 	fi
 	# The default: the server fails at RTR, the client after it; on v0 ARP requests, no RoCE frame.
 	if grep -q "^Failed to modify QP to RTR$" "$T/twodev2.out" && grep -q "^Couldn't read/write remote address$" "$T/twodev2.out" &&
@@ -1538,58 +1538,58 @@ if lab_rxe 01; then
 		pass "lab 01 --real-rxe ran the standard ibv_rc_pingpong in the VM" ||
 		fail "lab 01 --real-rxe did not run ibv_rc_pingpong: $(grep realrxe "$T/lab01.out" | head -n 3)"
 fi
-if lab_rxe 02; then
+if lab_rxe 03; then
 	# The kernel's own rping (librdmacm over the kernel's rdma_cm) against rocelab peer --compat rping,
 	# by Wireshark's CM fields: the kernel's REQ and RTU, rocelab's REP, then the data phase.
 	cm=$(run_tshark -r - -Y "infiniband.mad.mgmtclass == 0x07" -T fields -e ip.src -e infiniband.mad.attributeid \
-		<"$T/lab02.pcap" 2>/dev/null | tr '\t\n' ': ')
+		<"$T/lab03.pcap" 2>/dev/null | tr '\t\n' ': ')
 	case $cm in
 	"$G:0x0010 10.77.0.1:0x0013 $G:0x0014 "*)
-		grep -q "rping -c -a 10.77.0.1 -d -v -C 4 -S 64" "$T/lab02.out" &&
-			pass "lab 02 --real-rxe: the kernel's rping sent REQ and RTU, rocelab's answered with REP ($cm)" ||
-			fail "lab 02 --real-rxe did not run the kernel's rping: $(grep realrxe "$T/lab02.out" | head -n 3)" ;;
-	*) fail "lab 02 --real-rxe: CM messages '$cm', not the kernel's REQ, rocelab's REP, the kernel's RTU" ;;
+		grep -q "rping -c -a 10.77.0.1 -d -v -C 4 -S 64" "$T/lab03.out" &&
+			pass "lab 03 --real-rxe: the kernel's rping sent REQ and RTU, rocelab's answered with REP ($cm)" ||
+			fail "lab 03 --real-rxe did not run the kernel's rping: $(grep realrxe "$T/lab03.out" | head -n 3)" ;;
+	*) fail "lab 03 --real-rxe: CM messages '$cm', not the kernel's REQ, rocelab's REP, the kernel's RTU" ;;
 	esac
 fi
-if lab_rxe 08; then
+if lab_rxe 09; then
 	# The kernel's own go-back-N, as Wireshark's dissector reads it: rocelab's NAKs, the kernel's resent WRITEs.
-	naks=$(run_tshark -r "$T/lab08.pcap" -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome >= 0x60" \
+	naks=$(run_tshark -r "$T/lab09.pcap" -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome >= 0x60" \
 		-T fields -e frame.number 2>/dev/null | wc -l)
-	resent=$(run_tshark -r "$T/lab08.pcap" -Y "ip.src==$G" -T fields -e infiniband.bth.psn 2>/dev/null |
+	resent=$(run_tshark -r "$T/lab09.pcap" -Y "ip.src==$G" -T fields -e infiniband.bth.psn 2>/dev/null |
 		sort | uniq -d | wc -l)
 	if [ "$naks" -gt 0 ] && [ "$resent" -gt 0 ]; then
-		pass "lab 08 --real-rxe: rocelab dropped and NAKed ($naks NAKs), the kernel went back N ($resent PSNs sent again)"
+		pass "lab 09 --real-rxe: rocelab dropped and NAKed ($naks NAKs), the kernel went back N ($resent PSNs sent again)"
 	else
-		fail "lab 08 --real-rxe: $naks NAKs from rocelab, $resent PSNs the kernel sent again"
+		fail "lab 09 --real-rxe: $naks NAKs from rocelab, $resent PSNs the kernel sent again"
 	fi
 fi
-if lab_rxe 09; then
+if lab_rxe 10; then
 	# The kernel's requester against rocelab's receive queue, by tshark: step 1, RNR NAKs (syndrome kind 01)
 	# and then an ACK; step 2 (rocelab's QP 0x12 posts no receive, rxe_peer --rnr-retry 2): the kernel sends
 	# the SEND three times, each answered by an RNR NAK, and rxe_peer says IBV_WC_RNR_RETRY_EXC_ERR.
 	rnr=$(run_tshark -r - -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome >= 0x20 && infiniband.aeth.syndrome < 0x40" \
-		-T fields -e frame.number <"$T/lab09.pcap" 2>/dev/null | wc -l)
+		-T fields -e frame.number <"$T/lab10.pcap" 2>/dev/null | wc -l)
 	acks=$(run_tshark -r - -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome < 0x20" -T fields -e frame.number \
-		<"$T/lab09.pcap" 2>/dev/null | wc -l)
+		<"$T/lab10.pcap" 2>/dev/null | wc -l)
 	sends2=$(run_tshark -r - -Y "ip.src==$G && infiniband.bth.destqp == 0x000012 && infiniband.bth.opcode == 4" \
-		-T fields -e infiniband.bth.psn <"$T/lab09.pcap" 2>/dev/null | sort -u | tr '\n' ' ')
+		-T fields -e infiniband.bth.psn <"$T/lab10.pcap" 2>/dev/null | sort -u | tr '\n' ' ')
 	n2=$(run_tshark -r - -Y "ip.src==$G && infiniband.bth.destqp == 0x000012 && infiniband.bth.opcode == 4" \
-		-T fields -e frame.number <"$T/lab09.pcap" 2>/dev/null | wc -l)
+		-T fields -e frame.number <"$T/lab10.pcap" 2>/dev/null | wc -l)
 	if [ "$rnr" -ge 4 ] && [ "$acks" -ge 1 ] && [ "$n2" -eq 3 ] && [ "$(echo $sends2 | wc -w)" -eq 1 ] &&
-		grep -q "IBV_WC_RNR_RETRY_EXC_ERR" "$T/lab09.out"; then
-		pass "lab 09 --real-rxe: rocelab's RNR NAKs ($rnr) and ACK; with rnr_retry 2 the kernel sent PSN ${sends2}three times, then IBV_WC_RNR_RETRY_EXC_ERR"
+		grep -q "IBV_WC_RNR_RETRY_EXC_ERR" "$T/lab10.out"; then
+		pass "lab 10 --real-rxe: rocelab's RNR NAKs ($rnr) and ACK; with rnr_retry 2 the kernel sent PSN ${sends2}three times, then IBV_WC_RNR_RETRY_EXC_ERR"
 	else
-		fail "lab 09 --real-rxe: $rnr RNR NAKs, $acks ACKs, the kernel's SENDs to QP 0x12: $n2 (PSNs $sends2); $(grep -i rnr "$T/lab09.out" | head -n 3)"
+		fail "lab 10 --real-rxe: $rnr RNR NAKs, $acks ACKs, the kernel's SENDs to QP 0x12: $n2 (PSNs $sends2); $(grep -i rnr "$T/lab10.out" | head -n 3)"
 	fi
 fi
-if lab_rxe 03; then
+if lab_rxe 04; then
 	# The first packet of each SEND (First, or Only when it fits): UDP 8 + BTH 12 + payload + pad + ICRC 4.
-	mtus=$(run_tshark -r "$T/lab03.pcap" -Y "ip.src==$G && (infiniband.bth.opcode == 0 || infiniband.bth.opcode == 4)" \
+	mtus=$(run_tshark -r "$T/lab04.pcap" -Y "ip.src==$G && (infiniband.bth.opcode == 0 || infiniband.bth.opcode == 4)" \
 		-T fields -e udp.length 2>/dev/null | tr '\n' ' ')
 	if [ "$mtus" = "280 1048 4120 32 " ]; then
-		pass "lab 03 --real-rxe: the kernel's 4096-byte SEND at path MTU 256, 1024, 4096 and its 5-byte SEND (UDP lengths $mtus)"
+		pass "lab 04 --real-rxe: the kernel's 4096-byte SEND at path MTU 256, 1024, 4096 and its 5-byte SEND (UDP lengths $mtus)"
 	else
-		fail "lab 03 --real-rxe: first packets' UDP lengths '$mtus', not 280 1048 4120 32"
+		fail "lab 04 --real-rxe: first packets' UDP lengths '$mtus', not 280 1048 4120 32"
 	fi
 fi
 
@@ -1606,58 +1606,58 @@ lab_ops() {
 		fail "lab $1 --real-rxe: missing$missing (the kernel sent$k, rocelab$r)"
 	fi
 }
-lab_rxe 04 && lab_ops 04 "6 7 8" "17"            # RDMA WRITE First/Middle/Last; ACKs
-lab_rxe 05 && lab_ops 05 "12" "13 14 15"         # READ Request; READ response First/Middle/Last
-lab_rxe 06 && lab_ops 06 "19 20" "18"            # CmpSwap, FetchAdd; ATOMIC Acknowledge
-if lab_rxe 07; then
-	lab_ops 07 "0 1 2" "17"
+lab_rxe 06 && lab_ops 06 "6 7 8" "17"            # RDMA WRITE First/Middle/Last; ACKs
+lab_rxe 07 && lab_ops 07 "12" "13 14 15"         # READ Request; READ response First/Middle/Last
+lab_rxe 08 && lab_ops 08 "19 20" "18"            # CmpSwap, FetchAdd; ATOMIC Acknowledge
+if lab_rxe 05; then
+	lab_ops 05 "0 1 2" "17"
 	# rocelab's ACKs: the AETH's MSN counts the kernel's messages; credits advertised (not 31)
 	msn=$(run_tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17" -T fields -e infiniband.aeth.msn \
-		<"$T/lab07.pcap" 2>/dev/null | tail -n 1)
+		<"$T/lab05.pcap" 2>/dev/null | tail -n 1)
 	cr=$(run_tshark -r - -Y "ip.dst==$G && infiniband.bth.opcode==17 && infiniband.aeth.syndrome.credit_count==31" \
-		-T fields -e frame.number <"$T/lab07.pcap" 2>/dev/null | wc -l)
+		-T fields -e frame.number <"$T/lab05.pcap" 2>/dev/null | wc -l)
 	if [ -n "$msn" ] && [ "$((msn))" -gt 1 ] && [ "$cr" -eq 0 ]; then
-		pass "lab 07 --real-rxe: rocelab's ACKs count the kernel's messages (last MSN $((msn))) and advertise credits"
+		pass "lab 05 --real-rxe: rocelab's ACKs count the kernel's messages (last MSN $((msn))) and advertise credits"
 	else
-		fail "lab 07 --real-rxe: last MSN '$msn', $cr ACKs without credits"
-	fi
-fi
-if lab_rxe 11; then
-	# one 32-byte SEND Only from the kernel: UDP 8 + BTH 12 + 32 + ICRC 4
-	len=$(run_tshark -r - -Y "ip.src==$G && infiniband.bth.opcode==4" -T fields -e udp.length \
-		<"$T/lab11.pcap" 2>/dev/null | tr '\n' ' ')
-	[ "$len" = "56 " ] && pass "lab 11 --real-rxe: the kernel's one 32-byte SEND Only (UDP length 56)" ||
-		fail "lab 11 --real-rxe: SEND Only UDP lengths '$len', not 56"
-fi
-lab_rxe 12 && lab_ops 12 "100" "100"             # UD SEND Only, both ways (ibv_ud_pingpong)
-if lab_rxe 13; then
-	if grep -q "that error was the point of this step" "$T/lab13.out" &&
-		grep -q "rxe_peer: send done: 1 work requests of 64 bytes, server says 'ok 1', data verified" "$T/lab13.out"; then
-		pass "lab 13 --real-rxe: GID index 0 fails on purpose, index 1 sends and is verified"
-	else
-		fail "lab 13 --real-rxe: $(grep -E 'point of this step|send done|error' "$T/lab13.out" | head -n 3 | tr '\n' ' ')"
+		fail "lab 05 --real-rxe: last MSN '$msn', $cr ACKs without credits"
 	fi
 fi
 if lab_rxe 14; then
-	# Each pitfall as the kernel meets it: its own words, and what Wireshark's dissector reads off the capture.
-	ll=$(run_tshark -r "$T/lab14.pcap" -Y "ipv6.src == fe80::/10 && infiniband" 2>/dev/null | wc -l)
-	resent=$(run_tshark -r "$T/lab14.pcap" -Y "ip.src == $G && infiniband.bth.opcode == 4" -T fields -e infiniband.bth.psn 2>/dev/null | uniq -c | awk '$1 == 2' | wc -l)
-	if grep -q "rxe_peer: Failed to modify QP to RTR: Invalid argument (errno EINVAL; GID index 1, is_global 0)" "$T/lab14.out" &&
-		grep -q "rocelab peer: Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::" "$T/lab14.out" &&
-		grep -q "transport retry counter exceeded (IBV_WC_RETRY_EXC_ERR" "$T/lab14.out" &&
-		grep -q "remote access error (IBV_WC_REM_ACCESS_ERR" "$T/lab14.out" && grep -q "IBV_QPS_ERR" "$T/lab14.out" &&
-		grep -q "rxe_peer: send done: 2 work requests of 64 bytes, server says 'ok 2', data verified" "$T/lab14.out" &&
-		[ "$ll" -ge 4 ] && [ "$resent" = 1 ]; then
-		pass "lab 14 --real-rxe: EINVAL for is_global 0 and for the GID families, the retry error, the NAK and the flush, and $ll frames over the link-local GIDs"
+	# one 32-byte SEND Only from the kernel: UDP 8 + BTH 12 + 32 + ICRC 4
+	len=$(run_tshark -r - -Y "ip.src==$G && infiniband.bth.opcode==4" -T fields -e udp.length \
+		<"$T/lab14.pcap" 2>/dev/null | tr '\n' ' ')
+	[ "$len" = "56 " ] && pass "lab 14 --real-rxe: the kernel's one 32-byte SEND Only (UDP length 56)" ||
+		fail "lab 14 --real-rxe: SEND Only UDP lengths '$len', not 56"
+fi
+lab_rxe 13 && lab_ops 13 "100" "100"             # UD SEND Only, both ways (ibv_ud_pingpong)
+if lab_rxe 02; then
+	if grep -q "that error was the point of this step" "$T/lab02.out" &&
+		grep -q "rxe_peer: send done: 1 work requests of 64 bytes, server says 'ok 1', data verified" "$T/lab02.out"; then
+		pass "lab 02 --real-rxe: GID index 0 fails on purpose, index 1 sends and is verified"
 	else
-		fail "lab 14 --real-rxe: $ll link-local frames, $resent SEND sent twice: $(grep -E 'rxe_peer:|Failed' "$T/lab14.out" | head -n 6 | tr '\n' ' ')"
+		fail "lab 02 --real-rxe: $(grep -E 'point of this step|send done|error' "$T/lab02.out" | head -n 3 | tr '\n' ' ')"
+	fi
+fi
+if lab_rxe 12; then
+	# Each pitfall as the kernel meets it: its own words, and what Wireshark's dissector reads off the capture.
+	ll=$(run_tshark -r "$T/lab12.pcap" -Y "ipv6.src == fe80::/10 && infiniband" 2>/dev/null | wc -l)
+	resent=$(run_tshark -r "$T/lab12.pcap" -Y "ip.src == $G && infiniband.bth.opcode == 4" -T fields -e infiniband.bth.psn 2>/dev/null | uniq -c | awk '$1 == 2' | wc -l)
+	if grep -q "rxe_peer: Failed to modify QP to RTR: Invalid argument (errno EINVAL; GID index 1, is_global 0)" "$T/lab12.out" &&
+		grep -q "rocelab peer: Failed to modify QP to RTR: Invalid argument (the other side's GID fe80::" "$T/lab12.out" &&
+		grep -q "transport retry counter exceeded (IBV_WC_RETRY_EXC_ERR" "$T/lab12.out" &&
+		grep -q "remote access error (IBV_WC_REM_ACCESS_ERR" "$T/lab12.out" && grep -q "IBV_QPS_ERR" "$T/lab12.out" &&
+		grep -q "rxe_peer: send done: 2 work requests of 64 bytes, server says 'ok 2', data verified" "$T/lab12.out" &&
+		[ "$ll" -ge 4 ] && [ "$resent" = 1 ]; then
+		pass "lab 12 --real-rxe: EINVAL for is_global 0 and for the GID families, the retry error, the NAK and the flush, and $ll frames over the link-local GIDs"
+	else
+		fail "lab 12 --real-rxe: $ll link-local frames, $resent SEND sent twice: $(grep -E 'rxe_peer:|Failed' "$T/lab12.out" | head -n 6 | tr '\n' ' ')"
 	fi
 	# Graded on the kernel's capture: the reference answers (read by tshark) score full marks.
-	sh "$(dirname "$0")/../../labs/14-pitfalls/solution/answers.sh" "$T/lab14.pcap" >"$T/ans14.txt" 2>/dev/null
-	(cd "$T/lab" && "$R" lab grade 14 --capture "$T/lab14.pcap" --answers "$T/ans14.txt") >"$T/grade14.out" 2>&1
-	grep -q "^score 14 questions 5/5" "$T/grade14.out" &&
-		pass "lab 14 --real-rxe graded: the reference answers read by tshark off the kernel's capture score 5/5 ($(grep -v '^#' "$T/ans14.txt" | tr '\n' ' '))" ||
-		fail "lab 14 --real-rxe graded: $(tail -n 7 "$T/grade14.out" | tr '\n' ' ')"
+	sh "$(dirname "$0")/../../labs/12-pitfalls/solution/answers.sh" "$T/lab12.pcap" >"$T/ans12.txt" 2>/dev/null
+	(cd "$T/lab" && "$R" lab grade 12 --capture "$T/lab12.pcap" --answers "$T/ans12.txt") >"$T/grade12.out" 2>&1
+	grep -q "^score 12 questions 5/5" "$T/grade12.out" &&
+		pass "lab 12 --real-rxe graded: the reference answers read by tshark off the kernel's capture score 5/5 ($(grep -v '^#' "$T/ans12.txt" | tr '\n' ' '))" ||
+		fail "lab 12 --real-rxe graded: $(tail -n 7 "$T/grade12.out" | tr '\n' ' ')"
 fi
 if lab_rxe 15; then
 	# The kernel's perftest as the client of each step, rocelab's as the server: both tables, and on the
@@ -1676,22 +1676,22 @@ if lab_rxe 15; then
 		pass "lab 15 --real-rxe graded: the reference answers read by tshark off the kernel's capture score 5/5 ($(grep -v '^#' "$T/ans15.txt" | tr '\n' ' '))" ||
 		fail "lab 15 --real-rxe graded: $(tail -n 7 "$T/grade15.out" | tr '\n' ' ')"
 fi
-if lab_rxe 10; then
+if lab_rxe 11; then
 	# The kernel's own mistakes (rxe_peer --bad-rkey, then --bad-va, then --bad-rkey --bad-at 2 of four
 	# 3-packet WRITEs) against rocelab's memory regions, by tshark: rocelab's three NAKs remote access
 	# error (0x62), each answering a WRITE of the kernel's (Only, or First) with its PSN; rxe_peer says
 	# IBV_WC_REM_ACCESS_ERR three times.
 	naks=$(run_tshark -r - -Y "ip.src==10.77.0.1 && infiniband.aeth.syndrome == 0x62" -T fields -e infiniband.bth.psn \
-		<"$T/lab10.pcap" 2>/dev/null | sort -u)
+		<"$T/lab11.pcap" 2>/dev/null | sort -u)
 	wr=$(run_tshark -r - -Y "ip.src==$G && (infiniband.bth.opcode == 10 || infiniband.bth.opcode == 6)" -T fields \
-		-e infiniband.bth.psn <"$T/lab10.pcap" 2>/dev/null | sort -u)
+		-e infiniband.bth.psn <"$T/lab11.pcap" 2>/dev/null | sort -u)
 	unanswered=$(echo "$naks" | while read -r p; do echo "$wr" | grep -qx "$p" || echo "$p"; done)
 	if [ "$(echo "$naks" | grep -c .)" -eq 3 ] && [ -z "$unanswered" ] &&
-		[ "$(grep -c "IBV_WC_REM_ACCESS_ERR" "$T/lab10.out")" -ge 3 ] &&
-		grep -q "rxe_peer: work request 1 failed: remote access error" "$T/lab10.out"; then
-		pass "lab 10 --real-rxe: rocelab NAKed the kernel's wrong R_Key, its address past the end and step 3's second WRITE (0x62 on PSNs $(echo $naks)), rxe_peer said IBV_WC_REM_ACCESS_ERR"
+		[ "$(grep -c "IBV_WC_REM_ACCESS_ERR" "$T/lab11.out")" -ge 3 ] &&
+		grep -q "rxe_peer: work request 1 failed: remote access error" "$T/lab11.out"; then
+		pass "lab 11 --real-rxe: rocelab NAKed the kernel's wrong R_Key, its address past the end and step 3's second WRITE (0x62 on PSNs $(echo $naks)), rxe_peer said IBV_WC_REM_ACCESS_ERR"
 	else
-		fail "lab 10 --real-rxe: NAK 0x62 PSNs '$(echo $naks)', the kernel's WRITE PSNs '$(echo $wr)'; $(grep -c IBV_WC_REM_ACCESS_ERR "$T/lab10.out") IBV_WC_REM_ACCESS_ERR lines"
+		fail "lab 11 --real-rxe: NAK 0x62 PSNs '$(echo $naks)', the kernel's WRITE PSNs '$(echo $wr)'; $(grep -c IBV_WC_REM_ACCESS_ERR "$T/lab11.out") IBV_WC_REM_ACCESS_ERR lines"
 	fi
 fi
 # lab_rxe_predicted NN: the predictions that the lab's solution/predict.sh reads with tshark off the
@@ -1706,7 +1706,7 @@ lab_rxe_predicted() {
 	[ "$s" = "$np/$np" ] && pass "lab $1 --real-rxe: tshark's values off the kernel's capture ($(tr '\n' ' ' <"$T/pred$1.txt")), predicted, score $s" ||
 		fail "lab $1 --real-rxe: predictions from the kernel's capture score '$s' ($(tr '\n' ' ' <"$T/pred$1.txt"))"
 }
-for n in 01 03 04 05 06 07 08 09 10 12; do [ -s "$T/lab$n.pcap" ] && lab_rxe_predicted $n; done
+for n in 01 04 05 06 07 08 09 10 11 13; do [ -s "$T/lab$n.pcap" ] && lab_rxe_predicted $n; done
 
 # ---- rocelab realrxe shell: the guest's console on a terminal (here a pipe) ------------------------
 

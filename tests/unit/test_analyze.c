@@ -94,7 +94,7 @@ static void test_verdicts(void)
 
 /*
  * Go-back-N with a second NAK while the first round is still being sent
- * (the lab 08 case): SENDs 200..205; NAK 201; the round resends 201..203,
+ * (the lab 09 case): SENDs 200..205; NAK 201; the round resends 201..203,
  * then NAK 202 arrives; the first round goes on (204, 205) and the second
  * resends 202... Every one of them is a retransmission, none a network
  * copy; a packet sent twice in a row without any NAK in between still is.
