@@ -1706,7 +1706,7 @@ lab_rxe_predicted() {
 	[ "$s" = "$np/$np" ] && pass "lab $1 --real-rxe: tshark's values off the kernel's capture ($(tr '\n' ' ' <"$T/pred$1.txt")), predicted, score $s" ||
 		fail "lab $1 --real-rxe: predictions from the kernel's capture score '$s' ($(tr '\n' ' ' <"$T/pred$1.txt"))"
 }
-for n in 01 04 05 06 07 08 09 10 11 13; do [ -s "$T/lab$n.pcap" ] && lab_rxe_predicted $n; done
+for n in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15; do [ -s "$T/lab$n.pcap" ] && lab_rxe_predicted $n; done
 
 # ---- rocelab realrxe shell: the guest's console on a terminal (here a pipe) ------------------------
 
