@@ -807,17 +807,21 @@ static unsigned ex_ladder_section(struct ex_state *s, const struct rl_pkt *p, bo
 	return n + 1;
 }
 
-/* --ladder --svg: the arrow kept for the drawing. */
+/* --ladder --svg: the arrow kept for the drawing (past the most it draws, or a 65th host pair's, counted). */
 static void ex_ladder_keep(struct ex_state *s, const struct rl_pkt *p, const char *t)
 {
 	struct cli_ladder_row r;
 
+	if (s->lad->nrows == CLI_LADDER_MAX_ROWS) {
+		s->lad->more++;
+		return;
+	}
 	memset(&r, 0, sizeof(r));
 	r.frame = s->frames;
 	snprintf(r.time, sizeof(r.time), "%s", t);
 	r.pair = ex_ladder_section(s, p, &r.rightward);
 	if (!r.pair) {
-		s->lad->other++;
+		s->lad->more_pairs++;
 		return;
 	}
 	r.lost = ex_lost(s->cur);
@@ -827,7 +831,7 @@ static void ex_ladder_keep(struct ex_state *s, const struct rl_pkt *p, const cha
 		    s->ann.cm.psn_mismatch;
 	ex_ladder_words(s, p, r.label, sizeof(r.label), r.mark, sizeof(r.mark));
 	if (!cli_ladder_add(s->lad, &r))
-		s->lad->more++;
+		s->lad->oom = true;
 }
 
 static void ex_ladder(struct ex_state *s, const struct rl_pkt *p, enum rl_status st)
@@ -1539,7 +1543,8 @@ static int ex_parse_layout(int argc, const struct ex_state *s, bool tcpdump_habi
 {
 	if (!s->layout) {
 		cli_error("explain", "%s draws a header's layout or a capture's ladder: add --layout HDR (--layout list "
-				     "names them), or --ladder and a capture", s->svg ? "--svg" : "-o");
+				     "names them), or --ladder (not -v, -V, --json or -T: the view given last counts) and a "
+				     "capture", s->svg ? "--svg" : "-o");
 		return CLI_ERR;
 	}
 	if (optind != argc || tcpdump_habits || s->compare || s->max_packets || s->hex ||
@@ -1626,6 +1631,10 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		return ex_parse_layout(argc, s, tcpdump_habits);
 	if (s->layout_out && !s->svg) {
 		cli_error("explain", "-o writes --ladder's drawing: add --svg (the text ladder goes to standard output)");
+		return CLI_ERR;
+	}
+	if (s->svg && (s->hex || s->ek)) {
+		cli_error("explain", "--ladder --svg draws one picture: no -x or -T with it");
 		return CLI_ERR;
 	}
 	if (s->compare) {
@@ -1734,7 +1743,7 @@ static FILE *ex_ladder_begin(struct ex_state *s, struct cli_capture *c, const ch
 	}
 	snprintf(s->lad->title, sizeof(s->lad->title), "%s: the RoCE packets between each two hosts, in capture order",
 		 strcmp(file, "-") ? (base ? base + 1 : file) : "standard input");
-	return cli_svg_open(out, "explain", s->layout_out ? s->layout_out : "-", in ? fileno(in) : -1, file);
+	return cli_output_open(out, "explain", s->layout_out ? s->layout_out : "-", in ? fileno(in) : -1, file);
 }
 
 /* Frame after frame, as they come; cli_capture_next()'s last result. */
@@ -1858,7 +1867,12 @@ int cli_explain(int argc, char **argv)
 	cli_capture_note_skipped(c, "explain");
 	fflush(stdout);
 	/* a damaged capture: the drawing of what was read, and the error's status */
-	if (lad_f) {
+	if (lad_f && s.lad->oom) {
+		cli_error("explain", "out of memory for the ladder's arrows: choose fewer with -c N, --qp or a filter");
+		fclose(lad_f);
+		cli_output_abort(&lad_out);
+		rc = CLI_ERR;
+	} else if (lad_f) {
 		cli_ladder_svg(lad_f, s.lad);
 		if (cli_svg_close(&lad_out, lad_f, "explain") != CLI_OK)
 			rc = CLI_ERR;

@@ -5,6 +5,7 @@
 #include "ladder.h"
 #include "svg.h"
 
+#define LAD_TOP 40          /* below the title */
 #define LAD_ROW 24          /* px per arrow */
 #define LAD_HEAD 64         /* a section's heading and the two hosts' names */
 #define LAD_GAP 24          /* px between sections */
@@ -14,15 +15,14 @@
 #define LAD_X_RIGHT 640     /* the right host's line */
 #define LAD_X_MARK 652      /* the analyzer's marks */
 #define LAD_WIDTH 1000
+#define LAD_NOTES 4         /* lines of notes at the foot, at most */
+#define LAD_NOTE_MAX 160
+#define LAD_NOTE_LINE 16
 #define LAD_RED "#c00000"     /* what went wrong */
 #define LAD_GREY "#505050"    /* what is only said */
 
 bool cli_ladder_add(struct cli_ladder *l, const struct cli_ladder_row *r)
 {
-	if (l->nrows == CLI_LADDER_MAX_ROWS) {
-		l->more++;
-		return true;
-	}
 	if (l->nrows == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
 		struct cli_ladder_row *rows = realloc(l->rows, cap * sizeof(*rows));
@@ -102,44 +102,45 @@ static void lad_arrow(FILE *o, const struct cli_ladder_row *r, unsigned y)
 	cli_svg_text(o, r->label);
 	fputs("</text>\n", o);
 	if (*r->mark)
-		lad_text(o, LAD_X_MARK, y + 4, "start", r->trouble ? " fill=\"" LAD_RED "\"" : " fill=\"" LAD_GREY "\"",
+		lad_text(o, LAD_X_MARK, y + 4, "start",
+			 r->trouble ? " fill=\"" LAD_RED "\" data-mark=\"trouble\"" : " fill=\"" LAD_GREY "\" data-mark=\"note\"",
 			 r->mark);
 }
 
-/* The notes under the last section: what was left out, and why. */
-static void lad_notes(FILE *o, const struct cli_ladder *l, unsigned y)
+/* The notes under the last section, what was left out and why: how many, written into @notes. */
+static unsigned lad_notes(const struct cli_ladder *l, char notes[LAD_NOTES][LAD_NOTE_MAX])
 {
-	char note[160];
+	unsigned n = 0;
 
-	if (l->more) {
-		snprintf(note, sizeof(note), "... and %llu more packets: choose with -c N, --qp, --host, --op or a filter",
-			 (unsigned long long)l->more);
-		lad_text(o, CLI_SVG_MARGIN, y += 16, "start", "", note);
-	}
-	if (l->other) {
-		snprintf(note, sizeof(note), "%llu frames in no RoCE conversation (not RoCE, or not decodable) left out",
-			 (unsigned long long)l->other);
-		lad_text(o, CLI_SVG_MARGIN, y += 16, "start", "", note);
-	}
+	if (l->more)
+		snprintf(notes[n++], LAD_NOTE_MAX, "... and %llu more packets: choose with -c N, --qp, --host, --op or a "
+			 "filter", (unsigned long long)l->more);
+	if (l->more_pairs)
+		snprintf(notes[n++], LAD_NOTE_MAX, "%llu packets between hosts past the first %d pairs left out: choose "
+			 "with --host or a filter", (unsigned long long)l->more_pairs, CLI_LADDER_PAIRS);
+	if (l->other)
+		snprintf(notes[n++], LAD_NOTE_MAX, "%llu frames in no RoCE conversation (not RoCE, or not decodable) left "
+			 "out", (unsigned long long)l->other);
 	if (!l->nrows)
-		lad_text(o, CLI_SVG_MARGIN, y += 16, "start", "", "no RoCE request or response to draw");
+		snprintf(notes[n++], LAD_NOTE_MAX, "no RoCE request or response to draw");
+	return n;
 }
 
-static unsigned lad_height(const struct cli_ladder *l)
+static unsigned lad_height(const struct cli_ladder *l, unsigned nnotes)
 {
-	unsigned h = 40 + (unsigned)(!!l->more + !!l->other + !l->nrows) * 16 + CLI_SVG_MARGIN;
+	unsigned h = LAD_TOP + nnotes * LAD_NOTE_LINE + CLI_SVG_MARGIN;
 
 	for (unsigned p = 1; p <= l->npairs; p++)
 		h += LAD_HEAD + (unsigned)lad_rows_of(l, p) * LAD_ROW + LAD_GAP;
 	return h;
 }
 
-void cli_ladder_svg(FILE *o, const void *ladder)
+void cli_ladder_svg(FILE *o, const struct cli_ladder *l)
 {
-	const struct cli_ladder *l = ladder;
-	unsigned y = 40;
+	char notes[LAD_NOTES][LAD_NOTE_MAX];
+	unsigned y = LAD_TOP, nnotes = lad_notes(l, notes);
 
-	cli_svg_head(o, l->title, LAD_WIDTH, lad_height(l));
+	cli_svg_head(o, l->title, LAD_WIDTH, lad_height(l, nnotes));
 	fputs("<defs>\n", o);
 	fputs("<marker id=\"head\" markerWidth=\"10\" markerHeight=\"8\" refX=\"9\" refY=\"4\" orient=\"auto\">"
 	      "<path d=\"M0 0 L10 4 L0 8 z\" fill=\"#000000\"/></marker>\n", o);
@@ -155,6 +156,7 @@ void cli_ladder_svg(FILE *o, const void *ladder)
 				lad_arrow(o, &l->rows[i], y + LAD_HEAD + row++ * LAD_ROW + LAD_ROW / 2);
 		y += LAD_HEAD + n * LAD_ROW + LAD_GAP;
 	}
-	lad_notes(o, l, y);
+	for (unsigned i = 0; i < nnotes; i++)
+		lad_text(o, CLI_SVG_MARGIN, y += LAD_NOTE_LINE, "start", "", notes[i]);
 	fputs("</svg>\n", o);
 }

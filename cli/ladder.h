@@ -37,14 +37,16 @@ struct cli_ladder {
 	struct cli_ladder_row *rows;
 	size_t nrows, cap;
 	uint64_t more;      /* arrows past CLI_LADDER_MAX_ROWS */
+	uint64_t more_pairs;   /* arrows between two hosts past the CLI_LADDER_PAIRS-th pair */
+	bool oom;           /* an arrow could not be kept: the drawing would be incomplete */
 	uint64_t other;     /* frames in no conversation (not RoCE, undecodable, unknown opcode) */
 };
 
-/* Keep @r; false when out of memory (the arrows past CLI_LADDER_MAX_ROWS are only counted). */
+/* Keep @r; false when out of memory. The caller counts what it does not keep (more, more_pairs). */
 bool cli_ladder_add(struct cli_ladder *l, const struct cli_ladder_row *r);
 
-/* Draw @ladder (a struct cli_ladder) as a standalone SVG document (cli_svg_write()'s draw). */
-void cli_ladder_svg(FILE *o, const void *ladder);
+/* Draw @l as a standalone SVG document. */
+void cli_ladder_svg(FILE *o, const struct cli_ladder *l);
 
 void cli_ladder_free(struct cli_ladder *l);
 

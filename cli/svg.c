@@ -5,16 +5,40 @@
 #include "cli.h"
 #include "svg.h"
 
+/* The length of the well-formed UTF-8 sequence at @s (RFC 3629), 0 if it is none. */
+static size_t svg_utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
+	    (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;   /* overlong, a surrogate, past U+10FFFF */
+	return n;
+}
+
 void cli_svg_text(FILE *o, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", o); break;
-		case '<': fputs("&lt;", o); break;
-		case '>': fputs("&gt;", o); break;
-		case '"': fputs("&quot;", o); break;
-		default: fputc(*s, o);
-		}
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (*u) {
+		size_t n = *u >= 0x80 ? svg_utf8_len(u) : 1;
+
+		if (*u == '&')
+			fputs("&amp;", o);
+		else if (*u == '<')
+			fputs("&lt;", o);
+		else if (*u == '>')
+			fputs("&gt;", o);
+		else if (*u == '"')
+			fputs("&quot;", o);
+		else if (!n || (*u < 0x20 && *u != '\t' && *u != '\n') || *u == 0x7f)
+			fputc('?', o);   /* XML 1.0 allows no control characters, and a file name may hold any byte */
+		else
+			fwrite(u, 1, n, o);
+		u += n ? n : 1;
 	}
 }
 
@@ -32,19 +56,17 @@ void cli_svg_head(FILE *o, const char *title, unsigned width, unsigned height)
 	fputs("</text>\n", o);
 }
 
-FILE *cli_svg_open(struct cli_output *out, const char *cmd, const char *path, int in_fd, const char *in_name)
-{
-	return cli_output_open(out, cmd, path, in_fd, in_name);
-}
-
 int cli_svg_close(struct cli_output *out, FILE *f, const char *cmd)
 {
 	bool ok = fflush(f) == 0 && !ferror(f);
+	int err = errno;
 
-	if (fclose(f))
+	if (fclose(f) && ok) {
 		ok = false;
+		err = errno;
+	}
 	if (!ok) {
-		cli_error(cmd, "writing %s failed: %s", out->path, strerror(errno));
+		cli_error(cmd, "writing %s failed: %s", out->path, strerror(err));
 		cli_output_abort(out);
 		return CLI_ERR;
 	}
@@ -54,7 +76,7 @@ int cli_svg_close(struct cli_output *out, FILE *f, const char *cmd)
 int cli_svg_write(const char *cmd, const char *path, void (*draw)(FILE *o, const void *arg), const void *arg)
 {
 	struct cli_output out;
-	FILE *f = cli_svg_open(&out, cmd, path, -1, NULL);
+	FILE *f = cli_output_open(&out, cmd, path, -1, NULL);
 
 	if (!f)
 		return CLI_ERR;

@@ -14,7 +14,7 @@
 
 #define CLI_SVG_MARGIN 16   /* px around the drawing, and the title's x */
 
-/* @s with &, <, > and " as XML entities. */
+/* @s with &, <, > and " as XML entities, and a control character or a byte that is not UTF-8 as '?'. */
 void cli_svg_text(FILE *o, const char *s);
 
 /* An SVG 1.1 root of @width x @height, monospace 12 px, its <title>, a white ground (for dark pages),
@@ -22,17 +22,12 @@ void cli_svg_text(FILE *o, const char *s);
 void cli_svg_head(FILE *o, const char *title, unsigned width, unsigned height);
 
 /*
- * A drawing's output, @path ('-': standard output), through cli_output: a
- * temporary file renamed over @path once all of it is written. @in_fd, named
- * @in_name, is the input being read (-1: none): an output that is it is
- * refused. NULL after "rocelab @cmd: ..." saying why.
+ * A drawing written to @f, which cli_output_open() gave for @out: checked,
+ * closed and put in place (or dropped). CLI_OK, or CLI_ERR after a message.
  */
-FILE *cli_svg_open(struct cli_output *out, const char *cmd, const char *path, int in_fd, const char *in_name);
-
-/* After the drawing: checked, closed and put in place (or dropped). CLI_OK, or CLI_ERR after a message. */
 int cli_svg_close(struct cli_output *out, FILE *f, const char *cmd);
 
-/* @draw(@o, @arg) into @path, as the two above do. */
+/* @draw(@o, @arg) into @path ('-': standard output), through a temporary file renamed over it. */
 int cli_svg_write(const char *cmd, const char *path, void (*draw)(FILE *o, const void *arg), const void *arg);
 
 #endif

@@ -834,7 +834,7 @@ const struct gen_scenario gen_transport[] = {
 	{ "read", sc_read, "RDMA READ: one request, a multi-packet response, PSNs counted per response packet" },
 	{ "cmp-swap", sc_cmp_swap, "Compare&Swap on 8 bytes and its ATOMIC Acknowledge" },
 	{ "fetch-add", sc_fetch_add, "Fetch&Add on 8 bytes: the old value comes back in the AtomicAckETH" },
-	{ "ud-send", sc_ud_send, "UD SEND: a DETH with Q_Key and source QP, no ACK, 40 bytes of GRH at the receiver" },
+	{ "ud-send", sc_ud_send, "UD SEND: a DETH with Q_Key and source QP, no ACK, 40 bytes of GRH at the receiver (--count: 1 to 64 of them)" },
 	{ "uc-send", sc_uc_send, "UC SEND: segmented like RC, but never acknowledged" },
 	{ "pingpong", sc_pingpong, "like ibv_rc_pingpong: SENDs back and forth, --count rounds of --size bytes" },
 	{ "send-bw", sc_send_bw, "like ib_send_bw: a burst of SENDs with --window outstanding" },

@@ -44,6 +44,22 @@ expect "explain --ladder --svg of a file that is no capture: said, nothing writt
 [ ! -e "$T/lad/bad.svg" ] && ok "explain --ladder --svg of no capture leaves no file" ||
 	bad "explain --ladder --svg of no capture leaves no file"
 
+expect "explain --ladder --svg -x: refused, the hex would spoil the picture" 2 "draws one picture: no -x or -T" \
+	"$RA" explain --ladder --svg -x "$T/lad/demo.pcap"
+expect "explain --ladder --svg -V: the view given last counts, and the message says so" 2 "the view given last counts" \
+	"$RA" explain --ladder --svg -V "$T/lad/demo.pcap"
+
+# A capture's name may hold any byte: the title stays well-formed XML (a control byte or a byte that is
+# not UTF-8 shown as '?'; UTF-8 kept).
+bn=$(printf 'd\377x\001-\303\251.pcap')
+cp "$T/lad/demo.pcap" "$T/lad/$bn"
+"$RA" explain --ladder --svg -q "$T/lad/$bn" >"$T/lad/odd.svg" 2>"$T/err"
+if /usr/bin/python3 -c 'import sys, xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1]).getroot().find("{http://www.w3.org/2000/svg}title").text
+assert t.startswith("d?x?-\u00e9.pcap: "), t' "$T/lad/odd.svg" 2>>"$T/err"; then
+	ok "explain --ladder --svg of a capture named with a control byte and a stray 0xff: well-formed, those as '?'"
+else bad "explain --ladder --svg of a capture named with a control byte and a stray 0xff: well-formed, those as '?'"; fi
+
 # Standard input, named so in the title; a capture cut short: said, exit 1 (as explain's text), the
 # drawing of what was read.
 expect "explain --ladder --svg -: the title says standard input" 0 "<title>standard input: " \

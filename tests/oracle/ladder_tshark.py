@@ -2,7 +2,7 @@
 """`rocelab explain --ladder --svg` against what stock tshark reads in the same capture.
 
     ladder_tshark.py --print-fields
-    ladder_tshark.py [--label L] LADDER.svg CAPTURE.tsv
+    ladder_tshark.py [--label L] [--want lost,resent,answers,gap,bad] LADDER.svg CAPTURE.tsv
 
 CAPTURE.tsv is `tshark -T fields -E occurrence=f` with --print-fields' fields, one frame a line.
 Checks: the SVG is well-formed XML with an <svg> root; it has an arrow (a line and the words over
@@ -13,7 +13,9 @@ send); the words name the opcode as IBA Table 38 does and the PSN tshark reads, 
 the message its attribute ID is (IBA Table 227); a frame whose pcapng comment is rocelab gen's
 "lost on the way" is the dashed arrow; a "RETRANSMISSION of N" names an earlier frame with the
 same opcode, PSN and source (a CM message: the same message from the same host), an "answers X of N" a frame N from the other host whose attribute
-is X.
+is X. --want names what the capture must show at least once (a dashed arrow, a RETRANSMISSION, an
+"answers", a GAP, an ICRC BAD), so that a drawing that lost its marks cannot pass on a capture that
+has them.
 """
 import re
 import sys
@@ -76,8 +78,7 @@ def arrows(root):
         n = int(e.attrib["data-frame"])
         line = [x for x in elems if x.tag == SVG + "line" and x.attrib.get("data-frame") == str(n)]
         mark = ""
-        if i + 1 < len(elems) and elems[i + 1].tag == SVG + "text" and "data-frame" not in elems[i + 1].attrib \
-                and elems[i + 1].attrib.get("x") == "652":
+        if i + 1 < len(elems) and elems[i + 1].tag == SVG + "text" and "data-mark" in elems[i + 1].attrib:
             mark = elems[i + 1].text or ""
         out[n] = (section, e.attrib["data-dir"], e.text or "", bool(line) and "stroke-dasharray" in line[0].attrib,
                   mark, len(line))
@@ -98,9 +99,13 @@ def main(argv):
     if argv[1:] == ["--print-fields"]:
         print(" ".join("-e " + x for x in FIELDS))
         return 0
-    args = argv[1:]
-    if args[:1] == ["--label"]:
-        label, args = args[1] + ": ", args[2:]
+    args, wants = argv[1:], []
+    while args[:1] in (["--label"], ["--want"]):
+        if args[0] == "--label":
+            label = args[1] + ": "
+        else:
+            wants = args[1].split(",")
+        args = args[2:]
     svg_path, tsv = args
     try:
         root = ET.parse(svg_path).getroot()
@@ -157,6 +162,13 @@ def main(argv):
            "message and source), "
            "each 'answers X of N' a CM message X from the other host%s"
            % (": " + "; ".join(bad_marks[:3]) if bad_marks else ""))
+    seen = {"lost": any(a[3] for a in drawn.values()),
+            "resent": any(a[4].startswith("RETRANSMISSION of ") for a in drawn.values()),
+            "answers": any(a[4].startswith("answers ") for a in drawn.values()),
+            "gap": any(a[4].startswith("GAP: ") for a in drawn.values()),
+            "bad": any("ICRC BAD" in a[4] for a in drawn.values())}
+    for w in wants:
+        report(seen.get(w, False), "the drawing shows what this capture holds: %s" % w)
     return 1 if failed else 0
 
 

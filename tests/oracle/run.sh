@@ -312,8 +312,10 @@ fi
 # the real kernel's rping (ladder_tshark.py).
 if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     LT="$HERE/ladder_tshark.py"
-    for g in demo "request-loss --pcapng" "reorder" "cm-req-lost --pcapng" "rping" "ud-sidr" \
-             "send --ipv6" "icrc-corruption" "kernel"; do
+    # each scenario and what its drawing must show (ladder_tshark.py --want)
+    for gw in "demo:" "request-loss --pcapng:lost,resent" "reorder:gap,resent" "cm-req-lost --pcapng:lost,resent,answers" \
+              "rping:answers" "ud-sidr:answers" "send --ipv6:" "icrc-corruption:bad,resent" "kernel:answers"; do
+        g=${gw%%:*} w=${gw#*:}
         c=$(echo "$g" | cut -d' ' -f1)
         cap=$TMP/lad-$c.pcap
         if [ "$c" = kernel ]; then
@@ -328,7 +330,7 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
         # shellcheck disable=SC2046  # one -e per field
         if run_tshark $TSHARK_OPTS -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$LT" --print-fields) \
                 <"$cap" >"$TMP/lad-$c.tsv" 2>"$TMP/tshark.err"; then
-            run_checks "ladder $c" "$PY" "$LT" --label "ladder $g" "$TMP/lad-$c.svg" "$TMP/lad-$c.tsv"
+            run_checks "ladder $c" "$PY" "$LT" --label "ladder $g" ${w:+--want "$w"} "$TMP/lad-$c.svg" "$TMP/lad-$c.tsv"
         else
             fail "ladder $c: tshark failed: $(head -c 300 "$TMP/tshark.err")"
         fi

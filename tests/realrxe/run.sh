@@ -64,12 +64,13 @@ fail() {
 # which a loaded host does to the VM's clock. The tool then exits 1 with no table: nothing about the wire.
 PT_UNCALIBRATED="Can't produce a report"
 # pt_again CASE ARGS...: CASE; when it failed only because the kernel's perftest could not calibrate its
-# clock, CASE once more (what the first try passed is not counted twice). Not a retry of anything else.
+# clock, CASE once more (what the first try passed is not counted twice). Not a retry of anything else:
+# a case that also failed for another reason is not run again.
 pt_again() {
-	local p=$passed
+	local p=$passed f=$failed
 	PT_AGAIN=once
 	"$@"
-	if [ "$PT_AGAIN" = again ]; then
+	if [ "$PT_AGAIN" = again ] && [ "$failed" -eq "$f" ]; then
 		passed=$p
 		echo "note the kernel's perftest said \"$PT_UNCALIBRATED\" (its clock calibration, not the wire): once more"
 		PT_AGAIN=
