@@ -740,12 +740,17 @@ static unsigned ex_ladder_pair(struct ex_state *s, const struct rl_pkt *p, bool 
 	return ++s->npairs;
 }
 
-/* An arrow's words: the packet over it, and what the analyzer said of it beside it. */
-static void ex_ladder_words(const struct ex_state *s, const struct rl_pkt *p, char *label, size_t nl, char *mark,
+/*
+ * An arrow's words: the packet over it, and what the analyzer said of it
+ * beside it; true when that mark says something went wrong, not only what the
+ * packet answers.
+ */
+static bool ex_ladder_words(const struct ex_state *s, const struct rl_pkt *p, char *label, size_t nl, char *mark,
 			    size_t nm)
 {
 	const struct rl_annotation *a = &s->ann;
 	const char *name = p->op->name + (p->op->name[2] == ' ' ? 3 : 0);   /* drop "RC " */
+	bool answers_only = false;
 	char syn[48];
 
 	*mark = '\0';
@@ -766,7 +771,7 @@ static void ex_ladder_words(const struct ex_state *s, const struct rl_pkt *p, ch
 		snprintf(mark, nm, "OUT OF ORDER");
 	else if (a->cm.original_frame)
 		snprintf(mark, nm, "RETRANSMISSION of %" PRIu64, a->cm.original_frame);
-	else if (a->cm.answers_frame)
+	else if ((answers_only = a->cm.answers_frame))
 		snprintf(mark, nm, "answers %s of %" PRIu64, ex_cm_abbr(a->cm.answers_attr), a->cm.answers_frame);
 	else if (a->cm.psn_mismatch)
 		snprintf(mark, nm, "PSN MISMATCH: the %s of %" PRIu64 " set %u", ex_cm_abbr(a->cm.psn_attr),
@@ -777,6 +782,7 @@ static void ex_ladder_words(const struct ex_state *s, const struct rl_pkt *p, ch
 		snprintf(mark + strlen(mark), nm - strlen(mark), "%scut by the snap length", *mark ? ", " : "");
 	else if (!p->icrc_ok)
 		snprintf(mark + strlen(mark), nm - strlen(mark), "%sICRC BAD: dropped", *mark ? ", " : "");
+	return *mark && (!answers_only || ex_lost(s->cur) || p->cut || !p->icrc_ok);
 }
 
 /*
@@ -826,10 +832,7 @@ static void ex_ladder_keep(struct ex_state *s, const struct rl_pkt *p, const cha
 	}
 	r.lost = ex_lost(s->cur);
 	r.bad = p->cut || !p->icrc_ok;
-	r.trouble = r.lost || r.bad || s->ann.verdict == RL_V_RETRANSMISSION || s->ann.verdict == RL_V_DUPLICATE ||
-		    s->ann.verdict == RL_V_GAP || s->ann.verdict == RL_V_OUT_OF_ORDER || s->ann.cm.original_frame ||
-		    s->ann.cm.psn_mismatch;
-	ex_ladder_words(s, p, r.label, sizeof(r.label), r.mark, sizeof(r.mark));
+	r.trouble = ex_ladder_words(s, p, r.label, sizeof(r.label), r.mark, sizeof(r.mark));
 	if (!cli_ladder_add(s->lad, &r))
 		s->lad->oom = true;
 }
@@ -1874,7 +1877,7 @@ int cli_explain(int argc, char **argv)
 		rc = CLI_ERR;
 	} else if (lad_f) {
 		cli_ladder_svg(lad_f, s.lad);
-		if (cli_svg_close(&lad_out, lad_f, "explain") != CLI_OK)
+		if (!cli_output_close(&lad_out, lad_f))
 			rc = CLI_ERR;
 	}
 	if (s.summary)

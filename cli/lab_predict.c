@@ -43,21 +43,6 @@ static void lab_out_path(char *buf, size_t n, const struct lab_def *l, const cha
 	snprintf(buf, n, LAB_OUT "/%s-%s.%s", l->num, l->name, ext);
 }
 
-/* Close @f, written through @o, and put the file in place: false (said) if any write, the flush or the close failed. */
-static bool lab_out_finish(struct cli_output *o, FILE *f)
-{
-	bool ok = fflush(f) == 0 && !ferror(f);
-
-	if (fclose(f))
-		ok = false;
-	if (!ok) {
-		cli_error("lab", "writing %s failed: %s", o->path, strerror(errno));
-		cli_output_abort(o);
-		return false;
-	}
-	return cli_output_commit(o);
-}
-
 /* ---- the learner's parameters ---------------------------------------------------------------------- */
 
 /* "NAME=VALUE" of a --set, into @l's parameter. false, said, if it is not one of its parameters' values. */
@@ -204,7 +189,7 @@ static bool lab_write_predictions(const struct lab_def *l, const char *path, tim
 	for (size_t i = 0, k = 0; i < l->nq; i++)
 		if (l->q[i].kind == LAB_Q_PREDICT)
 			fprintf(f, "%s: %s    # %s\n", l->q[i].key, raw[k++], l->q[i].text);
-	return lab_out_finish(&o, f);
+	return cli_output_close(&o, f);
 }
 
 int lab_predict(struct lab_def *l, const char *answers)
@@ -277,7 +262,7 @@ static bool lab_quiz_save(const struct lab_def *l, const char *path, uint64_t se
 		return false;
 	fprintf(f, "# rocelab lab quiz %s: the quiz's seed, which 'rocelab lab quiz %s --grade' draws its answers from\n"
 		   "seed: %llu\n", l->num, l->num, (unsigned long long)seed);
-	return lab_out_finish(&o, f);
+	return cli_output_close(&o, f);
 }
 
 /* A blank answers file for the quiz: a line per question. */
@@ -293,7 +278,7 @@ static bool lab_quiz_blank(const struct lab_def *l, const char *path)
 	for (size_t i = 0; i < l->nq; i++)
 		if (l->q[i].kind == LAB_Q_QUIZ)
 			fprintf(f, "%s:        # %s\n", l->q[i].key, l->q[i].text);
-	return lab_out_finish(&o, f);
+	return cli_output_close(&o, f);
 }
 
 /* Make the quiz's capture: `rocelab gen` with the drawn parameters, its command line and its words not shown. */

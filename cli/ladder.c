@@ -43,13 +43,12 @@ void cli_ladder_free(struct cli_ladder *l)
 	l->nrows = l->cap = 0;
 }
 
-static size_t lad_rows_of(const struct cli_ladder *l, unsigned pair)
+/* Each section's arrows, counted in one pass: @rows[p - 1] for section p. */
+static void lad_count(const struct cli_ladder *l, unsigned rows[CLI_LADDER_PAIRS])
 {
-	size_t n = 0;
-
+	memset(rows, 0, CLI_LADDER_PAIRS * sizeof(rows[0]));
 	for (size_t i = 0; i < l->nrows; i++)
-		n += l->rows[i].pair == pair;
-	return n;
+		rows[l->rows[i].pair - 1]++;
 }
 
 static void lad_text(FILE *o, unsigned x, unsigned y, const char *anchor, const char *attrs, const char *s)
@@ -126,29 +125,35 @@ static unsigned lad_notes(const struct cli_ladder *l, char notes[LAD_NOTES][LAD_
 	return n;
 }
 
-static unsigned lad_height(const struct cli_ladder *l, unsigned nnotes)
+static unsigned lad_height(const struct cli_ladder *l, const unsigned rows[CLI_LADDER_PAIRS], unsigned nnotes)
 {
 	unsigned h = LAD_TOP + nnotes * LAD_NOTE_LINE + CLI_SVG_MARGIN;
 
 	for (unsigned p = 1; p <= l->npairs; p++)
-		h += LAD_HEAD + (unsigned)lad_rows_of(l, p) * LAD_ROW + LAD_GAP;
+		h += LAD_HEAD + rows[p - 1] * LAD_ROW + LAD_GAP;
 	return h;
+}
+
+/* An arrowhead, filled with @colour, for marker-end="url(#@id)". */
+static void lad_marker(FILE *o, const char *id, const char *colour)
+{
+	fprintf(o, "<marker id=\"%s\" markerWidth=\"10\" markerHeight=\"8\" refX=\"9\" refY=\"4\" orient=\"auto\">"
+		   "<path d=\"M0 0 L10 4 L0 8 z\" fill=\"%s\"/></marker>\n", id, colour);
 }
 
 void cli_ladder_svg(FILE *o, const struct cli_ladder *l)
 {
 	char notes[LAD_NOTES][LAD_NOTE_MAX];
-	unsigned y = LAD_TOP, nnotes = lad_notes(l, notes);
+	unsigned rows[CLI_LADDER_PAIRS], y = LAD_TOP, nnotes = lad_notes(l, notes);
 
-	cli_svg_head(o, l->title, LAD_WIDTH, lad_height(l, nnotes));
+	lad_count(l, rows);
+	cli_svg_head(o, l->title, LAD_WIDTH, lad_height(l, rows, nnotes));
 	fputs("<defs>\n", o);
-	fputs("<marker id=\"head\" markerWidth=\"10\" markerHeight=\"8\" refX=\"9\" refY=\"4\" orient=\"auto\">"
-	      "<path d=\"M0 0 L10 4 L0 8 z\" fill=\"#000000\"/></marker>\n", o);
-	fputs("<marker id=\"head-red\" markerWidth=\"10\" markerHeight=\"8\" refX=\"9\" refY=\"4\" orient=\"auto\">"
-	      "<path d=\"M0 0 L10 4 L0 8 z\" fill=\"" LAD_RED "\"/></marker>\n", o);
+	lad_marker(o, "head", "#000000");
+	lad_marker(o, "head-red", LAD_RED);
 	fputs("</defs>\n", o);
 	for (unsigned p = 1; p <= l->npairs; p++) {
-		unsigned n = (unsigned)lad_rows_of(l, p), row = 0;
+		unsigned n = rows[p - 1], row = 0;
 
 		lad_section(o, l, p, y, y + LAD_HEAD + n * LAD_ROW);
 		for (size_t i = 0; i < l->nrows; i++)

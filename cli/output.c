@@ -223,6 +223,23 @@ bool cli_output_commit(struct cli_output *o)
 	return !step;
 }
 
+bool cli_output_close(struct cli_output *o, FILE *f)
+{
+	bool ok = fflush(f) == 0 && !ferror(f);
+	int err = errno;
+
+	if (fclose(f) && ok) {
+		ok = false;
+		err = errno;
+	}
+	if (!ok) {
+		cli_error(o->cmd, "writing %s failed: %s", o->path, strerror(err));
+		cli_output_abort(o);
+		return false;
+	}
+	return cli_output_commit(o);
+}
+
 void cli_output_abort(struct cli_output *o)
 {
 	if (o->fd >= 0 && o->own_fd)

@@ -46,6 +46,13 @@ FILE *cli_output_open(struct cli_output *o, const char *cmd, const char *path, i
  */
 bool cli_output_commit(struct cli_output *o);
 
+/*
+ * For a plain stdio FILE (not a pcap dumper): the last flush checked, @f
+ * closed, then cli_output_commit(), or cli_output_abort() after "rocelab CMD:
+ * writing PATH failed: why" if any write, the flush or the close failed.
+ */
+bool cli_output_close(struct cli_output *o, FILE *f);
+
 /* Give up: remove the temporary file (the target is untouched); for direct outputs, close. */
 void cli_output_abort(struct cli_output *o);
 

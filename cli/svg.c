@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <errno.h>
-#include <string.h>
 
 #include "cli.h"
 #include "svg.h"
@@ -56,23 +54,6 @@ void cli_svg_head(FILE *o, const char *title, unsigned width, unsigned height)
 	fputs("</text>\n", o);
 }
 
-int cli_svg_close(struct cli_output *out, FILE *f, const char *cmd)
-{
-	bool ok = fflush(f) == 0 && !ferror(f);
-	int err = errno;
-
-	if (fclose(f) && ok) {
-		ok = false;
-		err = errno;
-	}
-	if (!ok) {
-		cli_error(cmd, "writing %s failed: %s", out->path, strerror(err));
-		cli_output_abort(out);
-		return CLI_ERR;
-	}
-	return cli_output_commit(out) ? CLI_OK : CLI_ERR;
-}
-
 int cli_svg_write(const char *cmd, const char *path, void (*draw)(FILE *o, const void *arg), const void *arg)
 {
 	struct cli_output out;
@@ -81,5 +62,5 @@ int cli_svg_write(const char *cmd, const char *path, void (*draw)(FILE *o, const
 	if (!f)
 		return CLI_ERR;
 	draw(f, arg);
-	return cli_svg_close(&out, f, cmd);
+	return cli_output_close(&out, f) ? CLI_OK : CLI_ERR;
 }

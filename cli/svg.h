@@ -21,12 +21,6 @@ void cli_svg_text(FILE *o, const char *s);
  * and @title shown at the top. */
 void cli_svg_head(FILE *o, const char *title, unsigned width, unsigned height);
 
-/*
- * A drawing written to @f, which cli_output_open() gave for @out: checked,
- * closed and put in place (or dropped). CLI_OK, or CLI_ERR after a message.
- */
-int cli_svg_close(struct cli_output *out, FILE *f, const char *cmd);
-
 /* @draw(@o, @arg) into @path ('-': standard output), through a temporary file renamed over it. */
 int cli_svg_write(const char *cmd, const char *path, void (*draw)(FILE *o, const void *arg), const void *arg);
 
