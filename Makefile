@@ -87,8 +87,14 @@ $(B)/pcapgen/%.o: pcapgen/%.c $(wildcard pcapgen/*.h core/include/rocelab/*.h) |
 $(B)/libpcapgen.a: $(call pcapgen_objs,$(B))
 	$(AR) rcs $@ $^
 
-$(B)/rocelab: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/libpcapgen.a $(B)/librocelab.a
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -Ipcapgen $(CLI_SRC) -o $@ $(B)/libpcapgen.a $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS) -lm -pthread
+# The report page's script and styles, compiled into rocelab as strings (cli/report/README.md).
+REPORT_ASSETS = cli/report/report.css cli/report/report.js
+$(B)/gen/report_assets.h: $(REPORT_ASSETS) mk/embed.sh
+	@mkdir -p $(@D)
+	sh mk/embed.sh $@ cli_report_css=cli/report/report.css cli_report_js=cli/report/report.js
+
+$(B)/rocelab: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/gen/report_assets.h $(B)/libpcapgen.a $(B)/librocelab.a
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Icli -I$(B)/gen -Ipcapgen $(CLI_SRC) -o $@ $(B)/libpcapgen.a $(B)/librocelab.a $(PCAP_LIBS) $(CRC_LIBS) -lm -pthread
 
 # ---- sanitized builds for the unit tests ---------------------------------
 $(B)/asan-isal/core/%.o: core/src/%.c $(wildcard core/include/rocelab/*.h core/src/*.h) | $(B)/asan-isal/core
@@ -106,8 +112,8 @@ $(B)/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(B)/librocelab.a
 # The CLI under the sanitizers, for the bad-input tests.
 $(B)/asan-isal/pcapgen/%.o: pcapgen/%.c $(wildcard pcapgen/*.h core/include/rocelab/*.h) | $(B)/asan-isal/pcapgen
 	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Ipcapgen -c $< -o $@
-$(B)/rocelab-asan: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(call pcapgen_objs,$(B)/asan-isal) $(call core_objs,$(B)/asan-isal)
-	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Icli -Ipcapgen $(CLI_SRC) $(call pcapgen_objs,$(B)/asan-isal) $(call core_objs,$(B)/asan-isal) -o $@ $(PCAP_LIBS) -lisal -lm -pthread
+$(B)/rocelab-asan: $(CLI_SRC) $(wildcard cli/*.h pcapgen/*.h) $(B)/gen/report_assets.h $(call pcapgen_objs,$(B)/asan-isal) $(call core_objs,$(B)/asan-isal)
+	$(CC) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -Icli -I$(B)/gen -Ipcapgen $(CLI_SRC) $(call pcapgen_objs,$(B)/asan-isal) $(call core_objs,$(B)/asan-isal) -o $@ $(PCAP_LIBS) -lisal -lm -pthread
 
 $(B) $(B)/core $(B)/pcapgen $(B)/asan-isal/core $(B)/asan-isal/pcapgen $(B)/asan-zlib/core $(B)/fuzz:
 	mkdir -p $@

@@ -17,6 +17,7 @@ int cli_lab(int argc, char **argv);
 int cli_peer(int argc, char **argv);
 int cli_realrxe(int argc, char **argv);
 int cli_replay(int argc, char **argv);
+int cli_report(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
 
 /* explain --compare A B: the two captures' profiles side by side (compare.c). */

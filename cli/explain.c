@@ -27,10 +27,11 @@
 #include "gen.h"
 #include "json.h"
 #include "ladder.h"
+#include "report.h"
 #include "svg.h"
 #include "rocelab/rocelab.h"
 
-enum ex_mode { EX_LINE, EX_VERBOSE, EX_JSON, EX_LADDER };
+enum ex_mode { EX_LINE, EX_VERBOSE, EX_JSON, EX_LADDER, EX_REPORT };
 
 /* -t: how a frame's time is shown, with tshark's letters (ex_time_names). */
 enum ex_time {
@@ -82,6 +83,7 @@ struct ex_state {
 	bool each_frame;  /* -l or a live pipe: the output follows each frame */
 	enum ex_time tfmt;
 	struct ex_select sel;
+	const char *cmd;          /* "explain" or "report", for messages */
 	/* This frame, the one before it, the one shown before it (-t d, dd). */
 	const struct cli_frame *cur;
 	int64_t prev_ns, prev_shown_ns;
@@ -102,6 +104,10 @@ struct ex_state {
 	struct { uint8_t req[16], resp[16]; } pairs[CLI_LADDER_PAIRS];
 	unsigned npairs;
 	struct cli_ladder *lad;
+	/* rocelab report: the page being written (the host pairs are lad's). */
+	struct cli_report *rpt;
+	uint64_t rpt_pairs_more;  /* frames between two hosts past the CLI_LADDER_PAIRS-th pair: no row */
+	int64_t first_ns, last_rel_ns;
 	/* Progress on a terminal while a big capture is read to a pipe or file. */
 	FILE *in;
 	struct exr *reader;       /* the reader thread, which alone may touch in while it runs */
@@ -1088,7 +1094,8 @@ static void ex_json_raw(struct json *j, const struct cli_frame *f)
 	free(hex);
 }
 
-static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, const struct cli_frame *h)
+/* The frame's object, on s->json (explain --json's line, and a report row's detail). */
+static void ex_json_obj(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, const struct cli_frame *h)
 {
 	double t = (double)h->rel_ns / 1e9;
 	struct json *j = &s->json;
@@ -1131,7 +1138,92 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 	if (s->hex)
 		ex_json_raw(j, h);
 	json_end(j);
-	json_newline(j);
+}
+
+static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, const struct cli_frame *h)
+{
+	ex_json_obj(s, p, st, h);
+	json_newline(&s->json);
+}
+
+/* ---- rocelab report: a row of the page per frame of a conversation ----------- */
+
+static enum cli_report_kind ex_report_kind(const struct rl_pkt *p, const struct rl_annotation *a)
+{
+	if (a->cm.is_cm)
+		return CLI_RK_CM;
+	if (a->role == RL_ROLE_CNP)
+		return CLI_RK_CNP;
+	if (a->role == RL_ROLE_REQUEST)
+		return CLI_RK_REQUEST;
+	if (a->nak)
+		return CLI_RK_NAK;
+	/* an atomic ACK carries the original value: data, as a READ response does */
+	return (p->op->flags & RL_OPF_ACK) && !(p->op->flags & RL_OPF_ATOMIC) ? CLI_RK_ACK : CLI_RK_RESPONSE;
+}
+
+static uint32_t ex_report_flags(const struct ex_state *s, const struct rl_pkt *p, bool trouble)
+{
+	const struct rl_annotation *a = &s->ann;
+	uint32_t f = 0;
+
+	f |= ex_lost(s->cur) ? CLI_RF_LOST : 0;
+	f |= p->cut || !p->icrc_ok ? CLI_RF_BAD : 0;
+	f |= trouble ? CLI_RF_TROUBLE : 0;
+	f |= a->verdict == RL_V_RETRANSMISSION || a->cm.original_frame ? CLI_RF_RESENT : 0;
+	f |= a->verdict == RL_V_DUPLICATE ? CLI_RF_DUP : 0;
+	f |= a->verdict == RL_V_GAP ? CLI_RF_GAP : 0;
+	f |= a->verdict == RL_V_OUT_OF_ORDER ? CLI_RF_OOO : 0;
+	f |= a->ecn_ce ? CLI_RF_CE : 0;
+	f |= a->nak && (p->hdrs & RL_HDR_AETH) && rl_syndrome_type(p->aeth.syndrome) == RL_AETH_RNR_NAK ? CLI_RF_RNR : 0;
+	f |= a->seq_err ? CLI_RF_SEQERR : 0;
+	f |= a->nak && a->wr_fails ? CLI_RF_FATAL : 0;
+	f |= a->acks ? CLI_RF_ACKS : 0;
+	f |= a->msg_complete ? CLI_RF_LAST : 0;
+	return f;
+}
+
+static void ex_report(struct ex_state *s, const struct rl_pkt *p, enum rl_status st, const struct cli_frame *h)
+{
+	const struct rl_annotation *a = &s->ann;
+	struct cli_report_row r;
+	char label[96], mark[112], service[4] = "", src[48], dst[48];
+	bool trouble, detail;
+
+	if (rl_status_fatal(st) || a->role == RL_ROLE_OTHER)
+		return;   /* no conversation: the summary counts it */
+	memset(&r, 0, sizeof(r));
+	r.sec = ex_ladder_section(s, p, &r.rightward);
+	if (!r.sec) {
+		s->rpt_pairs_more++;
+		return;
+	}
+	trouble = ex_ladder_words(s, p, label, sizeof(label), mark, sizeof(mark));
+	if (p->op->name[2] == ' ')
+		snprintf(service, sizeof(service), "%.2s", p->op->name);
+	r.frame = s->frames;
+	r.t_ns = h->rel_ns > 0 ? (uint64_t)h->rel_ns : 0;
+	r.kind = ex_report_kind(p, a);
+	r.op = p->bth.opcode;
+	r.psn = p->bth.psn;
+	r.qp = p->bth.dqpn;
+	r.len = (uint32_t)p->payload_len;
+	r.flags = ex_report_flags(s, p, trouble);
+	r.msg = a->msg_number;
+	r.ans = a->request_frame;
+	r.label = label;
+	r.mark = mark;
+	r.service = service;
+	r.src = rl_addr_str(p, true, src, sizeof(src));
+	r.dst = rl_addr_str(p, false, dst, sizeof(dst));
+	detail = cli_report_wants_detail(s->rpt, &r);
+	cli_report_row(s->rpt, &r, detail);
+	if (detail) {
+		json_begin(&s->json, s->rpt->f);   /* a value of the row's array, not the next line's object */
+		s->json.html = true;
+		ex_json_obj(s, p, st, h);
+	}
+	cli_report_row_end(s->rpt, detail);
 }
 
 /* ---- -x: the bytes, and what the ICRC does with each ------------------------- */
@@ -1297,7 +1389,7 @@ static bool ex_words_in(const char *name, const char *want)
 }
 
 /* --op NAME: a full spec name is that opcode, other words every opcode named with them, a number one. */
-static bool ex_select_op(struct ex_select *x, const char *arg)
+static bool ex_select_op(struct ex_select *x, const char *arg, const char *cmd)
 {
 	char want[64];
 	uint64_t v;
@@ -1331,22 +1423,22 @@ static bool ex_select_op(struct ex_select *x, const char *arg)
 	}
 	if (hits)
 		return true;
-	cli_error("explain", "--op '%s' names no opcode: give words of the IB spec's names ('send', 'RDMA READ', "
+	cli_error(cmd, "--op '%s' names no opcode: give words of the IB spec's names ('send', 'RDMA READ', "
 			     "'Acknowledge', 'RC SEND First') or a number (0x04)", arg);
 	return false;
 }
 
-static bool ex_select_host(struct ex_select *x, const char *arg)
+static bool ex_select_host(struct ex_select *x, const char *arg, const char *cmd)
 {
 	uint8_t *h = x->host[x->nhost];
 
 	memset(h, 0, 16);
 	if (x->nhost == EX_SEL_MAX) {
-		cli_error("explain", "at most %d --host", EX_SEL_MAX);
+		cli_error(cmd, "at most %d --host", EX_SEL_MAX);
 		return false;
 	}
 	if (inet_pton(AF_INET, arg, h + 12) != 1 && inet_pton(AF_INET6, arg, h) != 1) {
-		cli_error("explain", "--host wants an IPv4 or IPv6 address, not '%s'", arg);
+		cli_error(cmd, "--host wants an IPv4 or IPv6 address, not '%s'", arg);
 		return false;
 	}
 	x->nhost++;
@@ -1415,7 +1507,8 @@ static void ex_decoded(struct ex_state *s, const struct cli_frame *f, const stru
 	s->frames = f->no;
 	s->cur = f;
 	if (f->no == 1)
-		s->prev_ns = f->ns;
+		s->prev_ns = s->first_ns = f->ns;
+	s->last_rel_ns = f->rel_ns;
 	if (st == RL_NOT_ROCE) {
 		show = show && !ex_roce_selectors(&s->sel);   /* --qp, --host, --op pick RoCE packets */
 		s->other += show;
@@ -1441,6 +1534,7 @@ static void ex_decoded(struct ex_state *s, const struct cli_frame *f, const stru
 		case EX_VERBOSE: ex_verbose(s, p, st, f->len); break;
 		case EX_JSON: ex_json(s, p, st, f); break;
 		case EX_LADDER: ex_ladder(s, p, st); break;
+		case EX_REPORT: ex_report(s, p, st, f); break;
 		}
 		if (s->hex && s->mode != EX_JSON)
 			ex_hex(s, f, p, st);
@@ -1519,7 +1613,7 @@ static int ex_parse_rest(int argc, char **argv, struct ex_state *s, const char *
 
 	if (!*file) {
 		if (optind >= argc) {
-			cli_error("explain", "which capture file? (see rocelab explain --help)");
+			cli_error(s->cmd, "which capture file? (see rocelab %s --help)", s->cmd);
 			return CLI_ERR;
 		}
 		*file = argv[optind++];
@@ -1528,13 +1622,13 @@ static int ex_parse_rest(int argc, char **argv, struct ex_state *s, const char *
 		return CLI_OK;
 	/* "explain a.pcap b.pcap" meant two files, not a filter naming host b.pcap. */
 	if (optind == argc - 1 && stat(argv[optind], &st) == 0) {
-		cli_error("explain", "one capture file at a time ('%s' is a file, not a capture filter; "
+		cli_error(s->cmd, "one capture file at a time ('%s' is a file, not a capture filter; "
 				     "--compare A B puts two side by side)", argv[optind]);
 		return CLI_ERR;
 	}
 	s->sel.filter = ex_join(argc - optind, argv + optind);
 	if (!s->sel.filter) {
-		cli_error("explain", "out of memory");
+		cli_error(s->cmd, "out of memory");
 		return CLI_ERR;
 	}
 	s->sel.any = true;
@@ -1607,12 +1701,12 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 			s->sel.any = tcpdump_habits = true;
 			break;
 		case 'H':
-			if (!ex_select_host(&s->sel, optarg))
+			if (!ex_select_host(&s->sel, optarg, s->cmd))
 				return CLI_ERR;
 			s->sel.any = tcpdump_habits = true;
 			break;
 		case 'O':
-			if (!ex_select_op(&s->sel, optarg))
+			if (!ex_select_op(&s->sel, optarg, s->cmd))
 				return CLI_ERR;
 			s->sel.any = tcpdump_habits = true;
 			break;
@@ -1707,11 +1801,11 @@ static void ex_release_signals(void)
 /* Open the capture and compile the filter for its link type; NULL after a message. */
 static struct cli_capture *ex_open(struct ex_state *s, const char *file)
 {
-	struct cli_capture *c = cli_capture_open("explain", file, CLI_LINKS_DECODED);
+	struct cli_capture *c = cli_capture_open(s->cmd, file, CLI_LINKS_DECODED);
 	char why[512];
 
 	if (c && s->sel.filter && !cli_capture_filter(c, s->sel.filter, why, sizeof(why))) {
-		cli_error("explain", "capture filter '%s': %s", s->sel.filter, why);
+		cli_error(s->cmd, "capture filter '%s': %s", s->sel.filter, why);
 		cli_capture_close(c);
 		return NULL;
 	}
@@ -1727,26 +1821,55 @@ static void ex_free(struct ex_state *s)
 		cli_ladder_free(s->lad);
 	free(s->lad);
 	s->lad = NULL;
+	if (s->rpt)
+		cli_report_free(s->rpt);
+	free(s->rpt);
+	s->rpt = NULL;
 }
 
 /*
- * --ladder --svg: the drawing's arrows are kept until the capture's end; its
- * title names @file. Its output is opened now, so that one that is the
- * capture, or cannot be written, is refused before the reading.
+ * --ladder --svg, report: the drawing's arrows are kept until the capture's
+ * end (a report's rows are written as they come); its title names @file. Its
+ * output is opened now, so that one that is the capture, or cannot be
+ * written, is refused before the reading.
  */
-static FILE *ex_ladder_begin(struct ex_state *s, struct cli_capture *c, const char *file, struct cli_output *out)
+static FILE *ex_drawing_begin(struct ex_state *s, struct cli_capture *c, const char *file, struct cli_output *out)
 {
-	const char *base = strrchr(file, '/');
-	FILE *in = cli_capture_stream(c);
+	const char *base = strrchr(file, '/'), *name = strcmp(file, "-") ? (base ? base + 1 : file) : "standard input";
+	FILE *in = cli_capture_stream(c), *f;
 
 	s->lad = calloc(1, sizeof(*s->lad));
-	if (!s->lad) {
-		cli_error("explain", "out of memory");
+	if (!s->lad || (s->mode == EX_REPORT && !(s->rpt = calloc(1, sizeof(*s->rpt))))) {
+		cli_error(s->cmd, "out of memory");
 		return NULL;
 	}
 	snprintf(s->lad->title, sizeof(s->lad->title), "%s: the RoCE packets between each two hosts, in capture order",
-		 strcmp(file, "-") ? (base ? base + 1 : file) : "standard input");
-	return cli_output_open(out, "explain", s->layout_out ? s->layout_out : "-", in ? fileno(in) : -1, file);
+		 name);
+	f = cli_output_open(out, s->cmd, s->layout_out ? s->layout_out : "-", in ? fileno(in) : -1, file);
+	if (f && s->rpt && !cli_report_begin(s->rpt, f, name)) {
+		cli_error(s->cmd, "out of memory");
+		fclose(f);
+		cli_output_abort(out);
+		return NULL;
+	}
+	return f;
+}
+
+/* The page's end: its summary, from the counts the other views print. */
+static void ex_report_end(struct ex_state *s, const char *file)
+{
+	const char *base = strrchr(file, '/');
+	struct cli_report_counts c = {
+		.file = strcmp(file, "-") ? (base ? base + 1 : file) : "standard input",
+		.frames = s->frames, .roce = s->roce, .other = s->other, .malformed = s->malformed,
+		.icrc_bad = s->icrc_bad, .unknown = s->unknown, .cut = s->cut, .snapped = s->snapped,
+		.flows_forgotten = rl_analyzer_flows_forgotten(s->an), .start_ns = s->first_ns,
+		.duration_ns = s->last_rel_ns, .per_opcode = s->per_opcode,
+		.pairs = (const char (*)[2][64])s->lad->hosts, .npairs = s->lad->npairs,
+		.pairs_more = s->rpt_pairs_more,
+	};
+
+	cli_report_end(s->rpt, &c);
 }
 
 /* Frame after frame, as they come; cli_capture_next()'s last result. */
@@ -1807,17 +1930,87 @@ static int ex_output_written(int rc)
 	return rc;
 }
 
+/*
+ * The capture named @file read through, each frame shown as s->mode says;
+ * with --ladder --svg or a report, the drawing or page written at the end.
+ */
+static int ex_run(struct ex_state *s, const char *file)
+{
+	struct cli_capture *c;
+	struct cli_output out;
+	FILE *out_f = NULL;
+	int r, rc = CLI_OK;
+
+	c = ex_open(s, file);
+	if (!c)
+		return CLI_ERR;
+	s->link = cli_capture_link(c);
+	s->an = rl_analyzer_new();
+	if (!s->an) {
+		cli_error(s->cmd, "out of memory");
+		cli_capture_close(c);
+		return CLI_ERR;
+	}
+	if ((s->svg || s->mode == EX_REPORT) && !(out_f = ex_drawing_begin(s, c, file, &out))) {
+		cli_capture_close(c);
+		return CLI_ERR;
+	}
+	if (s->mode == EX_REPORT) {
+		json_begin(&s->json, out_f);
+		s->json.html = true;
+	} else {
+		json_begin(&s->json, stdout);
+	}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	s->each_frame = s->each_frame || cli_capture_live(c);
+	ex_stop = 0;
+	ex_catch_signals(c);
+
+	ex_progress_init(s, c);
+	r = ex_loop_threaded(s, c);
+	if (r == EX_NO_THREAD)
+		r = ex_loop(s, c);
+	ex_progress(s, true);
+	ex_flush(s);
+	if (r < 0 && !ex_stop) {
+		cli_capture_damaged(c, s->cmd);
+		rc = CLI_BAD_INPUT;
+	}
+	cli_capture_note_skipped(c, s->cmd);
+	fflush(stdout);
+	/* a damaged capture: the drawing of what was read, and the error's status */
+	if (out_f && s->lad->oom) {
+		cli_error("explain", "out of memory for the ladder's arrows: choose fewer with -c N, --qp or a filter");
+		fclose(out_f);
+		cli_output_abort(&out);
+		rc = CLI_ERR;
+	} else if (out_f) {
+		if (s->rpt)
+			ex_report_end(s, file);
+		else
+			cli_ladder_svg(out_f, s->lad);
+		if (!cli_output_close(&out, out_f))
+			rc = CLI_ERR;
+		else if (s->rpt && s->summary)
+			printf("wrote %s: %" PRIu64 " frames, %" PRIu64 " drawn; open it in a web browser\n", out.path,
+			       s->frames, s->rpt->rows);
+	}
+	if (s->summary && !s->rpt)   /* the page shows the summary */
+		ex_summary(s, s->mode == EX_JSON || s->lad ? stderr : stdout);
+	ex_release_signals();
+	cli_capture_close(c);
+	return rc;
+}
+
 int cli_explain(int argc, char **argv)
 {
 	static struct ex_state s;
-	struct cli_capture *c;
-	struct cli_output lad_out;
-	FILE *lad_f = NULL;
 	const char *file = NULL;
-	int r, rc = CLI_OK;
+	int r, rc;
 
 	memset(&s, 0, sizeof(s));
 	s.summary = true;
+	s.cmd = "explain";
 	r = ex_parse(argc, argv, &s, &file);
 	if (r) {
 		ex_free(&s);
@@ -1832,61 +2025,150 @@ int cli_explain(int argc, char **argv)
 	if (s.layout)
 		return cli_layout(s.layout, s.svg ? CLI_LAYOUT_SVG : s.mode == EX_JSON ? CLI_LAYOUT_JSON : CLI_LAYOUT_TEXT,
 				  s.layout_out);
-
-	c = ex_open(&s, file);
-	if (!c) {
-		ex_free(&s);
-		return CLI_ERR;
-	}
-	s.link = cli_capture_link(c);
-	s.an = rl_analyzer_new();
-	if (!s.an) {
-		cli_error("explain", "out of memory");
-		cli_capture_close(c);
-		ex_free(&s);
-		return CLI_ERR;
-	}
-	if (s.svg && !(lad_f = ex_ladder_begin(&s, c, file, &lad_out))) {
-		cli_capture_close(c);
-		ex_free(&s);
-		return CLI_ERR;
-	}
-	json_begin(&s.json, stdout);
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	s.each_frame = s.each_frame || cli_capture_live(c);
-	ex_stop = 0;
-	ex_catch_signals(c);
-
-	ex_progress_init(&s, c);
-	r = ex_loop_threaded(&s, c);
-	if (r == EX_NO_THREAD)
-		r = ex_loop(&s, c);
-	ex_progress(&s, true);
-	ex_flush(&s);
-	if (r < 0 && !ex_stop) {
-		cli_capture_damaged(c, "explain");
-		rc = CLI_BAD_INPUT;
-	}
-	cli_capture_note_skipped(c, "explain");
-	fflush(stdout);
-	/* a damaged capture: the drawing of what was read, and the error's status */
-	if (lad_f && s.lad->oom) {
-		cli_error("explain", "out of memory for the ladder's arrows: choose fewer with -c N, --qp or a filter");
-		fclose(lad_f);
-		cli_output_abort(&lad_out);
-		rc = CLI_ERR;
-	} else if (lad_f) {
-		cli_ladder_svg(lad_f, s.lad);
-		if (!cli_output_close(&lad_out, lad_f))
-			rc = CLI_ERR;
-	}
-	if (s.summary)
-		ex_summary(&s, s.mode == EX_JSON || s.lad ? stderr : stdout);
-	ex_release_signals();
-	cli_capture_close(c);
+	rc = ex_run(&s, file);
 	ex_free(&s);
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_error("explain", "cannot write the output");
+		rc = CLI_ERR;
+	}
+	return rc;
+}
+
+/* ---- rocelab report ----------------------------------------------------------- */
+
+static void rp_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rocelab report [options] CAPTURE [FILTER...]\n\n"
+		"Draw a capture as one self-contained HTML page, to open in any web browser\n"
+		"(no network needed): a ladder diagram of each two hosts, every frame an\n"
+		"arrow coloured by its role, with losses, NAKs and resends marked where they\n"
+		"happen; a PSN-time graph of each QP and direction (like Wireshark's tcptrace\n"
+		"graph); throughput over time with ECN-CE and CNP marks; and a summary of\n"
+		"hosts, QPs, operations and the analyzer's findings. Click an arrow for the\n"
+		"frame's fields and what the analyzer says of it: the same decoder, field\n"
+		"table and analyzer as rocelab explain.\n\n"
+		"  -o FILE      write the page to FILE (replaced whole; '-': standard output);\n"
+		"               default: the capture's name with .html for .pcap/.pcapng\n"
+		"  -c N         read only the first N frames\n"
+		"  --qp N, --host ADDR, --op NAME   draw only those packets, as explain does\n"
+		"  -q           print nothing but errors\n"
+		"  -h, --help   this help\n\n"
+		"FILTER: a capture filter (pcap-filter(7)), as tcpdump takes after its options.\n"
+		"The first %d frames drawn carry all their fields; past them, the frames the\n"
+		"analyzer found fault with still do (rocelab explain -v shows any frame).\n\n"
+		"Exit status: 0 written; 1 the capture could not be read, or was cut short (the\n"
+		"page shows what was read); 2 a usage error.\n\n"
+		"Example:\n"
+		"  rocelab gen loss -o loss.pcap && rocelab report loss.pcap\n"
+		"  rocelab report -o ladder.html capture.pcap udp port 4791\n",
+		CLI_REPORT_DETAIL);
+}
+
+/* The page's default name: the capture's, .pcap or .pcapng (or .cap) replaced by .html. */
+static char *rp_default_out(const char *file)
+{
+	static const char *const exts[] = { ".pcapng", ".pcap", ".cap" };
+	size_t n = strlen(file);
+	char *out = malloc(n + sizeof(".html"));
+
+	if (!out)
+		return NULL;
+	memcpy(out, file, n + 1);
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t e = strlen(exts[i]);
+
+		if (n > e && !strcmp(out + n - e, exts[i]) && out[n - e - 1] != '/') {
+			out[n - e] = '\0';
+			break;
+		}
+	}
+	strcat(out, ".html");
+	return out;
+}
+
+static int rp_parse(int argc, char **argv, struct ex_state *s, const char **file)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'c' }, { "quiet", no_argument, NULL, 'q' },
+		{ "qp", required_argument, NULL, 'Q' }, { "host", required_argument, NULL, 'H' },
+		{ "op", required_argument, NULL, 'O' }, { "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	uint64_t qp;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":c:qho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'Q':
+			if (s->sel.nqp == EX_SEL_MAX) {
+				cli_error("report", "at most %d --qp", EX_SEL_MAX);
+				return CLI_ERR;
+			}
+			if (!cli_arg_u64("report", "--qp", optarg, 0, 0xffffff, NULL, &qp))
+				return CLI_ERR;
+			s->sel.qp[s->sel.nqp++] = (uint32_t)qp;
+			s->sel.any = true;
+			break;
+		case 'H':
+			if (!ex_select_host(&s->sel, optarg, s->cmd))
+				return CLI_ERR;
+			s->sel.any = true;
+			break;
+		case 'O':
+			if (!ex_select_op(&s->sel, optarg, s->cmd))
+				return CLI_ERR;
+			s->sel.any = true;
+			break;
+		case 'o': s->layout_out = optarg; break;
+		case 'q': s->summary = false; break;
+		case 'c':
+			if (!cli_arg_u64("report", "--count", optarg, 1, UINT64_MAX, "a positive number", &s->max_packets))
+				return CLI_ERR;
+			break;
+		case 'h': rp_usage(stdout); return -1;
+		default: return cli_opt_error("report", c, argv);
+		}
+	}
+	if (optind < argc && !strcmp(argv[optind], "-") && !s->layout_out) {
+		cli_error("report", "a capture on standard input needs -o FILE for the page");
+		return CLI_ERR;
+	}
+	return ex_parse_rest(argc, argv, s, file);
+}
+
+int cli_report(int argc, char **argv)
+{
+	static struct ex_state s;
+	const char *file = NULL;
+	char *out = NULL;
+	int r, rc;
+
+	memset(&s, 0, sizeof(s));
+	s.summary = true;
+	s.cmd = "report";
+	s.mode = EX_REPORT;
+	r = rp_parse(argc, argv, &s, &file);
+	if (r) {
+		ex_free(&s);
+		return r < 0 ? ex_output_written(CLI_OK) : r;
+	}
+	if (cli_dry_parse()) {
+		ex_free(&s);
+		return CLI_OK;
+	}
+	if (!s.layout_out && !(s.layout_out = out = rp_default_out(file))) {
+		cli_error("report", "out of memory");
+		ex_free(&s);
+		return CLI_ERR;
+	}
+	rc = ex_run(&s, file);
+	ex_free(&s);
+	free(out);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("report", "cannot write the output");
 		rc = CLI_ERR;
 	}
 	return rc;

@@ -9,6 +9,7 @@ void json_begin(struct json *j, FILE *f)
 	j->f = f;
 	j->depth = 0;
 	j->need_comma[0] = false;
+	j->html = false;
 }
 
 static void json_key(struct json *j, const char *key)
@@ -84,7 +85,7 @@ void json_str(struct json *j, const char *key, const char *v)
 
 		if (c == '"' || c == '\\')
 			fprintf(j->f, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || (j->html && (c == '<' || c == '>' || c == '&')))
 			fprintf(j->f, "\\u%04x", c);
 		else
 			fputc(c, j->f);

@@ -13,6 +13,7 @@ struct json {
 	FILE *f;
 	int depth;
 	bool need_comma[JSON_MAX_DEPTH];
+	bool html;      /* inside an HTML page: '<', '>' and '&' as \u escapes, so no text ends its script element */
 };
 
 void json_begin(struct json *j, FILE *f);

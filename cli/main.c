@@ -19,6 +19,7 @@ static const struct {
 	{ "lab", cli_lab, "guided labs: two namespaces, real RoCEv2, a capture to study (lab list)" },
 	{ "peer", cli_peer, "run RDMA SEND/WRITE/READ between two machines or namespaces, like perftest" },
 	{ "realrxe", cli_realrxe, "a real kernel Soft-RoCE (rdma_rxe) endpoint in a small VM, for interop" },
+	{ "report", cli_report, "draw a capture as one HTML page: ladders, PSN-time and throughput graphs" },
 	{ "replay", cli_replay, "send a capture's frames out of an interface, at its pace or faster" },
 	{ "rewrite", cli_rewrite, "change addresses, QPNs and PSNs in a capture, keeping ICRCs valid" },
 };

@@ -17,6 +17,19 @@ static size_t svg_utf8_len(const unsigned char *s)
 	return n;
 }
 
+void cli_svg_clean(char *s)
+{
+	unsigned char *u = (unsigned char *)s;
+
+	while (*u) {
+		size_t n = *u >= 0x80 ? svg_utf8_len(u) : 1;
+
+		if (!n || *u < 0x20 || *u == 0x7f)
+			*u = '?';
+		u += n ? n : 1;
+	}
+}
+
 void cli_svg_text(FILE *o, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -17,6 +17,9 @@
 /* @s with &, <, > and " as XML entities, and a control character or a byte that is not UTF-8 as '?'. */
 void cli_svg_text(FILE *o, const char *s);
 
+/* In place: a control character or a byte that is not UTF-8 as '?' (a file name in an HTML page's JSON). */
+void cli_svg_clean(char *s);
+
 /* An SVG 1.1 root of @width x @height, monospace 12 px, its <title>, a white ground (for dark pages),
  * and @title shown at the top. */
 void cli_svg_head(FILE *o, const char *title, unsigned width, unsigned height);

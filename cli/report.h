@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rocelab report: a capture as one self-contained HTML page (the format is
+ * docs/report-format.md). explain.c decodes and analyses each frame and says
+ * what its arrow is; this file writes the page around those rows, keeps the
+ * bounded summary (QPs, findings) and writes it at the end. The page's
+ * script and styles (cli/report/) are compiled in: the page needs no network.
+ */
+#ifndef ROCELAB_CLI_REPORT_H
+#define ROCELAB_CLI_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+
+#define CLI_REPORT_DETAIL 5000     /* rows that carry their explain --json object */
+#define CLI_REPORT_QPS 4096        /* request flows in the summary; the rest counted */
+#define CLI_REPORT_FINDINGS 2000   /* findings listed; the rest counted */
+#define CLI_REPORT_QP_SLOTS 8192   /* the QP table's hash slots: twice its rows */
+
+/* A row's kind, as the page colours it (docs/report-format.md). */
+enum cli_report_kind {
+	CLI_RK_REQUEST, CLI_RK_RESPONSE, CLI_RK_ACK, CLI_RK_NAK, CLI_RK_CNP, CLI_RK_CM,
+};
+
+/* A row's flags. */
+enum {
+	CLI_RF_LOST = 1u << 0,
+	CLI_RF_BAD = 1u << 1,
+	CLI_RF_TROUBLE = 1u << 2,
+	CLI_RF_RESENT = 1u << 3,
+	CLI_RF_DUP = 1u << 4,
+	CLI_RF_GAP = 1u << 5,
+	CLI_RF_OOO = 1u << 6,
+	CLI_RF_CE = 1u << 7,
+	CLI_RF_RNR = 1u << 8,
+	CLI_RF_SEQERR = 1u << 9,
+	CLI_RF_FATAL = 1u << 10,
+	CLI_RF_ACKS = 1u << 11,
+	CLI_RF_LAST = 1u << 12,
+};
+
+struct cli_report_row {
+	uint64_t frame, t_ns;
+	unsigned sec;
+	bool rightward;
+	enum cli_report_kind kind;
+	uint8_t op;
+	uint32_t psn, qp, len, flags;
+	uint64_t msg, ans;
+	const char *label, *mark;
+	const char *service;   /* "RC", "UC", "UD", ...: the request's transport */
+	const char *src, *dst; /* the request's hosts, as text */
+};
+
+struct cli_report_qp {
+	bool used;
+	unsigned sec;
+	bool rightward;
+	uint32_t qp;
+	char service[8], src[48], dst[48];
+	uint64_t requests, bytes, resent, naks, rnr, cnps, ce, first, last;
+};
+
+struct cli_report {
+	FILE *f;
+	struct json j;           /* the rows' detail objects, escaped for HTML */
+	uint64_t rows, rows_detail;
+	struct cli_report_qp *qps;   /* CLI_REPORT_QP_SLOTS slots */
+	unsigned nqps;
+	uint64_t qps_more;
+	struct { uint64_t frame; char text[112]; } *findings;
+	unsigned nfindings;
+	uint64_t findings_more;
+};
+
+/* The counts explain keeps, for the summary. */
+struct cli_report_counts {
+	const char *file;
+	uint64_t frames, roce, other, malformed, icrc_bad, unknown, cut, snapped, flows_forgotten;
+	int64_t start_ns, duration_ns;
+	const uint64_t *per_opcode;   /* 256 */
+	const char (*pairs)[2][64];
+	unsigned npairs;
+	uint64_t pairs_more;   /* frames past the last pair kept: no row */
+};
+
+/* Start the page on @f, titled by @file; false when out of memory. */
+bool cli_report_begin(struct cli_report *r, FILE *f, const char *file);
+
+/*
+ * Should this row carry its explain --json object? When true, the caller
+ * writes it with r->j between cli_report_row() and cli_report_row_end().
+ */
+bool cli_report_wants_detail(const struct cli_report *r, const struct cli_report_row *row);
+
+/* Write @row up to its detail; then the caller's detail (or nothing), then cli_report_row_end(). */
+void cli_report_row(struct cli_report *r, const struct cli_report_row *row, bool detail);
+void cli_report_row_end(struct cli_report *r, bool detail);
+
+/* Close the rows, write the summary and the script. */
+void cli_report_end(struct cli_report *r, const struct cli_report_counts *c);
+
+void cli_report_free(struct cli_report *r);
+
+#endif

@@ -1,0 +1,3 @@
+/* The report page's script: see cli/report/README.md. */
+"use strict";
+document.documentElement.dataset.rlReady = "1";
