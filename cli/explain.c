@@ -2057,8 +2057,9 @@ static void rp_usage(FILE *f)
 		"FILTER: a capture filter (pcap-filter(7)), as tcpdump takes after its options.\n"
 		"The first %d frames drawn carry all their fields; past them, the frames the\n"
 		"analyzer found fault with still do (rocelab explain -v shows any frame).\n\n"
-		"Exit status: 0 written; 1 the capture could not be read, or was cut short (the\n"
-		"page shows what was read); 2 a usage error.\n\n"
+		"Exit status: 0 the capture was read to its end and the page written; 1 the\n"
+		"capture is damaged or cut short (the page shows what was read); 2 it could\n"
+		"not be read, the page could not be written, or the options were wrong.\n\n"
 		"Example:\n"
 		"  rocelab gen loss -o loss.pcap && rocelab report loss.pcap\n"
 		"  rocelab report -o ladder.html capture.pcap udp port 4791\n",

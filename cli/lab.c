@@ -619,10 +619,26 @@ static void lab_summary(const char *pcap)
 		lab_wait(pid);
 }
 
-/* What the learner sees after the capture: a short explain and the next step. */
+/* The capture drawn as a page beside it (rocelab report), named for the learner to open. */
+static void lab_report(const char *pcap)
+{
+	char html[512];
+	size_t n = strlen(pcap);
+
+	if (n < 5 || n - 5 >= sizeof(html) - 5 || strcmp(pcap + n - 5, ".pcap"))
+		return;
+	snprintf(html, sizeof(html), "%.*s.html", (int)(n - 5), pcap);
+	if (lab_cmd(true, "%s report -q -o %s %s", cli_self(), html, pcap))
+		return;   /* its message said why; the capture is there to study all the same */
+	printf("\nsee it: open %s in a web browser: the ladder of every frame, the PSNs over time, "
+	       "click an arrow for its fields (rocelab report drew it)\n", html);
+}
+
+/* What the learner sees after the capture: a short explain, its page, and the next step. */
 static void lab_after(const struct lab_def *l, const char *pcap)
 {
 	lab_summary(pcap);
+	lab_report(pcap);
 	printf("\nnext: %s (%s)\n", l->next, pcap);
 }
 

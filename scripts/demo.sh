@@ -11,5 +11,8 @@ echo
 echo "== the first frame field by field: rocelab explain -v -c 1"
 "$ROCELAB" explain -v -q -c 1 labs/out/01-first-capture.pcap
 echo
+echo "== see it: labs/out/01-first-capture.html, the capture drawn by rocelab report:"
+echo "   open it in a web browser (it needs no network) and click an arrow"
+echo
 echo "== next: the guide, labs/01-first-capture/README.md (中文: README.zh-CN.md);"
 echo "   all the labs: $ROCELAB lab list"

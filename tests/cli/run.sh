@@ -727,6 +727,8 @@ expect "gen --size 0: refused, not the default" 2 "--size needs a byte count fro
 . "$(dirname "$0")/layout.sh"
 # ---- explain --ladder --svg: a capture's sequence diagram -------------------------------------------
 . "$(dirname "$0")/ladder.sh"
+# ---- report: a capture as one HTML page -------------------------------------------------------------
+. "$(dirname "$0")/report.sh"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
