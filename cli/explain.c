@@ -106,6 +106,7 @@ struct ex_state {
 	struct cli_ladder *lad;
 	/* rocelab report: the page being written (the host pairs are lad's). */
 	struct cli_report *rpt;
+	bool rpt_shared;          /* explain --compare -o: the page is the caller's, this capture one column of it */
 	uint64_t rpt_pairs_more;  /* frames between two hosts past the CLI_LADDER_PAIRS-th pair: no row */
 	int64_t first_ns, last_rel_ns;
 	/* Progress on a terminal while a big capture is read to a pipe or file. */
@@ -132,7 +133,7 @@ static void ex_usage(FILE *f)
 	fprintf(f,
 		"usage: rocelab explain [options] FILE [FILTER...]\n"
 		"       rocelab explain [options] -r FILE [FILTER...]\n"
-		"       rocelab explain --compare FILE_A FILE_B\n"
+		"       rocelab explain --compare FILE_A FILE_B [-o PAGE.html]\n"
 		"       rocelab explain --layout HDR|OPCODE [--svg | --json] [-o FILE]\n"
 		"       rocelab explain --ladder --svg [-o FILE] FILE [FILTER...]\n\n"
 		"Print every RoCE packet of a capture (pcap or pcapng; '-' reads standard input)\n"
@@ -171,7 +172,8 @@ static void ex_usage(FILE *f)
 		"      --compare   two captures of the same operation by two stacks, side by side:\n"
 		"                  UDP checksum, IP Identification, source ports, AckReq, ACK\n"
 		"                  coalescing, credits, ACK delay, resends, RNR waits; and what\n"
-		"                  each difference means\n"
+		"                  each difference means; with -o PAGE.html, also both captures\n"
+		"                  drawn side by side in one page (as rocelab report draws one)\n"
 		"      --layout HDR  no capture: the bit layout of header HDR (BTH, RETH,\n"
 		"                  AETH, DETH, AtomicETH, AtomicAckETH, ImmDt, IETH, ...;\n"
 		"                  --layout list names them), drawn from the field table the\n"
@@ -186,7 +188,8 @@ static void ex_usage(FILE *f)
 		"                  (docs/figures/ holds those of the headers the labs use)\n"
 		"      --json      with --layout: one object per field and per reserved run\n"
 		"                  (name, json_key, filter, first_bit, bits, byte, reserved)\n"
-		"  -o FILE         with --layout or --ladder --svg: write to FILE (replaced whole)\n"
+		"  -o FILE         with --layout, --ladder --svg or --compare: write to FILE\n"
+		"                  (replaced whole)\n"
 		"                  instead of standard output\n"
 		"  -c, --count N   stop after N frames, shown or not (as tshark -c)\n"
 		"  -q, --quiet     no summary at the end\n"
@@ -1724,9 +1727,9 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		default: return cli_opt_error("explain", c, argv);
 		}
 	}
-	if (s->layout || ((s->svg || s->layout_out) && s->mode != EX_LADDER))
+	if (s->layout || ((s->svg || (s->layout_out && !s->compare)) && s->mode != EX_LADDER))
 		return ex_parse_layout(argc, s, tcpdump_habits);
-	if (s->layout_out && !s->svg) {
+	if (s->layout_out && !s->svg && !s->compare) {
 		cli_error("explain", "-o writes --ladder's drawing: add --svg (the text ladder goes to standard output)");
 		return CLI_ERR;
 	}
@@ -1846,12 +1849,14 @@ static FILE *ex_drawing_begin(struct ex_state *s, struct cli_capture *c, const c
 	snprintf(s->lad->title, sizeof(s->lad->title), "%s: the RoCE packets between each two hosts, in capture order",
 		 name);
 	f = cli_output_open(out, s->cmd, s->layout_out ? s->layout_out : "-", in ? fileno(in) : -1, file);
-	if (f && s->rpt && !cli_report_begin(s->rpt, f, name)) {
+	if (f && s->rpt && !cli_report_begin(s->rpt, f, name, false)) {
 		cli_error(s->cmd, "out of memory");
 		fclose(f);
 		cli_output_abort(out);
 		return NULL;
 	}
+	if (f && s->rpt)
+		cli_report_rows_begin(s->rpt, "");
 	return f;
 }
 
@@ -1951,12 +1956,15 @@ static int ex_run(struct ex_state *s, const char *file)
 		cli_capture_close(c);
 		return CLI_ERR;
 	}
-	if ((s->svg || s->mode == EX_REPORT) && !(out_f = ex_drawing_begin(s, c, file, &out))) {
+	if (s->rpt_shared ? !(s->lad = calloc(1, sizeof(*s->lad)))
+			  : (s->svg || s->mode == EX_REPORT) && !(out_f = ex_drawing_begin(s, c, file, &out))) {
+		if (s->rpt_shared)
+			cli_error(s->cmd, "out of memory");
 		cli_capture_close(c);
 		return CLI_ERR;
 	}
 	if (s->mode == EX_REPORT) {
-		json_begin(&s->json, out_f);
+		json_begin(&s->json, s->rpt->f);
 		s->json.html = true;
 	} else {
 		json_begin(&s->json, stdout);
@@ -1979,16 +1987,20 @@ static int ex_run(struct ex_state *s, const char *file)
 	cli_capture_note_skipped(c, s->cmd);
 	fflush(stdout);
 	/* a damaged capture: the drawing of what was read, and the error's status */
-	if (out_f && s->lad->oom) {
+	if (s->rpt_shared) {
+		ex_report_end(s, file);
+	} else if (out_f && s->lad->oom) {
 		cli_error("explain", "out of memory for the ladder's arrows: choose fewer with -c N, --qp or a filter");
 		fclose(out_f);
 		cli_output_abort(&out);
 		rc = CLI_ERR;
 	} else if (out_f) {
-		if (s->rpt)
+		if (s->rpt) {
 			ex_report_end(s, file);
-		else
+			cli_report_finish(s->rpt);
+		} else {
 			cli_ladder_svg(out_f, s->lad);
+		}
 		if (!cli_output_close(&out, out_f))
 			rc = CLI_ERR;
 		else if (s->rpt && s->summary)
@@ -1999,6 +2011,68 @@ static int ex_run(struct ex_state *s, const char *file)
 		ex_summary(s, s->mode == EX_JSON || s->lad ? stderr : stdout);
 	ex_release_signals();
 	cli_capture_close(c);
+	return rc;
+}
+
+/* The last part of a path. */
+static const char *ex_base(const char *file)
+{
+	const char *base = strrchr(file, '/');
+
+	return base ? base + 1 : file;
+}
+
+/* explain --compare A B -o FILE: the two captures' pages side by side, as one. */
+static int ex_compare_page(const char *fa, const char *fb, const char *path)
+{
+	static struct ex_state s;
+	const char *files[2] = { fa, fb };
+	struct cli_report r;
+	struct cli_output out;
+	struct stat so, sb;
+	char title[600];
+	int fd = open(fa, O_RDONLY), rc = CLI_OK;
+	FILE *f;
+
+	if (stat(path, &so) == 0 && stat(fb, &sb) == 0 && so.st_dev == sb.st_dev && so.st_ino == sb.st_ino) {
+		cli_error("explain", "%s is the input %s: writing it would destroy what is being read; write to another "
+				     "file", path, fb);
+		if (fd >= 0)
+			close(fd);
+		return CLI_ERR;
+	}
+	f = cli_output_open(&out, "explain", path, fd, fa);
+	if (fd >= 0)
+		close(fd);
+	if (!f)
+		return CLI_ERR;
+	snprintf(title, sizeof(title), "%s and %s", ex_base(fa), ex_base(fb));
+	if (!cli_report_begin(&r, f, title, true)) {
+		cli_error("explain", "out of memory");
+		rc = CLI_ERR;
+	}
+	for (int i = 0; i < 2 && rc != CLI_ERR; i++) {
+		memset(&s, 0, sizeof(s));
+		s.cmd = "explain";
+		s.mode = EX_REPORT;
+		s.rpt = &r;
+		s.rpt_shared = true;
+		cli_report_rows_begin(&r, i ? "-b" : "");
+		rc = ex_run(&s, files[i]);
+		s.rpt = NULL;   /* the page's, not this capture's */
+		ex_free(&s);
+	}
+	if (rc == CLI_ERR) {
+		fclose(f);
+		cli_output_abort(&out);
+	} else {
+		cli_report_finish(&r);
+		if (!cli_output_close(&out, f))
+			rc = CLI_ERR;
+		else
+			printf("\nwrote %s: the two captures side by side; open it in a web browser\n", path);
+	}
+	cli_report_free(&r);
 	return rc;
 }
 
@@ -2020,8 +2094,13 @@ int cli_explain(int argc, char **argv)
 		ex_free(&s);
 		return CLI_OK;
 	}
-	if (s.compare)
-		return cli_compare(file, argv[argc - 1]);
+	if (s.compare) {
+		rc = cli_compare(file, argv[argc - 1]);
+		if (rc == CLI_OK && s.layout_out)
+			rc = ex_compare_page(file, argv[argc - 1], s.layout_out);
+		ex_free(&s);
+		return rc;
+	}
 	if (s.layout)
 		return cli_layout(s.layout, s.svg ? CLI_LAYOUT_SVG : s.mode == EX_JSON ? CLI_LAYOUT_JSON : CLI_LAYOUT_TEXT,
 				  s.layout_out);

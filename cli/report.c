@@ -10,7 +10,7 @@
 
 static const char *const rpt_kind_names[] = { "request", "response", "ACK", "NAK", "CNP", "CM" };
 
-bool cli_report_begin(struct cli_report *r, FILE *f, const char *file)
+bool cli_report_begin(struct cli_report *r, FILE *f, const char *file, bool compare)
 {
 	memset(r, 0, sizeof(*r));
 	r->f = f;
@@ -29,8 +29,21 @@ bool cli_report_begin(struct cli_report *r, FILE *f, const char *file)
 	cli_svg_text(f, file);
 	fputs("</span></h1></header>\n<noscript><p>This page draws its diagrams with JavaScript, which is off "
 	      "here. <code>rocelab explain</code> prints the same analysis of the capture as text.</p></noscript>\n"
-	      "<main id=\"rl-app\"></main>\n<script type=\"application/json\" id=\"rl-rows\">[\n", f);
+	      "<main id=\"rl-app\"", f);
+	fputs(compare ? " class=\"rl-compare\"></main>\n" : "></main>\n", f);
 	return true;
+}
+
+void cli_report_rows_begin(struct cli_report *r, const char *suffix)
+{
+	memset(r->qps, 0, CLI_REPORT_QP_SLOTS * sizeof(*r->qps));
+	r->nqps = 0;
+	r->qps_more = 0;
+	r->nfindings = 0;
+	r->findings_more = 0;
+	r->rows = r->rows_detail = 0;
+	snprintf(r->suffix, sizeof(r->suffix), "%s", suffix);
+	fprintf(r->f, "<script type=\"application/json\" id=\"rl-rows%s\">[\n", suffix);
 }
 
 /* The request flow of @row in the QP table (NULL when it is full), by (section, direction, QP). */
@@ -221,7 +234,7 @@ void cli_report_end(struct cli_report *r, const struct cli_report_counts *c)
 
 	snprintf(file, sizeof(file), "%s", c->file);
 	cli_svg_clean(file);
-	fputs("\n]</script>\n<script type=\"application/json\" id=\"rl-summary\">", f);
+	fprintf(f, "\n]</script>\n<script type=\"application/json\" id=\"rl-summary%s\">", r->suffix);
 	json_begin(&j, f);
 	j.html = true;
 	json_obj(&j, NULL);
@@ -243,7 +256,12 @@ void cli_report_end(struct cli_report *r, const struct cli_report_counts *c)
 	json_u64(&j, "detail_limit", CLI_REPORT_DETAIL);
 	json_u64(&j, "rows_detail", r->rows_detail);
 	rpt_summary_lists(r, c, &j);
-	fprintf(f, "}</script>\n<script>\n%s</script>\n</body>\n</html>\n", cli_report_js);
+	fputs("}</script>\n", f);
+}
+
+void cli_report_finish(struct cli_report *r)
+{
+	fprintf(r->f, "<script>\n%s</script>\n</body>\n</html>\n", cli_report_js);
 }
 
 void cli_report_free(struct cli_report *r)

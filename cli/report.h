@@ -74,6 +74,7 @@ struct cli_report {
 	struct { uint64_t frame; char text[112]; } *findings;
 	unsigned nfindings;
 	uint64_t findings_more;
+	char suffix[4];          /* "" for the page's capture, "-b" for the second of two */
 };
 
 /* The counts explain keeps, for the summary. */
@@ -87,8 +88,17 @@ struct cli_report_counts {
 	uint64_t pairs_more;   /* frames past the last pair kept: no row */
 };
 
+/*
+ * A page is cli_report_begin(), then for each capture (one, or two side by
+ * side with @compare) cli_report_rows_begin(), its rows and
+ * cli_report_end(), then cli_report_finish().
+ */
+
 /* Start the page on @f, titled by @file; false when out of memory. */
-bool cli_report_begin(struct cli_report *r, FILE *f, const char *file);
+bool cli_report_begin(struct cli_report *r, FILE *f, const char *file, bool compare);
+
+/* A capture's rows start: the first's @suffix is "", the second's "-b". */
+void cli_report_rows_begin(struct cli_report *r, const char *suffix);
 
 /*
  * Should this row carry its explain --json object? When true, the caller
@@ -100,8 +110,11 @@ bool cli_report_wants_detail(const struct cli_report *r, const struct cli_report
 void cli_report_row(struct cli_report *r, const struct cli_report_row *row, bool detail);
 void cli_report_row_end(struct cli_report *r, bool detail);
 
-/* Close the rows, write the summary and the script. */
+/* Close the capture's rows and write its summary. */
 void cli_report_end(struct cli_report *r, const struct cli_report_counts *c);
+
+/* The page's script and its end. */
+void cli_report_finish(struct cli_report *r);
 
 void cli_report_free(struct cli_report *r);
 

@@ -76,3 +76,28 @@ assert all(r[14] != 0 for r in rows[:5000]) and all(r[14] == 0 for r in rows[500
 PY
 then ok "report: the first 5000 frames carry their fields, the rest do not"
 else bad "report: the first 5000 frames carry their fields, the rest do not"; fi
+
+# explain --compare A B -o PAGE: the table as before, and the two captures' rows side by side in one page.
+"$R" gen rnr -o "$T/rep/rnr.pcap" >/dev/null 2>&1
+expect "explain --compare A B -o PAGE" 0 "wrote .*cmp.html: the two captures side by side" \
+	"$RA" explain --compare "$T/rep/loss.pcap" "$T/rep/rnr.pcap" -o "$T/rep/cmp.html"
+"$RA" explain --json "$T/rep/rnr.pcap" >"$T/rep/rnr.json" 2>/dev/null
+if /usr/bin/python3 - "$T/rep/cmp.html" "$T/rep/loss.json" "$T/rep/rnr.json" >"$T/err" 2>&1 <<'PY'
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+assert '<main id="rl-app" class="rl-compare">' in page
+for suffix, js in (("", sys.argv[2]), ("-b", sys.argv[3])):
+    rows = json.loads(re.search(r'id="rl-rows%s">(.*?)</script>' % suffix, page, re.S).group(1))
+    summ = json.loads(re.search(r'id="rl-summary%s">(.*?)</script>' % suffix, page, re.S).group(1))
+    lines = [json.loads(l) for l in open(js)]
+    assert [r[14] for r in rows] == lines, suffix
+    assert summ["rows"] == len(lines), suffix
+PY
+then ok "explain --compare -o: each capture's rows in its own column, explain --json's objects"
+else bad "explain --compare -o: each capture's rows in its own column, explain --json's objects"; fi
+expect "explain --compare -o over its second input" 2 "is the input" \
+	"$RA" explain --compare "$T/rep/loss.pcap" "$T/rep/rnr.pcap" -o "$T/rep/rnr.pcap"
+expect "explain --compare -o with a missing capture: no page" 2 "cannot read" \
+	"$RA" explain --compare "$T/rep/loss.pcap" "$T/rep/none.pcap" -o "$T/rep/none.html"
+[ ! -e "$T/rep/none.html" ] && ok "explain --compare -o with a missing capture leaves no page" ||
+	bad "explain --compare -o with a missing capture leaves no page"
