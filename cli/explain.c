@@ -1926,10 +1926,10 @@ static int ex_loop_threaded(struct ex_state *s, struct cli_capture *c)
 }
 
 /* Did standard output reach its file (the help, longer than stdio's buffer, on a full disk)? Else say so. */
-static int ex_output_written(int rc)
+static int ex_output_written(const char *cmd, int rc)
 {
 	if (fflush(stdout) || ferror(stdout)) {
-		cli_error("explain", "cannot write the output");
+		cli_error(cmd, "cannot write the output");
 		return CLI_ERR;
 	}
 	return rc;
@@ -2088,7 +2088,7 @@ int cli_explain(int argc, char **argv)
 	r = ex_parse(argc, argv, &s, &file);
 	if (r) {
 		ex_free(&s);
-		return r < 0 ? ex_output_written(CLI_OK) : r;
+		return r < 0 ? ex_output_written(s.cmd, CLI_OK) : r;
 	}
 	if (cli_dry_parse()) {
 		ex_free(&s);
@@ -2233,7 +2233,7 @@ int cli_report(int argc, char **argv)
 	r = rp_parse(argc, argv, &s, &file);
 	if (r) {
 		ex_free(&s);
-		return r < 0 ? ex_output_written(CLI_OK) : r;
+		return r < 0 ? ex_output_written(s.cmd, CLI_OK) : r;
 	}
 	if (cli_dry_parse()) {
 		ex_free(&s);

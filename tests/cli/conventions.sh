@@ -23,6 +23,9 @@ gen: unknown option~$UNK~gen demo --frob -o "$T/x.pcap"
 gen: a value missing~$MISS~gen demo -o
 gen: not a number~--size~gen demo --size 12x -o "$T/x.pcap"
 gids: unknown option~$UNK~gids --frob
+report: unknown option~$UNK~report --frob "$T/cv.pcap"
+report: a value missing~$MISS~report "$T/cv.pcap" -o
+report: not a number~positive number~report -c 12x "$T/cv.pcap"
 rewrite: unknown option~$UNK~rewrite --frob "$T/cv.pcap" "$T/x.pcap"
 rewrite: a value missing~$MISS~rewrite "$T/cv.pcap" "$T/x.pcap" --rewrite
 replay: unknown option~$UNK~replay --frob "$T/cv.pcap"
@@ -65,6 +68,7 @@ EOF
 head -c 1000 "$T/cv.pcap" >"$T/cv-cut.pcap"
 expect "damaged, exit 1: explain" 1 "damaged after frame" "$RA" explain "$T/cv-cut.pcap"
 expect "damaged, exit 1: explain --compare" 1 "damaged after frame" "$RA" explain --compare "$T/cv-cut.pcap" "$T/cv.pcap"
+expect "damaged, exit 1: report" 1 "damaged after frame" "$RA" report -o "$T/cv-cut.html" "$T/cv-cut.pcap"
 expect "damaged, exit 1: rewrite" 1 "damaged after frame" "$RA" rewrite "$T/cv-cut.pcap" "$T/cv-o.pcap" --rewrite psn:+1
 # replay sends, on its own loopback (a network namespace of its own), where it can make one.
 if unshare --net true 2>/dev/null; then
