@@ -162,6 +162,7 @@ function unwrapFlow(d, f) {
   for (let j = 0; j < f.count; j++) {
     const i = f.rows[j];
     const p = d.psn[i];
+    if (d.kind[i] > 3) { u[j] = ref < 0 ? p : ref; continue; }
     if (ref < 0) { u[j] = p; if (d.kind[i] === 0) ref = p; continue; }
     let diff = (p - (ref % PSN_MOD) + PSN_MOD) % PSN_MOD;
     if (diff >= PSN_MOD / 2) diff -= PSN_MOD;
@@ -292,6 +293,8 @@ function drawSections(d, box, state) {
     ? new IntersectionObserver(es => es.forEach(e => {
       if (e.isIntersecting && e.target.rlLadder) e.target.rlLadder.paint();
     })) : null;
+  // As wide as the column (narrower side by side), but wide enough for words.
+  const width = Math.max(720, Math.floor(box.clientWidth) - 20);
   for (let s = 1; s < d.sections.length; s++) {
     const rows = d.sections[s];
     if (!rows.length) continue;
@@ -299,7 +302,7 @@ function drawSections(d, box, state) {
     const sec = box.appendChild(el('section', 'rl-ladder'));
     sec.appendChild(el('h3', '', '[' + s + '] ' + pair[0] + '  ⇄  ' + pair[1] +
       ' (' + rows.length + ' frames)'));
-    const lad = new Ladder(d, s, rows, pair, virtual, state);
+    const lad = new Ladder(d, rows, pair, width, virtual, state);
     sec.appendChild(lad.box);
     d.ladders[s] = lad;
     if (io) io.observe(lad.box); else lad.paint();
@@ -308,19 +311,20 @@ function drawSections(d, box, state) {
 
 const X_TIME = 4, X_FRAME = 92, X_L = 210, GAP_R = 16, LANES_H = 18;
 
-function Ladder(d, s, rows, pair, virtual, state) {
+function Ladder(d, rows, pair, width, virtual, state) {
   this.d = d; this.rows = rows; this.virtual = virtual; this.state = state;
   this.lay = layoutSection(d, rows);
   this.spans = messageSpans(d, rows);
-  this.width = 940;
-  this.xR = 620;
+  this.width = width;
+  this.xR = width - 300;      // room on the right for the analyzer's words
   this.box = el('div', 'rl-ladder-box');
   this.box.rlLadder = this;
   this.scale = virtual ? Math.max(1, this.lay.height / MAX_BOX) : 1;
   this.svg = sv('svg', { class: 'rl-ladder-svg', width: this.width });
   this.head = this.box.appendChild(el('div', 'rl-lanes'));
-  this.head.appendChild(el('span', 'rl-lane-l', pair[0]));
-  this.head.appendChild(el('span', 'rl-lane-r', pair[1]));
+  this.head.style.width = width + 'px';
+  this.head.appendChild(el('span', 'rl-host', pair[0])).style.left = X_L + 'px';
+  this.head.appendChild(el('span', 'rl-host', pair[1])).style.left = this.xR + 'px';
   this.box.appendChild(this.svg);
   this.painted = false;
   if (virtual) {
@@ -510,9 +514,9 @@ function select(d, f) {
 
 const GW = 900, GH = 260, PAD_L = 70, PAD_B = 24, PAD_T = 10;
 
-function niceTicks(lo, hi, n) {
+function niceTicks(lo, hi, n, minStep) {
   const span = hi - lo || 1;
-  const step0 = span / n;
+  const step0 = Math.max(span / n, minStep || 0);
   const mag = Math.pow(10, Math.floor(Math.log10(step0)));
   const step = [1, 2, 5, 10].map(m => m * mag).find(s => s >= step0);
   const out = [];
@@ -615,7 +619,7 @@ Graphs.prototype.draw = function () {
 
 function clear(svg) { while (svg.firstChild) svg.removeChild(svg.firstChild); }
 
-function axes(svg, xr, yr, yfmt, ylabel, xOf, yOf) {
+function axes(svg, xr, yr, yfmt, ylabel, xOf, yOf, yInt) {
   const g = svg.appendChild(sv('g', { class: 'rl-axis' }));
   g.appendChild(sv('path', { d: 'M' + PAD_L + ',' + PAD_T + 'V' + (GH - PAD_B) + 'H' + (GW - 10) }));
   niceTicks(xr[0] - xr[0], xr[1] - xr[0], 6).forEach(v => {
@@ -623,7 +627,7 @@ function axes(svg, xr, yr, yfmt, ylabel, xOf, yOf) {
     g.appendChild(sv('path', { d: 'M' + x + ',' + (GH - PAD_B) + 'v4' }));
     g.appendChild(sv('text', { x, y: GH - 6, 'text-anchor': 'middle' }, '+' + fmtTime(v)));
   });
-  niceTicks(yr[0], yr[1], 5).forEach(v => {
+  niceTicks(yr[0], yr[1], 5, yInt ? 1 : 0).forEach(v => {
     const y = yOf(v);
     g.appendChild(sv('path', { d: 'M' + PAD_L + ',' + y + 'h-4' }));
     g.appendChild(sv('text', { x: PAD_L - 6, y: y + 4, 'text-anchor': 'end' }, yfmt(v)));
@@ -637,12 +641,17 @@ Graphs.prototype.drawPsn = function (f, d, a, b) {
   const svg = this.psnSvg;
   clear(svg);
   let lo = Infinity, hi = -Infinity;
-  for (let j = a; j < b; j++) { const v = f.upsn[j]; if (v < lo) lo = v; if (v > hi) hi = v; }
+  for (let j = a; j < b; j++) {
+    if (d.kind[f.rows[j]] > 3) continue;       // a CNP's PSN says nothing of the flow's
+    const v = f.upsn[j];
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
   if (lo === Infinity) { lo = 0; hi = 1; }
   if (hi === lo) { hi += 1; lo -= 1; }
   const yOf = v => GH - PAD_B - (v - lo) / (hi - lo) * (GH - PAD_B - PAD_T - 6);
   axes(svg, this.range, [lo, hi], v => String(((v % PSN_MOD) + PSN_MOD) % PSN_MOD), 'PSN',
-    t => this.xOf(t), yOf);
+    t => this.xOf(t), yOf, true);
   const every = b - a <= (GW - PAD_L) * 2;   // few enough to draw one by one
   const paths = { req: '', resent: '', lostp: '', nakp: '', ackl: '' };
   const seen = { req: new Map(), resent: new Map(), lostp: new Map(), nakp: new Map() };
@@ -654,8 +663,10 @@ Graphs.prototype.drawPsn = function (f, d, a, b) {
     if (k === 0) s = fl & F.lost ? 'lostp' : fl & (F.resent | F.dup) ? 'resent' : 'req';
     else if (k === 3) s = 'nakp';
     if (s) {
-      if (every) paths[s] += 'M' + (x - 2.5).toFixed(1) + ',' + (y - 2.5).toFixed(1) + 'h5v5h-5z';
-      else colMinMax(seen[s], x, y);
+      const x0 = (x - 2.5).toFixed(1), y0 = (y - 2.5).toFixed(1);
+      if (!every) colMinMax(seen[s], x, y);
+      else if (k === 3) paths[s] += 'M' + x0 + ',' + y0 + 'l5,5m0,-5l-5,5';   // a NAK: a cross
+      else paths[s] += 'M' + x0 + ',' + y0 + 'h5v5h-5z';
     }
     if ((k === 1 || k === 2) && fl & F.acks) {
       // a step: the acknowledged PSN holds until the next ACK moves it
