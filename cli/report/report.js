@@ -50,6 +50,15 @@ function lowerBound(a, v, lo, hi) {
   return lo;
 }
 
+// First index i in [lo, hi) with a[i] > v.
+function upperBound(a, v, lo, hi) {
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (a[m] <= v) lo = m + 1; else hi = m;
+  }
+  return lo;
+}
+
 // ---- data: rows parsed once into columns, the JSON dropped ----
 
 function readJson(id) {
@@ -294,7 +303,7 @@ function drawSections(d, box, state) {
       if (e.isIntersecting && e.target.rlLadder) e.target.rlLadder.paint();
     })) : null;
   // As wide as the column (narrower side by side), but wide enough for words.
-  const width = Math.max(720, Math.floor(box.clientWidth) - 20);
+  const width = Math.max(720, Math.floor(box.clientWidth) - 24);   // less a scroll bar
   for (let s = 1; s < d.sections.length; s++) {
     const rows = d.sections[s];
     if (!rows.length) continue;
@@ -512,7 +521,7 @@ function select(d, f) {
 
 // ---- graphs: PSN over time and throughput, for one flow ----
 
-const GW = 900, GH = 260, PAD_L = 70, PAD_B = 24, PAD_T = 10;
+const GW = 900, GH = 270, PAD_L = 70, PAD_B = 24, PAD_T = 22;
 
 function niceTicks(lo, hi, n, minStep) {
   const span = hi - lo || 1;
@@ -612,7 +621,7 @@ Graphs.prototype.dragZoom = function (svg) {
 Graphs.prototype.draw = function () {
   const f = this.flow, d = this.d;
   const a = lowerBound(f.t, this.range[0], 0, f.count);
-  const b = lowerBound(f.t, this.range[1] + 1e-9, a, f.count);
+  const b = upperBound(f.t, this.range[1], a, f.count);
   this.drawPsn(f, d, a, b);
   this.drawThroughput(f, d, a, b);
 };
@@ -632,9 +641,8 @@ function axes(svg, xr, yr, yfmt, ylabel, xOf, yOf, yInt) {
     g.appendChild(sv('path', { d: 'M' + PAD_L + ',' + y + 'h-4' }));
     g.appendChild(sv('text', { x: PAD_L - 6, y: y + 4, 'text-anchor': 'end' }, yfmt(v)));
   });
-  g.appendChild(sv('text', { x: 4, y: PAD_T + 10 }, ylabel));
-  const t0 = sv('text', { x: GW - 10, y: PAD_T + 10, 'text-anchor': 'end' }, 'from ' + fmtSec(xr[0]) + ' s');
-  g.appendChild(t0);
+  g.appendChild(sv('text', { x: 4, y: 13 }, ylabel));
+  g.appendChild(sv('text', { x: GW - 10, y: 13, 'text-anchor': 'end' }, 'from ' + fmtSec(xr[0]) + ' s'));
 }
 
 Graphs.prototype.drawPsn = function (f, d, a, b) {
@@ -656,6 +664,16 @@ Graphs.prototype.drawPsn = function (f, d, a, b) {
   const paths = { req: '', resent: '', lostp: '', nakp: '', ackl: '' };
   const seen = { req: new Map(), resent: new Map(), lostp: new Map(), nakp: new Map() };
   let ack = '', lastAx = null, lastAy = 0;
+  // The line enters the view at the level of the last ACK before it.
+  for (let j = a - 1; j >= 0 && j > a - 10000; j--) {
+    const i = f.rows[j];
+    if ((d.kind[i] === 1 || d.kind[i] === 2) && d.flags[i] & F.acks) {
+      const v = Math.max(lo, f.upsn[j]);
+      ack = 'M' + PAD_L + ',' + yOf(v).toFixed(1);
+      lastAx = PAD_L; lastAy = yOf(v).toFixed(1);
+      break;
+    }
+  }
   for (let j = a; j < b; j++) {
     const i = f.rows[j], k = d.kind[i], fl = d.flags[i];
     const x = this.xOf(f.t[j]), y = yOf(f.upsn[j]);
@@ -730,7 +748,7 @@ Graphs.prototype.drawThroughput = function (f, d, a, b) {
   svg.appendChild(sv('path', { class: 'rl-g-tp', d: p || 'M0,0' }));
   let pc = '', pn = '';
   for (let x = 0; x < GW; x++) {
-    if (ce[x]) pc += 'M' + x + ',' + PAD_T + 'v10';
+    if (ce[x]) pc += 'M' + x + ',' + (PAD_T - 2) + 'v8';
     if (cnp[x]) pn += 'M' + x + ',' + (GH - PAD_B) + 'l-4,8h8z';
   }
   if (pc) svg.appendChild(sv('path', { class: 'rl-g-cep', d: pc }));
