@@ -218,6 +218,7 @@ function drawSummary(d, box) {
   sec.appendChild(el('h3', '', 'Hosts'));
   sec.appendChild(table(['section', 'left', 'right'],
     s.pairs.map((p, i) => [i + 1, p[0], p[1]])));
+  if (s.pairs_more) sec.appendChild(el('p', '', s.pairs_more + ' more host pairs not drawn'));
   sec.appendChild(el('h3', '', 'Operations'));
   sec.appendChild(table(['opcode', 'name', 'count'], s.ops));
   sec.appendChild(el('h3', '', 'Queue pairs (request flows)'));
@@ -338,6 +339,7 @@ function Ladder(d, rows, pair, width, virtual, state) {
   this.painted = false;
   if (virtual) {
     this.spacer = this.box.appendChild(el('div', 'rl-spacer'));
+    this.box.style.height = this.viewH() + 'px';   // so only boxes in view paint
     let queued = false;
     this.box.addEventListener('scroll', () => {
       if (queued) return;
@@ -657,6 +659,8 @@ Graphs.prototype.drawPsn = function (f, d, a, b) {
   }
   if (lo === Infinity) { lo = 0; hi = 1; }
   if (hi === lo) { hi += 1; lo -= 1; }
+  const pad = (hi - lo) * 0.04;      // keep marks off the axes
+  lo -= pad; hi += pad;
   const yOf = v => GH - PAD_B - (v - lo) / (hi - lo) * (GH - PAD_B - PAD_T - 6);
   axes(svg, this.range, [lo, hi], v => String(((v % PSN_MOD) + PSN_MOD) % PSN_MOD), 'PSN',
     t => this.xOf(t), yOf, true);
