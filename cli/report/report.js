@@ -701,8 +701,11 @@ Graphs.prototype.drawPsn = function (f, d, a, b) {
   if (!every) for (const s in seen) paths[s] = colPath(seen[s]);
   if (lastAx !== null) ack += 'H' + (GW - 10);
   svg.appendChild(sv('path', { class: 'rl-g-ackl', d: ack || 'M0,0' }));
-  ['req', 'resent', 'lostp', 'nakp'].forEach(s => {
-    if (paths[s]) svg.appendChild(sv('path', { class: 'rl-g-' + s, d: paths[s] }));
+  // Resends last, on top: they are what go-back-N looks like.
+  ['nakp', 'req', 'lostp', 'resent'].forEach(s => {
+    if (!paths[s]) return;
+    const p = svg.appendChild(sv('path', { class: 'rl-g-' + s, d: paths[s] }));
+    if (!every) p.setAttribute('stroke-width', '1');
   });
   svg.appendChild(sv('text', { class: 'rl-g-note', x: GW - 10, y: GH - PAD_B - 6, 'text-anchor': 'end' },
     (b - a) + ' frames in view' + (every ? '' : ', drawn per pixel column')));
