@@ -248,6 +248,8 @@ function drawLegend(box) {
   });
   lg.appendChild(el('span', 'rl-key rl-lost-key', 'lost: stops halfway, dashed'));
   lg.appendChild(el('span', 'rl-key rl-trouble-key', 'red words: trouble'));
+  lg.appendChild(el('span', 'rl-key rl-ce-key', '● ECN-CE on the way'));
+  lg.appendChild(el('span', 'rl-key', '┊ ≈ time not to scale'));
 }
 
 // ---- ladder ----
@@ -255,15 +257,16 @@ function drawLegend(box) {
 // Each section's vertical layout: a row's top, and where time breaks.
 function layoutSection(d, rows) {
   const m = rows.length;
-  const gaps = [];
+  const all = new Float64Array(m);
+  let ng = 0;
   for (let j = 1; j < m; j++) {
     const g = d.t[rows[j]] - d.t[rows[j - 1]];
-    if (g > 0) gaps.push(g);
+    if (g > 0) all[ng++] = g;
   }
   // The median gap is one step; gaps up to 10 of them add space to scale,
   // larger ones are broken with a marker so small gaps stay readable.
-  gaps.sort((a, b) => a - b);
-  const med = gaps.length ? gaps[gaps.length >> 1] : 1;
+  const gaps = all.subarray(0, ng).sort();
+  const med = ng ? gaps[ng >> 1] : 1;
   const top = new Float64Array(m + 1);
   const brk = new Uint8Array(m);
   let y = 0;
@@ -293,6 +296,9 @@ function messageSpans(d, rows) {
     s.b = j;
     if (d.flags[i] & F.last) open.delete(k);
   }
+  // Spans start in row order: a paint finds its own by binary search.
+  spans.start = Int32Array.from(spans, s => s.a);
+  spans.longest = spans.reduce((n, s) => Math.max(n, s.b - s.a), 0);
   return spans;
 }
 
@@ -385,9 +391,12 @@ Ladder.prototype.paint = function () {
 };
 
 Ladder.prototype.drawSpans = function (g, a, b) {
-  const top = this.lay.top;
-  for (const s of this.spans) {
-    if (s.b < a || s.a >= b || s.a === s.b) continue;
+  const top = this.lay.top, sp = this.spans;
+  const first = lowerBound(sp.start, a - sp.longest, 0, sp.length);
+  const end = lowerBound(sp.start, b, first, sp.length);
+  for (let k = first; k < end; k++) {
+    const s = sp[k];
+    if (s.b < a || s.a === s.b) continue;
     const x = s.dir ? X_L - 8 : this.xR + 8;
     const ya = top[s.a] + 8, yb = top[s.b] + 18;
     const tick = s.dir ? 4 : -4;
@@ -428,6 +437,10 @@ Ladder.prototype.drawRow = function (g, j) {
   if (d.mark[i]) {
     a.appendChild(sv('text', { class: 'rl-mark', x: this.xR + GAP_R, y: y + 15 }, d.mark[i]));
   }
+  if (fl & F.ce) {     // congestion marked on the way: a dot where it rides
+    a.appendChild(sv('circle', { class: 'rl-ce', cx: (x1 + x2) / 2, cy: ly, r: 3.5 }))
+      .appendChild(sv('title', {}, 'ECN Congestion Experienced'));
+  }
 };
 
 Ladder.prototype.drawBreak = function (g, y, ns) {
@@ -443,7 +456,7 @@ Ladder.prototype.drawBreak = function (g, y, ns) {
 Ladder.prototype.reveal = function (i) {
   const j = this.d.pos[i];
   const y = this.lay.top[j];
-  this.box.scrollIntoView({ block: 'nearest' });
+  this.box.scrollIntoView({ block: 'center' });
   const h = this.box.clientHeight || this.viewH();
   this.box.scrollTop = Math.max(0, (y - h / 2) / this.scale);
   if (this.virtual) this.paint();
