@@ -206,6 +206,20 @@ function frameLink(d, f, text) {
   return a;
 }
 
+// A QP's number, as a button that shows its flow in the graphs.
+function flowButton(d, q) {
+  const b = el('button', 'rl-qpbtn', q.qp);
+  b.title = 'show this flow in the graphs below';
+  b.addEventListener('click', () => {
+    const id = d.flows.findIndex(f => f.sec === q.sec && f.dir === q.dir && f.qp === q.qp);
+    if (id >= 0 && d.graphs && d.graphs.pick) {
+      d.graphs.setFlow(id);
+      d.graphs.pick.scrollIntoView({ block: 'start' });
+    }
+  });
+  return b;
+}
+
 function drawSummary(d, box) {
   const s = d.summary;
   const sec = box.appendChild(el('section', 'rl-summary'));
@@ -222,7 +236,7 @@ function drawSummary(d, box) {
   sec.appendChild(el('h3', '', 'Operations'));
   sec.appendChild(table(['opcode', 'name', 'count'], s.ops));
   sec.appendChild(el('h3', '', 'Queue pairs (request flows)'));
-  const qrows = s.qps.map(q => [q.sec, q.src + ' → ' + q.dst, q.qp, q.service, q.requests,
+  const qrows = s.qps.map(q => [q.sec, q.src + ' → ' + q.dst, flowButton(d, q), q.service, q.requests,
     q.bytes, q.resent, q.naks, q.rnr, q.cnps, q.ce, frameLink(d, q.first, q.first)]);
   const qbox = sec.appendChild(el('div', 'rl-scroll'));
   qbox.appendChild(table(['sec', 'hosts', 'dest QP', 'svc', 'requests', 'bytes', 'resent',
@@ -787,7 +801,7 @@ function drawCapture(d, root) {
   d.panel = body.appendChild(el('aside', 'rl-detail'));
   d.panel.appendChild(el('p', 'rl-hint', 'Click an arrow (or a finding) to see its fields and what the analyzer says of it.'));
   drawSections(d, main, d.state);
-  new Graphs(d, root);
+  d.graphs = new Graphs(d, root);
   root.addEventListener('click', e => {
     const g = e.target.closest('.rl-arrow');
     if (!g) return;
