@@ -304,7 +304,8 @@ function messageSpans(d, rows) {
   for (let j = 0; j < rows.length; j++) {
     const i = rows[j];
     if (d.kind[i] > 1 || !d.msg[i]) continue;
-    const k = ((d.kind[i] * 2 + d.dir[i]) * PSN_MOD + d.qp[i]) * 65536 + d.msg[i];
+    // (kind, dir, qp) below 2^26, the message number below 2^26: exact in a double
+    const k = ((d.kind[i] * 2 + d.dir[i]) * PSN_MOD + d.qp[i]) * 67108864 + d.msg[i];
     let s = open.get(k);
     if (!s) { s = { a: j, b: j, dir: d.dir[i], msg: d.msg[i] }; open.set(k, s); spans.push(s); }
     s.b = j;
