@@ -336,7 +336,8 @@ function drawSections(d, box, state) {
     const lad = new Ladder(d, rows, pair, width, virtual, state);
     sec.appendChild(lad.box);
     d.ladders[s] = lad;
-    if (io) io.observe(lad.box); else lad.paint();
+    // The first few paint now; the rest when scrolled into view.
+    if (io && d.ladders.filter(Boolean).length > 20) io.observe(lad.box); else lad.paint();
   }
 }
 
@@ -347,7 +348,7 @@ function Ladder(d, rows, pair, width, virtual, state) {
   this.lay = layoutSection(d, rows);
   this.spans = messageSpans(d, rows);
   this.width = width;
-  this.xR = width - 300;      // room on the right for the analyzer's words
+  this.xR = width - Math.min(300, Math.round(width * 0.3));   // room for the analyzer's words
   this.box = el('div', 'rl-ladder-box');
   this.box.rlLadder = this;
   this.scale = virtual ? Math.max(1, this.lay.height / MAX_BOX) : 1;
@@ -361,12 +362,8 @@ function Ladder(d, rows, pair, width, virtual, state) {
   if (virtual) {
     this.spacer = this.box.appendChild(el('div', 'rl-spacer'));
     this.box.style.height = this.viewH() + 'px';   // so only boxes in view paint
-    let queued = false;
-    this.box.addEventListener('scroll', () => {
-      if (queued) return;
-      queued = true;
-      requestAnimationFrame(() => { queued = false; this.paint(); });
-    });
+    // Browsers send at most one scroll event a frame: paint right away.
+    this.box.addEventListener('scroll', () => this.paint(), { passive: true });
   }
 }
 
