@@ -133,6 +133,7 @@ class Browser:
                   "--window-size=%d,%d" % WINDOW, "--force-device-scale-factor=1", "--hide-scrollbars",
                   "--font-render-hinting=none", "--disable-extensions", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-breakpad", "--disable-crash-reporter",
                   "--user-data-dir=" + os.path.join(tmp, "profile")):
             opts.add_argument(a)
         opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})

@@ -47,20 +47,22 @@ TMP=$(mktemp -d)
 chmod 755 "$TMP"                # tshark runs as nobody but reads the captures on stdin
 mkdir "$TMP/home" "$TMP/b"
 # browser.py ARGS: with Chromium's home, profile and caches all in $TMP (nothing left in the user's home)
+# It runs in the background, waited for, so that a signal is acted on at once, not when it ends.
 browser() {
     env HOME="$TMP/home" XDG_CONFIG_HOME="$TMP/home/.config" XDG_CACHE_HOME="$TMP/home/.cache" \
-        "$PY" "$HERE/browser.py" --tmp "$TMP/b" "$@"
+        "$PY" "$HERE/browser.py" --tmp "$TMP/b" "$@" &
+    wait $!
 }
 # Every browser.py runs in a session of its own (its id in $TMP/b/sessions); whatever of it is
 # left (chromedriver, chromium and its helpers), even on a failure or an interrupt, is ended by
 # that session's id, and no other process.
 cleanup() {
     if [ -s "$TMP/b/sessions" ]; then
-        for sid in $(cat "$TMP/b/sessions"); do
+        while read -r sid; do
             pids=$(ps -e -o pid= -o sid= | awk -v s="$sid" '$2 == s { print $1 }')
             # shellcheck disable=SC2086  # a list of ids
             [ -z "$pids" ] || kill -9 $pids 2>/dev/null
-        done
+        done <"$TMP/b/sessions"
     fi
     rm -rf "$TMP"
 }
