@@ -145,7 +145,7 @@ docs-test: all
 oracle: all
 	sh tests/oracle/run.sh $(B)/rocelab
 
-# rocelab report's page in headless Chromium, against tshark (REPORT_BIG=1: a million frames too)
+# rocelab report's page in headless Chromium, against tshark (REPORT_BIG=0: without the million-frame page)
 report-test: all
 	sh tests/report/run.sh $(B)/rocelab
 

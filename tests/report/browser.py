@@ -177,15 +177,16 @@ class Browser:
             out.append("cannot read the page's errors: %s" % e)
         return out
 
-    def detail(self, n, hang):
+    def detail(self, n, hang, need_json=True):
         """Wait until #rl-detail says frame n; (its text, the JSON in #rl-detail-json) or None."""
         from selenium.webdriver.support.ui import WebDriverWait
         js = """var p = document.getElementById('rl-detail'), j = document.getElementById('rl-detail-json');
-                if (!p || !j || p.getAttribute('data-frame') !== arguments[0] || !p.contains(j)) return null;
+                if (!p || p.getAttribute('data-frame') !== arguments[0]) return null;
+                if (!j || !p.contains(j)) return arguments[1] ? null : [p.innerText, ''];
                 return [p.innerText, j.textContent];"""
         try:
             return WebDriverWait(self.d, hang, poll_frequency=0.05).until(
-                lambda d: d.execute_script(js, str(n)))
+                lambda d: d.execute_script(js, str(n), need_json))
         except Exception:
             return None
 
@@ -229,9 +230,10 @@ def shown(text, f):
 
 def check_frame(b, n, f, explain, how, need_json=True):
     # a hang guard: the panel follows the ready marker or a click at once, or not at all
-    got = b.detail(n, 10 if need_json else 60)
+    got = b.detail(n, 10 if need_json else 60, need_json)
     if got is None:
-        report(False, "%s frame %d: #rl-detail with data-frame=%d holding #rl-detail-json never appeared" % (how, n, n))
+        report(False, "%s frame %d: #rl-detail with data-frame=%d%s never appeared" %
+               (how, n, n, " holding #rl-detail-json" if need_json else ""))
         return
     text, raw = got
     if not need_json:
