@@ -609,7 +609,7 @@ bn_part9() {
 		{ echo "  rocelab gen failed"; rm -rf "$P9"; return 0; }
 	n=$(sed -n 's/^rocelab gen: wrote \([0-9]*\) frames.*/\1/p' "$P9/gen.out")
 	tr=$(bn_time "$B/rocelab" report "$P9/big.pcap" -o "$P9/big.html") || { rm -rf "$P9"; return 0; }
-	echo "  rocelab report of $n frames: ${tr}s, page $(wc -c < "$P9/big.html") bytes ($(ls -l "$P9/big.pcap" | awk '{ print $5 }') bytes of pcap)"
+	echo "  rocelab report of $n frames: ${tr}s, page $(wc -c < "$P9/big.html") bytes ($(wc -c < "$P9/big.pcap") bytes of pcap)"
 	f=$((n * 3 / 4 + 1))
 	env HOME="$P9" XDG_CONFIG_HOME="$P9/.config" XDG_CACHE_HOME="$P9/.cache" \
 		"$PY" "$HERE/report_load.py" "$P9/big.html" "frame-$f" "$P9" > "$P9/load.out" 2>&1
