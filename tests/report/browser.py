@@ -127,6 +127,7 @@ class Browser:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
         self.tmp = tmp
+        self.panel_seen = True      # False once the details panel failed to come
         opts = webdriver.ChromeOptions()
         opts.binary_location = os.environ.get("REPORT_CHROMIUM", "/usr/bin/chromium")
         for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -229,8 +230,10 @@ def shown(text, f):
 
 
 def check_frame(b, n, f, explain, how, need_json=True):
-    # a hang guard: the panel follows the ready marker or a click at once, or not at all
-    got = b.detail(n, 10 if need_json else 60, need_json)
+    # a hang guard: the panel follows the ready marker or a click at once, or not at all; once it
+    # has not come on a page, the next frames get a short guard (a page without it fails fast)
+    got = b.detail(n, (10 if b.panel_seen else 2) if need_json else 60, need_json)
+    b.panel_seen = got is not None
     if got is None:
         report(False, "%s frame %d: #rl-detail with data-frame=%d%s never appeared" %
                (how, n, n, " holding #rl-detail-json" if need_json else ""))
