@@ -42,7 +42,7 @@ pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 layers-test:
 	sh tests/layers/run.sh
 
-.PHONY: layers-test scan-lookup all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade handout oracle scenarios fuzz mutate bench install uninstall clean help
+.PHONY: layers-test scan-lookup all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade handout oracle report-test scenarios fuzz mutate bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -53,6 +53,7 @@ help:
 	@echo "make grade     grade your lab exercises (labs/), with a score table"
 	@echo "make handout   the learners' copy of the labs, without solutions: build/rocelab-labs.tar.gz"
 	@echo "make realrxe-test  rocelab against the real kernel Soft-RoCE, in a VM (rocelab realrxe)"
+	@echo "make report-test  rocelab report's page in headless Chromium, against tshark (part of make test)"
 	@echo "make bench     speed benchmarks (bench/)"
 	@echo "make mutate    explain and the plugin under ASan on every gen scenario, mutated (part of make test)"
 	@echo "make fuzz      run the libFuzzer targets (decoder, CM agent) for FUZZ_SECONDS each (default 60)"
@@ -150,6 +151,10 @@ docs-test: all
 oracle: all
 	sh tests/oracle/run.sh $(B)/rocelab
 
+# rocelab report's page in headless Chromium, against tshark (REPORT_BIG=0: without the million-frame page)
+report-test: all
+	sh tests/report/run.sh $(B)/rocelab
+
 scenarios: all scan-lookup
 	sh tests/scenarios/run.sh $(B)/rocelab $(B)/scan/rocelab
 
@@ -194,6 +199,7 @@ test: bootstrap
 	$(MAKE) mutate
 	$(MAKE) plugin-compat
 	$(MAKE) oracle
+	$(MAKE) report-test
 	$(MAKE) scenarios
 	sh tests/replay/run.sh $(B)/rocelab
 	$(MAKE) peer-test

@@ -14,9 +14,12 @@
 #    frames each, interleaved) vs `tshark -r`: time and peak memory; and explain's
 #    output on smaller fabric captures from BUILD_DIR/scan/rocelab (`make
 #    scan-lookup`: flows found by a scan, not by hash) must be identical.
+# 9. `rocelab report` of a 1M-frame capture (`gen write-bw`): the writer's time
+#    and the page's size, and the seconds headless Chromium takes to draw it
+#    (bench/report_load.py: to the page's ready marker, at #frame-N deep in it).
 # Prints times and ratios measured in this run; never fails on a timing.
 # Needs only POSIX sh, GNU date (+%N) and awk; hyperfine is not used.
-# BENCH_PARTS="4 5" sh bench/run.sh build runs only those parts (default: all);
+# BENCH_PARTS="4 5" sh bench/run.sh build runs only those parts (default: all, 1 to 9);
 # BENCH_FABRIC_QPS and BENCH_FABRIC_COUNT size part 8's capture (default 10000 QPs, 800 WRITEs each);
 # BENCH_SCAPY_N sets how many frames scapy writes in part 4 (default 10000).
 set -eu
@@ -590,9 +593,38 @@ bn_part8() {
 	rm -f "$fab" "$DIR/fabric-prefix.pcap" "$DIR/rss" "$DIR/history"
 }
 
-for p in ${BENCH_PARTS:-1 2 3 4 5 6 7 8}; do
+# 9. rocelab report's page of a million frames: written, and drawn by headless Chromium.
+bn_part9() {
+	echo "== 9. rocelab report of a 1M-frame capture, loaded in headless Chromium =="
+	if ! "$B/rocelab" report --help > /dev/null 2>&1; then
+		echo "  skipped: this rocelab has no report command"
+		return 0
+	fi
+	if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ] || ! "$PY" -c 'import selenium' 2> /dev/null; then
+		echo "  skipped: chromium, chromium-driver or python3-selenium missing"
+		return 0
+	fi
+	P9=$(mktemp -d)
+	"$B/rocelab" gen write-bw --size 64 --count 500000 -o "$P9/big.pcap" > "$P9/gen.out" 2>&1 ||
+		{ echo "  rocelab gen failed"; rm -rf "$P9"; return 0; }
+	n=$(sed -n 's/^rocelab gen: wrote \([0-9]*\) frames.*/\1/p' "$P9/gen.out")
+	tr=$(bn_time "$B/rocelab" report "$P9/big.pcap" -o "$P9/big.html") || { rm -rf "$P9"; return 0; }
+	echo "  rocelab report of $n frames: ${tr}s, page $(wc -c < "$P9/big.html") bytes ($(wc -c < "$P9/big.pcap") bytes of pcap)"
+	f=$((n * 3 / 4 + 1))
+	env HOME="$P9" XDG_CONFIG_HOME="$P9/.config" XDG_CACHE_HOME="$P9/.cache" \
+		"$PY" "$HERE/report_load.py" "$P9/big.html" "frame-$f" "$P9" > "$P9/load.out" 2>&1
+	if grep -q '^load [0-9]' "$P9/load.out"; then
+		echo "  headless Chromium, file://...#frame-$f to the ready marker: $(sed -n 's/^load //p' "$P9/load.out")s," \
+			"$(sed -n 's/^arrows //p' "$P9/load.out") arrows in the document"
+	else
+		echo "  headless Chromium did not draw it: $(tail -n 3 "$P9/load.out" | tr '\n' ' ')"
+	fi
+	rm -rf "$P9"
+}
+
+for p in ${BENCH_PARTS:-1 2 3 4 5 6 7 8 9}; do
 	case $p in
-	1 | 2 | 3 | 4 | 5 | 6 | 7 | 8) "bn_part$p" ;;
-	*) echo "bench: no part '$p' (parts are 1 to 8)" >&2 ;;
+	1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9) "bn_part$p" ;;
+	*) echo "bench: no part '$p' (parts are 1 to 9)" >&2 ;;
 	esac
 done

@@ -2,7 +2,7 @@
 # Install what rocelab needs, with apt-get (Debian 12 / Ubuntu 22.04+).
 # Idempotent: silent when everything is present.
 #   bootstrap.sh demo   what `make demo` needs: build rocelab, run lab 01 (namespaces, tcpdump)
-#   bootstrap.sh        everything the tests use as well (Wireshark, scapy, clang, QEMU, ...)
+#   bootstrap.sh        everything the tests use as well (Wireshark, scapy, clang, QEMU, Chromium, ...)
 # Set ROCELAB_NO_BOOTSTRAP=1 to skip (e.g. on other distributions);
 # ROCELAB_BOOTSTRAP_EXTRA adds package names (the tests use it).
 set -eu
@@ -13,6 +13,7 @@ demo) PKGS="$DEMO ${ROCELAB_BOOTSTRAP_EXTRA:-}" ;;
 all) PKGS="$DEMO libcunit1-dev \
 libglib2.0-dev wireshark-dev libwireshark-dev tshark python3-scapy \
 clang libclang-rt-dev util-linux tcpreplay qemu-system-x86 kmod cpio libibverbs-dev help2man \
+chromium chromium-driver python3-selenium python3-html5lib python3-pil tidy \
 ${ROCELAB_BOOTSTRAP_EXTRA:-}" ;;
 *) echo "usage: bootstrap.sh [demo|all]" >&2; exit 2 ;;
 esac

@@ -56,6 +56,12 @@ case " $missing " in
 	*) bad "the full bootstrap asks for help2man (make install's man pages)" ;; esac ;;
 *) bad "the full bootstrap asks for QEMU" ;;
 esac
+# tests/report's browser and parsers: all of them in the full list, none in the demo's
+rep="chromium chromium-driver python3-selenium python3-html5lib python3-pil tidy"
+lack=""
+for p in $rep; do case " $missing " in *" $p "*) ;; *) lack="$lack $p" ;; esac; done
+[ -z "$lack" ] && ok "the full bootstrap asks for tests/report's browser, driver and parsers" ||
+	bad "the full bootstrap asks for tests/report's packages, not:$lack"
 grep -q '^demo: *bootstrap' "$here/Makefile" && grep -q '^demo: BOOTSTRAP_FOR = demo' "$here/Makefile" &&
 	ok "make demo runs the demo's bootstrap" || bad "make demo runs the demo's bootstrap"
 echo "bootstrap: $pass passed, $fail failed"
