@@ -77,7 +77,8 @@ function loadCapture(suffix) {
     dir: new Uint8Array(n), kind: new Uint8Array(n), op: new Uint8Array(n),
     psn: new Int32Array(n), qp: new Int32Array(n), len: new Int32Array(n),
     flags: new Int32Array(n), msg: new Int32Array(n), ans: new Int32Array(n),
-    label: new Array(n), mark: new Array(n), detail: new Map(),
+    label: new Array(n), mark: new Array(n), detail: new Uint8Array(n),
+    rowsId: 'rl-rows' + suffix, rowsText: null, words: new Map(),
   };
   for (let i = 0; i < n; i++) {
     const r = rows[i];
@@ -85,12 +86,34 @@ function loadCapture(suffix) {
     d.kind[i] = r[4]; d.op[i] = r[5]; d.psn[i] = r[6]; d.qp[i] = r[7];
     d.len[i] = r[8]; d.flags[i] = r[9]; d.msg[i] = r[10]; d.ans[i] = r[11];
     d.label[i] = r[12]; d.mark[i] = r[13];
-    if (r[14]) d.detail.set(i, r[14]);
+    d.detail[i] = r[14] ? 1 : 0;   // the object itself is read again from its text when shown
+    const an = r[14] && r[14].analysis;
+    if (an) d.words.set(i, [an.summary, an.explanation]);
     rows[i] = null;           // let the parsed row go as we copy it
   }
   buildSections(d);
   buildFlows(d);
   return d;
+}
+
+// A number of the detail as explain printed it: 64-bit GUIDs and 9-decimal times
+// lose digits as JavaScript numbers.
+function Num(text) { this.text = text; }
+
+// Row i's detail object, parsed from its own text, which is also returned as explain printed it.
+function detailOf(d, i) {
+  if (d.rowsText === null) d.rowsText = document.getElementById(d.rowsId).textContent;
+  const all = d.rowsText;
+  const start = all.indexOf('\n[' + d.frame[i] + ',');
+  if (start < 0) return null;
+  const end = all.indexOf('\n', start + 1);
+  const line = all.slice(start + 1, end < 0 ? all.length : end).replace(/,$/, '');
+  const from = line.indexOf(',{"frame":');
+  if (from < 0 || !line.endsWith('}]')) return null;
+  const text = line.slice(from + 1, -1);
+  const obj = JSON.parse(text, (k, v, ctx) =>
+    typeof v === 'number' && ctx && typeof ctx.source === 'string' ? new Num(ctx.source) : v);
+  return { text, obj };
 }
 
 // The row of frame f, or -1 (frames grow in capture order).
@@ -478,20 +501,30 @@ function tipText(d, i) {
   let s = 'frame ' + d.frame[i] + ' at ' + fmtSec(d.t[i]) + ' s: ' + KIND_NAME[d.kind[i]] +
     '\n' + d.label[i];
   if (d.mark[i]) s += '\n' + d.mark[i];
-  const det = d.detail.get(i);
-  const an = det && det.analysis;
-  if (an && an.summary) s += '\n' + an.summary;
-  if (an && an.explanation) s += '\n' + an.explanation;
+  const an = d.words.get(i);
+  if (an && an[0]) s += '\n' + an[0];
+  if (an && an[1]) s += '\n' + an[1];
   return s + '\n(click for all fields)';
 }
 
 // ---- the selected frame's fields ----
 
+function hex(v, w) { return v.toString(16).padStart(w, '0'); }
+
+// IBA's name of opcode op (Table 38), as the summary lists the opcodes seen.
+function opName(d, op) {
+  for (const o of d.summary.ops || []) if (o[0] === op) return o[1];
+  return 'opcode ' + op;
+}
+
 function showDetail(d, i) {
   const p = d.panel;
   while (p.firstChild) p.removeChild(p.firstChild);
+  p.dataset.frame = String(d.frame[i]);
   p.appendChild(el('h3', '', 'Frame ' + d.frame[i]));
   p.appendChild(el('p', 'rl-d-label', d.label[i]));
+  p.appendChild(el('p', 'rl-d-bth', opName(d, d.op[i]) + ' (opcode 0x' + hex(d.op[i], 2) + ') to QP 0x' +
+    hex(d.qp[i], 6) + ', PSN ' + d.psn[i]));
   if (d.mark[i]) p.appendChild(el('p', d.flags[i] & F.trouble ? 'rl-d-mark rl-red' : 'rl-d-mark', d.mark[i]));
   const flags = Object.keys(F).filter(k => d.flags[i] & F[k]);
   p.appendChild(el('p', 'rl-d-meta', KIND_NAME[d.kind[i]] + ', ' + fmtSec(d.t[i]) + ' s, ' +
@@ -501,24 +534,31 @@ function showDetail(d, i) {
     const q = p.appendChild(el('p', '', 'answers '));
     q.appendChild(frameLink(d, d.ans[i], 'frame ' + d.ans[i]));
   }
-  const det = d.detail.get(i);
-  if (!det) {
+  const got = d.detail[i] ? detailOf(d, i) : null;
+  if (!got) {
     p.appendChild(el('p', 'rl-d-none', 'The fields are kept for the first ' +
       d.summary.detail_limit + ' frames only: run rocelab explain -v on the capture and look at frame ' +
       d.frame[i] + '.'));
     return;
   }
   // The analyzer's words first, then the fields in decode order.
+  const det = got.obj;
   const keys = Object.keys(det);
   const order = keys.filter(k => k === 'analysis').concat(keys.filter(k => k !== 'analysis'));
   p.appendChild(tree(det, order, 0));
+  const raw = p.appendChild(el('details', 'rl-d-raw'));
+  raw.appendChild(el('summary', '', 'as rocelab explain --json prints it'));
+  raw.appendChild(el('pre', '', got.text)).id = d.prefix + 'rl-detail-json';
 }
 
 function tree(obj, keys, depth) {
   const dl = el('dl', 'rl-tree');
   for (const k of keys) {
     const v = obj[k];
-    if (v !== null && typeof v === 'object') {
+    if (v instanceof Num) {
+      dl.appendChild(el('dt', '', k));
+      dl.appendChild(el('dd', '', v.text));
+    } else if (v !== null && typeof v === 'object') {
       const det = dl.appendChild(el('details'));
       if (depth === 0 && k === 'analysis') det.open = true;
       det.appendChild(el('summary', '', k));
@@ -749,11 +789,29 @@ function colPath(map) {
   return p;
 }
 
+// The median time between the data packets of flow f's rows a..b (at most 2000 gaps sampled); 0 if none.
+function medianGap(f, d, a, b) {
+  const gaps = [];
+  const step = Math.max(1, Math.floor((b - a) / 2000));
+  let last = -1;
+  for (let j = a; j < b; j += step) {
+    const k = d.kind[f.rows[j]];
+    if (k !== 0 && k !== 1) continue;
+    if (last >= 0 && f.t[j] > f.t[last]) gaps.push((f.t[j] - f.t[last]) / (j - last));
+    last = j;
+  }
+  gaps.sort((x, y) => x - y);
+  return gaps.length ? gaps[gaps.length >> 1] : 0;
+}
+
 Graphs.prototype.drawThroughput = function (f, d, a, b) {
   const svg = this.tpSvg;
   clear(svg);
   const [t0, t1] = this.range;
-  const nb = Math.max(10, Math.min(200, Math.floor((GW - PAD_L) / 4)));
+  // A bin spans a few packets' spacing at least: a rate is bytes over time, not one packet in its own slot.
+  const gap = medianGap(f, d, a, b);
+  let nb = Math.max(10, Math.min(200, Math.floor((GW - PAD_L) / 4)));
+  if (gap > 0) nb = Math.max(1, Math.min(nb, Math.floor((t1 - t0) / (4 * gap))));
   const binNs = (t1 - t0) / nb || 1;
   const bytes = new Float64Array(nb);
   const ce = new Uint8Array(GW), cnp = new Uint8Array(GW);
@@ -797,6 +855,7 @@ function drawCapture(d, root) {
   const body = root.appendChild(el('div', 'rl-body'));
   const main = body.appendChild(el('div', 'rl-ladders'));
   d.panel = body.appendChild(el('aside', 'rl-detail'));
+  d.panel.id = d.prefix + 'rl-detail';
   d.panel.appendChild(el('p', 'rl-hint', 'Click an arrow (or a finding) to see its fields and what the analyzer says of it.'));
   drawSections(d, main, d.state);
   d.graphs = new Graphs(d, root);
@@ -828,6 +887,7 @@ function main() {
   });
   window.addEventListener('hashchange', () => fromHash(caps));
   fromHash(caps);
+  document.documentElement.dataset.rlReady = '1';   // drawn: what tests/report waits for
 }
 
 main();
