@@ -1217,6 +1217,8 @@ static void ex_report(struct ex_state *s, const struct rl_pkt *p, enum rl_status
 	r.label = label;
 	r.mark = mark;
 	r.service = service;
+	r.cm_frame = a->cm.psn_frame;
+	r.cm_msg = ex_cm_abbr(a->cm.psn_attr);
 	r.src = rl_addr_str(p, true, src, sizeof(src));
 	r.dst = rl_addr_str(p, false, dst, sizeof(dst));
 	detail = cli_report_wants_detail(s->rpt, &r);

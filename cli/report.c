@@ -101,6 +101,10 @@ static void rpt_count(struct cli_report *r, const struct cli_report_row *row)
 	q->resent += !!(row->flags & CLI_RF_RESENT);
 	q->ce += !!(row->flags & CLI_RF_CE);
 	q->last = row->frame;
+	if (row->cm_frame && !q->cm) {
+		q->cm = row->cm_frame;
+		snprintf(q->cm_msg, sizeof(q->cm_msg), "%s", row->cm_msg);
+	}
 }
 
 static bool rpt_finding(const struct cli_report_row *row)
@@ -181,6 +185,8 @@ static void rpt_summary_qps(struct cli_report *r, struct json *j)
 		json_u64(j, "ce", q->ce);
 		json_u64(j, "first", q->first);
 		json_u64(j, "last", q->last);
+		json_u64(j, "cm", q->cm);
+		json_str(j, "cm_msg", q->cm_msg);
 		json_end(j);
 	}
 	fprintf(f, "],\"qps_more\":%" PRIu64, r->qps_more);

@@ -53,6 +53,8 @@ struct cli_report_row {
 	const char *label, *mark;
 	const char *service;   /* "RC", "UC", "UD", ...: the request's transport */
 	const char *src, *dst; /* the request's hosts, as text */
+	uint64_t cm_frame;     /* the CM REQ or REP that announced this request's QP and PSN, 0 if none */
+	const char *cm_msg;    /* "REQ" or "REP" */
 };
 
 struct cli_report_qp {
@@ -62,6 +64,8 @@ struct cli_report_qp {
 	uint32_t qp;
 	char service[8], src[48], dst[48];
 	uint64_t requests, bytes, resent, naks, rnr, cnps, ce, first, last;
+	uint64_t cm;         /* the CM message that set the connection up, 0 if none was seen */
+	char cm_msg[4];
 };
 
 struct cli_report {

@@ -260,10 +260,11 @@ function drawSummary(d, box) {
   sec.appendChild(table(['opcode', 'name', 'count'], s.ops));
   sec.appendChild(el('h3', '', 'Queue pairs (request flows)'));
   const qrows = s.qps.map(q => [q.sec, q.src + ' → ' + q.dst, flowButton(d, q), q.service, q.requests,
-    q.bytes, q.resent, q.naks, q.rnr, q.cnps, q.ce, frameLink(d, q.first, q.first)]);
+    q.bytes, q.resent, q.naks, q.rnr, q.cnps, q.ce, frameLink(d, q.first, q.first),
+    q.cm ? frameLink(d, q.cm, 'CM ' + q.cm_msg + ' of ' + q.cm) : '']);
   const qbox = sec.appendChild(el('div', 'rl-scroll'));
   qbox.appendChild(table(['sec', 'hosts', 'dest QP', 'svc', 'requests', 'bytes', 'resent',
-    'NAKs', 'RNR', 'CNPs', 'CE', 'first'], qrows));
+    'NAKs', 'RNR', 'CNPs', 'CE', 'first', 'set up by'], qrows));
   if (s.qps_more) sec.appendChild(el('p', '', s.qps_more + ' more flows not listed'));
   sec.appendChild(el('h3', '', 'Findings'));
   if (!s.findings.length) sec.appendChild(el('p', '', 'nothing went wrong'));

@@ -101,3 +101,21 @@ expect "explain --compare -o with a missing capture: no page" 2 "cannot read" \
 	"$RA" explain --compare "$T/rep/loss.pcap" "$T/rep/none.pcap" -o "$T/rep/none.html"
 [ ! -e "$T/rep/none.html" ] && ok "explain --compare -o with a missing capture leaves no page" ||
 	bad "explain --compare -o with a missing capture leaves no page"
+
+# A QP set up through the CM names the REQ or REP that announced it (its QPN is the flow's dest QP).
+"$R" gen cm-connect -o "$T/rep/cm.pcap" >/dev/null 2>&1
+"$RA" report -q "$T/rep/cm.pcap" >/dev/null 2>&1
+"$RA" explain --json "$T/rep/cm.pcap" >"$T/rep/cm.json" 2>/dev/null
+if /usr/bin/python3 - "$T/rep/cm.html" "$T/rep/cm.json" >"$T/err" 2>&1 <<'PY'
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+summ = json.loads(re.search(r'id="rl-summary">(.*?)</script>', page, re.S).group(1))
+frames = {o["frame"]: o for o in map(json.loads, open(sys.argv[2]))}
+assert len(summ["qps"]) == 2, summ["qps"]
+for q in summ["qps"]:
+    cm = frames[q["cm"]]["cm"]
+    assert cm["msg"] == q["cm_msg"] and cm["msg"] in ("REQ", "REP"), (q, cm["msg"])
+    assert cm[cm["msg"].lower()]["local_qpn"] == q["qp"], (q, cm)
+PY
+then ok "report: each QP of a CM connection names the REQ or REP that announced it"
+else bad "report: each QP of a CM connection names the REQ or REP that announced it"; fi
