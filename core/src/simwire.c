@@ -11,6 +11,8 @@
 #include "rocelab/packet.h"
 #include "rocelab/simwire.h"
 
+#include "bottleneck.h"
+
 /* Frames in flight: one entry per copy that will arrive. */
 struct sw_entry {
 	uint64_t time;          /* arrival */
@@ -35,6 +37,7 @@ struct sw_dir {
 	uint64_t busy_until;    /* when the serializer finishes its last frame */
 	struct sw_fifo waiting;
 	struct rl_simwire_stats st;
+	struct rl_bn *bn;       /* the direction's congestion point, or NULL (rl_simwire_set_bottleneck) */
 };
 
 /* A ring of frames in flight, in arrival order; its length a power of two. */
@@ -124,13 +127,28 @@ enum sw_draw { SW_DRAW_DROP, SW_DRAW_DUP, SW_DRAW_REORDER, SW_DRAW_CORRUPT, SW_D
 #define SW_GAMMA 0x9e3779b97f4a7c15ull
 
 /* splitmix64 (Steele, Lea, Flood 2014): output k is mix(seed + k * gamma). */
-static uint64_t sw_draw(const struct rl_simwire *w, uint64_t number, enum sw_draw d)
+static uint64_t sw_mix(uint64_t z)
 {
-	uint64_t z = w->cfg.seed + (number * SW_DRAWS + d) * SW_GAMMA;
-
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
+}
+
+static uint64_t sw_draw(const struct rl_simwire *w, uint64_t number, enum sw_draw d)
+{
+	return sw_mix(w->cfg.seed + (number * SW_DRAWS + d) * SW_GAMMA);
+}
+
+/*
+ * The bottleneck's RED draw for frame @number: a splitmix64 stream of its
+ * own (the seed offset by a constant), so SW_DRAWS and every fault draw stay
+ * as they were: a wire given a bottleneck drops and corrupts the same frames.
+ */
+#define SW_RED_STREAM 0x5245442d45434e00ull   /* "RED-ECN" */
+
+static double sw_red_uniform(const struct rl_simwire *w, uint64_t number)
+{
+	return (double)(sw_mix((w->cfg.seed ^ SW_RED_STREAM) + number * SW_GAMMA) >> 11) * 0x1.0p-53;
 }
 
 /* True with probability @rate: the top 53 bits as a double in [0, 1). A rate of 0 needs no draw. */
@@ -149,14 +167,10 @@ static uint64_t sw_add(uint64_t a, uint64_t b)
 	return a + b;
 }
 
-/* ceil(len * 8e9 / rate) without overflow: len is at most 10,000 bytes. */
+/* ceil(len * 8e9 / rate) on the sender's link. */
 static uint64_t sw_serialize_ns(const struct rl_simwire *w, size_t len)
 {
-	uint64_t rate = w->cfg.rate_bps, bits_ns = (uint64_t)len * 8 * 1000000000ull;
-
-	if (!rate)
-		return 0;
-	return bits_ns / rate + (bits_ns % rate != 0);
+	return rl_bn_serialize_ns(w->cfg.rate_bps, len);
 }
 
 /* ---- the transmit queue ------------------------------------------------- */
@@ -373,8 +387,8 @@ static int sw_ip_header(const uint8_t *frame, size_t len, size_t *off)
 	return 0;
 }
 
-/* The byte holding the ECN bits and their shift, if the frame is ECN-capable (ECT(0)/ECT(1)). */
-static bool sw_ect(const uint8_t *frame, size_t len, size_t *byte, unsigned *shift)
+/* The byte holding the ECN bits and their shift; false if the frame is not IP. */
+static bool sw_ecn_field(const uint8_t *frame, size_t len, size_t *byte, unsigned *shift)
 {
 	size_t off;
 
@@ -390,6 +404,14 @@ static bool sw_ect(const uint8_t *frame, size_t len, size_t *byte, unsigned *shi
 	default:
 		return false;
 	}
+	return true;
+}
+
+/* The byte holding the ECN bits and their shift, if the frame is ECN-capable (ECT(0)/ECT(1)). */
+static bool sw_ect(const uint8_t *frame, size_t len, size_t *byte, unsigned *shift)
+{
+	if (!sw_ecn_field(frame, len, byte, shift))
+		return false;
 	switch ((frame[*byte] >> *shift) & 3) {
 	case 1: case 2: return true;
 	default: return false;  /* Not-ECT must not be marked (RFC 3168 5); CE already is */
@@ -442,6 +464,11 @@ struct sw_plan {
 	enum rl_simwire_fate fate;
 	size_t byte;
 	unsigned bit;
+	/* The bottleneck's part: its verdict, where the ECN bits are, when the frame reaches and leaves it. */
+	enum rl_bn_verdict bn;
+	size_t ce_byte;
+	unsigned ce_shift;
+	uint64_t bn_arrival, bn_depart;
 };
 
 /* The order here is the precedence documented with enum rl_simwire_fate. */
@@ -491,11 +518,39 @@ static void sw_decide(const struct rl_simwire *w, int port, const uint8_t *frame
 	}
 }
 
+/*
+ * The congestion point's verdict on a frame the transmit queue took. It
+ * reaches the bottleneck when the sender's link has serialized it; what left
+ * the queue by then is drained first, so the depth RED sees is the
+ * instantaneous one. ECN-capable here means ECT(0), ECT(1) or already CE.
+ */
+static void sw_bottleneck_decide(struct rl_simwire *w, int port, const uint8_t *frame, size_t len,
+				 uint64_t now, uint64_t number, struct sw_plan *p)
+{
+	const struct sw_dir *d = &w->dir[port];
+	struct rl_bn *q = d->bn;
+	uint64_t start = d->busy_until > now ? d->busy_until : now;
+	bool ecn_capable = sw_ecn_field(frame, len, &p->ce_byte, &p->ce_shift) &&
+			   ((frame[p->ce_byte] >> p->ce_shift) & 3) != 0;
+
+	p->bn_arrival = sw_add(start, sw_serialize_ns(w, len));
+	rl_bn_drain(q, p->bn_arrival);
+	p->bn = rl_bn_decide(q, len, ecn_capable, sw_red_uniform(w, number));
+	if (p->bn == RL_BN_DROP_FULL)
+		p->fate = RL_SIMWIRE_BOTTLENECK_FULL;
+	else if (p->bn == RL_BN_DROP_RED)
+		p->fate = RL_SIMWIRE_RED_DROPPED;
+	else if (p->bn == RL_BN_MARK && p->fate == RL_SIMWIRE_DELIVERED)
+		p->fate = RL_SIMWIRE_ECN_MARKED;
+}
+
 static void sw_apply(uint8_t *frame, size_t len, const struct sw_plan *p)
 {
+	if (p->bn == RL_BN_MARK)
+		sw_mark_ce(frame, len, p->ce_byte, p->ce_shift);
 	if (p->fate == RL_SIMWIRE_CORRUPTED)
 		frame[p->byte] ^= (uint8_t)(1u << p->bit);
-	else if (p->fate == RL_SIMWIRE_ECN_MARKED)
+	else if (p->fate == RL_SIMWIRE_ECN_MARKED && p->bn != RL_BN_MARK)
 		sw_mark_ce(frame, len, p->byte, p->bit);
 }
 
@@ -509,6 +564,7 @@ static void sw_count(struct rl_simwire_stats *st, enum rl_simwire_fate fate)
 	case RL_SIMWIRE_REORDERED: st->reordered++; break;
 	case RL_SIMWIRE_CORRUPTED: st->corrupted++; break;
 	case RL_SIMWIRE_ECN_MARKED: st->ecn_marked++; break;
+	case RL_SIMWIRE_BOTTLENECK_FULL: case RL_SIMWIRE_RED_DROPPED: st->bottleneck_dropped++; break;
 	default: break;
 	}
 }
@@ -518,6 +574,7 @@ static int sw_copies(enum rl_simwire_fate fate)
 {
 	switch (fate) {
 	case RL_SIMWIRE_QUEUE_FULL: case RL_SIMWIRE_DROPPED_BY_NUMBER: case RL_SIMWIRE_DROPPED:
+	case RL_SIMWIRE_BOTTLENECK_FULL: case RL_SIMWIRE_RED_DROPPED:
 		return 0;
 	case RL_SIMWIRE_DUPLICATED:
 		return 2;
@@ -544,7 +601,7 @@ static void sw_transmit(struct rl_simwire *w, int port, uint64_t now, struct sw_
 		d->waiting.v[d->waiting.tail++] = start;
 	if (!e.frame)
 		return;
-	e.time = sw_add(d->busy_until, w->cfg.latency_ns);
+	e.time = sw_add(d->bn ? p->bn_depart : d->busy_until, w->cfg.latency_ns);
 	if (p->fate == RL_SIMWIRE_REORDERED)
 		e.time = sw_add(e.time, w->cfg.reorder_delay_ns);
 	sw_in_flight_push(w, e);
@@ -566,6 +623,8 @@ const char *rl_simwire_strerror(int status)
 	case RL_SIMWIRE_E_FRAME: return "the frame is missing, empty or longer than 10000 bytes";
 	case RL_SIMWIRE_E_TIME: return "time went backwards: now is earlier than the previous send";
 	case RL_SIMWIRE_E_NOMEM: return "out of memory: the frame was not sent";
+	case RL_SIMWIRE_E_CONFIG:
+		return "a bottleneck needs a rate above 0, kmin <= kmax and pmax between 0 and 1";
 	default: return "unknown simwire status";
 	}
 }
@@ -581,6 +640,8 @@ const char *rl_simwire_fate_name(enum rl_simwire_fate fate)
 		[RL_SIMWIRE_REORDERED] = "reordered",
 		[RL_SIMWIRE_CORRUPTED] = "corrupted",
 		[RL_SIMWIRE_ECN_MARKED] = "ecn-marked",
+		[RL_SIMWIRE_BOTTLENECK_FULL] = "bottleneck-full",
+		[RL_SIMWIRE_RED_DROPPED] = "red-dropped",
 	};
 
 	return (unsigned)fate < RL_SIMWIRE_FATE_COUNT ? names[fate] : "unknown-fate";
@@ -660,6 +721,8 @@ void rl_simwire_free(struct rl_simwire *w)
 	free(w->lane.v);
 	free(w->dir[0].waiting.v);
 	free(w->dir[1].waiting.v);
+	rl_bn_free(w->dir[0].bn);
+	rl_bn_free(w->dir[1].bn);
 	free(w->drop);
 	free(w->out);
 	for (int k = 0; k < SW_CLASSES; k++) {
@@ -691,6 +754,8 @@ static int sw_reserve(struct rl_simwire *w, int port, size_t len, int copies, ui
 	*c1 = *c2 = NULL;
 	if (sw_fifo_reserve(&w->dir[port].waiting) || sw_heap_reserve(w, 2) || sw_lane_reserve(&w->lane, 2))
 		return RL_SIMWIRE_E_NOMEM;
+	if (w->dir[port].bn && rl_bn_reserve(w->dir[port].bn))
+		return RL_SIMWIRE_E_NOMEM;
 	if (copies >= 1 && !(*c1 = sw_buf_get(w, len)))
 		return RL_SIMWIRE_E_NOMEM;
 	if (copies >= 2 && !(*c2 = sw_buf_get(w, len))) {
@@ -701,20 +766,23 @@ static int sw_reserve(struct rl_simwire *w, int port, size_t len, int copies, ui
 }
 
 static void sw_record(const struct rl_simwire *w, uint64_t number, int port, uint64_t now,
-		      const uint8_t *frame, size_t len, enum rl_simwire_fate fate)
+		      const uint8_t *frame, size_t len, const struct sw_plan *p)
 {
 	/*
 	 * A tap on the link stamps a frame when its last bit passes: after
 	 * serialization, plus any delay the wire adds (a reordered frame). A
 	 * duplicate passes twice, one serialization time apart.
 	 */
+	/* Behind a bottleneck the tap is at its output: a frame passes when it departs (or is dropped there). */
+	enum rl_simwire_fate fate = p->fate;
 	struct rl_simwire_record r;
 
 	if (!w->cfg.record)
 		return;
 	r = (struct rl_simwire_record){
 		.number = number, .from_port = port,
-		.time_ns = fate == RL_SIMWIRE_QUEUE_FULL ? now : w->dir[port].busy_until,
+		.time_ns = fate == RL_SIMWIRE_QUEUE_FULL ? now
+			 : w->dir[port].bn ? p->bn_depart : w->dir[port].busy_until,
 		.sent_ns = now, .frame = frame, .len = len, .fate = fate,
 	};
 	if (fate == RL_SIMWIRE_REORDERED)
@@ -739,6 +807,8 @@ int rl_simwire_send(struct rl_simwire *w, int port, const uint8_t *frame, size_t
 	sw_fifo_expire(&w->dir[port].waiting, now);
 	number = w->frames + 1;
 	sw_decide(w, port, frame, len, number, &plan);
+	if (w->dir[port].bn && plan.fate != RL_SIMWIRE_QUEUE_FULL)
+		sw_bottleneck_decide(w, port, frame, len, now, number, &plan);
 	st = sw_reserve(w, port, len, sw_copies(plan.fate), &e.frame, &copy2);
 	if (st)
 		return st;
@@ -752,9 +822,11 @@ int rl_simwire_send(struct rl_simwire *w, int port, const uint8_t *frame, size_t
 			memcpy(copy2, e.frame, len);
 	}
 	sw_count(&w->dir[port].st, plan.fate);
+	if (w->dir[port].bn && plan.fate != RL_SIMWIRE_QUEUE_FULL)
+		plan.bn_depart = rl_bn_commit(w->dir[port].bn, plan.bn_arrival, len, number, plan.bn);
 	if (plan.fate != RL_SIMWIRE_QUEUE_FULL)
 		sw_transmit(w, port, now, e, &plan, copy2);
-	sw_record(w, number, port, now, e.frame ? e.frame : frame, len, plan.fate);
+	sw_record(w, number, port, now, e.frame ? e.frame : frame, len, &plan);
 	return RL_SIMWIRE_OK;
 }
 
@@ -773,6 +845,9 @@ bool rl_simwire_deliver(struct rl_simwire *w, uint64_t now, struct rl_simwire_de
 	if (!out || !next || next->time > now)
 		return false;
 	e = sw_in_flight_pop(w, next);
+	for (int port = 0; port < 2; port++)
+		if (w->dir[port].bn)
+			rl_bn_drain(w->dir[port].bn, now);
 	sw_buf_put(w, w->out, w->out_len);
 	w->out = e.frame;
 	w->out_len = e.len;
@@ -812,4 +887,49 @@ void rl_simwire_stats(const struct rl_simwire *w, int port, struct rl_simwire_st
 		return;
 	}
 	*st = w->dir[port].st;
+}
+
+/* ---- the congestion point (rl_bottleneck, bottleneck.c) ----------------- */
+
+int rl_simwire_set_bottleneck(struct rl_simwire *w, int port, const struct rl_bottleneck *b)
+{
+	struct rl_bn *q;
+
+	if (!w)
+		return RL_SIMWIRE_E_ARG;
+	if (port != 0 && port != 1)
+		return RL_SIMWIRE_E_PORT;
+	if (b && !rl_bn_config_ok(b))
+		return RL_SIMWIRE_E_CONFIG;
+	if (!b) {
+		rl_bn_free(w->dir[port].bn);
+		w->dir[port].bn = NULL;
+		return RL_SIMWIRE_OK;
+	}
+	q = w->dir[port].bn;
+	if (!q && !(q = calloc(1, sizeof(*q))))
+		return RL_SIMWIRE_E_NOMEM;
+	q->cfg = *b;
+	q->port = port;
+	w->dir[port].bn = q;
+	return RL_SIMWIRE_OK;
+}
+
+uint64_t rl_simwire_bottleneck_depth(struct rl_simwire *w, int port, uint64_t now)
+{
+	if (!w || (port != 0 && port != 1) || !w->dir[port].bn)
+		return 0;
+	rl_bn_drain(w->dir[port].bn, now);
+	return w->dir[port].bn->depth;
+}
+
+void rl_simwire_bottleneck_stats(const struct rl_simwire *w, int port, struct rl_bottleneck_stats *st)
+{
+	if (!st)
+		return;
+	if (!w || (port != 0 && port != 1) || !w->dir[port].bn) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
+	*st = w->dir[port].bn->st;
 }

@@ -48,6 +48,7 @@ enum rl_simwire_err {
 	RL_SIMWIRE_E_FRAME = -3,  /* frame NULL, empty or longer than RL_SIMWIRE_MAX_FRAME */
 	RL_SIMWIRE_E_TIME = -4,   /* now is earlier than the previous send's now */
 	RL_SIMWIRE_E_NOMEM = -5,  /* out of memory: the frame was not sent (nor numbered) */
+	RL_SIMWIRE_E_CONFIG = -6, /* a bottleneck parameter out of range (see struct rl_bottleneck) */
 };
 /* One sentence for a status, e.g. for a CLI or a test log. */
 const char *rl_simwire_strerror(int status);
@@ -68,6 +69,14 @@ enum rl_simwire_fate {
 	RL_SIMWIRE_REORDERED,            /* delayed by reorder_delay_ns: later frames overtake it */
 	RL_SIMWIRE_CORRUPTED,            /* arrives with one bit flipped that only the ICRC catches */
 	RL_SIMWIRE_ECN_MARKED,           /* arrives with IP ECN = CE (11) */
+	/*
+	 * The two fates of a bottleneck (struct rl_bottleneck). They rank right
+	 * after RL_SIMWIRE_QUEUE_FULL: a frame the congestion point drops never
+	 * reaches the wire's faults. A frame it marks CE and the wire then
+	 * duplicates, reorders or corrupts keeps the wire's fate (and its CE).
+	 */
+	RL_SIMWIRE_BOTTLENECK_FULL,      /* tail-dropped: the bottleneck's queue had no room for it */
+	RL_SIMWIRE_RED_DROPPED,          /* RED chose it, but it is Not-ECT: dropped instead of marked */
 	RL_SIMWIRE_FATE_COUNT
 };
 /* Short stable tag: "delivered", "queue-full", "dropped-by-number", ... */
@@ -126,6 +135,7 @@ struct rl_simwire_stats {
 	uint64_t dropped;            /* lost on the wire: at random and by number */
 	uint64_t duplicated, reordered, corrupted, ecn_marked;
 	uint64_t queue_full;         /* tail-dropped before the wire */
+	uint64_t bottleneck_dropped; /* dropped by the direction's bottleneck: queue full or RED */
 };
 
 struct rl_simwire;
@@ -163,6 +173,93 @@ uint64_t rl_simwire_queue_below(struct rl_simwire *w, int port, uint64_t now, si
 
 /* Counters of the direction from @port (all zero for a bad port). */
 void rl_simwire_stats(const struct rl_simwire *w, int port, struct rl_simwire_stats *st);
+
+/*
+ * ---- a congestion point -------------------------------------------------
+ *
+ * A bottleneck on one direction: a switch's egress queue between the
+ * sender's link and the wire, with its own line rate, a byte limit and RED
+ * with ECN marking, as a DCQCN switch is configured (Zhu et al., "Congestion
+ * Control for Large-Scale RDMA Deployments", SIGCOMM 2015, the CP algorithm;
+ * Linux tc-red(8) min/max/probability/ecn). A frame reaches it when the
+ * sender's link has serialized it (at the send's now on an infinitely fast
+ * link) and, once admitted, leaves at
+ *
+ *	depart  = max(arrival, the previous frame's depart) + ceil(len * 8e9 / rate_bps)
+ *	arrival at the far port = depart + latency_ns
+ *
+ * The queue depth is the bytes of the frames admitted and not yet departed
+ * (the frame in service included). On arrival, with depth d before the frame:
+ *
+ *	d + len > queue_bytes         tail drop (RL_SIMWIRE_BOTTLENECK_FULL)
+ *	d <= kmin                     never marked
+ *	kmin < d <= kmax              marked with p = pmax * (d - kmin) / (kmax - kmin)
+ *	d > kmax                      always marked
+ *
+ * d is the instantaneous queue, as DCQCN's switches (and DCTCP's) use it, not
+ * tc-red's average (an EWMA tuned by burst and avpkt). Marking sets ECN to CE
+ * on an ECT(0)/ECT(1) frame (IPv4's header checksum updated; the ICRC masks
+ * the ECN bits, IBA A17.3.3) and leaves CE as CE; a Not-ECT frame chosen for
+ * marking is dropped instead (RL_SIMWIRE_RED_DROPPED), as sch_red.c's
+ * INET_ECN_set_ce() failure path does. The draw is the wire's seeded PRNG
+ * on a stream of its own, so adding a bottleneck moves no other fault.
+ *
+ * Off by default: a wire without rl_simwire_set_bottleneck() is unchanged.
+ */
+struct rl_bottleneck_sample;
+
+struct rl_bottleneck {
+	uint64_t rate_bps;           /* line rate out of the queue; must not be 0 */
+	uint32_t queue_bytes;        /* the queue's limit; 0: no limit */
+	uint32_t kmin, kmax;         /* RED thresholds, bytes of queue; kmin <= kmax */
+	double pmax;                 /* marking probability at kmax, 0..1 */
+	/* Optional: the queue over time, for plots (each enqueue, drop and dequeue). */
+	void (*sample)(void *ctx, const struct rl_bottleneck_sample *s);
+	void *ctx;
+};
+
+enum rl_bottleneck_event {
+	RL_BOTTLENECK_ENQUEUE,       /* admitted (perhaps marked); depth includes it */
+	RL_BOTTLENECK_DROP,          /* tail-dropped or RED-dropped; depth unchanged */
+	RL_BOTTLENECK_DEQUEUE,       /* its last bit left; depth without it */
+};
+
+/*
+ * One change of the queue. Dequeues are reported once time has passed them:
+ * at the next arrival at this bottleneck, rl_simwire_deliver() or
+ * rl_simwire_bottleneck_depth(), so a driver that drains the wire sees all.
+ */
+struct rl_bottleneck_sample {
+	int from_port;               /* the direction: frames sent by this port */
+	enum rl_bottleneck_event event;
+	uint64_t time_ns;
+	uint64_t number;             /* the frame, numbered as in struct rl_simwire_record */
+	uint32_t len;
+	uint64_t depth_bytes;        /* after the event */
+	bool marked;                 /* an enqueue this bottleneck marked CE */
+};
+
+struct rl_bottleneck_stats {
+	uint64_t enqueued, dequeued;
+	uint64_t marked;             /* set to CE here (a frame already CE counts too) */
+	uint64_t dropped_full;       /* tail drops past queue_bytes */
+	uint64_t dropped_red;        /* Not-ECT frames RED chose */
+	uint64_t max_depth_bytes;    /* deepest the queue has been */
+};
+
+/*
+ * Give the direction from @port a bottleneck (copied), or take it away with
+ * @b NULL. Frames already queued keep their departure times. Returns
+ * RL_SIMWIRE_OK, RL_SIMWIRE_E_ARG, _E_PORT, _E_CONFIG (rate 0, kmin > kmax,
+ * pmax outside 0..1) or _E_NOMEM.
+ */
+int rl_simwire_set_bottleneck(struct rl_simwire *w, int port, const struct rl_bottleneck *b);
+/* Bytes in the bottleneck of @port's direction at @now (0 without one); reports dequeues up to @now. */
+uint64_t rl_simwire_bottleneck_depth(struct rl_simwire *w, int port, uint64_t now);
+/* Its counters (all zero without a bottleneck or for a bad port). */
+void rl_simwire_bottleneck_stats(const struct rl_simwire *w, int port, struct rl_bottleneck_stats *st);
+/* The marking probability RED applies at queue depth @depth_bytes (the formula above). */
+double rl_bottleneck_mark_prob(const struct rl_bottleneck *b, uint64_t depth_bytes);
 
 #ifdef __cplusplus
 }
