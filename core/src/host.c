@@ -72,7 +72,7 @@ void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode)
  * or, for emit_pkt, the packet's path and only the bytes from the BTH on,
  * with the ICRC over the headers the path stands for (no frame is built).
  */
-void rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p)
+size_t rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p)
 {
 	struct rl_host *h = qp->host;
 	struct rl_path path;
@@ -82,14 +82,15 @@ void rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p)
 		if (!rl_path_from_pkt(p, &path) && rl_encode_path(&path, p, h->frame, sizeof(h->frame), &n) == RL_OK) {
 			qp->stats.pkts_sent++;
 			h->cfg.emit_pkt(h->cfg.ctx, &path, h->frame, n);
-			return;
+			return n;
 		}
 	} else if (rl_encode_cached(&qp->enc, p, h->frame, sizeof(h->frame), &n) == RL_OK) {
 		qp->stats.pkts_sent++;
 		h->cfg.emit(h->cfg.ctx, h->frame, n);
-		return;
+		return n;
 	}
 	rl_event(qp, RL_EV_DROP, p->bth.psn, 0, "could not encode an outgoing packet");
+	return 0;
 }
 
 static struct rl_qp *rl_find_qp(struct rl_host *h, uint32_t qpn)
@@ -222,9 +223,10 @@ static int rl_host_deliver(struct rl_host *h, const struct rl_pkt *p, enum rl_st
 	if (r)
 		return r;
 	if (p->op->flags & RL_OPF_CNP) {
-		/* The notification point saw congestion; rocelab has no reaction point to slow down. */
+		/* The notification point saw congestion; the QP's reaction point, if it has one, slows down. */
 		qp->stats.cnps_recv++;
 		rl_event(qp, RL_EV_CNP_RECV, 0, 0, "CNP: the receiver saw ECN congestion marks");
+		rl_qp_cc_cnp(qp);
 		return 0;
 	}
 	rl_ecn_check(qp, p);
@@ -274,6 +276,8 @@ void rl_host_run(struct rl_host *h, uint64_t now)
 			rl_resp_run(qp);
 		if (rl_comp_timer_due(qp, h->now))
 			rl_comp_timers(qp);
+		if (qp->cc != RL_CC_NONE)
+			rl_qp_cc_run(qp);
 		if (qp->state == RL_QPS_RTS && rl_req_pending(qp))
 			rl_req_run(qp);
 		else if (qp->state == RL_QPS_ERR)
@@ -303,6 +307,8 @@ uint64_t rl_host_next_timer(const struct rl_host *h)
 			t = qp->comp.timer;
 		if (qp->comp.rnr_until < t)
 			t = qp->comp.rnr_until;
+		if (qp->cc != RL_CC_NONE && rl_qp_cc_next_timer(qp) < t)
+			t = rl_qp_cc_next_timer(qp);
 	}
 	return t;
 }

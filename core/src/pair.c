@@ -20,7 +20,7 @@ static int rl_pair_make_end(struct rl_pair *p, int i, const struct rl_pair_confi
 {
 	struct rl_pair_end *e = &p->end[i];
 	struct rl_qp_init_attr ia = { .qp_type = cfg->type, .max_send_wr = cfg->max_send_wr,
-				      .max_recv_wr = cfg->max_recv_wr };
+				      .max_recv_wr = cfg->max_recv_wr, .cc = cfg->cc[i] };
 	size_t alloc = (cfg->mem[i] + 4095) & ~(size_t)4095;
 
 	if (!cfg->mem[i]) {

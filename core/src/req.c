@@ -93,6 +93,9 @@ static enum rl_req_state rl_req_next_wqe(struct rl_qp *qp)
 		return REQ_DONE;
 	if (qp->comp.rnr_until != RL_NEVER)
 		return REQ_WAIT;
+	/* Congestion control's pacer: not before the current rate allows (rl_host_next_timer says when). */
+	if (qp->cc != RL_CC_NONE && !rl_qp_cc_may_send(qp))
+		return REQ_WAIT;
 	w = rl_sq_wqe(qp, qp->req.wqe);
 	if (qp->type != RL_QPT_RC)
 		return REQ_SEND;
@@ -143,6 +146,7 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 	bool first = off == 0, last;
 	enum rl_wc_status st;
 	struct rl_pkt p;
+	size_t sent;
 
 	if (first && !w->started) {
 		w->started = true;
@@ -232,7 +236,9 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 		p.bth.ackreq = true;
 		qp->req.noack_pkts = 0;
 	}
-	rl_qp_emit(qp, &p);
+	sent = rl_qp_emit(qp, &p);
+	if (qp->cc != RL_CC_NONE)
+		rl_qp_cc_sent(qp, sent);
 	rl_req_arm_timer(qp);
 
 	/* A READ request takes one PSN per response packet it asks for (IBA 9.7.2.2). */

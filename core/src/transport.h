@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rocelab/dcqcn.h"
 #include "rocelab/packet.h"
 #include "rocelab/verbs.h"
 
@@ -206,6 +207,8 @@ struct rl_qp {
 	} resp;
 
 	uint64_t last_cnp;          /* when this QP last sent a CNP */
+	enum rl_cc_algo cc;         /* how it answers CNPs it receives (cc.c) */
+	struct rl_dcqcn dcqcn;      /* RL_CC_DCQCN: the reaction point and its pacer */
 	struct rl_qp_stats stats;
 	struct rl_encode_cache enc; /* the headers of its last frame, for the next (rl_encode_cached) */
 	struct rl_pkt pkt;          /* rl_qp_pkt_init's packet for opcode 0, valid if pkt_ready */
@@ -227,7 +230,21 @@ static inline void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t 
 
 /* Fill @p with the QP's addressing for a packet of @opcode; send it. */
 void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode);
-void rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p);
+/* Returns the bytes that left (the frame, or BTH..ICRC for emit_pkt); 0 if it could not be encoded. */
+size_t rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p);
+
+/*
+ * Congestion control (cc.c), nothing unless the QP was made with one:
+ * set up at creation, a CNP received, the requester's packets counted and
+ * paced, timers run from rl_host_run() and reported to rl_host_next_timer().
+ */
+int rl_qp_cc_init(struct rl_qp *qp, const struct rl_qp_cc *cc);
+void rl_qp_cc_cnp(struct rl_qp *qp);
+void rl_qp_cc_sent(struct rl_qp *qp, size_t bytes);
+void rl_qp_cc_run(struct rl_qp *qp);
+/* May the requester send now? */
+bool rl_qp_cc_may_send(const struct rl_qp *qp);
+uint64_t rl_qp_cc_next_timer(const struct rl_qp *qp);
 
 struct rl_mr *rl_mr_find_lkey(struct rl_host *h, uint32_t lkey);
 struct rl_mr *rl_mr_find_rkey(struct rl_host *h, uint32_t rkey);

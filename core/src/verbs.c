@@ -97,7 +97,7 @@ const char *rl_event_name(enum rl_event_type t)
 		[RL_EV_RNR_WAIT] = "rnr-wait", [RL_EV_RETRY] = "retry",
 		[RL_EV_COMPLETION] = "completion", [RL_EV_DROP] = "drop",
 		[RL_EV_CNP_SENT] = "cnp-sent", [RL_EV_CNP_RECV] = "cnp-recv",
-		[RL_EV_SRQ_LIMIT] = "srq-limit",
+		[RL_EV_SRQ_LIMIT] = "srq-limit", [RL_EV_RATE_CHANGE] = "rate-change",
 	};
 
 	return (unsigned)t < sizeof(n) / sizeof(n[0]) && n[t] ? n[t] : "?";
@@ -519,6 +519,12 @@ struct rl_qp *rl_create_qp(struct rl_pd *pd, const struct rl_qp_init_attr *ia)
 	qp->srq = ia->srq;
 	qp->type = ia->qp_type;
 	qp->sq_sig_all = ia->sq_sig_all;
+	if (rl_qp_cc_init(qp, &ia->cc)) {
+		free(qp->sq);
+		free(qp->rq);
+		free(qp);
+		return NULL;
+	}
 	qp->qpn = ia->qp_type == RL_QPT_GSI ? RL_GSI_QPN : h->next_qpn++;
 	qp->state = RL_QPS_RESET;
 	qp->comp.timer = qp->comp.rnr_until = RL_NEVER;
@@ -574,6 +580,7 @@ int rl_query_qp(const struct rl_qp *qp, struct rl_qp_attr *attr)
 void rl_qp_stats(const struct rl_qp *qp, struct rl_qp_stats *st)
 {
 	*st = qp->stats;
+	st->cc_rate_bps = qp->cc == RL_CC_DCQCN ? qp->dcqcn.rc_bps : 0;
 }
 
 void rl_qp_set_state(struct rl_qp *qp, enum rl_qp_state s, const char *why)

@@ -89,5 +89,6 @@ int tl_suite_cm_hostile(void);
 int tl_suite_srq(void);
 int tl_suite_trust(void);
 int tl_suite_bottleneck(void);
+int tl_suite_dcqcn(void);
 
 #endif

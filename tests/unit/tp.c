@@ -17,6 +17,8 @@ static void tp_tap(void *ctx, int from, const uint8_t *frame, size_t len)
 	if (rl_decode(RL_LINK_ETHERNET, frame, len, &p) == RL_OK && n <= TP_QUEUE) {
 		t->opcodes[n - 1] = p.bth.opcode;
 		t->psns[n - 1] = p.bth.psn;
+		t->times[n - 1] = t->pair.sim ? rl_sim_now(t->pair.sim) : 0;
+		t->lens[n - 1] = (uint32_t)len;
 		t->syndromes[n - 1] = (p.hdrs & RL_HDR_AETH) ? p.aeth.syndrome : 0xff;
 		t->from[n - 1] = from;
 	} else {
@@ -93,6 +95,8 @@ void tp_setup(struct tp_pair *t, const struct tp_opts *o)
 	pc.mr_access = o->access;
 	pc.max_send_wr = pc.max_recv_wr = 256;
 	pc.cqe = 1024;
+	pc.cc[0] = o->cc[0];
+	pc.cc[1] = o->cc[1];
 	for (int i = 0; i < 2; i++) {
 		struct rl_host_config *h = &pc.sim.host[i];
 		struct rl_conn *c = &pc.conn[i];

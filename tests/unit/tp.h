@@ -31,6 +31,8 @@ struct tp_pair {
 	/* Everything that crossed, decoded, for assertions. */
 	uint8_t opcodes[TP_QUEUE];
 	uint32_t psns[TP_QUEUE];
+	uint64_t times[TP_QUEUE];   /* simulated time each left its host */
+	uint32_t lens[TP_QUEUE];
 	uint8_t syndromes[TP_QUEUE];
 	int from[TP_QUEUE];
 	/* Events by type. */
@@ -46,6 +48,7 @@ struct tp_opts {
 	uint8_t max_rd_atomic;
 	unsigned access;          /* QP access flags on both sides; 0: all remote ops */
 	bool ipv6;
+	struct rl_qp_cc cc[2];    /* each side's congestion control; zeroed: none */
 };
 
 void tp_default_opts(struct tp_opts *o, enum rl_qp_type type);

@@ -45,6 +45,7 @@ struct rl_pair_config {
 	uint64_t iova[2];            /* where each side's memory sits in its iova space */
 	unsigned mr_access;          /* the regions' access flags; 0: every access */
 	uint32_t max_send_wr, max_recv_wr;   /* 0: 128 */
+	struct rl_qp_cc cc[2];       /* each side's congestion control; zeroed: none */
 	int cqe;                     /* completions each side's CQ holds; 0: 1024 */
 	/*
 	 * Each side's own choices (sq_psn, path MTU, access, timeouts, ...).

@@ -6,6 +6,7 @@
 #include "rocelab/analyze.h"
 #include "rocelab/describe.h"
 #include "rocelab/cm.h"
+#include "rocelab/dcqcn.h"
 #include "rocelab/field.h"
 #include "rocelab/hdr.h"
 #include "rocelab/icrc.h"

@@ -260,12 +260,37 @@ struct rl_conn {
 	uint8_t max_rd_atomic, max_dest_rd_atomic;   /* RC: READ/atomic depth out and in */
 };
 
+/* A QP's congestion control: how its requester answers the CNPs its peer sends (IBA A17.9). */
+enum rl_cc_algo {
+	RL_CC_NONE,     /* CNPs are counted, nothing slows down (as rxe) */
+	RL_CC_DCQCN,    /* DCQCN's reaction point (rocelab/dcqcn.h): CNPs cut a paced rate */
+};
+const char *rl_cc_algo_name(enum rl_cc_algo a);
+
+struct rl_dcqcn_params;
+
+/* Zeroed: none. The rate the pacer starts from is the port's line rate, which a host does not know. */
+struct rl_qp_cc {
+	enum rl_cc_algo algo;
+	uint64_t line_rate_bps;                /* 0: RL_CC_DEFAULT_LINE_RATE */
+	const struct rl_dcqcn_params *dcqcn;   /* copied at creation; NULL: the paper's defaults */
+};
+/* 40 Gb/s, the links of the DCQCN paper's testbed. */
+#define RL_CC_DEFAULT_LINE_RATE 40000000000ull
+
 struct rl_qp_init_attr {
 	enum rl_qp_type qp_type;
 	struct rl_cq *send_cq, *recv_cq;
 	uint32_t max_send_wr, max_recv_wr;   /* 0: 128; max_recv_wr is ignored with an SRQ */
 	bool sq_sig_all;
 	struct rl_srq *srq;                  /* receives come from this shared receive queue (IBA 10.2.9) */
+	/*
+	 * Chosen when the QP is made and kept for its life, as a NIC's congestion
+	 * control is set for its port and priority before traffic starts, not
+	 * moved through modify_qp's state table (IBA Table 91 has no row for it).
+	 * RC and UC only: a UD QP has no one peer to send it CNPs.
+	 */
+	struct rl_qp_cc cc;
 };
 
 /*
@@ -326,6 +351,7 @@ enum rl_event_type {
 	RL_EV_CNP_SENT,      /* saw ECN Congestion Experienced, told the sender (IBA A17.9) */
 	RL_EV_CNP_RECV,      /* the peer saw congestion on this QP's packets */
 	RL_EV_SRQ_LIMIT,     /* taking a receive left the QP's SRQ below its limit: value = WQEs left */
+	RL_EV_RATE_CHANGE,   /* congestion control moved the QP's current rate: value = new rate (b/s) */
 };
 const char *rl_event_name(enum rl_event_type t);
 
@@ -506,6 +532,8 @@ struct rl_qp_stats {
 	uint64_t addr_drops, pkey_violations;
 	/* Responder: of naks_sent, the RNR NAKs (no receive WQE for a SEND, IBA 9.7.5.2.8). */
 	uint64_t rnr_naks_sent;
+	/* Congestion control (rl_qp_cc): the rate's cuts and increases, and the current rate (0: none). */
+	uint64_t rate_decreases, rate_increases, cc_rate_bps;
 };
 void rl_qp_stats(const struct rl_qp *qp, struct rl_qp_stats *st);
 

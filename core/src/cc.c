@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A QP's congestion control, between the transport and the algorithm: the
+ * CNPs host.c receives go to DCQCN's reaction point (dcqcn.c), the
+ * requester's packets are counted and paced by it, and every change of the
+ * rate is an RL_EV_RATE_CHANGE event and a counter in rl_qp_stats. Only
+ * the requester is paced, as a NIC's rate limiter holds a QP's send queue;
+ * the responder's ACKs and READ responses go out as before.
+ */
+#include "transport.h"
+
+const char *rl_cc_algo_name(enum rl_cc_algo a)
+{
+	static const char *const names[] = { [RL_CC_NONE] = "none", [RL_CC_DCQCN] = "dcqcn" };
+
+	return (unsigned)a < sizeof(names) / sizeof(names[0]) ? names[a] : "?";
+}
+
+int rl_qp_cc_init(struct rl_qp *qp, const struct rl_qp_cc *cc)
+{
+	uint64_t line = cc->line_rate_bps ? cc->line_rate_bps : RL_CC_DEFAULT_LINE_RATE;
+
+	qp->cc = cc->algo;
+	if (cc->algo == RL_CC_NONE)
+		return 0;
+	if (cc->algo != RL_CC_DCQCN) {
+		rl_host_set_error(qp->host, "unknown congestion control %d: RL_CC_NONE or RL_CC_DCQCN", (int)cc->algo);
+		return -1;
+	}
+	if (qp->type != RL_QPT_RC && qp->type != RL_QPT_UC) {
+		rl_host_set_error(qp->host, "congestion control needs an RC or UC QP: CNPs answer one connected peer");
+		return -1;
+	}
+	if (rl_dcqcn_init(&qp->dcqcn, cc->dcqcn, line, qp->host->now)) {
+		rl_host_set_error(qp->host, "DCQCN parameters cannot work: a zero period or byte count, g or alpha "
+					    "above 1, or a minimum rate above the maximum");
+		return -1;
+	}
+	return 0;
+}
+
+static void rl_qp_cc_report(struct rl_qp *qp, const char *why)
+{
+	rl_event(qp, RL_EV_RATE_CHANGE, 0, qp->dcqcn.rc_bps, why);
+}
+
+/* Increases made by timers and byte counts, one event each. */
+static void rl_qp_cc_increases(struct rl_qp *qp, unsigned n)
+{
+	qp->stats.rate_increases += n;
+	while (n--)
+		rl_qp_cc_report(qp, "DCQCN rate increase: Rc halfway back to the target rate");
+}
+
+void rl_qp_cc_run(struct rl_qp *qp)
+{
+	enum rl_dcqcn_event ev;
+
+	if (qp->cc != RL_CC_DCQCN)
+		return;
+	while ((ev = rl_dcqcn_step(&qp->dcqcn, qp->host->now)) != RL_DCQCN_EV_NONE)
+		if (ev == RL_DCQCN_EV_INCREASE)
+			rl_qp_cc_increases(qp, 1);
+}
+
+void rl_qp_cc_cnp(struct rl_qp *qp)
+{
+	if (qp->cc != RL_CC_DCQCN)
+		return;
+	rl_qp_cc_run(qp);
+	if (!rl_dcqcn_on_cnp(&qp->dcqcn, qp->host->now))
+		return;
+	qp->stats.rate_decreases++;
+	rl_qp_cc_report(qp, "DCQCN rate decrease: the CNP cut the rate by alpha/2");
+}
+
+void rl_qp_cc_sent(struct rl_qp *qp, size_t bytes)
+{
+	if (qp->cc == RL_CC_DCQCN && bytes)
+		rl_qp_cc_increases(qp, rl_dcqcn_on_sent(&qp->dcqcn, bytes, qp->host->now));
+}
+
+bool rl_qp_cc_may_send(const struct rl_qp *qp)
+{
+	return qp->cc != RL_CC_DCQCN || rl_dcqcn_next_send(&qp->dcqcn) <= qp->host->now;
+}
+
+/* The reaction point's timers, and, when the requester waits for the pacer, when it may go on. */
+uint64_t rl_qp_cc_next_timer(const struct rl_qp *qp)
+{
+	uint64_t t, send;
+
+	if (qp->cc != RL_CC_DCQCN)
+		return RL_NEVER;
+	t = rl_dcqcn_next_timer(&qp->dcqcn);
+	send = rl_dcqcn_next_send(&qp->dcqcn);
+	if (rl_req_pending(qp) && qp->state == RL_QPS_RTS && send > qp->host->now && send < t)
+		t = send;
+	return t;
+}
