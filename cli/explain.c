@@ -2005,9 +2005,10 @@ static int ex_run(struct ex_state *s, const char *file)
 		}
 		if (!cli_output_close(&out, out_f))
 			rc = CLI_ERR;
-		else if (s->rpt && s->summary)
-			printf("wrote %s: %" PRIu64 " frames, %" PRIu64 " drawn; open it in a web browser\n", out.path,
-			       s->frames, s->rpt->rows);
+		else if (s->rpt && s->summary)   /* not into a page written to standard output */
+			fprintf(strcmp(out.path, "-") ? stdout : stderr,
+				"wrote %s: %" PRIu64 " frames, %" PRIu64 " drawn; open it in a web browser\n", out.path,
+				s->frames, s->rpt->rows);
 	}
 	if (s->summary && !s->rpt)   /* the page shows the summary */
 		ex_summary(s, s->mode == EX_JSON || s->lad ? stderr : stdout);
@@ -2097,6 +2098,11 @@ int cli_explain(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (s.compare) {
+		if (s.layout_out && !strcmp(s.layout_out, "-")) {
+			cli_error("explain", "--compare prints its table on standard output: -o names a file for the page");
+			ex_free(&s);
+			return CLI_ERR;
+		}
 		rc = cli_compare(file, argv[argc - 1]);
 		if (rc == CLI_OK && s.layout_out)
 			rc = ex_compare_page(file, argv[argc - 1], s.layout_out);

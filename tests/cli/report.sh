@@ -119,3 +119,12 @@ for q in summ["qps"]:
 PY
 then ok "report: each QP of a CM connection names the REQ or REP that announced it"
 else bad "report: each QP of a CM connection names the REQ or REP that announced it"; fi
+
+# -o -: the page alone on standard output (what it says goes to standard error); --compare keeps
+# standard output for its table.
+"$RA" report -o - "$T/rep/loss.pcap" >"$T/rep/stdout.html" 2>"$T/rep/stdout.err"
+if [ "$(tail -n 1 "$T/rep/stdout.html")" = "</html>" ] && grep -q "^wrote -: 9 frames" "$T/rep/stdout.err"; then
+	ok "report -o -: the page alone on standard output"
+else bad "report -o -: the page alone on standard output"; fi
+expect "explain --compare -o -: refused" 2 "-o names a file for the page" \
+	"$RA" explain --compare "$T/rep/loss.pcap" "$T/rep/rnr.pcap" -o -
