@@ -66,6 +66,26 @@ for run in "0.002 1 " "0.01 2 -V" "0.02 3 --json" "0.05 4 -x" "0.1 5 --ladder" "
 done
 [ "$e_ok" -eq "$e_all" ] && ok "explain on editcap -E: $e_all runs of $frames frames, no crash, no sanitizer report"
 
+# ---- rocelab report on mutated captures: no crash, and a page whose JSON parses ---------------
+r_ok=0
+for seed in 11 12 13; do
+	editcap -E 0.05 --seed "$seed" "$T/all.pcap" "$T/mut.pcap" 2>/dev/null
+	"$RA" report -q -o "$T/mut.html" "$T/mut.pcap" >/dev/null 2>"$T/err"
+	rc=$?
+	if [ "$rc" -ge 128 ] || grep -q -E 'AddressSanitizer|runtime error|UndefinedBehaviorSanitizer' "$T/err"; then
+		bad "report -E 0.05 --seed $seed (exit $rc)"
+	elif /usr/bin/python3 -c '
+import json, re, sys
+p = open(sys.argv[1], encoding="utf-8").read()
+for i in ("rl-rows", "rl-summary"):
+    json.loads(re.search(r"id=\"%s\">(.*?)</script>" % i, p, re.S).group(1))' "$T/mut.html" 2>"$T/err"; then
+		r_ok=$((r_ok + 1))
+	else
+		bad "report -E 0.05 --seed $seed: the page's JSON does not parse"
+	fi
+done
+[ "$r_ok" -eq 3 ] && ok "report on editcap -E: 3 runs, no crash, no sanitizer report, the pages' JSON parses"
+
 # ---- every snap length 1..200 ----------------------------------------------------------------
 s_ok=0
 for s in $(seq 1 200); do
