@@ -610,6 +610,11 @@ bn_part9() {
 	n=$(sed -n 's/^rocelab gen: wrote \([0-9]*\) frames.*/\1/p' "$P9/gen.out")
 	tr=$(bn_time "$B/rocelab" report "$P9/big.pcap" -o "$P9/big.html") || { rm -rf "$P9"; return 0; }
 	echo "  rocelab report of $n frames: ${tr}s, page $(wc -c < "$P9/big.html") bytes ($(wc -c < "$P9/big.pcap") bytes of pcap)"
+	# Writing the page keeps no more than explain does: the rows stream out, the summary is bounded.
+	mr=$(bn_rss "$B/rocelab" report -q "$P9/big.pcap" -o "$P9/big2.html")
+	me=$(bn_rss "$B/rocelab" explain "$P9/big.pcap")
+	echo "  peak memory: rocelab report ${mr} MB, rocelab explain ${me} MB on the same capture"
+	rm -f "$P9/big2.html"
 	f=$((n * 3 / 4 + 1))
 	env HOME="$P9" XDG_CONFIG_HOME="$P9/.config" XDG_CACHE_HOME="$P9/.cache" \
 		"$PY" "$HERE/report_load.py" "$P9/big.html" "frame-$f" "$P9" > "$P9/load.out" 2>&1
