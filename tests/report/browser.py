@@ -391,6 +391,46 @@ def run_small(b, page, frames, explain, opts):
            ("" if not p else ": " + " | ".join(x[:200] for x in p[:5])))
 
 
+def run_compare(b, page, frames, explain, opts):
+    """explain --compare A B -o PAGE: two captures side by side, each drawn as one is (B's ids with b-)."""
+    url = "file://" + os.path.abspath(page)
+    ready = b.load(url, 60)
+    report(ready, "loads: the ready marker appears")
+    if not ready:
+        return
+    caps = b.d.execute_script("""return Array.from(document.querySelectorAll('.rl-cap')).map(function (c) {
+        return Array.from(c.querySelectorAll('.rl-arrow')).map(function (g) { return +g.getAttribute('data-frame'); });
+    });""")
+    report(len(caps) == 2, "two captures drawn side by side (%d)" % len(caps))
+    if len(caps) != 2:
+        return
+    for i, (got, fr) in enumerate(zip(caps, (frames, opts["frames_b"]))):
+        want = [f["no"] for f in fr]
+        report(sorted(got) == want, "capture %s: an arrow for each of tshark's %d InfiniBand frames (%d drawn)" %
+               ("AB"[i], len(want), len(got)))
+    # a real click on an arrow of B: B's panel shows B's frame, as explain --json prints it
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    fb = opts["frames_b"][len(opts["frames_b"]) // 2]
+    el = b.d.find_elements(By.CSS_SELECTOR, '.rl-cap')[1].find_element(
+        By.CSS_SELECTOR, '.rl-arrow[data-frame="%d"]' % fb["no"])
+    b.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
+    ActionChains(b.d).move_to_element(el).click().perform()
+    from selenium.webdriver.support.ui import WebDriverWait
+    js = """var p = document.getElementById('b-rl-detail'), j = document.getElementById('b-rl-detail-json');
+            return p && j && p.getAttribute('data-frame') === arguments[0] ? [p.innerText, j.textContent] : null;"""
+    try:
+        got = WebDriverWait(b.d, 10, poll_frequency=0.05).until(lambda d: d.execute_script(js, str(fb["no"])))
+    except Exception:
+        got = None
+    report(got is not None and json.loads(got[1]) == opts["explain_b"].get(fb["no"]),
+           "a click on capture B's frame %d: B's panel holds explain --json's object of B's frame" % fb["no"])
+    report(got is not None and all(shown(got[0], fb)),
+           "... and shows tshark's opcode %d, PSN %d, destination QP 0x%06x" % (fb["op"], fb["psn"], fb["dqp"]))
+    probs = b.problems()
+    report(not probs, "no console warning or error%s" % ("" if not probs else ": " + "; ".join(probs[:3])))
+
+
 def run_big(b, page, frames, explain, opts):
     n = opts["frame"]
     fx = {f["no"]: f for f in frames}
@@ -449,6 +489,8 @@ def main(argv):
             opts["hang"] = int(args.pop(0))
         elif a == "--tmp":
             opts["tmp"] = args.pop(0)
+        elif a == "--compare":
+            opts["compare"] = (args.pop(0), args.pop(0))
         else:
             print("browser.py: unknown option " + a, file=sys.stderr)
             return 2
@@ -465,13 +507,17 @@ def main(argv):
             s.write("%d\n" % os.getsid(0))
     frames = read_tshark(tsv)
     explain = read_explain(jsonl)
+    if "compare" in opts:
+        opts["frames_b"] = read_tshark(opts["compare"][0])
+        opts["explain_b"] = read_explain(opts["compare"][1])
     if not frames:
         report(False, "tshark reads no InfiniBand frame in the capture")
         return 1
     b = None
     try:
         b = Browser(opts["tmp"])
-        (run_big if opts["big"] else run_small)(b, page, frames, explain, opts)
+        run = run_compare if "compare" in opts else run_big if opts["big"] else run_small
+        run(b, page, frames, explain, opts)
     except Exception as e:
         report(False, "the browser failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
     finally:

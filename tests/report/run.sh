@@ -16,6 +16,8 @@
 #     opcode, PSN and QP and explain --json's object in #rl-detail / #rl-detail-json, and a
 #     screenshot against tests/report/golden/NAME.png (2% of pixels may differ);
 #     --update-golden writes the screenshots there instead.
+# explain --compare A B -o PAGE: both captures drawn side by side, a click in B's column showing
+# B's frame in B's panel (b-rl-detail).
 # Then a capture of a million frames (gen write-bw): its page must draw (the ready marker
 # documentElement.dataset.rlReady == "1") within a 300 s hang guard with the arrow of a
 # #frame-N deep in it in view and that frame in the panel. On two cores the capture and its
@@ -153,6 +155,16 @@ page read     req,resp        0       read
 page ud-send  req             0       ud-send --count 4
 page ecn      cnp             0       ecn
 page cm       cm,req,ack      0       cm-connect
+
+# explain --compare A B -o PAGE: the loss and RNR captures side by side (their tshark fields and
+# explain --json lines are the ones page() left).
+if "$ROCELAB" explain --compare "$TMP/loss.pcapng" "$TMP/rnr.pcap" -o "$TMP/cmp.html" >"$TMP/cmp.out" 2>&1; then
+    run_checks "compare static" "$PY" "$HERE/static_check.py" --label compare "$TMP/cmp.html"
+    run_checks "compare browser" browser --label compare --compare "$TMP/rnr.tsv" "$TMP/rnr.jsonl" \
+        "$TMP/cmp.html" "$TMP/loss.tsv" "$TMP/loss.jsonl"
+else
+    fail "compare: rocelab explain --compare -o failed: $(tail -c 300 "$TMP/cmp.out")"
+fi
 
 # The big one: write-bw of one-packet WRITEs, each ACKed: a million frames.
 if [ "${REPORT_BIG:-1}" = 1 ] && [ -z "$UPDATE" ]; then
