@@ -263,6 +263,8 @@ install: all
 	install -m 644 docs/figures/*.svg $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures/
 	install -d $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures/ladder
 	install -m 644 docs/figures/ladder/*.svg $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures/ladder/
+	install -d $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures/report
+	install -m 644 docs/figures/report/*.png $(DESTDIR)$(PREFIX)/share/rocelab/docs/figures/report/
 	# each lab's definition (rocelab lab reads it), guides and blank answers file
 	for d in labs/[0-9][0-9]-*; do \
 		install -d $(DESTDIR)$(PREFIX)/share/rocelab/$$d && \

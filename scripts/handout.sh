@@ -17,9 +17,10 @@ cp scripts/handout/README.md scripts/handout/Makefile "$H/"
 cp scripts/grade.sh "$H/grade.sh"
 cp labs/grade/README.md labs/grade/check_*.c "$H/labs/grade/"
 # The guides' figures, at the same place relative to them as in the source tree (../../docs/figures).
-mkdir -p "$H/docs/figures/ladder"
+mkdir -p "$H/docs/figures/ladder" "$H/docs/figures/report"
 cp docs/figures/*.svg "$H/docs/figures/"
 cp docs/figures/ladder/*.svg "$H/docs/figures/ladder/"
+cp docs/figures/report/*.png "$H/docs/figures/report/"
 n=0
 for d in labs/[0-9][0-9]-*/; do
     d=${d%/}

@@ -295,6 +295,37 @@ for l in $labs; do
          grep -qF "](../../docs/figures/ladder/$l.svg)" "$LABS/$l/README.zh-CN.md"; then
         pass "lab $l: docs/figures/ladder/$l.svg, in both guides, is what the guide's '$lad' draws"
     else fail "lab $l: docs/figures/ladder/$l.svg is not what '$lad' draws on the --gen capture, or a guide does not show it (remake: sh scripts/ladders.sh)"; fi
+    # Its page: each guide has one `rocelab report labs/out/NN-name.pcap`; on the --gen capture it writes
+    # labs/out/NN-name.html, whose JSON parses and counts the frames tshark counts. Labs 01, 05, 09 and
+    # 10 show a screenshot of it (scripts/report-shots.sh), which must exist.
+    rep="rocelab report labs/out/$l.pcap"
+    ne=$(cmds "$LABS/$l/README.md" | grep -cxF "$rep")
+    nz=$(cmds "$LABS/$l/README.zh-CN.md" | grep -cxF "$rep")
+    why=
+    if [ "$ne" != 1 ] || [ "$nz" != 1 ]; then why="'$rep' is in README.md $ne times, README.zh-CN.md $nz times (not once each)"
+    else
+        rm -f "$T/g/labs/out/$l.html"
+        if ! (cd "$T/g" && PATH=$T/bin:$PATH sh -c "$rep") >"$T/gc.out" 2>&1 </dev/null; then why="'$rep' fails: $(head -c 300 "$T/gc.out")"
+        elif ! nt=$(ts tshark -r "$T/g/labs/out/$l.pcap" -T fields -e frame.number 2>/dev/null | wc -l) || [ "$nt" -eq 0 ]; then why="tshark reads no frames of labs/out/$l.pcap"
+        elif ! np=$(/usr/bin/python3 -c '
+import json, re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+get = lambda i: json.loads(re.search(r"<script type=\"application/json\" id=\"%s\">(.*?)</script>" % i, s, re.S).group(1))
+rows, summ = get("rl-rows"), get("rl-summary")
+assert isinstance(rows, list) and len(rows) == summ["rows"], "rows"
+print(summ["frames"])' "$T/g/labs/out/$l.html" 2>"$T/gc.err"); then why="labs/out/$l.html: its rl-rows / rl-summary JSON: $(tail -c 300 "$T/gc.err")"
+        elif [ "$np" != "$nt" ]; then why="labs/out/$l.html counts $np frames, tshark $nt"
+        fi
+    fi
+    case $l in 01-*|05-*|09-*|10-*)
+        fig="docs/figures/report/$l.png"
+        if [ -z "$why" ] && ! { [ -s "$LABS/../$fig" ] && grep -qF "](../../$fig)" "$LABS/$l/README.md" &&
+                                grep -qF "](../../$fig)" "$LABS/$l/README.zh-CN.md"; }; then
+            why="$fig is missing or a guide does not show it (remake: sh scripts/report-shots.sh)"
+        fi ;;
+    esac
+    if [ -z "$why" ]; then pass "lab $l: the guides' '$rep' writes labs/out/$l.html, its JSON counting the $nt frames tshark counts"
+    else fail "lab $l: the report page: $why"; fi
 done
 
 # ---- grading: the reference solutions score full marks, blanks and skeletons zero, -------
