@@ -188,8 +188,9 @@ static void ex_usage(FILE *f)
 		"                  (docs/figures/ holds those of the headers the labs use)\n"
 		"      --json      with --layout: one object per field and per reserved run\n"
 		"                  (name, json_key, filter, first_bit, bits, byte, reserved)\n"
-		"  -o FILE         with --layout, --ladder --svg or --compare: write to FILE\n"
-		"                  (replaced whole)\n"
+		"  -o FILE         with --layout or --ladder --svg: write to FILE (replaced whole);\n"
+		"                  with --compare: also write both captures' page to FILE (the\n"
+		"                  table stays on standard output)\n"
 		"                  instead of standard output\n"
 		"  -c, --count N   stop after N frames, shown or not (as tshark -c)\n"
 		"  -q, --quiet     no summary at the end\n"
@@ -1151,6 +1152,8 @@ static void ex_json(struct ex_state *s, const struct rl_pkt *p, enum rl_status s
 
 /* ---- rocelab report: a row of the page per frame of a conversation ----------- */
 
+_Static_assert(CLI_REPORT_SECTIONS == CLI_LADDER_PAIRS, "a report's sections are the ladder's host pairs");
+
 static enum cli_report_kind ex_report_kind(const struct rl_pkt *p, const struct rl_annotation *a)
 {
 	if (a->cm.is_cm)
@@ -1228,7 +1231,7 @@ static void ex_report(struct ex_state *s, const struct rl_pkt *p, enum rl_status
 		s->json.html = true;
 		ex_json_obj(s, p, st, h);
 	}
-	cli_report_row_end(s->rpt, detail);
+	cli_report_row_end(s->rpt);
 }
 
 /* ---- -x: the bytes, and what the ICRC does with each ------------------------- */
@@ -1862,6 +1865,19 @@ static FILE *ex_drawing_begin(struct ex_state *s, struct cli_capture *c, const c
 	return f;
 }
 
+/* After the page is in place: what it holds, or that Ctrl-C cut the reading short (exit 1, as a damaged capture). */
+static int ex_report_said(const struct ex_state *s, const char *path, int rc)
+{
+	if (ex_stop) {
+		cli_error(s->cmd, "interrupted: %s holds the %" PRIu64 " frames read before, and says so", path, s->frames);
+		return CLI_BAD_INPUT;
+	}
+	if (s->summary)   /* not into a page written to standard output */
+		fprintf(strcmp(path, "-") ? stdout : stderr, "wrote %s: %" PRIu64 " frames, %" PRIu64
+			" drawn; open it in a web browser\n", path, s->frames, s->rpt->rows);
+	return rc;
+}
+
 /* The page's end: its summary, from the counts the other views print. */
 static void ex_report_end(struct ex_state *s, const char *file)
 {
@@ -1873,7 +1889,7 @@ static void ex_report_end(struct ex_state *s, const char *file)
 		.flows_forgotten = rl_analyzer_flows_forgotten(s->an), .start_ns = s->first_ns,
 		.duration_ns = s->last_rel_ns, .per_opcode = s->per_opcode,
 		.pairs = (const char (*)[2][64])s->lad->hosts, .npairs = s->lad->npairs,
-		.pairs_more = s->rpt_pairs_more,
+		.pairs_more = s->rpt_pairs_more, .interrupted = ex_stop != 0,
 	};
 
 	cli_report_end(s->rpt, &c);
@@ -2005,10 +2021,8 @@ static int ex_run(struct ex_state *s, const char *file)
 		}
 		if (!cli_output_close(&out, out_f))
 			rc = CLI_ERR;
-		else if (s->rpt && s->summary)   /* not into a page written to standard output */
-			fprintf(strcmp(out.path, "-") ? stdout : stderr,
-				"wrote %s: %" PRIu64 " frames, %" PRIu64 " drawn; open it in a web browser\n", out.path,
-				s->frames, s->rpt->rows);
+		else if (s->rpt)
+			rc = ex_report_said(s, out.path, rc);
 	}
 	if (s->summary && !s->rpt)   /* the page shows the summary */
 		ex_summary(s, s->mode == EX_JSON || s->lad ? stderr : stdout);
@@ -2061,7 +2075,9 @@ static int ex_compare_page(const char *fa, const char *fb, const char *path)
 		s.rpt = &r;
 		s.rpt_shared = true;
 		cli_report_rows_begin(&r, i ? "-b" : "");
-		rc = ex_run(&s, files[i]);
+		int r = ex_run(&s, files[i]);
+
+		rc = r > rc ? r : rc;
 		s.rpt = NULL;   /* the page's, not this capture's */
 		ex_free(&s);
 	}
@@ -2104,8 +2120,10 @@ int cli_explain(int argc, char **argv)
 			return CLI_ERR;
 		}
 		rc = cli_compare(file, argv[argc - 1]);
-		if (rc == CLI_OK && s.layout_out)
-			rc = ex_compare_page(file, argv[argc - 1], s.layout_out);
+		if (rc != CLI_ERR && s.layout_out) {   /* a damaged capture: the page of what was read, as report's */
+			r = ex_compare_page(file, argv[argc - 1], s.layout_out);
+			rc = r > rc ? r : rc;
+		}
 		ex_free(&s);
 		return rc;
 	}
@@ -2145,8 +2163,9 @@ static void rp_usage(FILE *f)
 		"The first %d frames drawn carry all their fields; past them, the frames the\n"
 		"analyzer found fault with still do (rocelab explain -v shows any frame).\n\n"
 		"Exit status: 0 the capture was read to its end and the page written; 1 the\n"
-		"capture is damaged or cut short (the page shows what was read); 2 it could\n"
-		"not be read, the page could not be written, or the options were wrong.\n\n"
+		"capture is damaged or cut short, or Ctrl-C stopped the reading (the page\n"
+		"shows what was read, and says so); 2 it could not be read, the page could\n"
+		"not be written, or the options were wrong.\n\n"
 		"Example:\n"
 		"  rocelab gen loss -o loss.pcap && rocelab report loss.pcap\n"
 		"  rocelab report -o ladder.html capture.pcap udp port 4791\n",

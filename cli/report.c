@@ -17,8 +17,10 @@ bool cli_report_begin(struct cli_report *r, FILE *f, const char *file, bool comp
 	json_begin(&r->j, f);
 	r->j.html = true;
 	r->qps = calloc(CLI_REPORT_QP_SLOTS, sizeof(*r->qps));
+	r->used = calloc(CLI_REPORT_QPS, sizeof(*r->used));
+	r->recent = calloc(CLI_REPORT_RECENT, sizeof(*r->recent));
 	r->findings = calloc(CLI_REPORT_FINDINGS, sizeof(*r->findings));
-	if (!r->qps || !r->findings)
+	if (!r->qps || !r->used || !r->recent || !r->findings)
 		return false;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", f);
@@ -37,7 +39,9 @@ bool cli_report_begin(struct cli_report *r, FILE *f, const char *file, bool comp
 void cli_report_rows_begin(struct cli_report *r, const char *suffix)
 {
 	memset(r->qps, 0, CLI_REPORT_QP_SLOTS * sizeof(*r->qps));
+	memset(r->flows, 0, sizeof(r->flows));
 	r->nqps = 0;
+	r->nrecent = r->recent_head = 0;
 	r->qps_more = 0;
 	r->nfindings = 0;
 	r->findings_more = 0;
@@ -57,7 +61,9 @@ static struct cli_report_qp *rpt_qp(struct cli_report *r, const struct cli_repor
 		if (!q->used) {
 			if (r->nqps == CLI_REPORT_QPS)
 				return NULL;
-			r->nqps++;
+			r->used[r->nqps++] = (uint16_t)((h + i) % CLI_REPORT_QP_SLOTS);
+			if (row->sec <= CLI_REPORT_SECTIONS && !r->flows[row->sec][row->rightward].n++)
+				r->flows[row->sec][row->rightward].slot = r->used[r->nqps - 1];
 			q->used = true;
 			q->sec = row->sec;
 			q->rightward = row->rightward;
@@ -74,21 +80,82 @@ static struct cli_report_qp *rpt_qp(struct cli_report *r, const struct cli_repor
 	return NULL;
 }
 
-/* A request counts for its flow; a NAK or a CNP for the flow it speaks to, found by the QP it is sent to. */
+/* Remember that request @frame belongs to the flow in @slot (the oldest is forgotten first). */
+static void rpt_recent_add(struct cli_report *r, uint64_t frame, uint16_t slot)
+{
+	unsigned i = (r->recent_head + r->nrecent) % CLI_REPORT_RECENT;
+
+	if (r->nrecent == CLI_REPORT_RECENT)
+		r->recent_head = (r->recent_head + 1) % CLI_REPORT_RECENT;
+	else
+		r->nrecent++;
+	r->recent[i].frame = frame;
+	r->recent[i].slot = slot;
+}
+
+/* The flow of request @frame, if it is among the last ones: a binary search, as frames only grow. */
+static struct cli_report_qp *rpt_recent_find(struct cli_report *r, uint64_t frame)
+{
+	unsigned lo = 0, hi = r->nrecent;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (r->recent[(r->recent_head + mid) % CLI_REPORT_RECENT].frame < frame)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == r->nrecent || r->recent[(r->recent_head + lo) % CLI_REPORT_RECENT].frame != frame)
+		return NULL;
+	return &r->qps[r->recent[(r->recent_head + lo) % CLI_REPORT_RECENT].slot];
+}
+
+/* The only request flow of section @sec from the side @rightward says, or NULL. */
+static struct cli_report_qp *rpt_only_flow(struct cli_report *r, unsigned sec, bool rightward)
+{
+	if (sec > CLI_REPORT_SECTIONS || r->flows[sec][rightward].n != 1)
+		return NULL;
+	return &r->qps[r->flows[sec][rightward].slot];
+}
+
+/*
+ * The flow a response or a CNP speaks to: a response names its request
+ * (the analyzer's link); a CNP goes to the requester's own QP, which the
+ * responses to the flow have shown; else the only flow the other way.
+ */
+static struct cli_report_qp *rpt_answered(struct cli_report *r, const struct cli_report_row *row)
+{
+	struct cli_report_qp *q = row->ans ? rpt_recent_find(r, row->ans) : NULL;
+
+	if (q && q->sec == row->sec && q->rightward != row->rightward)
+		return q;
+	if ((q = rpt_only_flow(r, row->sec, !row->rightward)))
+		return q;
+	for (unsigned i = 0; i < r->nqps && row->kind == CLI_RK_CNP; i++) {
+		q = &r->qps[r->used[i]];
+		if (q->sec == row->sec && q->rightward != row->rightward && q->req_qp_known && q->req_qp == row->qp)
+			return q;
+	}
+	return NULL;
+}
+
+/* A request counts for its flow; a response, a NAK or a CNP for the flow it speaks to. */
 static void rpt_count(struct cli_report *r, const struct cli_report_row *row)
 {
 	struct cli_report_qp *q;
 
 	if (row->kind != CLI_RK_REQUEST) {
-		for (unsigned i = 0; i < CLI_REPORT_QP_SLOTS && (row->kind == CLI_RK_NAK || row->kind == CLI_RK_CNP); i++) {
-			q = &r->qps[i];
-			if (!q->used || q->sec != row->sec || q->rightward == row->rightward)
-				continue;
-			q->naks += row->kind == CLI_RK_NAK;
-			q->rnr += !!(row->flags & CLI_RF_RNR);
-			q->cnps += row->kind == CLI_RK_CNP;
-			break;
+		q = row->kind == CLI_RK_CM ? NULL : rpt_answered(r, row);
+		if (!q)
+			return;
+		if (row->kind != CLI_RK_CNP) {
+			q->req_qp_known = true;   /* a response goes to the requester's QP */
+			q->req_qp = row->qp;
 		}
+		q->naks += row->kind == CLI_RK_NAK;
+		q->rnr += !!(row->flags & CLI_RF_RNR);
+		q->cnps += row->kind == CLI_RK_CNP;
 		return;
 	}
 	q = rpt_qp(r, row);
@@ -96,6 +163,7 @@ static void rpt_count(struct cli_report *r, const struct cli_report_row *row)
 		r->qps_more++;
 		return;
 	}
+	rpt_recent_add(r, row->frame, (uint16_t)(q - r->qps));
 	q->requests++;
 	q->bytes += row->len;
 	q->resent += !!(row->flags & CLI_RF_RESENT);
@@ -147,9 +215,8 @@ void cli_report_row(struct cli_report *r, const struct cli_report_row *row, bool
 	r->rows_detail += detail;
 }
 
-void cli_report_row_end(struct cli_report *r, bool detail)
+void cli_report_row_end(struct cli_report *r)
 {
-	(void)detail;
 	fputc(']', r->f);
 }
 
@@ -258,6 +325,7 @@ void cli_report_end(struct cli_report *r, const struct cli_report_counts *c)
 	json_u64(&j, "snapped", c->snapped);
 	json_u64(&j, "flows_forgotten", c->flows_forgotten);
 	json_u64(&j, "pairs_more", c->pairs_more);
+	json_bool(&j, "interrupted", c->interrupted);
 	fprintf(f, ",\"start_ns\":%" PRId64 ",\"duration_ns\":%" PRId64, c->start_ns, c->duration_ns);
 	json_u64(&j, "detail_limit", CLI_REPORT_DETAIL);
 	json_u64(&j, "rows_detail", r->rows_detail);
@@ -273,7 +341,11 @@ void cli_report_finish(struct cli_report *r)
 void cli_report_free(struct cli_report *r)
 {
 	free(r->qps);
+	free(r->used);
+	free(r->recent);
 	free(r->findings);
 	r->qps = NULL;
+	r->used = NULL;
+	r->recent = NULL;
 	r->findings = NULL;
 }

@@ -19,6 +19,8 @@
 #define CLI_REPORT_QPS 4096        /* request flows in the summary; the rest counted */
 #define CLI_REPORT_FINDINGS 2000   /* findings listed; the rest counted */
 #define CLI_REPORT_QP_SLOTS 8192   /* the QP table's hash slots: twice its rows */
+#define CLI_REPORT_RECENT 4096     /* the last requests' flows, for the responses that name them */
+#define CLI_REPORT_SECTIONS 64     /* host pairs: explain's ladder sections (CLI_LADDER_PAIRS) */
 
 /* A row's kind, as the page colours it (docs/report-format.md). */
 enum cli_report_kind {
@@ -66,6 +68,8 @@ struct cli_report_qp {
 	uint64_t requests, bytes, resent, naks, rnr, cnps, ce, first, last;
 	uint64_t cm;         /* the CM message that set the connection up, 0 if none was seen */
 	char cm_msg[4];
+	bool req_qp_known;   /* the requester's own QP, learned from a response to it (a CNP goes there) */
+	uint32_t req_qp;
 };
 
 struct cli_report {
@@ -74,6 +78,12 @@ struct cli_report {
 	uint64_t rows, rows_detail;
 	struct cli_report_qp *qps;   /* CLI_REPORT_QP_SLOTS slots */
 	unsigned nqps;
+	uint16_t *used;              /* the slots in use, in the order they were taken (nqps of them) */
+	/* The flows of the last CLI_REPORT_RECENT requests, by frame (which only grows): a ring. */
+	struct { uint64_t frame; uint16_t slot; } *recent;
+	unsigned nrecent, recent_head;
+	/* Each section's flows each way: how many, and the slot of the first (the only one, if one). */
+	struct { unsigned n; uint16_t slot; } flows[CLI_REPORT_SECTIONS + 1][2];
 	uint64_t qps_more;
 	struct { uint64_t frame; char text[112]; } *findings;
 	unsigned nfindings;
@@ -90,6 +100,7 @@ struct cli_report_counts {
 	const char (*pairs)[2][64];
 	unsigned npairs;
 	uint64_t pairs_more;   /* frames past the last pair kept: no row */
+	bool interrupted;      /* Ctrl-C stopped the reading: the page holds what was read before */
 };
 
 /*
@@ -112,7 +123,7 @@ bool cli_report_wants_detail(const struct cli_report *r, const struct cli_report
 
 /* Write @row up to its detail; then the caller's detail (or nothing), then cli_report_row_end(). */
 void cli_report_row(struct cli_report *r, const struct cli_report_row *row, bool detail);
-void cli_report_row_end(struct cli_report *r, bool detail);
+void cli_report_row_end(struct cli_report *r);
 
 /* Close the capture's rows and write its summary. */
 void cli_report_end(struct cli_report *r, const struct cli_report_counts *c);

@@ -248,6 +248,7 @@ function drawSummary(d, box) {
   const sec = box.appendChild(el('section', 'rl-summary'));
   sec.appendChild(el('h2', '', s.file));
   sec.appendChild(el('p', 'rl-gen', s.generator + ', ' + fmtTime(s.duration_ns) + ' of capture'));
+  if (s.interrupted) sec.appendChild(el('p', 'rl-red', 'Interrupted: this page holds only the frames read before Ctrl-C.'));
   const counts = [['frames', s.frames], ['RoCE', s.roce], ['other', s.other],
     ['malformed', s.malformed], ['ICRC failures', s.icrc_bad], ['unknown opcodes', s.unknown],
     ['cut by snap length', s.snapped], ['rows drawn', s.rows]];
@@ -255,7 +256,7 @@ function drawSummary(d, box) {
   sec.appendChild(el('h3', '', 'Hosts'));
   sec.appendChild(table(['section', 'left', 'right'],
     s.pairs.map((p, i) => [i + 1, p[0], p[1]])));
-  if (s.pairs_more) sec.appendChild(el('p', '', s.pairs_more + ' more host pairs not drawn'));
+  if (s.pairs_more) sec.appendChild(el('p', '', s.pairs_more + ' frames between further host pairs not drawn'));
   sec.appendChild(el('h3', '', 'Operations'));
   sec.appendChild(table(['opcode', 'name', 'count'], s.ops));
   sec.appendChild(el('h3', '', 'Queue pairs (request flows)'));
@@ -391,6 +392,12 @@ function Ladder(d, rows, pair, width, virtual, state) {
   }
 }
 
+// Layout pixels per scrolled pixel of a virtual ladder showing @sh of them at a time.
+Ladder.prototype.ratio = function (sh) {
+  const range = this.box.scrollHeight - this.box.clientHeight;
+  return range > 0 ? Math.max(0, this.lay.height - sh) / range : this.scale;
+};
+
 // The box's visible height: at most 70% of the window.
 Ladder.prototype.viewH = function () {
   return Math.min(this.lay.height + LANES_H, Math.max(200, Math.round(window.innerHeight * 0.7)));
@@ -406,7 +413,8 @@ Ladder.prototype.paint = function () {
     this.box.style.height = h + 'px';
     this.spacer.style.height = Math.max(0, total - h) + 'px';
     const sh = h - LANES_H;
-    y0 = this.box.scrollTop * this.scale;
+    // Linear from the scroll range onto the layout, so that the last rows can be reached too.
+    y0 = Math.min(this.box.scrollTop * this.ratio(sh), Math.max(0, this.lay.height - sh));
     y1 = y0 + sh;
     a = Math.max(0, lowerBound(this.lay.top, y0, 0, m + 1) - 1);
     b = Math.min(m, lowerBound(this.lay.top, y1, 0, m + 1) + 1);
@@ -494,7 +502,8 @@ Ladder.prototype.reveal = function (i) {
   const y = this.lay.top[j];
   this.box.scrollIntoView({ block: 'center' });
   const h = this.box.clientHeight || this.viewH();
-  this.box.scrollTop = Math.max(0, (y - h / 2) / this.scale);
+  const sh = this.virtual ? h - LANES_H : h;
+  this.box.scrollTop = Math.max(0, (y - sh / 2) / (this.virtual ? this.ratio(sh) : 1));
   if (this.virtual) this.paint();
 };
 
@@ -549,7 +558,10 @@ function showDetail(d, i) {
   p.appendChild(tree(det, order, 0));
   const raw = p.appendChild(el('details', 'rl-d-raw'));
   raw.appendChild(el('summary', '', 'as rocelab explain --json prints it'));
-  raw.appendChild(el('pre', '', got.text)).id = d.prefix + 'rl-detail-json';
+  // The page keeps < > & escaped so that no text can end its script; explain prints them as they are.
+  const plain = got.text.replace(/(?<!\\)((?:\\\\)*)\\u00(3c|3e|26)/g,
+    (m, bs, h) => bs + String.fromCharCode(parseInt(h, 16)));
+  raw.appendChild(el('pre', '', plain)).id = d.prefix + 'rl-detail-json';
 }
 
 function tree(obj, keys, depth) {
