@@ -156,6 +156,25 @@ page ud-send  req             0       ud-send --count 4
 page ecn      cnp             0       ecn
 page cm       cm,req,ack      0       cm-connect
 
+# The summary's per-QP requests, NAKs and RNR NAKs against tshark, where three QPs share two hosts
+# (gen srq: one of them runs its SRQ dry) and on the loss and RNR captures.
+if "$ROCELAB" gen srq -o "$TMP/srq.pcap" >/dev/null 2>&1 && "$ROCELAB" report -q "$TMP/srq.pcap" -o "$TMP/srq.html"; then
+    for n in srq loss rnr; do
+        cap=$TMP/$n.pcap
+        [ -e "$cap" ] || cap=$TMP/$n.pcapng
+        run_tshark -r - -T fields -E separator=/t -E occurrence=f -e frame.number -e ip.src -e ip.dst \
+            -e infiniband.bth.opcode -e infiniband.bth.psn -e infiniband.bth.destqp -e infiniband.aeth.syndrome \
+            <"$cap" >"$TMP/$n.qp.tsv" 2>/dev/null
+        if "$PY" "$HERE/qp_counts.py" "$TMP/$n.html" "$TMP/$n.qp.tsv" >"$TMP/qp.out" 2>&1; then
+            pass "$n: the summary's $(cat "$TMP/qp.out")"
+        else
+            fail "$n: the summary's per-QP counts are not tshark's: $(tr '\n' ' ' <"$TMP/qp.out")"
+        fi
+    done
+else
+    fail "srq: rocelab gen or report failed"
+fi
+
 # explain --compare A B -o PAGE: the loss and RNR captures side by side (their tshark fields and
 # explain --json lines are the ones page() left).
 if "$ROCELAB" explain --compare "$TMP/loss.pcapng" "$TMP/rnr.pcap" -o "$TMP/cmp.html" >"$TMP/cmp.out" 2>&1; then
@@ -175,13 +194,15 @@ if [ "${REPORT_BIG:-1}" = 1 ] && [ -z "$UPDATE" ]; then
         # the frame: three quarters in; tshark reads it alone, cut out by editcap (its fields need no
         # other frame), and its number put back
         nf=$(sed -n 's/^rocelab gen: wrote \([0-9]*\) frames.*/\1/p' "$TMP/gen.out")
-        f=$((${nf:-0} * 3 / 4 + 1))
-        editcap -r "$cap" "$TMP/big-cut.pcap" "$f" >/dev/null 2>&1 || fail "big: editcap could not cut frame $f out"
-        # shellcheck disable=SC2046  # one -e per field
-        run_tshark -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$HERE/browser.py" --print-fields) \
-            <"$TMP/big-cut.pcap" 2>/dev/null | awk -F'\t' -v OFS='\t' -v f="$f" '{ $1 = f; print }' >"$TMP/big.tsv"
-        : >"$TMP/big.jsonl"    # past summary.detail_limit rows the page holds no detail object
-        run_checks "big browser" browser --label big --big --frame "$f" --hang 300 "$TMP/big.html" "$TMP/big.tsv" "$TMP/big.jsonl"
+        # three quarters in, and the very last frame (the end of the ladder's scroll range)
+        for f in $((${nf:-0} * 3 / 4 + 1)) "${nf:-0}"; do
+            editcap -r "$cap" "$TMP/big-cut.pcap" "$f" >/dev/null 2>&1 || fail "big: editcap could not cut frame $f out"
+            # shellcheck disable=SC2046  # one -e per field
+            run_tshark -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$HERE/browser.py" --print-fields) \
+                <"$TMP/big-cut.pcap" 2>/dev/null | awk -F'\t' -v OFS='\t' -v f="$f" '{ $1 = f; print }' >"$TMP/big.tsv"
+            : >"$TMP/big.jsonl"    # past summary.detail_limit rows the page holds no detail object
+            run_checks "big browser" browser --label big --big --frame "$f" --hang 300 "$TMP/big.html" "$TMP/big.tsv" "$TMP/big.jsonl"
+        done
     else
         fail "big: rocelab gen or report failed: $(tail -c 300 "$TMP/gen.out" "$TMP/report.out")"
     fi
