@@ -35,6 +35,8 @@
  * without congestion control the queue overflows; at 1024 it would not.
  */
 #define CG_DEFAULT_SIZE 65536
+/* Each flow writes its own region of B: at most 16 MiB each keeps the registered memory small. */
+#define CG_MAX_SIZE (16u << 20)
 
 struct cg_flow {
 	struct rl_qp *a, *b;
@@ -154,6 +156,10 @@ static bool cg_app(struct rl_sim *sim, uint64_t now, void *ctx)
 static int cg_check(const struct gen_opts *o, struct gen_out *out, const struct cg_plan *p)
 {
 	uint64_t link = o->rate_bps * p->link_mult;
+
+	if (gen_size(o, CG_DEFAULT_SIZE) > CG_MAX_SIZE)
+		return gen_fail(out, "--size is at most %u bytes (16 MiB) per WRITE here, not %" PRIu32, CG_MAX_SIZE,
+				o->size);
 
 	if (o->bn_kmin > o->bn_kmax)
 		return gen_fail(out, "--kmin %" PRIu32 " KB is above --kmax %" PRIu32 " KB: RED marks between them",
