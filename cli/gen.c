@@ -33,7 +33,8 @@ static void gen_usage(FILE *f)
 		"options:\n"
 		"  -o, --output FILE    where to write ('-' for standard output)\n"
 		"  -l, --list           the scenarios and what each teaches\n"
-		"      --mtu N          path MTU: 256, 512, 1024 (default, as Soft-RoCE), 2048, 4096\n"
+		"      --mtu N          path MTU: 256, 512, 1024 (default, as Soft-RoCE), 2048, 4096 (dcqcn,\n"
+		"                       incast, fairness: default 4096)\n"
 		"      --size BYTES     message size (each scenario has its own default)\n"
 		"      --count N        messages or iterations\n"
 		"      --window N       outstanding work requests in the -bw scenarios (default 128)\n"
@@ -58,6 +59,11 @@ static void gen_usage(FILE *f)
 		"                              the CM's scenarios refuse them: the CM picks its own)\n"
 		"      --rate GBPS      link rate in Gbit/s (default 25)\n"
 		"      --latency NS     one-way latency in nanoseconds (default 1000)\n"
+		"      --cc ALGO        dcqcn, incast, fairness: dcqcn (the default) or none\n"
+		"      --bottleneck GBPS  their switch port's rate in Gbit/s (default 10)\n"
+		"      --kmin KB, --kmax KB, --pmax P  its RED/ECN marking (default 5, 200, 0.01: DCQCN's)\n"
+		"      --queue KB       its buffer, tail drop past it (default 400; KB = 1024 bytes, as tc)\n"
+		"      --senders N      incast: flows into the receiver, 2..4 (default 3)\n"
 		"      --pcapng         write pcapng, each frame the wire lost commented\n"
 		"                       \"" GEN_LOST_COMMENT "\" (Wireshark: frame.comment)\n"
 		"  -h, --help           this text\n\n"
@@ -76,6 +82,9 @@ static void gen_list(void)
 	printf("\nconnections made by the CM agents on QP1, as rdma_cm programs make them (A connects, B listens):\n");
 	for (size_t i = 0; i < gen_nrdma_cm; i++)
 		printf("  %-18s %s\n", gen_rdma_cm[i].name, gen_rdma_cm[i].teaches);
+	printf("\ncongestion: flows of A into B through a slower switch port with RED/ECN, DCQCN on (--cc none: off):\n");
+	for (size_t i = 0; i < gen_ncongestion; i++)
+		printf("  %-18s %s\n", gen_congestion[i].name, gen_congestion[i].teaches);
 	printf("\npackets crafted one by one with the codec:\n");
 	for (size_t i = 0; i < gen_ncrafted; i++)
 		printf("  %-18s %s\n", gen_crafted[i].name, gen_crafted[i].teaches);
@@ -138,7 +147,60 @@ enum {
 	O_MTU = 256, O_SIZE, O_COUNT, O_WINDOW, O_SEED, O_LOSS, O_DROP, O_IPV6, O_VLAN, O_IPA, O_IPB,
 	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY, O_QPS, O_PCAPNG,
 	O_DROP_REQUEST, O_MIN_RNR_TIMER, O_RNR_RETRY, O_BAD_WRITE,
+	O_CC, O_BOTTLENECK, O_KMIN, O_KMAX, O_PMAX, O_QUEUE, O_SENDERS,
 };
+
+/* A queue of at most 64 MB: far more than a switch port's share of its buffer. */
+#define GEN_MAX_KB (64 * 1024)
+
+/* --kmin, --kmax, --queue: KB into bytes. */
+static int gen_opt_kb(const char *name, const char *arg, uint32_t min, uint32_t *bytes)
+{
+	uint64_t v;
+
+	if (!cli_arg_u64("gen", name, arg, min, GEN_MAX_KB, min ? "KB (1024 bytes) from 1 to 65536"
+							    : "KB (1024 bytes) from 0 to 65536", &v))
+		return CLI_ERR;
+	*bytes = (uint32_t)v * GEN_KB;
+	return 0;
+}
+
+/* The congestion scenarios' options. */
+static int gen_opt_cc(int c, const char *arg, struct gen_opts *o)
+{
+	uint64_t v;
+	char *end;
+
+	switch (c) {
+	case O_CC:
+		if (!strcmp(arg, "dcqcn") || !strcmp(arg, "none")) {
+			o->cc_none = !strcmp(arg, "none");
+			return 0;
+		}
+		cli_error("gen", "--cc is dcqcn or none, not '%s'", arg);
+		return CLI_ERR;
+	case O_BOTTLENECK:
+		if (!cli_arg_u64("gen", "--bottleneck", arg, 1, 1000, "Gbit/s from 1 to 1000", &v))
+			return CLI_ERR;
+		o->bn_rate_bps = v * 1000000000ull;
+		return 0;
+	case O_KMIN: return gen_opt_kb("--kmin", arg, 0, &o->bn_kmin);
+	case O_KMAX: return gen_opt_kb("--kmax", arg, 0, &o->bn_kmax);
+	case O_QUEUE: return gen_opt_kb("--queue", arg, 1, &o->bn_queue_bytes);
+	case O_PMAX:
+		o->bn_pmax = strtod(arg, &end);
+		if (*arg && !*end && o->bn_pmax >= 0 && o->bn_pmax <= 1)
+			return 0;
+		cli_error("gen", "--pmax is a probability from 0 to 1 (DCQCN's is 0.01), not '%s'", arg);
+		return CLI_ERR;
+	case O_SENDERS:
+		if (!cli_arg_u64("gen", "--senders", arg, GEN_SENDERS_MIN, GEN_SENDERS_MAX, "2 .. 4", &v))
+			return CLI_ERR;
+		o->senders = (uint32_t)v;
+		return 0;
+	}
+	return CLI_ERR;
+}
 
 static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[2])
 {
@@ -146,8 +208,10 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[
 
 	switch (c) {
 	case O_MTU:
-		if (cli_parse_u64(arg, 4096, &v) && (o->mtu = rl_mtu_from_bytes(v)))
+		if (cli_parse_u64(arg, 4096, &v) && (o->mtu = rl_mtu_from_bytes(v))) {
+			o->mtu_set = true;
 			return 0;
+		}
 		cli_error("gen", "--mtu is one of 256, 512, 1024, 2048, 4096 (IB path MTUs), not '%s'", arg);
 		return CLI_ERR;
 	case O_SIZE:
@@ -237,7 +301,7 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[
 		o->rnr_retry_set = true;
 		return 0;
 	}
-	return CLI_ERR;
+	return gen_opt_cc(c, arg, o);
 }
 
 /*
@@ -249,6 +313,8 @@ enum gen_only {
 	GEN_ONLY_QPN,           /* the two QPs: not for fabric, whose QPs are numbered by --qps */
 	GEN_ONLY_FABRIC,        /* --qps */
 	GEN_ONLY_BAD,           /* --bad-write: which WRITE access-error and range-error aim wrong */
+	GEN_ONLY_CC,            /* the switch port and the congestion control: the congestion scenarios */
+	GEN_ONLY_SENDERS,       /* --senders: incast */
 	GEN_ONLY_KINDS,
 	GEN_ONLY_NONE = GEN_ONLY_KINDS
 };
@@ -262,6 +328,8 @@ static enum gen_only gen_only(int c)
 	case O_QPNA: case O_QPNB: return GEN_ONLY_QPN;
 	case O_QPS: return GEN_ONLY_FABRIC;
 	case O_BAD_WRITE: return GEN_ONLY_BAD;
+	case O_CC: case O_BOTTLENECK: case O_KMIN: case O_KMAX: case O_PMAX: case O_QUEUE: return GEN_ONLY_CC;
+	case O_SENDERS: return GEN_ONLY_SENDERS;
 	default: return GEN_ONLY_NONE;
 	}
 }
@@ -274,13 +342,18 @@ static int gen_check_only(const struct gen_scenario *sc, const char *const given
 		"its QPs are numbered from --qps",
 		"only fabric has many QPs",
 		"only access-error and range-error aim a WRITE wrong",
+		"only dcqcn, incast and fairness have a congested switch port",
+		"only incast has several senders",
 	};
 	bool crafted = sc >= gen_crafted && sc < gen_crafted + gen_ncrafted, fabric = !strcmp(sc->name, "fabric");
 	bool bad = !strcmp(sc->name, "access-error") || !strcmp(sc->name, "range-error");
+	bool cc = sc >= gen_congestion && sc < gen_congestion + gen_ncongestion, incast = !strcmp(sc->name, "incast");
 	enum gen_only k = given[GEN_ONLY_WIRE] && crafted ? GEN_ONLY_WIRE
 			  : given[GEN_ONLY_QPN] && fabric ? GEN_ONLY_QPN
 			  : given[GEN_ONLY_FABRIC] && !fabric ? GEN_ONLY_FABRIC
-			  : given[GEN_ONLY_BAD] && !bad ? GEN_ONLY_BAD : GEN_ONLY_NONE;
+			  : given[GEN_ONLY_BAD] && !bad ? GEN_ONLY_BAD
+			  : given[GEN_ONLY_CC] && !cc ? GEN_ONLY_CC
+			  : given[GEN_ONLY_SENDERS] && !incast ? GEN_ONLY_SENDERS : GEN_ONLY_NONE;
 
 	if (k == GEN_ONLY_NONE)
 		return CLI_OK;
@@ -308,6 +381,10 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		{ "min-rnr-timer", required_argument, NULL, O_MIN_RNR_TIMER },
 		{ "rnr-retry", required_argument, NULL, O_RNR_RETRY },
 		{ "bad-write", required_argument, NULL, O_BAD_WRITE },
+		{ "cc", required_argument, NULL, O_CC }, { "bottleneck", required_argument, NULL, O_BOTTLENECK },
+		{ "kmin", required_argument, NULL, O_KMIN }, { "kmax", required_argument, NULL, O_KMAX },
+		{ "pmax", required_argument, NULL, O_PMAX }, { "queue", required_argument, NULL, O_QUEUE },
+		{ "senders", required_argument, NULL, O_SENDERS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int family[2] = { 0, 0 };
@@ -359,7 +436,7 @@ static void gen_progress(uint64_t frames)
 int cli_gen(int argc, char **argv)
 {
 	const struct gen_scenario *sc;
-	const char *scenario = NULL, *given[GEN_ONLY_KINDS] = { NULL, NULL, NULL, NULL };
+	const char *scenario = NULL, *given[GEN_ONLY_KINDS] = { NULL };
 	struct gen_opts o;
 	struct gen_out out;
 	struct cli_output dst;

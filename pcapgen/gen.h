@@ -29,6 +29,7 @@ struct gen_opts {
 	bool vlan;
 	uint16_t vlan_id;
 	enum rl_mtu mtu;
+	bool mtu_set;                /* --mtu given (the congestion scenarios' own default is 4096) */
 	uint32_t size;               /* 0: the scenario's default */
 	uint64_t count;              /* 0: the scenario's default */
 	uint32_t window;             /* 0: the scenario's default */
@@ -51,7 +52,29 @@ struct gen_opts {
 	uint64_t latency_ns;
 	uint32_t qps;                /* fabric: QPs; 0: its default */
 	bool pcapng;                 /* write pcapng (lost frames commented) instead of pcap */
+	/* The congestion scenarios (congestion.c): the switch port's queue and the senders' control. */
+	bool cc_none;                /* --cc none: no reaction point, CNPs only counted */
+	uint64_t bn_rate_bps;        /* --bottleneck: the queue's line rate */
+	uint32_t bn_queue_bytes;     /* --queue: its limit, tail drop past it */
+	uint32_t bn_kmin, bn_kmax;   /* --kmin, --kmax: RED's thresholds */
+	double bn_pmax;              /* --pmax: marking probability at kmax */
+	uint32_t senders;            /* incast: flows into the one receiver */
 };
+
+/*
+ * The congestion point's defaults: DCQCN's (Zhu et al., SIGCOMM 2015, the
+ * marking parameters it recommends: Kmin 5 KB, Kmax 200 KB, Pmax 1%), a queue of twice Kmax, and a port slower
+ * than gen's 25 Gb/s link. KB are tc's (tc(8): kb = 1024 bytes).
+ */
+#define GEN_KB 1024u
+#define GEN_BN_RATE_BPS 10000000000ull
+#define GEN_BN_KMIN (5 * GEN_KB)
+#define GEN_BN_KMAX (200 * GEN_KB)
+#define GEN_BN_PMAX 0.01
+#define GEN_BN_QUEUE (400 * GEN_KB)
+#define GEN_SENDERS_MIN 2
+#define GEN_SENDERS_MAX 4
+#define GEN_SENDERS_DEFAULT 3
 
 /* The defaults: seed 1, MTU 1024, 192.168.100.1/.2 (fd00::1/::2), 02:00:00:00:00:01/02, QPNs 0x11/0x12. */
 void gen_opts_default(struct gen_opts *o);
@@ -114,7 +137,7 @@ int gen_out_close(struct gen_out *out);
 /* Say why in out->msg; returns -1. */
 int gen_fail(struct gen_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- the scenarios (scenarios.c, cm.c, crafted.c) ---------------------------------------------- */
+/* ---- the scenarios (scenarios.c, cm.c, crafted.c, congestion.c) ---------------------------------------------- */
 
 struct gen_scenario {
 	const char *name;
@@ -137,5 +160,7 @@ extern const struct gen_scenario gen_transport[];
 extern const size_t gen_ntransport;
 extern const struct gen_scenario gen_rdma_cm[];
 extern const size_t gen_nrdma_cm;
+extern const struct gen_scenario gen_congestion[];
+extern const size_t gen_ncongestion;
 
 #endif

@@ -29,7 +29,8 @@ static void gen_record(void *ctx, const struct rl_simwire_record *r)
 {
 	struct gen_sess *s = ctx;
 
-	bool lost = r->fate == RL_SIMWIRE_DROPPED_BY_NUMBER || r->fate == RL_SIMWIRE_DROPPED;
+	bool lost = r->fate == RL_SIMWIRE_DROPPED_BY_NUMBER || r->fate == RL_SIMWIRE_DROPPED ||
+		    r->fate == RL_SIMWIRE_BOTTLENECK_FULL || r->fate == RL_SIMWIRE_RED_DROPPED;
 
 	gen_out_frame(s->out, r->time_ns, r->sent_ns, r->frame, r->len, lost);
 }
@@ -97,6 +98,8 @@ static void gen_conn_config(const struct gen_opts *o, const struct gen_qp_cfg *c
 		conn->min_rnr_timer = o->min_rnr_timer;
 	if (o->rnr_retry_set)
 		conn->rnr_retry = o->rnr_retry;
+	if (c->timeout)
+		conn->timeout = c->timeout;
 	conn->traffic_class = 26 << 2 | 2;      /* DSCP 26 and ECT(0), a usual RoCE marking */
 }
 
@@ -121,6 +124,7 @@ int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *
 		gen_conn_config(o, c, i, &pc.conn[i]);
 	}
 	pc.max_send_wr = pc.max_recv_wr = 4096;
+	pc.cc[0] = c->cc;
 	pc.cqe = 8192;
 	if (rl_pair_init(&s->pair, &pc)) {
 		s->e = s->pair.end;
@@ -877,6 +881,12 @@ void gen_opts_default(struct gen_opts *o)
 	}
 	o->rate_bps = 25000000000ull;
 	o->latency_ns = 1000;
+	o->bn_rate_bps = GEN_BN_RATE_BPS;
+	o->bn_queue_bytes = GEN_BN_QUEUE;
+	o->bn_kmin = GEN_BN_KMIN;
+	o->bn_kmax = GEN_BN_KMAX;
+	o->bn_pmax = GEN_BN_PMAX;
+	o->senders = GEN_SENDERS_DEFAULT;
 }
 
 const struct gen_scenario *gen_find(const char *name)
@@ -890,5 +900,8 @@ const struct gen_scenario *gen_find(const char *name)
 	for (size_t i = 0; i < gen_ncrafted; i++)
 		if (!strcmp(name, gen_crafted[i].name))
 			return &gen_crafted[i];
+	for (size_t i = 0; i < gen_ncongestion; i++)
+		if (!strcmp(name, gen_congestion[i].name))
+			return &gen_congestion[i];
 	return NULL;
 }

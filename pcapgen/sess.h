@@ -46,6 +46,8 @@ struct gen_qp_cfg {
 	 * that the REQ offers it as the path MTU.
 	 */
 	bool cm;
+	struct rl_qp_cc cc;          /* A's congestion control (congestion.c); zeroed: none */
+	uint8_t timeout;             /* both QPs' ACK timeout code; 0: rl_conn_defaults()'s */
 };
 
 void gen_qp_cfg_default(struct gen_qp_cfg *c, enum rl_qp_type type, size_t mem);

@@ -63,7 +63,10 @@ icrc-corruption|
 duplicate|
 reorder|
 psn-wrap|
-ecn|"
+ecn|
+dcqcn|--count 40
+incast|--count 40
+fairness|--count 40"
 
 "$R" gen all-opcodes -o "$T/probe.pcap" 2>/dev/null
 TSHARK_OPTS=$(tshark_heuristic_opts "$T/probe.pcap")

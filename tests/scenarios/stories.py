@@ -154,6 +154,23 @@ def story_ecn(pkts):
     check(all_icrc_ok(pkts), "ECN marks do not break the ICRC (it masks the TOS byte)")
 
 
+def story_congestion(flows, stagger=0.0):
+    """dcqcn, incast, fairness: a marked bottleneck between A and B, DCQCN on A's QPs."""
+    def story(pkts):
+        reqs = [p for p in pkts if from_a(p) and p["bth"]["opcode"] != 0x81]
+        cnps = [p for p in pkts if p["bth"]["opcode"] == 0x81]
+        qps = sorted(set(p["bth"]["dqpn"] for p in reqs))
+        check([p for p in reqs if p["ip"]["ecn"] == 3], "the bottleneck marks some requests Congestion Experienced")
+        check(cnps and all(p["bth"]["becn"] and not from_a(p) for p in cnps), "B answers with CNPs (BECN set)")
+        check(len(qps) == flows, "%d flow(s) of WRITEs, each to its own QP of B" % flows)
+        check(all_icrc_ok(pkts), "marking CE leaves every ICRC good")
+        check(pkts[-1].get("aeth", {}).get("type") == "ACK", "the last WRITE is acknowledged")
+        if stagger:
+            first = [min(p["time"] for p in reqs if p["bth"]["dqpn"] == q) for q in qps]
+            check(max(first) - min(first) >= stagger, "the second flow starts %g ms later" % (stagger * 1000))
+    return story
+
+
 def story_read(pkts):
     check([name(p) for p in pkts] == ["RC RDMA READ Request", "RC RDMA READ response First",
                                       "RC RDMA READ response Middle", "RC RDMA READ response Middle",
@@ -268,7 +285,8 @@ STORIES = {
     "ud-send": story_ud, "uc-send": story_uc, "send-bw": story_bw("RC SEND", 5),
     "write-bw": story_bw("RC RDMA WRITE", 5), "read-bw": story_bw("RC RDMA READ Request", 5),
     "atomic-bw": story_bw("RC FetchAdd", 5), "pingpong": story_pingpong, "rping": story_rping,
-    "demo": story_demo,
+    "demo": story_demo, "dcqcn": story_congestion(1), "incast": story_congestion(3),
+    "fairness": story_congestion(2, 0.004),
     "cm-connect": story_cm(["REQ", "REP", "RTU", "DREQ", "DREP"], "connect, data, disconnect", CM_SENDS * 2),
     "cm-req-lost": story_cm(["REQ", "REQ", "REP", "RTU", "DREQ", "DREP"], "the REQ twice, then connected",
                             CM_SENDS * 2),
