@@ -27,6 +27,7 @@ for sc in $("$RA" gen --list | awk '/^  [a-z]/ { print $1 }'); do
 	case $sc in
 	*-bw | pingpong) extra="--count 8" ;;
 	fabric) extra="--qps 50 --count 8" ;;
+	dcqcn | incast | fairness) extra="--count 8" ;;
 	*) extra="" ;;
 	esac
 	# shellcheck disable=SC2086
