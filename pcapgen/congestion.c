@@ -27,6 +27,10 @@
  * the 67 ms of perftest's 14, which would leave the link idle for most of the capture.
  */
 #define CG_ACK_TIMEOUT 10
+#define CG_ACK_TIMEOUT_MAX 31        /* the attribute's 5 bits (IBA 9.7.6.1.3) */
+#define CG_TIMEOUT_UNIT_NS 4096ull   /* 4.096 us: the timeout is this times 2^timeout */
+/* A frame's bytes beyond the path MTU's payload: Ethernet, IPv4, UDP, BTH, RETH, ICRC, with room. */
+#define CG_FRAME_OVERHEAD 128u
 /*
  * 64 KiB WRITEs, as ib_write_bw's default size: 16 packets each at the path
  * MTU these scenarios take when --mtu does not say, 4096, as RoCE fabrics
@@ -152,6 +156,12 @@ static bool cg_app(struct rl_sim *sim, uint64_t now, void *ctx)
 	return busy;
 }
 
+/* A full frame's bytes at the path MTU these scenarios use. */
+static uint64_t cg_frame_bytes(const struct gen_opts *o)
+{
+	return rl_mtu_bytes(o->mtu_set ? o->mtu : RL_MTU_4096) + CG_FRAME_OVERHEAD;
+}
+
 /* The options these scenarios share, checked together: each alone was checked by gen. */
 static int cg_check(const struct gen_opts *o, struct gen_out *out, const struct cg_plan *p)
 {
@@ -171,7 +181,28 @@ static int cg_check(const struct gen_opts *o, struct gen_out *out, const struct 
 	if (o->bn_queue_bytes && o->bn_queue_bytes < o->bn_kmax)
 		return gen_fail(out, "--queue %" PRIu32 " KB is below --kmax %" PRIu32 " KB: the queue would tail-drop "
 				     "before RED marks every frame", o->bn_queue_bytes / 1024, o->bn_kmax / 1024);
+	/* A queue that cannot hold two frames past --kmax drops before marking: go-back-N for ever, a huge capture. */
+	if (o->bn_queue_bytes && o->bn_queue_bytes < (uint64_t)o->bn_kmax + 2 * cg_frame_bytes(o))
+		return gen_fail(out, "--queue %" PRIu32 " KB holds less than --kmax and two full frames (%" PRIu64
+				     " KB): it would tail-drop before RED marks, and go-back-N would resend without end",
+				o->bn_queue_bytes / 1024, ((uint64_t)o->bn_kmax + 2 * cg_frame_bytes(o) + 1023) / 1024);
 	return 0;
+}
+
+/*
+ * The ACK timeout: CG_ACK_TIMEOUT, or longer when a full queue and each
+ * flow's WRITE take longer than it to drain through the bottleneck (twice
+ * that, so that a slow ACK is not taken for a loss).
+ */
+static uint8_t cg_ack_timeout(const struct gen_opts *o, const struct cg_plan *p)
+{
+	uint64_t bytes = (uint64_t)o->bn_queue_bytes + (uint64_t)p->flows * gen_size(o, CG_DEFAULT_SIZE);
+	uint64_t drain_ns = o->bn_rate_bps ? 2 * bytes * 8 * 1000000000ull / o->bn_rate_bps : 0;
+	uint8_t t = CG_ACK_TIMEOUT;
+
+	while (t < CG_ACK_TIMEOUT_MAX && (CG_TIMEOUT_UNIT_NS << t) < drain_ns)
+		t++;
+	return t;
 }
 
 static int cg_setup(struct cg_sess *q, const struct gen_opts *o, struct gen_out *out, const struct cg_plan *p)
@@ -186,7 +217,7 @@ static int cg_setup(struct cg_sess *q, const struct gen_opts *o, struct gen_out 
 	q->count = gen_count(o, p->def_count);
 	gen_qp_cfg_default(&c, RL_QPT_RC, (size_t)q->size * (size_t)p->flows);
 	c.cc = cc;
-	c.timeout = CG_ACK_TIMEOUT;
+	c.timeout = cg_ack_timeout(o, p);
 	r = gen_sess_init(&q->s, o, out, &c);
 	if (!r)
 		r = cg_bottleneck(q, o);
@@ -217,7 +248,8 @@ static int cg_run(const struct gen_opts *o, struct gen_out *out, const struct cg
 	if (!r)
 		r = gen_sess_run(&q.s, cg_app);
 	if (!r && q.failed)
-		r = gen_fail(out, "a WRITE completed in error: the retries ran out (try a longer --queue or --cc dcqcn)");
+		r = gen_fail(out, "a WRITE completed in error: the retries ran out%s",
+			     o->cc_none ? " (try a longer --queue or --cc dcqcn)" : " (try a longer --queue)");
 	gen_sess_free(&q.s);
 	return r;
 }

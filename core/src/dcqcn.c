@@ -5,8 +5,8 @@
  * - the paper: g = 1/256, K = 55 us (longer than the NP's 50 us between
  *   CNPs), T = 55 us, B = 10 MB, F = 5, R_AI = 40 Mb/s, R_HAI = 100 Mb/s.
  *   The ns-3 code released with the paper and htsim's DCQCN use the same g,
- *   B and 50/55 us periods; R_AI, R_HAI and F are as the task's brief gives
- *   them, not checked against the paper's text here.
+ *   B and 50/55 us periods; R_AI, R_HAI and F are the values commonly quoted
+ *   for the paper, unverified against its text (which was not at hand).
  * - the NIC: a ConnectX's mlxconfig defaults, as quoted in dcqcn.h. A NIC
  *   also scales its cut by rpg_gd and bounds it by rpg_min_dec_fac; neither
  *   is modelled: the cut is the paper's alpha/2.
@@ -63,8 +63,14 @@ int rl_dcqcn_init(struct rl_dcqcn *st, const struct rl_dcqcn_params *p, uint64_t
 		p = &def;
 	}
 	*st = (struct rl_dcqcn){ .p = *p, .line_rate_bps = line_rate_bps, .stage = RL_DCQCN_LINE_RATE };
-	if (!line_rate_bps || !p->k_ns || !p->t_ns || !p->b_bytes || p->g > RL_DCQCN_ALPHA_ONE ||
-	    p->alpha_init > RL_DCQCN_ALPHA_ONE || !p->min_rate_bps || p->min_rate_bps > rl_dcqcn_ceiling(st))
+	/*
+	 * Refused: a zero period or step (an additive step of 0 never reaches the
+	 * ceiling, so the timers would fire for ever), a first-CNP rate above the
+	 * ceiling, and a line rate whose product with alpha overflows 64 bits.
+	 */
+	if (!line_rate_bps || line_rate_bps > UINT64_MAX / RL_DCQCN_ALPHA_ONE || !p->k_ns || !p->t_ns ||
+	    !p->b_bytes || !p->r_ai_bps || p->g > RL_DCQCN_ALPHA_ONE || p->alpha_init > RL_DCQCN_ALPHA_ONE ||
+	    !p->min_rate_bps || p->min_rate_bps > rl_dcqcn_ceiling(st) || p->first_cnp_rate_bps > rl_dcqcn_ceiling(st))
 		return -1;
 	st->rc_bps = st->rt_bps = rl_dcqcn_ceiling(st);
 	st->alpha = p->alpha_init;
@@ -177,8 +183,8 @@ unsigned rl_dcqcn_on_sent(struct rl_dcqcn *st, uint64_t bytes, uint64_t now)
 enum rl_dcqcn_event rl_dcqcn_step(struct rl_dcqcn *st, uint64_t now)
 {
 	if (st->alpha_due <= now && st->alpha_due <= st->timer_due) {
-		if (!st->alpha) {
-			/* Nothing left to decay: skip the periods up to now at once. */
+		if (!st->alpha || !st->p.g) {
+			/* Nothing left to decay (or a gain of 0): skip the periods up to now at once. */
 			st->alpha_due += ((now - st->alpha_due) / st->p.k_ns + 1) * st->p.k_ns;
 			return rl_dcqcn_step(st, now);
 		}

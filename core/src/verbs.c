@@ -766,6 +766,9 @@ static void rl_qp_reset(struct rl_qp *qp)
 	qp->sq_head = qp->sq_tail = qp->rq_head = qp->rq_tail = 0;
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->mtu = 0;
+	/* A reset QP starts again at its line rate: alpha, the cut rate and the timers go too. */
+	if (qp->cc == RL_CC_DCQCN)
+		(void)rl_dcqcn_init(&qp->dcqcn, &qp->dcqcn.p, qp->dcqcn.line_rate_bps, qp->host->now);
 }
 
 /* Entering RTR/RTS sets up what the new state needs. */

@@ -727,6 +727,10 @@ expect "gen --size 0: refused, not the default" 2 "--size needs a byte count fro
 . "$(dirname "$0")/layout.sh"
 # ---- explain --ladder --svg: a capture's sequence diagram -------------------------------------------
 . "$(dirname "$0")/ladder.sh"
+# ---- gen's congestion scenarios: a queue too small to mark before it drops is refused ---------------
+expect "gen dcqcn with a queue that cannot mark before it drops" 2 "holds less than --kmax and two full frames" \
+	"$RA" gen dcqcn --queue 16 --kmax 16 --kmin 4 -o "$T/cg.pcap"
+[ ! -e "$T/cg.pcap" ] && ok "gen dcqcn refused: no capture" || bad "gen dcqcn refused: no capture"
 # ---- report: a capture as one HTML page -------------------------------------------------------------
 . "$(dirname "$0")/report.sh"
 
