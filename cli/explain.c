@@ -1227,8 +1227,7 @@ static void ex_report(struct ex_state *s, const struct rl_pkt *p, enum rl_status
 	detail = cli_report_wants_detail(s->rpt, &r);
 	cli_report_row(s->rpt, &r, detail);
 	if (detail) {
-		json_begin(&s->json, s->rpt->f);   /* a value of the row's array, not the next line's object */
-		s->json.html = true;
+		json_begin_html(&s->json, s->rpt->f);   /* a value of the row's array, not the next line's object */
 		ex_json_obj(s, p, st, h);
 	}
 	cli_report_row_end(s->rpt);
@@ -1660,6 +1659,28 @@ static int ex_parse_layout(int argc, const struct ex_state *s, bool tcpdump_habi
 	return CLI_OK;
 }
 
+/* --qp N, --host ADDR, --op NAME (option @c): one selector more, for explain and report alike. */
+static bool ex_select_opt(struct ex_state *s, int c, const char *arg)
+{
+	uint64_t qp;
+
+	if (c == 'H' && !ex_select_host(&s->sel, arg, s->cmd))
+		return false;
+	if (c == 'O' && !ex_select_op(&s->sel, arg, s->cmd))
+		return false;
+	if (c == 'Q') {
+		if (s->sel.nqp == EX_SEL_MAX) {
+			cli_error(s->cmd, "at most %d --qp", EX_SEL_MAX);
+			return false;
+		}
+		if (!cli_arg_u64(s->cmd, "--qp", arg, 0, 0xffffff, NULL, &qp))
+			return false;
+		s->sel.qp[s->sel.nqp++] = (uint32_t)qp;
+	}
+	s->sel.any = true;
+	return true;
+}
+
 static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file)
 {
 	static const struct option opts[] = {
@@ -1673,7 +1694,6 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 	};
 	static const char *const formats[] = { "json", "ek" };
 	bool tcpdump_habits = false;
-	uint64_t qp;
 	int c, k;
 
 	opterr = 0;
@@ -1698,25 +1718,10 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 			s->tfmt = (enum ex_time)k;
 			tcpdump_habits = true;
 			break;
-		case 'Q':
-			if (s->sel.nqp == EX_SEL_MAX) {
-				cli_error("explain", "at most %d --qp", EX_SEL_MAX);
+		case 'Q': case 'H': case 'O':
+			if (!ex_select_opt(s, c, optarg))
 				return CLI_ERR;
-			}
-			if (!cli_arg_u64("explain", "--qp", optarg, 0, 0xffffff, NULL, &qp))
-				return CLI_ERR;
-			s->sel.qp[s->sel.nqp++] = (uint32_t)qp;
-			s->sel.any = tcpdump_habits = true;
-			break;
-		case 'H':
-			if (!ex_select_host(&s->sel, optarg, s->cmd))
-				return CLI_ERR;
-			s->sel.any = tcpdump_habits = true;
-			break;
-		case 'O':
-			if (!ex_select_op(&s->sel, optarg, s->cmd))
-				return CLI_ERR;
-			s->sel.any = tcpdump_habits = true;
+			tcpdump_habits = true;
 			break;
 		case 'L': s->mode = EX_LADDER; break;
 		case 'C': s->compare = true; break;
@@ -1982,8 +1987,7 @@ static int ex_run(struct ex_state *s, const char *file)
 		return CLI_ERR;
 	}
 	if (s->mode == EX_REPORT) {
-		json_begin(&s->json, s->rpt->f);
-		s->json.html = true;
+		json_begin_html(&s->json, s->rpt->f);
 	} else {
 		json_begin(&s->json, stdout);
 	}
@@ -2202,32 +2206,15 @@ static int rp_parse(int argc, char **argv, struct ex_state *s, const char **file
 		{ "op", required_argument, NULL, 'O' }, { "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	uint64_t qp;
 	int c;
 
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":c:qho:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'Q':
-			if (s->sel.nqp == EX_SEL_MAX) {
-				cli_error("report", "at most %d --qp", EX_SEL_MAX);
+		case 'Q': case 'H': case 'O':
+			if (!ex_select_opt(s, c, optarg))
 				return CLI_ERR;
-			}
-			if (!cli_arg_u64("report", "--qp", optarg, 0, 0xffffff, NULL, &qp))
-				return CLI_ERR;
-			s->sel.qp[s->sel.nqp++] = (uint32_t)qp;
-			s->sel.any = true;
-			break;
-		case 'H':
-			if (!ex_select_host(&s->sel, optarg, s->cmd))
-				return CLI_ERR;
-			s->sel.any = true;
-			break;
-		case 'O':
-			if (!ex_select_op(&s->sel, optarg, s->cmd))
-				return CLI_ERR;
-			s->sel.any = true;
 			break;
 		case 'o': s->layout_out = optarg; break;
 		case 'q': s->summary = false; break;

@@ -12,6 +12,12 @@ void json_begin(struct json *j, FILE *f)
 	j->html = false;
 }
 
+void json_begin_html(struct json *j, FILE *f)
+{
+	json_begin(j, f);
+	j->html = true;
+}
+
 static void json_key(struct json *j, const char *key)
 {
 	if (j->need_comma[j->depth])

@@ -17,6 +17,8 @@ struct json {
 };
 
 void json_begin(struct json *j, FILE *f);
+/* The same, for JSON inside an HTML page's script element (html set). */
+void json_begin_html(struct json *j, FILE *f);
 void json_obj(struct json *j, const char *key);   /* key NULL at top level */
 void json_end(struct json *j);                    /* closes the innermost object */
 void json_u64(struct json *j, const char *key, uint64_t v);

@@ -14,8 +14,7 @@ bool cli_report_begin(struct cli_report *r, FILE *f, const char *file, bool comp
 {
 	memset(r, 0, sizeof(*r));
 	r->f = f;
-	json_begin(&r->j, f);
-	r->j.html = true;
+	json_begin_html(&r->j, f);
 	r->qps = calloc(CLI_REPORT_QP_SLOTS, sizeof(*r->qps));
 	r->used = calloc(CLI_REPORT_QPS, sizeof(*r->used));
 	r->recent = calloc(CLI_REPORT_RECENT, sizeof(*r->recent));
@@ -202,15 +201,13 @@ void cli_report_row(struct cli_report *r, const struct cli_report_row *row, bool
 	fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%u,%d,%d,%u,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64
 		   ",%" PRIu64 ",", r->rows ? ",\n" : "", row->frame, row->t_ns, row->sec, row->rightward, (int)row->kind,
 		row->op, row->psn, row->qp, row->len, row->flags, row->msg, row->ans);
-	json_begin(&r->j, f);
-	r->j.html = true;
+	json_begin_html(&r->j, f);
 	json_str(&r->j, NULL, row->label);
 	json_str(&r->j, NULL, row->mark);
 	fputc(',', f);
 	if (!detail)
 		fputc('0', f);
-	json_begin(&r->j, f);
-	r->j.html = true;
+	json_begin_html(&r->j, f);
 	r->rows++;
 	r->rows_detail += detail;
 }
@@ -234,8 +231,7 @@ static void rpt_summary_qps(struct cli_report *r, struct json *j)
 		if (!first)
 			fputc(',', f);
 		first = false;
-		json_begin(j, f);
-		j->html = true;
+		json_begin_html(j, f);
 		json_obj(j, NULL);
 		json_u64(j, "sec", q->sec);
 		json_u64(j, "dir", q->rightward);
@@ -270,8 +266,7 @@ static void rpt_summary_lists(struct cli_report *r, const struct cli_report_coun
 	fputs("],\"pairs\":[", f);
 	for (unsigned i = 0; i < c->npairs; i++) {
 		fprintf(f, "%s[", i ? "," : "");
-		json_begin(j, f);
-		j->html = true;
+		json_begin_html(j, f);
 		json_str(j, NULL, c->pairs[i][0]);
 		json_str(j, NULL, c->pairs[i][1]);
 		fputc(']', f);
@@ -291,8 +286,7 @@ static void rpt_summary_lists(struct cli_report *r, const struct cli_report_coun
 	fputs(",\"findings\":[", f);
 	for (unsigned i = 0; i < r->nfindings; i++) {
 		fprintf(f, "%s[%" PRIu64 ",", i ? "," : "", r->findings[i].frame);
-		json_begin(j, f);
-		j->html = true;
+		json_begin_html(j, f);
 		json_str(j, NULL, r->findings[i].text);
 		fputc(']', f);
 	}
@@ -308,8 +302,7 @@ void cli_report_end(struct cli_report *r, const struct cli_report_counts *c)
 	snprintf(file, sizeof(file), "%s", c->file);
 	cli_svg_clean(file);
 	fprintf(f, "\n]</script>\n<script type=\"application/json\" id=\"rl-summary%s\">", r->suffix);
-	json_begin(&j, f);
-	j.html = true;
+	json_begin_html(&j, f);
 	json_obj(&j, NULL);
 	json_u64(&j, "v", 1);
 	json_str(&j, "generator", "rocelab " ROCELAB_VERSION);
