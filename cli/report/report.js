@@ -868,9 +868,11 @@ Graphs.prototype.drawThroughput = function (f, d, a, b) {
 const RATE_FLOWS = 8;       // lines drawn at most: the flows with the most bytes, one colour each
 const RATE_BINS = 150;      // bins across the view, fewer when packets are sparse
 
-// Whether the capture shows congestion: an ECN-CE mark, a CNP, or a switch queue's depth.
+// Whether the Congestion section has something to add to the flow graphs: a switch queue's
+// depth, or several flows with an ECN-CE mark or a CNP among them.
 function congested(d) {
   if (d.nDepth) return true;
+  if (d.flows.filter(f => f.count > 0).length < 2) return false;
   for (let i = 0; i < d.n; i++) if (d.kind[i] === 4 || d.flags[i] & F.ce) return true;
   return false;
 }
