@@ -1224,6 +1224,7 @@ static void ex_report(struct ex_state *s, const struct rl_pkt *p, enum rl_status
 	r.cm_msg = ex_cm_abbr(a->cm.psn_attr);
 	r.src = rl_addr_str(p, true, src, sizeof(src));
 	r.dst = rl_addr_str(p, false, dst, sizeof(dst));
+	r.queued = gen_depth_parse(h->comment, &r.depth);
 	detail = cli_report_wants_detail(s->rpt, &r);
 	cli_report_row(s->rpt, &r, detail);
 	if (detail) {

@@ -210,10 +210,14 @@ void cli_report_row(struct cli_report *r, const struct cli_report_row *row, bool
 	json_begin_html(&r->j, f);
 	r->rows++;
 	r->rows_detail += detail;
+	r->row_queued = row->queued;
+	r->row_depth = row->depth;
 }
 
 void cli_report_row_end(struct cli_report *r)
 {
+	if (r->row_queued)
+		fprintf(r->f, ",%" PRIu64, r->row_depth);
 	fputc(']', r->f);
 }
 

@@ -57,6 +57,8 @@ struct cli_report_row {
 	const char *src, *dst; /* the request's hosts, as text */
 	uint64_t cm_frame;     /* the CM REQ or REP that announced this request's QP and PSN, 0 if none */
 	const char *cm_msg;    /* "REQ" or "REP" */
+	bool queued;           /* it passed rocelab gen's switch queue (its pcapng comment says so) */
+	uint64_t depth;        /* ... and met this many bytes queued ahead of it */
 };
 
 struct cli_report_qp {
@@ -76,6 +78,8 @@ struct cli_report {
 	FILE *f;
 	struct json j;           /* the rows' detail objects, escaped for HTML */
 	uint64_t rows, rows_detail;
+	bool row_queued;             /* the row being written ends with its queue depth */
+	uint64_t row_depth;
 	struct cli_report_qp *qps;   /* CLI_REPORT_QP_SLOTS slots */
 	unsigned nqps;
 	uint16_t *used;              /* the slots in use, in the order they were taken (nqps of them) */

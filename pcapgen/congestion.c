@@ -65,12 +65,28 @@ struct cg_plan {
 	uint64_t link_mult;          /* A's link runs at --rate times this */
 };
 
+/*
+ * The bytes queued ahead of each frame the queue admits, which gen_record()
+ * writes in its pcapng comment: the enqueue's sample comes just before the
+ * wire records the frame, in the same send.
+ */
+static void cg_depth(void *ctx, const struct rl_bottleneck_sample *smp)
+{
+	struct gen_sess *s = ctx;
+
+	if (smp->event != RL_BOTTLENECK_ENQUEUE)
+		return;
+	s->bn_number = smp->number;
+	s->bn_depth = smp->depth_bytes - smp->len;
+}
+
 /* The congestion point from the options: gen_opts_default() holds the DCQCN paper's values. */
 static int cg_bottleneck(struct cg_sess *q, const struct gen_opts *o)
 {
 	struct rl_bottleneck b = {
 		.rate_bps = o->bn_rate_bps, .queue_bytes = o->bn_queue_bytes,
 		.kmin = o->bn_kmin, .kmax = o->bn_kmax, .pmax = o->bn_pmax,
+		.sample = cg_depth, .ctx = &q->s,
 	};
 
 	if (rl_simwire_set_bottleneck(rl_sim_wire(q->s.pair.sim), 0, &b))

@@ -21,6 +21,16 @@
 #define GEN_PROGRESS_EVERY 100000
 /* The pcapng comment on a frame the simulated wire lost on purpose (--loss, --drop, the loss scenarios). */
 #define GEN_LOST_COMMENT "lost on the way (rocelab gen)"
+/*
+ * The pcapng comment on a frame that passed the congestion scenarios' switch
+ * queue: "bottleneck queue 41234 B", the bytes queued ahead of it when it
+ * arrived (the depth RED compares with Kmin and Kmax, rocelab/simwire.h).
+ * gen_depth_comment() writes it, gen_depth_parse() reads it back (explain, report).
+ */
+#define GEN_DEPTH_COMMENT_PREFIX "bottleneck queue "
+#define GEN_DEPTH_COMMENT_UNIT " B"
+#define GEN_DEPTH_COMMENT_MAX 48
+#define GEN_NO_DEPTH UINT64_MAX      /* a frame that met no queue: no depth comment */
 
 struct gen_opts {
 	const char *out;
@@ -90,6 +100,7 @@ struct gen_held {
 	size_t len, cap;
 	uint8_t *frame;
 	bool lost;
+	uint64_t depth;              /* the queue it met, or GEN_NO_DEPTH */
 };
 
 /* A held frame's buffer, kept for the next frame once written. */
@@ -132,6 +143,13 @@ int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_pro
  */
 void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len,
 		   bool lost);
+/* The same, for a frame that met a switch queue @depth bytes deep (a pcapng comments it unless lost). */
+void gen_out_frame_depth(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame,
+			 size_t len, bool lost, uint64_t depth);
+/* The depth comment of @depth into @buf (GEN_DEPTH_COMMENT_MAX bytes are enough). */
+void gen_depth_comment(char *buf, size_t n, uint64_t depth);
+/* Whether @comment is a depth comment, exactly; its depth in *@depth if so. */
+bool gen_depth_parse(const char *comment, uint64_t *depth);
 /* Flush and close the stream, checking that every write went through. 0, or -1 with out->msg. */
 int gen_out_close(struct gen_out *out);
 /* Say why in out->msg; returns -1. */

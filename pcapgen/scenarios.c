@@ -31,8 +31,9 @@ static void gen_record(void *ctx, const struct rl_simwire_record *r)
 
 	bool lost = r->fate == RL_SIMWIRE_DROPPED_BY_NUMBER || r->fate == RL_SIMWIRE_DROPPED ||
 		    r->fate == RL_SIMWIRE_BOTTLENECK_FULL || r->fate == RL_SIMWIRE_RED_DROPPED;
+	uint64_t depth = r->number == s->bn_number ? s->bn_depth : GEN_NO_DEPTH;
 
-	gen_out_frame(s->out, r->time_ns, r->sent_ns, r->frame, r->len, lost);
+	gen_out_frame_depth(s->out, r->time_ns, r->sent_ns, r->frame, r->len, lost, depth);
 }
 
 static enum rl_simwire_fate gen_choose(void *ctx, uint64_t n, int from, const uint8_t *frame, size_t len)

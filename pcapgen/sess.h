@@ -31,6 +31,8 @@ struct gen_sess {
 	struct gen_cm *cm;           /* cm.c's connection, in a session built with gen_qp_cfg.cm */
 	rl_sim_app_fn app;           /* the scenario's, called by gen_sess_run()'s own */
 	bool rnr_capped;             /* gen_sess_run() stopped it: RNR NAKs without end */
+	/* The switch queue's depth as frame bn_number met it (congestion.c's hook), for its pcapng comment. */
+	uint64_t bn_number, bn_depth;
 };
 
 /* What a scenario may change before the QPs are connected. */

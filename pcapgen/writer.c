@@ -3,10 +3,11 @@
  * The pcap writer of `rocelab gen`: frames through libpcap with nanosecond
  * times, in timestamp order, optionally 802.1Q-tagged; or, with --pcapng, a
  * pcapng written here (libpcap writes pcap only), where a frame the wire lost
- * carries a comment saying so. Errors come back in the writer's message
+ * carries a comment saying so, and one that passed a switch queue the depth it met. Errors come back in the writer's message
  * buffer (gen_out.msg); nothing here prints.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,33 @@ static void gen_ng_packet(FILE *f, uint64_t t_ns, const uint8_t *frame, size_t l
 	gen_ng_u32(f, total);
 }
 
+void gen_depth_comment(char *buf, size_t n, uint64_t depth)
+{
+	snprintf(buf, n, GEN_DEPTH_COMMENT_PREFIX "%" PRIu64 GEN_DEPTH_COMMENT_UNIT, depth);
+}
+
+bool gen_depth_parse(const char *comment, uint64_t *depth)
+{
+	size_t np = strlen(GEN_DEPTH_COMMENT_PREFIX);
+	const char *c = comment;
+	uint64_t v = 0;
+
+	if (strncmp(c, GEN_DEPTH_COMMENT_PREFIX, np))
+		return false;
+	c += np;
+	if (*c < '0' || *c > '9')
+		return false;
+	for (; *c >= '0' && *c <= '9'; c++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*c - '0');
+	}
+	if (strcmp(c, GEN_DEPTH_COMMENT_UNIT))
+		return false;
+	*depth = v;
+	return true;
+}
+
 int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_progress_fn progress)
 {
 	memset(out, 0, sizeof(*out));
@@ -135,9 +163,11 @@ int gen_out_open(struct gen_out *out, const struct gen_opts *o, FILE *f, gen_pro
 }
 
 /* A frame as a capture on the link shows it; with --vlan, as on a trunk port. */
-static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *frame, size_t len, bool lost)
+static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *frame, size_t len, bool lost,
+			  uint64_t depth)
 {
 	uint8_t tagged[RL_SIMWIRE_MAX_FRAME + 4];
+	char note[GEN_DEPTH_COMMENT_MAX];
 	struct pcap_pkthdr h;
 
 	/* A frame built tagged (gen all-opcodes has such shapes) keeps its one tag. */
@@ -150,7 +180,10 @@ static void gen_out_write(struct gen_out *out, uint64_t t_ns, const uint8_t *fra
 		len += 4;
 	}
 	if (out->ng) {
-		gen_ng_packet(out->ng, t_ns, frame, len, lost ? GEN_LOST_COMMENT : NULL);
+		if (!lost && depth != GEN_NO_DEPTH)
+			gen_depth_comment(note, sizeof(note), depth);
+		gen_ng_packet(out->ng, t_ns, frame, len,
+			      lost ? GEN_LOST_COMMENT : depth != GEN_NO_DEPTH ? note : NULL);
 	} else {
 		h.ts.tv_sec = (time_t)(t_ns / 1000000000u);
 		h.ts.tv_usec = (suseconds_t)(t_ns % 1000000000u);   /* nanoseconds: a nanosecond pcap */
@@ -216,7 +249,7 @@ static void gen_out_release(struct gen_out *out, uint64_t horizon_ns)
 	while (out->nheld && out->held[0].t_ns <= horizon_ns) {
 		struct gen_held h = gen_held_pop(out);
 
-		gen_out_write(out, h.t_ns, h.frame, h.len, h.lost);
+		gen_out_write(out, h.t_ns, h.frame, h.len, h.lost, h.depth);
 		out->spare[out->nspare++] = (struct gen_spare){ h.frame, h.cap };
 	}
 }
@@ -264,11 +297,17 @@ static uint8_t *gen_out_buffer(struct gen_out *out, size_t len, size_t *cap)
 void gen_out_frame(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame, size_t len,
 		   bool lost)
 {
-	struct gen_held h = { t_ns, 0, len, 0, NULL, lost };
+	gen_out_frame_depth(out, t_ns, horizon_ns, frame, len, lost, GEN_NO_DEPTH);
+}
+
+void gen_out_frame_depth(struct gen_out *out, uint64_t t_ns, uint64_t horizon_ns, const uint8_t *frame,
+			 size_t len, bool lost, uint64_t depth)
+{
+	struct gen_held h = { t_ns, 0, len, 0, NULL, lost, depth };
 
 	/* Nothing held and nothing can come before it: straight out, no copy. */
 	if (!out->nheld && t_ns <= horizon_ns) {
-		gen_out_write(out, t_ns, frame, len, lost);
+		gen_out_write(out, t_ns, frame, len, lost, depth);
 		return;
 	}
 	if (out->nheld == out->capheld && gen_out_grow(out)) {

@@ -1,5 +1,7 @@
 // rocelab report: draws the page's data (docs/report-format.md) as a ladder
-// per host pair, a PSN-time graph and a throughput graph per request flow.
+// per host pair, a PSN-time graph and a throughput graph per request flow,
+// and, when the capture shows congestion, every flow's rate on one time axis
+// with its CE marks, CNPs and the switch queue's depth.
 // No framework, no network; capture strings only ever become textContent.
 'use strict';
 (function () {
@@ -78,6 +80,7 @@ function loadCapture(suffix) {
     psn: new Int32Array(n), qp: new Int32Array(n), len: new Int32Array(n),
     flags: new Int32Array(n), msg: new Int32Array(n), ans: new Int32Array(n),
     label: new Array(n), mark: new Array(n), detail: new Uint8Array(n),
+    depth: new Float64Array(n).fill(-1), nDepth: 0,
     rowsId: 'rl-rows' + suffix, rowsText: null, words: new Map(),
   };
   for (let i = 0; i < n; i++) {
@@ -87,6 +90,7 @@ function loadCapture(suffix) {
     d.len[i] = r[8]; d.flags[i] = r[9]; d.msg[i] = r[10]; d.ans[i] = r[11];
     d.label[i] = r[12]; d.mark[i] = r[13];
     d.detail[i] = r[14] ? 1 : 0;   // the object itself is read again from its text when shown
+    if (r.length > 15) { d.depth[i] = r[15]; d.nDepth++; }
     const an = r[14] && r[14].analysis;
     if (an) d.words.set(i, [an.summary, an.explanation]);
     rows[i] = null;           // let the parsed row go as we copy it
@@ -107,7 +111,8 @@ function detailOf(d, i) {
   const start = all.indexOf('\n[' + d.frame[i] + ',');
   if (start < 0) return null;
   const end = all.indexOf('\n', start + 1);
-  const line = all.slice(start + 1, end < 0 ? all.length : end).replace(/,$/, '');
+  let line = all.slice(start + 1, end < 0 ? all.length : end).replace(/,$/, '');
+  if (d.depth[i] >= 0) line = line.replace(/,\d+\]$/, ']');   // the queue depth after the detail
   const from = line.indexOf(',{"frame":');
   if (from < 0 || !line.endsWith('}]')) return null;
   const text = line.slice(from + 1, -1);
@@ -858,6 +863,158 @@ Graphs.prototype.drawThroughput = function (f, d, a, b) {
   if (pn) svg.appendChild(sv('path', { class: 'rl-g-cnpp', d: pn }));
 };
 
+// ---- congestion: every flow's rate on one time axis, CE marks, CNPs, the switch queue ----
+
+const RATE_FLOWS = 8;       // lines drawn at most: the flows with the most bytes, one colour each
+const RATE_BINS = 150;      // bins across the view, fewer when packets are sparse
+
+// Whether the Congestion section has something to add to the flow graphs: a switch queue's
+// depth, or several flows with an ECN-CE mark or a CNP among them.
+function congested(d) {
+  if (d.nDepth) return true;
+  if (d.flows.filter(f => f.count > 0).length < 2) return false;
+  for (let i = 0; i < d.n; i++) if (d.kind[i] === 4 || d.flags[i] & F.ce) return true;
+  return false;
+}
+
+// The data rows of flow f (requests and responses carrying data) that crossed the wire.
+function isCarried(d, i) {
+  return (d.kind[i] === 0 || d.kind[i] === 1) && !(d.flags[i] & F.lost);
+}
+
+function Congestion(d, box) {
+  this.d = d;
+  const bytesOf = f => { let b = 0; for (let j = 0; j < f.count; j++) if (isCarried(d, f.rows[j])) b += d.len[f.rows[j]]; return b; };
+  const flows = d.flows.map(f => ({ f, bytes: bytesOf(f) })).filter(x => x.bytes > 0);
+  flows.sort((x, y) => y.bytes - x.bytes);
+  this.flows = flows.slice(0, RATE_FLOWS).map(x => x.f);
+  const sec = box.appendChild(el('section', 'rl-graphs rl-cong'));
+  sec.appendChild(el('h3', '', 'Congestion: every flow\'s rate, ECN-CE marks and CNPs' +
+    (d.nDepth ? ', the switch queue' : '')));
+  const bar = sec.appendChild(el('div', 'rl-bar'));
+  const reset = bar.appendChild(el('button', '', 'show all time'));
+  bar.appendChild(el('span', 'rl-hint', 'drag across a graph to zoom both in, double-click to reset'));
+  const lg = bar.appendChild(el('span', 'rl-glegend rl-rate-legend'));
+  this.flows.forEach((f, c) => {
+    const p = d.summary.pairs[f.sec - 1] || ['?', '?'];
+    const [a, b] = f.dir ? p : [p[1], p[0]];
+    const k = lg.appendChild(el('span', 'rl-key rl-c' + c));
+    k.appendChild(el('i'));
+    k.appendChild(document.createTextNode('QP ' + f.qp + ' (' + a + ' → ' + b + ')'));
+  });
+  [['cep', 'ECN-CE'], ['cnpp', 'CNP']].forEach(([c, t]) => {
+    const k = lg.appendChild(el('span', 'rl-key rl-g-' + c));
+    k.appendChild(el('i'));
+    k.appendChild(document.createTextNode(t));
+  });
+  if (flows.length > RATE_FLOWS)
+    sec.appendChild(el('p', 'rl-hint', (flows.length - RATE_FLOWS) + ' flows with fewer bytes are not drawn'));
+  this.rateSvg = sec.appendChild(sv('svg', { class: 'rl-graph rl-rates', viewBox: '0 0 ' + GW + ' ' + GH, width: GW, height: GH }));
+  this.svgs = [this.rateSvg];
+  if (d.nDepth) {
+    this.depthSvg = sec.appendChild(sv('svg', { class: 'rl-graph rl-depth', viewBox: '0 0 ' + GW + ' ' + GH, width: GW, height: GH }));
+    this.svgs.push(this.depthSvg);
+  }
+  reset.addEventListener('click', () => this.zoom(null));
+  this.svgs.forEach(s => this.dragZoom(s));
+  this.zoom(null);
+}
+
+Congestion.prototype.xOf = Graphs.prototype.xOf;
+Congestion.prototype.dragZoom = Graphs.prototype.dragZoom;
+
+Congestion.prototype.zoom = function (range) {
+  const d = this.d;
+  if (range && range[1] - range[0] > 0) this.range = range;
+  else this.range = [d.t[0], d.t[d.n - 1] > d.t[0] ? d.t[d.n - 1] : d.t[0] + 1];
+  this.drawRates();
+  if (this.depthSvg) this.drawDepth();
+};
+
+// Every drawn flow's bytes per bin (Gbit/s: bits per nanosecond), steps in its colour; the
+// bins and bytes stay on the elements (data-t0, data-bin-ns, data-bytes) for tests and readers.
+Congestion.prototype.drawRates = function () {
+  const d = this.d, svg = this.rateSvg, [t0, t1] = this.range;
+  clear(svg);
+  let nb = RATE_BINS;
+  this.flows.forEach(f => {
+    const a = lowerBound(f.t, t0, 0, f.count), b = upperBound(f.t, t1, a, f.count);
+    const gap = medianGap(f, d, a, b);
+    if (gap > 0) nb = Math.min(nb, Math.max(1, Math.floor((t1 - t0) / (4 * gap))));
+  });
+  const binNs = (t1 - t0) / nb;
+  const bytes = this.flows.map(f => {
+    const v = new Float64Array(nb);
+    const a = lowerBound(f.t, t0, 0, f.count), b = upperBound(f.t, t1, a, f.count);
+    for (let j = a; j < b; j++)
+      if (isCarried(d, f.rows[j])) v[Math.min(nb - 1, Math.floor((f.t[j] - t0) / binNs))] += d.len[f.rows[j]];
+    return v;
+  });
+  let max = 0;
+  bytes.forEach(v => v.forEach(x => { max = Math.max(max, x * 8 / binNs); }));
+  if (!max) max = 1;
+  const yOf = v => GH - PAD_B - v / max * (GH - PAD_B - PAD_T - 14);
+  axes(svg, this.range, [0, max], v => v.toPrecision(3), 'Gbit/s per flow (' + fmtTime(binNs) + ' bins)',
+    t => this.xOf(t), yOf);
+  svg.setAttribute('data-t0', t0);
+  svg.setAttribute('data-bin-ns', binNs);
+  const bw = (GW - PAD_L - 10) / nb;
+  bytes.forEach((v, c) => {
+    const f = this.flows[c];
+    let p = 'M' + PAD_L + ',' + yOf(v[0] * 8 / binNs).toFixed(1);
+    for (let q = 0; q < nb; q++) p += 'V' + yOf(v[q] * 8 / binNs).toFixed(1) + 'H' + (PAD_L + (q + 1) * bw).toFixed(1);
+    svg.appendChild(sv('path', { class: 'rl-rate rl-c' + c, d: p, 'data-sec': f.sec, 'data-dir': f.dir,
+      'data-qp': f.qp, 'data-bytes': Array.from(v).join(' ') }));
+  });
+  this.drawMarks(svg);
+};
+
+// ECN-CE marks along the top, CNPs along the bottom, one per pixel column.
+Congestion.prototype.drawMarks = function (svg) {
+  const d = this.d, [t0, t1] = this.range;
+  const a = lowerBound(d.t, t0, 0, d.n), b = upperBound(d.t, t1, a, d.n);
+  const ce = new Uint8Array(GW + 1), cnp = new Uint8Array(GW + 1);
+  for (let i = a; i < b; i++) {
+    const x = Math.round(this.xOf(d.t[i]));
+    if (d.flags[i] & F.ce) ce[x] = 1;
+    if (d.kind[i] === 4) cnp[x] = 1;
+  }
+  let pc = '', pn = '';
+  for (let x = 0; x <= GW; x++) {
+    if (ce[x]) pc += 'M' + x + ',' + (PAD_T - 2) + 'v8';
+    if (cnp[x]) pn += 'M' + x + ',' + (GH - PAD_B) + 'l-4,8h8z';
+  }
+  if (pc) svg.appendChild(sv('path', { class: 'rl-g-cep', d: pc }));
+  if (pn) svg.appendChild(sv('path', { class: 'rl-g-cnpp', d: pn }));
+};
+
+// The bytes queued ahead of each frame that passed the switch, as its pcapng comment says:
+// per pixel column the shallowest and deepest, joined. data-max: the deepest in view.
+Congestion.prototype.drawDepth = function () {
+  const d = this.d, svg = this.depthSvg, [t0, t1] = this.range;
+  clear(svg);
+  const a = lowerBound(d.t, t0, 0, d.n), b = upperBound(d.t, t1, a, d.n);
+  const cols = new Map();
+  let max = 0;
+  for (let i = a; i < b; i++) {
+    if (d.depth[i] < 0) continue;
+    max = Math.max(max, d.depth[i]);
+    colMinMax(cols, this.xOf(d.t[i]), d.depth[i]);
+  }
+  svg.setAttribute('data-max', max);
+  const top = max || 1;
+  const yOf = v => GH - PAD_B - v / top * (GH - PAD_B - PAD_T - 14);
+  axes(svg, this.range, [0, top / 1024], v => v.toPrecision(3), 'switch queue, KB (1024 bytes)',
+    t => this.xOf(t), v => yOf(v * 1024));
+  let p = '';
+  cols.forEach((m, c) => {
+    p += (p ? 'L' : 'M') + c + ',' + yOf(m[0]).toFixed(1);
+    if (m[1] !== m[0]) p += 'V' + yOf(m[1]).toFixed(1);
+  });
+  svg.appendChild(sv('path', { class: 'rl-qdepth', d: p || 'M0,0' }));
+  this.drawMarks(svg);
+};
+
 // ---- one capture, and the page ----
 
 function drawCapture(d, root) {
@@ -872,6 +1029,7 @@ function drawCapture(d, root) {
   d.panel.appendChild(el('p', 'rl-hint', 'Click an arrow (or a finding) to see its fields and what the analyzer says of it.'));
   drawSections(d, main, d.state);
   d.graphs = new Graphs(d, root);
+  if (congested(d)) d.congestion = new Congestion(d, root);
   root.addEventListener('click', e => {
     const g = e.target.closest('.rl-arrow');
     if (!g) return;

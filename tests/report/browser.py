@@ -31,9 +31,20 @@ Checks (a PASS or FAIL line each):
   f. (--golden DIR) a screenshot against DIR/NAME.png; --update-golden writes it instead.
 --big: only load PAGE#frame-N (--frame N), wait for the ready marker (--hang seconds) and
 check that arrow N is drawn and selected; prints the load time (not an assertion).
+--rates RATES.tsv: the Congestion section, against tshark's RATE_FIELDS of the capture
+(docs/report-format.md has the hooks):
+  g. one .rl-rate line per data flow (tshark: distinct destination QPs of requests);
+  h. each line's mean over the bins in the last third of the capture is tshark's bytes
+     (data.len of that QP's requests, frames without gen's lost comment) over the same
+     time within 5%;
+  i. (--fair) over the last third of the time both flows send (tshark: the later flow's first
+     request to the earlier one's last), the two lines' means are within 10% of each other;
+  j. .rl-depth's data-max is the deepest "bottleneck queue N B" comment tshark reads;
+  k. (--golden) a screenshot of the rates graph against DIR/NAME-rates.png.
 """
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -54,6 +65,9 @@ OPS = {0: "SEND First", 1: "SEND Middle", 2: "SEND Last", 3: "SEND Last with Imm
        18: "ATOMIC Acknowledge", 19: "CmpSwap", 20: "FetchAdd", 22: "SEND Last with Invalidate",
        23: "SEND Only with Invalidate"}
 WINDOW = (1280, 1600)
+RATE_FIELDS = ["frame.number", "frame.time_relative", "infiniband.bth.opcode", "infiniband.bth.destqp",
+               "infiniband.mad.mgmtclass", "data.len", "frame.comment"]
+DEPTH_COMMENT = re.compile(r"^bottleneck queue (\d+) B$")   # pcapgen/gen.h's form, as documented
 
 failed = 0
 label = ""
@@ -277,9 +291,12 @@ def pick(frames, trouble):
     return out[:8]
 
 
-def screenshot(b, path, golden, update, name):
+def screenshot(b, path, golden, update, name, element=None):
     from PIL import Image, ImageChops
-    b.d.save_screenshot(path)
+    if element is None:
+        b.d.save_screenshot(path)
+    else:
+        element.screenshot(path)
     g = os.path.join(golden, name + ".png")
     if update:
         os.makedirs(golden, exist_ok=True)
@@ -459,12 +476,115 @@ def run_big(b, page, frames, explain, opts):
            ("" if not p else ": " + " | ".join(x[:200] for x in p[:5])))
 
 
+def read_rates(path):
+    """tshark's RATE_FIELDS lines: (ns since the first frame, kind, destination QP, data bytes, lost, depth)."""
+    from decimal import Decimal
+    out = []
+    with open(path) as f:
+        for line in f:
+            v = dict(zip(RATE_FIELDS, (line.rstrip("\n").split("\t") + [""] * len(RATE_FIELDS))[:len(RATE_FIELDS)]))
+            if v["infiniband.bth.opcode"] == "":
+                continue
+            mc = v["infiniband.mad.mgmtclass"]
+            fr = {"op": int(v["infiniband.bth.opcode"], 0), "syn": None, "mgmt": int(mc, 0) if mc else None,
+                  "dqp": int(v["infiniband.bth.destqp"], 16)}
+            m = DEPTH_COMMENT.match(v["frame.comment"])
+            out.append({"t": int(Decimal(v["frame.time_relative"]) * 1000000000), "kind": want_kind(fr),
+                        "dqp": fr["dqp"], "mgmt": fr["mgmt"], "bytes": int(v["data.len"] or 0), "lost": LOST in v["frame.comment"],
+                        "depth": int(m.group(1)) if m else None})
+    return out
+
+
+def page_means(lines, t0, bin_ns, lo, hi):
+    """Each line's Gbit/s over its bins lying within [lo, hi], and the span [a, b] those bins cover."""
+    nb = len(lines[0]["bytes"]) if lines else 0
+    qs = [q for q in range(nb) if t0 + q * bin_ns >= lo and t0 + (q + 1) * bin_ns <= hi + 1]
+    if not qs:
+        return None, None, None
+    a, b = t0 + qs[0] * bin_ns, t0 + (qs[-1] + 1) * bin_ns
+    return {l["qp"]: sum(l["bytes"][q] for q in qs) * 8 / (b - a) for l in lines}, a, b
+
+
+def tshark_mean(rates, qp, a, b, last):
+    """Gbit/s of qp's request bytes tshark reads in [a, b) (b included for the page's last bin)."""
+    n = sum(r["bytes"] for r in rates if r["kind"] == "req" and r["dqp"] == qp and not r["lost"] and
+            a <= r["t"] and (r["t"] < b or (last and r["t"] <= b)))
+    return n * 8 / (b - a)
+
+
+def run_rates(b, page, frames, explain, opts):
+    from selenium.webdriver.common.by import By
+    rates = read_rates(opts["rates"])
+    url = "file://" + os.path.abspath(page)
+    ready = b.load(url, 60)
+    report(ready, "loads: the ready marker appears")
+    if not ready:
+        return
+    got = b.d.execute_script("""var s = document.querySelector('svg.rl-rates');
+        if (!s) return null;
+        return [+s.getAttribute('data-t0'), +s.getAttribute('data-bin-ns'),
+                Array.from(s.querySelectorAll('.rl-rate')).map(function (p) {
+                    return {qp: +p.getAttribute('data-qp'), bytes: p.getAttribute('data-bytes').split(' ').map(Number)}; })];""")
+    report(got is not None, "the page has a rates graph (svg.rl-rates)")
+    if got is None:
+        return
+    t0, bin_ns, lines = got
+    # g. one line per data flow
+    flows = sorted({r["dqp"] for r in rates if r["kind"] == "req" and r["mgmt"] is None and r["bytes"] > 0})
+    report(sorted(l["qp"] for l in lines) == flows, "one .rl-rate line per data flow tshark finds: QPs %s (lines: %s)" %
+           (flows, sorted(l["qp"] for l in lines)))
+    # h. the last third, against tshark's bytes over the same bins
+    end = rates[-1]["t"]
+    means, a, bb = page_means(lines, t0, bin_ns, end * 2 / 3, end)
+    if means is None:
+        report(False, "no bin of the rates graph lies in the last third of the capture")
+        return
+    for qp in flows:
+        want = tshark_mean(rates, qp, a, bb, bb >= end)
+        have = means.get(qp, 0)
+        report(want > 0 and abs(have - want) <= 0.05 * want,
+               "QP %d over the last third (%.3f..%.3f ms): the page's mean %.3f Gbit/s, tshark's bytes %.3f Gbit/s (5%%)" %
+               (qp, a / 1e6, bb / 1e6, have, want))
+    # i. fairness while both send
+    if opts["fair"]:
+        first, last = {}, {}
+        for r in rates:
+            if r["kind"] == "req" and r["dqp"] in flows:
+                first.setdefault(r["dqp"], r["t"])
+                last[r["dqp"]] = r["t"]
+        lo, hi = max(first.values()), min(last.values())
+        m, a, bb = page_means(lines, t0, bin_ns, lo + (hi - lo) * 2 / 3, hi)
+        v = sorted(m.values()) if m else []
+        report(len(v) == 2 and v[0] > 0 and v[1] - v[0] <= 0.10 * v[1],
+               "while both flows send, over the last third (%s): the page's means %s Gbit/s are within 10%% of each other" %
+               ("%.3f..%.3f ms" % (a / 1e6, bb / 1e6) if m else "no bin", ", ".join("%.3f" % x for x in v)))
+    # j. the queue's depth
+    depths = [r["depth"] for r in rates if r["depth"] is not None]
+    dmax = b.d.execute_script("var s = document.querySelector('svg.rl-depth'); return s ? s.getAttribute('data-max') : null;")
+    report(bool(depths) and dmax is not None and int(dmax) == max(depths),
+           "the depth graph's max %s is the deepest of tshark's %d 'bottleneck queue N B' comments (%s)" %
+           (dmax, len(depths), max(depths) if depths else "none"))
+    # k. the rates graph's picture
+    if opts["golden"]:
+        el = b.d.find_element(By.CSS_SELECTOR, "svg.rl-rates")
+        b.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
+        time.sleep(0.3)     # let the scroll settle (not a check)
+        screenshot(b, os.path.join(opts["tmp"], opts["name"] + "-rates.png"), opts["golden"], opts["update"],
+                   opts["name"] + "-rates", el)
+    p = b.problems()
+    report(not p, "no console warning or error" + ("" if not p else ": " + " | ".join(x[:200] for x in p[:5])))
+
+
 def main(argv):
     global label
     if argv[1:] == ["--print-fields"]:
         print(" ".join("-e " + x for x in FIELDS))
         return 0
+    if argv[1:] == ["--print-rate-fields"]:
+        print(" ".join("-e " + x for x in RATE_FIELDS))
+        return 0
     opts = {"want": [], "golden": "", "update": False, "select": 0, "big": False, "frame": 0, "hang": 300,
+            "rates": "", "fair": False,
             "name": "page", "tmp": os.environ.get("TMPDIR", "/tmp")}
     args = argv[1:]
     while args and args[0].startswith("--"):
@@ -489,6 +609,10 @@ def main(argv):
             opts["hang"] = int(args.pop(0))
         elif a == "--tmp":
             opts["tmp"] = args.pop(0)
+        elif a == "--rates":
+            opts["rates"] = args.pop(0)
+        elif a == "--fair":
+            opts["fair"] = True
         elif a == "--compare":
             opts["compare"] = (args.pop(0), args.pop(0))
         else:
@@ -516,7 +640,8 @@ def main(argv):
     b = None
     try:
         b = Browser(opts["tmp"])
-        run = run_compare if "compare" in opts else run_big if opts["big"] else run_small
+        run = (run_compare if "compare" in opts else run_big if opts["big"] else
+               run_rates if opts["rates"] else run_small)
         run(b, page, frames, explain, opts)
     except Exception as e:
         report(False, "the browser failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))

@@ -4,7 +4,7 @@
 #   sh tests/report/run.sh [--update-golden] build/rocelab      (what `make report-test` runs)
 #
 # For each of rocelab gen's captures below (a loss and go-back-N, RNR NAKs, a READ, UD SENDs,
-# ECN marks and CNPs, a CM connection) it writes `rocelab report CAP -o PAGE.html` and checks:
+# ECN marks and CNPs, a CM connection, DCQCN on one flow and two sharing a switch) it writes `rocelab report CAP -o PAGE.html` and checks:
 #   * static_check.py: html5lib's strict parser reads the page; it references nothing outside
 #     itself; its shell is docs/report-format.md's;
 #   * tidy -q -e: no error and no warning (the page is our own HTML5 shell, and tidy 5.6 knows
@@ -16,6 +16,12 @@
 #     opcode, PSN and QP and explain --json's object in #rl-detail / #rl-detail-json, and a
 #     screenshot against tests/report/golden/NAME.png (2% of pixels may differ);
 #     --update-golden writes the screenshots there instead.
+# gen dcqcn and fairness --pcapng (14,000 frames each): the static checks, and browser.py --rates:
+# one rate line per data flow tshark finds, each line's mean over the last third of the capture
+# within 5% of tshark's bytes (data.len) there, fairness's two flows within 10% of each other
+# over the last third of the time both send, the queue graph's max the deepest "bottleneck queue
+# N B" comment tshark reads (frame.comment), and fairness's rates graph against
+# golden/fairness-rates.png.
 # explain --compare A B -o PAGE: both captures drawn side by side, a click in B's column showing
 # B's frame in B's panel (b-rl-detail).
 # Then a capture of a million frames (gen write-bw): its page must draw (the ready marker
@@ -109,6 +115,22 @@ if ! "$ROCELAB" report --help >/dev/null 2>&1; then
     exit 1
 fi
 
+# static_checks NAME: $TMP/NAME.html read by html5lib's strict parser, and by tidy.
+static_checks() {
+    n=$1
+    run_checks "$n static" "$PY" "$HERE/static_check.py" --label "$n" "$TMP/$n.html"
+    tidy -q -e "$TMP/$n.html" >"$TMP/tidy.out" 2>&1
+    rc=$?
+    grep -v -E "$TIDY_ALLOW" "$TMP/tidy.out" >"$TMP/tidy.left"
+    if [ "$rc" -ge 2 ]; then
+        fail "$n: tidy finds errors: $(head -n 5 "$TMP/tidy.out" | tr '\n' ' ')"
+    elif [ -s "$TMP/tidy.left" ]; then
+        fail "$n: tidy warns: $(head -n 5 "$TMP/tidy.left" | tr '\n' ' ')"
+    else
+        pass "$n: tidy -q -e finds no error and no warning"
+    fi
+}
+
 # page NAME WANT SELECT GEN-ARGS...: a capture from rocelab gen, its report, and every check.
 # WANT: what the capture must show (browser.py --want); SELECT: the frame for #frame-N and the
 # screenshot (0: the middle one).
@@ -126,17 +148,7 @@ page() {
         return
     fi
     pass "$n: rocelab report wrote $(wc -c <"$TMP/$n.html") bytes"
-    run_checks "$n static" "$PY" "$HERE/static_check.py" --label "$n" "$TMP/$n.html"
-    tidy -q -e "$TMP/$n.html" >"$TMP/tidy.out" 2>&1
-    rc=$?
-    grep -v -E "$TIDY_ALLOW" "$TMP/tidy.out" >"$TMP/tidy.left"
-    if [ "$rc" -ge 2 ]; then
-        fail "$n: tidy finds errors: $(head -n 5 "$TMP/tidy.out" | tr '\n' ' ')"
-    elif [ -s "$TMP/tidy.left" ]; then
-        fail "$n: tidy warns: $(head -n 5 "$TMP/tidy.left" | tr '\n' ' ')"
-    else
-        pass "$n: tidy -q -e finds no error and no warning"
-    fi
+    static_checks "$n"
     "$ROCELAB" explain --json "$cap" >"$TMP/$n.jsonl" 2>"$TMP/explain.err" ||
         fail "$n: rocelab explain --json failed: $(head -c 300 "$TMP/explain.err")"
     # shellcheck disable=SC2046  # one -e per field
@@ -155,6 +167,33 @@ page read     req,resp        0       read
 page ud-send  req             0       ud-send --count 4
 page ecn      cnp             0       ecn
 page cm       cm,req,ack      0       cm-connect
+
+# The Congestion section on the congestion scenarios' pcapngs (pages of 14,000 frames, whose
+# ladders draw only the rows in view, so not page()'s checks of every arrow): the static checks,
+# every flow's rate line against tshark's bytes, fairness while both flows send, the switch
+# queue's deepest comment, and a picture of fairness's rates graph.
+for n in dcqcn fairness; do
+    if ! "$ROCELAB" gen "$n" --pcapng -o "$TMP/$n.pcapng" >/dev/null 2>"$TMP/gen.err" ||
+       ! "$ROCELAB" report -q "$TMP/$n.pcapng" -o "$TMP/$n.html" >"$TMP/report.out" 2>&1; then
+        fail "$n: rocelab gen or report failed: $(head -c 300 "$TMP/gen.err" "$TMP/report.out")"
+        continue
+    fi
+    static_checks "$n"
+    # shellcheck disable=SC2046  # one -e per field
+    if ! run_tshark -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$HERE/browser.py" --print-rate-fields) \
+            <"$TMP/$n.pcapng" >"$TMP/$n.rates.tsv" 2>"$TMP/tshark.err" ||
+       ! run_tshark -r - -T fields -E separator=/t -E occurrence=f $("$PY" "$HERE/browser.py" --print-fields) \
+            <"$TMP/$n.pcapng" >"$TMP/$n.tsv" 2>"$TMP/tshark.err"; then
+        fail "$n rates: tshark failed: $(head -c 300 "$TMP/tshark.err")"
+        continue
+    fi
+    fair=""
+    golden=""
+    [ "$n" = fairness ] && fair=--fair && golden="--golden $GOLDEN $UPDATE"
+    # shellcheck disable=SC2086  # options, or none
+    run_checks "$n rates" browser --label "$n rates" --name "$n" --rates "$TMP/$n.rates.tsv" $fair $golden \
+        "$TMP/$n.html" "$TMP/$n.tsv" /dev/null
+done
 
 # The summary's per-QP requests, NAKs and RNR NAKs against tshark, where three QPs share two hosts
 # (gen srq: one of them runs its SRQ dry) and on the loss and RNR captures.
