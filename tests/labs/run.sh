@@ -251,10 +251,13 @@ for l in $labs; do
 done
 
 # ---- without namespaces: the rest of what a lab runs, and the guides' commands ----------------
-# Each replay step's rocelab gen arguments, as lab run passes them (with the lab's addresses).
+# Each replay step's rocelab gen arguments, as lab run passes them (with the lab's addresses and its
+# parameters at their defaults).
 for l in $labs; do
     i=0
-    sed -n 's/^replay[ \t]*//p' "$LABS/$l/lab.def" >"$T/replays"
+    awk '$1 == "param" { def[$2] = $3 }
+         $1 == "replay" { v = $0; sub(/^replay[ \t]*/, "", v); for (k in def) gsub("[{]" k "[}]", def[k], v); print v }' \
+        "$LABS/$l/lab.def" >"$T/replays"
     while read -r args; do
         i=$((i + 1))
         # shellcheck disable=SC2086  # the arguments are words, as lab run splits them
