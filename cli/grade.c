@@ -342,6 +342,7 @@ static int grade_load(struct cli_capture *in, struct grade_cap *c)
 			continue; /* a pcapng's interface of another link type */
 		f = &c->f[c->n];
 		f->no = fr.no;
+		f->ns = (uint64_t)fr.ns;
 		st = cli_frame_decode(&fr, &f->p);
 		rl_analyze(an, fr.no, (uint64_t)fr.ns, &f->p, st, &f->a);
 		if (st == RL_NOT_ROCE && !grade_keep_line(c, &fr, &f->p)) {

@@ -57,6 +57,7 @@ bool grade_check_labs(const char (*nums)[3], size_t n);
 /* One RoCE frame of the capture, decoded and analyzed (payload pointers cleared). */
 struct grade_frame {
 	uint64_t no; /* frame number, as Wireshark counts */
+	uint64_t ns; /* its time stamp, in ns */
 	struct rl_pkt p;
 	struct rl_annotation a;
 	const struct rl_cm *cm; /* the CM message it carries to QP1, decoded (rl_cm_decode); NULL if none */

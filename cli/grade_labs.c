@@ -1251,6 +1251,154 @@ static bool gl_15_send_last_msn(const struct grade_cap *c, uint64_t *v)
 }
 
 /*
+ * Lab 16: congestion. Its questions and predictions are about the last step,
+ * two flows into one RED/ECN-marked queue with DCQCN (gen fairness): flow 2
+ * is the QP of the client's last request, flow 1 the other QP whose requests
+ * go out after flow 2's first (the two share the queue). Earlier steps (one
+ * flow each, before the last began) are left out. The capture is taken at the
+ * queue's output, so each flow's bytes there are its share of the bottleneck.
+ */
+struct gl_16_flows {
+	const struct grade_frame *first[2], *last[2];   /* each flow's first and last request */
+};
+
+static bool gl_16_flows(const struct grade_cap *c, struct gl_16_flows *fl)
+{
+	const struct grade_frame *last = c->client ? gl_last(c, gl_is_client_request) : NULL;
+	uint32_t q[2] = { 0, last ? last->p.bth.dqpn : 0 };
+	bool two = false;
+
+	memset(fl, 0, sizeof(*fl));
+	for (const struct grade_frame *f = c->f; last && f <= last; f++) {
+		if (!gl_is_client_request(c, f))
+			continue;
+		if (f->p.bth.dqpn == q[1] && !fl->first[1])
+			fl->first[1] = f;
+		else if (fl->first[1] && f->p.bth.dqpn != q[1] && !two)
+			q[0] = f->p.bth.dqpn, two = true;
+	}
+	for (const struct grade_frame *f = c->f; two && f <= last; f++) {
+		for (int i = 0; i < 2; i++) {
+			if (!gl_is_client_request(c, f) || f->p.bth.dqpn != q[i])
+				continue;
+			if (!fl->first[i])
+				fl->first[i] = f;
+			fl->last[i] = f;
+		}
+	}
+	return two;
+}
+
+/* The step's first request: flow 1's (it started first). */
+static const struct grade_frame *gl_16_base(const struct grade_cap *c)
+{
+	struct gl_16_flows fl;
+
+	return gl_16_flows(c, &fl) ? fl.first[0] : NULL;
+}
+
+static bool gl_16_is_cnp(const struct grade_cap *c, const struct grade_frame *f)
+{
+	(void)c;
+	return f->p.bth.opcode == RL_OP_CNP;
+}
+
+/* CNPs in the step: the receiver's answers to CE marks (IBA A17.9.3). */
+static bool gl_16_cnps(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base = gl_16_base(c);
+
+	*v = 0;
+	for (const struct grade_frame *f = base; f && f < c->f + c->n; f++)
+		*v += gl_16_is_cnp(c, f);
+	return base != NULL;
+}
+
+/* The step's requests that the queue marked Congestion Experienced (RFC 3168: ECN 11). */
+static bool gl_16_ce_marked(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base = gl_16_base(c);
+
+	*v = 0;
+	for (const struct grade_frame *f = base; f && f < c->f + c->n; f++)
+		*v += gl_is_client_request(c, f) && f->a.ecn_ce;
+	return base != NULL;
+}
+
+/* The QP flow 2's requests go to (BTH DestQP). */
+static bool gl_16_flow2_qp(const struct grade_cap *c, uint64_t *v)
+{
+	struct gl_16_flows fl;
+
+	return gl_16_flows(c, &fl) && GL_FROM(fl.first[1], fl.first[1]->p.bth.dqpn);
+}
+
+static bool gl_16_first_cnp(const struct grade_cap *c, uint64_t *v)
+{
+	const struct grade_frame *base = gl_16_base(c);
+	const struct grade_frame *cnp = base ? gl_find(c, base, gl_16_is_cnp) : NULL;
+
+	return GL_FROM(cnp, cnp->no);
+}
+
+/* The step's requests sent again: what the queue dropped, go-back-N's cost (none, if DCQCN keeps it short). */
+static bool gl_16_resends(const struct grade_cap *c, uint64_t *v)
+{
+	struct gl_16_flows fl;
+	bool on = gl_16_flows(c, &fl);
+
+	*v = 0;
+	for (const struct grade_frame *f = on ? fl.first[0] : c->f + c->n; f < c->f + c->n; f++)
+		*v += gl_is_resend(c, f) &&
+		      (f->p.bth.dqpn == fl.first[0]->p.bth.dqpn || f->p.bth.dqpn == fl.first[1]->p.bth.dqpn);
+	return on;
+}
+
+/*
+ * Flow @i's share of the bottleneck once both run, in percent rounded to the
+ * nearest 10 (the tolerance the predictions state): its request bytes over
+ * both flows' in the second half of the time both send, when DCQCN has had
+ * time to move them (Zhu et al., SIGCOMM 2015, section 3: both cut on their
+ * CNPs and recover towards one target).
+ */
+static bool gl_16_share(const struct grade_cap *c, int i, uint64_t *v)
+{
+	struct gl_16_flows fl;
+	uint64_t start, end, mid, mine = 0, all = 0;
+
+	if (!gl_16_flows(c, &fl))
+		return false;
+	start = fl.first[1]->ns;
+	end = fl.last[0]->ns < fl.last[1]->ns ? fl.last[0]->ns : fl.last[1]->ns;
+	if (end <= start)
+		return false;   /* flow 1 ended before flow 2 began: nothing shared */
+	mid = start + (end - start) / 2;
+	for (const struct grade_frame *f = fl.first[0]; f < c->f + c->n; f++) {
+		bool ours = f->p.bth.dqpn == fl.first[i]->p.bth.dqpn;
+
+		if (!gl_is_client_request(c, f) || f->ns < mid || f->ns > end ||
+		    (!ours && f->p.bth.dqpn != fl.first[1 - i]->p.bth.dqpn))
+			continue;
+		all += f->p.frame_len;
+		mine += ours ? f->p.frame_len : 0;
+	}
+	if (!all)
+		return false;
+	*v = (mine * 20 + all) / (2 * all) * 10;
+	return true;
+}
+
+static bool gl_16_share_1(const struct grade_cap *c, uint64_t *v)
+{
+	return gl_16_share(c, 0, v);
+}
+
+static bool gl_16_share_2(const struct grade_cap *c, uint64_t *v)
+{
+	return gl_16_share(c, 1, v);
+}
+
+/*
  * ---- multiple choice: where a header rides in a message --------------------------------------
  * Labs 04, 06 and 07 ask which packets of a message of three or more carry
  * something (the AckReq bit, the RETH, the AETH); their lab.def lists the
@@ -1583,6 +1731,14 @@ const struct grade_fact grade_facts[] = {
 	{ "15", "p1", gl_04_packets_1 },
 	{ "15", "p2", gl_15_send_packets },
 	{ "15", "p3", gl_15_send_last_msn },
+	{ "16", "1", gl_16_cnps },
+	{ "16", "2", gl_16_ce_marked },
+	{ "16", "3", gl_16_flow2_qp },
+	{ "16", "4", gl_16_first_cnp },
+	/* Lab 16's predictions: the learner's bottleneck rate; the shares are to the nearest 10%. */
+	{ "16", "p1", gl_16_resends },
+	{ "16", "p2", gl_16_share_1 },
+	{ "16", "p3", gl_16_share_2 },
 };
 
 const size_t grade_nfacts = sizeof(grade_facts) / sizeof(grade_facts[0]);
@@ -1660,5 +1816,8 @@ const struct grade_choice grade_choices[] = {
 	{ "14", "w2", 'a', NULL },
 	{ "15", "w1", 'c', NULL },
 	{ "15", "w2", 'd', NULL },
+	{ "16", "w1", 'c', NULL },
+	{ "16", "w2", 'b', NULL },
+	{ "16", "w3", 'a', NULL },
 };
 const size_t grade_nchoices = sizeof(grade_choices) / sizeof(grade_choices[0]);

@@ -251,10 +251,13 @@ for l in $labs; do
 done
 
 # ---- without namespaces: the rest of what a lab runs, and the guides' commands ----------------
-# Each replay step's rocelab gen arguments, as lab run passes them (with the lab's addresses).
+# Each replay step's rocelab gen arguments, as lab run passes them (with the lab's addresses and its
+# parameters at their defaults).
 for l in $labs; do
     i=0
-    sed -n 's/^replay[ \t]*//p' "$LABS/$l/lab.def" >"$T/replays"
+    awk '$1 == "param" { def[$2] = $3 }
+         $1 == "replay" { v = $0; sub(/^replay[ \t]*/, "", v); for (k in def) gsub("[{]" k "[}]", def[k], v); print v }' \
+        "$LABS/$l/lab.def" >"$T/replays"
     while read -r args; do
         i=$((i + 1))
         # shellcheck disable=SC2086  # the arguments are words, as lab run splits them
@@ -572,12 +575,12 @@ s=$( (cd "$P" && "$R" lab grade 04) | sed -n 's/^score 04 predictions //p')
 refused "--set on lab run" "--set belongs to 'lab predict', not to 'lab run'" run 04 --set size=10
 refused "--set of a parameter the lab has not" "lab 04 has no parameter 'speed'" predict 04 --set speed=10
 refused "--set out of range" "--set mtu=1000: mtu (the first SEND's path MTU) takes 256,512,1024,2048,4096" predict 04 --set mtu=1000
-# Every lab asks predictions and has a quiz: a copy of the labs with a 16th that has neither (nor
+# Every lab asks predictions and has a quiz: a copy of the labs with a 17th that has neither (nor
 # more) stands for a lab without them.
-rm -rf "$T/bare" && cp -r "$LABS" "$T/bare" && rm -rf "$T/bare/out" && mkdir -p "$T/bare/16-bare"
-printf 'title    a lab with no predictions and no quiz\nneeds    send\ngen      send\nnext     read it\nstep     one SEND\nserver\nclient   --op send --iters 1\n' >"$T/bare/16-bare/lab.def"
+rm -rf "$T/bare" && cp -r "$LABS" "$T/bare" && rm -rf "$T/bare/out" && mkdir -p "$T/bare/17-bare"
+printf 'title    a lab with no predictions and no quiz\nneeds    send\ngen      send\nnext     read it\nstep     one SEND\nserver\nclient   --op send --iters 1\n' >"$T/bare/17-bare/lab.def"
 export ROCELAB_LABS="$T/bare"
-refused "predict for a lab without predictions" "lab 16 asks no predictions" predict 16
+refused "predict for a lab without predictions" "lab 17 asks no predictions" predict 17
 unset ROCELAB_LABS
 
 # score_below_half SCORE: GOT/MAX with 2 GOT < MAX
@@ -672,6 +675,8 @@ if g15 bw send-bw --count 16 --size 3000 && g15 wr write-bw --count 5 --size 300
 else fail "lab 15 predict: cannot make a run's three steps (rocelab gen, mergecap)"; fi
 # Lab 02: a server QP and a SEND size of the learner's, so neither DestQP nor the frame count is the default's.
 predictions 02 qpn=1000 size=5000
+# Lab 16: a 3 Gb/s port, not the default's 2: the flows' shares are measured at the learner's rate.
+predictions 16 bn=3
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^predict ' "$d/lab.def" || continue
     [ -f "$d/solution/predict.sh" ] && grep -q "^predictions $(basename "$d" | cut -c1-2) " "$0" ||
@@ -745,6 +750,7 @@ quiz 12
 quiz 13
 quiz 14
 quiz 15
+quiz 16
 for d in "$LABS"/[0-9][0-9]-*/; do
     grep -q '^quiz ' "$d/lab.def" || continue
     [ -f "$d/solution/quiz.sh" ] && grep -q "^quiz $(basename "$d" | cut -c1-2)$" "$0" ||
@@ -756,7 +762,7 @@ cd "$Q" && refused "quiz --grade before any quiz" "no quiz to grade" quiz 04 --g
 cd - >/dev/null
 refused "--seed on lab grade" "--seed belongs to 'lab quiz', not to 'lab grade'" grade 04 --seed 3
 export ROCELAB_LABS="$T/bare"
-refused "a quiz for a lab without one" "lab 16 has no quiz" quiz 16
+refused "a quiz for a lab without one" "lab 17 has no quiz" quiz 17
 unset ROCELAB_LABS
 
 # A capture of another lab, or one without the fault a lab is about, is refused, not graded.
