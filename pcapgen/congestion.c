@@ -223,7 +223,9 @@ static uint8_t cg_ack_timeout(const struct gen_opts *o, const struct cg_plan *p)
 
 static int cg_setup(struct cg_sess *q, const struct gen_opts *o, struct gen_out *out, const struct cg_plan *p)
 {
-	struct rl_qp_cc cc = { .algo = o->cc_none ? RL_CC_NONE : RL_CC_DCQCN, .line_rate_bps = o->rate_bps };
+	/* Each sender's own link (--rate), not A's, which incast makes N of them wide. */
+	struct rl_qp_cc cc = { .algo = o->cc_none ? RL_CC_NONE : RL_CC_DCQCN,
+			       .line_rate_bps = o->rate_bps / p->link_mult };
 	struct gen_qp_cfg c;
 	int r;
 

@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "bottleneck.h"
+#include "units.h"
 
-#define BN_NS_PER_S 1000000000ull
-#define BN_FIRST_CAP 64
+#define RL_BN_FIRST_CAP 64       /* slots; doubled when full, so always a power of 2 */
 
 uint64_t rl_bn_serialize_ns(uint64_t rate_bps, size_t len)
 {
-	uint64_t bits_ns = (uint64_t)len * 8 * BN_NS_PER_S;
+	uint64_t bits_ns = (uint64_t)len * RL_BITS_PER_BYTE * RL_NS_PER_S;
 
 	if (!rate_bps)
 		return 0;
@@ -43,7 +43,7 @@ double rl_bottleneck_mark_prob(const struct rl_bottleneck *b, uint64_t depth_byt
 	return b->pmax * (double)(depth_bytes - b->kmin) / (double)(b->kmax - b->kmin);
 }
 
-static void bn_sample(const struct rl_bn *q, enum rl_bottleneck_event ev, uint64_t t, uint64_t number,
+static void rl_bn_sample(const struct rl_bn *q, enum rl_bottleneck_event ev, uint64_t t, uint64_t number,
 		      size_t len, bool marked)
 {
 	struct rl_bottleneck_sample s;
@@ -59,12 +59,14 @@ static void bn_sample(const struct rl_bn *q, enum rl_bottleneck_event ev, uint64
 
 void rl_bn_drain(struct rl_bn *q, uint64_t now)
 {
-	while (q->head < q->tail && q->v[q->head].depart <= now) {
-		const struct rl_bn_slot *s = &q->v[q->head++];
+	while (q->n && q->v[q->head].depart <= now) {
+		const struct rl_bn_slot *s = &q->v[q->head];
 
+		q->head = (q->head + 1) & (q->cap - 1);
+		q->n--;
 		q->depth -= s->len;
 		q->st.dequeued++;
-		bn_sample(q, RL_BOTTLENECK_DEQUEUE, s->depart, s->number, s->len, false);
+		rl_bn_sample(q, RL_BOTTLENECK_DEQUEUE, s->depart, s->number, s->len, false);
 	}
 }
 
@@ -81,29 +83,29 @@ enum rl_bn_verdict rl_bn_decide(const struct rl_bn *q, size_t len, bool ect, dou
 	return ect ? RL_BN_MARK : RL_BN_DROP_RED;
 }
 
+/*
+ * A full ring doubles; the slots that wrapped round to the front move up
+ * behind the old end, so the ring stays in departure order from head.
+ */
 int rl_bn_reserve(struct rl_bn *q)
 {
 	struct rl_bn_slot *v;
-	size_t n = q->tail - q->head, cap;
+	size_t cap, wrapped;
 
-	if (q->tail < q->cap)
+	if (q->n < q->cap)
 		return 0;
-	if (q->head) {
-		memmove(q->v, q->v + q->head, n * sizeof(*q->v));
-		q->head = 0;
-		q->tail = n;
-		return 0;
-	}
-	cap = q->cap ? q->cap * 2 : BN_FIRST_CAP;
+	cap = q->cap ? q->cap * 2 : RL_BN_FIRST_CAP;
+	wrapped = q->head + q->n - q->cap;    /* the ring is full: slots [0, head) come after [head, cap) */
 	v = realloc(q->v, cap * sizeof(*v));
 	if (!v)
 		return -1;
+	memcpy(v + q->cap, v, wrapped * sizeof(*v));
 	q->v = v;
 	q->cap = cap;
 	return 0;
 }
 
-static void bn_count_drop(struct rl_bn *q, enum rl_bn_verdict v)
+static void rl_bn_count_drop(struct rl_bn *q, enum rl_bn_verdict v)
 {
 	if (v == RL_BN_DROP_FULL)
 		q->st.dropped_full++;
@@ -116,18 +118,19 @@ uint64_t rl_bn_commit(struct rl_bn *q, uint64_t arrival, size_t len, uint64_t nu
 	uint64_t start = q->busy_until > arrival ? q->busy_until : arrival;
 
 	if (v == RL_BN_DROP_FULL || v == RL_BN_DROP_RED) {
-		bn_count_drop(q, v);
-		bn_sample(q, RL_BOTTLENECK_DROP, arrival, number, len, false);
+		rl_bn_count_drop(q, v);
+		rl_bn_sample(q, RL_BOTTLENECK_DROP, arrival, number, len, false);
 		return arrival;
 	}
 	q->busy_until = rl_bn_time_add(start, rl_bn_serialize_ns(q->cfg.rate_bps, len));
-	q->v[q->tail++] = (struct rl_bn_slot){ .depart = q->busy_until, .number = number, .len = (uint32_t)len };
+	q->v[(q->head + q->n++) & (q->cap - 1)] =
+		(struct rl_bn_slot){ .depart = q->busy_until, .number = number, .len = (uint32_t)len };
 	q->depth += len;
 	q->st.enqueued++;
 	q->st.marked += v == RL_BN_MARK;
 	if (q->depth > q->st.max_depth_bytes)
 		q->st.max_depth_bytes = q->depth;
-	bn_sample(q, RL_BOTTLENECK_ENQUEUE, arrival, number, len, v == RL_BN_MARK);
+	rl_bn_sample(q, RL_BOTTLENECK_ENQUEUE, arrival, number, len, v == RL_BN_MARK);
 	return q->busy_until;
 }
 

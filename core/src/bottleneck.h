@@ -25,8 +25,8 @@ struct rl_bn_slot {
 struct rl_bn {
 	struct rl_bottleneck cfg;
 	int port;                       /* the direction, for samples */
-	struct rl_bn_slot *v;           /* FIFO in departure order: [head, tail) */
-	size_t head, tail, cap;
+	struct rl_bn_slot *v;           /* a ring in departure order: n slots from v[head], cap a power of 2 */
+	size_t head, n, cap;
 	uint64_t depth;                 /* bytes of the slots in the FIFO */
 	uint64_t busy_until;            /* departure of the last frame admitted */
 	struct rl_bottleneck_stats st;

@@ -14,10 +14,9 @@
 #include <stddef.h>
 
 #include "rocelab/dcqcn.h"
+#include "units.h"
 
 #define RL_DCQCN_NEVER UINT64_MAX
-#define RL_NS_PER_S 1000000000ull
-#define RL_BITS_PER_BYTE 8u
 #define RL_MBPS 1000000ull
 
 #define RL_DCQCN_G_DEFAULT (RL_DCQCN_ALPHA_ONE / 256)

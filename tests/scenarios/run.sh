@@ -129,6 +129,28 @@ echo "$SCENARIOS" | while IFS='|' read -r sc args; do
 done >"$T/results" 2>&1
 count_lines "$T/results"
 
+# dcqcn, incast, fairness at their defaults, with DCQCN and without, in tshark's fields
+# (congestion.py): DCQCN resends at least 10x fewer requests and none late in the run, and after
+# the first CNP A's requests slow to half the bottleneck's rate or less, as DCQCN's cut must.
+for sc in dcqcn incast fairness; do
+    for cc in dcqcn none; do
+        if "$R" gen "$sc" --cc "$cc" -o "$T/cg.pcap" 2>"$T/gen.err"; then
+            # shellcheck disable=SC2086
+            run_tshark $TSHARK_OPTS -r - -T fields -E separator=/t -e frame.time_epoch -e frame.len \
+                -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
+                <"$T/cg.pcap" >"$T/cg-$cc.tsv" 2>/dev/null
+        else
+            fail "$sc --cc $cc: rocelab gen failed: $(cat "$T/gen.err")"
+            : >"$T/cg-$cc.tsv"
+        fi
+    done
+    rm -f "$T/cg.pcap"
+    "$PY" "$HERE/congestion.py" "$sc vs --cc none" "$T/cg-dcqcn.tsv" "$T/cg-none.tsv" >"$T/cg.out" 2>&1 ||
+        grep -q '^FAIL ' "$T/cg.out" || echo "FAIL $sc vs --cc none: congestion.py: $(tail -n 1 "$T/cg.out")" >>"$T/cg.out"
+    grep '^PASS ' "$T/cg.out"
+    count_lines "$T/cg.out"
+done
+
 # rping as the real one ran (rping -C 4 -S 64): the same messages, frame by frame, as
 # tests/fixtures/rxe/rping.pcap; and with the options rping's scenario keeps.
 "$R" gen rping --count 4 --size 64 -o "$T/rping4.pcap" 2>/dev/null

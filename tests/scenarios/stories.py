@@ -321,16 +321,34 @@ def seq_err_trigger(earlier, psn):
     return None
 
 
+def peer_qps(pkts):
+    """Each requester QP (a response's destination) and the responder QP its requests go to, from
+    the packets alone: the QP that got requests with the PSNs the ACKs to it name. The BTH carries
+    only the destination QP; with several flows, a response's request is one of its own flow's."""
+    reqs, votes = {}, {}
+    for q in pkts:
+        if an(q).get("role") == "request":
+            reqs.setdefault((from_a(q), q["bth"]["psn"]), set()).add(q["bth"]["dqpn"])
+    for p in pkts:
+        if "aeth" in p and p["aeth"]["type"] == "ACK":
+            v = votes.setdefault((from_a(p), p["bth"]["dqpn"]), {})
+            for qp in reqs.get((not from_a(p), p["bth"]["psn"]), ()):
+                v[qp] = v.get(qp, 0) + 1
+    return {k: max(v, key=v.get) for k, v in votes.items() if v}
+
+
 def check_links(scenario, pkts):
-    # Every response that names its request: the request is earlier, from the other side, and
-    # carries the PSN (its latest transmission before the response); a PSN sequence error NAK's
-    # is the first request past the NAK's PSN.
+    # Every response that names its request: the request is earlier, from the other side, to the
+    # response's flow, and carries the PSN (its latest transmission before the response); a PSN
+    # sequence error NAK's is the first request past the NAK's PSN.
+    peer = peer_qps(pkts) if len(set(p["bth"]["dqpn"] for p in pkts)) > 2 else {}
     for p in pkts:
         rf = an(p).get("request_frame")
         aeth = p.get("aeth", {})
+        qp = peer.get((from_a(p), p["bth"]["dqpn"]))
         if aeth.get("type") == "NAK" and aeth.get("nak_code") == 0:
             earlier = [q for q in pkts if q["frame"] < p["frame"] and from_a(q) != from_a(p)
-                       and an(q).get("role") == "request"]
+                       and an(q).get("role") == "request" and qp in (None, q["bth"]["dqpn"])]
             trig = seq_err_trigger(earlier, p["bth"]["psn"])
             if (trig["frame"] if trig else None) != (rf or None):
                 check(False, "NAK frame %d links to request frame %s, the packets say %s" %
@@ -340,7 +358,7 @@ def check_links(scenario, pkts):
         if not rf:
             continue
         earlier = [q for q in pkts if q["frame"] < p["frame"] and from_a(q) != from_a(p)
-                   and an(q).get("role") == "request"]
+                   and an(q).get("role") == "request" and qp in (None, q["bth"]["dqpn"])]
         same = [q for q in earlier if q["bth"]["psn"] == p["bth"]["psn"]
                 or ("reth" in q and q["bth"]["opcode_name"].endswith("READ Request")
                     and q["bth"]["psn"] <= p["bth"]["psn"] < q["bth"]["psn"] + 64)]

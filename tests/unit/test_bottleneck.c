@@ -166,6 +166,54 @@ static void test_departures_are_one_serialization_apart(void)
 	rl_simwire_free(w);
 }
 
+/* The dequeues, in the order the queue reported them. */
+struct order {
+	uint64_t n, last_number, last_time;
+	bool in_order;
+};
+
+static void order_sample(void *ctx, const struct rl_bottleneck_sample *s)
+{
+	struct order *o = ctx;
+
+	if (s->event != RL_BOTTLENECK_DEQUEUE)
+		return;
+	if (o->n && (s->number != o->last_number + 1 || s->time_ns != o->last_time + SER_NS))
+		o->in_order = false;
+	o->n++;
+	o->last_number = s->number;
+	o->last_time = s->time_ns;
+}
+
+/*
+ * A FIFO whose storage wraps round and then must grow still serves first
+ * in, first out, one serialization apart: 60 frames, 40 leave, then 90 more
+ * arrive at once, past any small power-of-two store whose head has moved.
+ */
+static void test_wrapped_queue_grows_in_order(void)
+{
+	struct order o = { .in_order = true };
+	struct rl_bottleneck b = { .rate_bps = RATE_8G, .kmin = UINT32_MAX, .kmax = UINT32_MAX,
+				   .sample = order_sample, .ctx = &o };
+	struct rl_simwire *w = wire_with(&b, 1);
+	uint8_t f[FRAME_LEN];
+
+	mk_write(f, ECT0, 0);
+	for (int i = 0; i < 60; i++)
+		CU_ASSERT_EQUAL(rl_simwire_send(w, 0, f, sizeof(f), 0), RL_SIMWIRE_OK);
+	drain(w, 40 * SER_NS);
+	CU_ASSERT_EQUAL(rl_simwire_bottleneck_depth(w, 0, 40 * SER_NS), 20 * FRAME_LEN);
+	for (int i = 0; i < 90; i++)
+		CU_ASSERT_EQUAL(rl_simwire_send(w, 0, f, sizeof(f), 40 * SER_NS), RL_SIMWIRE_OK);
+	CU_ASSERT_EQUAL(rl_simwire_bottleneck_depth(w, 0, 40 * SER_NS), 110 * FRAME_LEN);
+	drain(w, UINT64_MAX - 1);
+	CU_ASSERT_EQUAL(rl_simwire_bottleneck_depth(w, 0, UINT64_MAX - 1), 0);
+	CU_ASSERT_EQUAL(o.n, 150);
+	CU_ASSERT_EQUAL(o.last_time, 150 * SER_NS);
+	CU_ASSERT(o.in_order);
+	rl_simwire_free(w);
+}
+
 static void test_tail_drop_past_the_limit(void)
 {
 	struct rl_bottleneck b = { .rate_bps = RATE_8G, .queue_bytes = 3 * FRAME_LEN, .kmin = UINT32_MAX,
@@ -388,6 +436,7 @@ int tl_suite_bottleneck(void)
 			    test_between_the_share_follows_the_line) ||
 	       !CU_add_test(s, "departures are one serialization apart",
 			    test_departures_are_one_serialization_apart) ||
+	       !CU_add_test(s, "a wrapped queue grows and stays in order", test_wrapped_queue_grows_in_order) ||
 	       !CU_add_test(s, "tail drop past the queue limit", test_tail_drop_past_the_limit) ||
 	       !CU_add_test(s, "Not-ECT is dropped, not marked", test_not_ect_is_dropped_not_marked) ||
 	       !CU_add_test(s, "marked: IPv4 checksum valid, ICRC still ok",
