@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <netinet/in.h>
 #include <net/if.h>
 #include <poll.h>
 #include <signal.h>
@@ -92,6 +93,7 @@ struct sw {
 	struct sw_mac mac[SW_MACS];
 	size_t nmacs;
 	uint64_t start, next_report, end;
+	uint64_t last_arrival;          /* of the frame offered last */
 	uint64_t too_big;               /* frames longer than the wire carries: not forwarded */
 	struct json j;
 };
@@ -244,12 +246,14 @@ static int sw_parse(int argc, char **argv, struct sw_opts *o)
 static void sw_sample(void *ctx, const struct rl_bottleneck_sample *s)
 {
 	struct sw_port *p = ctx;
-	uint64_t area = p->depth * (s->time_ns - p->depth_t);
+	/* A frame's kernel timestamp may predate the last report: the area from then is already counted. */
+	uint64_t area = s->time_ns > p->depth_t ? p->depth * (s->time_ns - p->depth_t) : 0;
 
 	p->sec.depth_area += area;
 	p->all.depth_area += area;
 	p->depth = s->depth_bytes;
-	p->depth_t = s->time_ns;
+	if (s->time_ns > p->depth_t)
+		p->depth_t = s->time_ns;
 	if (p->depth > p->sec.depth_max)
 		p->sec.depth_max = p->depth;
 	if (p->depth > p->all.depth_max)
@@ -270,6 +274,8 @@ static int sw_socket(struct sw_port *p)
 			cli_error("switch", "AF_PACKET socket: %s", strerror(errno));
 		return CLI_ERR;
 	}
+	(void)setsockopt(p->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	(void)setsockopt(p->fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one));
 	/* Before Linux 4.20 the option is unknown: sw_read() skips PACKET_OUTGOING frames anyway. */
 	(void)setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
 	/* Past net.core.rmem_max if we may (CAP_NET_ADMIN), else as far as it lets us. */
@@ -420,15 +426,115 @@ static void sw_forward(struct sw *s, int in, const uint8_t *frame, size_t len, u
 			sw_enqueue(&s->port[i], frame, len, now);
 }
 
+/* ---- checksums the sender's kernel left to a NIC -------------------------------------------- */
+
+static uint32_t sw_sum(const uint8_t *p, size_t n, uint32_t sum)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	return sum;
+}
+
+/*
+ * A frame from a veth whose sender offloads checksums (TP_STATUS_CSUMNOTREADY)
+ * carries only the pseudo-header's part of its UDP or TCP checksum: a NIC
+ * would finish it on the way out, but this frame leaves through another
+ * AF_PACKET socket, as is. Finish it here (RFC 768, RFC 9293 3.1; IPv6's
+ * pseudo-header RFC 8200 8.1), for IPv4 and IPv6 without extension headers.
+ */
+static void sw_finish_csum(uint8_t *f, size_t len)
+{
+	size_t ip = ETH_HLEN, l4, l4len, at;
+	uint32_t sum;
+	uint8_t proto;
+
+	if ((f[12] << 8 | f[13]) == ETH_P_IP && len >= ip + 20 && f[ip] >> 4 == 4) {
+		l4 = ip + (size_t)(f[ip] & 0x0f) * 4;
+		l4len = (size_t)(f[ip + 2] << 8 | f[ip + 3]) - (l4 - ip);
+		proto = f[ip + 9];
+		sum = sw_sum(f + ip + 12, 8, 0);
+	} else if ((f[12] << 8 | f[13]) == ETH_P_IPV6 && len >= ip + 40 && f[ip] >> 4 == 6) {
+		l4 = ip + 40;
+		l4len = (size_t)(f[ip + 4] << 8 | f[ip + 5]);
+		proto = f[ip + 6];
+		sum = sw_sum(f + ip + 8, 32, 0);
+	} else {
+		return;
+	}
+	at = proto == IPPROTO_UDP ? 6 : proto == IPPROTO_TCP ? 16 : 0;
+	if (!at || l4 > len || l4len > len - l4 || l4len < at + 2)
+		return;
+	f[l4 + at] = f[l4 + at + 1] = 0;
+	sum = sw_sum(f + l4, l4len, sum + proto + (uint32_t)l4len);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	if (!sum && proto == IPPROTO_UDP)
+		sum = 0xffff;   /* RFC 768: a computed 0 is sent as all ones */
+	f[l4 + at] = (uint8_t)(sum >> 8);
+	f[l4 + at + 1] = (uint8_t)sum;
+}
+
+/*
+ * When the frame reached the interface: the kernel's receive timestamp
+ * (SO_TIMESTAMPNS, CLOCK_REALTIME) moved onto CLOCK_MONOTONIC, so a switch
+ * that was not scheduled for a while sees a burst the way it arrived, not
+ * as frames all arriving at once when it reads them. Never before the
+ * previous frame offered (the queue's time does not go back), never after @now.
+ */
+static uint64_t sw_arrival(struct sw *s, struct msghdr *m, uint64_t now)
+{
+	uint64_t t = now;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		struct timespec ts, real;
+		uint64_t at, real_ns;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		clock_gettime(CLOCK_REALTIME, &real);
+		real_ns = (uint64_t)real.tv_sec * SW_NS_PER_S + (uint64_t)real.tv_nsec;
+		at = (uint64_t)ts.tv_sec * SW_NS_PER_S + (uint64_t)ts.tv_nsec;
+		if (at <= real_ns && real_ns - at < now)
+			t = now - (real_ns - at);
+	}
+	if (t < s->last_arrival)
+		t = s->last_arrival;
+	s->last_arrival = t;
+	return t;
+}
+
+static bool sw_csum_not_ready(struct msghdr *m)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		struct tpacket_auxdata aux;
+
+		if (c->cmsg_level != SOL_PACKET || c->cmsg_type != PACKET_AUXDATA)
+			continue;
+		memcpy(&aux, CMSG_DATA(c), sizeof(aux));
+		return aux.tp_status & TP_STATUS_CSUMNOTREADY;
+	}
+	return false;
+}
+
 /* Up to SW_BURST frames from port @in. */
 static void sw_read(struct sw *s, int in)
 {
 	static uint8_t buf[RL_SIMWIRE_MAX_FRAME];
+	union {
+		char b[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+		struct cmsghdr align;
+	} ctl;
 
 	for (int n = 0; n < SW_BURST; n++) {
 		struct sockaddr_ll from;
-		socklen_t fl = sizeof(from);
-		ssize_t len = recvfrom(s->port[in].fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from, &fl);
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b) };
+		ssize_t len = recvmsg(s->port[in].fd, &m, MSG_TRUNC);
 
 		if (len < 0)
 			return;
@@ -438,7 +544,9 @@ static void sw_read(struct sw *s, int in)
 			s->too_big++;
 			continue;
 		}
-		sw_forward(s, in, buf, (size_t)len, sw_now());
+		if (sw_csum_not_ready(&m))
+			sw_finish_csum(buf, (size_t)len);
+		sw_forward(s, in, buf, (size_t)len, sw_arrival(s, &m, sw_now()));
 	}
 }
 
