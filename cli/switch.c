@@ -631,7 +631,7 @@ static void sw_report(struct sw *s, uint64_t now)
 		sw_depth_until(p, now);
 		if (p->sec.in || p->sec.out)
 			sw_line(s, p, &p->sec, now - SW_NS_PER_S > s->start ? now - SW_NS_PER_S : s->start, now, false);
-		p->sec = (struct sw_tally){ 0 };
+		p->sec = (struct sw_tally){ .depth_max = p->depth };   /* a queue that stays full is still full */
 	}
 	fflush(stdout);
 }

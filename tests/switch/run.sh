@@ -93,8 +93,12 @@ start_switch() {
 }
 stop_switch() {
     kill -TERM "$SW_PID" 2>/dev/null
-    wait "$SW_PID" 2>/dev/null
+    wait "$SW_PID"
+    st=$?
     SW_PID=
+    if [ $st -ne 0 ] || grep -q -E 'AddressSanitizer|runtime error' "$T/sw.err"; then
+        fail "the switch ended with exit $st: $(head -c 300 "$T/sw.err")"
+    fi
 }
 # capture NS FILE DIRECTION: tcpdump on NS's eth0 (-Q in or -Q out), every frame, at once, into a big
 # ring; its pid in TD. Every frame: the switch counts ARP too (C's kernel answers RoCE with ICMP).
@@ -132,13 +136,21 @@ s.sendto(b"rocelab", ("10.23.0.3", 7777))
 sys.exit(0 if s.recvfrom(100)[0] == b"rocelab" else 1)
 '
 }
-start_switch --rate 1
+start_switch --rate 1 --json
 echo_server
 if echo_client "$NA" && echo_client "$NB" && ip -n "$NA" neigh show 10.23.0.3 | grep -q "$MC"; then
     pass "UDP echo from A and B to C and back through the switch, C's MAC learned by ARP"
 else fail "round trip through the switch: $(ip -n "$NA" neigh show) $(cat "$T/sw.err")"; fi
 wait "$ECHO" 2>/dev/null
 stop_switch
+# --json: every line an object; at SIGTERM a summary per port, C's port having carried the requests.
+if /usr/bin/python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+summ = {r["port"]: r for r in rows if r["type"] == "summary"}
+sys.exit(0 if set(summ) == {"r1", "r2", "r3"} and summ["r3"]["frames_out"] >= 2 else 1)
+' "$T/sw.out"; then pass "--json: one object a line, a summary per port"
+else fail "--json: $(head -c 400 "$T/sw.out")"; fi
 
 # ---- the ECN-capable load: A's RDMA WRITEs (ECT(0)), addressed from A to C -----------------------
 timeout 60 "$R" gen write-bw --count 3000 --size 4096 -o "$T/gen.pcap" >/dev/null 2>&1
