@@ -42,7 +42,7 @@ pcapgen_objs = $(patsubst pcapgen/%.c,$(1)/pcapgen/%.o,$(PCAPGEN_SRC))
 layers-test:
 	sh tests/layers/run.sh
 
-.PHONY: layers-test scan-lookup all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test hostile-test lab-test realrxe-test grade handout oracle report-test scenarios fuzz mutate bench install uninstall clean help
+.PHONY: layers-test scan-lookup all lib man bootstrap demo test unit cli-test docs-test clang-test peer-test switch-test hostile-test lab-test realrxe-test grade handout oracle report-test scenarios fuzz mutate bench install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(B)/librocelab.a $(B)/rocelab
@@ -53,6 +53,7 @@ help:
 	@echo "make grade     grade your lab exercises (labs/), with a score table"
 	@echo "make handout   the learners' copy of the labs, without solutions: build/rocelab-labs.tar.gz"
 	@echo "make realrxe-test  rocelab against the real kernel Soft-RoCE, in a VM (rocelab realrxe)"
+	@echo "make switch-test  rocelab switch between namespaces: ECN marks, drops, the tbf baseline (part of make test)"
 	@echo "make report-test  rocelab report's page in headless Chromium, against tshark (part of make test)"
 	@echo "make bench     speed benchmarks (bench/)"
 	@echo "make mutate    explain and the plugin under ASan on every gen scenario, mutated (part of make test)"
@@ -178,6 +179,10 @@ peer-test: all $(B)/rocelab-asan
 	sh tests/peer/run.sh $(B)/rocelab
 	sh tests/peer/run.sh $(B)/rocelab-asan
 
+# rocelab switch in a router namespace between three (issue 23): ARP, ECN marks, tail drops; the tbf baseline.
+switch-test: all
+	sh tests/switch/run.sh $(B)/rocelab
+
 # rocelab peer against a hostile network (issue 22): broken exchanges, forged frames; ~20 s.
 hostile-test: all
 	sh tests/hostile/run.sh $(B)/rocelab
@@ -203,6 +208,7 @@ test: bootstrap
 	$(MAKE) scenarios
 	sh tests/replay/run.sh $(B)/rocelab
 	$(MAKE) peer-test
+	$(MAKE) switch-test
 	$(MAKE) hostile-test
 	$(MAKE) lab-test
 	$(MAKE) realrxe-test

@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "rocelab/simwire.h"
 
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -64,4 +65,30 @@ int cli_opt_error(const char *cmd, int c, char **argv)
 	else
 		cli_error(cmd, "unknown option '%s' (see rocelab %s --help)", argv[optind - 1], cmd);
 	return CLI_ERR;
+}
+
+#define CLI_MAX_KB (64 * 1024)
+
+bool cli_arg_kb(const char *cmd, const char *opt, const char *arg, uint32_t min_kb, uint32_t *bytes)
+{
+	uint64_t v;
+
+	if (!cli_arg_u64(cmd, opt, arg, min_kb, CLI_MAX_KB, min_kb ? "KB (1024 bytes) from 1 to 65536"
+								  : "KB (1024 bytes) from 0 to 65536", &v))
+		return false;
+	*bytes = (uint32_t)v * RL_BOTTLENECK_KB;
+	return true;
+}
+
+bool cli_arg_pmax(const char *cmd, const char *arg, double *pmax)
+{
+	char *end;
+	double p = strtod(arg, &end);
+
+	if (*arg && !*end && p >= 0 && p <= 1) {
+		*pmax = p;
+		return true;
+	}
+	cli_error(cmd, "--pmax is a probability from 0 to 1 (DCQCN's is 0.01), not '%s'", arg);
+	return false;
 }

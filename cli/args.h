@@ -23,6 +23,15 @@ bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 bool cli_arg_u64(const char *cmd, const char *opt, const char *arg, uint64_t min, uint64_t max, const char *need,
 		 uint64_t *out);
 
+/*
+ * A congestion point's byte sizes (--kmin, --kmax, --queue) in KB, 1024 bytes
+ * as tc's, from @min_kb to 65536 (64 MB: far more than a switch port's share
+ * of its buffer), into bytes; and its --pmax, a probability. The same words
+ * for 'gen dcqcn' and 'switch'. False after the message.
+ */
+bool cli_arg_kb(const char *cmd, const char *opt, const char *arg, uint32_t min_kb, uint32_t *bytes);
+bool cli_arg_pmax(const char *cmd, const char *arg, double *pmax);
+
 /* @arg of option @opt as an index into @names; else -1 after "OPT wants A, B or C, not 'ARG'". */
 int cli_arg_choice(const char *cmd, const char *opt, const char *arg, const char *const *names, size_t n);
 

@@ -19,6 +19,7 @@ int cli_realrxe(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
+int cli_switch(int argc, char **argv);
 
 /* explain --compare A B: the two captures' profiles side by side (compare.c). */
 int cli_compare(const char *a, const char *b);

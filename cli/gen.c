@@ -150,26 +150,16 @@ enum {
 	O_CC, O_BOTTLENECK, O_KMIN, O_KMAX, O_PMAX, O_QUEUE, O_SENDERS,
 };
 
-/* A queue of at most 64 MB: far more than a switch port's share of its buffer. */
-#define GEN_MAX_KB (64 * 1024)
-
 /* --kmin, --kmax, --queue: KB into bytes. */
 static int gen_opt_kb(const char *name, const char *arg, uint32_t min, uint32_t *bytes)
 {
-	uint64_t v;
-
-	if (!cli_arg_u64("gen", name, arg, min, GEN_MAX_KB, min ? "KB (1024 bytes) from 1 to 65536"
-							    : "KB (1024 bytes) from 0 to 65536", &v))
-		return CLI_ERR;
-	*bytes = (uint32_t)v * GEN_KB;
-	return 0;
+	return cli_arg_kb("gen", name, arg, min, bytes) ? 0 : CLI_ERR;
 }
 
 /* The congestion scenarios' options. */
 static int gen_opt_cc(int c, const char *arg, struct gen_opts *o)
 {
 	uint64_t v;
-	char *end;
 
 	switch (c) {
 	case O_CC:
@@ -187,12 +177,7 @@ static int gen_opt_cc(int c, const char *arg, struct gen_opts *o)
 	case O_KMIN: return gen_opt_kb("--kmin", arg, 0, &o->bn_kmin);
 	case O_KMAX: return gen_opt_kb("--kmax", arg, 0, &o->bn_kmax);
 	case O_QUEUE: return gen_opt_kb("--queue", arg, 1, &o->bn_queue_bytes);
-	case O_PMAX:
-		o->bn_pmax = strtod(arg, &end);
-		if (*arg && !*end && o->bn_pmax >= 0 && o->bn_pmax <= 1)
-			return 0;
-		cli_error("gen", "--pmax is a probability from 0 to 1 (DCQCN's is 0.01), not '%s'", arg);
-		return CLI_ERR;
+	case O_PMAX: return cli_arg_pmax("gen", arg, &o->bn_pmax) ? 0 : CLI_ERR;
 	case O_SENDERS:
 		if (!cli_arg_u64("gen", "--senders", arg, GEN_SENDERS_MIN, GEN_SENDERS_MAX, "2 .. 4", &v))
 			return CLI_ERR;

@@ -22,6 +22,7 @@ static const struct {
 	{ "report", cli_report, "draw a capture as one HTML page: ladders, PSN-time and throughput graphs" },
 	{ "replay", cli_replay, "send a capture's frames out of an interface, at its pace or faster" },
 	{ "rewrite", cli_rewrite, "change addresses, QPNs and PSNs in a capture, keeping ICRCs valid" },
+	{ "switch", cli_switch, "a user-space switch between interfaces: line rate, queue, RED/ECN marking" },
 };
 
 #define CLI_NCOMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))

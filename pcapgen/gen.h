@@ -71,17 +71,8 @@ struct gen_opts {
 	uint32_t senders;            /* incast: flows into the one receiver */
 };
 
-/*
- * The congestion point's defaults: DCQCN's (Zhu et al., SIGCOMM 2015, the
- * marking parameters it recommends: Kmin 5 KB, Kmax 200 KB, Pmax 1%), a queue of twice Kmax, and a port slower
- * than gen's 25 Gb/s link. KB are tc's (tc(8): kb = 1024 bytes).
- */
-#define GEN_KB 1024u
-#define GEN_BN_RATE_BPS 10000000000ull
-#define GEN_BN_KMIN (5 * GEN_KB)
-#define GEN_BN_KMAX (200 * GEN_KB)
-#define GEN_BN_PMAX 0.01
-#define GEN_BN_QUEUE (400 * GEN_KB)
+/* KB as tc's (tc(8): kb = 1024 bytes); the congestion point's defaults are core's rl_bottleneck_defaults(). */
+#define GEN_KB RL_BOTTLENECK_KB
 #define GEN_SENDERS_MIN 2
 #define GEN_SENDERS_MAX 4
 #define GEN_SENDERS_DEFAULT 3

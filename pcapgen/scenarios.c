@@ -867,6 +867,7 @@ const size_t gen_ntransport = sizeof(gen_transport) / sizeof(gen_transport[0]);
 void gen_opts_default(struct gen_opts *o)
 {
 	static const uint8_t ip6[16] = { 0xfd, 0 };
+	struct rl_bottleneck bn;
 
 	memset(o, 0, sizeof(*o));
 	o->seed = 1;
@@ -882,11 +883,12 @@ void gen_opts_default(struct gen_opts *o)
 	}
 	o->rate_bps = 25000000000ull;
 	o->latency_ns = 1000;
-	o->bn_rate_bps = GEN_BN_RATE_BPS;
-	o->bn_queue_bytes = GEN_BN_QUEUE;
-	o->bn_kmin = GEN_BN_KMIN;
-	o->bn_kmax = GEN_BN_KMAX;
-	o->bn_pmax = GEN_BN_PMAX;
+	rl_bottleneck_defaults(&bn);
+	o->bn_rate_bps = bn.rate_bps;
+	o->bn_queue_bytes = bn.queue_bytes;
+	o->bn_kmin = bn.kmin;
+	o->bn_kmax = bn.kmax;
+	o->bn_pmax = bn.pmax;
 	o->senders = GEN_SENDERS_DEFAULT;
 }
 

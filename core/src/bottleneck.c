@@ -27,6 +27,14 @@ bool rl_bn_config_ok(const struct rl_bottleneck *b)
 	return b->rate_bps && b->kmin <= b->kmax && b->pmax >= 0 && b->pmax <= 1;
 }
 
+void rl_bottleneck_defaults(struct rl_bottleneck *b)
+{
+	*b = (struct rl_bottleneck){
+		.rate_bps = 10000000000ull, .queue_bytes = 400 * RL_BOTTLENECK_KB,
+		.kmin = 5 * RL_BOTTLENECK_KB, .kmax = 200 * RL_BOTTLENECK_KB, .pmax = 0.01,
+	};
+}
+
 /*
  * DCQCN's CP marking curve (Zhu et al. 2015, the CP algorithm and its
  * figure of p against queue length): 0 up to Kmin, linear to Pmax at Kmax,

@@ -146,9 +146,14 @@ static uint64_t sw_draw(const struct rl_simwire *w, uint64_t number, enum sw_dra
  */
 #define SW_RED_STREAM 0x5245442d45434e00ull   /* "RED-ECN" */
 
+static double sw_red_draw(uint64_t seed, uint64_t number)
+{
+	return (double)(sw_mix((seed ^ SW_RED_STREAM) + number * SW_GAMMA) >> 11) * 0x1.0p-53;
+}
+
 static double sw_red_uniform(const struct rl_simwire *w, uint64_t number)
 {
-	return (double)(sw_mix((w->cfg.seed ^ SW_RED_STREAM) + number * SW_GAMMA) >> 11) * 0x1.0p-53;
+	return sw_red_draw(w->cfg.seed, number);
 }
 
 /* True with probability @rate: the top 53 bits as a double in [0, 1). A rate of 0 needs no draw. */
@@ -932,4 +937,70 @@ void rl_simwire_bottleneck_stats(const struct rl_simwire *w, int port, struct rl
 		return;
 	}
 	*st = w->dir[port].bn->st;
+}
+
+/* ---- the congestion point on its own, in real time ---------------------- */
+
+struct rl_bottleneck_queue {
+	struct rl_bn bn;
+	uint64_t seed, offered;      /* frames offered: each one's number and RED draw */
+};
+
+struct rl_bottleneck_queue *rl_bottleneck_queue_new(const struct rl_bottleneck *b, uint64_t seed)
+{
+	struct rl_bottleneck_queue *q;
+
+	if (!b || !rl_bn_config_ok(b) || !(q = calloc(1, sizeof(*q))))
+		return NULL;
+	q->bn.cfg = *b;
+	q->seed = seed;
+	return q;
+}
+
+void rl_bottleneck_queue_free(struct rl_bottleneck_queue *q)
+{
+	if (q)
+		free(q->bn.v);
+	free(q);
+}
+
+/* As sw_bottleneck_decide() and sw_apply() do for a simulated frame, at the frame's real arrival. */
+int rl_bottleneck_queue_offer(struct rl_bottleneck_queue *q, uint8_t *frame, size_t len, uint64_t now,
+			      uint64_t *depart)
+{
+	size_t byte = 0;
+	unsigned shift = 0;
+	bool ecn_capable = sw_ecn_field(frame, len, &byte, &shift) && ((frame[byte] >> shift) & 3) != 0;
+	enum rl_bn_verdict v;
+
+	if (rl_bn_reserve(&q->bn))
+		return -1;
+	rl_bn_drain(&q->bn, now);
+	q->offered++;
+	v = rl_bn_decide(&q->bn, len, ecn_capable, sw_red_draw(q->seed, q->offered));
+	*depart = rl_bn_commit(&q->bn, now, len, q->offered, v);
+	switch (v) {
+	case RL_BN_MARK:
+		sw_mark_ce(frame, len, byte, shift);
+		return RL_BOTTLENECK_MARKED;
+	case RL_BN_DROP_FULL: return RL_BOTTLENECK_DROP_FULL;
+	case RL_BN_DROP_RED: return RL_BOTTLENECK_DROP_RED;
+	default: return RL_BOTTLENECK_PASS;
+	}
+}
+
+uint64_t rl_bottleneck_queue_depth(struct rl_bottleneck_queue *q, uint64_t now)
+{
+	rl_bn_drain(&q->bn, now);
+	return q->bn.depth;
+}
+
+uint64_t rl_bottleneck_queue_next_departure(const struct rl_bottleneck_queue *q)
+{
+	return q->bn.head < q->bn.tail ? q->bn.v[q->bn.head].depart : UINT64_MAX;
+}
+
+void rl_bottleneck_queue_stats(const struct rl_bottleneck_queue *q, struct rl_bottleneck_stats *st)
+{
+	*st = q->bn.st;
 }

@@ -31,6 +31,9 @@ rewrite: a value missing~$MISS~rewrite "$T/cv.pcap" "$T/x.pcap" --rewrite
 replay: unknown option~$UNK~replay --frob "$T/cv.pcap"
 replay: a value missing~$MISS~replay "$T/cv.pcap" --iface
 replay: not a number~--count~replay "$T/cv.pcap" --iface lo --count 12x
+switch: unknown option~$UNK~switch a b --frob
+switch: a value missing~$MISS~switch a b --kmin
+switch: not a number~--kmin~switch a b --kmin 12x
 lab: no verb~usage: rocelab lab~lab
 lab: unknown option~$UNK~lab --frob list
 lab: a value missing~$MISS~lab grade 01 --answers

@@ -245,6 +245,15 @@ expect "rewrite without rules" 2 "nothing to change" "$RA" rewrite "$T/in.pcap" 
 expect "rewrite a missing file" 2 "cannot read" "$RA" rewrite "$T/missing.pcap" "$T/out.pcap" --rewrite psn:+1
 expect "rewrite --help" 0 "usage: rocelab rewrite" "$R" rewrite --help
 expect "replay --help" 0 "usage: rocelab replay" "$R" replay --help
+# rocelab switch refuses what gen dcqcn refuses, and what no switch can be (tests/switch runs it for real).
+expect "switch --help" 0 "usage: rocelab switch IFACE IFACE" "$R" switch --help
+expect "switch --help: gen dcqcn's defaults" 0 "default 5, 200, 0.01: DCQCN's" "$R" switch --help
+expect "switch with one interface" 2 "one interface is not a switch" "$RA" switch lo
+expect "switch --kmin above --kmax" 2 "--kmin 300 KB is above --kmax 200 KB" "$RA" switch a b --kmin 300
+expect "switch --queue below Kmax and two frames" 2 "holds less than --kmax and two full frames \\(203 KB\\)" \
+	"$RA" switch a b --queue 201
+expect "switch --rate 0" 2 "--rate needs Gbit/s" "$RA" switch a b --rate 0
+expect "switch on an interface that is not there" 2 "no interface 'rl-nonesuch0' here" "$RA" switch rl-nonesuch0 lo
 expect "gen --drop and --loss together" 0 "wrote" "$RA" gen write-bw --count 3 --size 4096 --drop 2,5 --loss 0.05 -o "$T/x.pcap"
 # The knobs that labs 09 and 10 choose (issue 18); their effect is checked with tshark below.
 expect "gen --drop-request 3" 0 "wrote" "$RA" gen write-bw --count 4 --size 2048 --window 4 --drop-request 3 -o "$T/dr.pcap"

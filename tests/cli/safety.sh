@@ -15,7 +15,7 @@ check() {
 no_leftovers() { [ -z "$(ls -A "$1" | grep '^\.')" ]; }
 
 # ---- a full disk or a closed standard output is an error, for every command's text ----------------
-for c in explain gen lab peer replay report rewrite; do
+for c in explain gen lab peer replay report rewrite switch; do
 	expect "$c --help to a full disk" 2 "rocelab $c: (write error: No space left on device|cannot write the output)" \
 		sh -c "\"$RA\" $c --help >/dev/full"
 done
@@ -42,7 +42,7 @@ expect "rewrite to - on a full disk" 2 "rocelab rewrite: writing - failed: No sp
 
 # ---- rocelab help CMD is CMD --help; CMD --version is rocelab --version -------------------------------
 "$R" --version >"$T/v0"
-for c in explain gen lab peer realrxe replay report rewrite; do
+for c in explain gen lab peer realrxe replay report rewrite switch; do
 	"$RA" help "$c" >"$T/h1" 2>&1
 	s1=$?
 	"$RA" "$c" --help >"$T/h2" 2>&1

@@ -19,7 +19,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 # What follows `rocelab` on a command line (anything else, as "rocelab peer: error...", is output).
-COMMANDS = {"explain", "gen", "gids", "lab", "peer", "realrxe", "replay", "report", "rewrite", "help", "--help", "-h",
+COMMANDS = {"explain", "gen", "gids", "lab", "peer", "realrxe", "replay", "report", "rewrite", "switch", "help", "--help", "-h",
             "--version"}
 SEPARATORS = {";", "&&", "||", "|", "&", "(", ")", "|&", ";;"}
 REDIRECTS = {">", ">>", "<", ">&", "&>", "<&", ">|", "&>>", "<<", "<<<"}

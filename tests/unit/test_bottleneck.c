@@ -424,6 +424,59 @@ static void test_transport_without_marking_no_cnp(void)
 	CU_ASSERT_EQUAL(r.b.cnps_sent, 0);
 }
 
+/*
+ * The queue on its own (rocelab switch's): frames offered at t = 0 leave one
+ * serialization apart (simwire.h's depart formula), the fourth past a
+ * 3-frame limit is tail-dropped, and with everything above an empty queue
+ * marked, an ECT(0) frame is set to CE with a valid IPv4 checksum and ICRC
+ * while a Not-ECT one is dropped.
+ */
+static void test_realtime_queue(void)
+{
+	struct rl_bottleneck b = mark_all, bad = mark_all;
+	struct rl_bottleneck_queue *q;
+	struct rl_bottleneck_stats bs;
+	uint8_t f[FRAME_LEN], g[FRAME_LEN];
+	uint64_t dep = 0;
+	struct rl_pkt p;
+
+	bad.kmin = 2;
+	bad.kmax = 1;
+	CU_ASSERT_PTR_NULL(rl_bottleneck_queue_new(&bad, 1));
+	b.queue_bytes = 3 * FRAME_LEN;
+	q = rl_bottleneck_queue_new(&b, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_next_departure(q), UINT64_MAX);
+	mk_write(f, ECT0, 0);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_offer(q, f, sizeof(f), 0, &dep), RL_BOTTLENECK_PASS);
+	CU_ASSERT_EQUAL(dep, SER_NS);
+	CU_ASSERT_EQUAL(f[15] & 3, ECT0);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_offer(q, f, sizeof(f), 0, &dep), RL_BOTTLENECK_MARKED);
+	CU_ASSERT_EQUAL(dep, 2 * SER_NS);
+	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, sizeof(f), &p), RL_OK);
+	CU_ASSERT_EQUAL(p.ip4.ecn, 3);
+	CU_ASSERT_TRUE(p.icrc_ok);
+	CU_ASSERT_TRUE(ip4_checksum_ok(f + 14, 20));
+	mk_write(g, NOT_ECT, 1);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_offer(q, g, sizeof(g), 0, &dep), RL_BOTTLENECK_DROP_RED);
+	CU_ASSERT_EQUAL(g[15] & 3, NOT_ECT);
+	mk_write(f, ECT0, 2);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_offer(q, f, sizeof(f), 0, &dep), RL_BOTTLENECK_MARKED);
+	CU_ASSERT_EQUAL(dep, 3 * SER_NS);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_offer(q, f, sizeof(f), 0, &dep), RL_BOTTLENECK_DROP_FULL);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_depth(q, 0), 3 * FRAME_LEN);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_next_departure(q), SER_NS);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_depth(q, 2 * SER_NS), FRAME_LEN);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_next_departure(q), 3 * SER_NS);
+	rl_bottleneck_queue_stats(q, &bs);
+	CU_ASSERT_EQUAL(bs.enqueued, 3);
+	CU_ASSERT_EQUAL(bs.dequeued, 2);
+	CU_ASSERT_EQUAL(bs.marked, 2);
+	CU_ASSERT_EQUAL(bs.dropped_red, 1);
+	CU_ASSERT_EQUAL(bs.dropped_full, 1);
+	rl_bottleneck_queue_free(q);
+}
+
 int tl_suite_bottleneck(void)
 {
 	CU_pSuite s = CU_add_suite("bottleneck", NULL, NULL);
@@ -444,5 +497,6 @@ int tl_suite_bottleneck(void)
 	       !CU_add_test(s, "same seed, same marks", test_same_seed_same_marks) ||
 	       !CU_add_test(s, "off by default; bad configs refused", test_off_by_default_and_bad_configs) ||
 	       !CU_add_test(s, "transport: marks bring CNPs", test_transport_marks_bring_cnps) ||
-	       !CU_add_test(s, "transport: no marking, no CNP", test_transport_without_marking_no_cnp);
+	       !CU_add_test(s, "transport: no marking, no CNP", test_transport_without_marking_no_cnp) ||
+	       !CU_add_test(s, "the queue on its own, in real time", test_realtime_queue);
 }

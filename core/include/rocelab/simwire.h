@@ -261,6 +261,50 @@ void rl_simwire_bottleneck_stats(const struct rl_simwire *w, int port, struct rl
 /* The marking probability RED applies at queue depth @depth_bytes (the formula above). */
 double rl_bottleneck_mark_prob(const struct rl_bottleneck *b, uint64_t depth_bytes);
 
+/*
+ * The DCQCN paper's switch settings (Zhu et al. 2015, section 5's
+ * Kmin = 5 KB, Kmax = 200 KB, Pmax = 1%), a 10 Gb/s port and a 400 KB
+ * buffer: the defaults of 'rocelab gen dcqcn' and 'rocelab switch'.
+ */
+#define RL_BOTTLENECK_KB 1024u
+void rl_bottleneck_defaults(struct rl_bottleneck *b);
+
+/*
+ * ---- the same congestion point on its own, in real time ----------------
+ *
+ * One egress queue fed with real frames and a clock the caller reads (a
+ * user-space switch: rocelab switch). Same model, same marking and same
+ * counters as the simulated wire's bottleneck above: the caller offers each
+ * frame when it arrives, the queue marks CE in it or says to drop it, and
+ * says when its last bit departs; the caller sends it then. Times are
+ * nanoseconds on any clock that does not go back. The RED draws come from
+ * a splitmix64 stream seeded by @seed, one draw per frame offered.
+ */
+struct rl_bottleneck_queue;
+
+enum rl_bottleneck_verdict {
+	RL_BOTTLENECK_PASS,          /* admitted unchanged */
+	RL_BOTTLENECK_MARKED,        /* admitted, ECN set to CE (IPv4 checksum updated) */
+	RL_BOTTLENECK_DROP_FULL,     /* tail drop: no room under queue_bytes */
+	RL_BOTTLENECK_DROP_RED,      /* RED chose it, but it is Not-ECT */
+};
+
+/* NULL on a config rl_simwire_set_bottleneck() would refuse, or no memory. */
+struct rl_bottleneck_queue *rl_bottleneck_queue_new(const struct rl_bottleneck *b, uint64_t seed);
+void rl_bottleneck_queue_free(struct rl_bottleneck_queue *q);
+/*
+ * Frame @frame arrives at @now (no earlier than the previous offer): the
+ * verdict, with the frame marked in place if MARKED, and *@depart the time
+ * its last bit leaves if admitted. -1 (nothing counted) if out of memory.
+ */
+int rl_bottleneck_queue_offer(struct rl_bottleneck_queue *q, uint8_t *frame, size_t len, uint64_t now,
+			      uint64_t *depart);
+/* Bytes queued at @now (frames departed by then leave, with their DEQUEUE samples). */
+uint64_t rl_bottleneck_queue_depth(struct rl_bottleneck_queue *q, uint64_t now);
+/* When the oldest frame queued departs; UINT64_MAX when empty. */
+uint64_t rl_bottleneck_queue_next_departure(const struct rl_bottleneck_queue *q);
+void rl_bottleneck_queue_stats(const struct rl_bottleneck_queue *q, struct rl_bottleneck_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

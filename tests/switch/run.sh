@@ -1,0 +1,287 @@
+#!/bin/sh
+# rocelab switch between namespaces made here: two senders (A, B) and a
+# receiver (C), each joined by a veth to a router namespace where the switch
+# runs. Checked against tools rocelab did not write: ping and the kernel's ARP
+# through the switch; tcpdump on both sides of it; tshark's ECN codepoint
+# (ip.dsfield.ecn) and IPv4 checksum verdict; rocelab explain's ICRC check
+# (IBA A17.3.3 masks the ECN bits, so marking must leave the ICRC good). Then
+# the same bottleneck built from the kernel's tbf, without the switch, with
+# rocelab peer: tail drops and go-back-N. Needs root; the refusals run
+# without it. Every command is under timeout.
+# Usage: run.sh ROCELAB
+set -u
+. "$(dirname "$0")/../lib/tshark.sh"    # run_tshark
+R=${1:?usage: run.sh ROCELAB}
+case $R in /*) ;; *) R=$(pwd)/$R ;; esac
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d)
+chmod 755 "$T"
+NA=rlwa$$
+NB=rlwb$$
+NC=rlwc$$
+NR=rlwr$$
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+SW_PID=
+cleanup() {
+    [ -n "$SW_PID" ] && kill "$SW_PID" 2>/dev/null
+    for n in "$NA" "$NB" "$NC" "$NR"; do ip netns del "$n" 2>/dev/null; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# refused PATTERN ARGS...: exit 2 with PATTERN on stderr.
+refused() {
+    pat=$1
+    shift
+    ${IN:-} timeout 10 "$R" switch "$@" >"$T/out" 2>"$T/err"
+    st=$?
+    if [ $st -eq 2 ] && grep -q -- "$pat" "$T/err"; then pass "refused: switch $*"
+    else fail "switch $*: exit $st, $(head -c 300 "$T/err")"; fi
+}
+refused "one interface is not a switch" lo
+refused "which interfaces" --rate 1
+refused "kmin 300 KB is above --kmax 200 KB" a b --kmin 300
+refused "holds less than --kmax and two full frames (203 KB)" a b --queue 201
+refused "--rate needs Gbit/s" a b --rate 0
+refused "--pmax is a probability" a b --pmax 2
+refused "no interface 'rl-nonesuch0' here" rl-nonesuch0 rl-nonesuch1
+refused "interface 'lo' is named twice" lo lo
+refused "unknown option" a b --bogus
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "switch: not root: the namespace checks are skipped"
+    echo "switch: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+fi
+
+# ---- the topology: A, B, C -- router ------------------------------------------------------------
+setup() {
+    for n in "$NA" "$NB" "$NC" "$NR"; do
+        ip netns add "$n" || return 1
+        ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+        ip -n "$n" link set lo up
+    done
+    i=1
+    for n in "$NA" "$NB" "$NC"; do
+        ip link add eth0 netns "$n" type veth peer name "r$i" netns "$NR" || return 1
+        ip -n "$n" addr add "10.23.0.$i/24" dev eth0
+        ip -n "$n" link set eth0 up
+        ip -n "$NR" link set "r$i" up
+        i=$((i + 1))
+    done
+    # A's sender side also reaches the router's r4 directly, for the kernel-qdisc baseline below.
+}
+if ! setup; then fail "namespaces: could not build them"; echo "switch: $passed passed, $failed failed"; exit 1; fi
+mac() { ip -n "$1" -o link show eth0 | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/'; }
+MA=$(mac "$NA")
+MC=$(mac "$NC")
+
+# Without CAP_NET_RAW (nobody), on interfaces that exist.
+IN="ip netns exec $NR setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all" \
+    refused "needs CAP_NET_RAW: run as root or in a user namespace that owns the interfaces" r1 r3
+
+# start_switch ARGS...: the switch in the router namespace, its output in $T/sw.out.
+start_switch() {
+    ip netns exec "$NR" timeout 120 "$R" switch r1 r2 r3 "$@" >"$T/sw.out" 2>"$T/sw.err" &
+    SW_PID=$!
+    sleep 0.5
+}
+stop_switch() {
+    kill -TERM "$SW_PID" 2>/dev/null
+    wait "$SW_PID"
+    st=$?
+    SW_PID=
+    if [ $st -ne 0 ] || grep -q -E 'AddressSanitizer|runtime error' "$T/sw.err"; then
+        fail "the switch ended with exit $st: $(head -c 300 "$T/sw.err")"
+    fi
+}
+# capture NS FILE DIRECTION: tcpdump on NS's eth0 (-Q in or -Q out), every frame, at once, into a big
+# ring; its pid in TD. Every frame: the switch counts ARP too (C's kernel answers RoCE with ICMP).
+capture() {
+    rm -f "$2" "$2.err"
+    ip netns exec "$1" timeout 60 tcpdump -i eth0 "$3" "$4" -B 65536 --immediate-mode -s 1600 -U -n -w "$2" \
+        >/dev/null 2>"$2.err" &
+    TD=$!
+    i=0
+    while ! grep -q listening "$2.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
+stop_capture() { sleep 0.5; kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+count() { tcpdump -n -r "$1" ${2:+"$2"} 2>/dev/null | wc -l; }
+
+# ---- (a) a round trip: ARP floods, the switch learns, the answer comes back -----------------------
+# (No ping here: a UDP echo, C answering A and B, each resolving the other by ARP through the switch.)
+echo_server() {
+    timeout 20 ip netns exec "$NC" /usr/bin/python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.23.0.3", 7777))
+for _ in range(2):
+    d, a = s.recvfrom(100)
+    s.sendto(d, a)
+' &
+    ECHO=$!
+    sleep 0.5
+}
+echo_client() { # NS: true if C echoes what NS sends
+    timeout 10 ip netns exec "$1" /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+s.sendto(b"rocelab", ("10.23.0.3", 7777))
+sys.exit(0 if s.recvfrom(100)[0] == b"rocelab" else 1)
+'
+}
+start_switch --rate 1 --json
+echo_server
+if echo_client "$NA" && echo_client "$NB" && ip -n "$NA" neigh show 10.23.0.3 | grep -q "$MC"; then
+    pass "UDP echo from A and B to C and back through the switch, C's MAC learned by ARP"
+else fail "round trip through the switch: $(ip -n "$NA" neigh show) $(cat "$T/sw.err")"; fi
+wait "$ECHO" 2>/dev/null
+stop_switch
+# --json: every line an object; at SIGTERM a summary per port, C's port having carried the requests.
+if /usr/bin/python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+summ = {r["port"]: r for r in rows if r["type"] == "summary"}
+sys.exit(0 if set(summ) == {"r1", "r2", "r3"} and summ["r3"]["frames_out"] >= 2 else 1)
+' "$T/sw.out"; then pass "--json: one object a line, a summary per port"
+else fail "--json: $(head -c 400 "$T/sw.out")"; fi
+
+# ---- the ECN-capable load: A's RDMA WRITEs (ECT(0)), addressed from A to C -----------------------
+timeout 60 "$R" gen write-bw --count 3000 --size 4096 -o "$T/gen.pcap" >/dev/null 2>&1
+timeout 30 tcpdump -n -r "$T/gen.pcap" -w "$T/a2b.pcap" 'ether src 02:00:00:00:00:01' 2>/dev/null
+timeout 30 "$R" rewrite "$T/a2b.pcap" "$T/load.pcap" --rewrite "mac:02:00:00:00:00:01=$MA" \
+    --rewrite "mac:02:00:00:00:00:02=$MC" --rewrite ip:192.168.100.1=10.23.0.1 \
+    --rewrite ip:192.168.100.2=10.23.0.3 >/dev/null 2>&1
+ect=$(run_tshark -r - -T fields -e ip.dsfield.ecn <"$T/load.pcap" 2>/dev/null | sort -u | tr '\n' ' ')
+nload=$(count "$T/load.pcap")
+if [ "$ect" = "2 " ] && [ "$nload" -ge 10000 ]; then pass "the load: $nload frames, all ECT(0) per tshark"
+else fail "the load is not what the checks need: $nload frames, ECN '$ect'"; fi
+# The same frames Not-ECT (ECN 00, IPv4 checksum recomputed): what RED must drop, not mark.
+/usr/bin/python3 "$HERE/not_ect.py" "$T/load.pcap" "$T/notect.pcap"
+
+# burst NAME PPS FILE ARGS...: replay FILE's first 3000 frames from A at PPS through a switch started
+# with ARGS, tcpdump on both sides (A's eth0, C's eth0); the captures in $T/tx.pcap and $T/rx.pcap.
+burst() {
+    name=$1
+    pps=$2
+    file=$3
+    shift 3
+    start_switch "$@"
+    capture "$NC" "$T/rx.pcap" -Q in
+    rxtd=$TD
+    capture "$NA" "$T/tx.pcap" -Q out
+    txtd=$TD
+    timeout 60 ip netns exec "$NA" "$R" replay "$file" --iface eth0 --pps "$pps" --count 3000 >"$T/rp" 2>&1 ||
+        fail "$name: replay: $(tail -n 2 "$T/rp")"
+    sleep 1
+    stop_capture "$txtd"
+    stop_capture "$rxtd"
+    stop_switch
+}
+# The switch's summary line for C's port (r3): "marked N  dropped N (tail N, not-ECT N)  frames in N out N".
+swfield() { grep '^\[.*\] r3 *all' "$T/sw.out" | sed -n "s/.*[ (]$1 \([0-9]*\).*/\1/p"; }
+ce() { run_tshark -r - -Y 'ip.dsfield.ecn == 3' -T fields -e frame.number <"$1" 2>/dev/null | wc -l; }
+kernel_dropped() { grep -q 'dropped by the kernel' "$T/sw.out"; }
+
+# ---- (b) no mark while the queue cannot pass Kmin -------------------------------------------------
+# 1000 frames/s of ~1.1 KB at 0.5 Gb/s: each leaves in 18 us, long before the next arrives.
+burst "slow" 1000 "$T/load.pcap" --rate 0.5 --kmin 20 --kmax 100 --pmax 0.2 --queue 200
+tx=$(count "$T/tx.pcap")
+rx=$(count "$T/rx.pcap" "ether src $MA")
+if [ "$rx" -eq "$tx" ] && [ "$(count "$T/tx.pcap" 'udp port 4791')" -eq 3000 ] && [ "$(ce "$T/rx.pcap")" -eq 0 ]; then
+    pass "slow replay: $tx frames in, $rx out, no CE mark (ip.dsfield.ecn == 3: none)"
+else fail "slow replay: $tx in, $rx out, $(ce "$T/rx.pcap") CE: $(tail -n 4 "$T/sw.out")"; fi
+
+# ---- (b, c) a fast replay into a slow port: marks, then tail drops --------------------------------
+# 20000 frames/s of ~1.1 KB is ~175 Mb/s into 50 Mb/s: the queue grows ~15 KB a millisecond.
+for attempt in 1 2 3; do
+    burst "fast" 20000 "$T/load.pcap" --rate 0.05 --kmin 20 --kmax 100 --pmax 0.2 --queue 200
+    kernel_dropped || break
+    echo "note: the kernel dropped frames before the switch read them (a loaded machine); again"
+done
+tx=$(count "$T/tx.pcap")
+rx=$(count "$T/rx.pcap" "ether src $MA")
+rxall=$(count "$T/rx.pcap")
+marks=$(ce "$T/rx.pcap")
+if [ "$marks" -gt 0 ] && [ "$marks" -eq "$(swfield marked)" ]; then
+    pass "fast replay: $marks frames arrive CE-marked per tshark, as the switch counts"
+else fail "fast replay: $marks CE per tshark, the switch says marked $(swfield marked): $(tail -n 4 "$T/sw.out")"; fi
+bad=$(run_tshark -o ip.check_checksum:TRUE -r - -Y 'ip.checksum.status != 1' -T fields -e frame.number \
+      <"$T/rx.pcap" 2>/dev/null | wc -l)
+good=$(run_tshark -o ip.check_checksum:TRUE -r - -Y 'ip.checksum.status == 1' -T fields -e frame.number \
+       <"$T/rx.pcap" 2>/dev/null | wc -l)
+if [ "$bad" -eq 0 ] && [ "$good" -eq "$(count "$T/rx.pcap" ip)" ]; then pass "every IPv4 header checksum good after marking (tshark)"
+else fail "IPv4 checksums: $good good, $bad not, of $(count "$T/rx.pcap" ip)"; fi
+if timeout 60 "$R" explain "$T/rx.pcap" 2>&1 | grep -q -- '^--- .* 0 ICRC failures'; then
+    pass "every ICRC still good after marking (rocelab explain: 0 ICRC failures)"
+else fail "ICRCs after marking: $(timeout 60 "$R" explain "$T/rx.pcap" 2>&1 | grep -- '^--- ')"; fi
+dropped=$(swfield dropped)
+tail_drops=$(swfield tail)
+# A's frames, and every frame C got (C's own neighbours' too), against the switch's arithmetic.
+if [ "$tail_drops" -gt 0 ] && [ "$rx" -eq $((tx - dropped)) ] && [ "$rxall" -eq $(($(swfield in) - dropped)) ]; then
+    pass "tail drops: $tx frames in (tcpdump at A), $dropped dropped by the switch, $rx out (tcpdump at C)"
+else fail "tail drops: tcpdump $tx in, $rx out ($rxall in all); the switch: in $(swfield in) dropped $dropped (tail $tail_drops)"; fi
+
+# ---- (d) Not-ECT frames above Kmax: dropped, never marked -------------------------------------------
+for attempt in 1 2 3; do
+    burst "not-ect" 20000 "$T/notect.pcap" --rate 0.05 --kmin 20 --kmax 100 --pmax 0.2 --queue 400
+    kernel_dropped || break
+    echo "note: the kernel dropped frames before the switch read them (a loaded machine); again"
+done
+tx=$(count "$T/tx.pcap")
+rx=$(count "$T/rx.pcap" "ether src $MA")
+red=$(swfield not-ECT)
+notect=$(run_tshark -r - -Y "eth.src == $MA && !(ip.dsfield.ecn != 0)" -T fields -e frame.number <"$T/rx.pcap" 2>/dev/null | wc -l)
+if [ "$red" -gt 0 ] && [ "$(swfield tail)" -eq 0 ] && [ "$notect" -eq "$rx" ] && [ "$rx" -eq $((tx - red)) ]; then
+    pass "Not-ECT past Kmin: $red dropped by RED, none marked ($rx of $tx arrive, all ECN 00 per tshark)"
+else fail "Not-ECT: tcpdump $tx in, $rx out ($notect Not-ECT); the switch: not-ECT $red tail $(swfield tail)"; fi
+
+# ---- (f) the kernel's own bottleneck, no switch: tbf on a veth, rocelab peer without congestion control.
+# A's eth0 and C's eth0 are joined directly by a second veth pair; tbf on A's end is the slow port.
+ip link add tb0 netns "$NA" type veth peer name tb0 netns "$NC"
+ip -n "$NA" addr add 10.24.0.1/24 dev tb0
+ip -n "$NC" addr add 10.24.0.2/24 dev tb0
+ip -n "$NA" link set tb0 up
+ip -n "$NC" link set tb0 up
+ip -n "$NA" link set tb0 mtu 1500
+if ip netns exec "$NA" tc qdisc add dev tb0 root tbf rate 100mbit burst 16kb limit 64kb 2>"$T/tc.err"; then
+    rm -f "$T/tbf.pcap"
+    ip netns exec "$NC" timeout 60 tcpdump -i tb0 -B 65536 --immediate-mode -s 1600 -U -n -w "$T/tbf.pcap" \
+        'udp port 4791' >/dev/null 2>"$T/tbf.err" &
+    td=$!
+    i=0
+    while ! grep -q listening "$T/tbf.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    ip netns exec "$NC" timeout 60 "$R" peer --server --timeout 40 >"$T/srv" 2>&1 &
+    srv=$!
+    sleep 0.3
+    ip netns exec "$NA" timeout 60 "$R" peer --client 10.24.0.2 --timeout 40 --op write --size 65536 --iters 200 \
+        >"$T/cli" 2>&1
+    crc=$?
+    wait $srv
+    sleep 0.5
+    kill "$td" 2>/dev/null
+    wait "$td" 2>/dev/null
+    drops=$(ip netns exec "$NA" tc -s qdisc show dev tb0 | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n 1)
+    # Go-back-N: the receiver's NAK sequence errors (AETH syndrome 0x60), and PSNs the sender sends again.
+    naks=$(run_tshark -r - -Y 'infiniband.aeth.syndrome == 0x60' -T fields -e frame.number <"$T/tbf.pcap" \
+           2>/dev/null | wc -l)
+    resent=$(run_tshark -r - -Y 'ip.src == 10.24.0.1 && infiniband.bth.opcode <= 0x0b' -T fields -e infiniband.bth.psn \
+             <"$T/tbf.pcap" 2>/dev/null | sort | uniq -d | wc -l)
+    if [ "$crc" -eq 0 ] && [ "${drops:-0}" -gt 0 ] && [ "$naks" -gt 0 ] && [ "$resent" -gt 0 ]; then
+        pass "tbf without congestion control: $drops tail drops, $naks NAKs, $resent PSNs sent again (tshark)"
+    else fail "tbf baseline: client exit $crc, tbf dropped ${drops:-?}, $naks NAKs, $resent PSNs resent: $(tail -n 3 "$T/cli")"; fi
+else
+    fail "tc qdisc tbf: $(cat "$T/tc.err")"
+fi
+# TODO(issue 23, DCQCN half): rocelab peer --cc dcqcn --rate GBPS from A and B to C through
+# rocelab switch (--kmin/--kmax as gen dcqcn's): loss near zero and fair shares. Written once
+# 'peer --cc dcqcn --rate' lands; not faked here.
+
+echo "switch: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
