@@ -997,7 +997,7 @@ uint64_t rl_bottleneck_queue_depth(struct rl_bottleneck_queue *q, uint64_t now)
 
 uint64_t rl_bottleneck_queue_next_departure(const struct rl_bottleneck_queue *q)
 {
-	return q->bn.head < q->bn.tail ? q->bn.v[q->bn.head].depart : UINT64_MAX;
+	return q->bn.n ? q->bn.v[q->bn.head].depart : UINT64_MAX;
 }
 
 void rl_bottleneck_queue_stats(const struct rl_bottleneck_queue *q, struct rl_bottleneck_stats *st)
