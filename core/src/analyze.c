@@ -31,6 +31,7 @@
 #define AN_SEEN_MIN 8
 #define AN_TIMEOUT_NS 1000000 /* a resend at least this much later is a retransmission after a timeout */
 #define AN_MAX_CM 1024        /* CM conversations remembered; the one idle longest makes room */
+#define AN_MAX_CNP_ORPHANS 64 /* QPs with CNPs before their flow is known; the oldest makes room */
 #define AN_CM_MSGS (RL_CM_APR - RL_CM_REQ + 1) /* the CM messages by attribute ID, REQ .. APR */
 #define AN_CM_I(attr) ((attr) - RL_CM_REQ)      /* a CM message's index among them */
 
@@ -39,6 +40,23 @@ struct an_tx {
 	uint64_t frame, t_ns;
 	uint8_t opcode;
 	uint32_t len;             /* READ: bytes asked for */
+};
+
+/* The CNPs to one requester QP, and its shadow reaction point (allocated at the first). */
+struct an_cc {
+	uint64_t cnps;
+	struct rl_dcqcn *rp;
+};
+
+/*
+ * CNPs to a QP that no flow is known for yet: between two hosts with several
+ * QPs, a flow learns its requester's QPN from the first response, which may
+ * come after a CNP. The flow adopts them when it learns it.
+ */
+struct an_cnp_orphan {
+	uint8_t req_ip[16], resp_ip[16];
+	uint32_t qpn;
+	struct an_cc cc;          /* cc.cnps 0: a free slot */
 };
 
 struct an_flow {
@@ -82,9 +100,9 @@ struct an_flow {
 	 * reaction point (allocated at the first CNP), and the request payload
 	 * since cc_since (the previous CNP, or the first request).
 	 */
-	uint64_t ce_seen, cnps;
-	struct rl_dcqcn *rp;
-	uint64_t cc_bytes, cc_since;
+	uint64_t ce_seen;
+	struct an_cc cc;
+	uint64_t cc_bytes, cc_since;  /* since the previous CNP, or the first request (after adopting orphans) */
 	bool cc_started;
 	uint64_t cc_prev_rate;    /* measured before the previous CNP, if it cut; else 0 */
 
@@ -138,6 +156,8 @@ struct rl_analyzer {
 	struct an_cm_conv *cms;
 	size_t ncm, cmcap;
 	uint64_t line_bps;              /* the shadow reaction points' line rate; 0: the nominal one */
+	struct an_cnp_orphan orphans[AN_MAX_CNP_ORPHANS];
+	size_t orphan_next;             /* the slot to fill next when all are taken */
 };
 
 const char *rl_verdict_name(enum rl_verdict v)
@@ -159,8 +179,10 @@ void rl_analyzer_free(struct rl_analyzer *a)
 		return;
 	for (size_t i = 0; i < a->n; i++) {
 		free(a->flows[i].seen);
-		free(a->flows[i].rp);
+		free(a->flows[i].cc.rp);
 	}
+	for (size_t i = 0; i < AN_MAX_CNP_ORPHANS; i++)
+		free(a->orphans[i].cc.rp);
 	free(a->flows);
 	for (int k = 0; k < AN_INDEXES; k++)
 		free(a->index[k].slot);
@@ -395,7 +417,7 @@ static void an_flow_reset(struct an_flow *f)
 {
 	struct an_flow keep = *f;
 
-	free(f->rp);
+	free(f->cc.rp);
 	memset(f, 0, sizeof(*f));
 	f->lru_prev = keep.lru_prev;
 	f->lru_next = keep.lru_next;
@@ -514,6 +536,8 @@ static struct an_flow *an_find_requester_flow(const struct rl_analyzer *a, const
  * flow that has not learned its requester's QPN yet learns it from the
  * response that fits its requests (or from any, if it is the only one).
  */
+static void an_adopt_orphan(struct rl_analyzer *a, struct an_flow *f);
+
 static struct an_flow *an_response_flow(struct rl_analyzer *a, const struct rl_pkt *p)
 {
 	uint8_t src[16], dst[16];
@@ -547,6 +571,7 @@ static struct an_flow *an_response_flow(struct rl_analyzer *a, const struct rl_p
 		guess->req_qpn = p->bth.dqpn;
 		guess->req_qpn_known = true;
 		an_index_flow(a, guess);
+		an_adopt_orphan(a, guess);
 	}
 	return guess;
 }
@@ -597,9 +622,9 @@ static void an_cc_request(struct an_flow *f, const struct rl_pkt *p, uint64_t t_
 		f->cc_since = t_ns;
 	}
 	f->cc_bytes += p->payload_len;
-	if (f->rp) {
-		rl_dcqcn_advance(f->rp, t_ns);
-		rl_dcqcn_on_sent(f->rp, p->payload_len, t_ns);
+	if (f->cc.rp) {
+		rl_dcqcn_advance(f->cc.rp, t_ns);
+		rl_dcqcn_on_sent(f->cc.rp, p->payload_len, t_ns);
 	}
 }
 
@@ -630,36 +655,81 @@ static struct an_flow *an_cnp_flow(const struct rl_analyzer *a, const struct rl_
 	return only;
 }
 
-/* A CNP: count it, feed it to the QP's shadow reaction point, and measure what the QP sent since the last. */
-static void an_cnp(struct rl_analyzer *a, uint64_t t_ns, const struct rl_pkt *p, struct rl_annotation *o)
+/* The orphan CNPs to QP @qpn of requester @req_ip (from @resp_ip); with @make, a slot for them if none. */
+static struct an_cnp_orphan *an_orphan(struct rl_analyzer *a, const uint8_t req_ip[16], const uint8_t resp_ip[16],
+				       uint32_t qpn, bool make)
 {
-	struct an_flow *f = an_cnp_flow(a, p);
-	struct rl_cnp_annotation *c = &o->cc;
-	uint64_t line = rl_analyzer_line_rate(a);
+	struct an_cnp_orphan *o;
 
-	c->qpn = p->bth.dqpn;
-	c->line_bps = line;
-	c->line_given = a->line_bps != 0;
-	if (!f)
+	for (size_t i = 0; i < AN_MAX_CNP_ORPHANS; i++) {
+		o = &a->orphans[i];
+		if (o->cc.cnps && o->qpn == qpn && !memcmp(o->req_ip, req_ip, 16) && !memcmp(o->resp_ip, resp_ip, 16))
+			return o;
+	}
+	if (!make)
+		return NULL;
+	o = &a->orphans[a->orphan_next];
+	a->orphan_next = (a->orphan_next + 1) % AN_MAX_CNP_ORPHANS;
+	free(o->cc.rp);
+	memset(o, 0, sizeof(*o));
+	memcpy(o->req_ip, req_ip, 16);
+	memcpy(o->resp_ip, resp_ip, 16);
+	o->qpn = qpn;
+	return o;
+}
+
+/* Flow @f has just learned its requester's QPN: the CNPs to it seen before are its own. */
+static void an_adopt_orphan(struct rl_analyzer *a, struct an_flow *f)
+{
+	struct an_cnp_orphan *o = an_orphan(a, f->req_ip, f->resp_ip, f->req_qpn, false);
+
+	if (!o)
 		return;
-	if (!f->rp) {
-		f->rp = malloc(sizeof(*f->rp));
-		if (!f->rp || rl_dcqcn_init(f->rp, NULL, line, t_ns)) {
-			free(f->rp);
-			f->rp = NULL;
-			return;
+	if (!f->cc.rp) {
+		f->cc = o->cc;
+		o->cc.rp = NULL;
+	} else {
+		f->cc.cnps += o->cc.cnps;
+	}
+	free(o->cc.rp);
+	memset(o, 0, sizeof(*o));
+	/* Its requests before are not split at those CNPs: measure again from the next one. */
+	f->cc_started = false;
+	f->cc_bytes = 0;
+	f->cc_prev_rate = 0;
+}
+
+/*
+ * A CNP to @cc's QP: count it and feed it to the shadow reaction point
+ * (DCQCN section 3.1, through rl_dcqcn_on_cnp()); false if there is no
+ * memory for the RP.
+ */
+static bool an_cc_cnp(struct an_cc *cc, uint64_t line, uint64_t t_ns, struct rl_cnp_annotation *c)
+{
+	if (!cc->rp) {
+		cc->rp = malloc(sizeof(*cc->rp));
+		if (!cc->rp || rl_dcqcn_init(cc->rp, NULL, line, t_ns)) {
+			free(cc->rp);
+			cc->rp = NULL;
+			return false;
 		}
 	}
-	rl_dcqcn_advance(f->rp, t_ns);
+	rl_dcqcn_advance(cc->rp, t_ns);
 	c->known = true;
-	c->count = ++f->cnps;
+	c->count = ++cc->cnps;
+	c->alpha_ppm = an_ppm(cc->rp->alpha, RL_DCQCN_ALPHA_ONE);
+	c->rc_before_ppm = an_ppm(cc->rp->rc_bps, line);
+	c->cut = rl_dcqcn_on_cnp(cc->rp, t_ns);
+	c->alpha_after_ppm = an_ppm(cc->rp->alpha, RL_DCQCN_ALPHA_ONE);
+	c->rc_ppm = an_ppm(cc->rp->rc_bps, line);
+	c->rt_ppm = an_ppm(cc->rp->rt_bps, line);
+	return true;
+}
+
+/* What flow @f sent since the previous CNP (or its first request): the "did" beside the "should". */
+static void an_cc_measure(struct an_flow *f, uint64_t t_ns, struct rl_cnp_annotation *c)
+{
 	c->ce_seen = f->ce_seen;
-	c->alpha_ppm = an_ppm(f->rp->alpha, RL_DCQCN_ALPHA_ONE);
-	c->rc_before_ppm = an_ppm(f->rp->rc_bps, line);
-	c->cut = rl_dcqcn_on_cnp(f->rp, t_ns);
-	c->alpha_after_ppm = an_ppm(f->rp->alpha, RL_DCQCN_ALPHA_ONE);
-	c->rc_ppm = an_ppm(f->rp->rc_bps, line);
-	c->rt_ppm = an_ppm(f->rp->rt_bps, line);
 	if (f->cc_started) {
 		c->window_ns = t_ns - f->cc_since;
 		c->rate_bps = an_rate_bps(f->cc_bytes, c->window_ns);
@@ -671,21 +741,52 @@ static void an_cnp(struct rl_analyzer *a, uint64_t t_ns, const struct rl_pkt *p,
 	f->cc_started = true;
 }
 
+/*
+ * A CNP: to its QP's flow if known, else kept apart (an orphan) until a
+ * response names the flow's requester QPN; then the flow adopts it.
+ */
+static void an_cnp(struct rl_analyzer *a, uint64_t t_ns, const struct rl_pkt *p, struct rl_annotation *o)
+{
+	struct an_flow *f = an_cnp_flow(a, p);
+	struct rl_cnp_annotation *c = &o->cc;
+	uint64_t line = rl_analyzer_line_rate(a);
+	struct an_cnp_orphan *orphan;
+	uint8_t src[16], dst[16];
+
+	c->qpn = p->bth.dqpn;
+	c->line_bps = line;
+	c->line_given = a->line_bps != 0;
+	if (f) {
+		if (an_cc_cnp(&f->cc, line, t_ns, c))
+			an_cc_measure(f, t_ns, c);
+		return;
+	}
+	an_addrs(p, src, dst);
+	orphan = an_orphan(a, dst, src, p->bth.dqpn, true);
+	if (!an_cc_cnp(&orphan->cc, line, t_ns, c) && !orphan->cc.cnps)
+		memset(orphan, 0, sizeof(*orphan));
+}
+
 bool rl_analyzer_next_qp_congestion(const struct rl_analyzer *a, size_t *pos, struct rl_qp_congestion *out)
 {
-	for (; *pos < a->n; ++*pos) {
-		const struct an_flow *f = &a->flows[*pos];
+	uint64_t line = rl_analyzer_line_rate(a);
 
-		if (!f->cnps && !f->ce_seen)
+	for (; *pos < a->n + AN_MAX_CNP_ORPHANS; ++*pos) {
+		const struct an_flow *f = *pos < a->n ? &a->flows[*pos] : NULL;
+		const struct an_cnp_orphan *o = f ? NULL : &a->orphans[*pos - a->n];
+		const struct an_cc *cc = f ? &f->cc : &o->cc;
+
+		if (f ? !f->cc.cnps && !f->ce_seen : !o->cc.cnps)
 			continue;
 		memset(out, 0, sizeof(*out));
-		out->qpn = f->req_qpn_known ? f->req_qpn : 0;
-		out->resp_qpn = f->resp_qpn;
-		out->cnps = f->cnps;
-		out->ce_seen = f->ce_seen;
-		out->rate_known = f->rp && f->cnps;
+		out->qpn = f ? (f->req_qpn_known ? f->req_qpn : 0) : o->qpn;
+		out->resp_qpn_known = f != NULL;
+		out->resp_qpn = f ? f->resp_qpn : 0;
+		out->cnps = cc->cnps;
+		out->ce_seen = f ? f->ce_seen : 0;
+		out->rate_known = cc->rp && cc->cnps;
 		if (out->rate_known)
-			out->rc_ppm = an_ppm(f->rp->rc_bps, rl_analyzer_line_rate(a));
+			out->rc_ppm = an_ppm(cc->rp->rc_bps, line);
 		++*pos;
 		return true;
 	}

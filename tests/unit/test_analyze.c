@@ -957,12 +957,48 @@ static void test_cnp_shadow_dcqcn(void)
 	PPM_CLOSE(q.rc_ppm, rc * PPM);
 	CU_ASSERT_FALSE(rl_analyzer_next_qp_congestion(a, &pos, &q));
 
-	/* A CNP to a QP whose requests were not seen: named, nothing more. */
+	/* A CNP to a QP whose requests were not told apart: counted and cut (alpha 1), not measured. */
 	feed_cc(a, 9, 200 * US, RL_OP_CNP, 0x99, 0, true, false, &o);
 	CU_ASSERT_EQUAL(o.role, RL_ROLE_CNP);
-	CU_ASSERT_FALSE(o.cc.known);
+	CU_ASSERT_TRUE(o.cc.known);
+	CU_ASSERT_EQUAL(o.cc.count, 1);
+	PPM_CLOSE(o.cc.rc_ppm, 0.5 * PPM);
+	CU_ASSERT_EQUAL(o.cc.window_ns, 0);
 	rl_annotation_describe(&o, &d, &t);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.summary, "its sender should slow down"));
+	CU_ASSERT_PTR_NULL(strstr(t.explanation, "Its requests ran"));
+	pos = 0;
+	CU_ASSERT_TRUE(rl_analyzer_next_qp_congestion(a, &pos, &q));
+	CU_ASSERT_TRUE_FATAL(rl_analyzer_next_qp_congestion(a, &pos, &q));
+	CU_ASSERT_EQUAL(q.qpn, 0x99);
+	CU_ASSERT_FALSE(q.resp_qpn_known);
+	CU_ASSERT_EQUAL(q.cnps, 1);
+	rl_analyzer_free(a);
+}
+
+/*
+ * Two QPs between the same two hosts, the CNP before any ACK: which flow it
+ * is for is not known then (requests do not carry the requester's QPN), so
+ * it waits apart; the ACK that names the flow's requester QPN adopts it, and
+ * the next CNP to that QP is its second.
+ */
+static void test_cnp_before_the_flow_is_known(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+
+	feed_cc(a, 1, 0, RL_OP_RC_SEND_ONLY, 0x12, 100, true, true, &o);
+	feed_cc(a, 2, 1 * US, RL_OP_RC_SEND_ONLY, 0x22, 500, true, true, &o);
+	feed_cc(a, 3, 2 * US, RL_OP_CNP, 0x21, 0, false, false, &o);
+	CU_ASSERT_EQUAL(o.cc.count, 1);
+	CU_ASSERT_EQUAL(o.cc.window_ns, 0);
+	feed_cc(a, 4, 3 * US, RL_OP_RC_ACKNOWLEDGE, 0x21, 500, false, false, &o);
+	CU_ASSERT_EQUAL(o.request_frame, 2);
+	feed_cc(a, 5, 4 * US, RL_OP_RC_SEND_ONLY, 0x22, 501, true, false, &o);
+	feed_cc(a, 6, 6 * US, RL_OP_CNP, 0x21, 0, false, false, &o);
+	CU_ASSERT_EQUAL(o.cc.count, 2);
+	CU_ASSERT_EQUAL(o.cc.ce_seen, 1);
+	CU_ASSERT_EQUAL(o.cc.window_ns, 2 * US);      /* from its first request after the adoption */
+	CU_ASSERT_EQUAL(o.cc.rate_bps, 64 * 8 * 500000ull);
 	rl_analyzer_free(a);
 }
 
@@ -1019,5 +1055,6 @@ int tl_suite_analyze(void)
 	       !CU_add_test(s, "CM: the first data PSN against the one REQ and REP announced", test_cm_first_psn) ||
 	       !CU_add_test(s, "CM: a flood of REQs keeps the table bounded", test_cm_memory_bounded) ||
 	       !CU_add_test(s, "CNPs: the shadow DCQCN RP against the paper's equations", test_cnp_shadow_dcqcn) ||
-	       !CU_add_test(s, "CNPs: a QP that keeps its rate did not slow down", test_cnp_did_not_slow);
+	       !CU_add_test(s, "CNPs: a QP that keeps its rate did not slow down", test_cnp_did_not_slow) ||
+	       !CU_add_test(s, "CNPs: one before its flow is known waits, then counts", test_cnp_before_the_flow_is_known);
 }

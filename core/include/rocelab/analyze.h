@@ -101,7 +101,11 @@ struct rl_cnp_annotation {
 	uint32_t rc_ppm;                /* Rc after: Rc(1 - alpha/2) on a cut */
 	uint32_t rt_ppm;                /* Rt after: the rate before the cut */
 	uint64_t ce_seen;               /* CE-marked requests of this QP so far */
-	/* Measured: request payload over time, since the previous CNP (or the QP's first request). */
+	/*
+	 * Measured: request payload over time, since the previous CNP (or the
+	 * QP's first request). 0 when the CNP came before any response named
+	 * the QP's flow (several QPs between two hosts): counted, not measured.
+	 */
 	uint64_t rate_bps;              /* 0 with no time to measure over */
 	uint64_t window_ns;
 	uint64_t prev_rate_bps;         /* the same before the previous CNP, if that one cut: did it slow? */
@@ -201,7 +205,9 @@ void rl_annotation_summary(const struct rl_annotation *a, const struct rl_pkt *p
  * Live flows, remembered requests and CM conversations, to check that memory
  * stays bounded. At most rl_analyzer_max_flows() (16384) flows are followed,
  * each ~200 bytes and 40 per request it remembers (its latest 512 at most:
- * 20 KB): past that the flow idle longest is forgotten, and a packet of it
+ * 20 KB), and ~200 more for a shadow reaction point once a CNP comes (CNPs
+ * that no flow is known for yet wait in a table of 64 QPs, the oldest
+ * making room): past that the flow idle longest is forgotten, and a packet of it
  * later starts it again, as a first one. Flows are found by hash: the time
  * per packet does not grow with their number.
  */
@@ -219,7 +225,8 @@ uint64_t rl_analyzer_line_rate(const struct rl_analyzer *a);
 /* Congestion per requester QP, for a summary: the flows that saw CE marks or CNPs. */
 struct rl_qp_congestion {
 	uint32_t qpn;                   /* the requester's QP (0 if never learned) */
-	uint32_t resp_qpn;              /* the responder's */
+	uint32_t resp_qpn;              /* the responder's, if known: CNPs may come before any response names the flow */
+	bool resp_qpn_known;
 	uint64_t cnps, ce_seen;
 	bool rate_known;                /* a CNP came: rc_ppm is the rate DCQCN leaves it at */
 	uint32_t rc_ppm;                /* after the last CNP, of the line rate */
