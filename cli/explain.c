@@ -1617,8 +1617,11 @@ static void ex_summary_congestion(const struct ex_state *s, FILE *f)
 	uint64_t line = rl_analyzer_line_rate(s->an);
 
 	while (rl_analyzer_next_qp_congestion(s->an, &pos, &q)) {
-		fprintf(f, "    QP 0x%06x -> QP 0x%06x: %" PRIu64 " CE-marked requests, %" PRIu64 " CNPs received",
-			q.qpn, q.resp_qpn, q.ce_seen, q.cnps);
+		if (q.resp_qpn_known)
+			fprintf(f, "    QP 0x%06x -> QP 0x%06x: %" PRIu64 " CE-marked requests, %" PRIu64 " CNPs received",
+				q.qpn, q.resp_qpn, q.ce_seen, q.cnps);
+		else
+			fprintf(f, "    QP 0x%06x (its requests not told apart): %" PRIu64 " CNPs received", q.qpn, q.cnps);
 		if (q.rate_known) {
 			fprintf(f, "; DCQCN would leave it at %.1f%% of the line rate", q.rc_ppm / 1e4);
 			if (s->line_gbps)
