@@ -72,6 +72,7 @@ struct ex_state {
 	enum ex_mode mode;
 	enum rl_link link;
 	uint64_t max_packets;
+	uint64_t line_gbps;       /* --line-rate: the link's rate, for the CNPs' DCQCN rates in Gb/s; 0 unknown */
 	bool summary;
 	bool compare;
 	bool svg;                 /* --layout, --ladder: as SVG */
@@ -192,6 +193,8 @@ static void ex_usage(FILE *f)
 		"                  with --compare: also write both captures' page to FILE (the\n"
 		"                  table stays on standard output)\n"
 		"                  instead of standard output\n"
+		"      --line-rate GBPS  the link's rate, which a capture does not show: a CNP's\n"
+		"                  DCQCN rates in Gb/s too, not only as a share of the line rate\n"
 		"  -c, --count N   stop after N frames, shown or not (as tshark -c)\n"
 		"  -q, --quiet     no summary at the end\n"
 		"  -h, --help      this text\n\n"
@@ -660,6 +663,29 @@ static void ex_verbose_missing(const struct rl_annotation *a)
 		       buf);
 }
 
+/* A CNP's DCQCN fields, from the analyzer's table: key = value, a line. */
+static void ex_verbose_cnp(const struct rl_annotation *a)
+{
+	const struct rl_cnp_field *tab;
+	size_t n, col = 0;
+
+	if (!a->cc.known)
+		return;
+	tab = rl_cnp_field_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		char item[64];
+		int len = snprintf(item, sizeof(item), "%s %" PRIu64, tab[i].key, rl_cnp_field_value(&tab[i], &a->cc));
+
+		if (col && col + 2 + (size_t)len > 96) {
+			putchar('\n');
+			col = 0;
+		}
+		printf(col ? "  %s" : "              DCQCN: %s", item);
+		col += (size_t)len + (col ? 2 : 21);
+	}
+	putchar('\n');
+}
+
 static void ex_verbose_analysis(const struct rl_annotation *a, const struct rl_pkt *p)
 {
 	struct rl_annotation_text t;
@@ -679,6 +705,7 @@ static void ex_verbose_analysis(const struct rl_annotation *a, const struct rl_p
 		printf("              acknowledges PSN %u..%u (frames %llu..%llu)\n", a->acked_first, a->acked_last,
 		       (unsigned long long)a->acked_first_frame, (unsigned long long)a->acked_last_frame);
 	ex_verbose_cm(a, p);
+	ex_verbose_cnp(a);
 	printf("              %s\n", t.explanation);
 }
 
@@ -1015,6 +1042,26 @@ static void ex_json_cm(struct json *j, const struct rl_cm_annotation *c)
 	json_end(j);
 }
 
+/* A CNP's DCQCN fields (docs/explain-json.md), named as the analyzer's table names them. */
+static void ex_json_cnp(struct json *j, const struct rl_cnp_annotation *c)
+{
+	const struct rl_cnp_field *tab;
+	size_t n;
+
+	if (!c->known)
+		return;
+	tab = rl_cnp_field_table(&n);
+	json_obj(j, "cnp");
+	json_u64(j, "qp", c->qpn);
+	for (size_t i = 0; i < n; i++) {
+		if (tab[i].member_size == 1)
+			json_bool(j, tab[i].key, rl_cnp_field_value(&tab[i], c) != 0);
+		else
+			json_u64(j, tab[i].key, rl_cnp_field_value(&tab[i], c));
+	}
+	json_end(j);
+}
+
 static void ex_json_analysis(struct json *j, const struct rl_annotation *a, const struct rl_pkt *p)
 {
 	static const char *const roles[] = { "other", "request", "response", "cnp" };
@@ -1064,6 +1111,7 @@ static void ex_json_analysis(struct json *j, const struct rl_annotation *a, cons
 			json_u64(j, "rnr_wait_us", a->rnr_wait_us);
 	}
 	json_bool(j, "ecn_ce", a->ecn_ce);
+	ex_json_cnp(j, &a->cc);
 	ex_json_cm(j, &a->cm);
 	json_str(j, "explanation", t.explanation);
 	json_end(j);
@@ -1562,6 +1610,28 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 }
 
 /* The counts are of the frames shown: all of them unless a filter or selector hid some. */
+/* Per requester QP that saw congestion: CE marks, CNPs, and the rate DCQCN would leave it at (section 3.1). */
+static void ex_summary_congestion(const struct ex_state *s, FILE *f)
+{
+	struct rl_qp_congestion q;
+	size_t pos = 0;
+	uint64_t line = rl_analyzer_line_rate(s->an);
+
+	while (rl_analyzer_next_qp_congestion(s->an, &pos, &q)) {
+		if (q.resp_qpn_known)
+			fprintf(f, "    QP 0x%06x -> QP 0x%06x: %" PRIu64 " CE-marked requests, %" PRIu64 " CNPs received",
+				q.qpn, q.resp_qpn, q.ce_seen, q.cnps);
+		else
+			fprintf(f, "    QP 0x%06x (its requests not told apart): %" PRIu64 " CNPs received", q.qpn, q.cnps);
+		if (q.rate_known) {
+			fprintf(f, "; DCQCN would leave it at %.1f%% of the line rate", q.rc_ppm / 1e4);
+			if (s->line_gbps)
+				fprintf(f, " (%.2f Gb/s)", (double)q.rc_ppm * (double)line / 1e15);
+		}
+		fputc('\n', f);
+	}
+}
+
 static void ex_summary(const struct ex_state *s, FILE *f)
 {
 	fprintf(f, "--- %" PRIu64 " frames", s->frames);
@@ -1580,6 +1650,7 @@ static void ex_summary(const struct ex_state *s, FILE *f)
 		fprintf(f, "    flow history dropped %" PRIu64 " times: more than %zu QP-to-QP flows were live at once, "
 			   "so the one idle longest was forgotten to make room; its next packet starts it over, "
 			   "as a first one\n", rl_analyzer_flows_forgotten(s->an), rl_analyzer_max_flows());
+	ex_summary_congestion(s, f);
 	for (int op = 0; op < 256; op++) {
 		const struct rl_opcode_info *info = rl_opcode_info((uint8_t)op);
 		char name[40];
@@ -1690,7 +1761,7 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		{ "ladder", no_argument, NULL, 'L' }, { "compare", no_argument, NULL, 'C' },
 		{ "qp", required_argument, NULL, 'Q' }, { "host", required_argument, NULL, 'H' },
 		{ "op", required_argument, NULL, 'O' }, { "layout", required_argument, NULL, 'Y' },
-		{ "svg", no_argument, NULL, 'S' },
+		{ "svg", no_argument, NULL, 'S' }, { "line-rate", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	static const char *const formats[] = { "json", "ek" };
@@ -1732,6 +1803,10 @@ static int ex_parse(int argc, char **argv, struct ex_state *s, const char **file
 		case 'q': s->summary = false; break;
 		case 'c':
 			if (!cli_arg_u64("explain", "--count", optarg, 1, UINT64_MAX, "a positive number", &s->max_packets))
+				return CLI_ERR;
+			break;
+		case 'R':
+			if (!cli_arg_u64("explain", "--line-rate", optarg, 1, 1000, "Gbit/s from 1 to 1000", &s->line_gbps))
 				return CLI_ERR;
 			break;
 		case 'h': ex_usage(stdout); return -1;
@@ -1980,6 +2055,7 @@ static int ex_run(struct ex_state *s, const char *file)
 		cli_capture_close(c);
 		return CLI_ERR;
 	}
+	rl_analyzer_set_line_rate(s->an, s->line_gbps * 1000000000u);
 	if (s->rpt_shared ? !(s->lad = calloc(1, sizeof(*s->lad)))
 			  : (s->svg || s->mode == EX_REPORT) && !(out_f = ex_drawing_begin(s, c, file, &out))) {
 		if (s->rpt_shared)

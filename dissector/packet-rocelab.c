@@ -114,6 +114,7 @@ static int hf_rnr_wait_us = -1;
 static int hf_ecn_ce = -1;
 static int hf_cnp = -1;
 static int hf_cnp_qp = -1;
+static int *hf_cnp_fields;                /* one per row of the analyzer's CNP field table */
 /* CM MADs: every field of core/'s CM table (rocelab/cm.h), and what the analyzer says of them. */
 static int *hf_cm_fields;                /* one per row of the CM field table */
 static int hf_cm_state = -1;
@@ -663,6 +664,25 @@ static void rlp_show_nak(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const
 		expert_add_info_format(pinfo, pi, &ei_nak_other, "%s for PSN %u", what, pkt->bth.psn);
 }
 
+/* What DCQCN should do on this CNP: the analyzer's CNP fields, rocelab.cnp.<key>. */
+static void rlp_show_cnp_fields(proto_tree *ct, tvbuff_t *tvb, const struct rl_pkt *pkt,
+				const struct rl_cnp_annotation *c)
+{
+	size_t n;
+	const struct rl_cnp_field *tab = rl_cnp_field_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = rl_cnp_field_value(&tab[i], c);
+
+		if (tab[i].member_size == 1)
+			rlp_gen(proto_tree_add_boolean(ct, hf_cnp_fields[i], tvb, (gint)pkt->bth_off, 0, v != 0));
+		else if (tab[i].member_size == 4)
+			rlp_gen(proto_tree_add_uint(ct, hf_cnp_fields[i], tvb, (gint)pkt->bth_off, 0, (guint32)v));
+		else
+			rlp_gen(proto_tree_add_uint64(ct, hf_cnp_fields[i], tvb, (gint)pkt->bth_off, 0, v));
+	}
+}
+
 static void rlp_show_congestion(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const struct rl_pkt *pkt,
 				const struct rlp_frame *fr)
 {
@@ -684,6 +704,8 @@ static void rlp_show_congestion(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo
 	if (cnp) {
 		pi = rlp_gen(proto_tree_add_boolean(ct, hf_cnp, tvb, (gint)pkt->bth_off, 0, TRUE));
 		rlp_gen(proto_tree_add_uint(ct, hf_cnp_qp, tvb, (gint)pkt->bth_off, 0, pkt->bth.dqpn));
+		if (fr && fr->ann.cc.known)
+			rlp_show_cnp_fields(ct, tvb, pkt, &fr->ann.cc);
 		expert_add_info_format(pinfo, pi, &ei_cnp,
 				       "CNP: the receiver saw congestion marks; the sender of QP 0x%06x should slow down",
 				       pkt->bth.dqpn);
@@ -1046,6 +1068,25 @@ static void rlp_register_cm_fields(void)
 	proto_register_field_array(proto_rocelab, hf, (int)n);
 }
 
+/* hf entries for the analyzer's CNP fields (rl_cnp_field_table): rocelab.cnp.<key>. */
+static void rlp_register_cnp_fields(void)
+{
+	size_t n;
+	const struct rl_cnp_field *tab = rl_cnp_field_table(&n);
+	hf_register_info *hf;
+
+	hf_cnp_fields = g_new(int, n);
+	hf = g_new0(hf_register_info, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct rl_cnp_field *f = &tab[i];
+
+		rlp_hf_entry(&hf[i], &hf_cnp_fields[i], f->name, g_strdup_printf("rocelab.cnp.%s", f->key),
+			     f->member_size == 1 ? FT_BOOLEAN : f->member_size == 4 ? FT_UINT32 : FT_UINT64,
+			     f->member_size == 1 ? BASE_NONE : BASE_DEC, NULL, f->meaning);
+	}
+	proto_register_field_array(proto_rocelab, hf, (int)n);
+}
+
 static void proto_register_rocelab(void)
 {
 	static hf_register_info hf[] = {
@@ -1236,6 +1277,7 @@ static void proto_register_rocelab(void)
 	proto_register_field_array(proto_rocelab, hf, array_length(hf));
 	rlp_register_fields();
 	rlp_register_cm_fields();
+	rlp_register_cnp_fields();
 	proto_register_subtree_array(ett, array_length(ett));
 	expert = expert_register_protocol(proto_rocelab);
 	expert_register_field_array(expert, ei, array_length(ei));

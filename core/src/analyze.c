@@ -14,6 +14,7 @@
 
 #include "rocelab/analyze.h"
 #include "rocelab/cm.h"
+#include "rocelab/dcqcn.h"
 #include "rocelab/describe.h"
 
 #include "analyze_hash.h"   /* enum an_index, an_hash(): the flows' keys */
@@ -22,13 +23,15 @@
  * Flows followed at once, and the request transmissions each remembers: a
  * ring that starts small and grows to AN_SEEN only for a flow that sends that
  * many, so a flow costs ~200 bytes plus 40 per remembered request (20 KB at
- * most; 16384 flows: 330 MB at worst, a few MB for short flows).
+ * most; 16384 flows: 330 MB at worst, a few MB for short flows). A flow
+ * that receives a CNP adds its shadow reaction point (~200 bytes).
  */
 #define AN_MAX_FLOWS 16384
 #define AN_SEEN 512
 #define AN_SEEN_MIN 8
 #define AN_TIMEOUT_NS 1000000 /* a resend at least this much later is a retransmission after a timeout */
 #define AN_MAX_CM 1024        /* CM conversations remembered; the one idle longest makes room */
+#define AN_MAX_CNP_ORPHANS 64 /* QPs with CNPs before their flow is known; the oldest makes room */
 #define AN_CM_MSGS (RL_CM_APR - RL_CM_REQ + 1) /* the CM messages by attribute ID, REQ .. APR */
 #define AN_CM_I(attr) ((attr) - RL_CM_REQ)      /* a CM message's index among them */
 
@@ -37,6 +40,23 @@ struct an_tx {
 	uint64_t frame, t_ns;
 	uint8_t opcode;
 	uint32_t len;             /* READ: bytes asked for */
+};
+
+/* The CNPs to one requester QP, and its shadow reaction point (allocated at the first). */
+struct an_cc {
+	uint64_t cnps;
+	struct rl_dcqcn *rp;
+};
+
+/*
+ * CNPs to a QP that no flow is known for yet: between two hosts with several
+ * QPs, a flow learns its requester's QPN from the first response, which may
+ * come after a CNP. The flow adopts them when it learns it.
+ */
+struct an_cnp_orphan {
+	uint8_t req_ip[16], resp_ip[16];
+	uint32_t qpn;
+	struct an_cc cc;          /* cc.cnps 0: a free slot */
 };
 
 struct an_flow {
@@ -74,6 +94,17 @@ struct an_flow {
 	uint64_t cm_frame;
 	uint32_t cm_psn;
 	uint16_t cm_attr;
+
+	/*
+	 * Congestion: CE-marked requests and CNPs seen, the shadow DCQCN
+	 * reaction point (allocated at the first CNP), and the request payload
+	 * since cc_since (the previous CNP, or the first request).
+	 */
+	uint64_t ce_seen;
+	struct an_cc cc;
+	uint64_t cc_bytes, cc_since;  /* since the previous CNP, or the first request (after adopting orphans) */
+	bool cc_started;
+	uint64_t cc_prev_rate;    /* measured before the previous CNP, if it cut; else 0 */
 
 	/* Flows by the time of their latest request, oldest first (the one forgotten first): indexes + 1. */
 	uint32_t lru_prev, lru_next;
@@ -124,6 +155,9 @@ struct rl_analyzer {
 	uint64_t forgotten;             /* flows whose history was dropped to make room */
 	struct an_cm_conv *cms;
 	size_t ncm, cmcap;
+	uint64_t line_bps;              /* the shadow reaction points' line rate; 0: the nominal one */
+	struct an_cnp_orphan orphans[AN_MAX_CNP_ORPHANS];
+	size_t orphan_next;             /* the slot to fill next when all are taken */
 };
 
 const char *rl_verdict_name(enum rl_verdict v)
@@ -143,8 +177,12 @@ void rl_analyzer_free(struct rl_analyzer *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; i < a->n; i++) {
 		free(a->flows[i].seen);
+		free(a->flows[i].cc.rp);
+	}
+	for (size_t i = 0; i < AN_MAX_CNP_ORPHANS; i++)
+		free(a->orphans[i].cc.rp);
 	free(a->flows);
 	for (int k = 0; k < AN_INDEXES; k++)
 		free(a->index[k].slot);
@@ -379,6 +417,7 @@ static void an_flow_reset(struct an_flow *f)
 {
 	struct an_flow keep = *f;
 
+	free(f->cc.rp);
 	memset(f, 0, sizeof(*f));
 	f->lru_prev = keep.lru_prev;
 	f->lru_next = keep.lru_next;
@@ -497,6 +536,8 @@ static struct an_flow *an_find_requester_flow(const struct rl_analyzer *a, const
  * flow that has not learned its requester's QPN yet learns it from the
  * response that fits its requests (or from any, if it is the only one).
  */
+static void an_adopt_orphan(struct rl_analyzer *a, struct an_flow *f);
+
 static struct an_flow *an_response_flow(struct rl_analyzer *a, const struct rl_pkt *p)
 {
 	uint8_t src[16], dst[16];
@@ -530,8 +571,270 @@ static struct an_flow *an_response_flow(struct rl_analyzer *a, const struct rl_p
 		guess->req_qpn = p->bth.dqpn;
 		guess->req_qpn_known = true;
 		an_index_flow(a, guess);
+		an_adopt_orphan(a, guess);
 	}
 	return guess;
+}
+
+/* ---- congestion: CE marks, CNPs and a shadow DCQCN reaction point ------------------------- */
+
+void rl_analyzer_set_line_rate(struct rl_analyzer *a, uint64_t bps)
+{
+	a->line_bps = bps;
+}
+
+uint64_t rl_analyzer_line_rate(const struct rl_analyzer *a)
+{
+	return a->line_bps ? a->line_bps : RL_ANALYZER_NOMINAL_LINE_BPS;
+}
+
+/* @bytes over @ns, in bits per second; 0 over no time. */
+static uint64_t an_rate_bps(uint64_t bytes, uint64_t ns)
+{
+	const uint64_t sec = 1000000000u;
+	uint64_t bits = bytes * 8, rest;
+
+	if (!ns)
+		return 0;
+	rest = bits % ns;
+	/* rest < ns: rest * sec overflows only for windows past 18 s, where whole ns are precision enough. */
+	if (ns > UINT64_MAX / sec)
+		return bits / ns * sec + rest / (ns / sec);
+	return bits / ns * sec + rest * sec / ns;
+}
+
+/* @x of @whole, in millionths. */
+static uint32_t an_ppm(uint64_t x, uint64_t whole)
+{
+	const uint64_t m = 1000000u;
+
+	if (!whole)
+		return 0;
+	return (uint32_t)(x <= UINT64_MAX / m ? x * m / whole : x / (whole / m ? whole / m : 1));
+}
+
+/* A request: the RP's byte counter and timers, and the payload measured towards the next CNP. */
+static void an_cc_request(struct an_flow *f, const struct rl_pkt *p, uint64_t t_ns, const struct rl_annotation *o)
+{
+	f->ce_seen += o->ecn_ce;
+	if (!f->cc_started) {
+		f->cc_started = true;
+		f->cc_since = t_ns;
+	}
+	f->cc_bytes += p->payload_len;
+	if (f->cc.rp) {
+		rl_dcqcn_advance(f->cc.rp, t_ns);
+		rl_dcqcn_on_sent(f->cc.rp, p->payload_len, t_ns);
+	}
+}
+
+/*
+ * The flow a CNP is for: it travels from the responder back to the
+ * requester's QP, as a response does (IBA A17.9.3), but teaches nothing:
+ * a flow that has not learned its requester's QPN is taken only if it is
+ * the one flow between those addresses.
+ */
+static struct an_flow *an_cnp_flow(const struct rl_analyzer *a, const struct rl_pkt *p)
+{
+	uint8_t src[16], dst[16];
+	struct an_iter it = { (size_t)-1, 0 };
+	struct an_flow *f, *only = NULL;
+
+	an_addrs(p, src, dst);
+	f = an_find_requester_flow(a, dst, src, p->bth.dqpn);
+	if (f)
+		return f;
+	it.hash = an_hash(dst, src, AN_BY_ADDRS, 0);
+	while ((f = an_next(a, AN_BY_ADDRS, &it))) {
+		if (memcmp(f->req_ip, dst, 16) || memcmp(f->resp_ip, src, 16) || f == only)
+			continue;
+		if (only)
+			return NULL;
+		only = f;
+	}
+	return only;
+}
+
+/* The orphan CNPs to QP @qpn of requester @req_ip (from @resp_ip); with @make, a slot for them if none. */
+static struct an_cnp_orphan *an_orphan(struct rl_analyzer *a, const uint8_t req_ip[16], const uint8_t resp_ip[16],
+				       uint32_t qpn, bool make)
+{
+	struct an_cnp_orphan *o;
+
+	for (size_t i = 0; i < AN_MAX_CNP_ORPHANS; i++) {
+		o = &a->orphans[i];
+		if (o->cc.cnps && o->qpn == qpn && !memcmp(o->req_ip, req_ip, 16) && !memcmp(o->resp_ip, resp_ip, 16))
+			return o;
+	}
+	if (!make)
+		return NULL;
+	o = &a->orphans[a->orphan_next];
+	a->orphan_next = (a->orphan_next + 1) % AN_MAX_CNP_ORPHANS;
+	free(o->cc.rp);
+	memset(o, 0, sizeof(*o));
+	memcpy(o->req_ip, req_ip, 16);
+	memcpy(o->resp_ip, resp_ip, 16);
+	o->qpn = qpn;
+	return o;
+}
+
+/* Flow @f has just learned its requester's QPN: the CNPs to it seen before are its own. */
+static void an_adopt_orphan(struct rl_analyzer *a, struct an_flow *f)
+{
+	struct an_cnp_orphan *o = an_orphan(a, f->req_ip, f->resp_ip, f->req_qpn, false);
+
+	if (!o)
+		return;
+	if (!f->cc.rp) {
+		f->cc = o->cc;
+		o->cc.rp = NULL;
+	} else {
+		f->cc.cnps += o->cc.cnps;
+	}
+	free(o->cc.rp);
+	memset(o, 0, sizeof(*o));
+	/* Its requests before are not split at those CNPs: measure again from the next one. */
+	f->cc_started = false;
+	f->cc_bytes = 0;
+	f->cc_prev_rate = 0;
+}
+
+/*
+ * A CNP to @cc's QP: count it and feed it to the shadow reaction point
+ * (DCQCN section 3.1, through rl_dcqcn_on_cnp()); false if there is no
+ * memory for the RP.
+ */
+static bool an_cc_cnp(struct an_cc *cc, uint64_t line, uint64_t t_ns, struct rl_cnp_annotation *c)
+{
+	if (!cc->rp) {
+		cc->rp = malloc(sizeof(*cc->rp));
+		if (!cc->rp || rl_dcqcn_init(cc->rp, NULL, line, t_ns)) {
+			free(cc->rp);
+			cc->rp = NULL;
+			return false;
+		}
+	}
+	rl_dcqcn_advance(cc->rp, t_ns);
+	c->known = true;
+	c->count = ++cc->cnps;
+	c->alpha_ppm = an_ppm(cc->rp->alpha, RL_DCQCN_ALPHA_ONE);
+	c->rc_before_ppm = an_ppm(cc->rp->rc_bps, line);
+	c->cut = rl_dcqcn_on_cnp(cc->rp, t_ns);
+	c->alpha_after_ppm = an_ppm(cc->rp->alpha, RL_DCQCN_ALPHA_ONE);
+	c->rc_ppm = an_ppm(cc->rp->rc_bps, line);
+	c->rt_ppm = an_ppm(cc->rp->rt_bps, line);
+	return true;
+}
+
+/* What flow @f sent since the previous CNP (or its first request): the "did" beside the "should". */
+static void an_cc_measure(struct an_flow *f, uint64_t t_ns, struct rl_cnp_annotation *c)
+{
+	c->ce_seen = f->ce_seen;
+	if (f->cc_started) {
+		c->window_ns = t_ns - f->cc_since;
+		c->rate_bps = an_rate_bps(f->cc_bytes, c->window_ns);
+	}
+	c->prev_rate_bps = f->cc_prev_rate;
+	f->cc_prev_rate = c->cut ? c->rate_bps : 0;
+	f->cc_bytes = 0;
+	f->cc_since = t_ns;
+	f->cc_started = true;
+}
+
+/*
+ * A CNP: to its QP's flow if known, else kept apart (an orphan) until a
+ * response names the flow's requester QPN; then the flow adopts it.
+ */
+static void an_cnp(struct rl_analyzer *a, uint64_t t_ns, const struct rl_pkt *p, struct rl_annotation *o)
+{
+	struct an_flow *f = an_cnp_flow(a, p);
+	struct rl_cnp_annotation *c = &o->cc;
+	uint64_t line = rl_analyzer_line_rate(a);
+	struct an_cnp_orphan *orphan;
+	uint8_t src[16], dst[16];
+
+	c->qpn = p->bth.dqpn;
+	c->line_bps = line;
+	c->line_given = a->line_bps != 0;
+	if (f) {
+		if (an_cc_cnp(&f->cc, line, t_ns, c))
+			an_cc_measure(f, t_ns, c);
+		return;
+	}
+	an_addrs(p, src, dst);
+	orphan = an_orphan(a, dst, src, p->bth.dqpn, true);
+	if (!an_cc_cnp(&orphan->cc, line, t_ns, c) && !orphan->cc.cnps)
+		memset(orphan, 0, sizeof(*orphan));
+}
+
+bool rl_analyzer_next_qp_congestion(const struct rl_analyzer *a, size_t *pos, struct rl_qp_congestion *out)
+{
+	uint64_t line = rl_analyzer_line_rate(a);
+
+	for (; *pos < a->n + AN_MAX_CNP_ORPHANS; ++*pos) {
+		const struct an_flow *f = *pos < a->n ? &a->flows[*pos] : NULL;
+		const struct an_cnp_orphan *o = f ? NULL : &a->orphans[*pos - a->n];
+		const struct an_cc *cc = f ? &f->cc : &o->cc;
+
+		if (f ? !f->cc.cnps && !f->ce_seen : !o->cc.cnps)
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->qpn = f ? (f->req_qpn_known ? f->req_qpn : 0) : o->qpn;
+		out->resp_qpn_known = f != NULL;
+		out->resp_qpn = f ? f->resp_qpn : 0;
+		out->cnps = cc->cnps;
+		out->ce_seen = f ? f->ce_seen : 0;
+		out->rate_known = cc->rp && cc->cnps;
+		if (out->rate_known)
+			out->rc_ppm = an_ppm(cc->rp->rc_bps, line);
+		++*pos;
+		return true;
+	}
+	return false;
+}
+
+#define AN_CNP_FIELD(member_, name_, meaning_)                                                     \
+	{ .name = name_, .key = #member_, .meaning = meaning_,                                     \
+	  .member = offsetof(struct rl_cnp_annotation, member_),                                   \
+	  .member_size = sizeof(((struct rl_cnp_annotation *)0)->member_) }
+
+/* Shown for a CNP whose QP's requests were seen (rl_cnp_annotation.known). */
+static const struct rl_cnp_field an_cnp_fields[] = {
+	AN_CNP_FIELD(count, "CNPs to this QP", "this is the Nth CNP to the QP"),
+	AN_CNP_FIELD(cut, "DCQCN cuts the rate",
+		     "DCQCN cuts on this CNP; 0: within reduce_period of the last cut, it only counts"),
+	AN_CNP_FIELD(alpha_ppm, "alpha (millionths)", "DCQCN's alpha, the congestion estimate the cut uses"),
+	AN_CNP_FIELD(alpha_after_ppm, "alpha after (millionths)", "alpha after the CNP: (1 - g)alpha + g"),
+	AN_CNP_FIELD(rc_before_ppm, "Rc before (millionths of the line rate)",
+		     "the current rate before the CNP, after the recovery since the last"),
+	AN_CNP_FIELD(rc_ppm, "Rc after (millionths of the line rate)",
+		     "the current rate DCQCN leaves: Rc(1 - alpha/2) on a cut"),
+	AN_CNP_FIELD(rt_ppm, "Rt (millionths of the line rate)", "the target rate: the rate before the cut"),
+	AN_CNP_FIELD(ce_seen, "CE-marked requests of this QP", "requests of this QP marked Congestion Experienced so far"),
+	AN_CNP_FIELD(rate_bps, "Measured rate (bit/s)",
+		     "the QP's request payload since the previous CNP (or its first request), from the capture"),
+	AN_CNP_FIELD(window_ns, "Measured over (ns)", "the time that rate is measured over"),
+	AN_CNP_FIELD(prev_rate_bps, "Measured rate before the previous CNP (bit/s)",
+		     "the same before the previous CNP, if that one cut: compare to see whether the QP slowed"),
+};
+
+const struct rl_cnp_field *rl_cnp_field_table(size_t *count)
+{
+	*count = sizeof(an_cnp_fields) / sizeof(an_cnp_fields[0]);
+	return an_cnp_fields;
+}
+
+uint64_t rl_cnp_field_value(const struct rl_cnp_field *f, const struct rl_cnp_annotation *c)
+{
+	const unsigned char *m = (const unsigned char *)c + f->member;
+	uint32_t u32;
+	uint64_t u64;
+
+	switch (f->member_size) {
+	case 1: return *m;
+	case 4: memcpy(&u32, m, 4); return u32;
+	default: memcpy(&u64, m, 8); return u64;
+	}
 }
 
 /* ---- requests ----------------------------------------------------------------------------- */
@@ -768,6 +1071,7 @@ static void an_request(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, con
 	}
 	an_msg_request(f, p, frame, o);
 	an_remember(f, p, frame, t_ns, span);
+	an_cc_request(f, p, t_ns, o);
 }
 
 /* ---- responses --------------------------------------------------------------------------------- */
@@ -1206,6 +1510,7 @@ void rl_analyze(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, const stru
 	if (p->op->flags & RL_OPF_CNP) {
 		o->role = RL_ROLE_CNP;
 		o->cnp = true;
+		an_cnp(a, t_ns, p, o);
 	} else if (p->op->flags & RL_OPF_REQ) {
 		an_request(a, frame, t_ns, p, o);
 		if (rl_cm_is_gsi(p))
@@ -1370,12 +1675,87 @@ static void an_cm_psn_text(const struct rl_annotation *o, const struct rl_pkt *p
 			(unsigned long long)o->cm.psn_frame, p->bth.dqpn, o->cm.announced_psn);
 }
 
+/* @ppm of the line rate as a percentage, and in Gb/s when the line rate was given. */
+static void an_rate_text(const struct rl_cnp_annotation *c, uint32_t ppm, char *buf, size_t n)
+{
+	uint64_t mbps = (uint64_t)ppm * (c->line_bps / 1000000u) / 1000000u;
+
+	if (c->line_given)
+		an_text(buf, n, "%u.%u%% of the line rate, %llu.%02llu Gb/s", (ppm + 500) / 10000, (ppm + 500) / 1000 % 10,
+			(unsigned long long)(mbps + 5) / 1000, (unsigned long long)(mbps + 5) / 10 % 100);
+	else
+		an_text(buf, n, "%u.%u%% of the line rate", (ppm + 500) / 10000, (ppm + 500) / 1000 % 10);
+}
+
+/* A measured rate: Gb/s to two places. */
+static void an_bps_text(uint64_t bps, char *buf, size_t n)
+{
+	uint64_t c = (bps + 5000000) / 10000000;
+
+	an_text(buf, n, "%llu.%02llu Gb/s", (unsigned long long)(c / 100), (unsigned long long)(c % 100));
+}
+
+/* Millionths to two places: alpha, alpha/2. */
+static void an_ppm2_text(uint32_t ppm, char *buf, size_t n)
+{
+	uint32_t c = (ppm + 5000) / 10000;
+
+	an_text(buf, n, "%u.%02u", c / 100, c % 100);
+}
+
+/* DCQCN section 3.1: on a cut Rt = Rc, Rc = Rc(1 - alpha/2); within reduce_period the CNP only counts. */
+static void an_cnp_summary(const struct rl_cnp_annotation *c, char *buf, size_t n)
+{
+	char rc[64], half[16];
+
+	an_rate_text(c, c->rc_ppm, rc, sizeof(rc));
+	an_ppm2_text(c->alpha_ppm / 2, half, sizeof(half));
+	if (c->cut)
+		an_text(buf, n, "CNP %llu to QP 0x%06x: DCQCN cuts Rc by alpha/2 = %s -> %s",
+			(unsigned long long)c->count, c->qpn, half, rc);
+	else
+		an_text(buf, n, "CNP %llu to QP 0x%06x: within reduce_period of the last cut, DCQCN does not cut "
+			"(Rc stays %s)", (unsigned long long)c->count, c->qpn, rc);
+}
+
+/* The "should" in full, then the "did": the QP's measured rate since the last CNP against the one before. */
+static void an_cnp_explanation(const struct rl_cnp_annotation *c, const struct rl_pkt *p, char *buf, size_t n)
+{
+	char rt[64], rc[64], al[16], al2[16], rate[32], prev[32], span[32], should[200], did[200] = "";
+
+	an_rate_text(c, c->rt_ppm, rt, sizeof(rt));
+	an_rate_text(c, c->rc_ppm, rc, sizeof(rc));
+	an_ppm2_text(c->alpha_ppm, al, sizeof(al));
+	an_ppm2_text(c->alpha_after_ppm, al2, sizeof(al2));
+	if (c->cut)
+		an_text(should, sizeof(should), " DCQCN (Zhu et al. 2015, 3.1): Rt = %s, the rate before the cut; "
+			"Rc = Rc(1 - alpha/2) = %s; alpha %s -> %s.", rt, rc, al, al2);
+	else
+		an_text(should, sizeof(should), " DCQCN cuts at most once per reduce_period: Rc stays %s.", rc);
+	if (c->window_ns) {
+		an_bps_text(c->rate_bps, rate, sizeof(rate));
+		an_span_text(c->window_ns, span, sizeof(span));
+		if (c->prev_rate_bps) {
+			an_bps_text(c->prev_rate_bps, prev, sizeof(prev));
+			an_text(did, sizeof(did), " Since CNP %llu its requests ran at %s over %s (%s before it): %s.",
+				(unsigned long long)c->count - 1, rate, span, prev,
+				c->rate_bps * 1000 >= c->prev_rate_bps * RL_CNP_SLOWED_PERMILLE
+				? "it did not slow down" : "it slowed down");
+		} else {
+			an_text(did, sizeof(did), " Its requests ran at %s over the %s before it.", rate, span);
+		}
+	}
+	an_text(buf, n, "%s.%s%s", rl_describe_opcode(p->bth.opcode), should, did);
+}
+
 void rl_annotation_summary(const struct rl_annotation *o, const struct rl_pkt *p, char *buf, size_t n)
 {
 	if (!n)
 		return;
 	buf[0] = '\0';
-	if (o->role == RL_ROLE_CNP)
+	if (o->role == RL_ROLE_CNP && o->cc.known)
+		an_cnp_summary(&o->cc, buf, n);
+	else if (o->role == RL_ROLE_CNP)
 		an_text(buf, n, "CNP: congestion on the way to QP 0x%x; its sender should slow down", p->bth.dqpn);
 	else if (o->cm.is_cm)
 		an_cm_summary(p, buf, n);
@@ -1447,6 +1827,8 @@ static void an_explanation(const struct rl_annotation *o, const struct rl_pkt *p
 	an_cm_psn_text(o, p, psn, sizeof(psn));
 	if (o->nak)
 		an_text(buf, n, "%s", nak_meaning);
+	else if (o->cnp && o->cc.known)
+		an_cnp_explanation(&o->cc, p, buf, n);
 	else if (o->cnp)
 		an_text(buf, n, "%s.", rl_describe_opcode(p->bth.opcode));
 	else if (o->cm.is_cm)

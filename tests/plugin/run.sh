@@ -131,6 +131,51 @@ for sc in request-loss lost-ack lost-read-response rnr access-error icrc-corrupt
     count_lines "$T/$sc.report"
 done
 
+# ---- CNPs: what DCQCN should do, the same in Wireshark as in explain --json -----------------
+# The rocelab.cnp.* fields on exactly the frames stock tshark calls opcode 129, in one pass and
+# in two, with the values explain --json gives (gen incast: CNPs to three QPs between two hosts).
+"$R" gen incast --count 20 -o "$T/incast.pcap" 2>/dev/null
+CNPKEYS="count cut alpha_ppm alpha_after_ppm rc_before_ppm rc_ppm rt_ppm ce_seen rate_bps window_ns prev_rate_bps"
+for sc in ecn incast; do
+    [ -s "$T/$sc.pcap" ] || { fail "cnp $sc: no capture"; continue; }
+    "$R" explain --json "$T/$sc.pcap" >"$T/$sc.cnp.jsonl" 2>/dev/null
+    # (not set --: the sections below use "$@", check.py's field list)
+    cnpf="-e frame.number -e infiniband.bth.opcode -e rocelab.cnp.qp $(for k in $CNPKEYS; do printf -- '-e rocelab.cnp.%s ' "$k"; done)"
+    # shellcheck disable=SC2086  # one -e per field
+    ts "$T/p" tshark -r - -T fields -E occurrence=f $cnpf <"$T/$sc.pcap" >"$T/$sc.cnp.1.tsv" 2>/dev/null
+    # shellcheck disable=SC2086
+    ts "$T/p" tshark -2 -r "$T/$sc.pcap" -T fields -E occurrence=f $cnpf >"$T/$sc.cnp.2.tsv" 2>/dev/null
+    checked "cnp $sc" "$PY" - "$sc" "$T/$sc.cnp.jsonl" "$T/$sc.cnp.1.tsv" "$T/$sc.cnp.2.tsv" "$CNPKEYS" \
+        >"$T/$sc.cnp.report" <<'PY'
+import json, sys
+sc, jsonl, keys = sys.argv[1], sys.argv[2], sys.argv[5].split()
+want = {}
+for line in open(jsonl):
+    o = json.loads(line)
+    c = o.get("analysis", {}).get("cnp")
+    if c:
+        want[o["frame"]] = [str(c["qp"])] + [str(int(c[k])) for k in keys]
+for tsv, how in ((sys.argv[3], "one pass"), (sys.argv[4], "two passes")):
+    rows = [l.split("\t") for l in open(tsv).read().split("\n") if l]
+    cnps = [int(r[0]) for r in rows if r[1] == "129"]
+    got = {int(r[0]): [str(int(r[2], 0))] + r[3:] for r in rows if r[3]}
+    bad = [f for f in cnps if got.get(f) != want.get(f)]
+    if cnps and sorted(got) == cnps and sorted(want) == cnps and not bad:
+        print("PASS cnp %s (%s): rocelab.cnp.* on the %d frames tshark calls opcode 129, as explain --json" %
+              (sc, how, len(cnps)))
+    else:
+        f = bad[0] if bad else None
+        print("FAIL cnp %s (%s): %d CNPs, %d with fields, %d in explain; frame %s: plugin %s, explain %s" %
+              (sc, how, len(cnps), len(got), len(want), f, got.get(f), want.get(f)))
+PY
+    count_lines "$T/$sc.cnp.report"
+done
+missing=""
+for k in qp $CNPKEYS; do
+    awk -F'\t' -v f="rocelab.cnp.$k" '$3 == f { found = 1 } END { exit !found }' "$T/fields.txt" || missing="$missing $k"
+done
+[ -z "$missing" ] && pass "the rocelab.cnp.* fields are registered" || fail "rocelab.cnp.* not registered:$missing"
+
 # ---- tshark -q -z expert: the expert infos with no tree built ---------------------------
 # The RDMA engineer's triage command, with no -Y and no -V: tshark builds no protocol
 # tree, and the plugin's expert infos must be listed all the same, as many of each kind

@@ -829,6 +829,208 @@ static void test_cm_memory_bounded(void)
 	rl_analyzer_free(a);
 }
 
+/* ---- CNPs and the shadow DCQCN reaction point ------------------------------------------------ */
+
+/*
+ * Packet @frame at @t_ns between hosts 0.0.0.1 (A, the requester) and
+ * 0.0.0.2: from A if @from_a, CE-marked if @ce (ECN 11, RFC 3168).
+ */
+static void feed_cc(struct rl_analyzer *a, uint64_t frame, uint64_t t_ns, uint8_t opcode, uint32_t qpn, uint32_t psn,
+		    bool from_a, bool ce, struct rl_annotation *out)
+{
+	static const uint8_t pl[64];
+	uint8_t f[256];
+	struct rl_pkt p, d;
+	size_t n;
+
+	rl_pkt_init(&p, opcode);
+	put_ip4(p.ip4.src, from_a ? 1 : 2);
+	put_ip4(p.ip4.dst, from_a ? 2 : 1);
+	p.ip4.ecn = ce ? 3 : 2;
+	p.bth.dqpn = qpn;
+	p.bth.psn = psn;
+	p.bth.becn = opcode == RL_OP_CNP;
+	if (p.op->flags & RL_OPF_PAYLOAD) {
+		p.payload = pl;
+		p.payload_len = sizeof(pl);
+	}
+	CU_ASSERT_EQUAL_FATAL(rl_encode(&p, f, sizeof(f), &n), RL_OK);
+	CU_ASSERT_EQUAL_FATAL(rl_decode(RL_LINK_ETHERNET, f, n, &d), RL_OK);
+	rl_analyze(a, frame, t_ns, &d, RL_OK, out);
+}
+
+#define US 1000ull
+#define PPM 1e6
+/*
+ * Millionths agree within 5: the RP truncates alpha to 2^-20 (under 1 ppm) at
+ * each of its at most 4 steps here, and the analyzer truncates to a millionth.
+ */
+#define PPM_CLOSE(got, want) CU_ASSERT(((double)(got) - (want)) * ((double)(got) - (want)) <= 25.0)
+
+/*
+ * DCQCN, Zhu et al. 2015, section 3.1, with the paper's parameters (g = 1/256,
+ * K = T = 55 us, F = 5): a CNP makes Rt = Rc, Rc = Rc(1 - alpha/2) and
+ * alpha = (1 - g)alpha + g; each K without one, alpha = (1 - g)alpha; each T,
+ * in fast recovery, Rc = (Rt + Rc)/2. Computed here in doubles, against
+ * what the analyzer's shadow RP says of two CNPs to QP 0x11.
+ */
+static void test_cnp_shadow_dcqcn(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	struct rl_annotation_text t;
+	struct rl_qp_congestion q;
+	struct rl_pkt d;
+	const double g = 1.0 / 256;
+	double alpha = 1, rc = 1, rt = 1, alpha_cut;
+	size_t pos = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rl_analyzer_line_rate(a), RL_ANALYZER_NOMINAL_LINE_BPS);
+	/* Two SENDs of 64 bytes to QP 0x12, the second CE-marked, and an ACK back to QP 0x11. */
+	feed_cc(a, 1, 0, RL_OP_RC_SEND_ONLY, 0x12, 100, true, false, &o);
+	feed_cc(a, 2, 1 * US, RL_OP_RC_SEND_ONLY, 0x12, 101, true, true, &o);
+	CU_ASSERT_TRUE(o.ecn_ce);
+	feed_cc(a, 3, 2 * US, RL_OP_RC_ACKNOWLEDGE, 0x11, 101, false, false, &o);
+
+	/* CNP 1 at 10 us: alpha 1 cuts Rc in half; 128 bytes over 10 us measured before it. */
+	feed_cc(a, 4, 10 * US, RL_OP_CNP, 0x11, 0, false, false, &o);
+	CU_ASSERT_EQUAL(o.role, RL_ROLE_CNP);
+	CU_ASSERT_TRUE_FATAL(o.cc.known);
+	CU_ASSERT_EQUAL(o.cc.qpn, 0x11);
+	CU_ASSERT_EQUAL(o.cc.count, 1);
+	CU_ASSERT_TRUE(o.cc.cut);
+	CU_ASSERT_EQUAL(o.cc.ce_seen, 1);
+	alpha_cut = alpha;
+	rt = rc;
+	rc = rc * (1 - alpha / 2);
+	alpha = (1 - g) * alpha + g;
+	PPM_CLOSE(o.cc.alpha_ppm, alpha_cut * PPM);
+	PPM_CLOSE(o.cc.rc_before_ppm, 1 * PPM);
+	PPM_CLOSE(o.cc.rc_ppm, rc * PPM);
+	PPM_CLOSE(o.cc.rt_ppm, rt * PPM);
+	PPM_CLOSE(o.cc.alpha_after_ppm, alpha * PPM);
+	CU_ASSERT_EQUAL(o.cc.window_ns, 10 * US);
+	CU_ASSERT_EQUAL(o.cc.rate_bps, 128 * 8 * 100000ull);   /* 128 bytes in 10 us */
+	CU_ASSERT_EQUAL(o.cc.prev_rate_bps, 0);
+	rl_annotation_describe(&o, &d, &t);
+
+	/* Three SENDs, then CNP 2 at 176 us: K and T expired three times each (at 65, 120, 175 us). */
+	feed_cc(a, 5, 20 * US, RL_OP_RC_SEND_ONLY, 0x12, 102, true, false, &o);
+	feed_cc(a, 6, 30 * US, RL_OP_RC_SEND_ONLY, 0x12, 103, true, false, &o);
+	feed_cc(a, 7, 40 * US, RL_OP_RC_SEND_ONLY, 0x12, 104, true, false, &o);
+	feed_cc(a, 8, 176 * US, RL_OP_CNP, 0x11, 0, false, false, &o);
+	for (int k = 0; k < 3; k++) {
+		alpha = (1 - g) * alpha;
+		rc = (rt + rc) / 2;
+	}
+	CU_ASSERT_TRUE_FATAL(o.cc.known);
+	CU_ASSERT_EQUAL(o.cc.count, 2);
+	CU_ASSERT_TRUE(o.cc.cut);
+	PPM_CLOSE(o.cc.alpha_ppm, alpha * PPM);
+	PPM_CLOSE(o.cc.rc_before_ppm, rc * PPM);
+	alpha_cut = alpha;
+	rt = rc;
+	rc = rc * (1 - alpha / 2);
+	alpha = (1 - g) * alpha + g;
+	PPM_CLOSE(o.cc.rc_ppm, rc * PPM);
+	PPM_CLOSE(o.cc.rt_ppm, rt * PPM);
+	PPM_CLOSE(o.cc.alpha_after_ppm, alpha * PPM);
+	CU_ASSERT_TRUE(alpha_cut < 1);
+	CU_ASSERT_EQUAL(o.cc.window_ns, 166 * US);
+	CU_ASSERT_EQUAL(o.cc.rate_bps, 192 * 8 * 1000000000ull / (166 * US));
+	CU_ASSERT_EQUAL(o.cc.prev_rate_bps, 128 * 8 * 100000ull);
+
+	/* The words: the Nth CNP, its cut, and the QP slowed (9.3 Mb/s after 102.4 Mb/s). */
+	rl_annotation_describe(&o, &d, &t);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.summary, "CNP 2 to QP 0x000011: DCQCN cuts Rc by alpha/2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.explanation, "Since CNP 1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.explanation, "it slowed down"));
+	CU_ASSERT_PTR_NULL(strstr(t.summary, "Gb/s"));
+
+	/* The summary's view of the QP. */
+	CU_ASSERT_TRUE_FATAL(rl_analyzer_next_qp_congestion(a, &pos, &q));
+	CU_ASSERT_EQUAL(q.qpn, 0x11);
+	CU_ASSERT_EQUAL(q.resp_qpn, 0x12);
+	CU_ASSERT_EQUAL(q.cnps, 2);
+	CU_ASSERT_EQUAL(q.ce_seen, 1);
+	CU_ASSERT_TRUE(q.rate_known);
+	PPM_CLOSE(q.rc_ppm, rc * PPM);
+	CU_ASSERT_FALSE(rl_analyzer_next_qp_congestion(a, &pos, &q));
+
+	/* A CNP to a QP whose requests were not told apart: counted and cut (alpha 1), not measured. */
+	feed_cc(a, 9, 200 * US, RL_OP_CNP, 0x99, 0, true, false, &o);
+	CU_ASSERT_EQUAL(o.role, RL_ROLE_CNP);
+	CU_ASSERT_TRUE(o.cc.known);
+	CU_ASSERT_EQUAL(o.cc.count, 1);
+	PPM_CLOSE(o.cc.rc_ppm, 0.5 * PPM);
+	CU_ASSERT_EQUAL(o.cc.window_ns, 0);
+	rl_annotation_describe(&o, &d, &t);
+	CU_ASSERT_PTR_NULL(strstr(t.explanation, "Its requests ran"));
+	pos = 0;
+	CU_ASSERT_TRUE(rl_analyzer_next_qp_congestion(a, &pos, &q));
+	CU_ASSERT_TRUE_FATAL(rl_analyzer_next_qp_congestion(a, &pos, &q));
+	CU_ASSERT_EQUAL(q.qpn, 0x99);
+	CU_ASSERT_FALSE(q.resp_qpn_known);
+	CU_ASSERT_EQUAL(q.cnps, 1);
+	rl_analyzer_free(a);
+}
+
+/*
+ * Two QPs between the same two hosts, the CNP before any ACK: which flow it
+ * is for is not known then (requests do not carry the requester's QPN), so
+ * it waits apart; the ACK that names the flow's requester QPN adopts it, and
+ * the next CNP to that QP is its second.
+ */
+static void test_cnp_before_the_flow_is_known(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+
+	feed_cc(a, 1, 0, RL_OP_RC_SEND_ONLY, 0x12, 100, true, true, &o);
+	feed_cc(a, 2, 1 * US, RL_OP_RC_SEND_ONLY, 0x22, 500, true, true, &o);
+	feed_cc(a, 3, 2 * US, RL_OP_CNP, 0x21, 0, false, false, &o);
+	CU_ASSERT_EQUAL(o.cc.count, 1);
+	CU_ASSERT_EQUAL(o.cc.window_ns, 0);
+	feed_cc(a, 4, 3 * US, RL_OP_RC_ACKNOWLEDGE, 0x21, 500, false, false, &o);
+	CU_ASSERT_EQUAL(o.request_frame, 2);
+	feed_cc(a, 5, 4 * US, RL_OP_RC_SEND_ONLY, 0x22, 501, true, false, &o);
+	feed_cc(a, 6, 6 * US, RL_OP_CNP, 0x21, 0, false, false, &o);
+	CU_ASSERT_EQUAL(o.cc.count, 2);
+	CU_ASSERT_EQUAL(o.cc.ce_seen, 1);
+	CU_ASSERT_EQUAL(o.cc.window_ns, 2 * US);      /* from its first request after the adoption */
+	CU_ASSERT_EQUAL(o.cc.rate_bps, 64 * 8 * 500000ull);
+	rl_analyzer_free(a);
+}
+
+/* A QP whose rate does not fall after a CNP that cut: "did not slow down"; --line-rate gives Gb/s. */
+static void test_cnp_did_not_slow(void)
+{
+	struct rl_analyzer *a = rl_analyzer_new();
+	struct rl_annotation o;
+	struct rl_annotation_text t;
+	struct rl_pkt d;
+	uint32_t psn = 0;
+	uint64_t frame = 1;
+
+	rl_analyzer_set_line_rate(a, 10000000000ull);
+	/* One SEND of 64 bytes every microsecond, CNPs at 10 and 20 us: the same rate before and after. */
+	for (uint64_t us = 0; us < 20; us++) {
+		feed_cc(a, frame++, us * US, RL_OP_RC_SEND_ONLY, 0x12, psn++, true, true, &o);
+		if (us == 9)
+			feed_cc(a, frame++, 10 * US, RL_OP_CNP, 0x11, 0, false, false, &o);
+	}
+	feed_cc(a, frame++, 20 * US, RL_OP_CNP, 0x11, 0, false, false, &o);
+	CU_ASSERT_TRUE_FATAL(o.cc.known);
+	CU_ASSERT_EQUAL(o.cc.count, 2);
+	CU_ASSERT_EQUAL(o.cc.rate_bps, o.cc.prev_rate_bps);
+	CU_ASSERT_EQUAL(o.cc.line_bps, 10000000000ull);
+	rl_annotation_describe(&o, &d, &t);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.explanation, "it did not slow down"));
+	/* alpha 1 then 1: Rc 1 -> 1/2 -> 1/4 of 10 Gb/s. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.summary, "25.0% of the line rate, 2.50 Gb/s"));
+	rl_analyzer_free(a);
+}
+
 int tl_suite_analyze(void)
 {
 	CU_pSuite s = CU_add_suite("analyze", NULL, NULL);
@@ -851,5 +1053,8 @@ int tl_suite_analyze(void)
 	       !CU_add_test(s, "CM: a REJ links to the REQ it refuses", test_cm_reject) ||
 	       !CU_add_test(s, "CM: SIDR_REP to SIDR_REQ, APR to LAP", test_cm_sidr_lap) ||
 	       !CU_add_test(s, "CM: the first data PSN against the one REQ and REP announced", test_cm_first_psn) ||
-	       !CU_add_test(s, "CM: a flood of REQs keeps the table bounded", test_cm_memory_bounded);
+	       !CU_add_test(s, "CM: a flood of REQs keeps the table bounded", test_cm_memory_bounded) ||
+	       !CU_add_test(s, "CNPs: the shadow DCQCN RP against the paper's equations", test_cnp_shadow_dcqcn) ||
+	       !CU_add_test(s, "CNPs: a QP that keeps its rate did not slow down", test_cnp_did_not_slow) ||
+	       !CU_add_test(s, "CNPs: one before its flow is known waits, then counts", test_cnp_before_the_flow_is_known);
 }

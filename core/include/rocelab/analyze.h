@@ -79,6 +79,45 @@ struct rl_cm_annotation {
 	bool psn_mismatch;              /* the packet's PSN is not the one announced */
 };
 
+/*
+ * What a CNP should do to the QP it is for (IBA A17.9.3 names the packet;
+ * DCQCN, Zhu et al., SIGCOMM 2015, section 3.1, the reaction): the
+ * analyzer keeps, per requester QP, a shadow DCQCN reaction point with the
+ * paper's parameters (rocelab/dcqcn.h), fed with the QP's requests and
+ * CNPs at their capture times. Rates are in millionths of the line rate,
+ * which a capture does not show: rl_analyzer_set_line_rate() says it, else
+ * RL_ANALYZER_NOMINAL_LINE_BPS is assumed (only the increases, whose steps
+ * are absolute, depend on it). Beside the "should", the "did": the rate of
+ * the QP's request payload measured from the capture.
+ */
+struct rl_cnp_annotation {
+	uint32_t qpn;                   /* the requester QP it is for (BTH DestQP) */
+	bool known;                     /* that QP's requests were seen: the fields below are set */
+	uint64_t count;                 /* the Nth CNP to this QP */
+	bool cut;                       /* DCQCN cuts on it; false: within reduce_period_ns of the last cut */
+	uint32_t alpha_ppm;             /* alpha the cut used (before its update), millionths */
+	uint32_t alpha_after_ppm;       /* alpha after it: (1 - g)alpha + g */
+	uint32_t rc_before_ppm;         /* Rc before the CNP (after the recovery since the last), of the line rate */
+	uint32_t rc_ppm;                /* Rc after: Rc(1 - alpha/2) on a cut */
+	uint32_t rt_ppm;                /* Rt after: the rate before the cut */
+	uint64_t ce_seen;               /* CE-marked requests of this QP so far */
+	/*
+	 * Measured: request payload over time, since the previous CNP (or the
+	 * QP's first request). 0 when the CNP came before any response named
+	 * the QP's flow (several QPs between two hosts): counted, not measured.
+	 */
+	uint64_t rate_bps;              /* 0 with no time to measure over */
+	uint64_t window_ns;
+	uint64_t prev_rate_bps;         /* the same before the previous CNP, if that one cut: did it slow? */
+	uint64_t line_bps;              /* the line rate the fractions are of */
+	bool line_given;                /* rl_analyzer_set_line_rate() said it (else the nominal one) */
+};
+
+/* The line rate assumed when none is given: the paper's 40 Gb/s testbed. */
+#define RL_ANALYZER_NOMINAL_LINE_BPS 40000000000ull
+/* A QP "did not slow down" after a CNP if its rate stayed above this share (per mille) of the rate before. */
+#define RL_CNP_SLOWED_PERMILLE 950
+
 /* Which way a packet goes in its connection. */
 enum rl_role { RL_ROLE_OTHER, RL_ROLE_REQUEST, RL_ROLE_RESPONSE, RL_ROLE_CNP };
 
@@ -129,6 +168,7 @@ struct rl_annotation {
 	/* Congestion. */
 	bool ecn_ce;                    /* the IP header says Congestion Experienced */
 	bool cnp;
+	struct rl_cnp_annotation cc;    /* a CNP: what it should do to its QP */
 
 	/* Connection management. */
 	struct rl_cm_annotation cm;
@@ -165,7 +205,9 @@ void rl_annotation_summary(const struct rl_annotation *a, const struct rl_pkt *p
  * Live flows, remembered requests and CM conversations, to check that memory
  * stays bounded. At most rl_analyzer_max_flows() (16384) flows are followed,
  * each ~200 bytes and 40 per request it remembers (its latest 512 at most:
- * 20 KB): past that the flow idle longest is forgotten, and a packet of it
+ * 20 KB), and ~200 more for a shadow reaction point once a CNP comes (CNPs
+ * that no flow is known for yet wait in a table of 64 QPs, the oldest
+ * making room): past that the flow idle longest is forgotten, and a packet of it
  * later starts it again, as a first one. Flows are found by hash: the time
  * per packet does not grow with their number.
  */
@@ -175,6 +217,36 @@ uint64_t rl_analyzer_flows_forgotten(const struct rl_analyzer *a);
 /* The most flows followed at once. */
 size_t rl_analyzer_max_flows(void);
 size_t rl_analyzer_outstanding(const struct rl_analyzer *a);
+
+/* The line rate (bits/s, > 0) the shadow reaction points start at; before the first packet. */
+void rl_analyzer_set_line_rate(struct rl_analyzer *a, uint64_t bps);
+uint64_t rl_analyzer_line_rate(const struct rl_analyzer *a);
+
+/* Congestion per requester QP, for a summary: the flows that saw CE marks or CNPs. */
+struct rl_qp_congestion {
+	uint32_t qpn;                   /* the requester's QP (0 if never learned) */
+	uint32_t resp_qpn;              /* the responder's, if known: CNPs may come before any response names the flow */
+	bool resp_qpn_known;
+	uint64_t cnps, ce_seen;
+	bool rate_known;                /* a CNP came: rc_ppm is the rate DCQCN leaves it at */
+	uint32_t rc_ppm;                /* after the last CNP, of the line rate */
+};
+/* The next such flow after *@pos (start at 0), in the analyzer's order; false past the last. */
+bool rl_analyzer_next_qp_congestion(const struct rl_analyzer *a, size_t *pos, struct rl_qp_congestion *out);
+
+/*
+ * The fields of a CNP's struct rl_cnp_annotation, declared once for every
+ * printer: explain -v and --json, and the Wireshark plugin (rocelab.cnp.*).
+ */
+struct rl_cnp_field {
+	const char *name;               /* "CNPs to this QP": the plugin's field name */
+	const char *key;                /* "count": the JSON key, and the filter rocelab.cnp.<key> */
+	const char *meaning;
+	uint16_t member;                /* where struct rl_cnp_annotation keeps it */
+	uint8_t member_size;            /* 1 (bool), 4 or 8 */
+};
+const struct rl_cnp_field *rl_cnp_field_table(size_t *count);
+uint64_t rl_cnp_field_value(const struct rl_cnp_field *f, const struct rl_cnp_annotation *c);
 size_t rl_analyzer_cm_conversations(const struct rl_analyzer *a);
 
 #ifdef __cplusplus
