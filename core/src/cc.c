@@ -12,7 +12,11 @@
  * ceiling below the line rate), else none. It spaces each request from
  * the one before by that one's transmission time: its bytes on the link
  * as rl_qp_emit() counts them (Ethernet header, IP, UDP, BTH..ICRC; no
- * preamble, FCS or gap) at the rate.
+ * preamble, FCS or gap) at the rate. A request that leaves late moves the
+ * schedule on from when it left, unless max_burst_bytes lets the next ones
+ * catch up (a host woken late, as a program on a real clock is): then the
+ * schedule keeps its times, and a request may leave up to that many
+ * bytes' time early, as a token bucket of that depth.
  */
 #include "transport.h"
 
@@ -36,6 +40,7 @@ int rl_qp_cc_init(struct rl_qp *qp, const struct rl_qp_cc *cc)
 	qp->cc = cc->algo;
 	qp->cnp_interval_ns = cc->cnp_interval_ns ? cc->cnp_interval_ns : RL_CNP_INTERVAL_NS;
 	qp->pace.cap_bps = cc->rate_limit_bps;
+	qp->pace.burst_bytes = cc->max_burst_bytes;
 	if (cc->algo == RL_CC_NONE)
 		return 0;
 	if (cc->algo != RL_CC_DCQCN) {
@@ -93,16 +98,6 @@ void rl_qp_cc_cnp(struct rl_qp *qp)
 	rl_qp_cc_report(qp, "DCQCN rate decrease: the CNP cut the rate by alpha/2");
 }
 
-void rl_qp_cc_sent(struct rl_qp *qp, size_t bytes)
-{
-	if (!bytes)
-		return;
-	qp->pace.last_tx = qp->host->now;
-	qp->pace.last_bytes = bytes;
-	if (qp->cc == RL_CC_DCQCN)
-		rl_qp_cc_increases(qp, rl_dcqcn_on_sent(&qp->dcqcn, bytes, qp->host->now));
-}
-
 /* The rate the pacer holds the requester to; 0: none. */
 static uint64_t rl_qp_cc_pace_rate(const struct rl_qp *qp)
 {
@@ -119,16 +114,40 @@ static uint64_t rl_qp_cc_next_send(const struct rl_qp *qp)
 	return rate ? qp->pace.last_tx + rl_dcqcn_tx_ns(qp->pace.last_bytes, rate) : 0;
 }
 
+void rl_qp_cc_sent(struct rl_qp *qp, size_t bytes)
+{
+	uint64_t due = rl_qp_cc_next_send(qp);
+
+	if (!bytes)
+		return;
+	/* Without a burst a request never leaves before it is due: this is always now. */
+	qp->pace.last_tx = qp->pace.burst_bytes && due > qp->host->now ? due : qp->host->now;
+	qp->pace.last_bytes = bytes;
+	if (qp->cc == RL_CC_DCQCN)
+		rl_qp_cc_increases(qp, rl_dcqcn_on_sent(&qp->dcqcn, bytes, qp->host->now));
+}
+
+/* The earliest a request may leave: when it is due, less the burst's time at the pacer's rate. */
+static uint64_t rl_qp_cc_may_send_at(const struct rl_qp *qp)
+{
+	uint64_t due = rl_qp_cc_next_send(qp), early;
+
+	if (!qp->pace.burst_bytes || !due)
+		return due;
+	early = rl_dcqcn_tx_ns(qp->pace.burst_bytes, rl_qp_cc_pace_rate(qp));
+	return due > early ? due - early : 0;
+}
+
 bool rl_qp_cc_may_send(const struct rl_qp *qp)
 {
-	return rl_qp_cc_next_send(qp) <= qp->host->now;
+	return rl_qp_cc_may_send_at(qp) <= qp->host->now;
 }
 
 /* The reaction point's timers, and, when the requester waits for the pacer, when it may go on. */
 uint64_t rl_qp_cc_next_timer(const struct rl_qp *qp)
 {
 	uint64_t t = qp->cc == RL_CC_DCQCN ? rl_dcqcn_next_timer(&qp->dcqcn) : RL_NEVER;
-	uint64_t send = rl_qp_cc_next_send(qp);
+	uint64_t send = rl_qp_cc_may_send_at(qp);
 
 	if (rl_req_pending(qp) && qp->state == RL_QPS_RTS && send > qp->host->now && send < t)
 		t = send;

@@ -111,6 +111,24 @@ static void test_pacer_cap_holds_without_cc(void)
 	CU_ASSERT_EQUAL(capped_run.a.rate_decreases, 0);
 }
 
+/*
+ * ibv_qp_rate_limit_attr.max_burst_sz: requests may leave up to that many
+ * bytes' time ahead of the schedule, and the rate over the run holds.
+ */
+static void test_pacer_burst(void)
+{
+	struct rl_qp_cc none = { 0 }, burst = { .rate_limit_bps = GBPS, .max_burst_bytes = 4096 };
+	uint64_t early = 4096ull * 8 * NS_PER_S / GBPS;
+	struct pacer_run r;
+
+	pacer_write(&burst, &none, false, PACER_LEN, &r);
+	CU_ASSERT_EQUAL(r.requests, PACER_LEN / 1024);
+	/* One frame's time of slack each side: the schedule runs ahead by the burst, less one frame. */
+	CU_ASSERT(r.last - r.first + early >= (r.bytes - r.last_len) * 8 * NS_PER_S / GBPS * 98 / 100);
+	CU_ASSERT(r.last - r.first + early <= (r.bytes - r.last_len) * 8 * NS_PER_S / GBPS * 102 / 100);
+	/* Without a burst, the same requests take the whole schedule (assert_paced, above). */
+}
+
 static void test_pacer_dcqcn_ceiling_below_line_rate(void)
 {
 	struct rl_dcqcn_params p;
@@ -192,6 +210,7 @@ int tl_suite_cc_pacer(void)
 
 	return !s || !CU_add_test(s, "a rate limit paces a QP without congestion control", test_pacer_cap_holds_without_cc) ||
 	       !CU_add_test(s, "DCQCN's ceiling below the line rate is paced", test_pacer_dcqcn_ceiling_below_line_rate) ||
+	       !CU_add_test(s, "max_burst_sz lets requests run ahead by the burst", test_pacer_burst) ||
 	       !CU_add_test(s, "CNPs at most one per set interval", test_np_cnp_interval_settable) ||
 	       !CU_add_test(s, "a CE mark gets a CNP and slows a DCQCN sender", test_np_cnp_slows_dcqcn_sender);
 }

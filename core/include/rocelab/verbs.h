@@ -279,6 +279,13 @@ struct rl_qp_cc {
 	 * rate_limit (there in kb/s); with DCQCN also its ceiling. 0: none.
 	 */
 	uint64_t rate_limit_bps;
+	/*
+	 * ibv_qp_rate_limit_attr.max_burst_sz: a request that starts late may
+	 * be followed by up to this many bytes at once, until the pacer is
+	 * back on its schedule (a token bucket this deep). 0: none, each
+	 * packet waits its time after the one before.
+	 */
+	uint32_t max_burst_bytes;
 	/* Notification point: at least this long between two CNPs of the QP (mlx5 roce_np min_time_between_cnps). */
 	uint64_t cnp_interval_ns;              /* 0: RL_CNP_INTERVAL_NS, 50 us */
 };
