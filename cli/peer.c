@@ -164,6 +164,22 @@ void peer_usage(FILE *f)
 		"                       counted on one line unless --show-wc\n"
 		"      --json           one JSON object with the results, for scripts (a failed run: the\n"
 		"                       first failed completion's status, the flushes, the QP's state)\n"
+		"\nCongestion control (IBA A17.9, DCQCN: Zhu et al., SIGCOMM 2015; labs on congestion):\n"
+		"      --cc ALGO        the QP's reaction point: none (the default, as rxe: CNPs are counted,\n"
+		"                       nothing slows down) or dcqcn (a CNP cuts the QP's rate Rc, timers and a\n"
+		"                       byte counter raise it again; the requests carry ECT(0) in the IP header,\n"
+		"                       as a NIC with DCQCN on marks its RoCE traffic). RC and UC only\n"
+		"      --rate GBPS      cap the QP's sending rate at GBPS Gb/s, decimal (0.5 is 500 Mb/s), as\n"
+		"                       ibv_modify_qp_rate_limit()'s rate_limit: frames as the link carries them\n"
+		"                       (Ethernet, IP, UDP, BTH..ICRC); with --cc dcqcn also DCQCN's ceiling\n"
+		"                       (rpg_max_rate). Default: no cap\n"
+		"      --cnp-interval USEC  the notification point: at most one CNP per QP in USEC us when\n"
+		"                       CE-marked packets arrive (mlx5's roce_np min_time_between_cnps);\n"
+		"                       default 50, 1..1000000\n"
+		"                       A run that lasts over a second prints a line each second while data\n"
+		"                       flows (the rate, Rc and DCQCN's stage with --cc dcqcn, CNPs this QP\n"
+		"                       received and sent, CE-marked packets that arrived for it) and a line for\n"
+		"                       the whole run (not with --json or --compat)\n"
 		"  -h, --help           this text\n\n"
 		"The classic mistakes, made on purpose (labs/12-pitfalls):\n"
 		"      --no-grh         move the QP to RTR without a GRH (ibv_ah_attr.is_global = 0): RoCE\n"
@@ -542,11 +558,44 @@ static bool peer_fault_flags(const struct peer_opts *o)
 	return true;
 }
 
+/* --rate GBPS: a decimal number of Gb/s (0.5 is 500 Mb/s) into b/s; false with a message. */
+static bool peer_gbps(const char *arg, uint64_t *bps)
+{
+	char *end;
+	double g;
+
+	errno = 0;
+	g = strtod(arg, &end);
+	if (errno || end == arg || *end || !(g >= PEER_RATE_MIN_GBPS && g <= PEER_RATE_MAX_GBPS)) {
+		cli_error("peer", "--rate wants Gb/s from %g to %g (0.5 is 500 Mb/s), not '%s'", PEER_RATE_MIN_GBPS,
+			  PEER_RATE_MAX_GBPS, arg);
+		return false;
+	}
+	*bps = (uint64_t)(g * 1e9 + 0.5);
+	return true;
+}
+
+/* --cc, --rate and --cnp-interval together; false with a message. */
+static bool peer_cc_flags(const struct peer_opts *o)
+{
+	if (o->cc != RL_CC_NONE && o->ud) {
+		cli_error("peer", "--cc %s needs a connected QP (RC or UC): a CNP answers the one QP that sent the "
+			  "marked packet, and a UD QP has none (IBA A17.9)", rl_cc_algo_name(o->cc));
+		return false;
+	}
+	if (o->cc == RL_CC_DCQCN && o->rate_bps && o->rate_bps < PEER_RATE_DCQCN_MIN_GBPS * 1e9) {
+		cli_error("peer", "--rate below %g Gb/s is under DCQCN's floor (rpg_min_rate, 10 Mb/s) with --cc dcqcn",
+			  PEER_RATE_DCQCN_MIN_GBPS);
+		return false;
+	}
+	return true;
+}
+
 static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ, O_NO_GRH,
 	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT, O_ALLOW_GID, O_VA_OFFSET, O_NO_RECV, O_RECV_DELAY, O_MIN_RNR_TIMER,
-	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST, O_BAD_AT };
+	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST, O_BAD_AT, O_CC, O_RATE, O_CNP_INTERVAL };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -572,9 +621,12 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "min-rnr-timer", required_argument, NULL, O_MIN_RNR_TIMER },
 		{ "rnr-retry", required_argument, NULL, O_RNR_RETRY }, { "qp-timeout", required_argument, NULL, 'u' },
 		{ "cq-mod", required_argument, NULL, 'Q' }, { "show-wc", no_argument, NULL, O_SHOW_WC },
+		{ "cc", required_argument, NULL, O_CC },    { "rate", required_argument, NULL, O_RATE },
+		{ "cnp-interval", required_argument, NULL, O_CNP_INTERVAL },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud", "uc" };
+	static const char *const cc_algos[] = { [RL_CC_NONE] = "none", [RL_CC_DCQCN] = "dcqcn" };
 	bool size_set = false, op_set = false, iters_set = false;
 	char ctype[8];
 	int c, t, saved_opterr = opterr;
@@ -770,6 +822,21 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			o->cq_mod = (uint32_t)v;
 			break;
 		case O_SHOW_WC: o->show_wc = true; break;
+		case O_CC:
+			t = cli_arg_choice("peer", "--cc", optarg, cc_algos, sizeof(cc_algos) / sizeof(cc_algos[0]));
+			if (t < 0)
+				goto out;
+			o->cc = (enum rl_cc_algo)t;
+			break;
+		case O_RATE:
+			if (!peer_gbps(optarg, &o->rate_bps))
+				goto out;
+			break;
+		case O_CNP_INTERVAL:
+			if (!cli_arg_u64("peer", "--cnp-interval", optarg, 1, PEER_CNP_INTERVAL_MAX_US, NULL, &v))
+				goto out;
+			o->cnp_interval_ns = v * 1000;
+			break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {
 				cli_error("peer", "--compat %s takes %s's flags: write it as '--compat %s'", optarg, optarg, optarg);
@@ -816,6 +883,8 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	}
 	if (o->bad_va)
 		o->va_offset = PEER_BAD_VA_OFFSET;
+	if (!peer_cc_flags(o))
+		return false;
 	return peer_perftest_flags(o, iters_set) && peer_defaults(o, size_set, op_set) && peer_fault_flags(o);
 out:
 	opterr = saved_opterr;

@@ -46,6 +46,21 @@
 #define PEER_VA_MIN 0x0000000100000000ull
 /* A server without --size serves messages up to this (-a's largest size): a client cannot make it take more. */
 #define PEER_SERVE_MAX PEER_ALL_MAX
+/*
+ * The pacer's burst (ibv_qp_rate_limit_attr.max_burst_sz): how far it may
+ * catch up after this process woke late. With --rate, 20 ms at the cap (a
+ * process on a busy machine is held off that long), at least 64 KiB; then
+ * poll()'s whole milliseconds do. Without it (DCQCN's Rc only) 64 KiB, and
+ * a timer due sooner than PEER_SPIN_NS is waited for by spinning.
+ */
+#define PEER_PACER_BURST_MIN 65536u
+#define PEER_PACER_BURST_NS 20000000u
+#define PEER_SPIN_NS 1000000u
+/* --rate in Gb/s: from 1 Mb/s (DCQCN: its 10 Mb/s floor, rpg_min_rate) to 400 Gb/s. */
+#define PEER_RATE_MIN_GBPS 0.001
+#define PEER_RATE_DCQCN_MIN_GBPS 0.01
+#define PEER_RATE_MAX_GBPS 400.0
+#define PEER_CNP_INTERVAL_MAX_US 1000000u
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_WRITE_IMM, PEER_NOPS };
 
@@ -111,6 +126,9 @@ struct peer_opts {
 		bool migrate;         /* -m (ucmatose): move to a new event channel; nothing on the wire */
 	} ct;
 	uint32_t srq;       /* --srq N (with --compat pingpong): ibv_srq_pingpong's N QPs on one SRQ */
+	enum rl_cc_algo cc; /* --cc: the QP's reaction point (rl_qp_init_attr.cc); none, as rxe */
+	uint64_t rate_bps;  /* --rate: the pacer's cap (ibv_qp_rate_limit_attr.rate_limit); 0: none */
+	uint64_t cnp_interval_ns; /* --cnp-interval: the NP's min_time_between_cnps; 0: the core's 50 us */
 	bool perftest;      /* --compat ib_send_bw ... ib_read_lat: perftest's flags and exchange (peer_perftest.c) */
 	struct {
 		unsigned tool;        /* which of the seven */
@@ -198,6 +216,7 @@ struct peer_stat {
 	uint64_t round_first;   /* the first work request of this round (-Q: which to signal) */
 	uint64_t wcs;           /* completions polled, successful or not */
 	uint64_t flushed;       /* of them, IBV_WC_WR_FLUSH_ERR */
+	uint64_t tx_bytes, rx_bytes; /* RoCE frames out and in, as the link carries them (Ethernet, IP, UDP, BTH..ICRC) */
 	struct rl_wc first_err; /* the first failed completion that was not a flush (status 0: none) */
 	bool recvs_held;        /* --recv-delay: the receives are not posted yet */
 	char err_why[128];      /* why the QP went to the error state (the transport's words) */
@@ -213,6 +232,17 @@ struct peer_rping;
 struct peer_cmatose;
 struct peer_perftest;
 
+/* The per-second lines while data flows (peer_progress.c), iperf's habit. */
+struct peer_progress {
+	bool on;
+	uint64_t t0, last;          /* the first line's start, and the last line's end */
+	uint64_t sampled;           /* when the last line was made */
+	unsigned lines;
+	uint64_t tx0, rx0;          /* peer_stat's bytes at t0 */
+	uint64_t tx_bytes, rx_bytes;  /* and at the last line */
+	struct rl_qp_stats st;      /* the QP's counters at the last line */
+};
+
 struct peer {
 	struct peer_opts o;
 	struct peer_rping *rping;  /* --compat rping: its control block (peer_rping.c) */
@@ -223,7 +253,16 @@ struct peer {
 	struct peer_conn conn;
 	struct peer_cm cm;
 	struct peer_stat stat;
+	struct peer_progress prog;
 };
+
+#define PEER_ECT0 0x02   /* ECN-Capable Transport (0), the IP header's low two bits (RFC 3168) */
+
+/* The QP's traffic class (ah_attr.grh.traffic_class): ECT(0) with DCQCN on, else 0 as rxe's default. */
+static inline uint8_t peer_traffic_class(const struct peer_opts *o)
+{
+	return o->cc == RL_CC_DCQCN ? PEER_ECT0 : 0;
+}
 
 /* ---- peer.c: the test's names and data ---- */
 
@@ -313,6 +352,13 @@ int peer_post_recvs(struct peer *p, uint32_t completed);
  * until the host's next timer; true if @fd is readable (or hung up).
  */
 bool peer_pump(struct peer *p, int fd);
+/*
+ * peer_progress.c: with p->prog.on, a line each second the QP has run
+ * (rate, DCQCN's Rc and stage, CNPs in and out, CE marks seen); then
+ * peer_progress_end()'s summary of the whole run, if it lasted a second.
+ */
+void peer_progress(struct peer *p, uint64_t now);
+void peer_progress_end(struct peer *p);
 /*
  * How long the wire must be quiet before a side leaves: longer than two local
  * ACK timeouts at the timeout 14 everyone here uses (4.096 us * 2^14 = 67 ms,

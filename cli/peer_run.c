@@ -95,6 +95,14 @@ int peer_host_new(struct peer *p)
 	return p->verbs.host ? 0 : -1;
 }
 
+/* The pacer's burst (PEER_PACER_BURST_NS): the host's clock is the real one, and this process may wake late. */
+static uint32_t peer_burst(const struct peer_opts *o)
+{
+	uint64_t b = o->rate_bps / 8 * PEER_PACER_BURST_NS / 1000000000u;
+
+	return b > PEER_PACER_BURST_MIN ? (uint32_t)(b < UINT32_MAX ? b : UINT32_MAX) : PEER_PACER_BURST_MIN;
+}
+
 /* The host, PD, CQ and QP. */
 int peer_setup(struct peer *p)
 {
@@ -113,6 +121,8 @@ int peer_setup(struct peer *p)
 	ia.max_send_wr = p->o.window + 8;
 	ia.max_recv_wr = depth;
 	ia.sq_sig_all = p->o.cq_mod <= 1; /* -Q N: each work request says (IBV_SEND_SIGNALED) */
+	ia.cc = (struct rl_qp_cc){ .algo = p->o.cc, .rate_limit_bps = p->o.rate_bps, .max_burst_bytes = peer_burst(&p->o),
+				   .cnp_interval_ns = p->o.cnp_interval_ns };
 	p->verbs.qp = rl_create_qp(p->verbs.pd, &ia);
 	if (!p->verbs.qp)
 		return -1;
@@ -221,6 +231,7 @@ int peer_connect_qp(struct peer *p)
 	peer_conn_attrs(p, &c);
 	c.qkey = PEER_QKEY;
 	c.sq_psn = p->conn.me.psn;
+	c.traffic_class = peer_traffic_class(&p->o);
 	if (!p->o.ud) {
 		c.qpn = p->conn.them.qpn;
 		c.psn = p->conn.them.psn;
@@ -274,6 +285,7 @@ bool peer_pump(struct peer *p, int fd)
 	int ms;
 
 	peer_run_host(p, now);
+	peer_progress(p, now);
 	if (p->o.busy_poll) {
 		bool readable = false;
 
@@ -293,8 +305,10 @@ bool peer_pump(struct peer *p, int fd)
 		ms = 0;
 	else if (next == UINT64_MAX || next > now + 100000000u)
 		ms = 100;
-	else
+	else if (next > now + PEER_SPIN_NS || p->o.rate_bps)
 		ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+	else
+		ms = 0; /* DCQCN's pacer without --rate's burst: its next packet is due within the millisecond */
 	if (peer_unreliable(&p->o) && ms > 10)
 		ms = 10; /* the UD (UC) pingpong's own wait for a reply */
 	if (poll(pf, fd >= 0 ? 2 : 1, ms) > 0 && (pf[0].revents & POLLIN)) {
@@ -935,10 +949,12 @@ static int peer_run_server(struct peer *p)
 	bool data_ok = true;
 
 	if (peer_serve(p, &data_ok)) {
+		peer_progress_end(p);
 		peer_wc_finish(p);
 		peer_fail_json(p);
 		return CLI_ERR;
 	}
+	peer_progress_end(p);
 	peer_settle(p);
 	if (p->o.cm)
 		peer_cm_disconnect(p);
@@ -1009,9 +1025,12 @@ int peer_run(struct peer *p)
 		return CLI_ERR;
 	if (!p->o.json)
 		peer_header(p);
+	/* The per-second lines: rocelab's own output only (a --compat tool's is the tool's, line for line). */
+	p->prog.on = !p->o.json && !p->o.compat;
 	if (p->o.server)
 		return peer_run_server(p);
 	if (peer_client_rounds(p, &stamps, &cap)) {
+		peer_progress_end(p);
 		free(stamps);
 		/* The responder's last NAKs may still be on the way: they must find port 4791 open, not an ICMP error. */
 		peer_drain(p, peer_quiet_ms(p));
@@ -1019,6 +1038,7 @@ int peer_run(struct peer *p)
 		peer_fail_json(p);
 		return CLI_ERR;
 	}
+	peer_progress_end(p);
 	/* Let the last ACKs and resends settle before the result. */
 	peer_drain(p, peer_quiet_ms(p));
 	if (p->o.cm)

@@ -46,6 +46,7 @@
 #define PEER_RXE_HDR 80 /* rxe: the largest header it allows for when it picks the path MTU */
 #define PEER_BATCH 64
 #define PEER_DGRAM_MAX 9216
+#define PEER_ETH_LEN 14   /* an Ethernet header without a VLAN tag */
 #define PEER_IPV4_LEN 20
 #define PEER_UDP_LEN 8
 #define PEER_TTL 64 /* what Linux sends; the ICRC masks it */
@@ -348,6 +349,7 @@ void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t
 	peer_addr_set_port(&t->to[t->n], PEER_ROCE_PORT);
 	t->fd[t->n] = fd;
 	t->n++;
+	p->stat.tx_bytes += PEER_ETH_LEN + rl_path_hdr_len(path) + len;
 }
 
 static struct peer_tx *peer_tx_new(void)
@@ -501,6 +503,8 @@ void peer_receive(struct peer *p, uint64_t now)
 		}
 		if (roce < 0 || rl_host_read_pkt(p->verbs.host, &path, data + off, len - off, now))
 			p->stat.rx_bad++;
+		else
+			p->stat.rx_bytes += PEER_ETH_LEN + rl_path_hdr_len(&path) + len - off;
 		rl_host_run(p->verbs.host, now);
 	}
 }
@@ -632,7 +636,7 @@ static int peer_rx_socket(struct peer *p)
 static int peer_tx_socket(struct peer *p, uint16_t sport, bool any_sport)
 {
 	union peer_addr sa = p->net.local;
-	int pmtu = IP_PMTUDISC_DO, pmtu6 = IPV6_PMTUDISC_DO, one = 1, fd;
+	int pmtu = IP_PMTUDISC_DO, pmtu6 = IPV6_PMTUDISC_DO, one = 1, tclass = peer_traffic_class(&p->o), fd;
 
 	if (p->net.ntx == PEER_TX_SOCKS) {
 		cli_error("peer", "frames from more than %d UDP source ports", PEER_TX_SOCKS);
@@ -644,11 +648,16 @@ static int peer_tx_socket(struct peer *p, uint16_t sport, bool any_sport)
 			close(fd);
 		return -1;
 	}
+	/* The QP's traffic class (ah_attr): with --cc dcqcn, ECT(0), as a NIC with DCQCN on marks its RoCE traffic. */
 	if (p->net.family == AF_INET6) {
 		setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu6, sizeof(pmtu6));
 		setsockopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
+		if (tclass && setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tclass, sizeof(tclass)))
+			cli_error("peer", "cannot set the traffic class 0x%02x: %s", tclass, strerror(errno));
 	} else {
 		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+		if (tclass && setsockopt(fd, IPPROTO_IP, IP_TOS, &tclass, sizeof(tclass)))
+			cli_error("peer", "cannot set the TOS 0x%02x: %s", tclass, strerror(errno));
 	}
 	peer_bufsize(fd, SO_SNDBUFFORCE, SO_SNDBUF);
 	/* A UDP source port per QP, in 0xC000-0xFFFF as rxe picks them; the ICRC covers it. */

@@ -6,6 +6,17 @@
  * rate is an RL_EV_RATE_CHANGE event and a counter in rl_qp_stats. Only
  * the requester is paced, as a NIC's rate limiter holds a QP's send queue;
  * the responder's ACKs and READ responses go out as before.
+ *
+ * The pacer holds the requester to one rate: DCQCN's Rc while it recovers
+ * from a cut, else the QP's cap (rl_qp_cc.rate_limit_bps, or a DCQCN
+ * ceiling below the line rate), else none. It spaces each request from
+ * the one before by that one's transmission time: its bytes on the link
+ * as rl_qp_emit() counts them (Ethernet header, IP, UDP, BTH..ICRC; no
+ * preamble, FCS or gap) at the rate. A request that leaves late moves the
+ * schedule on from when it left, unless max_burst_bytes lets the next ones
+ * catch up (a host woken late, as a program on a real clock is): then the
+ * schedule keeps its times, and a request may leave up to that many
+ * bytes' time early, as a token bucket of that depth.
  */
 #include "transport.h"
 
@@ -16,11 +27,20 @@ const char *rl_cc_algo_name(enum rl_cc_algo a)
 	return (unsigned)a < sizeof(names) / sizeof(names[0]) ? names[a] : "?";
 }
 
+static uint64_t rl_min_set(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b || a < b ? a : b;
+}
+
 int rl_qp_cc_init(struct rl_qp *qp, const struct rl_qp_cc *cc)
 {
 	uint64_t line = cc->line_rate_bps ? cc->line_rate_bps : RL_CC_DEFAULT_LINE_RATE;
+	uint64_t ceiling;
 
 	qp->cc = cc->algo;
+	qp->cnp_interval_ns = cc->cnp_interval_ns ? cc->cnp_interval_ns : RL_CNP_INTERVAL_NS;
+	qp->pace.cap_bps = cc->rate_limit_bps;
+	qp->pace.burst_bytes = cc->max_burst_bytes;
 	if (cc->algo == RL_CC_NONE)
 		return 0;
 	if (cc->algo != RL_CC_DCQCN) {
@@ -31,11 +51,15 @@ int rl_qp_cc_init(struct rl_qp *qp, const struct rl_qp_cc *cc)
 		rl_host_set_error(qp->host, "congestion control needs an RC or UC QP: CNPs answer one connected peer");
 		return -1;
 	}
-	if (rl_dcqcn_init(&qp->dcqcn, cc->dcqcn, line, qp->host->now)) {
+	/* The cap is DCQCN's line rate: Rt never climbs past it (the NIC's rpg_max_rate is another such). */
+	if (rl_dcqcn_init(&qp->dcqcn, cc->dcqcn, rl_min_set(line, cc->rate_limit_bps), qp->host->now)) {
 		rl_host_set_error(qp->host, "DCQCN parameters cannot work: a zero period or byte count, g or alpha "
 					    "above 1, or a minimum rate above the maximum");
 		return -1;
 	}
+	/* At its ceiling DCQCN lets go of the pacer; a ceiling below the line rate must still hold. */
+	ceiling = rl_min_set(qp->dcqcn.p.max_rate_bps, qp->dcqcn.line_rate_bps);
+	qp->pace.cap_bps = ceiling < line ? ceiling : 0;
 	return 0;
 }
 
@@ -74,26 +98,57 @@ void rl_qp_cc_cnp(struct rl_qp *qp)
 	rl_qp_cc_report(qp, "DCQCN rate decrease: the CNP cut the rate by alpha/2");
 }
 
+/* The rate the pacer holds the requester to; 0: none. */
+static uint64_t rl_qp_cc_pace_rate(const struct rl_qp *qp)
+{
+	if (qp->cc == RL_CC_DCQCN && rl_dcqcn_pacing(&qp->dcqcn))
+		return qp->dcqcn.rc_bps;
+	return qp->pace.cap_bps;
+}
+
+/* When the next request may leave: the last one's transmission time at the pacer's rate after it. */
+static uint64_t rl_qp_cc_next_send(const struct rl_qp *qp)
+{
+	uint64_t rate = rl_qp_cc_pace_rate(qp);
+
+	return rate ? qp->pace.last_tx + rl_dcqcn_tx_ns(qp->pace.last_bytes, rate) : 0;
+}
+
 void rl_qp_cc_sent(struct rl_qp *qp, size_t bytes)
 {
-	if (qp->cc == RL_CC_DCQCN && bytes)
+	uint64_t due = rl_qp_cc_next_send(qp);
+
+	if (!bytes)
+		return;
+	/* Without a burst a request never leaves before it is due: this is always now. */
+	qp->pace.last_tx = qp->pace.burst_bytes && due > qp->host->now ? due : qp->host->now;
+	qp->pace.last_bytes = bytes;
+	if (qp->cc == RL_CC_DCQCN)
 		rl_qp_cc_increases(qp, rl_dcqcn_on_sent(&qp->dcqcn, bytes, qp->host->now));
+}
+
+/* The earliest a request may leave: when it is due, less the burst's time at the pacer's rate. */
+static uint64_t rl_qp_cc_may_send_at(const struct rl_qp *qp)
+{
+	uint64_t due = rl_qp_cc_next_send(qp), early;
+
+	if (!qp->pace.burst_bytes || !due)
+		return due;
+	early = rl_dcqcn_tx_ns(qp->pace.burst_bytes, rl_qp_cc_pace_rate(qp));
+	return due > early ? due - early : 0;
 }
 
 bool rl_qp_cc_may_send(const struct rl_qp *qp)
 {
-	return qp->cc != RL_CC_DCQCN || rl_dcqcn_next_send(&qp->dcqcn) <= qp->host->now;
+	return rl_qp_cc_may_send_at(qp) <= qp->host->now;
 }
 
 /* The reaction point's timers, and, when the requester waits for the pacer, when it may go on. */
 uint64_t rl_qp_cc_next_timer(const struct rl_qp *qp)
 {
-	uint64_t t, send;
+	uint64_t t = qp->cc == RL_CC_DCQCN ? rl_dcqcn_next_timer(&qp->dcqcn) : RL_NEVER;
+	uint64_t send = rl_qp_cc_may_send_at(qp);
 
-	if (qp->cc != RL_CC_DCQCN)
-		return RL_NEVER;
-	t = rl_dcqcn_next_timer(&qp->dcqcn);
-	send = rl_dcqcn_next_send(&qp->dcqcn);
 	if (rl_req_pending(qp) && qp->state == RL_QPS_RTS && send > qp->host->now && send < t)
 		t = send;
 	return t;

@@ -48,9 +48,10 @@ const char *rl_dcqcn_stage_name(enum rl_dcqcn_stage s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+/* Rt's ceiling: rpg_max_rate, but never above the line rate, which no pacer can exceed. */
 static uint64_t rl_dcqcn_ceiling(const struct rl_dcqcn *st)
 {
-	return st->p.max_rate_bps ? st->p.max_rate_bps : st->line_rate_bps;
+	return st->p.max_rate_bps && st->p.max_rate_bps < st->line_rate_bps ? st->p.max_rate_bps : st->line_rate_bps;
 }
 
 int rl_dcqcn_init(struct rl_dcqcn *st, const struct rl_dcqcn_params *p, uint64_t line_rate_bps, uint64_t now)

@@ -82,7 +82,7 @@ size_t rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p)
 		if (!rl_path_from_pkt(p, &path) && rl_encode_path(&path, p, h->frame, sizeof(h->frame), &n) == RL_OK) {
 			qp->stats.pkts_sent++;
 			h->cfg.emit_pkt(h->cfg.ctx, &path, h->frame, n);
-			return n;
+			return RL_ETH_HDR_LEN + rl_path_hdr_len(&path) + n;
 		}
 	} else if (rl_encode_cached(&qp->enc, p, h->frame, sizeof(h->frame), &n) == RL_OK) {
 		qp->stats.pkts_sent++;
@@ -191,7 +191,7 @@ static void rl_ecn_congested(struct rl_qp *qp, const struct rl_pkt *p)
 	struct rl_pkt cnp;
 
 	qp->stats.ecn_ce_recv++;
-	if (qp->stats.cnps_sent && qp->host->now - qp->last_cnp < RL_CNP_INTERVAL_NS)
+	if (qp->stats.cnps_sent && qp->host->now - qp->last_cnp < qp->cnp_interval_ns)
 		return;
 	qp->last_cnp = qp->host->now;
 	rl_qp_pkt_init(qp, &cnp, RL_OP_CNP);
@@ -276,7 +276,7 @@ void rl_host_run(struct rl_host *h, uint64_t now)
 			rl_resp_run(qp);
 		if (rl_comp_timer_due(qp, h->now))
 			rl_comp_timers(qp);
-		if (qp->cc != RL_CC_NONE)
+		if (rl_qp_cc_on(qp))
 			rl_qp_cc_run(qp);
 		if (qp->state == RL_QPS_RTS && rl_req_pending(qp))
 			rl_req_run(qp);
@@ -307,7 +307,7 @@ uint64_t rl_host_next_timer(const struct rl_host *h)
 			t = qp->comp.timer;
 		if (qp->comp.rnr_until < t)
 			t = qp->comp.rnr_until;
-		if (qp->cc != RL_CC_NONE && rl_qp_cc_next_timer(qp) < t)
+		if (rl_qp_cc_on(qp) && rl_qp_cc_next_timer(qp) < t)
 			t = rl_qp_cc_next_timer(qp);
 	}
 	return t;

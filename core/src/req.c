@@ -94,7 +94,7 @@ static enum rl_req_state rl_req_next_wqe(struct rl_qp *qp)
 	if (qp->comp.rnr_until != RL_NEVER)
 		return REQ_WAIT;
 	/* Congestion control's pacer: not before the current rate allows (rl_host_next_timer says when). */
-	if (qp->cc != RL_CC_NONE && !rl_qp_cc_may_send(qp))
+	if (rl_qp_cc_on(qp) && !rl_qp_cc_may_send(qp))
 		return REQ_WAIT;
 	w = rl_sq_wqe(qp, qp->req.wqe);
 	if (qp->type != RL_QPT_RC)
@@ -237,7 +237,7 @@ static enum rl_req_state rl_req_send(struct rl_qp *qp)
 		qp->req.noack_pkts = 0;
 	}
 	sent = rl_qp_emit(qp, &p);
-	if (qp->cc != RL_CC_NONE)
+	if (rl_qp_cc_on(qp))
 		rl_qp_cc_sent(qp, sent);
 	rl_req_arm_timer(qp);
 

@@ -19,6 +19,8 @@
 #include "opcode_table.h"
 
 #define RL_NEVER UINT64_MAX
+/* An Ethernet header without a VLAN tag: what emit_pkt's frames get in front of their IP header. */
+#define RL_ETH_HDR_LEN 14
 /* Largest frame: Ethernet + VLAN + IPv6 + UDP + BTH + headers + 4096 + ICRC. */
 #define RL_FRAME_MAX (18 + 40 + 8 + 12 + 64 + 4096 + 4)
 /* At most this many PSNs unacknowledged (IBA 9.7.7.1: half the PSN space is the limit; rxe uses 128). */
@@ -207,6 +209,12 @@ struct rl_qp {
 	} resp;
 
 	uint64_t last_cnp;          /* when this QP last sent a CNP */
+	uint64_t cnp_interval_ns;   /* and how long until it may send another */
+	struct {
+		uint64_t cap_bps;       /* the rate it holds the requester to when no algo does; 0: none */
+		uint64_t last_tx, last_bytes;   /* when the last request was due to leave, and its bytes on the link */
+		uint32_t burst_bytes;           /* rl_qp_cc.max_burst_bytes */
+	} pace;
 	enum rl_cc_algo cc;         /* how it answers CNPs it receives (cc.c) */
 	struct rl_dcqcn dcqcn;      /* RL_CC_DCQCN: the reaction point and its pacer */
 	struct rl_qp_stats stats;
@@ -230,7 +238,11 @@ static inline void rl_event(struct rl_qp *qp, enum rl_event_type type, uint32_t 
 
 /* Fill @p with the QP's addressing for a packet of @opcode; send it. */
 void rl_qp_pkt_init(struct rl_qp *qp, struct rl_pkt *p, uint8_t opcode);
-/* Returns the bytes that left (the frame, or BTH..ICRC for emit_pkt); 0 if it could not be encoded. */
+/*
+ * Returns the bytes the link carries for the packet: its Ethernet frame
+ * (without FCS), or for emit_pkt the Ethernet header, IP, UDP and
+ * BTH..ICRC it becomes; 0 if it could not be encoded.
+ */
 size_t rl_qp_emit(struct rl_qp *qp, struct rl_pkt *p);
 
 /*
@@ -244,6 +256,11 @@ void rl_qp_cc_sent(struct rl_qp *qp, size_t bytes);
 void rl_qp_cc_run(struct rl_qp *qp);
 /* May the requester send now? */
 bool rl_qp_cc_may_send(const struct rl_qp *qp);
+/* Has the QP an algo or a cap to pace by (else cc.c has nothing to do)? */
+static inline bool rl_qp_cc_on(const struct rl_qp *qp)
+{
+	return qp->cc != RL_CC_NONE || qp->pace.cap_bps;
+}
 uint64_t rl_qp_cc_next_timer(const struct rl_qp *qp);
 
 struct rl_mr *rl_mr_find_lkey(struct rl_host *h, uint32_t lkey);

@@ -581,6 +581,7 @@ void rl_qp_stats(const struct rl_qp *qp, struct rl_qp_stats *st)
 {
 	*st = qp->stats;
 	st->cc_rate_bps = qp->cc == RL_CC_DCQCN ? qp->dcqcn.rc_bps : 0;
+	st->cc_stage = qp->cc == RL_CC_DCQCN ? qp->dcqcn.stage : 0;
 }
 
 void rl_qp_set_state(struct rl_qp *qp, enum rl_qp_state s, const char *why)

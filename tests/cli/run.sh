@@ -140,6 +140,20 @@ expect "peer --no-recv on the client" 2 "--no-recv and --recv-delay are the serv
 expect "peer --recv-delay over UD" 2 "UD drop it without a word" "$RA" peer --recv-delay 5 -t ud --timeout 1
 expect "peer --recv-delay 0" 2 "--recv-delay wants 1..60000, not '0'" "$RA" peer --recv-delay 0
 expect "peer --no-recv with --recv-delay" 2 "say one of them" "$RA" peer --no-recv --recv-delay 5
+# Congestion control (issue 23): --cc, --rate (Gb/s, decimal), --cnp-interval (us), each refused clearly.
+expect "peer --rate 0" 2 "--rate wants Gb/s from 0.001 to 400 \\(0.5 is 500 Mb/s\\), not '0'" "$RA" peer --rate 0 127.0.0.1
+expect "peer --rate abc" 2 "--rate wants Gb/s from 0.001 to 400 \\(0.5 is 500 Mb/s\\), not 'abc'" \
+	"$RA" peer --rate abc 127.0.0.1
+expect "peer --rate 0.5x" 2 "--rate wants Gb/s .* not '0.5x'" "$RA" peer --rate 0.5x 127.0.0.1
+expect "peer --cc bogus" 2 "--cc wants none or dcqcn, not 'bogus'" "$RA" peer --cc bogus 127.0.0.1
+expect "peer --cnp-interval 0" 2 "--cnp-interval wants 1..1000000, not '0'" "$RA" peer --cnp-interval 0
+expect "peer --cnp-interval -5" 2 "--cnp-interval wants 1..1000000, not '-5'" "$RA" peer --cnp-interval -5
+expect "peer --cnp-interval 1000001" 2 "--cnp-interval wants 1..1000000, not '1000001'" \
+	"$RA" peer --cnp-interval 1000001
+expect "peer --cc dcqcn -t ud" 2 "--cc dcqcn needs a connected QP \\(RC or UC\\)" "$RA" peer --cc dcqcn -t ud 127.0.0.1
+expect "peer --cc dcqcn --rate under DCQCN's floor" 2 "under DCQCN's floor \\(rpg_min_rate, 10 Mb/s\\)" \
+	"$RA" peer --cc dcqcn --rate 0.005 127.0.0.1
+expect "peer --help documents --cc, --rate, --cnp-interval" 0 "min_time_between_cnps" "$R" peer --help
 expect "peer -Q 0" 2 "--cq-mod wants 1..1024, not '0'" "$RA" peer -Q 0 127.0.0.1
 expect "peer -Q past the window" 2 "-Q 32 is more than --window 16" "$RA" peer -Q 32 127.0.0.1
 expect "peer -Q 4" 2 "$NL" "$RA" peer -Q 4 --show-wc -p 1 127.0.0.1

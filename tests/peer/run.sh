@@ -1221,5 +1221,8 @@ left=$(ip netns pids "$NA" 2>/dev/null; ip netns pids "$NB" 2>/dev/null)
 if [ -n "$left" ]; then fail "still running in the namespaces after the last run: $(ps -o comm= -p $left | tr '\n' ' ')"
 else pass "nothing left running in the namespaces (no peer, no tcpdump)"; fi
 cleanup
+# --rate, --cc dcqcn and the per-second lines, in namespaces of their own (cc.sh).
+if sh "$(dirname "$0")/cc.sh" "$R"; then pass "congestion control options (cc.sh)"
+else fail "congestion control options (cc.sh): its FAIL lines above"; fi
 echo "peer: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

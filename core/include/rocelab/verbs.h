@@ -274,6 +274,20 @@ struct rl_qp_cc {
 	enum rl_cc_algo algo;
 	uint64_t line_rate_bps;                /* 0: RL_CC_DEFAULT_LINE_RATE */
 	const struct rl_dcqcn_params *dcqcn;   /* copied at creation; NULL: the paper's defaults */
+	/*
+	 * The pacer's cap under any algo, as ibv_modify_qp_rate_limit()'s
+	 * rate_limit (there in kb/s); with DCQCN also its ceiling. 0: none.
+	 */
+	uint64_t rate_limit_bps;
+	/*
+	 * ibv_qp_rate_limit_attr.max_burst_sz: a request that starts late may
+	 * be followed by up to this many bytes at once, until the pacer is
+	 * back on its schedule (a token bucket this deep). 0: none, each
+	 * packet waits its time after the one before.
+	 */
+	uint32_t max_burst_bytes;
+	/* Notification point: at least this long between two CNPs of the QP (mlx5 roce_np min_time_between_cnps). */
+	uint64_t cnp_interval_ns;              /* 0: RL_CNP_INTERVAL_NS, 50 us */
 };
 /* 40 Gb/s, the links of the DCQCN paper's testbed. */
 #define RL_CC_DEFAULT_LINE_RATE 40000000000ull
@@ -534,6 +548,7 @@ struct rl_qp_stats {
 	uint64_t rnr_naks_sent;
 	/* Congestion control (rl_qp_cc): the rate's cuts and increases, and the current rate (0: none). */
 	uint64_t rate_decreases, rate_increases, cc_rate_bps;
+	uint32_t cc_stage;   /* RL_CC_DCQCN: its enum rl_dcqcn_stage (rl_dcqcn_stage_name) */
 };
 void rl_qp_stats(const struct rl_qp *qp, struct rl_qp_stats *st);
 
