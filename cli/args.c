@@ -92,3 +92,13 @@ bool cli_arg_pmax(const char *cmd, const char *arg, double *pmax)
 	cli_error(cmd, "--pmax is a probability from 0 to 1 (DCQCN's is 0.01), not '%s'", arg);
 	return false;
 }
+
+bool cli_arg_cnp_interval(const char *cmd, const char *arg, uint64_t *ns)
+{
+	uint64_t us;
+
+	if (!cli_arg_u64(cmd, "--cnp-interval", arg, 1, CLI_CNP_INTERVAL_MAX_US, NULL, &us))
+		return false;
+	*ns = us * 1000;
+	return true;
+}

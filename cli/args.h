@@ -31,6 +31,13 @@ bool cli_arg_u64(const char *cmd, const char *opt, const char *arg, uint64_t min
  */
 bool cli_arg_kb(const char *cmd, const char *opt, const char *arg, uint32_t min_kb, uint32_t *bytes);
 bool cli_arg_pmax(const char *cmd, const char *arg, double *pmax);
+/*
+ * A notification point's --cnp-interval, in microseconds from 1 to a second
+ * (mlx5's roce_np min_time_between_cnps), into nanoseconds: the same words
+ * for 'gen' and 'peer'. False after the message.
+ */
+#define CLI_CNP_INTERVAL_MAX_US 1000000u
+bool cli_arg_cnp_interval(const char *cmd, const char *arg, uint64_t *ns);
 
 /* @arg of option @opt as an index into @names; else -1 after "OPT wants A, B or C, not 'ARG'". */
 int cli_arg_choice(const char *cmd, const char *opt, const char *arg, const char *const *names, size_t n);

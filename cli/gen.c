@@ -64,6 +64,8 @@ static void gen_usage(FILE *f)
 		"      --kmin KB, --kmax KB, --pmax P  its RED/ECN marking (default 5, 200, 0.01: DCQCN's)\n"
 		"      --queue KB       its buffer, tail drop past it (default 400; KB = 1024 bytes, as tc)\n"
 		"      --senders N      incast: flows into the receiver, 2..4 (default 3)\n"
+		"      --cnp-interval USEC  ecn and the congestion scenarios: at most one CNP per QP in USEC us\n"
+		"                       (mlx5's roce_np min_time_between_cnps; default 50)\n"
 		"      --pcapng         write pcapng, each frame the wire lost commented\n"
 		"                       \"" GEN_LOST_COMMENT "\" (Wireshark: frame.comment)\n"
 		"  -h, --help           this text\n\n"
@@ -147,7 +149,7 @@ enum {
 	O_MTU = 256, O_SIZE, O_COUNT, O_WINDOW, O_SEED, O_LOSS, O_DROP, O_IPV6, O_VLAN, O_IPA, O_IPB,
 	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY, O_QPS, O_PCAPNG,
 	O_DROP_REQUEST, O_MIN_RNR_TIMER, O_RNR_RETRY, O_BAD_WRITE,
-	O_CC, O_BOTTLENECK, O_KMIN, O_KMAX, O_PMAX, O_QUEUE, O_SENDERS,
+	O_CC, O_BOTTLENECK, O_KMIN, O_KMAX, O_PMAX, O_QUEUE, O_SENDERS, O_CNP_INTERVAL,
 };
 
 /* --kmin, --kmax, --queue: KB into bytes. */
@@ -183,6 +185,8 @@ static int gen_opt_cc(int c, const char *arg, struct gen_opts *o)
 			return CLI_ERR;
 		o->senders = (uint32_t)v;
 		return 0;
+	case O_CNP_INTERVAL:
+		return cli_arg_cnp_interval("gen", arg, &o->cnp_interval_ns) ? 0 : CLI_ERR;
 	}
 	return CLI_ERR;
 }
@@ -300,6 +304,7 @@ enum gen_only {
 	GEN_ONLY_BAD,           /* --bad-write: which WRITE access-error and range-error aim wrong */
 	GEN_ONLY_CC,            /* the switch port and the congestion control: the congestion scenarios */
 	GEN_ONLY_SENDERS,       /* --senders: incast */
+	GEN_ONLY_NP,            /* --cnp-interval: the scenarios whose packets get CE marks */
 	GEN_ONLY_KINDS,
 	GEN_ONLY_NONE = GEN_ONLY_KINDS
 };
@@ -315,6 +320,7 @@ static enum gen_only gen_only(int c)
 	case O_BAD_WRITE: return GEN_ONLY_BAD;
 	case O_CC: case O_BOTTLENECK: case O_KMIN: case O_KMAX: case O_PMAX: case O_QUEUE: return GEN_ONLY_CC;
 	case O_SENDERS: return GEN_ONLY_SENDERS;
+	case O_CNP_INTERVAL: return GEN_ONLY_NP;
 	default: return GEN_ONLY_NONE;
 	}
 }
@@ -329,16 +335,19 @@ static int gen_check_only(const struct gen_scenario *sc, const char *const given
 		"only access-error and range-error aim a WRITE wrong",
 		"only dcqcn, incast and fairness have a congested switch port",
 		"only incast has several senders",
+		"only ecn, dcqcn, incast and fairness mark packets CE, so only they send CNPs",
 	};
 	bool crafted = sc >= gen_crafted && sc < gen_crafted + gen_ncrafted, fabric = !strcmp(sc->name, "fabric");
 	bool bad = !strcmp(sc->name, "access-error") || !strcmp(sc->name, "range-error");
 	bool cc = sc >= gen_congestion && sc < gen_congestion + gen_ncongestion, incast = !strcmp(sc->name, "incast");
+	bool marked = cc || !strcmp(sc->name, "ecn");
 	enum gen_only k = given[GEN_ONLY_WIRE] && crafted ? GEN_ONLY_WIRE
 			  : given[GEN_ONLY_QPN] && fabric ? GEN_ONLY_QPN
 			  : given[GEN_ONLY_FABRIC] && !fabric ? GEN_ONLY_FABRIC
 			  : given[GEN_ONLY_BAD] && !bad ? GEN_ONLY_BAD
 			  : given[GEN_ONLY_CC] && !cc ? GEN_ONLY_CC
-			  : given[GEN_ONLY_SENDERS] && !incast ? GEN_ONLY_SENDERS : GEN_ONLY_NONE;
+			  : given[GEN_ONLY_SENDERS] && !incast ? GEN_ONLY_SENDERS
+			  : given[GEN_ONLY_NP] && !marked ? GEN_ONLY_NP : GEN_ONLY_NONE;
 
 	if (k == GEN_ONLY_NONE)
 		return CLI_OK;
@@ -370,6 +379,7 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		{ "kmin", required_argument, NULL, O_KMIN }, { "kmax", required_argument, NULL, O_KMAX },
 		{ "pmax", required_argument, NULL, O_PMAX }, { "queue", required_argument, NULL, O_QUEUE },
 		{ "senders", required_argument, NULL, O_SENDERS },
+		{ "cnp-interval", required_argument, NULL, O_CNP_INTERVAL },
 		{ NULL, 0, NULL, 0 },
 	};
 	int family[2] = { 0, 0 };

@@ -833,9 +833,8 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 				goto out;
 			break;
 		case O_CNP_INTERVAL:
-			if (!cli_arg_u64("peer", "--cnp-interval", optarg, 1, PEER_CNP_INTERVAL_MAX_US, NULL, &v))
+			if (!cli_arg_cnp_interval("peer", optarg, &o->cnp_interval_ns))
 				goto out;
-			o->cnp_interval_ns = v * 1000;
 			break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {

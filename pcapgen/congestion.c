@@ -106,7 +106,7 @@ static int cg_extra_flow(struct cg_sess *q, int i, const struct rl_qp_cc *cc)
 	ia.cc = *cc;
 	f->a = rl_create_qp(s->e[0].pd, &ia);
 	ia.send_cq = ia.recv_cq = s->e[1].cq;
-	ia.cc = (struct rl_qp_cc){ 0 };
+	ia.cc = (struct rl_qp_cc){ .cnp_interval_ns = s->o->cnp_interval_ns };
 	f->b = rl_create_qp(s->e[1].pd, &ia);
 	if (!f->a || !f->b)
 		return gen_fail(s->out, "create_qp: %s", rl_host_error(f->a ? s->e[1].host : s->e[0].host));

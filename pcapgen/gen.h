@@ -69,6 +69,7 @@ struct gen_opts {
 	uint32_t bn_kmin, bn_kmax;   /* --kmin, --kmax: RED's thresholds */
 	double bn_pmax;              /* --pmax: marking probability at kmax */
 	uint32_t senders;            /* incast: flows into the one receiver */
+	uint64_t cnp_interval_ns;    /* --cnp-interval: the receiver's min_time_between_cnps; 0: the core's */
 };
 
 /* KB as tc's (tc(8): kb = 1024 bytes); the congestion point's defaults are core's rl_bottleneck_defaults(). */

@@ -126,6 +126,8 @@ int gen_sess_init(struct gen_sess *s, const struct gen_opts *o, struct gen_out *
 	}
 	pc.max_send_wr = pc.max_recv_wr = 4096;
 	pc.cc[0] = c->cc;
+	/* The notification points: the receiver's, and the sender's (for a CE-marked response's requester). */
+	pc.cc[0].cnp_interval_ns = pc.cc[1].cnp_interval_ns = o->cnp_interval_ns;
 	pc.cqe = 8192;
 	if (rl_pair_init(&s->pair, &pc)) {
 		s->e = s->pair.end;
