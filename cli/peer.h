@@ -50,12 +50,17 @@
  * The pacer's burst (ibv_qp_rate_limit_attr.max_burst_sz): how far it may
  * catch up after this process woke late. With --rate, 20 ms at the cap (a
  * process on a busy machine is held off that long), at least 64 KiB; then
- * poll()'s whole milliseconds do. Without it (DCQCN's Rc only) 64 KiB, and
- * a timer due sooner than PEER_SPIN_NS is waited for by spinning.
+ * the wait for the next timer does. Without it (DCQCN's Rc only) 64 KiB.
+ * The wait is ppoll()'s, to the nanosecond: DCQCN's timers (55 us) come due
+ * far more often than a millisecond, and spinning for them would take a core
+ * from the switch and tcpdump on a small machine.
  */
 #define PEER_PACER_BURST_MIN 65536u
 #define PEER_PACER_BURST_NS 20000000u
-#define PEER_SPIN_NS 1000000u
+/* The longest wait with nothing due: the host's timers are looked at again after it. */
+#define PEER_IDLE_WAIT_NS 100000000u
+/* The UD (UC) pingpong's own wait for a reply. */
+#define PEER_UNRELIABLE_WAIT_NS 10000000u
 /* --rate in Gb/s: from 1 Mb/s (DCQCN: its 10 Mb/s floor, rpg_min_rate) to 400 Gb/s. */
 #define PEER_RATE_MIN_GBPS 0.001
 #define PEER_RATE_DCQCN_MIN_GBPS 0.01

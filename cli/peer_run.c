@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -281,8 +282,8 @@ static uint64_t peer_next_timer(const struct peer *p)
 bool peer_pump(struct peer *p, int fd)
 {
 	struct pollfd pf[2] = { { .fd = p->net.rx, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
-	uint64_t now = peer_now(), next;
-	int ms;
+	uint64_t now = peer_now(), next, wait;
+	struct timespec ts;
 
 	peer_run_host(p, now);
 	peer_progress(p, now);
@@ -302,16 +303,16 @@ bool peer_pump(struct peer *p, int fd)
 	}
 	next = peer_next_timer(p);
 	if ((p->verbs.cq && rl_cq_pending(p->verbs.cq)) || p->cm.nev)
-		ms = 0;
-	else if (next == UINT64_MAX || next > now + 100000000u)
-		ms = 100;
-	else if (next > now + PEER_SPIN_NS || p->o.rate_bps)
-		ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+		wait = 0;
+	else if (next == UINT64_MAX || next > now + PEER_IDLE_WAIT_NS)
+		wait = PEER_IDLE_WAIT_NS;
 	else
-		ms = 0; /* DCQCN's pacer without --rate's burst: its next packet is due within the millisecond */
-	if (peer_unreliable(&p->o) && ms > 10)
-		ms = 10; /* the UD (UC) pingpong's own wait for a reply */
-	if (poll(pf, fd >= 0 ? 2 : 1, ms) > 0 && (pf[0].revents & POLLIN)) {
+		wait = next > now ? next - now : 0;
+	if (peer_unreliable(&p->o) && wait > PEER_UNRELIABLE_WAIT_NS)
+		wait = PEER_UNRELIABLE_WAIT_NS;
+	ts.tv_sec = (time_t)(wait / 1000000000u);
+	ts.tv_nsec = (long)(wait % 1000000000u);
+	if (ppoll(pf, fd >= 0 ? 2 : 1, &ts, NULL) > 0 && (pf[0].revents & POLLIN)) {
 		peer_receive(p, peer_now());
 		/* What arrived for QP1 becomes the CM's answers and events now, not at the next round. */
 		if (p->cm.agent)
