@@ -58,6 +58,7 @@ int rl_dcqcn_init(struct rl_dcqcn *st, const struct rl_dcqcn_params *p, uint64_t
 {
 	struct rl_dcqcn_params def;
 
+	(void)now;   /* the timers start at the first CNP, not here */
 	if (!p) {
 		rl_dcqcn_params_default(&def);
 		p = &def;
@@ -76,7 +77,6 @@ int rl_dcqcn_init(struct rl_dcqcn *st, const struct rl_dcqcn_params *p, uint64_t
 	st->alpha = p->alpha_init;
 	/* As on a NIC (initial_alpha_value), alpha is alpha_init at the first CNP: its timer starts there. */
 	st->alpha_due = st->timer_due = RL_DCQCN_NEVER;
-	st->last_tx = now;
 	return 0;
 }
 
@@ -166,8 +166,8 @@ unsigned rl_dcqcn_on_sent(struct rl_dcqcn *st, uint64_t bytes, uint64_t now)
 {
 	unsigned n = 0;
 
-	st->last_tx = now;
-	st->last_tx_bytes = bytes;
+	(void)now;   /* the byte counter counts bytes, not time; every event still says when */
+
 	if (!rl_dcqcn_pacing(st))
 		return 0;
 	st->bytes += bytes;
@@ -222,14 +222,15 @@ uint64_t rl_dcqcn_next_timer(const struct rl_dcqcn *st)
 	return st->alpha_due < st->timer_due ? st->alpha_due : st->timer_due;
 }
 
+/* The largest byte count whose bits times RL_NS_PER_S fit 64 bits. */
+#define RL_DCQCN_TX_EXACT_BYTES (UINT64_MAX / RL_BITS_PER_BYTE / RL_NS_PER_S)
+#define RL_DCQCN_TX_COARSE 1000u   /* above it: bytes and ns by the thousand */
+
 uint64_t rl_dcqcn_tx_ns(uint64_t bytes, uint64_t rate_bps)
 {
-	return rate_bps ? (bytes * RL_BITS_PER_BYTE * RL_NS_PER_S + rate_bps - 1) / rate_bps : 0;
-}
-
-uint64_t rl_dcqcn_next_send(const struct rl_dcqcn *st)
-{
-	if (!rl_dcqcn_pacing(st) || !st->last_tx_bytes)
+	if (!rate_bps)
 		return 0;
-	return st->last_tx + rl_dcqcn_tx_ns(st->last_tx_bytes, st->rc_bps);
+	if (bytes > RL_DCQCN_TX_EXACT_BYTES)
+		return rl_dcqcn_tx_ns((bytes + RL_DCQCN_TX_COARSE - 1) / RL_DCQCN_TX_COARSE, rate_bps) * RL_DCQCN_TX_COARSE;
+	return (bytes * RL_BITS_PER_BYTE * RL_NS_PER_S + rate_bps - 1) / rate_bps;
 }

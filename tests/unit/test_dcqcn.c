@@ -224,17 +224,13 @@ static void test_dcqcn_reduce_monitor_period(void)
 
 static void test_dcqcn_pacer_spacing(void)
 {
-	struct rl_dcqcn st;
-
 	CU_ASSERT_EQUAL(rl_dcqcn_tx_ns(1000, GBPS), 8000);          /* 8000 bits at 1 Gb/s */
 	CU_ASSERT_EQUAL(rl_dcqcn_tx_ns(1, 3 * GBPS), 3);             /* 8/3 ns, rounded up */
-	CU_ASSERT_EQUAL_FATAL(rl_dcqcn_init(&st, NULL, 10 * GBPS, 0), 0);
-	rl_dcqcn_on_sent(&st, 1100, 500);
-	CU_ASSERT_EQUAL(rl_dcqcn_next_send(&st), 0);                 /* at line rate: not paced */
-	rl_dcqcn_on_cnp(&st, 600);                                    /* Rc = 5 Gb/s */
-	CU_ASSERT_EQUAL(rl_dcqcn_next_send(&st), 500 + (1100 * 8 + 4) / 5);
-	rl_dcqcn_on_sent(&st, 4096, 2260);
-	CU_ASSERT_EQUAL(rl_dcqcn_next_send(&st), 2260 + (4096 * 8 + 4) / 5);
+	/* 4e9 bytes (near max_burst_bytes' largest) at 1 Mb/s: 32000 s, where bytes * 8e9 would wrap. */
+	CU_ASSERT_EQUAL(rl_dcqcn_tx_ns(4000000000ull, 1000000), 32000000000000ull);
+	/* 3e9 + 1 bytes at 3 Gb/s: 8 s and 8/3 ns, rounded up by less than 1000 bytes' time (2667 ns) and 1 us. */
+	CU_ASSERT(rl_dcqcn_tx_ns(3000000001ull, 3 * GBPS) >= 8000000003ull);
+	CU_ASSERT(rl_dcqcn_tx_ns(3000000001ull, 3 * GBPS) < 8000000003ull + 2667 + 1000);
 }
 
 static void test_dcqcn_names(void)
@@ -391,7 +387,7 @@ int tl_suite_dcqcn(void)
 	       !CU_add_test(s, "additive, then hyper increase when both counters pass F", test_dcqcn_additive_then_hyper) ||
 	       !CU_add_test(s, "clamps at the minimum rate and the line rate", test_dcqcn_clamps) ||
 	       !CU_add_test(s, "at most one cut per rate_reduce_monitor_period", test_dcqcn_reduce_monitor_period) ||
-	       !CU_add_test(s, "the pacer spaces packets by size / Rc", test_dcqcn_pacer_spacing) ||
+	       !CU_add_test(s, "a transmission time is size / rate, rounded up, without overflow", test_dcqcn_pacer_spacing) ||
 	       !CU_add_test(s, "name tables", test_dcqcn_names) ||
 	       !CU_add_test(s, "CNPs slow a DCQCN QP's packets; with none nothing changes", test_dcqcn_cnps_spread_the_senders_packets) ||
 	       !CU_add_test(s, "create_qp refuses DCQCN on UD and bad parameters", test_dcqcn_qp_errors);

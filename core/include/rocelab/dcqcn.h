@@ -88,7 +88,6 @@ struct rl_dcqcn {
 	bool cut_once;               /* a CNP has cut the rate (reduce_period_ns counts from last_cut) */
 	uint64_t last_cut;
 	uint64_t cnps, cuts, increases;
-	uint64_t last_tx, last_tx_bytes;  /* the pacer: when the last packet left, and its size */
 };
 
 /*
@@ -114,12 +113,11 @@ uint64_t rl_dcqcn_next_timer(const struct rl_dcqcn *st);
 /* Is the rate limiter engaged (Rc below the ceiling since a CNP)? */
 bool rl_dcqcn_pacing(const struct rl_dcqcn *st);
 /*
- * The pacer: the earliest time the next packet may leave, one transmission
- * time of the previous packet at the current Rc after it; 0 when not
- * pacing. A cut therefore spaces the very next packet out.
+ * Nanoseconds @bytes take at @rate_bps, rounded up; above what fits the
+ * exact product (2^31 bytes: a burst, never a packet), rounded up to the
+ * time of a thousand bytes.
+ * The pacer that spaces packets by it is the QP's (cc.c), not DCQCN's.
  */
-uint64_t rl_dcqcn_next_send(const struct rl_dcqcn *st);
-/* Nanoseconds @bytes take at @rate_bps, rounded up. */
 uint64_t rl_dcqcn_tx_ns(uint64_t bytes, uint64_t rate_bps);
 
 #ifdef __cplusplus
