@@ -613,6 +613,20 @@ static uint32_t an_ppm(uint64_t x, uint64_t whole)
 	return (uint32_t)(x <= UINT64_MAX / m ? x * m / whole : x / (whole / m ? whole / m : 1));
 }
 
+/*
+ * What the link carries for @p, as a sender's byte counter counts it (cc.c):
+ * Ethernet without a VLAN tag, IP, UDP, BTH..ICRC. The payload where the
+ * capture has no IP header to say.
+ */
+static uint64_t an_link_bytes(const struct rl_pkt *p)
+{
+	if (p->l3 == RL_L3_IPV4)
+		return RL_ETH_HDR_LEN + (uint64_t)p->ip4.total_len;
+	if (p->l3 == RL_L3_IPV6)
+		return RL_ETH_HDR_LEN + RL_IPV6_HDR_LEN + (uint64_t)p->ip6.payload_len;
+	return p->payload_len;
+}
+
 /* A request: the RP's byte counter and timers, and the payload measured towards the next CNP. */
 static void an_cc_request(struct an_flow *f, const struct rl_pkt *p, uint64_t t_ns, const struct rl_annotation *o)
 {
@@ -624,7 +638,7 @@ static void an_cc_request(struct an_flow *f, const struct rl_pkt *p, uint64_t t_
 	f->cc_bytes += p->payload_len;
 	if (f->cc.rp) {
 		rl_dcqcn_advance(f->cc.rp, t_ns);
-		rl_dcqcn_on_sent(f->cc.rp, p->payload_len, t_ns);
+		rl_dcqcn_on_sent(f->cc.rp, an_link_bytes(p), t_ns);
 	}
 }
 

@@ -10,9 +10,6 @@
 #include "rocelab/path.h"
 #include "rocelab/verbs.h"
 
-#define RL_IPV4_HDR_LEN 20
-#define RL_IPV6_HDR_LEN 40
-#define RL_UDP_HDR_LEN 8
 #define RL_IPV4_DF 0x40           /* in the byte of the flags (RFC 791) */
 
 bool rl_path_is_ipv4(const struct rl_path *path)

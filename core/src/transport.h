@@ -19,8 +19,6 @@
 #include "opcode_table.h"
 
 #define RL_NEVER UINT64_MAX
-/* An Ethernet header without a VLAN tag: what emit_pkt's frames get in front of their IP header. */
-#define RL_ETH_HDR_LEN 14
 /* Largest frame: Ethernet + VLAN + IPv6 + UDP + BTH + headers + 4096 + ICRC. */
 #define RL_FRAME_MAX (18 + 40 + 8 + 12 + 64 + 4096 + 4)
 /* At most this many PSNs unacknowledged (IBA 9.7.7.1: half the PSN space is the limit; rxe uses 128). */

@@ -44,6 +44,16 @@ const char *rl_link_name(enum rl_link link);
 /* Is this a link type the decoder understands (also accepts DLT_RAW 12 and 14)? */
 bool rl_link_supported(int linktype);
 
+/*
+ * Header sizes on the wire: Ethernet without a VLAN tag (what emit_pkt's
+ * frames get in front of their IP header), IPv4 without options (RFC 791),
+ * IPv6 (RFC 8200), UDP (RFC 768).
+ */
+#define RL_ETH_HDR_LEN 14
+#define RL_IPV4_HDR_LEN 20
+#define RL_IPV6_HDR_LEN 40
+#define RL_UDP_HDR_LEN 8
+
 enum rl_roce_version { RL_ROCE_NONE = 0, RL_ROCE_V1 = 1, RL_ROCE_V2 = 2 };
 enum rl_l3 { RL_L3_NONE = 0, RL_L3_IPV4, RL_L3_IPV6, RL_L3_GRH };
 
