@@ -82,12 +82,13 @@ expect "explain --line-rate fast: refused" 2 "--line-rate needs Gbit/s from 1 to
 if "$RA" explain "$T/cnp/demo.pcap" 2>&1 | grep -q "CNPs received"; then bad "explain demo: no CNP line in the summary"
 else ok "explain demo: no CNP line in the summary"; fi
 # gen --cnp-interval: the notification point's min_time_between_cnps. tshark's smallest time between
-# two CNPs to one QP is at least the interval set, and below it at the default (50 us), so the check
+# two CNPs to one QP (frame.time_relative: small enough for awk's doubles to keep the nanoseconds)
+# is at least the interval set, and below it at the default (50 us), so the check
 # can fail; the option is refused where no packet is ever CE-marked, and out of range.
 min_gap() {
-	run_tshark -r - -Y 'infiniband.bth.opcode == 129' -T fields -e infiniband.bth.destqp -e frame.time_epoch \
+	run_tshark -r - -Y 'infiniband.bth.opcode == 129' -T fields -e infiniband.bth.destqp -e frame.time_relative \
 		<"$1" 2>/dev/null | awk '{ if ($1 in t) { g = $2 - t[$1]; if (m == "" || g < m) m = g } t[$1] = $2 }
-		END { printf "%d", m * 1000000 }'
+		END { printf "%.0f", m * 1000000000 }'   # ns, rounded
 }
 for sc in "dcqcn --count 40" "incast --count 20"; do
 	# shellcheck disable=SC2086  # the scenario and its count, one word each
@@ -95,9 +96,9 @@ for sc in "dcqcn --count 40" "incast --count 20"; do
 	sc=${sc%% *}
 	set_gap=$(min_gap "$T/cnp/$sc-200.pcap")
 	def_gap=$(min_gap "$T/cnp/$sc.pcap")
-	if [ "${set_gap:-0}" -ge 200 ] && [ "${def_gap:-999}" -lt 200 ]; then
-		ok "gen $sc --cnp-interval 200: CNPs to a QP at least ${set_gap} us apart (tshark); ${def_gap} us at the default"
-	else bad "gen $sc --cnp-interval 200: smallest CNP gap ${set_gap} us, ${def_gap} us at the default"; fi
+	if [ "${set_gap:-0}" -ge 200000 ] && [ "${def_gap:-999999}" -lt 200000 ]; then
+		ok "gen $sc --cnp-interval 200: CNPs to a QP at least ${set_gap} ns apart (tshark); ${def_gap} ns at the default"
+	else bad "gen $sc --cnp-interval 200: smallest CNP gap ${set_gap} ns, ${def_gap} ns at the default"; fi
 done
 expect "gen --cnp-interval 0: refused" 2 "--cnp-interval wants 1..1000000, not '0'" \
 	"$RA" gen ecn --cnp-interval 0 -o "$T/cnp/x.pcap"

