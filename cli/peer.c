@@ -27,7 +27,6 @@ void peer_opts_init(struct peer_opts *o)
 	o->gid_index = -1;
 	o->max_size = PEER_SERVE_MAX;
 	o->seed = peer_now() ^ ((uint64_t)getpid() << 32);
-	rl_dcqcn_params_default(&o->dcqcn);
 }
 
 bool peer_atomic(enum peer_op op)
@@ -181,16 +180,6 @@ void peer_usage(FILE *f)
 		"                       flows (the rate, Rc and DCQCN's stage with --cc dcqcn, CNPs this QP\n"
 		"                       received and sent, CE-marked packets that arrived for it) and a line for\n"
 		"                       the whole run (not with --json or --compat)\n"
-		"      --dcqcn-ai-rate MBPS, --dcqcn-hai-rate MBPS  with --cc dcqcn: the additive and hyper\n"
-		"                       increase steps R_AI and R_HAI in Mb/s, decimal (mlx5's roce_rp\n"
-		"                       rpg_ai_rate, rpg_hai_rate); default 40 and 100, the paper's, chosen for\n"
-		"                       40 Gb/s links: scale them with a slower link\n"
-		"      --dcqcn-time-reset USEC  with --cc dcqcn: T, the rate-increase timer (rpg_time_reset);\n"
-		"                       default 55, 1..1000000\n"
-		"      --dcqcn-byte-reset BYTES  with --cc dcqcn: B, the byte counter (rpg_byte_reset); default\n"
-		"                       10485760 (10 MB)\n"
-		"      --dcqcn-rtt USEC with --cc dcqcn: K, alpha's update period without a CNP (dce_tcp_rtt);\n"
-		"                       default 55, 1..1000000\n"
 		"  -h, --help           this text\n\n"
 		"The classic mistakes, made on purpose (labs/12-pitfalls):\n"
 		"      --no-grh         move the QP to RTR without a GRH (ibv_ah_attr.is_global = 0): RoCE\n"
@@ -586,30 +575,9 @@ static bool peer_gbps(const char *arg, uint64_t *bps)
 	return true;
 }
 
-/* --dcqcn-ai-rate, --dcqcn-hai-rate MBPS: decimal Mb/s into b/s; false with a message. */
-static bool peer_mbps(const char *opt, const char *arg, uint64_t *bps)
-{
-	char *end;
-	double m;
-
-	errno = 0;
-	m = strtod(arg, &end);
-	if (errno || end == arg || *end || !(m >= PEER_DCQCN_STEP_MIN_MBPS && m <= PEER_DCQCN_STEP_MAX_MBPS)) {
-		cli_error("peer", "%s wants Mb/s from %g to %g (0.5 is 500 kb/s), not '%s'", opt, PEER_DCQCN_STEP_MIN_MBPS,
-			  PEER_DCQCN_STEP_MAX_MBPS, arg);
-		return false;
-	}
-	*bps = (uint64_t)(m * 1e6 + 0.5);
-	return true;
-}
-
-/* --cc, --rate, --cnp-interval and --dcqcn-* together; false with a message. */
+/* --cc, --rate and --cnp-interval together; false with a message. */
 static bool peer_cc_flags(const struct peer_opts *o)
 {
-	if (o->dcqcn_set && o->cc != RL_CC_DCQCN) {
-		cli_error("peer", "the --dcqcn-* options set DCQCN's reaction point: they need --cc dcqcn");
-		return false;
-	}
 	if (o->cc != RL_CC_NONE && o->ud) {
 		cli_error("peer", "--cc %s needs a connected QP (RC or UC): a CNP answers the one QP that sent the "
 			  "marked packet, and a UD QP has none (IBA A17.9)", rl_cc_algo_name(o->cc));
@@ -627,8 +595,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ, O_NO_GRH,
 	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT, O_ALLOW_GID, O_VA_OFFSET, O_NO_RECV, O_RECV_DELAY, O_MIN_RNR_TIMER,
-	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST, O_BAD_AT, O_CC, O_RATE, O_CNP_INTERVAL,
-	       O_DCQCN_AI, O_DCQCN_HAI, O_DCQCN_T, O_DCQCN_B, O_DCQCN_K };
+	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST, O_BAD_AT, O_CC, O_RATE, O_CNP_INTERVAL };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -656,11 +623,6 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "cq-mod", required_argument, NULL, 'Q' }, { "show-wc", no_argument, NULL, O_SHOW_WC },
 		{ "cc", required_argument, NULL, O_CC },    { "rate", required_argument, NULL, O_RATE },
 		{ "cnp-interval", required_argument, NULL, O_CNP_INTERVAL },
-		{ "dcqcn-ai-rate", required_argument, NULL, O_DCQCN_AI },
-		{ "dcqcn-hai-rate", required_argument, NULL, O_DCQCN_HAI },
-		{ "dcqcn-time-reset", required_argument, NULL, O_DCQCN_T },
-		{ "dcqcn-byte-reset", required_argument, NULL, O_DCQCN_B },
-		{ "dcqcn-rtt", required_argument, NULL, O_DCQCN_K },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud", "uc" };
@@ -874,27 +836,6 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			if (!cli_arg_u64("peer", "--cnp-interval", optarg, 1, PEER_CNP_INTERVAL_MAX_US, NULL, &v))
 				goto out;
 			o->cnp_interval_ns = v * 1000;
-			break;
-		case O_DCQCN_AI:
-		case O_DCQCN_HAI:
-			if (!peer_mbps(c == O_DCQCN_AI ? "--dcqcn-ai-rate" : "--dcqcn-hai-rate", optarg,
-				       c == O_DCQCN_AI ? &o->dcqcn.r_ai_bps : &o->dcqcn.r_hai_bps))
-				goto out;
-			o->dcqcn_set = true;
-			break;
-		case O_DCQCN_T:
-		case O_DCQCN_K:
-			if (!cli_arg_u64("peer", c == O_DCQCN_T ? "--dcqcn-time-reset" : "--dcqcn-rtt", optarg, 1,
-					 PEER_DCQCN_USEC_MAX, NULL, &v))
-				goto out;
-			*(c == O_DCQCN_T ? &o->dcqcn.t_ns : &o->dcqcn.k_ns) = v * 1000;
-			o->dcqcn_set = true;
-			break;
-		case O_DCQCN_B:
-			if (!cli_arg_u64("peer", "--dcqcn-byte-reset", optarg, 1, PEER_DCQCN_BYTES_MAX, NULL, &v))
-				goto out;
-			o->dcqcn.b_bytes = v;
-			o->dcqcn_set = true;
 			break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {

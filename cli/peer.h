@@ -24,7 +24,6 @@
 #include <sys/socket.h>
 
 #include "gids.h"
-#include "rocelab/dcqcn.h"
 #include "rocelab/rdma_cm.h"
 #include "rocelab/rocelab.h"
 
@@ -62,11 +61,6 @@
 #define PEER_RATE_DCQCN_MIN_GBPS 0.01
 #define PEER_RATE_MAX_GBPS 400.0
 #define PEER_CNP_INTERVAL_MAX_US 1000000u
-/* --dcqcn-ai-rate, --dcqcn-hai-rate in Mb/s, decimal: 1 kb/s to 100 Gb/s. */
-#define PEER_DCQCN_STEP_MIN_MBPS 0.001
-#define PEER_DCQCN_STEP_MAX_MBPS 100000.0
-#define PEER_DCQCN_USEC_MAX 1000000u       /* --dcqcn-time-reset, --dcqcn-rtt: at most a second */
-#define PEER_DCQCN_BYTES_MAX (1ull << 40)  /* --dcqcn-byte-reset */
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_WRITE_IMM, PEER_NOPS };
 
@@ -135,8 +129,6 @@ struct peer_opts {
 	enum rl_cc_algo cc; /* --cc: the QP's reaction point (rl_qp_init_attr.cc); none, as rxe */
 	uint64_t rate_bps;  /* --rate: the pacer's cap (ibv_qp_rate_limit_attr.rate_limit); 0: none */
 	uint64_t cnp_interval_ns; /* --cnp-interval: the NP's min_time_between_cnps; 0: the core's 50 us */
-	struct rl_dcqcn_params dcqcn; /* the paper's, changed by --dcqcn-* (rl_qp_cc.dcqcn) */
-	bool dcqcn_set;     /* a --dcqcn-* option was given */
 	bool perftest;      /* --compat ib_send_bw ... ib_read_lat: perftest's flags and exchange (peer_perftest.c) */
 	struct {
 		unsigned tool;        /* which of the seven */

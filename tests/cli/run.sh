@@ -154,20 +154,6 @@ expect "peer --cc dcqcn -t ud" 2 "--cc dcqcn needs a connected QP \\(RC or UC\\)
 expect "peer --cc dcqcn --rate under DCQCN's floor" 2 "under DCQCN's floor \\(rpg_min_rate, 10 Mb/s\\)" \
 	"$RA" peer --cc dcqcn --rate 0.005 127.0.0.1
 expect "peer --help documents --cc, --rate, --cnp-interval" 0 "min_time_between_cnps" "$R" peer --help
-# DCQCN's parameters (mlx5's roce_rp names), for slow links: only with --cc dcqcn, each range refused.
-expect "peer --dcqcn-ai-rate without --cc dcqcn" 2 "the --dcqcn-\\* options .* need --cc dcqcn" \
-	"$RA" peer --dcqcn-ai-rate 1 127.0.0.1
-expect "peer --dcqcn-ai-rate 0" 2 "--dcqcn-ai-rate wants Mb/s from 0.001 to 100000 .* not '0'" \
-	"$RA" peer --cc dcqcn --dcqcn-ai-rate 0 127.0.0.1
-expect "peer --dcqcn-hai-rate 1x" 2 "--dcqcn-hai-rate wants Mb/s from 0.001 to 100000 .* not '1x'" \
-	"$RA" peer --cc dcqcn --dcqcn-hai-rate 1x 127.0.0.1
-expect "peer --dcqcn-time-reset 0" 2 "--dcqcn-time-reset wants 1..1000000, not '0'" \
-	"$RA" peer --cc dcqcn --dcqcn-time-reset 0 127.0.0.1
-expect "peer --dcqcn-rtt 1000001" 2 "--dcqcn-rtt wants 1..1000000, not '1000001'" \
-	"$RA" peer --cc dcqcn --dcqcn-rtt 1000001 127.0.0.1
-expect "peer --dcqcn-byte-reset 0" 2 "--dcqcn-byte-reset wants 1..1099511627776, not '0'" \
-	"$RA" peer --cc dcqcn --dcqcn-byte-reset 0 127.0.0.1
-expect "peer --help documents the --dcqcn-* options" 0 "rpg_time_reset" "$R" peer --help
 expect "peer -Q 0" 2 "--cq-mod wants 1..1024, not '0'" "$RA" peer -Q 0 127.0.0.1
 expect "peer -Q past the window" 2 "-Q 32 is more than --window 16" "$RA" peer -Q 32 127.0.0.1
 expect "peer -Q 4" 2 "$NL" "$RA" peer -Q 4 --show-wc -p 1 127.0.0.1
