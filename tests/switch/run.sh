@@ -6,8 +6,13 @@
 # (ip.dsfield.ecn) and IPv4 checksum verdict; rocelab explain's ICRC check
 # (IBA A17.3.3 masks the ECN bits, so marking must leave the ICRC good). Then
 # the same bottleneck built from the kernel's tbf, without the switch, with
-# rocelab peer: tail drops and go-back-N. Needs root; the refusals run
-# without it. Every command is under timeout.
+# rocelab peer: tail drops and go-back-N. Last, two senders through one
+# switch port (two_flows.sh, its own namespaces), --cc none then --cc dcqcn:
+# loss (tcpdump both sides of the router, and the switch's count), go-back-N
+# resends, CE marks, CNPs and each flow's share from tshark; with DCQCN the
+# loss falls to near zero, CNPs flow and the shares are fair (bounds at (g)).
+# The kernel's red+tbf variant runs only where sch_red exists (else: skipped).
+# Needs root; the refusals run without it. Every command is under timeout.
 # Usage: run.sh ROCELAB
 set -u
 . "$(dirname "$0")/../lib/tshark.sh"    # run_tshark
@@ -310,7 +315,7 @@ fi
 # and DCQCN slows on the CNPs. With a buffer below the windows (--kmax 60 --queue 100) DCQCN here
 # did not stop tail drops (28288 of 114474 frames): bench part 10 records that case.
 flows() { # MODE: two_flows.sh's figures in $T/MODE; false when a run could not be counted
-    for attempt in 1 2 3; do
+    for _ in 1 2 3; do
         timeout 80 sh "$HERE/two_flows.sh" "$R" "$1" 4 0.2 --kmin 5 --kmax 200 --pmax 0.01 --queue 400 >"$T/$1" 2>"$T/$1.err"
         if grep -q '^sw_kernel 0$' "$T/$1" && ! grep -q '^tcpdump_lost' "$T/$1"; then return 0; fi
         echo "note: $1: the kernel dropped frames before the switch or tcpdump read them (a loaded machine); again"

@@ -11,7 +11,7 @@
 # except the switch's own counts (sw_*), which are there to be cross-checked:
 #   in_frames    frames A and B sent towards C (tcpdump -Q out on A and B:
 #                unicast to C's MAC, and broadcasts, which the switch floods)
-#   out_frames   frames that reached C (tcpdump -Q in on C)
+#   out_frames   frames that reached C (tcpdump on C, what C did not send itself)
 #   lost         in_frames - out_frames: what the router did not deliver
 #   sw_dropped sw_tail sw_notect sw_marked sw_in  the switch's summary, C's port
 #   sw_kernel    1 if the switch said the kernel dropped frames before it read them
@@ -90,9 +90,11 @@ ip netns exec "$NC" timeout $((SECS + 60)) "$R" peer --server -p 18516 --cc "$CC
 S2=$!
 PIDS="$PIDS $S1 $S2"
 sleep 0.5
+# shellcheck disable=SC2086  # PEER_ARGS: options, one word each
 ip netns exec "$NA" timeout $((SECS + 60)) "$R" peer --client 10.23.0.3 -p 18515 --op write --size "${TWO_FLOWS_SIZE:-4096}" -D "$SECS" \
     --rate "$RATE" --cc "$CC" $PEER_ARGS --timeout 30 >"$T/cli1" 2>&1 &
 C1=$!
+# shellcheck disable=SC2086  # as above
 ip netns exec "$NB" timeout $((SECS + 60)) "$R" peer --client 10.23.0.4 -p 18516 --op write --size "${TWO_FLOWS_SIZE:-4096}" -D "$SECS" \
     --rate "$RATE" --cc "$CC" $PEER_ARGS --timeout 30 >"$T/cli2" 2>&1 &
 C2=$!
