@@ -17,9 +17,13 @@
 # 9. `rocelab report` of a 1M-frame capture (`gen write-bw`): the writer's time
 #    and the page's size, and the seconds headless Chromium takes to draw it
 #    (bench/report_load.py: to the page's ready marker, at #frame-N deep in it).
+# 10. Two RoCE flows through one user-space bottleneck (tests/switch/two_flows.sh:
+#    namespaces A, B -> rocelab switch at 0.2 Gb/s -> C, 10 s each), --cc none
+#    and --cc dcqcn: loss, go-back-N resends, CE marks, CNPs, each flow's Mb/s
+#    and Jain's index, from tcpdump and tshark; root only. Figures, no target.
 # Prints times and ratios measured in this run; never fails on a timing.
 # Needs only POSIX sh, GNU date (+%N) and awk; hyperfine is not used.
-# BENCH_PARTS="4 5" sh bench/run.sh build runs only those parts (default: all, 1 to 9);
+# BENCH_PARTS="4 5" sh bench/run.sh build runs only those parts (default: all, 1 to 10);
 # BENCH_FABRIC_QPS and BENCH_FABRIC_COUNT size part 8's capture (default 10000 QPs, 800 WRITEs each);
 # BENCH_SCAPY_N sets how many frames scapy writes in part 4 (default 10000).
 set -eu
@@ -627,9 +631,38 @@ bn_part9() {
 	rm -rf "$P9"
 }
 
-for p in ${BENCH_PARTS:-1 2 3 4 5 6 7 8 9}; do
+# 10. Two flows, one bottleneck: what DCQCN changes (the same experiment as tests/switch/run.sh's (g), longer).
+bn_flows() { # LABEL CC SWITCH-OPTIONS...: one run of two_flows.sh, its figures on one line
+	label=$1
+	cc=$2
+	shift 2
+	if ! timeout 120 sh "$HERE/../tests/switch/two_flows.sh" "$B/rocelab" "$cc" 10 0.2 "$@" > "$DIR/flows.out" 2> "$LOG"; then
+		echo "  $label: the run failed: $(tail -n 2 "$LOG" | tr '\n' ' ')"
+		return 0
+	fi
+	f() { sed -n "s/^$1 //p" "$DIR/flows.out"; }
+	echo "  $label: lost $(f lost) of $(f in_frames) frames (switch: tail $(f sw_tail), RED Not-ECT $(f sw_notect))," \
+		"resent $(f resent), CE $(f ce), CNPs $(f cnps); at C $(f mbps_a) + $(f mbps_b) = $(f mbps_sum) Mb/s, Jain $(f jain)" \
+		"$([ "$(f ok_a)$(f ok_b)" = 11 ] || echo "(a client failed)")$(grep -q '^sw_kernel 1' "$DIR/flows.out" && echo " (the kernel dropped frames before the switch read them)")"
+}
+bn_part10() {
+	echo "== 10. two RoCE flows, one 0.2 Gb/s bottleneck (rocelab switch): --cc none vs --cc dcqcn, 10 s each =="
+	if [ "$(id -u)" -ne 0 ] || ! command -v tshark > /dev/null 2>&1 || ! command -v tcpdump > /dev/null 2>&1; then
+		echo "  skipped: needs root, tshark and tcpdump"
+		return 0
+	fi
+	# gen dcqcn's marking; the 400 KB buffer holds both windows (2 x 16 x 4 KiB WRITEs).
+	bn_flows "--cc none,  Kmin 5 KB, Kmax 200 KB, Pmax 0.01, buffer 400 KB" none --kmin 5 --kmax 200 --pmax 0.01 --queue 400
+	bn_flows "--cc dcqcn, Kmin 5 KB, Kmax 200 KB, Pmax 0.01, buffer 400 KB" dcqcn --kmin 5 --kmax 200 --pmax 0.01 --queue 400
+	# A buffer below the windows: only the senders slowing down can keep it from overflowing.
+	bn_flows "--cc none,  Kmin 5 KB, Kmax 60 KB, Pmax 0.01, buffer 100 KB" none --kmin 5 --kmax 60 --pmax 0.01 --queue 100
+	bn_flows "--cc dcqcn, Kmin 5 KB, Kmax 60 KB, Pmax 0.01, buffer 100 KB" dcqcn --kmin 5 --kmax 60 --pmax 0.01 --queue 100
+	rm -f "$DIR/flows.out"
+}
+
+for p in ${BENCH_PARTS:-1 2 3 4 5 6 7 8 9 10}; do
 	case $p in
-	1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9) "bn_part$p" ;;
-	*) echo "bench: no part '$p' (parts are 1 to 9)" >&2 ;;
+	1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10) "bn_part$p" ;;
+	*) echo "bench: no part '$p' (parts are 1 to 10)" >&2 ;;
 	esac
 done
