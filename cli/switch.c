@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -70,6 +71,7 @@ struct sw_port {
 	struct sw_frame *v;             /* admitted frames in departure order: [head, tail) */
 	size_t head, tail, cap;
 	uint64_t depth, depth_t;        /* the queue's depth since depth_t, from its samples */
+	bool down;                      /* link down (ENETDOWN): not polled until it is up again */
 	struct sw_tally sec, all;
 };
 
@@ -95,6 +97,8 @@ struct sw {
 	uint64_t start, next_report, end;
 	uint64_t last_arrival;          /* of the frame offered last */
 	uint64_t too_big;               /* frames longer than the wire carries: not forwarded */
+	bool gone;                      /* a port's interface went away (ENODEV): stop, exit non-zero */
+	sigset_t wait_mask;             /* SIGINT and SIGTERM unblocked: only inside ppoll() */
 	struct json j;
 };
 
@@ -692,16 +696,87 @@ static uint64_t sw_next_due(const struct sw *s)
 	return t;
 }
 
+enum sw_link { SW_LINK_UP, SW_LINK_DOWN, SW_LINK_GONE };
+
+/* Port @p's interface: up and running, down (or no carrier), or gone (deleted, its name now another's). */
+static enum sw_link sw_link_state(const struct sw_port *p)
+{
+	struct ifreq ifr = { 0 };
+	const short up = IFF_UP | IFF_RUNNING;
+
+	if (if_nametoindex(p->name) != (unsigned)p->ifindex)
+		return SW_LINK_GONE;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->name);
+	if (ioctl(p->fd, SIOCGIFFLAGS, &ifr))
+		return errno == ENODEV ? SW_LINK_GONE : SW_LINK_DOWN;
+	return (ifr.ifr_flags & up) == up ? SW_LINK_UP : SW_LINK_DOWN;
+}
+
+static void sw_port_gone(struct sw *s, const struct sw_port *p)
+{
+	cli_error("switch", "interface %s went away", p->name);
+	s->gone = true;
+}
+
+/*
+ * POLLERR, POLLHUP or POLLNVAL on port @i: read its socket's error with
+ * SO_ERROR, which clears it (else poll() reports it again at once, for ever).
+ * The kernel says ENETDOWN both for a link set down and for an interface
+ * deleted (a deleted one goes down first): a port whose link is down is not
+ * polled until sw_revive() sees it up; one whose interface is gone stops the switch.
+ */
+static void sw_port_error(struct sw *s, struct pollfd *pfd, int i)
+{
+	struct sw_port *p = &s->port[i];
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &l))
+		err = errno;
+	if (err && err != ENETDOWN && err != ENODEV && err != ENXIO) {
+		cli_error("switch", "%s: %s", p->name, strerror(err));
+		return;
+	}
+	if (err == ENODEV || err == ENXIO || (pfd[i].revents & POLLNVAL) || sw_link_state(p) == SW_LINK_GONE) {
+		sw_port_gone(s, p);
+		return;
+	}
+	p->down = true;
+	pfd[i].fd = -1;         /* ppoll() skips it */
+}
+
+/* Once a second: a port whose link went down is polled again once it is up, or stops the switch if gone. */
+static void sw_revive(struct sw *s, struct pollfd *pfd)
+{
+	for (int i = 0; i < s->o.nports; i++) {
+		enum sw_link st;
+
+		if (!s->port[i].down)
+			continue;
+		st = sw_link_state(&s->port[i]);
+		if (st == SW_LINK_GONE)
+			sw_port_gone(s, &s->port[i]);
+		if (st != SW_LINK_UP)
+			continue;
+		s->port[i].down = false;
+		pfd[i].fd = s->port[i].fd;
+	}
+}
+
 static void sw_wait(struct sw *s, struct pollfd *pfd, uint64_t now)
 {
 	uint64_t due = sw_next_due(s), wait = due > now ? due - now : 0;
 	struct timespec ts = { .tv_sec = (time_t)(wait / SW_NS_PER_S), .tv_nsec = (long)(wait % SW_NS_PER_S) };
 
-	if (ppoll(pfd, (nfds_t)s->o.nports, &ts, NULL) <= 0)
+	/* SIGINT and SIGTERM are blocked but here, so one cannot land between sw_stop's check and the sleep. */
+	if (ppoll(pfd, (nfds_t)s->o.nports, &ts, &s->wait_mask) <= 0)
 		return;
-	for (int i = 0; i < s->o.nports; i++)
-		if (pfd[i].revents & POLLIN)
+	for (int i = 0; i < s->o.nports; i++) {
+		if (pfd[i].revents & (POLLERR | POLLHUP | POLLNVAL))
+			sw_port_error(s, pfd, i);
+		else if (pfd[i].revents & POLLIN)
 			sw_read(s, i);
+	}
 }
 
 static void sw_run(struct sw *s)
@@ -722,9 +797,10 @@ static void sw_run(struct sw *s)
 			sw_transmit(&s->port[i], now);
 		if (now >= s->next_report) {
 			sw_report(s, now);
+			sw_revive(s, pfd);
 			s->next_report += SW_NS_PER_S;
 		}
-		if (sw_stop || now >= s->end)
+		if (sw_stop || s->gone || now >= s->end)
 			break;
 		sw_wait(s, pfd, now);
 	}
@@ -735,6 +811,7 @@ int cli_switch(int argc, char **argv)
 {
 	static struct sw s;
 	struct sigaction sa = { .sa_handler = sw_on_signal };
+	sigset_t stop, old;
 	int r;
 
 	memset(&s, 0, sizeof(s));
@@ -747,12 +824,21 @@ int cli_switch(int argc, char **argv)
 		return CLI_OK;
 	r = sw_open(&s);
 	if (!r) {
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		sigprocmask(SIG_BLOCK, &stop, &old);
+		s.wait_mask = old;
+		sigdelset(&s.wait_mask, SIGINT);
+		sigdelset(&s.wait_mask, SIGTERM);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		/* Wake at the departures asked for, not up to 50 us late (the default timer slack). */
 		(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 		json_begin(&s.j, stdout);
 		sw_run(&s);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		r = s.gone ? CLI_BAD_INPUT : CLI_OK;
 	}
 	sw_close(&s);
 	return r;
