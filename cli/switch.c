@@ -52,24 +52,17 @@
 #define SW_MAX_DURATION 86400
 #define SW_RCVBUF (4 << 20)             /* a burst into a slow port waits here, not in the kernel's drops */
 
-struct sw_frame {
-	uint64_t depart;
-	uint32_t len;
-	uint8_t *data;
-};
-
 /* What a port did, over a report's second or since the start. */
 struct sw_tally {
 	uint64_t in, out, out_bytes, marked, drop_full, drop_red, send_err;
+	uint64_t drop_nomem;             /* no memory for a copy or a queue slot */
 	uint64_t depth_max, depth_area;  /* bytes; bytes x ns */
 };
 
 struct sw_port {
 	const char *name;
 	int ifindex, fd;
-	struct rl_bottleneck_queue *q;
-	struct sw_frame *v;             /* admitted frames in departure order: [head, tail) */
-	size_t head, tail, cap;
+	struct rl_bottleneck_queue *q;  /* holds the admitted frames (malloc'd copies) until they depart */
 	uint64_t depth, depth_t;        /* the queue's depth since depth_t, from its samples */
 	bool down;                      /* link down (ENETDOWN): not polled until it is up again */
 	struct sw_tally sec, all;
@@ -327,11 +320,13 @@ static void sw_close(struct sw *s)
 	for (int i = 0; i < s->o.nports; i++) {
 		struct sw_port *p = &s->port[i];
 
+		uint8_t *f;
+		size_t len;
+
 		if (p->fd >= 0)
 			close(p->fd);
-		for (size_t k = p->head; k < p->tail; k++)
-			free(p->v[k].data);
-		free(p->v);
+		while (p->q && rl_bottleneck_queue_pop(p->q, UINT64_MAX, &f, &len))
+			free(f);
 		rl_bottleneck_queue_free(p->q);
 	}
 }
@@ -372,49 +367,59 @@ static int sw_lookup(const struct sw *s, const uint8_t *mac)
 	return -1;
 }
 
-static int sw_fifo_push(struct sw_port *p, struct sw_frame f)
+/* Send what has departed by @now. */
+static void sw_transmit(struct sw_port *p, uint64_t now)
 {
-	if (p->tail == p->cap && p->head) {
-		memmove(p->v, p->v + p->head, (p->tail - p->head) * sizeof(*p->v));
-		p->tail -= p->head;
-		p->head = 0;
-	}
-	if (p->tail == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		struct sw_frame *v = realloc(p->v, cap * sizeof(*v));
+	uint8_t *f;
+	size_t len;
 
-		if (!v)
-			return -1;
-		p->v = v;
-		p->cap = cap;
+	while (rl_bottleneck_queue_pop(p->q, now, &f, &len)) {
+		if (send(p->fd, f, len, MSG_DONTWAIT) == (ssize_t)len) {
+			p->sec.out++;
+			p->all.out++;
+			p->sec.out_bytes += len;
+			p->all.out_bytes += len;
+		} else {
+			p->sec.send_err++;
+			p->all.send_err++;
+		}
+		free(f);
 	}
-	p->v[p->tail++] = f;
-	return 0;
 }
 
-/* A copy of the frame into port @out's queue: marked, dropped, or waiting for its departure. */
-static void sw_enqueue(struct sw_port *p, const uint8_t *frame, size_t len, uint64_t now)
+/* The verdict @v on a frame offered to port @p (negative: no memory), in both tallies. */
+static void sw_count(struct sw_port *p, int v)
 {
-	struct sw_frame f = { .len = (uint32_t)len, .data = malloc(len) };
-	int v;
+	struct sw_tally *t[] = { &p->sec, &p->all };
 
-	p->sec.in++;
-	p->all.in++;
-	if (!f.data)
-		return;
-	memcpy(f.data, frame, len);
-	v = rl_bottleneck_queue_offer(p->q, f.data, len, now, &f.depart);
-	if (v == RL_BOTTLENECK_MARKED) {
-		p->sec.marked++;
-		p->all.marked++;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		t[i]->in++;
+		t[i]->marked += v == RL_BOTTLENECK_MARKED;
+		t[i]->drop_full += v == RL_BOTTLENECK_DROP_FULL;
+		t[i]->drop_red += v == RL_BOTTLENECK_DROP_RED;
+		t[i]->drop_nomem += v < 0;
 	}
-	if (v == RL_BOTTLENECK_DROP_FULL || v == RL_BOTTLENECK_DROP_RED || v < 0 || sw_fifo_push(p, f)) {
-		p->sec.drop_full += v == RL_BOTTLENECK_DROP_FULL;
-		p->all.drop_full += v == RL_BOTTLENECK_DROP_FULL;
-		p->sec.drop_red += v == RL_BOTTLENECK_DROP_RED;
-		p->all.drop_red += v == RL_BOTTLENECK_DROP_RED;
-		free(f.data);
+}
+
+/*
+ * A copy of the frame into port @p's queue at @t: marked, dropped, or kept
+ * there until it departs. What departed by @t is sent first, since the
+ * offer would take it out of the queue (it is due: @t is not in the future).
+ */
+static void sw_enqueue(struct sw_port *p, const uint8_t *frame, size_t len, uint64_t t)
+{
+	uint8_t *copy = malloc(len);
+	uint64_t depart;
+	int v = -1;
+
+	if (copy) {
+		memcpy(copy, frame, len);
+		sw_transmit(p, t);
+		v = rl_bottleneck_queue_offer(p->q, copy, len, t, &depart);
 	}
+	sw_count(p, v);
+	if (v != RL_BOTTLENECK_PASS && v != RL_BOTTLENECK_MARKED)
+		free(copy);
 }
 
 static void sw_forward(struct sw *s, int in, const uint8_t *frame, size_t len, uint64_t now)
@@ -554,39 +559,24 @@ static void sw_read(struct sw *s, int in)
 	}
 }
 
-/* Send what has departed by @now. */
-static void sw_transmit(struct sw_port *p, uint64_t now)
-{
-	while (p->head < p->tail && p->v[p->head].depart <= now) {
-		struct sw_frame *f = &p->v[p->head++];
-
-		if (send(p->fd, f->data, f->len, MSG_DONTWAIT) == (ssize_t)f->len) {
-			p->sec.out++;
-			p->all.out++;
-			p->sec.out_bytes += f->len;
-			p->all.out_bytes += f->len;
-		} else {
-			p->sec.send_err++;
-			p->all.send_err++;
-		}
-		free(f->data);
-	}
-}
-
 /* ---- reports -------------------------------------------------------------------------------- */
 
-/* The depth integral up to @now, for a report's average. */
-static void sw_depth_until(struct sw_port *p, uint64_t now)
+/*
+ * The depth integral up to @now, for a report's average, and the depth at
+ * @now. Read without draining the queue: a frame read after the report may
+ * carry a kernel timestamp before @now, and RED must then still see the
+ * frames that were queued at that time. The samples of frames leaving
+ * before @now come later, and add no area before @now (sw_sample).
+ */
+static uint64_t sw_depth_until(struct sw_port *p, uint64_t now)
 {
-	uint64_t area;
+	uint64_t area, to = now > p->depth_t ? now : p->depth_t;
+	uint64_t depth = rl_bottleneck_queue_depth_over(p->q, p->depth_t, to, &area);
 
-	rl_bottleneck_queue_depth(p->q, now);
-	if (now <= p->depth_t)
-		return;
-	area = p->depth * (now - p->depth_t);
 	p->sec.depth_area += area;
 	p->all.depth_area += area;
-	p->depth_t = now;
+	p->depth_t = to;
+	return depth;
 }
 
 static void sw_line(struct sw *s, const struct sw_port *p, const struct sw_tally *t, uint64_t t0, uint64_t t1,
@@ -610,6 +600,7 @@ static void sw_line(struct sw *s, const struct sw_port *p, const struct sw_tally
 		json_u64(&s->j, "marked", t->marked);
 		json_u64(&s->j, "dropped_tail", t->drop_full);
 		json_u64(&s->j, "dropped_not_ect", t->drop_red);
+		json_u64(&s->j, "dropped_no_memory", t->drop_nomem);
 		json_u64(&s->j, "send_errors", t->send_err);
 		json_end(&s->j);
 		json_newline(&s->j);
@@ -618,7 +609,9 @@ static void sw_line(struct sw *s, const struct sw_port *p, const struct sw_tally
 	printf("[%5.1f s] %-8s %s %7.1f Mb/s  queue max %.1f KB avg %.1f KB  marked %" PRIu64 "  dropped %" PRIu64
 	       " (tail %" PRIu64 ", not-ECT %" PRIu64 ")", at, p->name, summary ? "all" : "out", mbps,
 	       (double)t->depth_max / RL_BOTTLENECK_KB, avg / RL_BOTTLENECK_KB, t->marked,
-	       t->drop_full + t->drop_red, t->drop_full, t->drop_red);
+	       t->drop_full + t->drop_red + t->drop_nomem, t->drop_full, t->drop_red);
+	if (t->drop_nomem)
+		printf("  dropped for want of memory %" PRIu64, t->drop_nomem);
 	if (summary)
 		printf("  frames in %" PRIu64 " out %" PRIu64, t->in, t->out);
 	if (t->send_err)
@@ -632,10 +625,11 @@ static void sw_report(struct sw *s, uint64_t now)
 	for (int i = 0; i < s->o.nports; i++) {
 		struct sw_port *p = &s->port[i];
 
-		sw_depth_until(p, now);
+		uint64_t depth = sw_depth_until(p, now);
+
 		if (p->sec.in || p->sec.out)
 			sw_line(s, p, &p->sec, now - SW_NS_PER_S > s->start ? now - SW_NS_PER_S : s->start, now, false);
-		p->sec = (struct sw_tally){ .depth_max = p->depth };   /* a queue that stays full is still full */
+		p->sec = (struct sw_tally){ .depth_max = depth };   /* a queue that stays full is still full */
 	}
 	fflush(stdout);
 }
@@ -688,7 +682,7 @@ static uint64_t sw_next_due(const struct sw *s)
 	uint64_t t = s->next_report < s->end ? s->next_report : s->end;
 
 	for (int i = 0; i < s->o.nports; i++) {
-		uint64_t d = s->port[i].head < s->port[i].tail ? s->port[i].v[s->port[i].head].depart : UINT64_MAX;
+		uint64_t d = rl_bottleneck_queue_next_departure(s->port[i].q);
 
 		if (d < t)
 			t = d;
