@@ -36,6 +36,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "gen.h"
 #include "json.h"
 #include "rocelab/rocelab.h"
 
@@ -51,6 +52,7 @@
 #define SW_MIN_GBPS 0.001               /* 1 Mb/s */
 #define SW_MAX_DURATION 86400
 #define SW_RCVBUF (4 << 20)             /* a burst into a slow port waits here, not in the kernel's drops */
+#define SW_WHY_MAX 320                  /* a refusal of the thresholds, as gen_bottleneck_check() words it */
 
 /* What a port did, over a report's second or since the start. */
 struct sw_tally {
@@ -174,10 +176,10 @@ static int sw_opt(int c, const char *arg, struct sw_opts *o)
 	return CLI_ERR;
 }
 
-/* The checks 'gen dcqcn' makes of its bottleneck, in its words. */
+/* The interfaces, and the thresholds checked as 'gen dcqcn' checks its own (gen_bottleneck_check). */
 static int sw_check(const struct sw_opts *o)
 {
-	uint64_t need = (uint64_t)o->bn.kmax + 2 * ETH_FRAME_LEN;
+	char why[SW_WHY_MAX];
 
 	if (o->nports < 2) {
 		cli_error("switch", o->nports ? "one interface is not a switch: give two or more (see rocelab switch --help)"
@@ -194,16 +196,8 @@ static int sw_check(const struct sw_opts *o)
 				cli_error("switch", "interface '%s' is named twice", o->ifaces[i]);
 				return CLI_ERR;
 			}
-	if (o->bn.kmin > o->bn.kmax) {
-		cli_error("switch", "--kmin %" PRIu32 " KB is above --kmax %" PRIu32 " KB: RED marks between them",
-			  o->bn.kmin / RL_BOTTLENECK_KB, o->bn.kmax / RL_BOTTLENECK_KB);
-		return CLI_ERR;
-	}
-	/* A queue that cannot hold two frames past Kmax drops before it marks every frame. */
-	if (o->bn.queue_bytes < need) {
-		cli_error("switch", "--queue %" PRIu32 " KB holds less than --kmax and two full frames (%" PRIu64
-				    " KB): it would drop before RED marks every frame", o->bn.queue_bytes / RL_BOTTLENECK_KB,
-			  (need + RL_BOTTLENECK_KB - 1) / RL_BOTTLENECK_KB);
+	if (gen_bottleneck_check(o->bn.kmin, o->bn.kmax, o->bn.queue_bytes, ETH_FRAME_LEN, why, sizeof(why))) {
+		cli_error("switch", "%s", why);
 		return CLI_ERR;
 	}
 	return CLI_OK;
