@@ -49,7 +49,7 @@
 #define SW_BURST 64                     /* frames read from one port per wake, so no port starves the others */
 #define SW_NS_PER_S 1000000000ull
 #define SW_MAX_GBPS 1000.0
-#define SW_MIN_GBPS 0.001               /* 1 Mb/s */
+#define SW_MIN_GBPS 0.001               /* 1 Mb/s: a user-space switch on veths forwards well below 10 Gb/s */
 #define SW_MAX_DURATION 86400
 #define SW_RCVBUF (4 << 20)             /* a burst into a slow port waits here, not in the kernel's drops */
 #define SW_WHY_MAX 320                  /* a refusal of the thresholds, as gen_bottleneck_check() words it */
@@ -142,27 +142,13 @@ static void sw_usage(FILE *f)
 		d.queue_bytes / RL_BOTTLENECK_KB);
 }
 
-/* --rate: Gbit/s, a decimal, since a user-space switch on veths forwards well below 10. */
-static bool sw_arg_rate(const char *arg, uint64_t *bps)
-{
-	char *end;
-	double g = strtod(arg, &end);
-
-	if (!*arg || *end || !(g >= SW_MIN_GBPS && g <= SW_MAX_GBPS)) {
-		cli_error("switch", "--rate needs Gbit/s from %g to %g, like 0.5, not '%s'", SW_MIN_GBPS, SW_MAX_GBPS,
-			  arg);
-		return false;
-	}
-	*bps = (uint64_t)(g * 1e9 + 0.5);
-	return true;
-}
-
 static int sw_opt(int c, const char *arg, struct sw_opts *o)
 {
 	enum { O_RATE = 256, O_KMIN, O_KMAX, O_PMAX, O_QUEUE, O_SEED, O_DURATION, O_JSON };
 
 	switch (c) {
-	case O_RATE: return sw_arg_rate(arg, &o->bn.rate_bps) ? 0 : CLI_ERR;
+	case O_RATE:
+		return cli_arg_gbps("switch", "--rate", arg, SW_MIN_GBPS, SW_MAX_GBPS, &o->bn.rate_bps) ? 0 : CLI_ERR;
 	case O_KMIN: return cli_arg_kb("switch", "--kmin", arg, 0, &o->bn.kmin) ? 0 : CLI_ERR;
 	case O_KMAX: return cli_arg_kb("switch", "--kmax", arg, 0, &o->bn.kmax) ? 0 : CLI_ERR;
 	case O_QUEUE: return cli_arg_kb("switch", "--queue", arg, 1, &o->bn.queue_bytes) ? 0 : CLI_ERR;
