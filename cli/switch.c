@@ -47,7 +47,6 @@
 #define SW_MAX_PORTS 8
 #define SW_MACS 1024                    /* learned addresses; the oldest goes when full */
 #define SW_BURST 64                     /* frames read from one port per wake, so no port starves the others */
-#define SW_NS_PER_S 1000000000ull
 #define SW_MAX_GBPS 1000.0
 #define SW_MIN_GBPS 0.001               /* 1 Mb/s: a user-space switch on veths forwards well below 10 Gb/s */
 #define SW_MAX_DURATION 86400
@@ -110,7 +109,7 @@ static uint64_t sw_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * SW_NS_PER_S + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * CLI_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
 static void sw_usage(FILE *f)
@@ -485,8 +484,8 @@ static uint64_t sw_arrival(struct sw *s, struct msghdr *m, uint64_t now)
 			continue;
 		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
 		clock_gettime(CLOCK_REALTIME, &real);
-		real_ns = (uint64_t)real.tv_sec * SW_NS_PER_S + (uint64_t)real.tv_nsec;
-		at = (uint64_t)ts.tv_sec * SW_NS_PER_S + (uint64_t)ts.tv_nsec;
+		real_ns = (uint64_t)real.tv_sec * CLI_NS_PER_S + (uint64_t)real.tv_nsec;
+		at = (uint64_t)ts.tv_sec * CLI_NS_PER_S + (uint64_t)ts.tv_nsec;
 		if (at <= real_ns && real_ns - at < now)
 			t = now - (real_ns - at);
 	}
@@ -608,7 +607,7 @@ static void sw_report(struct sw *s, uint64_t now)
 		uint64_t depth = sw_depth_until(p, now);
 
 		if (p->sec.in || p->sec.out)
-			sw_line(s, p, &p->sec, now - SW_NS_PER_S > s->start ? now - SW_NS_PER_S : s->start, now, false);
+			sw_line(s, p, &p->sec, now - CLI_NS_PER_S > s->start ? now - CLI_NS_PER_S : s->start, now, false);
 		p->sec = (struct sw_tally){ .depth_max = depth };   /* a queue that stays full is still full */
 	}
 	fflush(stdout);
@@ -740,7 +739,7 @@ static void sw_revive(struct sw *s, struct pollfd *pfd)
 static void sw_wait(struct sw *s, struct pollfd *pfd, uint64_t now)
 {
 	uint64_t due = sw_next_due(s), wait = due > now ? due - now : 0;
-	struct timespec ts = { .tv_sec = (time_t)(wait / SW_NS_PER_S), .tv_nsec = (long)(wait % SW_NS_PER_S) };
+	struct timespec ts = { .tv_sec = (time_t)(wait / CLI_NS_PER_S), .tv_nsec = (long)(wait % CLI_NS_PER_S) };
 
 	/* SIGINT and SIGTERM are blocked but here, so one cannot land between sw_stop's check and the sleep. */
 	if (ppoll(pfd, (nfds_t)s->o.nports, &ts, &s->wait_mask) <= 0)
@@ -762,8 +761,8 @@ static void sw_run(struct sw *s)
 	s->start = sw_now();
 	for (int i = 0; i < s->o.nports; i++)
 		s->port[i].depth_t = s->start;
-	s->next_report = s->start + SW_NS_PER_S;
-	s->end = s->o.duration_s ? s->start + s->o.duration_s * SW_NS_PER_S : UINT64_MAX;
+	s->next_report = s->start + CLI_NS_PER_S;
+	s->end = s->o.duration_s ? s->start + s->o.duration_s * CLI_NS_PER_S : UINT64_MAX;
 	for (;;) {
 		uint64_t now = sw_now();
 
@@ -772,7 +771,7 @@ static void sw_run(struct sw *s)
 		if (now >= s->next_report) {
 			sw_report(s, now);
 			sw_revive(s, pfd);
-			s->next_report += SW_NS_PER_S;
+			s->next_report += CLI_NS_PER_S;
 		}
 		if (sw_stop || s->gone || now >= s->end)
 			break;
@@ -812,7 +811,7 @@ int cli_switch(int argc, char **argv)
 		json_begin(&s.j, stdout);
 		sw_run(&s);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		r = s.gone ? CLI_BAD_INPUT : CLI_OK;
+		r = s.gone ? CLI_ERR : CLI_OK;
 	}
 	sw_close(&s);
 	return r;
