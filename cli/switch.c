@@ -91,7 +91,7 @@ struct sw {
 	uint64_t start, next_report, end;
 	uint64_t last_arrival;          /* of the frame offered last */
 	uint64_t too_big;               /* frames longer than the wire carries: not forwarded */
-	bool gone;                      /* a port's interface went away (ENODEV): stop, exit non-zero */
+	bool gone;                      /* a port's interface went away (deleted): stop, exit non-zero */
 	sigset_t wait_mask;             /* SIGINT and SIGTERM unblocked: only inside ppoll() */
 	struct json j;
 };
