@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Option arguments, parsed one way with the standard messages: see args.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -68,6 +69,7 @@ int cli_opt_error(const char *cmd, int c, char **argv)
 }
 
 #define CLI_MAX_KB (64 * 1024)
+#define CLI_BPS_PER_GBPS 1e9
 
 bool cli_arg_kb(const char *cmd, const char *opt, const char *arg, uint32_t min_kb, uint32_t *bytes)
 {
@@ -91,6 +93,24 @@ bool cli_arg_pmax(const char *cmd, const char *arg, double *pmax)
 	}
 	cli_error(cmd, "--pmax is a probability from 0 to 1 (DCQCN's is 0.01), not '%s'", arg);
 	return false;
+}
+
+bool cli_arg_gbps(const char *cmd, const char *opt, const char *arg, double min_gbps, double max_gbps,
+		  uint64_t *bps)
+{
+	char *end;
+	double g;
+
+	errno = 0;
+	g = strtod(arg, &end);
+	/* NaN fails both comparisons; strtod's leading blanks are not a number either. */
+	if (errno || end == arg || *end || isspace((unsigned char)*arg) || !(g >= min_gbps && g <= max_gbps)) {
+		cli_error(cmd, "%s needs Gbit/s from %g to %g (0.5 is 500 Mb/s), not '%s'", opt, min_gbps, max_gbps,
+			  arg);
+		return false;
+	}
+	*bps = (uint64_t)(g * CLI_BPS_PER_GBPS + 0.5);
+	return true;
 }
 
 bool cli_arg_cnp_interval(const char *cmd, const char *arg, uint64_t *ns)

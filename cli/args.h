@@ -32,6 +32,13 @@ bool cli_arg_u64(const char *cmd, const char *opt, const char *arg, uint64_t min
 bool cli_arg_kb(const char *cmd, const char *opt, const char *arg, uint32_t min_kb, uint32_t *bytes);
 bool cli_arg_pmax(const char *cmd, const char *arg, double *pmax);
 /*
+ * A line rate in Gbit/s as a decimal (0.5 is 500 Mb/s), from @min_gbps to
+ * @max_gbps, into bit/s: the same words for 'peer' and 'switch'. False after
+ * "OPT needs Gbit/s from MIN to MAX (0.5 is 500 Mb/s), not 'ARG'".
+ */
+bool cli_arg_gbps(const char *cmd, const char *opt, const char *arg, double min_gbps, double max_gbps,
+		  uint64_t *bps);
+/*
  * A notification point's --cnp-interval, in microseconds from 1 to a second
  * (mlx5's roce_np min_time_between_cnps), into nanoseconds: the same words
  * for 'gen' and 'peer'. False after the message.

@@ -40,6 +40,10 @@ int cli_layout(const char *name, enum cli_layout_form form, const char *path);
  */
 enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_ERR = 2 };
 
+/* Units the CLI's commands share (core's own are private to it). */
+#define CLI_NS_PER_S 1000000000ull
+#define CLI_ETH_HDR_LEN 14u       /* Ethernet II without a VLAN tag: destination, source, EtherType */
+
 /* Print "rocelab CMD: message" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -412,7 +412,6 @@ static void lay_print_json(FILE *o, const struct lay *l)
 
 /* ---- a frame's layers (--layout OPCODE) -------------------------------------------------------- */
 
-#define LAY_ETH_LEN 14    /* Ethernet II: destination, source, EtherType */
 #define LAY_IPV4_LEN 20   /* IPv4 without options (RFC 791) */
 #define LAY_UDP_LEN 8     /* RFC 768 */
 #define LAY_MAX_LAYERS 16
@@ -486,7 +485,7 @@ static void lay_frame_build(struct lay_frame *fr, uint8_t opcode)
 	memset(fr, 0, sizeof(*fr));
 	fr->opcode = opcode;
 	fr->info = rl_opcode_info(opcode);
-	lay_frame_fixed(fr, "Ethernet", LAY_ETH_LEN);
+	lay_frame_fixed(fr, "Ethernet", CLI_ETH_HDR_LEN);
 	lay_frame_fixed(fr, "IPv4", LAY_IPV4_LEN);
 	lay_frame_fixed(fr, "UDP", LAY_UDP_LEN);
 	lay_frame_fixed(fr, "BTH", RL_BTH_LEN);

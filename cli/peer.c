@@ -558,23 +558,6 @@ static bool peer_fault_flags(const struct peer_opts *o)
 	return true;
 }
 
-/* --rate GBPS: a decimal number of Gb/s (0.5 is 500 Mb/s) into b/s; false with a message. */
-static bool peer_gbps(const char *arg, uint64_t *bps)
-{
-	char *end;
-	double g;
-
-	errno = 0;
-	g = strtod(arg, &end);
-	if (errno || end == arg || *end || !(g >= PEER_RATE_MIN_GBPS && g <= PEER_RATE_MAX_GBPS)) {
-		cli_error("peer", "--rate wants Gb/s from %g to %g (0.5 is 500 Mb/s), not '%s'", PEER_RATE_MIN_GBPS,
-			  PEER_RATE_MAX_GBPS, arg);
-		return false;
-	}
-	*bps = (uint64_t)(g * 1e9 + 0.5);
-	return true;
-}
-
 /* --cc, --rate and --cnp-interval together; false with a message. */
 static bool peer_cc_flags(const struct peer_opts *o)
 {
@@ -829,7 +812,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 			o->cc = (enum rl_cc_algo)t;
 			break;
 		case O_RATE:
-			if (!peer_gbps(optarg, &o->rate_bps))
+			if (!cli_arg_gbps("peer", "--rate", optarg, PEER_RATE_MIN_GBPS, PEER_RATE_MAX_GBPS, &o->rate_bps))
 				goto out;
 			break;
 		case O_CNP_INTERVAL:

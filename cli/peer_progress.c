@@ -15,15 +15,15 @@
  */
 #include <inttypes.h>
 
+#include "cli.h"
 #include "peer.h"
 
-#define PEER_NS_PER_S 1000000000ull
-#define PEER_PROGRESS_NS PEER_NS_PER_S
+#define PEER_PROGRESS_NS CLI_NS_PER_S
 #define PEER_MBIT 1e6
 
 static double peer_secs(uint64_t ns)
 {
-	return (double)ns / PEER_NS_PER_S;
+	return (double)ns / CLI_NS_PER_S;
 }
 
 /*

@@ -46,7 +46,6 @@
 #define PEER_RXE_HDR 80 /* rxe: the largest header it allows for when it picks the path MTU */
 #define PEER_BATCH 64
 #define PEER_DGRAM_MAX 9216
-#define PEER_ETH_LEN 14   /* an Ethernet header without a VLAN tag */
 #define PEER_IPV4_LEN 20
 #define PEER_UDP_LEN 8
 #define PEER_TTL 64 /* what Linux sends; the ICRC masks it */
@@ -349,7 +348,7 @@ void peer_emit(void *ctx, const struct rl_path *path, const uint8_t *pkt, size_t
 	peer_addr_set_port(&t->to[t->n], PEER_ROCE_PORT);
 	t->fd[t->n] = fd;
 	t->n++;
-	p->stat.tx_bytes += PEER_ETH_LEN + rl_path_hdr_len(path) + len;
+	p->stat.tx_bytes += CLI_ETH_HDR_LEN + rl_path_hdr_len(path) + len;
 }
 
 static struct peer_tx *peer_tx_new(void)
@@ -504,7 +503,7 @@ void peer_receive(struct peer *p, uint64_t now)
 		if (roce < 0 || rl_host_read_pkt(p->verbs.host, &path, data + off, len - off, now))
 			p->stat.rx_bad++;
 		else
-			p->stat.rx_bytes += PEER_ETH_LEN + rl_path_hdr_len(&path) + len - off;
+			p->stat.rx_bytes += CLI_ETH_HDR_LEN + rl_path_hdr_len(&path) + len - off;
 		rl_host_run(p->verbs.host, now);
 	}
 }

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -35,6 +36,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "gen.h"
 #include "json.h"
 #include "rocelab/rocelab.h"
 
@@ -45,31 +47,25 @@
 #define SW_MAX_PORTS 8
 #define SW_MACS 1024                    /* learned addresses; the oldest goes when full */
 #define SW_BURST 64                     /* frames read from one port per wake, so no port starves the others */
-#define SW_NS_PER_S 1000000000ull
 #define SW_MAX_GBPS 1000.0
-#define SW_MIN_GBPS 0.001               /* 1 Mb/s */
+#define SW_MIN_GBPS 0.001               /* 1 Mb/s: a user-space switch on veths forwards well below 10 Gb/s */
 #define SW_MAX_DURATION 86400
 #define SW_RCVBUF (4 << 20)             /* a burst into a slow port waits here, not in the kernel's drops */
-
-struct sw_frame {
-	uint64_t depart;
-	uint32_t len;
-	uint8_t *data;
-};
+#define SW_WHY_MAX 320                  /* a refusal of the thresholds, as gen_bottleneck_check() words it */
 
 /* What a port did, over a report's second or since the start. */
 struct sw_tally {
 	uint64_t in, out, out_bytes, marked, drop_full, drop_red, send_err;
+	uint64_t drop_nomem;             /* no memory for a copy or a queue slot */
 	uint64_t depth_max, depth_area;  /* bytes; bytes x ns */
 };
 
 struct sw_port {
 	const char *name;
 	int ifindex, fd;
-	struct rl_bottleneck_queue *q;
-	struct sw_frame *v;             /* admitted frames in departure order: [head, tail) */
-	size_t head, tail, cap;
+	struct rl_bottleneck_queue *q;  /* holds the admitted frames (malloc'd copies) until they depart */
 	uint64_t depth, depth_t;        /* the queue's depth since depth_t, from its samples */
+	bool down;                      /* link down (ENETDOWN): not polled until it is up again */
 	struct sw_tally sec, all;
 };
 
@@ -95,6 +91,8 @@ struct sw {
 	uint64_t start, next_report, end;
 	uint64_t last_arrival;          /* of the frame offered last */
 	uint64_t too_big;               /* frames longer than the wire carries: not forwarded */
+	bool gone;                      /* a port's interface went away (deleted): stop, exit non-zero */
+	sigset_t wait_mask;             /* SIGINT and SIGTERM unblocked: only inside ppoll() */
 	struct json j;
 };
 
@@ -111,7 +109,7 @@ static uint64_t sw_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * SW_NS_PER_S + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * CLI_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
 static void sw_usage(FILE *f)
@@ -143,27 +141,13 @@ static void sw_usage(FILE *f)
 		d.queue_bytes / RL_BOTTLENECK_KB);
 }
 
-/* --rate: Gbit/s, a decimal, since a user-space switch on veths forwards well below 10. */
-static bool sw_arg_rate(const char *arg, uint64_t *bps)
-{
-	char *end;
-	double g = strtod(arg, &end);
-
-	if (!*arg || *end || !(g >= SW_MIN_GBPS && g <= SW_MAX_GBPS)) {
-		cli_error("switch", "--rate needs Gbit/s from %g to %g, like 0.5, not '%s'", SW_MIN_GBPS, SW_MAX_GBPS,
-			  arg);
-		return false;
-	}
-	*bps = (uint64_t)(g * 1e9 + 0.5);
-	return true;
-}
-
 static int sw_opt(int c, const char *arg, struct sw_opts *o)
 {
 	enum { O_RATE = 256, O_KMIN, O_KMAX, O_PMAX, O_QUEUE, O_SEED, O_DURATION, O_JSON };
 
 	switch (c) {
-	case O_RATE: return sw_arg_rate(arg, &o->bn.rate_bps) ? 0 : CLI_ERR;
+	case O_RATE:
+		return cli_arg_gbps("switch", "--rate", arg, SW_MIN_GBPS, SW_MAX_GBPS, &o->bn.rate_bps) ? 0 : CLI_ERR;
 	case O_KMIN: return cli_arg_kb("switch", "--kmin", arg, 0, &o->bn.kmin) ? 0 : CLI_ERR;
 	case O_KMAX: return cli_arg_kb("switch", "--kmax", arg, 0, &o->bn.kmax) ? 0 : CLI_ERR;
 	case O_QUEUE: return cli_arg_kb("switch", "--queue", arg, 1, &o->bn.queue_bytes) ? 0 : CLI_ERR;
@@ -177,10 +161,10 @@ static int sw_opt(int c, const char *arg, struct sw_opts *o)
 	return CLI_ERR;
 }
 
-/* The checks 'gen dcqcn' makes of its bottleneck, in its words. */
+/* The interfaces, and the thresholds checked as 'gen dcqcn' checks its own (gen_bottleneck_check). */
 static int sw_check(const struct sw_opts *o)
 {
-	uint64_t need = (uint64_t)o->bn.kmax + 2 * ETH_FRAME_LEN;
+	char why[SW_WHY_MAX];
 
 	if (o->nports < 2) {
 		cli_error("switch", o->nports ? "one interface is not a switch: give two or more (see rocelab switch --help)"
@@ -197,16 +181,8 @@ static int sw_check(const struct sw_opts *o)
 				cli_error("switch", "interface '%s' is named twice", o->ifaces[i]);
 				return CLI_ERR;
 			}
-	if (o->bn.kmin > o->bn.kmax) {
-		cli_error("switch", "--kmin %" PRIu32 " KB is above --kmax %" PRIu32 " KB: RED marks between them",
-			  o->bn.kmin / RL_BOTTLENECK_KB, o->bn.kmax / RL_BOTTLENECK_KB);
-		return CLI_ERR;
-	}
-	/* A queue that cannot hold two frames past Kmax drops before it marks every frame. */
-	if (o->bn.queue_bytes < need) {
-		cli_error("switch", "--queue %" PRIu32 " KB holds less than --kmax and two full frames (%" PRIu64
-				    " KB): it would drop before RED marks every frame", o->bn.queue_bytes / RL_BOTTLENECK_KB,
-			  (need + RL_BOTTLENECK_KB - 1) / RL_BOTTLENECK_KB);
+	if (gen_bottleneck_check(o->bn.kmin, o->bn.kmax, o->bn.queue_bytes, ETH_FRAME_LEN, why, sizeof(why))) {
+		cli_error("switch", "%s", why);
 		return CLI_ERR;
 	}
 	return CLI_OK;
@@ -323,11 +299,13 @@ static void sw_close(struct sw *s)
 	for (int i = 0; i < s->o.nports; i++) {
 		struct sw_port *p = &s->port[i];
 
+		uint8_t *f;
+		size_t len;
+
 		if (p->fd >= 0)
 			close(p->fd);
-		for (size_t k = p->head; k < p->tail; k++)
-			free(p->v[k].data);
-		free(p->v);
+		while (p->q && rl_bottleneck_queue_pop(p->q, UINT64_MAX, &f, &len))
+			free(f);
 		rl_bottleneck_queue_free(p->q);
 	}
 }
@@ -368,49 +346,59 @@ static int sw_lookup(const struct sw *s, const uint8_t *mac)
 	return -1;
 }
 
-static int sw_fifo_push(struct sw_port *p, struct sw_frame f)
+/* Send what has departed by @now. */
+static void sw_transmit(struct sw_port *p, uint64_t now)
 {
-	if (p->tail == p->cap && p->head) {
-		memmove(p->v, p->v + p->head, (p->tail - p->head) * sizeof(*p->v));
-		p->tail -= p->head;
-		p->head = 0;
-	}
-	if (p->tail == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		struct sw_frame *v = realloc(p->v, cap * sizeof(*v));
+	uint8_t *f;
+	size_t len;
 
-		if (!v)
-			return -1;
-		p->v = v;
-		p->cap = cap;
+	while (rl_bottleneck_queue_pop(p->q, now, &f, &len)) {
+		if (send(p->fd, f, len, MSG_DONTWAIT) == (ssize_t)len) {
+			p->sec.out++;
+			p->all.out++;
+			p->sec.out_bytes += len;
+			p->all.out_bytes += len;
+		} else {
+			p->sec.send_err++;
+			p->all.send_err++;
+		}
+		free(f);
 	}
-	p->v[p->tail++] = f;
-	return 0;
 }
 
-/* A copy of the frame into port @out's queue: marked, dropped, or waiting for its departure. */
-static void sw_enqueue(struct sw_port *p, const uint8_t *frame, size_t len, uint64_t now)
+/* The verdict @v on a frame offered to port @p (negative: no memory), in both tallies. */
+static void sw_count(struct sw_port *p, int v)
 {
-	struct sw_frame f = { .len = (uint32_t)len, .data = malloc(len) };
-	int v;
+	struct sw_tally *t[] = { &p->sec, &p->all };
 
-	p->sec.in++;
-	p->all.in++;
-	if (!f.data)
-		return;
-	memcpy(f.data, frame, len);
-	v = rl_bottleneck_queue_offer(p->q, f.data, len, now, &f.depart);
-	if (v == RL_BOTTLENECK_MARKED) {
-		p->sec.marked++;
-		p->all.marked++;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		t[i]->in++;
+		t[i]->marked += v == RL_BOTTLENECK_MARKED;
+		t[i]->drop_full += v == RL_BOTTLENECK_DROP_FULL;
+		t[i]->drop_red += v == RL_BOTTLENECK_DROP_RED;
+		t[i]->drop_nomem += v < 0;
 	}
-	if (v == RL_BOTTLENECK_DROP_FULL || v == RL_BOTTLENECK_DROP_RED || v < 0 || sw_fifo_push(p, f)) {
-		p->sec.drop_full += v == RL_BOTTLENECK_DROP_FULL;
-		p->all.drop_full += v == RL_BOTTLENECK_DROP_FULL;
-		p->sec.drop_red += v == RL_BOTTLENECK_DROP_RED;
-		p->all.drop_red += v == RL_BOTTLENECK_DROP_RED;
-		free(f.data);
+}
+
+/*
+ * A copy of the frame into port @p's queue at @t: marked, dropped, or kept
+ * there until it departs. What departed by @t is sent first, since the
+ * offer would take it out of the queue (it is due: @t is not in the future).
+ */
+static void sw_enqueue(struct sw_port *p, const uint8_t *frame, size_t len, uint64_t t)
+{
+	uint8_t *copy = malloc(len);
+	uint64_t depart;
+	int v = -1;
+
+	if (copy) {
+		memcpy(copy, frame, len);
+		sw_transmit(p, t);
+		v = rl_bottleneck_queue_offer(p->q, copy, len, t, &depart);
 	}
+	sw_count(p, v);
+	if (v != RL_BOTTLENECK_PASS && v != RL_BOTTLENECK_MARKED)
+		free(copy);
 }
 
 static void sw_forward(struct sw *s, int in, const uint8_t *frame, size_t len, uint64_t now)
@@ -496,8 +484,8 @@ static uint64_t sw_arrival(struct sw *s, struct msghdr *m, uint64_t now)
 			continue;
 		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
 		clock_gettime(CLOCK_REALTIME, &real);
-		real_ns = (uint64_t)real.tv_sec * SW_NS_PER_S + (uint64_t)real.tv_nsec;
-		at = (uint64_t)ts.tv_sec * SW_NS_PER_S + (uint64_t)ts.tv_nsec;
+		real_ns = (uint64_t)real.tv_sec * CLI_NS_PER_S + (uint64_t)real.tv_nsec;
+		at = (uint64_t)ts.tv_sec * CLI_NS_PER_S + (uint64_t)ts.tv_nsec;
 		if (at <= real_ns && real_ns - at < now)
 			t = now - (real_ns - at);
 	}
@@ -550,39 +538,24 @@ static void sw_read(struct sw *s, int in)
 	}
 }
 
-/* Send what has departed by @now. */
-static void sw_transmit(struct sw_port *p, uint64_t now)
-{
-	while (p->head < p->tail && p->v[p->head].depart <= now) {
-		struct sw_frame *f = &p->v[p->head++];
-
-		if (send(p->fd, f->data, f->len, MSG_DONTWAIT) == (ssize_t)f->len) {
-			p->sec.out++;
-			p->all.out++;
-			p->sec.out_bytes += f->len;
-			p->all.out_bytes += f->len;
-		} else {
-			p->sec.send_err++;
-			p->all.send_err++;
-		}
-		free(f->data);
-	}
-}
-
 /* ---- reports -------------------------------------------------------------------------------- */
 
-/* The depth integral up to @now, for a report's average. */
-static void sw_depth_until(struct sw_port *p, uint64_t now)
+/*
+ * The depth integral up to @now, for a report's average, and the depth at
+ * @now. Read without draining the queue: a frame read after the report may
+ * carry a kernel timestamp before @now, and RED must then still see the
+ * frames that were queued at that time. The samples of frames leaving
+ * before @now come later, and add no area before @now (sw_sample).
+ */
+static uint64_t sw_depth_until(struct sw_port *p, uint64_t now)
 {
-	uint64_t area;
+	uint64_t area, to = now > p->depth_t ? now : p->depth_t;
+	uint64_t depth = rl_bottleneck_queue_depth_over(p->q, p->depth_t, to, &area);
 
-	rl_bottleneck_queue_depth(p->q, now);
-	if (now <= p->depth_t)
-		return;
-	area = p->depth * (now - p->depth_t);
 	p->sec.depth_area += area;
 	p->all.depth_area += area;
-	p->depth_t = now;
+	p->depth_t = to;
+	return depth;
 }
 
 static void sw_line(struct sw *s, const struct sw_port *p, const struct sw_tally *t, uint64_t t0, uint64_t t1,
@@ -606,6 +579,7 @@ static void sw_line(struct sw *s, const struct sw_port *p, const struct sw_tally
 		json_u64(&s->j, "marked", t->marked);
 		json_u64(&s->j, "dropped_tail", t->drop_full);
 		json_u64(&s->j, "dropped_not_ect", t->drop_red);
+		json_u64(&s->j, "dropped_no_memory", t->drop_nomem);
 		json_u64(&s->j, "send_errors", t->send_err);
 		json_end(&s->j);
 		json_newline(&s->j);
@@ -614,7 +588,9 @@ static void sw_line(struct sw *s, const struct sw_port *p, const struct sw_tally
 	printf("[%5.1f s] %-8s %s %7.1f Mb/s  queue max %.1f KB avg %.1f KB  marked %" PRIu64 "  dropped %" PRIu64
 	       " (tail %" PRIu64 ", not-ECT %" PRIu64 ")", at, p->name, summary ? "all" : "out", mbps,
 	       (double)t->depth_max / RL_BOTTLENECK_KB, avg / RL_BOTTLENECK_KB, t->marked,
-	       t->drop_full + t->drop_red, t->drop_full, t->drop_red);
+	       t->drop_full + t->drop_red + t->drop_nomem, t->drop_full, t->drop_red);
+	if (t->drop_nomem)
+		printf("  dropped for want of memory %" PRIu64, t->drop_nomem);
 	if (summary)
 		printf("  frames in %" PRIu64 " out %" PRIu64, t->in, t->out);
 	if (t->send_err)
@@ -628,10 +604,11 @@ static void sw_report(struct sw *s, uint64_t now)
 	for (int i = 0; i < s->o.nports; i++) {
 		struct sw_port *p = &s->port[i];
 
-		sw_depth_until(p, now);
+		uint64_t depth = sw_depth_until(p, now);
+
 		if (p->sec.in || p->sec.out)
-			sw_line(s, p, &p->sec, now - SW_NS_PER_S > s->start ? now - SW_NS_PER_S : s->start, now, false);
-		p->sec = (struct sw_tally){ .depth_max = p->depth };   /* a queue that stays full is still full */
+			sw_line(s, p, &p->sec, now - CLI_NS_PER_S > s->start ? now - CLI_NS_PER_S : s->start, now, false);
+		p->sec = (struct sw_tally){ .depth_max = depth };   /* a queue that stays full is still full */
 	}
 	fflush(stdout);
 }
@@ -684,7 +661,7 @@ static uint64_t sw_next_due(const struct sw *s)
 	uint64_t t = s->next_report < s->end ? s->next_report : s->end;
 
 	for (int i = 0; i < s->o.nports; i++) {
-		uint64_t d = s->port[i].head < s->port[i].tail ? s->port[i].v[s->port[i].head].depart : UINT64_MAX;
+		uint64_t d = rl_bottleneck_queue_next_departure(s->port[i].q);
 
 		if (d < t)
 			t = d;
@@ -692,16 +669,87 @@ static uint64_t sw_next_due(const struct sw *s)
 	return t;
 }
 
+enum sw_link { SW_LINK_UP, SW_LINK_DOWN, SW_LINK_GONE };
+
+/* Port @p's interface: up and running, down (or no carrier), or gone (deleted, its name now another's). */
+static enum sw_link sw_link_state(const struct sw_port *p)
+{
+	struct ifreq ifr = { 0 };
+	const short up = IFF_UP | IFF_RUNNING;
+
+	if (if_nametoindex(p->name) != (unsigned)p->ifindex)
+		return SW_LINK_GONE;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->name);
+	if (ioctl(p->fd, SIOCGIFFLAGS, &ifr))
+		return errno == ENODEV ? SW_LINK_GONE : SW_LINK_DOWN;
+	return (ifr.ifr_flags & up) == up ? SW_LINK_UP : SW_LINK_DOWN;
+}
+
+static void sw_port_gone(struct sw *s, const struct sw_port *p)
+{
+	cli_error("switch", "interface %s went away", p->name);
+	s->gone = true;
+}
+
+/*
+ * POLLERR, POLLHUP or POLLNVAL on port @i: read its socket's error with
+ * SO_ERROR, which clears it (else poll() reports it again at once, for ever).
+ * The kernel says ENETDOWN both for a link set down and for an interface
+ * deleted (a deleted one goes down first): a port whose link is down is not
+ * polled until sw_revive() sees it up; one whose interface is gone stops the switch.
+ */
+static void sw_port_error(struct sw *s, struct pollfd *pfd, int i)
+{
+	struct sw_port *p = &s->port[i];
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &l))
+		err = errno;
+	if (err && err != ENETDOWN && err != ENODEV && err != ENXIO) {
+		cli_error("switch", "%s: %s", p->name, strerror(err));
+		return;
+	}
+	if (err == ENODEV || err == ENXIO || (pfd[i].revents & POLLNVAL) || sw_link_state(p) == SW_LINK_GONE) {
+		sw_port_gone(s, p);
+		return;
+	}
+	p->down = true;
+	pfd[i].fd = -1;         /* ppoll() skips it */
+}
+
+/* Once a second: a port whose link went down is polled again once it is up, or stops the switch if gone. */
+static void sw_revive(struct sw *s, struct pollfd *pfd)
+{
+	for (int i = 0; i < s->o.nports; i++) {
+		enum sw_link st;
+
+		if (!s->port[i].down)
+			continue;
+		st = sw_link_state(&s->port[i]);
+		if (st == SW_LINK_GONE)
+			sw_port_gone(s, &s->port[i]);
+		if (st != SW_LINK_UP)
+			continue;
+		s->port[i].down = false;
+		pfd[i].fd = s->port[i].fd;
+	}
+}
+
 static void sw_wait(struct sw *s, struct pollfd *pfd, uint64_t now)
 {
 	uint64_t due = sw_next_due(s), wait = due > now ? due - now : 0;
-	struct timespec ts = { .tv_sec = (time_t)(wait / SW_NS_PER_S), .tv_nsec = (long)(wait % SW_NS_PER_S) };
+	struct timespec ts = { .tv_sec = (time_t)(wait / CLI_NS_PER_S), .tv_nsec = (long)(wait % CLI_NS_PER_S) };
 
-	if (ppoll(pfd, (nfds_t)s->o.nports, &ts, NULL) <= 0)
+	/* SIGINT and SIGTERM are blocked but here, so one cannot land between sw_stop's check and the sleep. */
+	if (ppoll(pfd, (nfds_t)s->o.nports, &ts, &s->wait_mask) <= 0)
 		return;
-	for (int i = 0; i < s->o.nports; i++)
-		if (pfd[i].revents & POLLIN)
+	for (int i = 0; i < s->o.nports; i++) {
+		if (pfd[i].revents & (POLLERR | POLLHUP | POLLNVAL))
+			sw_port_error(s, pfd, i);
+		else if (pfd[i].revents & POLLIN)
 			sw_read(s, i);
+	}
 }
 
 static void sw_run(struct sw *s)
@@ -713,8 +761,8 @@ static void sw_run(struct sw *s)
 	s->start = sw_now();
 	for (int i = 0; i < s->o.nports; i++)
 		s->port[i].depth_t = s->start;
-	s->next_report = s->start + SW_NS_PER_S;
-	s->end = s->o.duration_s ? s->start + s->o.duration_s * SW_NS_PER_S : UINT64_MAX;
+	s->next_report = s->start + CLI_NS_PER_S;
+	s->end = s->o.duration_s ? s->start + s->o.duration_s * CLI_NS_PER_S : UINT64_MAX;
 	for (;;) {
 		uint64_t now = sw_now();
 
@@ -722,9 +770,10 @@ static void sw_run(struct sw *s)
 			sw_transmit(&s->port[i], now);
 		if (now >= s->next_report) {
 			sw_report(s, now);
-			s->next_report += SW_NS_PER_S;
+			sw_revive(s, pfd);
+			s->next_report += CLI_NS_PER_S;
 		}
-		if (sw_stop || now >= s->end)
+		if (sw_stop || s->gone || now >= s->end)
 			break;
 		sw_wait(s, pfd, now);
 	}
@@ -735,6 +784,7 @@ int cli_switch(int argc, char **argv)
 {
 	static struct sw s;
 	struct sigaction sa = { .sa_handler = sw_on_signal };
+	sigset_t stop, old;
 	int r;
 
 	memset(&s, 0, sizeof(s));
@@ -747,12 +797,21 @@ int cli_switch(int argc, char **argv)
 		return CLI_OK;
 	r = sw_open(&s);
 	if (!r) {
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		sigprocmask(SIG_BLOCK, &stop, &old);
+		s.wait_mask = old;
+		sigdelset(&s.wait_mask, SIGINT);
+		sigdelset(&s.wait_mask, SIGTERM);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		/* Wake at the departures asked for, not up to 50 us late (the default timer slack). */
 		(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 		json_begin(&s.j, stdout);
 		sw_run(&s);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		r = s.gone ? CLI_ERR : CLI_OK;
 	}
 	sw_close(&s);
 	return r;

@@ -10,6 +10,7 @@
  * N senders' links.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sess.h"
@@ -178,30 +179,43 @@ static uint64_t cg_frame_bytes(const struct gen_opts *o)
 	return rl_mtu_bytes(o->mtu_set ? o->mtu : RL_MTU_4096) + CG_FRAME_OVERHEAD;
 }
 
+int gen_bottleneck_check(uint32_t kmin, uint32_t kmax, uint32_t queue_bytes, uint64_t frame_bytes, char *why,
+			 size_t n)
+{
+	uint64_t need = (uint64_t)kmax + 2 * frame_bytes;
+
+	if (kmin > kmax)
+		snprintf(why, n, "--kmin %" PRIu32 " KB is above --kmax %" PRIu32 " KB: RED marks between them",
+			 kmin / RL_BOTTLENECK_KB, kmax / RL_BOTTLENECK_KB);
+	else if (queue_bytes && queue_bytes < kmax)
+		snprintf(why, n, "--queue %" PRIu32 " KB is below --kmax %" PRIu32 " KB: the queue would tail-drop "
+				 "before RED marks every frame", queue_bytes / RL_BOTTLENECK_KB, kmax / RL_BOTTLENECK_KB);
+	/* A queue that cannot hold two frames past --kmax drops before marking: go-back-N for ever. */
+	else if (queue_bytes && queue_bytes < need)
+		snprintf(why, n, "--queue %" PRIu32 " KB holds less than --kmax and two full frames (%" PRIu64
+				 " KB): it would tail-drop before RED marks every frame",
+			 queue_bytes / RL_BOTTLENECK_KB, (need + RL_BOTTLENECK_KB - 1) / RL_BOTTLENECK_KB);
+	else
+		return 0;
+	return -1;
+}
+
 /* The options these scenarios share, checked together: each alone was checked by gen. */
 static int cg_check(const struct gen_opts *o, struct gen_out *out, const struct cg_plan *p)
 {
 	uint64_t link = o->rate_bps * p->link_mult;
+	char why[sizeof(out->msg)];
 
 	if (gen_size(o, CG_DEFAULT_SIZE) > CG_MAX_SIZE)
 		return gen_fail(out, "--size is at most %u bytes (16 MiB) per WRITE here, not %" PRIu32, CG_MAX_SIZE,
 				o->size);
 
-	if (o->bn_kmin > o->bn_kmax)
-		return gen_fail(out, "--kmin %" PRIu32 " KB is above --kmax %" PRIu32 " KB: RED marks between them",
-				o->bn_kmin / 1024, o->bn_kmax / 1024);
+	if (gen_bottleneck_check(o->bn_kmin, o->bn_kmax, o->bn_queue_bytes, cg_frame_bytes(o), why, sizeof(why)))
+		return gen_fail(out, "%s", why);
 	if (o->bn_rate_bps >= link)
 		return gen_fail(out, "--bottleneck %" PRIu64 " Gb/s is not below what A's link sends (%" PRIu64
 				     " Gb/s): nothing would queue; give a slower --bottleneck or a faster --rate",
 				(uint64_t)(o->bn_rate_bps / 1000000000ull), (uint64_t)(link / 1000000000ull));
-	if (o->bn_queue_bytes && o->bn_queue_bytes < o->bn_kmax)
-		return gen_fail(out, "--queue %" PRIu32 " KB is below --kmax %" PRIu32 " KB: the queue would tail-drop "
-				     "before RED marks every frame", o->bn_queue_bytes / 1024, o->bn_kmax / 1024);
-	/* A queue that cannot hold two frames past --kmax drops before marking: go-back-N for ever, a huge capture. */
-	if (o->bn_queue_bytes && o->bn_queue_bytes < (uint64_t)o->bn_kmax + 2 * cg_frame_bytes(o))
-		return gen_fail(out, "--queue %" PRIu32 " KB holds less than --kmax and two full frames (%" PRIu64
-				     " KB): it would tail-drop before RED marks, and go-back-N would resend without end",
-				o->bn_queue_bytes / 1024, ((uint64_t)o->bn_kmax + 2 * cg_frame_bytes(o) + 1023) / 1024);
 	return 0;
 }
 

@@ -147,6 +147,15 @@ int gen_out_close(struct gen_out *out);
 /* Say why in out->msg; returns -1. */
 int gen_fail(struct gen_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * A congestion point's thresholds, checked one way for 'gen dcqcn' and
+ * 'rocelab switch' (congestion.c): Kmin above Kmax, or a queue (0: no limit)
+ * below Kmax or too short to hold Kmax and two frames of @frame_bytes, where
+ * it would tail-drop before RED marks every frame. 0, or -1 with why in @why.
+ */
+int gen_bottleneck_check(uint32_t kmin, uint32_t kmax, uint32_t queue_bytes, uint64_t frame_bytes, char *why,
+			 size_t n);
+
 /* ---- the scenarios (scenarios.c, cm.c, crafted.c, congestion.c) ---------------------------------------------- */
 
 struct gen_scenario {

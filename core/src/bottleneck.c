@@ -65,17 +65,45 @@ static void rl_bn_sample(const struct rl_bn *q, enum rl_bottleneck_event ev, uin
 	q->cfg.sample(q->cfg.ctx, &s);
 }
 
+bool rl_bn_pop(struct rl_bn *q, uint64_t now, struct rl_bn_slot *out)
+{
+	if (!q->n || q->v[q->head].depart > now)
+		return false;
+	*out = q->v[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	q->depth -= out->len;
+	q->st.dequeued++;
+	rl_bn_sample(q, RL_BOTTLENECK_DEQUEUE, out->depart, out->number, out->len, false);
+	return true;
+}
+
 void rl_bn_drain(struct rl_bn *q, uint64_t now)
 {
-	while (q->n && q->v[q->head].depart <= now) {
-		const struct rl_bn_slot *s = &q->v[q->head];
+	struct rl_bn_slot s;
 
-		q->head = (q->head + 1) & (q->cap - 1);
-		q->n--;
-		q->depth -= s->len;
-		q->st.dequeued++;
-		rl_bn_sample(q, RL_BOTTLENECK_DEQUEUE, s->depart, s->number, s->len, false);
+	while (rl_bn_pop(q, now, &s))
+		;
+}
+
+uint64_t rl_bn_depth_over(const struct rl_bn *q, uint64_t from, uint64_t to, uint64_t *area)
+{
+	uint64_t depth = q->depth, t = from;
+	size_t i = 0;
+
+	*area = 0;
+	for (; i < q->n && q->v[(q->head + i) & (q->cap - 1)].depart <= from; i++)
+		depth -= q->v[(q->head + i) & (q->cap - 1)].len;
+	for (; i < q->n && q->v[(q->head + i) & (q->cap - 1)].depart <= to; i++) {
+		const struct rl_bn_slot *s = &q->v[(q->head + i) & (q->cap - 1)];
+
+		*area += depth * (s->depart - t);
+		t = s->depart;
+		depth -= s->len;
 	}
+	if (to > t)
+		*area += depth * (to - t);
+	return depth;
 }
 
 enum rl_bn_verdict rl_bn_decide(const struct rl_bn *q, size_t len, bool ect, double u)
@@ -121,7 +149,8 @@ static void rl_bn_count_drop(struct rl_bn *q, enum rl_bn_verdict v)
 		q->st.dropped_red++;
 }
 
-uint64_t rl_bn_commit(struct rl_bn *q, uint64_t arrival, size_t len, uint64_t number, enum rl_bn_verdict v)
+uint64_t rl_bn_commit(struct rl_bn *q, uint64_t arrival, size_t len, uint64_t number, void *tag,
+		      enum rl_bn_verdict v)
 {
 	uint64_t start = q->busy_until > arrival ? q->busy_until : arrival;
 
@@ -132,7 +161,7 @@ uint64_t rl_bn_commit(struct rl_bn *q, uint64_t arrival, size_t len, uint64_t nu
 	}
 	q->busy_until = rl_bn_time_add(start, rl_bn_serialize_ns(q->cfg.rate_bps, len));
 	q->v[(q->head + q->n++) & (q->cap - 1)] =
-		(struct rl_bn_slot){ .depart = q->busy_until, .number = number, .len = (uint32_t)len };
+		(struct rl_bn_slot){ .depart = q->busy_until, .number = number, .tag = tag, .len = (uint32_t)len };
 	q->depth += len;
 	q->st.enqueued++;
 	q->st.marked += v == RL_BN_MARK;

@@ -16,9 +16,10 @@
 
 #include "rocelab/simwire.h"
 
-/* A frame waiting or in service: when its last bit leaves. */
+/* A frame waiting or in service: when its last bit leaves; @tag the caller's, given back by rl_bn_pop(). */
 struct rl_bn_slot {
 	uint64_t depart, number;
+	void *tag;
 	uint32_t len;
 };
 
@@ -48,12 +49,21 @@ uint64_t rl_bn_serialize_ns(uint64_t rate_bps, size_t len);
 bool rl_bn_config_ok(const struct rl_bottleneck *b);
 /* Frames whose last bit has left by @now leave the queue (a DEQUEUE sample each). */
 void rl_bn_drain(struct rl_bn *q, uint64_t now);
+/* The oldest frame, if its last bit has left by @now, out of the queue as rl_bn_drain() takes it: its slot. */
+bool rl_bn_pop(struct rl_bn *q, uint64_t now, struct rl_bn_slot *out);
+/*
+ * Read-only: the bytes queued at @to, and in *@area the depth's integral over
+ * [@from, @to] in bytes x ns, if nothing arrives meanwhile. @from is no
+ * earlier than the last drain; frames that left by then are not counted.
+ */
+uint64_t rl_bn_depth_over(const struct rl_bn *q, uint64_t from, uint64_t to, uint64_t *area);
 /* What to do with a frame of @len arriving now (drained first); @u uniform in [0, 1), @ect ECN-capable. */
 enum rl_bn_verdict rl_bn_decide(const struct rl_bn *q, size_t len, bool ect, double u);
 /* Room for one more slot: 0, or -1 out of memory. */
 int rl_bn_reserve(struct rl_bn *q);
-/* Apply @v to frame @number arriving at @arrival: its departure, or @arrival if dropped. */
-uint64_t rl_bn_commit(struct rl_bn *q, uint64_t arrival, size_t len, uint64_t number, enum rl_bn_verdict v);
+/* Apply @v to frame @number (@tag kept in its slot) arriving at @arrival: its departure, or @arrival if dropped. */
+uint64_t rl_bn_commit(struct rl_bn *q, uint64_t arrival, size_t len, uint64_t number, void *tag,
+		      enum rl_bn_verdict v);
 void rl_bn_free(struct rl_bn *q);
 
 #endif

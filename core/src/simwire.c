@@ -828,7 +828,7 @@ int rl_simwire_send(struct rl_simwire *w, int port, const uint8_t *frame, size_t
 	}
 	sw_count(&w->dir[port].st, plan.fate);
 	if (w->dir[port].bn && plan.fate != RL_SIMWIRE_QUEUE_FULL)
-		plan.bn_depart = rl_bn_commit(w->dir[port].bn, plan.bn_arrival, len, number, plan.bn);
+		plan.bn_depart = rl_bn_commit(w->dir[port].bn, plan.bn_arrival, len, number, NULL, plan.bn);
 	if (plan.fate != RL_SIMWIRE_QUEUE_FULL)
 		sw_transmit(w, port, now, e, &plan, copy2);
 	sw_record(w, number, port, now, e.frame ? e.frame : frame, len, &plan);
@@ -978,7 +978,7 @@ int rl_bottleneck_queue_offer(struct rl_bottleneck_queue *q, uint8_t *frame, siz
 	rl_bn_drain(&q->bn, now);
 	q->offered++;
 	v = rl_bn_decide(&q->bn, len, ecn_capable, sw_red_draw(q->seed, q->offered));
-	*depart = rl_bn_commit(&q->bn, now, len, q->offered, v);
+	*depart = rl_bn_commit(&q->bn, now, len, q->offered, frame, v);
 	switch (v) {
 	case RL_BN_MARK:
 		sw_mark_ce(frame, len, byte, shift);
@@ -993,6 +993,23 @@ uint64_t rl_bottleneck_queue_depth(struct rl_bottleneck_queue *q, uint64_t now)
 {
 	rl_bn_drain(&q->bn, now);
 	return q->bn.depth;
+}
+
+bool rl_bottleneck_queue_pop(struct rl_bottleneck_queue *q, uint64_t now, uint8_t **frame, size_t *len)
+{
+	struct rl_bn_slot s;
+
+	if (!rl_bn_pop(&q->bn, now, &s))
+		return false;
+	*frame = s.tag;
+	*len = s.len;
+	return true;
+}
+
+uint64_t rl_bottleneck_queue_depth_over(const struct rl_bottleneck_queue *q, uint64_t from, uint64_t to,
+					uint64_t *area)
+{
+	return rl_bn_depth_over(&q->bn, from, to, area);
 }
 
 uint64_t rl_bottleneck_queue_next_departure(const struct rl_bottleneck_queue *q)

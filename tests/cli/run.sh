@@ -141,10 +141,10 @@ expect "peer --recv-delay over UD" 2 "UD drop it without a word" "$RA" peer --re
 expect "peer --recv-delay 0" 2 "--recv-delay wants 1..60000, not '0'" "$RA" peer --recv-delay 0
 expect "peer --no-recv with --recv-delay" 2 "say one of them" "$RA" peer --no-recv --recv-delay 5
 # Congestion control (issue 23): --cc, --rate (Gb/s, decimal), --cnp-interval (us), each refused clearly.
-expect "peer --rate 0" 2 "--rate wants Gb/s from 0.001 to 400 \\(0.5 is 500 Mb/s\\), not '0'" "$RA" peer --rate 0 127.0.0.1
-expect "peer --rate abc" 2 "--rate wants Gb/s from 0.001 to 400 \\(0.5 is 500 Mb/s\\), not 'abc'" \
+expect "peer --rate 0" 2 "--rate needs Gbit/s from 0.001 to 400 \\(0.5 is 500 Mb/s\\), not '0'" "$RA" peer --rate 0 127.0.0.1
+expect "peer --rate abc" 2 "--rate needs Gbit/s from 0.001 to 400 \\(0.5 is 500 Mb/s\\), not 'abc'" \
 	"$RA" peer --rate abc 127.0.0.1
-expect "peer --rate 0.5x" 2 "--rate wants Gb/s .* not '0.5x'" "$RA" peer --rate 0.5x 127.0.0.1
+expect "peer --rate 0.5x" 2 "--rate needs Gbit/s .* not '0.5x'" "$RA" peer --rate 0.5x 127.0.0.1
 expect "peer --cc bogus" 2 "--cc wants none or dcqcn, not 'bogus'" "$RA" peer --cc bogus 127.0.0.1
 expect "peer --cnp-interval 0" 2 "--cnp-interval wants 1..1000000, not '0'" "$RA" peer --cnp-interval 0
 expect "peer --cnp-interval -5" 2 "--cnp-interval wants 1..1000000, not '-5'" "$RA" peer --cnp-interval -5
@@ -266,7 +266,8 @@ expect "switch with one interface" 2 "one interface is not a switch" "$RA" switc
 expect "switch --kmin above --kmax" 2 "--kmin 300 KB is above --kmax 200 KB" "$RA" switch a b --kmin 300
 expect "switch --queue below Kmax and two frames" 2 "holds less than --kmax and two full frames \\(203 KB\\)" \
 	"$RA" switch a b --queue 201
-expect "switch --rate 0" 2 "--rate needs Gbit/s" "$RA" switch a b --rate 0
+expect "switch --rate 0" 2 "--rate needs Gbit/s from 0.001 to 1000 \\(0.5 is 500 Mb/s\\), not '0'" "$RA" switch a b --rate 0
+expect "switch --rate ' 1'" 2 "--rate needs Gbit/s .* not ' 1'" "$RA" switch a b --rate ' 1'
 expect "switch on an interface that is not there" 2 "no interface 'rl-nonesuch0' here" "$RA" switch rl-nonesuch0 lo
 expect "gen --drop and --loss together" 0 "wrote" "$RA" gen write-bw --count 3 --size 4096 --drop 2,5 --loss 0.05 -o "$T/x.pcap"
 # The knobs that labs 09 and 10 choose (issue 18); their effect is checked with tshark below.

@@ -357,5 +357,48 @@ else
     echo "skipped: the two flows over the kernel's red+tbf: tc qdisc add ... red ... ecn: $(head -n 1 "$T/red.err")"
 fi
 
+# ---- a port whose link goes down, then whose interface goes away (a namespace of its own) ----------
+# Bounds on CPU time, not speed: a switch that spins on the socket's error burns whole seconds.
+NG=rlwg$$
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
+gone_case() {
+    ip netns add "$NG" || return 1
+    for i in 1 2; do
+        ip -n "$NG" link add "g$i" type veth peer name "h$i" || return 1
+        ip -n "$NG" link set "g$i" up && ip -n "$NG" link set "h$i" up || return 1
+    done
+    ip netns exec "$NG" "$R" switch g1 g2 --duration 30 >"$T/gone.out" 2>"$T/gone.err" &
+    gp=$!
+    sleep 1
+    ip -n "$NG" link set g1 down
+    sleep 3
+    down_ticks=$(cpu_ticks $gp)
+    ip -n "$NG" link set g1 up
+    ip -n "$NG" link del h2
+    i=0
+    while [ -e "/proc/$gp/stat" ] && [ $i -lt 50 ]; do
+        ticks=$(cpu_ticks $gp)
+        [ -n "$ticks" ] && last=$ticks
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if [ -e "/proc/$gp/stat" ]; then
+        kill "$gp"; wait "$gp"
+        fail "switch still running 5 s after its port g2 was deleted (CPU ticks ${last:-?}): $(head -c 300 "$T/gone.err")"
+        return 0
+    fi
+    wait "$gp"
+    st=$?
+    hz=$(getconf CLK_TCK)
+    if [ $st -ne 0 ] && grep -q "interface g2 went away" "$T/gone.err" && grep -q "summary" "$T/gone.out" &&
+       [ "${down_ticks:-$hz}" -lt "$hz" ] && [ "${last:-$hz}" -lt "$hz" ]; then
+        pass "a port down then deleted: no spin (${last} CPU ticks of $hz a second in 4 s), 'g2 went away', exit $st"
+    else
+        fail "port down/deleted: exit $st, CPU ticks ${down_ticks:-?} down, ${last:-?} at the end (${hz}/s): $(head -c 300 "$T/gone.err")"
+    fi
+}
+gone_case || fail "the port-gone namespace: could not build it"
+ip netns del "$NG" 2>/dev/null
+
 echo "switch: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -477,6 +477,44 @@ static void test_realtime_queue(void)
 	rl_bottleneck_queue_free(q);
 }
 
+/*
+ * The switch's use: frames popped with their pointers once departed, and a
+ * read-only depth for reports that leaves every frame in place, so an
+ * offer stamped before the report still finds them.
+ */
+static void test_realtime_pop(void)
+{
+	struct rl_bottleneck b = mark_all;
+	struct rl_bottleneck_queue *q;
+	uint8_t f[FRAME_LEN], g[FRAME_LEN], *out;
+	uint64_t dep = 0, area = 1;
+	size_t len = 0;
+
+	b.kmin = b.kmax = 100 * FRAME_LEN;  /* nothing marked */
+	q = rl_bottleneck_queue_new(&b, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	mk_write(f, ECT0, 0);
+	mk_write(g, ECT0, 1);
+	CU_ASSERT_FALSE(rl_bottleneck_queue_pop(q, UINT64_MAX, &out, &len));
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_offer(q, f, sizeof(f), 0, &dep), RL_BOTTLENECK_PASS);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_offer(q, g, sizeof(g), 0, &dep), RL_BOTTLENECK_PASS);
+	/* Over [0, 3 SER]: two frames until SER, one until 2 SER, then none. */
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_depth_over(q, 0, 3 * SER_NS, &area), 0);
+	CU_ASSERT_EQUAL(area, 3 * FRAME_LEN * SER_NS);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_depth_over(q, SER_NS, SER_NS, &area), FRAME_LEN);
+	CU_ASSERT_EQUAL(area, 0);
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_next_departure(q), SER_NS);
+	CU_ASSERT_FALSE(rl_bottleneck_queue_pop(q, SER_NS - 1, &out, &len));
+	CU_ASSERT_TRUE(rl_bottleneck_queue_pop(q, 3 * SER_NS, &out, &len));
+	CU_ASSERT_PTR_EQUAL(out, f);
+	CU_ASSERT_EQUAL(len, FRAME_LEN);
+	CU_ASSERT_TRUE(rl_bottleneck_queue_pop(q, 3 * SER_NS, &out, &len));
+	CU_ASSERT_PTR_EQUAL(out, g);
+	CU_ASSERT_FALSE(rl_bottleneck_queue_pop(q, UINT64_MAX, &out, &len));
+	CU_ASSERT_EQUAL(rl_bottleneck_queue_next_departure(q), UINT64_MAX);
+	rl_bottleneck_queue_free(q);
+}
+
 int tl_suite_bottleneck(void)
 {
 	CU_pSuite s = CU_add_suite("bottleneck", NULL, NULL);
@@ -498,5 +536,6 @@ int tl_suite_bottleneck(void)
 	       !CU_add_test(s, "off by default; bad configs refused", test_off_by_default_and_bad_configs) ||
 	       !CU_add_test(s, "transport: marks bring CNPs", test_transport_marks_bring_cnps) ||
 	       !CU_add_test(s, "transport: no marking, no CNP", test_transport_without_marking_no_cnp) ||
-	       !CU_add_test(s, "the queue on its own, in real time", test_realtime_queue);
+	       !CU_add_test(s, "the queue on its own, in real time", test_realtime_queue) ||
+	       !CU_add_test(s, "the real-time queue: frames popped, depth read without draining", test_realtime_pop);
 }

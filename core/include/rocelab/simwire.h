@@ -296,11 +296,25 @@ void rl_bottleneck_queue_free(struct rl_bottleneck_queue *q);
  * Frame @frame arrives at @now (no earlier than the previous offer): the
  * verdict, with the frame marked in place if MARKED, and *@depart the time
  * its last bit leaves if admitted. -1 (nothing counted) if out of memory.
+ * An admitted frame's pointer (not its bytes) stays in the queue for
+ * rl_bottleneck_queue_pop(). Frames departed by @now leave the queue here,
+ * as in rl_bottleneck_queue_depth(): a caller that sends what it offered
+ * pops them first.
  */
 int rl_bottleneck_queue_offer(struct rl_bottleneck_queue *q, uint8_t *frame, size_t len, uint64_t now,
 			      uint64_t *depart);
+/* The oldest frame queued, if its last bit has left by @now: out of the queue, its pointer and length. */
+bool rl_bottleneck_queue_pop(struct rl_bottleneck_queue *q, uint64_t now, uint8_t **frame, size_t *len);
 /* Bytes queued at @now (frames departed by then leave, with their DEQUEUE samples). */
 uint64_t rl_bottleneck_queue_depth(struct rl_bottleneck_queue *q, uint64_t now);
+/*
+ * Read-only, for a report between offers: the bytes queued at @to, and in
+ * *@area the depth's integral over [@from, @to] (bytes x ns) if nothing
+ * arrives meanwhile. Nothing leaves, so a later offer stamped before @to
+ * still finds the frames that were there. @from no earlier than the last offer or pop.
+ */
+uint64_t rl_bottleneck_queue_depth_over(const struct rl_bottleneck_queue *q, uint64_t from, uint64_t to,
+					uint64_t *area);
 /* When the oldest frame queued departs; UINT64_MAX when empty. */
 uint64_t rl_bottleneck_queue_next_departure(const struct rl_bottleneck_queue *q);
 void rl_bottleneck_queue_stats(const struct rl_bottleneck_queue *q, struct rl_bottleneck_stats *st);
