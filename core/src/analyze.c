@@ -1751,12 +1751,12 @@ static void an_cnp_explanation(const struct rl_cnp_annotation *c, const struct r
 		an_span_text(c->window_ns, span, sizeof(span));
 		if (c->prev_rate_bps) {
 			an_bps_text(c->prev_rate_bps, prev, sizeof(prev));
-			an_text(did, sizeof(did), " Since CNP %llu its requests ran at %s over %s (%s before it): %s.",
+			an_text(did, sizeof(did), " Since CNP %llu its requests' payload ran at %s over %s (%s before it): %s.",
 				(unsigned long long)c->count - 1, rate, span, prev,
 				c->rate_bps * 1000 >= c->prev_rate_bps * RL_CNP_SLOWED_PERMILLE
 				? "it did not slow down" : "it slowed down");
 		} else {
-			an_text(did, sizeof(did), " Its requests ran at %s over the %s before it.", rate, span);
+			an_text(did, sizeof(did), " Its requests' payload ran at %s over the %s before it.", rate, span);
 		}
 	}
 	an_text(buf, n, "%s.%s%s", rl_describe_opcode(p->bth.opcode), should, did);

@@ -965,7 +965,7 @@ static void test_cnp_shadow_dcqcn(void)
 	PPM_CLOSE(o.cc.rc_ppm, 0.5 * PPM);
 	CU_ASSERT_EQUAL(o.cc.window_ns, 0);
 	rl_annotation_describe(&o, &d, &t);
-	CU_ASSERT_PTR_NULL(strstr(t.explanation, "Its requests ran"));
+	CU_ASSERT_PTR_NULL(strstr(t.explanation, "Its requests' payload ran"));
 	pos = 0;
 	CU_ASSERT_TRUE(rl_analyzer_next_qp_congestion(a, &pos, &q));
 	CU_ASSERT_TRUE_FATAL(rl_analyzer_next_qp_congestion(a, &pos, &q));
