@@ -96,6 +96,22 @@ static void rl_dcqcn_toward_target(struct rl_dcqcn *st)
 		st->rc_bps = st->p.min_rate_bps;
 }
 
+/*
+ * @t plus @periods periods of @d; RL_DCQCN_NEVER where that passes the end
+ * of time, as a capture's timestamps may: the timers then stop, not wrap.
+ */
+static uint64_t rl_dcqcn_after(uint64_t t, uint64_t d, uint64_t periods)
+{
+	if (t >= RL_DCQCN_NEVER - 1 || periods > (RL_DCQCN_NEVER - 1 - t) / d)
+		return RL_DCQCN_NEVER;
+	return t + periods * d;
+}
+
+static bool rl_dcqcn_due(uint64_t due, uint64_t now)
+{
+	return due != RL_DCQCN_NEVER && due <= now;
+}
+
 bool rl_dcqcn_on_cnp(struct rl_dcqcn *st, uint64_t now)
 {
 	uint64_t one = RL_DCQCN_ALPHA_ONE;
@@ -116,8 +132,8 @@ bool rl_dcqcn_on_cnp(struct rl_dcqcn *st, uint64_t now)
 	st->stage = RL_DCQCN_FAST_RECOVERY;
 	st->timer_events = st->byte_events = 0;
 	st->bytes = 0;
-	st->alpha_due = now + st->p.k_ns;   /* K counts from the last CNP */
-	st->timer_due = now + st->p.t_ns;
+	st->alpha_due = rl_dcqcn_after(now, st->p.k_ns, 1);   /* K counts from the last CNP */
+	st->timer_due = rl_dcqcn_after(now, st->p.t_ns, 1);
 	st->cut_once = true;
 	st->last_cut = now;
 	st->cuts++;
@@ -182,18 +198,17 @@ unsigned rl_dcqcn_on_sent(struct rl_dcqcn *st, uint64_t bytes, uint64_t now)
 
 enum rl_dcqcn_event rl_dcqcn_step(struct rl_dcqcn *st, uint64_t now)
 {
-	if (st->alpha_due <= now && st->alpha_due <= st->timer_due) {
-		if (!st->alpha || !st->p.g) {
-			/* Nothing left to decay (or a gain of 0): skip the periods up to now at once. */
-			st->alpha_due += ((now - st->alpha_due) / st->p.k_ns + 1) * st->p.k_ns;
-			return rl_dcqcn_step(st, now);
+	if (rl_dcqcn_due(st->alpha_due, now) && st->alpha_due <= st->timer_due) {
+		if (st->alpha && st->p.g) {
+			st->alpha = rl_dcqcn_alpha_ewma(st->alpha, st->p.g, false);
+			st->alpha_due = rl_dcqcn_after(st->alpha_due, st->p.k_ns, 1);
+			return RL_DCQCN_EV_ALPHA;
 		}
-		st->alpha = rl_dcqcn_alpha_ewma(st->alpha, st->p.g, false);
-		st->alpha_due += st->p.k_ns;
-		return RL_DCQCN_EV_ALPHA;
+		/* Nothing left to decay (or a gain of 0): skip the periods up to now at once. */
+		st->alpha_due = rl_dcqcn_after(st->alpha_due, st->p.k_ns, (now - st->alpha_due) / st->p.k_ns + 1);
 	}
-	if (st->timer_due <= now) {
-		st->timer_due += st->p.t_ns;
+	if (rl_dcqcn_due(st->timer_due, now)) {
+		st->timer_due = rl_dcqcn_after(st->timer_due, st->p.t_ns, 1);
 		st->timer_events++;
 		rl_dcqcn_increase(st);
 		return RL_DCQCN_EV_INCREASE;

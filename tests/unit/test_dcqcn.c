@@ -233,6 +233,31 @@ static void test_dcqcn_pacer_spacing(void)
 	CU_ASSERT(rl_dcqcn_tx_ns(3000000001ull, 3 * GBPS) < 8000000003ull + 2667 + 1000);
 }
 
+/*
+ * A capture's timestamps are anyone's: a CNP at the end of 64-bit time, or
+ * a jump of 127 years, must neither wrap the timers nor recurse for ever
+ * (mutate's damaged captures found the second). After the jump Rc is back
+ * at the line rate and the timers are off.
+ */
+static void test_dcqcn_hostile_times(void)
+{
+	struct rl_dcqcn st;
+
+	CU_ASSERT_EQUAL_FATAL(rl_dcqcn_init(&st, NULL, LINE, 0), 0);
+	CU_ASSERT_TRUE(rl_dcqcn_on_cnp(&st, UINT64_MAX - 10));
+	rl_dcqcn_advance(&st, UINT64_MAX);
+	CU_ASSERT_EQUAL(rl_dcqcn_next_timer(&st), UINT64_MAX);
+	CU_ASSERT_EQUAL(st.rc_bps, LINE / 2);          /* no period of K or T fits before the end */
+
+	CU_ASSERT_EQUAL_FATAL(rl_dcqcn_init(&st, NULL, LINE, 0), 0);
+	CU_ASSERT_TRUE(rl_dcqcn_on_cnp(&st, 1000));
+	rl_dcqcn_advance(&st, 4000000000000000000ull);
+	CU_ASSERT_EQUAL(st.stage, RL_DCQCN_LINE_RATE);
+	CU_ASSERT_EQUAL(st.rc_bps, LINE);
+	CU_ASSERT_EQUAL(st.alpha, 0);
+	CU_ASSERT_EQUAL(rl_dcqcn_next_timer(&st), UINT64_MAX);
+}
+
 static void test_dcqcn_names(void)
 {
 	CU_ASSERT_STRING_EQUAL(rl_dcqcn_stage_name(RL_DCQCN_FAST_RECOVERY), "fast-recovery");
@@ -388,6 +413,7 @@ int tl_suite_dcqcn(void)
 	       !CU_add_test(s, "clamps at the minimum rate and the line rate", test_dcqcn_clamps) ||
 	       !CU_add_test(s, "at most one cut per rate_reduce_monitor_period", test_dcqcn_reduce_monitor_period) ||
 	       !CU_add_test(s, "a transmission time is size / rate, rounded up, without overflow", test_dcqcn_pacer_spacing) ||
+	       !CU_add_test(s, "timestamps at the end of time, or years apart, end", test_dcqcn_hostile_times) ||
 	       !CU_add_test(s, "name tables", test_dcqcn_names) ||
 	       !CU_add_test(s, "CNPs slow a DCQCN QP's packets; with none nothing changes", test_dcqcn_cnps_spread_the_senders_packets) ||
 	       !CU_add_test(s, "create_qp refuses DCQCN on UD and bad parameters", test_dcqcn_qp_errors);
