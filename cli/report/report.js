@@ -854,14 +854,20 @@ Graphs.prototype.drawThroughput = function (f, d, a, b) {
     p += 'M' + (PAD_L + q * bw).toFixed(1) + ',' + (GH - PAD_B) + 'V' + y.toFixed(1) + 'h' + bw.toFixed(1) + 'V' + (GH - PAD_B);
   }
   svg.appendChild(sv('path', { class: 'rl-g-tp', d: p || 'M0,0' }));
+  drawMarkColumns(svg, ce, cnp);
+};
+
+// ECN-CE ticks along the top and CNP triangles along the bottom of svg, at the pixel columns
+// whose ce[x] and cnp[x] are set.
+function drawMarkColumns(svg, ce, cnp) {
   let pc = '', pn = '';
-  for (let x = 0; x < GW; x++) {
+  for (let x = 0; x < ce.length; x++) {
     if (ce[x]) pc += 'M' + x + ',' + (PAD_T - 2) + 'v8';
     if (cnp[x]) pn += 'M' + x + ',' + (GH - PAD_B) + 'l-4,8h8z';
   }
   if (pc) svg.appendChild(sv('path', { class: 'rl-g-cep', d: pc }));
   if (pn) svg.appendChild(sv('path', { class: 'rl-g-cnpp', d: pn }));
-};
+}
 
 // ---- congestion: every flow's rate on one time axis, CE marks, CNPs, the switch queue ----
 
@@ -979,13 +985,7 @@ Congestion.prototype.drawMarks = function (svg) {
     if (d.flags[i] & F.ce) ce[x] = 1;
     if (d.kind[i] === 4) cnp[x] = 1;
   }
-  let pc = '', pn = '';
-  for (let x = 0; x <= GW; x++) {
-    if (ce[x]) pc += 'M' + x + ',' + (PAD_T - 2) + 'v8';
-    if (cnp[x]) pn += 'M' + x + ',' + (GH - PAD_B) + 'l-4,8h8z';
-  }
-  if (pc) svg.appendChild(sv('path', { class: 'rl-g-cep', d: pc }));
-  if (pn) svg.appendChild(sv('path', { class: 'rl-g-cnpp', d: pn }));
+  drawMarkColumns(svg, ce, cnp);
 };
 
 // The bytes queued ahead of each frame that passed the switch, as its pcapng comment says:

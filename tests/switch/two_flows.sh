@@ -54,19 +54,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-for n in "$NA" "$NB" "$NC" "$NR"; do
-    ip netns add "$n" || exit 1
-    ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-    ip -n "$n" link set lo up
-done
-i=1
-for n in "$NA" "$NB" "$NC"; do
-    ip link add eth0 netns "$n" type veth peer name "r$i" netns "$NR" || exit 1
-    ip -n "$n" addr add "10.23.0.$i/24" dev eth0
-    ip -n "$n" link set eth0 up
-    ip -n "$NR" link set "r$i" up
-    i=$((i + 1))
-done
+. "$(dirname "$0")/topo.sh"
+topo_setup || exit 1
 ip -n "$NC" addr add 10.23.0.4/24 dev eth0
 MC=$(ip -n "$NC" -o link show eth0 | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/')
 

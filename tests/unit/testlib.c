@@ -222,3 +222,20 @@ void tl_cnp_cx4_path(struct rl_path *path)
 	path->ip_id = 0x718c;
 	path->ip_df = true;
 }
+
+bool tl_mark_ce_ipv4(uint8_t *frame, size_t len)
+{
+	uint32_t sum = 0;
+
+	if (len < 34 || frame[12] != 0x08 || frame[13] != 0x00)
+		return false;
+	frame[15] |= 3;
+	frame[24] = frame[25] = 0;
+	for (int i = 14; i < 34; i += 2)
+		sum += (uint32_t)frame[i] << 8 | frame[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	frame[24] = (uint8_t)(~sum >> 8);
+	frame[25] = (uint8_t)~sum;
+	return true;
+}

@@ -53,6 +53,13 @@ extern const char tl_cnp_cx4[];
 #define TL_CNP_CX4_BTH (14 + 20 + 8)
 void tl_cnp_cx4_path(struct rl_path *path);
 
+/*
+ * Mark an Ethernet + IPv4 @frame Congestion Experienced (ECN 11, RFC 3168)
+ * and redo its header checksum (RFC 1071), as a switch does; the ICRC does
+ * not cover the ECN bits (IBA A17.3.3). False, untouched, if not IPv4.
+ */
+bool tl_mark_ce_ipv4(uint8_t *frame, size_t len);
+
 /* Parse "aa bb cc ..." / "aabbcc" hex text into @out; returns the byte count. */
 size_t tl_hex(const char *text, uint8_t *out, size_t cap);
 
