@@ -960,7 +960,7 @@ Congestion.prototype.drawRates = function () {
   bytes.forEach(v => v.forEach(x => { max = Math.max(max, x * 8 / binNs); }));
   if (!max) max = 1;
   const yOf = v => GH - PAD_B - v / max * (GH - PAD_B - PAD_T - 14);
-  axes(svg, this.range, [0, max], v => v.toPrecision(3), 'Gbit/s per flow (' + fmtTime(binNs) + ' bins)',
+  axes(svg, this.range, [0, max], v => v.toPrecision(3), 'IB payload, Gbit/s per flow (' + fmtTime(binNs) + ' bins)',
     t => this.xOf(t), yOf);
   svg.setAttribute('data-t0', t0);
   svg.setAttribute('data-bin-ns', binNs);
