@@ -238,7 +238,8 @@ fi
 
 # gen --pcapng: the frames its wire lost carry the comment "lost on the way (rocelab gen)", as stock
 # tshark's frame.comment reads it; the frames are the pcap's (lost_comments.py). With --drop the
-# commented frames are exactly those; a lost request is sent again.
+# commented frames are exactly those; a lost request is sent again. Frames that passed a
+# congestion scenario's switch queue carry its depth instead.
 if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     LC="$HERE/lost_comments.py"
     # lost_check NAME [lost_comments.py options] -- GEN ARGS...: the pcapng and the pcap of GEN ARGS
@@ -257,7 +258,7 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
             # shellcheck disable=SC2086  # o: options, a word each
             run_checks "lost $n" "$PY" "$LC" --label "lost $n" $o "$TMP/$n.pcapng.tsv" "$TMP/$n.pcap.tsv"
             # explain's [lost on the way] notes: on the frames tshark shows a comment on, the rest as the pcap's
-            want=$(awk -F'\t' '$8 != "" { printf "%s ", $1 }' "$TMP/$n.pcapng.tsv")
+            want=$(awk -F'\t' '$8 == "lost on the way (rocelab gen)" { printf "%s ", $1 }' "$TMP/$n.pcapng.tsv")
             got=$("$ROCELAB" explain "$TMP/$n.pcapng" 2>/dev/null | awk '/ \[lost on the way\]/ { printf "%s ", $1 }')
             "$ROCELAB" explain "$TMP/$n.pcapng" 2>/dev/null | sed 's/ \[lost on the way\]//' >"$TMP/$n.ng.txt"
             "$ROCELAB" explain "$TMP/$n.pcap" 2>/dev/null >"$TMP/$n.pc.txt"
@@ -273,6 +274,10 @@ if [ "$have_tshark" = yes ] && [ "$have_rocelab" = yes ]; then
     lost_check request-loss -- request-loss
     lost_check drop --drop 3,4,5 -- write-bw --count 4 --drop 3,4,5
     lost_check send-bw -- send-bw --loss 0.05 --seed 3 --count 20
+    # The switch queue's tail drops (lab 16's first step): lost frames and "bottleneck queue N B"
+    # depths on the rest, none deeper than the queue.
+    lost_check dcqcn-none --queue 120 -- dcqcn --cc none --mtu 1024 --size 16384 --count 30 --rate 10 \
+        --bottleneck 5 --queue 120 --kmax 20 --pmax 0.5
     lost_check cm-req-lost -- cm-req-lost
     lost_check lost-read-response -- lost-read-response
 fi
