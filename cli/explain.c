@@ -1610,6 +1610,21 @@ static void ex_packet(struct ex_state *s, struct cli_capture *c, const struct cl
 }
 
 /* The counts are of the frames shown: all of them unless a filter or selector hid some. */
+
+/* An analyzer's host address (rl_qp_congestion.req_ip): IPv4 after 12 zero bytes, else IPv6. */
+static const char *ex_host(const uint8_t ip[16], char *buf, size_t n)
+{
+	static const uint8_t v4_prefix[12];
+	struct rl_sb sb;
+
+	rl_sb_init(&sb, buf, n);
+	if (!memcmp(ip, v4_prefix, sizeof(v4_prefix)))
+		rl_sb_ipv4(&sb, ip + sizeof(v4_prefix));
+	else
+		rl_sb_ipv6(&sb, ip);
+	return buf;
+}
+
 /* Per requester QP that saw congestion: CE marks, CNPs, and the rate DCQCN would leave it at (section 3.1). */
 static void ex_summary_congestion(const struct ex_state *s, FILE *f)
 {
@@ -1618,11 +1633,16 @@ static void ex_summary_congestion(const struct ex_state *s, FILE *f)
 	uint64_t line = rl_analyzer_line_rate(s->an);
 
 	while (rl_analyzer_next_qp_congestion(s->an, &pos, &q)) {
+		char a[RL_ADDR_STRLEN], b[RL_ADDR_STRLEN];
+
+		ex_host(q.req_ip, a, sizeof(a));
+		ex_host(q.resp_ip, b, sizeof(b));
 		if (q.resp_qpn_known)
-			fprintf(f, "    QP 0x%06x -> QP 0x%06x: %" PRIu64 " CE-marked requests, %" PRIu64 " CNPs received",
-				q.qpn, q.resp_qpn, q.ce_seen, q.cnps);
+			fprintf(f, "    %s QP 0x%06x -> %s QP 0x%06x: %" PRIu64 " CE-marked requests, %" PRIu64
+				" CNPs received", a, q.qpn, b, q.resp_qpn, q.ce_seen, q.cnps);
 		else
-			fprintf(f, "    QP 0x%06x (its requests not told apart): %" PRIu64 " CNPs received", q.qpn, q.cnps);
+			fprintf(f, "    %s QP 0x%06x (its requests to %s not told apart): %" PRIu64 " CNPs received", a,
+				q.qpn, b, q.cnps);
 		if (q.rate_known) {
 			fprintf(f, "; DCQCN would leave it at %.1f%% of the line rate", q.rc_ppm / 1e4);
 			if (s->line_gbps)

@@ -793,6 +793,8 @@ bool rl_analyzer_next_qp_congestion(const struct rl_analyzer *a, size_t *pos, st
 		if (f ? !f->cc.cnps && !f->ce_seen : !o->cc.cnps)
 			continue;
 		memset(out, 0, sizeof(*out));
+		memcpy(out->req_ip, f ? f->req_ip : o->req_ip, 16);
+		memcpy(out->resp_ip, f ? f->resp_ip : o->resp_ip, 16);
 		out->qpn = f ? (f->req_qpn_known ? f->req_qpn : 0) : o->qpn;
 		out->resp_qpn_known = f != NULL;
 		out->resp_qpn = f ? f->resp_qpn : 0;

@@ -1,7 +1,7 @@
 # Sourced by run.sh (its R, RA, T, expect, ok, bad and run_tshark): what explain says of CNPs, per QP,
 # against stock tshark's InfiniBand dissector (no rocelab in it): the CNPs (infiniband.bth.opcode 129)
-# per destination QP, their times (frame.time_epoch), and the CE-marked requests (ip.dsfield.ecn 3)
-# per responder QP.
+# per destination QP and host, their times (frame.time_epoch), and the CE-marked requests
+# (ip.dsfield.ecn 3) per responder QP and host.
 
 mkdir -p "$T/cnp"
 "$R" gen ecn -o "$T/cnp/ecn.pcap" >/dev/null 2>&1
@@ -11,19 +11,22 @@ mkdir -p "$T/cnp"
 for sc in ecn dcqcn incast none; do
 	p="$T/cnp/$sc.pcap"
 	run_tshark -r - -Y 'infiniband.bth.opcode == 129' -T fields -e frame.number -e infiniband.bth.destqp \
-		-e frame.time_epoch <"$p" >"$T/cnp/$sc.cnps" 2>/dev/null
+		-e frame.time_epoch -e ip.dst -e ip.src <"$p" >"$T/cnp/$sc.cnps" 2>/dev/null
 	# CE-marked requests (RC opcodes below 0x0d and 0x13..0x16; 0x0d..0x12 are responses).
 	run_tshark -r - -Y 'ip.dsfield.ecn == 3 && infiniband.bth.opcode < 0x81 &&
 		!(infiniband.bth.opcode >= 0x0d && infiniband.bth.opcode <= 0x12)' -T fields \
-		-e infiniband.bth.destqp <"$p" >"$T/cnp/$sc.ce" 2>/dev/null
+		-e infiniband.bth.destqp -e ip.dst -e ip.src <"$p" >"$T/cnp/$sc.ce" 2>/dev/null
 	"$RA" explain --json "$p" >"$T/cnp/$sc.jsonl" 2>"$T/cnp/$sc.summary"
 	if /usr/bin/python3 - "$T/cnp/$sc" >"$T/err" 2>&1 <<'PY'
 import collections, decimal, json, re, sys
 base = sys.argv[1]
 cnps = [l.split("\t") for l in open(base + ".cnps").read().split("\n") if l]
 assert cnps, "tshark sees no CNP"
-want = collections.Counter(int(q, 16) for _, q, _ in cnps)
-ce = collections.Counter(int(q, 16) for q in open(base + ".ce").read().split())
+# Per (requester host, QP): a CNP goes from the responder to the requester (IBA A17.9).
+want = collections.Counter((d, int(q, 16)) for _, q, _, d, _ in cnps)
+# Per (requester host, responder host, responder QP).
+ce = collections.Counter((s, d, int(q, 16)) for q, d, s in
+                         (l.split("\t") for l in open(base + ".ce").read().split("\n") if l))
 frames = {}
 for line in open(base + ".jsonl"):
     o = json.loads(line)
@@ -31,10 +34,10 @@ for line in open(base + ".jsonl"):
     if c:
         frames[o["frame"]] = c
 # Every CNP tshark sees, and only those, carries the DCQCN fields, numbered 1..N per QP in order.
-assert sorted(frames) == [int(f) for f, _, _ in cnps], (sorted(frames)[:5], cnps[:5])
+assert sorted(frames) == [int(f) for f, _, _, _, _ in cnps], (sorted(frames)[:5], cnps[:5])
 seen = collections.Counter()
 last_t, prev = {}, {}
-for f, q, t in cnps:
+for f, q, t, _, _ in cnps:
     c, qp, t = frames[int(f)], int(q, 16), decimal.Decimal(t)
     seen[qp] += 1
     assert c["qp"] == qp and c["count"] == seen[qp], (f, c, seen[qp])
@@ -52,18 +55,18 @@ for f, q, t in cnps:
         exp = c["rc_before_ppm"] * (1 - c["alpha_ppm"] / 2e6)
         assert abs(c["rc_ppm"] - exp) <= 2 or (c["rc_ppm"] == 250 and exp < 250), (f, c, exp)
 # The summary: per requester QP, the CNPs tshark counts to it, the CE marks on its requests.
-rows = re.findall(r"QP 0x([0-9a-f]{6}) -> QP 0x([0-9a-f]{6}): (\d+) CE-marked requests, (\d+) CNPs received",
+rows = re.findall(r"(\S+) QP 0x([0-9a-f]{6}) -> (\S+) QP 0x([0-9a-f]{6}): (\d+) CE-marked requests, (\d+) CNPs received",
                   open(base + ".summary").read())
 got = collections.Counter()
-for a, _, _, n in rows:
-    got[int(a, 16)] += int(n)
-for a, n in re.findall(r"QP 0x([0-9a-f]{6}) \(its requests not told apart\): (\d+) CNPs received",
-                       open(base + ".summary").read()):
-    got[int(a, 16)] += int(n)
+for ha, a, _, _, _, n in rows:
+    got[(ha, int(a, 16))] += int(n)
+for ha, a, _, n in re.findall(r"(\S+) QP 0x([0-9a-f]{6}) \(its requests to (\S+) not told apart\): (\d+) CNPs received",
+                              open(base + ".summary").read()):
+    got[(ha, int(a, 16))] += int(n)
 assert got == want, (got, want)
 got_ce = collections.Counter()
-for _, b, n, _ in rows:
-    got_ce[int(b, 16)] += int(n)
+for ha, _, hb, b, n, _ in rows:
+    got_ce[(ha, hb, int(b, 16))] += int(n)
 assert got_ce == ce, (got_ce, ce)
 print("%d CNPs to %d QPs" % (len(cnps), len(want)))
 PY

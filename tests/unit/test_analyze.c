@@ -951,6 +951,10 @@ static void test_cnp_shadow_dcqcn(void)
 	CU_ASSERT_TRUE_FATAL(rl_analyzer_next_qp_congestion(a, &pos, &q));
 	CU_ASSERT_EQUAL(q.qpn, 0x11);
 	CU_ASSERT_EQUAL(q.resp_qpn, 0x12);
+	/* The requester is host A (0.0.0.1), the responder B (0.0.0.2): IPv4 after 12 zero bytes. */
+	CU_ASSERT_EQUAL(q.req_ip[15], 1);
+	CU_ASSERT_EQUAL(q.resp_ip[15], 2);
+	CU_ASSERT_EQUAL(q.req_ip[0] | q.req_ip[11] | q.resp_ip[0] | q.resp_ip[11], 0);
 	CU_ASSERT_EQUAL(q.cnps, 2);
 	CU_ASSERT_EQUAL(q.ce_seen, 1);
 	CU_ASSERT_TRUE(q.rate_known);
@@ -970,6 +974,9 @@ static void test_cnp_shadow_dcqcn(void)
 	CU_ASSERT_TRUE(rl_analyzer_next_qp_congestion(a, &pos, &q));
 	CU_ASSERT_TRUE_FATAL(rl_analyzer_next_qp_congestion(a, &pos, &q));
 	CU_ASSERT_EQUAL(q.qpn, 0x99);
+	/* That CNP went from A to B: B is the requester it names. */
+	CU_ASSERT_EQUAL(q.req_ip[15], 2);
+	CU_ASSERT_EQUAL(q.resp_ip[15], 1);
 	CU_ASSERT_FALSE(q.resp_qpn_known);
 	CU_ASSERT_EQUAL(q.cnps, 1);
 	rl_analyzer_free(a);

@@ -224,6 +224,7 @@ uint64_t rl_analyzer_line_rate(const struct rl_analyzer *a);
 
 /* Congestion per requester QP, for a summary: the flows that saw CE marks or CNPs. */
 struct rl_qp_congestion {
+	uint8_t req_ip[16], resp_ip[16]; /* the hosts: IPv6, or IPv4 in the last 4 bytes after 12 zeros */
 	uint32_t qpn;                   /* the requester's QP (0 if never learned) */
 	uint32_t resp_qpn;              /* the responder's, if known: CNPs may come before any response names the flow */
 	bool resp_qpn_known;

@@ -27,7 +27,10 @@ int rl_describe_pkt(const struct rl_pkt *pkt, char *buf, size_t n);
 /* One sentence saying what an opcode does, for a learner. */
 const char *rl_describe_opcode(uint8_t opcode);
 
-/* Format an IPv4/IPv6 address (or GID) into @buf (at least 46 bytes). */
+/* Room for the longest address text, as INET6_ADDRSTRLEN. */
+#define RL_ADDR_STRLEN 46
+
+/* Format an IPv4/IPv6 address (or GID) into @buf (at least RL_ADDR_STRLEN bytes). */
 const char *rl_addr_str(const struct rl_pkt *pkt, bool src, char *buf, size_t n);
 
 /* The same, appending to a string builder. */
