@@ -9,7 +9,9 @@
  *   for the paper, unverified against its text (which was not at hand).
  * - the NIC: a ConnectX's mlxconfig defaults, as quoted in dcqcn.h. A NIC
  *   also scales its cut by rpg_gd and bounds it by rpg_min_dec_fac; neither
- *   is modelled: the cut is the paper's alpha/2.
+ *   is modelled: the cut is the paper's alpha/2. Its rule for when a cut
+ *   moves Rt (clamp_tgt_rate, clamp_tgt_rate_after_time_inc) is:
+ *   rl_dcqcn_params.clamp, the paper's rule by default.
  */
 #include <stddef.h>
 
@@ -48,6 +50,15 @@ const char *rl_dcqcn_stage_name(enum rl_dcqcn_stage s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+const char *rl_dcqcn_clamp_name(enum rl_dcqcn_clamp c)
+{
+	static const char *const names[] = {
+		[RL_DCQCN_CLAMP_ALWAYS] = "always", [RL_DCQCN_CLAMP_AFTER_TIMER] = "after-timer-increase",
+	};
+
+	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "?";
+}
+
 /* Rt's ceiling: rpg_max_rate, but never above the line rate, which no pacer can exceed. */
 static uint64_t rl_dcqcn_ceiling(const struct rl_dcqcn *st)
 {
@@ -71,7 +82,8 @@ int rl_dcqcn_init(struct rl_dcqcn *st, const struct rl_dcqcn_params *p, uint64_t
 	 */
 	if (!line_rate_bps || line_rate_bps > UINT64_MAX / RL_DCQCN_ALPHA_ONE || !p->k_ns || !p->t_ns ||
 	    !p->b_bytes || !p->r_ai_bps || p->g > RL_DCQCN_ALPHA_ONE || p->alpha_init > RL_DCQCN_ALPHA_ONE ||
-	    !p->min_rate_bps || p->min_rate_bps > rl_dcqcn_ceiling(st) || p->first_cnp_rate_bps > rl_dcqcn_ceiling(st))
+	    !p->min_rate_bps || p->min_rate_bps > rl_dcqcn_ceiling(st) || p->first_cnp_rate_bps > rl_dcqcn_ceiling(st) ||
+	    (unsigned)p->clamp > RL_DCQCN_CLAMP_AFTER_TIMER)
 		return -1;
 	st->rc_bps = st->rt_bps = rl_dcqcn_ceiling(st);
 	st->alpha = p->alpha_init;
@@ -121,7 +133,9 @@ bool rl_dcqcn_on_cnp(struct rl_dcqcn *st, uint64_t now)
 	st->cnps++;
 	if (st->cut_once && st->p.reduce_period_ns && now - st->last_cut < st->p.reduce_period_ns)
 		return false;
-	st->rt_bps = st->rc_bps;
+	/* timer_events counts T expiries since the last cut: the NIC's "increased due to the timer". */
+	if (st->p.clamp == RL_DCQCN_CLAMP_ALWAYS || st->timer_events)
+		st->rt_bps = st->rc_bps;
 	if (first && st->p.first_cnp_rate_bps)
 		st->rc_bps = st->p.first_cnp_rate_bps;
 	else

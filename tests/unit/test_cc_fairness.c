@@ -1,15 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A property of DCQCN on the simulated wire: N flows (QPs of A towards QPs
- * of B) of back-to-back RDMA WRITEs through one RED/ECN-marked bottleneck,
- * each starting at a seeded random time, settle at a fair share of the
- * bottleneck, and the queue stops overflowing; without congestion control
- * the same flows overflow it. The fair share is the bottleneck's rate over
- * N, reckoned here, not read back from the code.
+ * A property of DCQCN on the simulated wire (issue 23): N flows (QPs of A
+ * towards QPs of B) of back-to-back RDMA WRITEs through one RED/ECN-marked
+ * bottleneck, each starting at a seeded random time, each reach within 10%
+ * of the bottleneck's rate over N, and once converged the queue drops
+ * nothing; without congestion control the same flows overflow it. A flow's
+ * rate is counted in the bottleneck's own bytes (the frame from the Ethernet
+ * header to the ICRC, as simwire.h serializes it: no FCS, preamble or gap),
+ * reckoned here from the headers' sizes in the standards, not read back from
+ * the code.
+ *
+ * The senders' reaction points are the paper's except for one rule, the
+ * ConnectX's default: a cut moves the target rate only after a timer
+ * increase (RL_DCQCN_CLAMP_AFTER_TIMER, dcqcn.h). With the paper's "Rt = Rc
+ * at every cut" the queue, marked at enqueue, stays past Kmax for the
+ * marks' own queueing delay (up to 200 us at 10 Gb/s); every CNP of that
+ * burst (one per 50 us per QP) cuts again, Rt following Rc down, and the
+ * flows come out at 6 Gb/s together, then climb back by R_AI per T: over
+ * [60, 180) ms and seeds 1-10 the queue was empty 8-10% of the time, the
+ * flows carried 91-92% of the bottleneck and the worst sat 10.6% (2 flows)
+ * and 15.6% (3 flows) under bottleneck / N. With the NIC's rule Rt keeps
+ * the rate the burst began from, fast recovery returns there, and the
+ * flows carry 94-97%: the worst were 7.8% and 7.8% under (seeds 1-40: 7.8%
+ * and 8.3%). Measured with a throwaway trace of the queue and each QP's
+ * Rc, Rt and alpha, not kept.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "rocelab/dcqcn.h"
 #include "rocelab/pair.h"
 #include "rocelab/simwire.h"
 #include "testlib.h"
@@ -27,26 +46,22 @@ int tl_suite_cc_fairness(void);
 #define FF_KMAX (200 * FF_KB)
 #define FF_PMAX 0.01
 #define FF_QUEUE (400 * FF_KB)
-#define FF_MTU_BYTES 4096                    /* every WRITE packet is full: bytes = packets x 4096 */
-#define FF_WRITE_LEN (16 * FF_MTU_BYTES)
+#define FF_MTU_BYTES 4096                    /* every WRITE packet is full */
+#define FF_WRITE_PKTS 16
+#define FF_WRITE_LEN (FF_WRITE_PKTS * FF_MTU_BYTES)
+/*
+ * A WRITE packet on the bottleneck: Ethernet II header 14 (IEEE 802.3
+ * clause 3.1.1, without the FCS), IPv4 20 (RFC 791, no options), UDP 8
+ * (RFC 768), BTH 12 (IBA 9.2), the payload, ICRC 4 (IBA A17.4); the First
+ * of each WRITE also a RETH of 16 (IBA 9.3.3): one packet in FF_WRITE_PKTS.
+ */
+#define FF_PKT_LINK_BYTES (14 + 20 + 8 + 12 + FF_MTU_BYTES + 4 + 16.0 / FF_WRITE_PKTS)
 #define FF_WINDOW 16                         /* WRITEs outstanding per flow */
 #define FF_MS 1000000ull
 #define FF_START_SPREAD_NS (2 * FF_MS)       /* each flow starts at a random time in [0, 2 ms) */
-#define FF_CONVERGED_NS (30 * FF_MS)         /* measured from here ... */
-#define FF_END_NS (90 * FF_MS)               /* ... to here, when the flows stop posting */
-/*
- * Fairness: each flow within 10% of the flows' mean rate, over the window
- * and nothing after it. Utilisation: the flows together carry at least 85%
- * of the bottleneck. Not "each within 10% of bottleneck / N", the issue's
- * words: with the paper's parameters every CNP cuts, the queue swings past
- * Kmax and then runs empty for 8-9% of the time, so over these seeds the
- * flows carried 87-91% of the bottleneck and the worst sat 12.7% (2 flows)
- * and 18.5% (3 flows) under bottleneck / N, while staying within 3.0% and
- * 9.4% of each other. No parameter in the paper's ranges (Kmin, Kmax, Pmax,
- * T, B, F, R_AI, R_HAI, later windows) brought 3 flows within 10%.
- */
-#define FF_FAIR_TOLERANCE 0.10
-#define FF_MIN_UTILISATION 0.85
+#define FF_CONVERGED_NS (60 * FF_MS)         /* measured from here ... */
+#define FF_END_NS (180 * FF_MS)              /* ... to here, when the flows stop posting */
+#define FF_FAIR_TOLERANCE 0.10               /* the issue's: each within 10% of bottleneck / N */
 #define FF_ACK_TIMEOUT 10                    /* 4.2 ms, as gen's congestion scenarios */
 
 struct ff_run {
@@ -69,6 +84,16 @@ static uint64_t ff_rand(uint64_t *s)
 	*s ^= *s << 25;
 	*s ^= *s >> 27;
 	return *s * 0x2545f4914f6cdd1dull;
+}
+
+/* The paper's reaction point with the ConnectX's clamp rule (see the top). */
+static const struct rl_dcqcn_params *ff_dcqcn(void)
+{
+	static struct rl_dcqcn_params p;
+
+	rl_dcqcn_params_default(&p);
+	p.clamp = RL_DCQCN_CLAMP_AFTER_TIMER;
+	return &p;
 }
 
 static void ff_config(struct rl_pair_config *pc, uint64_t seed, enum rl_cc_algo algo)
@@ -94,7 +119,7 @@ static void ff_config(struct rl_pair_config *pc, uint64_t seed, enum rl_cc_algo 
 	pc->type = RL_QPT_RC;
 	pc->max_send_wr = 256;
 	pc->cqe = 4096;
-	pc->cc[0] = (struct rl_qp_cc){ .algo = algo, .line_rate_bps = FF_LINE };
+	pc->cc[0] = (struct rl_qp_cc){ .algo = algo, .line_rate_bps = FF_LINE, .dcqcn = ff_dcqcn() };
 }
 
 /* Flow @i > 0: one more QP on each side, connected like the pair's. */
@@ -104,7 +129,7 @@ static void ff_extra_flow(struct ff_run *r, int i, enum rl_cc_algo algo)
 	struct rl_conn ca = r->p.end[0].conn, cb = r->p.end[1].conn;
 
 	ia.send_cq = ia.recv_cq = r->p.end[0].cq;
-	ia.cc = (struct rl_qp_cc){ .algo = algo, .line_rate_bps = FF_LINE };
+	ia.cc = (struct rl_qp_cc){ .algo = algo, .line_rate_bps = FF_LINE, .dcqcn = ff_dcqcn() };
 	r->a[i] = rl_create_qp(r->p.end[0].pd, &ia);
 	ia.send_cq = ia.recv_cq = r->p.end[1].cq;
 	ia.cc = (struct rl_qp_cc){ 0 };
@@ -218,10 +243,10 @@ static void ff_run(struct ff_run *r, int n, uint64_t seed, enum rl_cc_algo algo)
 	rl_pair_free(&r->p);
 }
 
-/* Each flow's rate over [FF_CONVERGED_NS, FF_END_NS), in b/s. */
+/* Each flow's rate over [FF_CONVERGED_NS, FF_END_NS), in b/s of the bottleneck's bytes. */
 static double ff_rate(const struct ff_run *r, int i)
 {
-	return (double)r->pkts[i] * FF_MTU_BYTES * 8 * 1e9 / (double)(FF_END_NS - FF_CONVERGED_NS);
+	return (double)r->pkts[i] * FF_PKT_LINK_BYTES * 8 * 1e9 / (double)(FF_END_NS - FF_CONVERGED_NS);
 }
 
 /* |a / b - 1| */
@@ -235,29 +260,25 @@ static double ff_off(double a, double b)
 static void ff_fair_for(int n)
 {
 	static struct ff_run r;
-	double share = (double)FF_BOTTLENECK / n, worst_share = 0, worst_fair = 0, worst_util = 1;
+	double share = (double)FF_BOTTLENECK / n, worst = 0, least_util = 1;
 
 	for (uint64_t seed = 1; seed <= FF_SEEDS; seed++) {
-		double mean = 0;
+		double sum = 0;
 
 		ff_run(&r, n, seed, RL_CC_DCQCN);
-		for (int i = 0; i < n; i++)
-			mean += ff_rate(&r, i) / n;
 		for (int i = 0; i < n; i++) {
-			double s = ff_off(ff_rate(&r, i), share), f = ff_off(ff_rate(&r, i), mean);
+			double off = ff_off(ff_rate(&r, i), share);
 
-			worst_share = s > worst_share ? s : worst_share;
-			worst_fair = f > worst_fair ? f : worst_fair;
-			CU_ASSERT(f <= FF_FAIR_TOLERANCE);
+			worst = off > worst ? off : worst;
+			sum += ff_rate(&r, i);
+			CU_ASSERT(off <= FF_FAIR_TOLERANCE);
 		}
-		worst_util = mean * n / FF_BOTTLENECK < worst_util ? mean * n / FF_BOTTLENECK : worst_util;
-		CU_ASSERT(mean * n >= FF_MIN_UTILISATION * FF_BOTTLENECK);
+		least_util = sum / FF_BOTTLENECK < least_util ? sum / FF_BOTTLENECK : least_util;
 		CU_ASSERT_EQUAL(r.drops_after, 0);
 	}
-	printf("\n%d DCQCN flows, %d seeds, %llu-%llu ms: within %.1f%% of the flows' mean, together at least "
-	       "%.1f%% of the bottleneck; each within %.1f%% of bottleneck/%d = %.2f Gb/s; no drop\n", n, FF_SEEDS,
-	       (unsigned long long)(FF_CONVERGED_NS / FF_MS), (unsigned long long)(FF_END_NS / FF_MS),
-	       worst_fair * 100, worst_util * 100, worst_share * 100, n, share / 1e9);
+	printf("\n%d DCQCN flows, %d seeds, %llu-%llu ms: each within %.1f%% of bottleneck/%d = %.2f Gb/s, "
+	       "together at least %.1f%% of it; no drop\n", n, FF_SEEDS, (unsigned long long)(FF_CONVERGED_NS / FF_MS),
+	       (unsigned long long)(FF_END_NS / FF_MS), worst * 100, n, share / 1e9, least_util * 100);
 }
 
 static void test_cc_two_flows_fair(void) { ff_fair_for(2); }
@@ -281,7 +302,7 @@ int tl_suite_cc_fairness(void)
 {
 	CU_pSuite s = CU_add_suite("cc_fairness", NULL, NULL);
 
-	return !s || !CU_add_test(s, "2 DCQCN flows share the bottleneck fairly, then drop nothing", test_cc_two_flows_fair) ||
-	       !CU_add_test(s, "3 DCQCN flows share the bottleneck fairly, then drop nothing", test_cc_three_flows_fair) ||
+	return !s || !CU_add_test(s, "2 DCQCN flows each reach bottleneck/2 within 10%, then drop nothing", test_cc_two_flows_fair) ||
+	       !CU_add_test(s, "3 DCQCN flows each reach bottleneck/3 within 10%, then drop nothing", test_cc_three_flows_fair) ||
 	       !CU_add_test(s, "without congestion control the queue overflows", test_cc_none_overflows);
 }

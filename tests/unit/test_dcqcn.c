@@ -60,6 +60,7 @@ static void test_dcqcn_defaults_are_the_papers(void)
 	CU_ASSERT_EQUAL(p.r_hai_bps, 100 * MBPS);
 	CU_ASSERT_EQUAL(p.alpha_init, RL_DCQCN_ALPHA_ONE);
 	CU_ASSERT_EQUAL(p.reduce_period_ns, 0);
+	CU_ASSERT_EQUAL(p.clamp, RL_DCQCN_CLAMP_ALWAYS);
 }
 
 static void test_dcqcn_one_cnp_halves_from_line_rate(void)
@@ -222,6 +223,57 @@ static void test_dcqcn_reduce_monitor_period(void)
 	CU_ASSERT_EQUAL(st.cuts, 2);
 }
 
+/*
+ * The ConnectX's rule (mlxconfig CLAMP_TGT_RATE False,
+ * CLAMP_TGT_RATE_AFTER_TIME_INC True): a cut sets Rt = Rc only if a T
+ * expiry raised the rate since the last cut; byte-counter increases do not
+ * count. Rates by the paper's equations, in double precision.
+ */
+static void test_dcqcn_clamp_after_timer_increase(void)
+{
+	struct rl_dcqcn_params p = params();
+	struct rl_dcqcn st;
+	double g = g_of(&p), alpha = 1, rt = LINE, rc = LINE;
+
+	p.clamp = RL_DCQCN_CLAMP_AFTER_TIMER;
+	CU_ASSERT_EQUAL_FATAL(rl_dcqcn_init(&st, &p, LINE, 0), 0);
+	/* Two CNPs, nothing between: the second cuts Rc again, Rt stays the line rate (the paper's: L/2). */
+	for (int n = 0; n < 2; n++) {
+		CU_ASSERT_TRUE(rl_dcqcn_on_cnp(&st, 0));
+		rc *= 1 - alpha / 2;
+		alpha = (1 - g) * alpha + g;
+		CU_ASSERT_EQUAL(st.rt_bps, LINE);
+		RATE_CLOSE(st.rc_bps, rc, 0);
+	}
+	/* A byte-counter increase (fast recovery) between two CNPs: Rt still kept. */
+	CU_ASSERT_EQUAL(rl_dcqcn_on_sent(&st, p.b_bytes, 0), 1);
+	rc = (rt + rc) / 2;
+	RATE_CLOSE(st.rc_bps, rc, 1);
+	CU_ASSERT_TRUE(rl_dcqcn_on_cnp(&st, 0));
+	rc *= 1 - alpha / 2;
+	alpha = (1 - g) * alpha + g;
+	CU_ASSERT_EQUAL(st.rt_bps, LINE);
+	RATE_CLOSE(st.rc_bps, rc, 1);
+	/* T passes (alpha decays first, as K = T): a timer increase, so the next cut sets Rt = Rc. */
+	CU_ASSERT_EQUAL(rl_dcqcn_advance(&st, p.t_ns), 1);
+	alpha *= 1 - g;
+	rc = (rt + rc) / 2;
+	RATE_CLOSE(st.rc_bps, rc, 2);
+	CU_ASSERT_TRUE(rl_dcqcn_on_cnp(&st, p.t_ns));
+	rt = rc;
+	rc *= 1 - alpha / 2;
+	RATE_CLOSE(st.rt_bps, rt, 2);
+	RATE_CLOSE(st.rc_bps, rc, 2);
+	/* The same CNPs with the paper's rule: Rt follows Rc at the second. */
+	p.clamp = RL_DCQCN_CLAMP_ALWAYS;
+	CU_ASSERT_EQUAL_FATAL(rl_dcqcn_init(&st, &p, LINE, 0), 0);
+	rl_dcqcn_on_cnp(&st, 0);
+	rl_dcqcn_on_cnp(&st, 0);
+	CU_ASSERT_EQUAL(st.rt_bps, LINE / 2);
+	p.clamp = (enum rl_dcqcn_clamp)7;
+	CU_ASSERT_EQUAL(rl_dcqcn_init(&st, &p, LINE, 0), -1);
+}
+
 static void test_dcqcn_pacer_spacing(void)
 {
 	CU_ASSERT_EQUAL(rl_dcqcn_tx_ns(1000, GBPS), 8000);          /* 8000 bits at 1 Gb/s */
@@ -263,6 +315,8 @@ static void test_dcqcn_names(void)
 	CU_ASSERT_STRING_EQUAL(rl_dcqcn_stage_name(RL_DCQCN_FAST_RECOVERY), "fast-recovery");
 	CU_ASSERT_STRING_EQUAL(rl_dcqcn_stage_name(RL_DCQCN_HYPER), "hyper-increase");
 	CU_ASSERT_STRING_EQUAL(rl_dcqcn_stage_name((enum rl_dcqcn_stage)99), "?");
+	CU_ASSERT_STRING_EQUAL(rl_dcqcn_clamp_name(RL_DCQCN_CLAMP_AFTER_TIMER), "after-timer-increase");
+	CU_ASSERT_STRING_EQUAL(rl_dcqcn_clamp_name((enum rl_dcqcn_clamp)99), "?");
 	CU_ASSERT_STRING_EQUAL(rl_cc_algo_name(RL_CC_DCQCN), "dcqcn");
 	CU_ASSERT_STRING_EQUAL(rl_event_name(RL_EV_RATE_CHANGE), "rate-change");
 }
@@ -402,6 +456,7 @@ int tl_suite_dcqcn(void)
 	       !CU_add_test(s, "additive, then hyper increase when both counters pass F", test_dcqcn_additive_then_hyper) ||
 	       !CU_add_test(s, "clamps at the minimum rate and the line rate", test_dcqcn_clamps) ||
 	       !CU_add_test(s, "at most one cut per rate_reduce_monitor_period", test_dcqcn_reduce_monitor_period) ||
+	       !CU_add_test(s, "clamp_tgt_rate_after_time_inc: only a timer increase lets a cut move Rt", test_dcqcn_clamp_after_timer_increase) ||
 	       !CU_add_test(s, "a transmission time is size / rate, rounded up, without overflow", test_dcqcn_pacer_spacing) ||
 	       !CU_add_test(s, "timestamps at the end of time, or years apart, end", test_dcqcn_hostile_times) ||
 	       !CU_add_test(s, "name tables", test_dcqcn_names) ||

@@ -31,6 +31,22 @@ extern "C" {
 #define RL_DCQCN_ALPHA_ONE (1u << 20)
 
 /*
+ * When a cut sets the target rate Rt to the current rate Rc. The paper
+ * does at every cut; a ConnectX does by default only if a timer increase
+ * came since the last cut (mlxconfig CLAMP_TGT_RATE False,
+ * CLAMP_TGT_RATE_AFTER_TIME_INC True: "the target rate should be updated
+ * if the transmission rate was increased due to the timer, and not only due
+ * to the byte counter"), so that a run of CNPs keeps the rate Rc came from;
+ * the ns-3 DCQCN of HPCC (Li et al., SIGCOMM 2019, rdma-hw.cc
+ * CheckRateDecreaseMlx) models the NIC so too.
+ */
+enum rl_dcqcn_clamp {
+	RL_DCQCN_CLAMP_ALWAYS,           /* Rt = Rc at every cut: the paper (clamp_tgt_rate 1) */
+	RL_DCQCN_CLAMP_AFTER_TIMER,      /* only after a T increase (clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1) */
+};
+const char *rl_dcqcn_clamp_name(enum rl_dcqcn_clamp c);
+
+/*
  * The parameters, by the paper's symbol and the mlx5 name
  * (/sys/class/net/<if>/ecn/roce_rp/<name>, or mlxconfig's RPG_*). Defaults
  * are the paper's; the comment gives the NIC's firmware default, as
@@ -54,6 +70,7 @@ struct rl_dcqcn_params {
 	uint64_t first_cnp_rate_bps; /* Rc set by the first CNP; 0: cut by alpha/2 as any (rate_to_set_on_first_cnp) */
 	uint64_t reduce_period_ns;   /* at most one cut per period; 0: every CNP cuts, as the paper
 					(rate_reduce_monitor_period, 4 us) */
+	enum rl_dcqcn_clamp clamp;   /* when a cut moves Rt: the paper's ALWAYS (the NIC's AFTER_TIMER) */
 };
 
 /* The paper's parameters (above). */
@@ -98,7 +115,7 @@ struct rl_dcqcn {
 int rl_dcqcn_init(struct rl_dcqcn *st, const struct rl_dcqcn_params *p, uint64_t line_rate_bps, uint64_t now);
 /*
  * A CNP arrived: cut the rate (section 3.1: Rt = Rc, Rc = Rc(1 - alpha/2),
- * alpha = (1 - g)alpha + g) and restart both counters. False if
+ * alpha = (1 - g)alpha + g; Rt as p.clamp says) and restart both counters. False if
  * reduce_period_ns said not now (the CNP is counted, nothing else).
  */
 bool rl_dcqcn_on_cnp(struct rl_dcqcn *st, uint64_t now);
