@@ -15,11 +15,11 @@
 #   --cc dcqcn over fq_codel ce_threshold: CE on whatever waited longer than 2 ms.
 # Oracles: tshark's ECN codepoint (ip.dsfield.ecn), CNPs (infiniband.bth.opcode == 129) and
 # (QP, PSN) pairs seen twice; the qdiscs' own counters (tc -s qdisc: red's marked and dropped,
-# fq_codel's ce_mark). Figures, measured under TCG on a busy 2-core host (3 runs of none, 2 of the rest):
-#   none:  red dropped 966..2250 (half the requests sent), 247..429 (QP, PSN) resent, no CE, no CNP;
+# fq_codel's ce_mark). Figures, measured under TCG on a busy 2-core host (4 runs of none, 3 of the rest):
+#   none:  red dropped 966..2250 (about half the requests sent), 247..429 (QP, PSN) resent, no CE, no CNP;
 #   dcqcn: red dropped 5..10 (the TCP exchange's Not-ECT segments: no request lost), 0 resent,
-#          1502..1977 CE = red's marked, 1119..1410 CNPs; fq_codel: 1828..2239 CE = its ce_mark,
-#          1287..1755 CNPs, nothing dropped.
+#          1502..2277 CE = red's marked, 1119..1764 CNPs; fq_codel: 1828..2239 CE = its ce_mark,
+#          1287..1755 CNPs, nothing dropped. The case takes ~35 s.
 # What this does not show: DCQCN's timers and steps are made for 40 Gb/s, so between two CNPs its
 # rate climbs back to the 30 Mb/s ceiling, and the queue stays past red's min (almost every request
 # is marked); the loss falls because ECT requests are marked instead of dropped, and DCQCN slows
