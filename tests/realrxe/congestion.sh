@@ -15,11 +15,11 @@
 #   --cc dcqcn over fq_codel ce_threshold: CE on whatever waited longer than 2 ms.
 # Oracles: tshark's ECN codepoint (ip.dsfield.ecn), CNPs (infiniband.bth.opcode == 129) and
 # (QP, PSN) pairs seen twice; the qdiscs' own counters (tc -s qdisc: red's marked and dropped,
-# fq_codel's ce_mark). Figures, measured under TCG on a busy 2-core host (4 runs of none, 3 of the rest):
+# fq_codel's ce_mark). Figures, measured under TCG on a busy 2-core host (5 runs of none, 4 of the rest):
 #   none:  red dropped 966..2250 (about half the requests sent), 247..429 (QP, PSN) resent, no CE, no CNP;
-#   dcqcn: red dropped 5..10 (the TCP exchange's Not-ECT segments: no request lost), 0 resent,
-#          1502..2277 CE = red's marked, 1119..1764 CNPs; fq_codel: 1828..2239 CE = its ce_mark,
-#          1287..1755 CNPs, nothing dropped. The case takes ~35 s.
+#   dcqcn: red dropped 5..11 (the TCP exchange's Not-ECT segments: no request lost), 0 resent,
+#          1502..2774 CE = red's marked, 1119..2760 CNPs; fq_codel: 1828..2782 CE = its ce_mark,
+#          1287..2737 CNPs, nothing dropped. The case takes ~25-35 s.
 # What this does not show: DCQCN's timers and steps are made for 40 Gb/s, so between two CNPs its
 # rate climbs back to the 30 Mb/s ceiling, and the queue stays past red's min (almost every request
 # is marked); the loss falls because ECT requests are marked instead of dropped, and DCQCN slows
@@ -130,17 +130,20 @@ congestion_case() {
 	else
 		fail "congestion, --cc none over red: $(tr '\n' ' ' <"$T/cg-none.fig"): wanted drops, resends, no CE"
 	fi
+	local lost_none=$lost
 	lost=$(($(cg dcqcn sent) - $(cg dcqcn seen)))
 	if [ "$(cg dcqcn ce)" -gt 0 ] && [ "$(cg dcqcn ce)" = "$(cg dcqcn marked)" ] && [ "$(cg dcqcn cnps)" -gt 0 ]; then
 		pass "congestion, --cc dcqcn over red ecn: $(cg dcqcn ce) requests CE-marked (tshark; red's own count: marked $(cg dcqcn marked)), $(cg dcqcn cnps) CNPs back to the sender (tshark)"
 	else
 		fail "congestion, --cc dcqcn over red: $(tr '\n' ' ' <"$T/cg-dcqcn.fig"): wanted CE = red's marked, CNPs"
 	fi
-	if [ "$(cg dcqcn dropped)" -lt "$(cg none dropped)" ] && [ "$(cg dcqcn resent)" -lt "$(cg none resent)" ] &&
-		[ "$lost" -ge 0 ] && [ "$lost" -le "$(cg dcqcn dropped)" ]; then
-		pass "congestion, red: --cc dcqcn dropped $(cg dcqcn dropped) (--cc none $(cg none dropped)), resent $(cg dcqcn resent) (--cc none $(cg none resent)); $lost requests lost"
+	# ECT requests are marked, not dropped: what red still drops is the TCP exchange's (measured: 0 requests
+	# lost and 0 resent against hundreds); red without ecn lost 1169 and resent 214 here, --cc none 1799 and 401
+	if [ "$(cg dcqcn dropped)" -lt "$(cg none dropped)" ] && [ "$lost" -ge 0 ] && [ "$lost" -le "$(cg dcqcn dropped)" ] &&
+		[ $((lost * 20)) -le "$lost_none" ] && [ $(($(cg dcqcn resent) * 20)) -le "$(cg none resent)" ]; then
+		pass "congestion, red: --cc dcqcn dropped $(cg dcqcn dropped) (--cc none $(cg none dropped)), $lost requests lost (--cc none $lost_none), resent $(cg dcqcn resent) (--cc none $(cg none resent))"
 	else
-		fail "congestion, red: --cc dcqcn dropped $(cg dcqcn dropped), resent $(cg dcqcn resent), lost $lost; --cc none $(cg none dropped), $(cg none resent): not fewer"
+		fail "congestion, red: --cc dcqcn dropped $(cg dcqcn dropped), lost $lost, resent $(cg dcqcn resent); --cc none $(cg none dropped), $lost_none, $(cg none resent): not fewer drops, nor at most 5% of the losses and resends"
 	fi
 	if [ "$(cg fq ce)" -gt 0 ] && [ -n "$(cg fq ce_mark)" ] && [ "$(cg fq ce_mark)" -gt 0 ] &&
 		[ "$(cg fq ce_mark)" -le "$(cg fq ce)" ] && [ "$(cg fq cnps)" -gt 0 ]; then
