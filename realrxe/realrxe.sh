@@ -85,12 +85,14 @@ rr_kernel_pkg() {
 RR_PKGS="busybox-static libc6 libgcc-s1
  rdma-core ibverbs-providers libibverbs1 ibverbs-utils perftest rdmacm-utils librdmacm1
  libnl-3-200 libnl-route-3-200 libibumad3 libpci3
- iproute2 libbpf1 libbsd0 libmd0 libcap2 libelf1 zlib1g libmnl0
+ iproute2 libbpf1 libbsd0 libmd0 libcap2 libelf1 zlib1g libmnl0 libxtables12
  tcpdump libpcap0.8 libssl3 libdbus-1-3 libsystemd0 libudev1 libgcrypt20 libgpg-error0
  liblz4-1 liblzma5 libzstd1"
 
 # In load order (the package has no modules.dep: found with depmod -b and modprobe --show-depends).
 # crc32_generic first: without it rdma_rxe says "failed to init crc32 algorithm err:-2".
+# sch_tbf and sch_red: the kernel's own rate limit and ECN marking (tc-tbf(8), tc-red(8)) for the
+# congestion case of tests/realrxe; fq_codel (its ce_threshold) is built into this kernel.
 RR_MODS="crypto/crc32_generic
  net/ipv4/udp_tunnel net/ipv6/ip6_udp_tunnel
  drivers/infiniband/core/ib_core drivers/infiniband/core/ib_uverbs
@@ -100,12 +102,14 @@ RR_MODS="crypto/crc32_generic
  drivers/virtio/virtio_ring drivers/virtio/virtio
  drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci
  net/core/failover drivers/net/net_failover drivers/net/virtio_net
- drivers/net/veth"
+ drivers/net/veth
+ net/sched/sch_tbf net/sched/sch_red"
 
-# A build records the modules it put in (the file 'modules'): a cache made with another list is
-# rebuilt, as one made for another kernel is, on the next build or boot.
+# A build records the modules and packages it put in (the file 'modules'): a cache made with
+# other lists is rebuilt, as one made for another kernel is, on the next build or boot.
+rr_mods_list() { printf '%s\n' $RR_MODS $RR_PKGS; }
 rr_mods_stale() {
-	[ "$(cat "$RR_CACHE/modules" 2>/dev/null)" != "$(printf '%s\n' $RR_MODS)" ]
+	[ "$(cat "$RR_CACHE/modules" 2>/dev/null)" != "$(rr_mods_list)" ]
 }
 
 rr_host_tools() {
@@ -161,7 +165,7 @@ rr_missing_debs() {
 # Every NEEDED soname of the tools, followed recursively, must be in the tree.
 rr_check_libs() {
 	local root=$1 todo seen=" " miss="" f so p d
-	todo="$root/bin/ip $root/usr/bin/rdma $root/usr/bin/tcpdump $root/usr/bin/ibv_devinfo $root/usr/bin/ibv_rc_pingpong
+	todo="$root/bin/ip $root/sbin/tc $root/usr/bin/rdma $root/usr/bin/tcpdump $root/usr/bin/ibv_devinfo $root/usr/bin/ibv_rc_pingpong
 	      $root/usr/bin/ib_send_bw $root/usr/bin/rping $root/usr/bin/ucmatose $root/usr/bin/udaddy $root/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"
 	while [ -n "$(echo $todo)" ]; do
 		set -- $todo
@@ -207,7 +211,7 @@ rr_build_base() {
 	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -6) > "$RR_CACHE/base.cpio.gz.tmp"
 	mv "$RR_CACHE/base.cpio.gz.tmp" "$RR_CACHE/base.cpio.gz"
 	echo "$RR_KPKG $kver" > "$RR_CACHE/kernel"
-	printf '%s\n' $RR_MODS > "$RR_CACHE/modules"
+	rr_mods_list > "$RR_CACHE/modules"
 	rm -rf "$root" "$ird"
 }
 

@@ -36,11 +36,16 @@
 # ends, every ICRC is good, and `rocelab explain --compare`'s rows agree with tshark's fields,
 # for each capture and next to rocelab gen's run of the same workload; the CM MADs of rping,
 # ucmatose, udaddy and ib_send_bw -R field by field against Wireshark's CM dissector.
+# The kernel's own ECN marking (congestion.sh): rocelab peer --cc none, then --cc dcqcn, through the
+# guest's eth0 under tbf with red ecn, and with fq_codel's ce_threshold; CE, CNPs and resends by tshark,
+# marks and drops by tc's own counters.
 # If the VM cannot start the suite fails and says why.
 # Usage: run.sh ROCELAB
+#   REALRXE_ONLY=congestion run.sh ROCELAB: the VM and that case alone (the whole suite takes ~16 min)
 set -u
 . "$(dirname "$0")/../lib/checks.sh"    # run_checks
 . "$(dirname "$0")/../lib/tshark.sh"    # run_tshark, profile_checks
+. "$(dirname "$0")/congestion.sh"       # congestion_case
 R=${1:?usage: run.sh ROCELAB}
 case $R in /*) ;; *) R=$(pwd)/$R ;; esac
 T=$(mktemp -d)
@@ -91,7 +96,12 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 t0=$SECONDS
-if ! "$R" realrxe start --dir "$T/vm" --netns "$NS" --max-time 3600 2>"$T/start.err"; then
+case ${REALRXE_ONLY:-congestion} in
+congestion) ;;
+*) echo "FAIL REALRXE_ONLY=$REALRXE_ONLY: the one case that runs alone is 'congestion'"; exit 2 ;;
+esac
+# --add: rocelab itself in the guest, for the congestion case's sender
+if ! "$R" realrxe start --dir "$T/vm" --netns "$NS" --max-time 3600 --add "$R" 2>"$T/start.err"; then
 	cat "$T/start.err"
 	echo "FAIL the VM with kernel Soft-RoCE did not start (above: why)"
 	exit 1
@@ -118,6 +128,16 @@ host_bg() {   # NAME PATTERN CMD...: on this side, in the namespace
 	hpid=$!
 	until grep -q "$pat" "$T/$name.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
+
+finish() {
+	echo "realrxe: $passed passed, $failed failed ($((SECONDS - t0)) s)"
+	[ "$failed" -eq 0 ]
+	exit
+}
+if [ -n "${REALRXE_ONLY:-}" ]; then
+	congestion_case
+	finish
+fi
 
 cap_start() {
 	rm -f "$T/cap.pcap" "$T/td.err"
@@ -1499,6 +1519,10 @@ else
 	fail "ib_write_lat -q 2: kernel exit $grc '$(head -n 2 "$T/ker.out" | tr '\n' ' ')', rocelab exit $hrc '$(head -n 2 "$T/roc.out" | tr '\n' ' ')'"
 fi
 
+# ---- the kernel's own ECN marking: tbf + red (or fq_codel ce_threshold) on the guest's eth0 ----------
+
+congestion_case
+
 # ---- rocelab lab run NN --real-rxe: the kernel at one end of a lab ---------------------------------
 
 "$R" realrxe stop --dir "$T/vm" >/dev/null 2>&1
@@ -1809,5 +1833,4 @@ for pair in "send-bw ib_send_bw" "write-bw ib_write_bw" "read-bw ib_read_bw" "at
 	fi
 done
 
-echo "realrxe: $passed passed, $failed failed ($((SECONDS - t0)) s)"
-[ "$failed" -eq 0 ]
+finish
