@@ -9,16 +9,25 @@
  *
  * The pacer holds the requester to one rate: DCQCN's Rc while it recovers
  * from a cut, else the QP's cap (rl_qp_cc.rate_limit_bps, or a DCQCN
- * ceiling below the line rate), else none. It spaces each request from
- * the one before by that one's transmission time: its bytes on the link
- * as rl_qp_emit() counts them (Ethernet header, IP, UDP, BTH..ICRC; no
- * preamble, FCS or gap) at the rate. A request that leaves late moves the
- * schedule on from when it left, unless max_burst_bytes lets the next ones
- * catch up (a host woken late, as a program on a real clock is): then the
- * schedule keeps its times, and a request may leave up to that many
- * bytes' time early, as a token bucket of that depth.
+ * ceiling below the line rate), else none. It is a token bucket in bytes,
+ * as a NIC's rate limiter (mlx5 packet pacing: "bursts of packets ...
+ * smaller than or equal to max_burst_sz"): credit up to max_burst_bytes,
+ * or one frame if that is less, refilled at the rate; a request leaves
+ * when the credit holds the frame before it (the typical frame,
+ * ibv_qp_rate_limit_attr.typical_pkt_sz) and takes its own bytes on the
+ * link as rl_qp_emit() counts them (Ethernet header, IP, UDP, BTH..ICRC;
+ * no preamble, FCS or gap). The bucket is kept as what it lacks of full
+ * at its last frame, and that time is paid back at the rate current when
+ * the pacer looks: a rate change takes effect at once, on the frame just
+ * sent too, and a cut leaves no credit to spend beyond what was left.
+ * Without a burst each frame waits its own time at the rate after the
+ * frame before.
  */
 #include "transport.h"
+#include "units.h"
+
+/* The deepest bucket counted exactly (its units fit 64 bits with a frame owed): 2 GiB, past any NIC's. */
+#define RL_PACE_MAX_BURST (1ull << 31)
 
 const char *rl_cc_algo_name(enum rl_cc_algo a)
 {
@@ -106,36 +115,51 @@ static uint64_t rl_qp_cc_pace_rate(const struct rl_qp *qp)
 	return qp->pace.cap_bps;
 }
 
-/* When the next request may leave: the last one's transmission time at the pacer's rate after it. */
-static uint64_t rl_qp_cc_next_send(const struct rl_qp *qp)
+/* @bytes in the bucket's unit: a rate in b/s pays back that many of them each ns. */
+static uint64_t rl_pace_units(uint64_t bytes)
 {
-	uint64_t rate = rl_qp_cc_pace_rate(qp);
+	return bytes * RL_BITS_PER_BYTE * RL_NS_PER_S;
+}
 
-	return rate ? qp->pace.last_tx + rl_dcqcn_tx_ns(qp->pace.last_bytes, rate) : 0;
+/* What the bucket lacks of full at @now, paid back at @rate since its last frame. */
+static uint64_t rl_qp_cc_owed(const struct rl_qp *qp, uint64_t rate, uint64_t now)
+{
+	uint64_t dt = now - qp->pace.at;
+
+	if (!rate || dt >= (qp->pace.owed + rate - 1) / rate)
+		return 0;
+	return qp->pace.owed - dt * rate;
+}
+
+/* How much it may lack and still let a frame go: the depth less the frame before, one frame at least. */
+static uint64_t rl_qp_cc_slack(const struct rl_qp *qp)
+{
+	uint64_t burst = qp->pace.burst_bytes < RL_PACE_MAX_BURST ? qp->pace.burst_bytes : RL_PACE_MAX_BURST;
+
+	return burst > qp->pace.last_bytes ? rl_pace_units(burst - qp->pace.last_bytes) : 0;
 }
 
 void rl_qp_cc_sent(struct rl_qp *qp, size_t bytes)
 {
-	uint64_t due = rl_qp_cc_next_send(qp);
+	uint64_t now = qp->host->now;
 
 	if (!bytes)
 		return;
-	/* Without a burst a request never leaves before it is due: this is always now. */
-	qp->pace.last_tx = qp->pace.burst_bytes && due > qp->host->now ? due : qp->host->now;
+	qp->pace.owed = rl_qp_cc_owed(qp, rl_qp_cc_pace_rate(qp), now) + rl_pace_units(bytes);
+	qp->pace.at = now;
 	qp->pace.last_bytes = bytes;
 	if (qp->cc == RL_CC_DCQCN)
-		rl_qp_cc_increases(qp, rl_dcqcn_on_sent(&qp->dcqcn, bytes, qp->host->now));
+		rl_qp_cc_increases(qp, rl_dcqcn_on_sent(&qp->dcqcn, bytes, now));
 }
 
-/* The earliest a request may leave: when it is due, less the burst's time at the pacer's rate. */
+/* The earliest a request may leave: when the bucket lacks no more than the slack. */
 static uint64_t rl_qp_cc_may_send_at(const struct rl_qp *qp)
 {
-	uint64_t due = rl_qp_cc_next_send(qp), early;
+	uint64_t rate = rl_qp_cc_pace_rate(qp), slack = rl_qp_cc_slack(qp);
 
-	if (!qp->pace.burst_bytes || !due)
-		return due;
-	early = rl_dcqcn_tx_ns(qp->pace.burst_bytes, rl_qp_cc_pace_rate(qp));
-	return due > early ? due - early : 0;
+	if (!rate || qp->pace.owed <= slack)
+		return 0;
+	return qp->pace.at + (qp->pace.owed - slack + rate - 1) / rate;
 }
 
 bool rl_qp_cc_may_send(const struct rl_qp *qp)

@@ -210,8 +210,9 @@ struct rl_qp {
 	uint64_t cnp_interval_ns;   /* and how long until it may send another */
 	struct {
 		uint64_t cap_bps;       /* the rate it holds the requester to when no algo does; 0: none */
-		uint64_t last_tx, last_bytes;   /* when the last request was due to leave, and its bytes on the link */
-		uint32_t burst_bytes;           /* rl_qp_cc.max_burst_bytes */
+		uint64_t at, last_bytes;  /* when the last request left, and its bytes on the link */
+		uint64_t owed;            /* what the bucket lacked of full then, in bits * RL_NS_PER_S (cc.c) */
+		uint32_t burst_bytes;     /* rl_qp_cc.max_burst_bytes */
 	} pace;
 	enum rl_cc_algo cc;         /* how it answers CNPs it receives (cc.c) */
 	struct rl_dcqcn dcqcn;      /* RL_CC_DCQCN: the reaction point and its pacer */

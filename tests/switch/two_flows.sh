@@ -28,6 +28,17 @@
 # The clients send 4 KiB WRITEs, 16 outstanding (TWO_FLOWS_SIZE changes the size, TWO_FLOWS_PEER
 # adds client options), DCQCN with the paper's parameters. With 64 KiB ones (1 MiB outstanding)
 # DCQCN did not settle at 0.2 Gb/s: 52622 of 88205 frames marked, 19008 CNPs, shares 67/119 Mb/s.
+# DCQCN does not hold the queue here: the windows do, so the queue (--queue) must hold both, and the
+# default 400 KB does. Measured at 0.2 Gb/s with --kmin 5 --kmax 60 --pmax 0.01 (tcpdump at A and C,
+# tshark times): a CE mark (made as the frame joins the queue) reaches its sender as a CNP 4.5 ms
+# later (median; 90% within 9 ms): the queue's own wait, the switch and peers being processes on
+# shared cores. DCQCN's T and K are 55 us: within 0.3 ms of a cut fast recovery has Rc back near
+# Rt, and additive increase then adds 40 Mb/s each 55 us, so Rc is at the 0.2 Gb/s cap again
+# long before the next CNP (each client's per-second lines: Rc 200 Mb/s). Each flow sends what
+# its 16 x 4 KiB WRITEs allow, and the queue fills with both windows, about 135 KB of frames:
+# with --queue 100, 400-25,000 frames were lost in 4 s over 7 runs (go-back-N resends add to them);
+# with -w 8 (both windows 67 KB, the queue's maximum) none were. Feedback in ms against timers
+# in us is inherent to user-space peers on veths, not something DCQCN's parameters here can fix.
 # TWO_FLOWS_KEEP=DIR keeps the switch's and the clients' output there.
 # Usage: two_flows.sh ROCELAB none|dcqcn SECONDS RATE_GBPS [switch options...]
 set -u

@@ -119,6 +119,88 @@ static void test_pacer_burst(void)
 	/* Without a burst, the same requests take the whole schedule (assert_paced, above). */
 }
 
+/* Marks one request of A's, the @filter_ctx-th (1-based), CE: one CNP, one cut. */
+static bool mark_one_request(struct tp_pair *t, int from, uint8_t *frame, size_t len, uint64_t n)
+{
+	unsigned *left = t->filter_ctx;
+
+	(void)n;
+	if (from == 0 && *left && !--*left)
+		tl_mark_ce_ipv4(frame, len);
+	return true;
+}
+
+/*
+ * A token bucket of depth D refilled at R(t) lets no run of frames
+ * i..j carry more than D + the integral of R from t_i to t_j, however
+ * the rate moves (mlx5's max_burst_sz: "bursts ... smaller than or equal
+ * to this value"). The rate here is the cap up to the cut and the cut's
+ * after it; everything is in bits * ns / s, where the two meet exactly.
+ */
+static void test_pacer_burst_after_cut(void)
+{
+	enum { BURST = 8192, MARKED = 40, LEN = 150 * 1024 };
+	struct rl_dcqcn_params p;
+	struct rl_qp_cc dc = { .algo = RL_CC_DCQCN, .line_rate_bps = LINE, .rate_limit_bps = 2 * GBPS,
+			       .max_burst_bytes = BURST, .dcqcn = &p };
+	struct rl_qp_cc none = { 0 };
+	static struct tp_pair t;
+	struct tp_opts o;
+	uint64_t times[TP_QUEUE], lens[TP_QUEUE], cut, r_new, worst = 0, after_bytes = 0;
+	unsigned marked = MARKED, n = 0, first_after = 0;
+
+	/* No timer or byte count brings the rate back during the run: the cut is its one change. */
+	rl_dcqcn_params_default(&p);
+	p.k_ns = p.t_ns = 100 * NS_PER_S;
+	p.b_bytes = 1ull << 40;
+	tp_default_opts(&o, RL_QPT_RC);
+	o.timeout = 14;
+	o.cc[0] = dc;
+	o.cc[1] = none;
+	tp_setup(&t, &o);
+	t.filter = mark_one_request;
+	t.filter_ctx = &marked;
+	CU_ASSERT_EQUAL(tp_post_send(&t, 0, RL_WR_RDMA_WRITE, 0, LEN, 0, 1), 0);
+	tp_run(&t, 10 * NS_PER_S);
+	tp_expect_wc(&t, 0, RL_WC_SUCCESS, RL_WC_RDMA_WRITE, 1);
+	for (uint64_t i = 0; i < t.frames && i < TP_QUEUE; i++)
+		if (t.from[i] == 0 && t.opcodes[i] != RL_OP_CNP) {
+			times[n] = t.times[i];
+			lens[n++] = t.lens[i];
+		}
+	CU_ASSERT_EQUAL_FATAL(t.ev_count[RL_EV_RATE_CHANGE], 1);
+	cut = t.last_ev[RL_EV_RATE_CHANGE].now;
+	r_new = t.last_ev[RL_EV_RATE_CHANGE].value;
+	CU_ASSERT_EQUAL(r_new, GBPS);   /* alpha 1: the cut halves the cap */
+	tp_teardown(&t);
+	CU_ASSERT_EQUAL_FATAL(n, LEN / 1024);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t bits = 0;
+
+		for (unsigned j = i; j < n; j++) {
+			uint64_t before = times[j] < cut ? times[j] : cut, after = times[j] > cut ? times[j] : cut;
+			uint64_t allowed = (uint64_t)BURST * 8 * NS_PER_S;
+
+			bits += lens[j] * 8 * NS_PER_S;
+			if (times[i] < before)
+				allowed += (before - times[i]) * 2 * GBPS;
+			allowed += (after - (times[i] > cut ? times[i] : cut)) * r_new;
+			if (bits > allowed && (bits - allowed) / (8 * NS_PER_S) > worst)
+				worst = (bits - allowed) / (8 * NS_PER_S);
+		}
+		if (times[i] > cut && !first_after)
+			first_after = i;
+	}
+	CU_ASSERT_EQUAL(worst, 0);
+	if (worst)
+		printf("\na run of frames passed the bucket by %llu bytes\n", (unsigned long long)worst);
+	/* And the bound is not met by standing still: after the cut the requests leave at the new rate. */
+	CU_ASSERT_FATAL(first_after > 0 && first_after < n - 10);
+	for (unsigned j = first_after; j < n - 1; j++)
+		after_bytes += lens[j];
+	CU_ASSERT(times[n - 1] - times[first_after] <= after_bytes * 8 * NS_PER_S / r_new * 102 / 100);
+}
+
 static void test_pacer_dcqcn_ceiling_below_line_rate(void)
 {
 	struct rl_dcqcn_params p;
@@ -201,6 +283,7 @@ int tl_suite_cc_pacer(void)
 	return !s || !CU_add_test(s, "a rate limit paces a QP without congestion control", test_pacer_cap_holds_without_cc) ||
 	       !CU_add_test(s, "DCQCN's ceiling below the line rate is paced", test_pacer_dcqcn_ceiling_below_line_rate) ||
 	       !CU_add_test(s, "max_burst_sz lets requests run ahead by the burst", test_pacer_burst) ||
+	       !CU_add_test(s, "after a cut no run of frames passes the bucket", test_pacer_burst_after_cut) ||
 	       !CU_add_test(s, "CNPs at most one per set interval", test_np_cnp_interval_settable) ||
 	       !CU_add_test(s, "a CE mark gets a CNP and slows a DCQCN sender", test_np_cnp_slows_dcqcn_sender);
 }

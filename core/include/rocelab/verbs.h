@@ -280,10 +280,10 @@ struct rl_qp_cc {
 	 */
 	uint64_t rate_limit_bps;
 	/*
-	 * ibv_qp_rate_limit_attr.max_burst_sz: a request that starts late may
-	 * be followed by up to this many bytes at once, until the pacer is
-	 * back on its schedule (a token bucket this deep). 0: none, each
-	 * packet waits its time after the one before.
+	 * ibv_qp_rate_limit_attr.max_burst_sz: the pacer's token bucket is
+	 * this many bytes deep, refilled at the current rate, so no run of
+	 * frames passes it plus what the rate allowed meanwhile. 0: one
+	 * frame deep, each packet waits its time after the one before.
 	 */
 	uint32_t max_burst_bytes;
 	/* Notification point: at least this long between two CNPs of the QP (mlx5 roce_np min_time_between_cnps). */
