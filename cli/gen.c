@@ -36,7 +36,10 @@ static void gen_usage(FILE *f)
 		"      --mtu N          path MTU: 256, 512, 1024 (default, as Soft-RoCE), 2048, 4096 (dcqcn,\n"
 		"                       incast, fairness: default 4096)\n"
 		"      --size BYTES     message size (each scenario has its own default)\n"
-		"      --count N        messages or iterations\n"
+		"      --count N        messages or rounds; the single operations (send .. uc-send in --list)\n"
+		"                       and ecn: 1 to 64 of them one after another (default 1; send's default\n"
+		"                       is its two SENDs). A scenario that would not read --count or --size\n"
+		"                       (one event, set sizes, crafted packets) refuses it, saying why\n"
 		"      --window N       outstanding work requests in the -bw scenarios (default 128)\n"
 		"      --qps N          connections in the fabric scenario (default 1000)\n"
 		"      --seed N         seed for PSNs and random faults (default 1)\n"
@@ -293,70 +296,57 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[
 	return gen_opt_cc(c, arg, o);
 }
 
-/*
- * Options that only some scenarios read: given to another, each would be
- * ignored in silence. gen_parse() keeps the name of the first of each kind.
- */
-enum gen_only {
-	GEN_ONLY_WIRE,          /* the simulated wire and transport: not for packets crafted one by one */
-	GEN_ONLY_QPN,           /* the two QPs: not for fabric, whose QPs are numbered by --qps */
-	GEN_ONLY_FABRIC,        /* --qps */
-	GEN_ONLY_BAD,           /* --bad-write: which WRITE access-error and range-error aim wrong */
-	GEN_ONLY_CC,            /* the switch port and the congestion control: the congestion scenarios */
-	GEN_ONLY_SENDERS,       /* --senders: incast */
-	GEN_ONLY_NP,            /* --cnp-interval: the scenarios whose packets get CE marks */
-	GEN_ONLY_KINDS,
-	GEN_ONLY_NONE = GEN_ONLY_KINDS
-};
-
-static enum gen_only gen_only(int c)
+/* The kind of option @c is, if only some scenarios read it (pcapgen's gen_scenario.takes); else GEN_OPT_KINDS. */
+static enum gen_opt_kind gen_only(int c)
 {
 	switch (c) {
 	case O_LOSS: case O_DROP: case O_RATE: case O_LATENCY: case O_WINDOW: case O_PSNA: case O_PSNB:
 	case O_DROP_REQUEST: case O_MIN_RNR_TIMER: case O_RNR_RETRY:
-		return GEN_ONLY_WIRE;
-	case O_QPNA: case O_QPNB: return GEN_ONLY_QPN;
-	case O_QPS: return GEN_ONLY_FABRIC;
-	case O_BAD_WRITE: return GEN_ONLY_BAD;
-	case O_CC: case O_BOTTLENECK: case O_KMIN: case O_KMAX: case O_PMAX: case O_QUEUE: return GEN_ONLY_CC;
-	case O_SENDERS: return GEN_ONLY_SENDERS;
-	case O_CNP_INTERVAL: return GEN_ONLY_NP;
-	default: return GEN_ONLY_NONE;
+		return GEN_OPT_WIRE;
+	case O_QPNA: case O_QPNB: return GEN_OPT_QPN;
+	case O_COUNT: return GEN_OPT_COUNT;
+	case O_SIZE: return GEN_OPT_SIZE;
+	case O_QPS: return GEN_OPT_QPS;
+	case O_BAD_WRITE: return GEN_OPT_BAD;
+	case O_CC: case O_BOTTLENECK: case O_KMIN: case O_KMAX: case O_PMAX: case O_QUEUE: return GEN_OPT_CC;
+	case O_SENDERS: return GEN_OPT_SENDERS;
+	case O_CNP_INTERVAL: return GEN_OPT_NP;
+	default: return GEN_OPT_KINDS;
 	}
 }
 
-/* Refuse an option scenario @sc would not read (@given: the first long option of each kind, or NULL). */
-static int gen_check_only(const struct gen_scenario *sc, const char *const given[GEN_ONLY_KINDS])
+/*
+ * Refuse an option scenario @sc does not take, which it would ignore in silence
+ * (@given: the first long option of each kind, or NULL). --count and --size
+ * say the scenario's own reason.
+ */
+static int gen_check_only(const struct gen_scenario *sc, const char *const given[GEN_OPT_KINDS])
 {
-	static const char *const why[GEN_ONLY_KINDS] = {
-		"its packets are crafted one by one, with no wire or transport to shape",
-		"its QPs are numbered from --qps",
-		"only fabric has many QPs",
-		"only access-error and range-error aim a WRITE wrong",
-		"only dcqcn, incast and fairness have a congested switch port",
-		"only incast has several senders",
-		"only ecn, dcqcn, incast and fairness mark packets CE, so only they send CNPs",
+	static const char *const why[GEN_OPT_KINDS] = {
+		[GEN_OPT_WIRE] = "its packets are crafted one by one, with no wire or transport to shape",
+		[GEN_OPT_QPN] = "its QPs are numbered from --qps",
+		[GEN_OPT_COUNT] = "it sends a set number of messages",
+		[GEN_OPT_SIZE] = "its messages have sizes of their own",
+		[GEN_OPT_QPS] = "only fabric has many QPs",
+		[GEN_OPT_BAD] = "only access-error and range-error aim a WRITE wrong",
+		[GEN_OPT_CC] = "only dcqcn, incast and fairness have a congested switch port",
+		[GEN_OPT_SENDERS] = "only incast has several senders",
+		[GEN_OPT_NP] = "only ecn, dcqcn, incast and fairness mark packets CE, so only they send CNPs",
 	};
-	bool crafted = sc >= gen_crafted && sc < gen_crafted + gen_ncrafted, fabric = !strcmp(sc->name, "fabric");
-	bool bad = !strcmp(sc->name, "access-error") || !strcmp(sc->name, "range-error");
-	bool cc = sc >= gen_congestion && sc < gen_congestion + gen_ncongestion, incast = !strcmp(sc->name, "incast");
-	bool marked = cc || !strcmp(sc->name, "ecn");
-	enum gen_only k = given[GEN_ONLY_WIRE] && crafted ? GEN_ONLY_WIRE
-			  : given[GEN_ONLY_QPN] && fabric ? GEN_ONLY_QPN
-			  : given[GEN_ONLY_FABRIC] && !fabric ? GEN_ONLY_FABRIC
-			  : given[GEN_ONLY_BAD] && !bad ? GEN_ONLY_BAD
-			  : given[GEN_ONLY_CC] && !cc ? GEN_ONLY_CC
-			  : given[GEN_ONLY_SENDERS] && !incast ? GEN_ONLY_SENDERS
-			  : given[GEN_ONLY_NP] && !marked ? GEN_ONLY_NP : GEN_ONLY_NONE;
 
-	if (k == GEN_ONLY_NONE)
-		return CLI_OK;
-	cli_error("gen", "--%s means nothing to '%s': %s", given[k], sc->name, why[k]);
-	return CLI_ERR;
+	for (int k = 0; k < GEN_OPT_KINDS; k++) {
+		bool own = (k == GEN_OPT_COUNT || k == GEN_OPT_SIZE) && sc->fixed;
+
+		if (!given[k] || sc->takes & 1u << k)
+			continue;
+		cli_error("gen", "--%s means nothing to '%s': %s", given[k], sc->name, own ? sc->fixed : why[k]);
+		return CLI_ERR;
+	}
+	return CLI_OK;
 }
 
 static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **scenario,
-		     const char *given[GEN_ONLY_KINDS])
+		     const char *given[GEN_OPT_KINDS])
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "list", no_argument, NULL, 'l' },
@@ -402,7 +392,7 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		default:
 			if (c == O_IPA || c == O_IPB)
 				ip[c == O_IPB] = optarg;
-			if (gen_only(c) != GEN_ONLY_NONE && !given[gen_only(c)])
+			if (gen_only(c) != GEN_OPT_KINDS && !given[gen_only(c)])
 				given[gen_only(c)] = opts[li].name;   /* all of them are long options */
 			if ((r = gen_opt_value(c, optarg, o, family)))
 				return r;
@@ -431,7 +421,7 @@ static void gen_progress(uint64_t frames)
 int cli_gen(int argc, char **argv)
 {
 	const struct gen_scenario *sc;
-	const char *scenario = NULL, *given[GEN_ONLY_KINDS] = { NULL };
+	const char *scenario = NULL, *given[GEN_OPT_KINDS] = { NULL };
 	struct gen_opts o;
 	struct gen_out out;
 	struct cli_output dst;

@@ -610,11 +610,12 @@ static int sc_ud_sidr(const struct gen_opts *o, struct gen_out *out)
 }
 
 const struct gen_scenario gen_rdma_cm[] = {
-	{ "cm-connect", sc_cm_connect, "like ucmatose: REQ/REP/RTU, SENDs each way, DREQ/DREP (rdma_cm on QP1)" },
-	{ "cm-req-lost", sc_cm_req_lost, "the REQ is lost: resent after the CM response timeout, then connected" },
-	{ "cm-mra", sc_cm_mra, "a slow server: the REQ is resent, answered with MRA, then REP/RTU" },
-	{ "cm-reject", sc_cm_reject, "nobody listens on the port: REJ with reason 8, invalid service ID" },
-	{ "ud-sidr", sc_ud_sidr, "like udaddy: SIDR_REQ/SIDR_REP announce a QPN and Q_Key, UD SENDs to them" },
-	{ "rping", sc_rping, "like rping: connect, advertise a buffer, the peer READs it, WRITEs back, disconnect" },
+	{ "cm-connect", sc_cm_connect, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ucmatose: REQ/REP/RTU, SENDs each way, DREQ/DREP (rdma_cm on QP1)" },
+	{ "cm-req-lost", sc_cm_req_lost, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "the REQ is lost: resent after the CM response timeout, then connected" },
+	{ "cm-mra", sc_cm_mra, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "a slow server: the REQ is resent, answered with MRA, then REP/RTU" },
+	{ "cm-reject", sc_cm_reject, GEN_TAKES_PAIR,
+	  "nobody listens, so no data moves after the REJ: cm-connect takes --count and --size", "nobody listens on the port: REJ with reason 8, invalid service ID" },
+	{ "ud-sidr", sc_ud_sidr, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like udaddy: SIDR_REQ/SIDR_REP announce a QPN and Q_Key, UD SENDs to them" },
+	{ "rping", sc_rping, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like rping: connect, advertise a buffer, the peer READs it, WRITEs back, disconnect" },
 };
 const size_t gen_nrdma_cm = sizeof(gen_rdma_cm) / sizeof(gen_rdma_cm[0]);

@@ -311,9 +311,12 @@ static int sc_fairness(const struct gen_opts *o, struct gen_out *out)
 	return cg_run(o, out, &p);
 }
 
+/* What the congestion scenarios take: the pair, its messages, the switch port, CNPs. */
+#define GEN_TAKES_CG (GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_CC | GEN_TAKES_NP)
+
 const struct gen_scenario gen_congestion[] = {
-	{ "dcqcn", sc_dcqcn, "RDMA WRITEs into a slower switch port: RED marks CE, CNPs, DCQCN cuts the rate to the bottleneck's" },
-	{ "incast", sc_incast, "--senders N (2..4) flows into one receiver's port, one shared marked queue: DCQCN shares it out" },
-	{ "fairness", sc_fairness, "a second flow joins 4 ms after the first on one bottleneck: DCQCN moves both to a fair share" },
+	{ "dcqcn", sc_dcqcn, GEN_TAKES_CG, NULL, "RDMA WRITEs into a slower switch port: RED marks CE, CNPs, DCQCN cuts the rate to the bottleneck's" },
+	{ "incast", sc_incast, GEN_TAKES_CG | GEN_TAKES_SENDERS, NULL, "--senders N (2..4) flows into one receiver's port, one shared marked queue: DCQCN shares it out" },
+	{ "fairness", sc_fairness, GEN_TAKES_CG, NULL, "a second flow joins 4 ms after the first on one bottleneck: DCQCN moves both to a fair share" },
 };
 const size_t gen_ncongestion = sizeof(gen_congestion) / sizeof(gen_congestion[0]);

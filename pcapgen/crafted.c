@@ -425,11 +425,14 @@ static int gen_cm_messages(const struct gen_opts *o, struct gen_out *out)
 	return out->err;
 }
 
+/* Why a crafted scenario's --count and --size are fixed (gen_scenario.fixed). */
+#define CRAFTED_FIXED "it crafts its packets one by one, each of a kind and size of its own: fabric takes --count and --size"
+
 const struct gen_scenario gen_crafted[] = {
-	{ "all-opcodes", gen_all_opcodes, "every opcode of the IB spec over IPv4, IPv6, VLAN and RoCEv1, random field values" },
-	{ "malformed", gen_malformed, "a gallery of broken packets: each one a different decode error, and one ICRC failure" },
-	{ "cm-messages", gen_cm_messages, "one of each CM message (REQ with rdma_cm's header .. SIDR_REP) as UD SEND Only to QP1" },
-	{ "fabric", gen_fabric, "a port mirror's view: --qps RC connections (1000) between 32 x 32 hosts, --count WRITEs "
+	{ "all-opcodes", gen_all_opcodes, GEN_TAKES_QPN, CRAFTED_FIXED, "every opcode of the IB spec over IPv4, IPv6, VLAN and RoCEv1, random field values" },
+	{ "malformed", gen_malformed, GEN_TAKES_QPN, CRAFTED_FIXED, "a gallery of broken packets: each one a different decode error, and one ICRC failure" },
+	{ "cm-messages", gen_cm_messages, GEN_TAKES_QPN, CRAFTED_FIXED, "one of each CM message (REQ with rdma_cm's header .. SIDR_REP) as UD SEND Only to QP1" },
+	{ "fabric", gen_fabric, GEN_TAKES_QPS | GEN_TAKES_MSGS, NULL, "a port mirror's view: --qps RC connections (1000) between 32 x 32 hosts, --count WRITEs "
 				"each (800) with their ACKs, interleaved at random" },
 };
 const size_t gen_ncrafted = sizeof(gen_crafted) / sizeof(gen_crafted[0]);

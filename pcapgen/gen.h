@@ -158,9 +158,47 @@ int gen_bottleneck_check(uint32_t kmin, uint32_t kmax, uint32_t queue_bytes, uin
 
 /* ---- the scenarios (scenarios.c, cm.c, crafted.c, congestion.c) ---------------------------------------------- */
 
+/*
+ * The options only some scenarios read, a kind each. A scenario's row says
+ * which kinds it takes; cli/gen.c refuses the others, which it would
+ * otherwise ignore in silence, with a reason per kind (and, for --count and
+ * --size, the scenario's own gen_scenario.fixed).
+ */
+enum gen_opt_kind {
+	GEN_OPT_WIRE,     /* the simulated wire and transport (--loss, --drop, --rate, --latency, --window, ...) */
+	GEN_OPT_QPN,      /* --qpn-a, --qpn-b: the two QPs */
+	GEN_OPT_COUNT,    /* --count: messages or rounds */
+	GEN_OPT_SIZE,     /* --size: bytes per message */
+	GEN_OPT_QPS,      /* --qps: fabric's connections */
+	GEN_OPT_BAD,      /* --bad-write: which WRITE aims wrong */
+	GEN_OPT_CC,       /* the switch port and the congestion control */
+	GEN_OPT_SENDERS,  /* --senders */
+	GEN_OPT_NP,       /* --cnp-interval: the receiver of CE-marked packets */
+	GEN_OPT_KINDS
+};
+
+/* gen_scenario.takes: a bit per kind. */
+enum gen_takes {
+	GEN_TAKES_WIRE = 1u << GEN_OPT_WIRE,
+	GEN_TAKES_QPN = 1u << GEN_OPT_QPN,
+	GEN_TAKES_COUNT = 1u << GEN_OPT_COUNT,
+	GEN_TAKES_SIZE = 1u << GEN_OPT_SIZE,
+	GEN_TAKES_QPS = 1u << GEN_OPT_QPS,
+	GEN_TAKES_BAD = 1u << GEN_OPT_BAD,
+	GEN_TAKES_CC = 1u << GEN_OPT_CC,
+	GEN_TAKES_SENDERS = 1u << GEN_OPT_SENDERS,
+	GEN_TAKES_NP = 1u << GEN_OPT_NP,
+	/* Two QPs on the simulated wire, what every scenario but the crafted ones runs on. */
+	GEN_TAKES_PAIR = GEN_TAKES_WIRE | GEN_TAKES_QPN,
+	GEN_TAKES_MSGS = GEN_TAKES_COUNT | GEN_TAKES_SIZE,
+};
+
 struct gen_scenario {
 	const char *name;
 	int (*run)(const struct gen_opts *o, struct gen_out *out);
+	unsigned takes;              /* enum gen_takes */
+	/* Why its --count or --size is fixed, for the one of them it does not take; NULL if it takes both. */
+	const char *fixed;
 	const char *teaches;
 };
 

@@ -301,80 +301,115 @@ static int gen_one(const struct gen_opts *o, struct gen_out *out, enum rl_qp_typ
 	return gen_seq_run(o, out, type, &q, fault, cfg);
 }
 
+/* At most this many messages in a sequence: each gets its own 64 KiB region at B. */
+#define GEN_SEQ_MAX 64
+
+/* A single operation, --count times over (1 by default), as a perftest user asks for N of them. */
+struct gen_rep {
+	enum rl_qp_type type;
+	enum rl_wr_opcode op;
+	uint32_t size;               /* --size, or the scenario's default */
+	const char *what;            /* the messages, plural, for the refusal past GEN_SEQ_MAX */
+	const char *more;            /* the scenario that sends more of them, or NULL */
+	gen_fault_fn fault;          /* what the wire does to them; NULL: nothing */
+};
+
+static int gen_repeat(const struct gen_opts *o, struct gen_out *out, const struct gen_rep *r)
+{
+	enum rl_wr_opcode ops[GEN_SEQ_MAX];
+	uint32_t sizes[GEN_SEQ_MAX];
+	uint64_t count = gen_count(o, 1);
+	struct gen_seq q = { ops, sizes, (size_t)count };
+
+	if (count > GEN_SEQ_MAX)
+		return gen_fail(out, "--count is 1 .. %d %s here, not %" PRIu64 "%s%s%s", GEN_SEQ_MAX, r->what, count,
+				r->more ? ": " : "", r->more ? r->more : "", r->more ? " sends more" : "");
+	for (uint64_t i = 0; i < count; i++) {
+		ops[i] = r->op;
+		sizes[i] = r->size;
+	}
+	return gen_seq_run(o, out, r->type, &q, r->fault, NULL);
+}
+
 /* ---- single operations ------------------------------------------------------------------- */
 
 static int sc_send(const struct gen_opts *o, struct gen_out *out)
 {
-	/* One packet, then one that the path MTU cuts into First/Middle/Last. */
+	/* One packet, then one that the path MTU cuts into First/Middle/Last; --count N: N of --size. */
 	static const enum rl_wr_opcode ops[] = { RL_WR_SEND, RL_WR_SEND };
 	uint32_t sizes[] = { 64, gen_size(o, 2500) };
 	struct gen_seq q = { ops, sizes, 2 };
+	struct gen_rep r = { RL_QPT_RC, RL_WR_SEND, gen_size(o, 2500), "SENDs", "send-bw", NULL };
 
-	return gen_seq_run(o, out, RL_QPT_RC, &q, NULL, NULL);
+	return o->count ? gen_repeat(o, out, &r) : gen_seq_run(o, out, RL_QPT_RC, &q, NULL, NULL);
 }
 
 static int sc_send_imm(const struct gen_opts *o, struct gen_out *out)
 {
-	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND_WITH_IMM, gen_size(o, 64), NULL, NULL);
+	struct gen_rep r = { RL_QPT_RC, RL_WR_SEND_WITH_IMM, gen_size(o, 64), "SENDs with immediate", "send-bw", NULL };
+
+	return gen_repeat(o, out, &r);
 }
 
 static int sc_send_inv(const struct gen_opts *o, struct gen_out *out)
 {
-	return gen_one(o, out, RL_QPT_RC, RL_WR_SEND_WITH_INV, gen_size(o, 64), NULL, NULL);
+	struct gen_rep r = { RL_QPT_RC, RL_WR_SEND_WITH_INV, gen_size(o, 64), "SENDs with invalidate", "send-bw", NULL };
+
+	return gen_repeat(o, out, &r);
 }
 
 static int sc_write(const struct gen_opts *o, struct gen_out *out)
 {
-	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_WRITE, gen_size(o, 2500), NULL, NULL);
+	struct gen_rep r = { RL_QPT_RC, RL_WR_RDMA_WRITE, gen_size(o, 2500), "RDMA WRITEs", "write-bw", NULL };
+
+	return gen_repeat(o, out, &r);
 }
 
 static int sc_write_imm(const struct gen_opts *o, struct gen_out *out)
 {
-	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_WRITE_WITH_IMM, gen_size(o, 2500), NULL, NULL);
+	struct gen_rep r = { RL_QPT_RC, RL_WR_RDMA_WRITE_WITH_IMM, gen_size(o, 2500), "RDMA WRITEs with immediate", "write-bw", NULL };
+
+	return gen_repeat(o, out, &r);
 }
 
 static int sc_read(const struct gen_opts *o, struct gen_out *out)
 {
-	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_READ, gen_size(o, 4096), NULL, NULL);
+	struct gen_rep r = { RL_QPT_RC, RL_WR_RDMA_READ, gen_size(o, 4096), "RDMA READs", "read-bw", NULL };
+
+	return gen_repeat(o, out, &r);
 }
 
 static int sc_cmp_swap(const struct gen_opts *o, struct gen_out *out)
 {
-	return gen_one(o, out, RL_QPT_RC, RL_WR_ATOMIC_CMP_AND_SWP, 8, NULL, NULL);
+	struct gen_rep r = { RL_QPT_RC, RL_WR_ATOMIC_CMP_AND_SWP, 8, "Compare&Swaps", NULL, NULL };
+
+	return gen_repeat(o, out, &r);
 }
 
 static int sc_fetch_add(const struct gen_opts *o, struct gen_out *out)
 {
-	return gen_one(o, out, RL_QPT_RC, RL_WR_ATOMIC_FETCH_AND_ADD, 8, NULL, NULL);
-}
+	struct gen_rep r = { RL_QPT_RC, RL_WR_ATOMIC_FETCH_AND_ADD, 8, "Fetch&Adds", "atomic-bw", NULL };
 
-/* At most this many datagrams in ud-send: each gets its own 64 KiB region at B. */
-#define GEN_UD_MAX_SENDS 64
+	return gen_repeat(o, out, &r);
+}
 
 /* --count UD SENDs (1 by default) of --size bytes, one after another. */
 static int sc_ud_send(const struct gen_opts *o, struct gen_out *out)
 {
-	enum rl_wr_opcode ops[GEN_UD_MAX_SENDS];
-	uint32_t sizes[GEN_UD_MAX_SENDS];
-	uint32_t size = gen_size(o, 256), max = rl_mtu_bytes(o->mtu);
-	uint64_t count = gen_count(o, 1);
-	struct gen_seq q = { ops, sizes, (size_t)count };
+	struct gen_rep r = { RL_QPT_UD, RL_WR_SEND, gen_size(o, 256), "UD SENDs", NULL, NULL };
+	uint32_t max = rl_mtu_bytes(o->mtu);
 
 	/* A UD message is one packet, at most the path MTU. */
-	if (size > max)
-		return gen_fail(out, "a UD message is one packet: --size %u is more than the MTU %u", size, max);
-	if (count > GEN_UD_MAX_SENDS)
-		return gen_fail(out, "--count is 1 .. %d UD SENDs here, not %" PRIu64, GEN_UD_MAX_SENDS, count);
-	for (uint64_t i = 0; i < count; i++) {
-		ops[i] = RL_WR_SEND;
-		sizes[i] = size;
-	}
-	return gen_seq_run(o, out, RL_QPT_UD, &q, NULL, NULL);
+	if (r.size > max)
+		return gen_fail(out, "a UD message is one packet: --size %u is more than the MTU %u", r.size, max);
+	return gen_repeat(o, out, &r);
 }
 
 static int sc_uc_send(const struct gen_opts *o, struct gen_out *out)
 {
-	return gen_one(o, out, RL_QPT_UC, RL_WR_SEND, gen_size(o, 2500), NULL, NULL);
+	struct gen_rep r = { RL_QPT_UC, RL_WR_SEND, gen_size(o, 2500), "UC SENDs", NULL, NULL };
+
+	return gen_repeat(o, out, &r);
 }
 
 /* The demo: the operations a learner meets first, one after another on one connection. */
@@ -617,7 +652,9 @@ static int sc_psn_wrap(const struct gen_opts *o, struct gen_out *out)
 
 static int sc_ecn(const struct gen_opts *o, struct gen_out *out)
 {
-	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_WRITE, gen_size(o, 16384), fault_ecn_a, NULL);
+	struct gen_rep r = { RL_QPT_RC, RL_WR_RDMA_WRITE, gen_size(o, 16384), "RDMA WRITEs", "dcqcn", fault_ecn_a };
+
+	return gen_repeat(o, out, &r);
 }
 
 /*
@@ -831,36 +868,48 @@ static int sc_invalid_request(const struct gen_opts *o, struct gen_out *out)
 	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_READ, gen_size(o, 64), NULL, &c);
 }
 
+/* Why a scenario's --count or --size is fixed (gen_scenario.fixed): cli/gen.c's refusal says it. */
+#define FIXED_DEMO "it runs six operations once each, at sizes of its own: send, write, read and the other single " \
+		   "operations take --count and --size"
+#define FIXED_ATOMIC "atomics work on 8 bytes (IBA 9.4.5)"
+#define FIXED_ONE_FAULT "its fault strikes one message, once: write-bw takes --count, and --loss or --drop for faults " \
+			"among many"
+#define FIXED_RNR "its story is one SEND that finds no receive posted: send-bw takes --count"
+#define FIXED_SRQ "its three QPs send one SEND each, what its SRQ of two receives needs to run dry once"
+#define FIXED_INVALID "the NAK puts A's QP in the error state (IBA 10.8.3.3): nothing after its one READ would run; " \
+		      "read takes --count"
+#define FIXED_PSN_WRAP "its one message crosses the PSN wrap: write-bw takes --count, and its PSNs wrap too from --psn-a 0xfffff0"
+
 const struct gen_scenario gen_transport[] = {
-	{ "demo", sc_demo, "SEND (one and three packets), RDMA WRITE, RDMA READ, Fetch&Add, SEND with immediate" },
-	{ "send", sc_send, "SEND in one packet, then one the path MTU cuts into First/Middle/Last; ACKs" },
-	{ "send-imm", sc_send_imm, "SEND with immediate data: 4 bytes that land in the receiver's completion" },
-	{ "send-inv", sc_send_inv, "SEND with invalidate: the IETH names an R_Key the receiver retires" },
-	{ "write", sc_write, "RDMA WRITE: a RETH on the first packet only, no receive buffer used" },
-	{ "write-imm", sc_write_imm, "RDMA WRITE with immediate: the write, then a completion at the receiver" },
-	{ "read", sc_read, "RDMA READ: one request, a multi-packet response, PSNs counted per response packet" },
-	{ "cmp-swap", sc_cmp_swap, "Compare&Swap on 8 bytes and its ATOMIC Acknowledge" },
-	{ "fetch-add", sc_fetch_add, "Fetch&Add on 8 bytes: the old value comes back in the AtomicAckETH" },
-	{ "ud-send", sc_ud_send, "UD SEND: a DETH with Q_Key and source QP, no ACK, 40 bytes of GRH at the receiver (--count: 1 to 64 of them)" },
-	{ "uc-send", sc_uc_send, "UC SEND: segmented like RC, but never acknowledged" },
-	{ "pingpong", sc_pingpong, "like ibv_rc_pingpong: SENDs back and forth, --count rounds of --size bytes" },
-	{ "send-bw", sc_send_bw, "like ib_send_bw: a burst of SENDs with --window outstanding" },
-	{ "write-bw", sc_write_bw, "like ib_write_bw: a burst of RDMA WRITEs" },
-	{ "read-bw", sc_read_bw, "like ib_read_bw: RDMA READs, at most max_rd_atomic (16) outstanding" },
-	{ "atomic-bw", sc_atomic_bw, "like ib_atomic_bw: Fetch&Adds, at most 16 outstanding" },
-	{ "request-loss", sc_request_loss, "a lost request: one PSN sequence error NAK, then go-back-N" },
-	{ "lost-ack", sc_lost_ack, "a lost ACK: timeout, the same PSN again, the responder spots the duplicate" },
-	{ "lost-read-response", sc_lost_read_response, "a lost READ response: the requester asks again for the rest only" },
-	{ "rnr", sc_rnr, "SEND before a receive is posted: RNR NAKs, waits, then success" },
-	{ "srq", sc_srq, "three QPs share one SRQ: its limit event, then it runs dry: RNR NAK until refilled" },
-	{ "access-error", sc_access_error, "RDMA WRITE with a wrong rkey: NAK remote access error, QPs in error, flush" },
-	{ "range-error", sc_range_error, "RDMA WRITE past the end of the region: NAK remote access error" },
-	{ "invalid-request", sc_invalid_request, "RDMA READ to a QP that does not allow it: NAK invalid request" },
-	{ "icrc-corruption", sc_icrc_corruption, "a bit flip on the wire: the receiver drops it on its ICRC, go-back-N" },
-	{ "duplicate", sc_duplicate, "a packet delivered twice: executed once, ACKed again" },
-	{ "reorder", sc_reorder, "a packet overtaken by the next: NAK, resend, and a late duplicate" },
-	{ "psn-wrap", sc_psn_wrap, "PSNs cross 0xFFFFFF -> 0 in the middle of a message" },
-	{ "ecn", sc_ecn, "ECN Congestion Experienced marks on the way: the receiver answers with CNPs" },
+	{ "demo", sc_demo, GEN_TAKES_PAIR, FIXED_DEMO, "SEND (one and three packets), RDMA WRITE, RDMA READ, Fetch&Add, SEND with immediate" },
+	{ "send", sc_send, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "SEND in one packet, then one the path MTU cuts into First/Middle/Last; ACKs (--count: N of --size)" },
+	{ "send-imm", sc_send_imm, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "SEND with immediate data: 4 bytes that land in the receiver's completion" },
+	{ "send-inv", sc_send_inv, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "SEND with invalidate: the IETH names an R_Key the receiver retires" },
+	{ "write", sc_write, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "RDMA WRITE: a RETH on the first packet only, no receive buffer used" },
+	{ "write-imm", sc_write_imm, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "RDMA WRITE with immediate: the write, then a completion at the receiver" },
+	{ "read", sc_read, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "RDMA READ: one request, a multi-packet response, PSNs counted per response packet" },
+	{ "cmp-swap", sc_cmp_swap, GEN_TAKES_PAIR | GEN_TAKES_COUNT, FIXED_ATOMIC, "Compare&Swap on 8 bytes and its ATOMIC Acknowledge" },
+	{ "fetch-add", sc_fetch_add, GEN_TAKES_PAIR | GEN_TAKES_COUNT, FIXED_ATOMIC, "Fetch&Add on 8 bytes: the old value comes back in the AtomicAckETH" },
+	{ "ud-send", sc_ud_send, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "UD SEND: a DETH with Q_Key and source QP, no ACK, 40 bytes of GRH at the receiver (--count: 1 to 64 of them)" },
+	{ "uc-send", sc_uc_send, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "UC SEND: segmented like RC, but never acknowledged" },
+	{ "pingpong", sc_pingpong, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ibv_rc_pingpong: SENDs back and forth, --count rounds of --size bytes" },
+	{ "send-bw", sc_send_bw, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ib_send_bw: a burst of SENDs with --window outstanding" },
+	{ "write-bw", sc_write_bw, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ib_write_bw: a burst of RDMA WRITEs" },
+	{ "read-bw", sc_read_bw, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ib_read_bw: RDMA READs, at most max_rd_atomic (16) outstanding" },
+	{ "atomic-bw", sc_atomic_bw, GEN_TAKES_PAIR | GEN_TAKES_COUNT, FIXED_ATOMIC, "like ib_atomic_bw: Fetch&Adds, at most 16 outstanding" },
+	{ "request-loss", sc_request_loss, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a lost request: one PSN sequence error NAK, then go-back-N" },
+	{ "lost-ack", sc_lost_ack, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a lost ACK: timeout, the same PSN again, the responder spots the duplicate" },
+	{ "lost-read-response", sc_lost_read_response, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a lost READ response: the requester asks again for the rest only" },
+	{ "rnr", sc_rnr, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_RNR, "SEND before a receive is posted: RNR NAKs, waits, then success" },
+	{ "srq", sc_srq, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_SRQ, "three QPs share one SRQ: its limit event, then it runs dry: RNR NAK until refilled" },
+	{ "access-error", sc_access_error, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_BAD, NULL, "RDMA WRITE with a wrong rkey: NAK remote access error, QPs in error, flush" },
+	{ "range-error", sc_range_error, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_BAD, NULL, "RDMA WRITE past the end of the region: NAK remote access error" },
+	{ "invalid-request", sc_invalid_request, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_INVALID, "RDMA READ to a QP that does not allow it: NAK invalid request" },
+	{ "icrc-corruption", sc_icrc_corruption, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a bit flip on the wire: the receiver drops it on its ICRC, go-back-N" },
+	{ "duplicate", sc_duplicate, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a packet delivered twice: executed once, ACKed again" },
+	{ "reorder", sc_reorder, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a packet overtaken by the next: NAK, resend, and a late duplicate" },
+	{ "psn-wrap", sc_psn_wrap, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_PSN_WRAP, "PSNs cross 0xFFFFFF -> 0 in the middle of a message" },
+	{ "ecn", sc_ecn, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_NP, NULL, "ECN Congestion Experienced marks on the way: the receiver answers with CNPs" },
 };
 const size_t gen_ntransport = sizeof(gen_transport) / sizeof(gen_transport[0]);
 

@@ -755,6 +755,8 @@ expect "gen --size 0: refused, not the default" 2 "--size needs a byte count fro
 expect "gen dcqcn with a queue that cannot mark before it drops" 2 "holds less than --kmax and two full frames" \
 	"$RA" gen dcqcn --queue 16 --kmax 16 --kmin 4 -o "$T/cg.pcap"
 [ ! -e "$T/cg.pcap" ] && ok "gen dcqcn refused: no capture" || bad "gen dcqcn refused: no capture"
+# ---- gen's --count and --size: honoured, or refused with a reason, never ignored --------------------
+. "$(dirname "$0")/genopts.sh"
 # ---- explain on CNPs: per QP, what DCQCN should do, against tshark ---------------------------------
 . "$(dirname "$0")/cnp.sh"
 # ---- report: a capture as one HTML page -------------------------------------------------------------
