@@ -173,6 +173,7 @@ handout:
 lab-test: all plugin $(B)/rocelab-asan
 	GRADE_LIBS="$(GRADE_LIBS)" sh tests/labs/run.sh $(B)/rocelab $(B)/plugin/rocelab.so
 	GRADE_LIBS="$(GRADE_LIBS)" sh tests/labs/run.sh $(B)/rocelab-asan $(B)/plugin/rocelab.so
+	sh tests/labs/switch16.sh $(B)/rocelab
 
 # rocelab peer between two namespaces; again under ASan+UBSan.
 peer-test: all $(B)/rocelab-asan
