@@ -7,7 +7,8 @@
  *
  * The rate is the busier direction's RoCE frames as the link carries them
  * (Ethernet, IP, UDP, BTH..ICRC: what the pacer counts and tshark's
- * frame.len shows). Rc and the stage are DCQCN's (--cc dcqcn); CNPs in are
+ * frame.len shows). Rc and the stage are DCQCN's (--cc dcqcn; on a server
+ * once a CNP has come to it); CNPs in are
  * those this QP's requester received, out those its responder sent
  * (IBA A17.9), CE seen the CE-marked packets that arrived for it: the
  * core's counters (rl_qp_stats), by interval, and for the whole run in
@@ -38,7 +39,8 @@ static void peer_progress_line(const struct peer *p, uint64_t from, uint64_t to,
 	double mbps = took ? (double)bytes * 8 / peer_secs(took) / PEER_MBIT : 0;
 
 	printf("[%4.1f-%4.1f s] QP 0x%06x  %.1f Mb/s", peer_secs(from), peer_secs(to), rl_qp_num(p->verbs.qp), mbps);
-	if (p->o.cc == RL_CC_DCQCN)
+	/* A server only answers: its requester's Rc would be the idle line rate, until a CNP reaches it. */
+	if (p->o.cc == RL_CC_DCQCN && (!p->o.server || st->cnps_recv))
 		printf("  Rc %.1f Mb/s (DCQCN %s)", (double)st->cc_rate_bps / PEER_MBIT,
 		       rl_dcqcn_stage_name((enum rl_dcqcn_stage)st->cc_stage));
 	printf("  CNPs in %" PRIu64 " out %" PRIu64 "  CE seen %" PRIu64 "%s\n", st->cnps_recv - was->cnps_recv,

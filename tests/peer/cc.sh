@@ -122,6 +122,10 @@ if run "--cc dcqcn" "--cc dcqcn" --op write -D 3 --cc dcqcn --rate 0.5; then
     else fail "--cc dcqcn -D 3: $lines per-second lines: $(grep '^\[' "$T/cli" | tr '\n' ' ')"; fi
     if grep -q '^\[ 0.0- *3\.[0-9] s\] QP .*(the whole run)$' "$T/cli"; then pass "--cc dcqcn: a line for the whole run"
     else fail "--cc dcqcn: no line for the whole run: $(grep '^\[' "$T/cli" | tr '\n' ' ')"; fi
+    # The server only answers and no CNP reaches it: its lines carry no Rc (its requester is idle).
+    sl=$(grep -c '^\[ *[0-9.]*- *[0-9.]* s\] QP 0x[0-9a-f]*  [0-9.]* Mb/s  CNPs in 0 out [0-9]*  CE seen [0-9]*' "$T/srv")
+    if [ "$sl" -ge 2 ] && ! grep -q '^\[.* Rc ' "$T/srv"; then pass "--cc dcqcn: the server's $sl lines name no Rc of its own"
+    else fail "--cc dcqcn: the server's lines: $(grep '^\[' "$T/srv" | head -n 3 | tr '\n' ' ')"; fi
     # No congestion point on a bare veth: no CE, so no CNP either way.
     if grep '^\[.*(the whole run)$' "$T/cli" | grep -q 'CNPs in 0 out 0  CE seen 0'; then pass "--cc dcqcn: no CE, no CNPs"
     else fail "--cc dcqcn: $(grep 'whole run' "$T/cli")"; fi
