@@ -171,8 +171,7 @@ int rl_dcqcn_param_set(struct rl_dcqcn_params *p, const char *name, uint64_t val
 				snprintf(why, n, "%s: %s", name, rl_dcqcn_unmodelled[i].why);
 				return -1;
 			}
-		snprintf(why, n, "no DCQCN reaction-point parameter '%s' (mlx5's roce_rp names, e.g. rpg_time_reset)",
-			 name);
+		snprintf(why, n, "no DCQCN reaction-point parameter '%s' by mlx5's roce_rp names", name);
 		return -1;
 	}
 	if (value < d->min || value > d->max) {
@@ -237,8 +236,10 @@ int rl_dcqcn_params_check(const struct rl_dcqcn_params *p, uint64_t line_rate_bp
 		snprintf(why, n, "rpg_ai_rate (R_AI) of 0: additive increase would never reach the ceiling");
 	else if (p->g > RL_DCQCN_ALPHA_ONE || p->alpha_init > RL_DCQCN_ALPHA_ONE)
 		snprintf(why, n, "g or the initial alpha above 1");
-	else if (!p->min_rate_bps || p->min_rate_bps > ceiling)
-		snprintf(why, n, "rpg_min_rate %" PRIu64 " Mb/s: not 0, and not above the ceiling, %" PRIu64
+	else if (!p->min_rate_bps)
+		snprintf(why, n, "rpg_min_rate of 0: a cut could stop the QP");
+	else if (p->min_rate_bps > ceiling)
+		snprintf(why, n, "rpg_min_rate %" PRIu64 " Mb/s is above the ceiling, %" PRIu64
 			 " Mb/s (the line rate, or rpg_max_rate below it)", p->min_rate_bps / RL_BPS_PER_MBPS,
 			 ceiling / RL_BPS_PER_MBPS);
 	else if (p->first_cnp_rate_bps > ceiling)
