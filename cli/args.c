@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "rocelab/dcqcn.h"
 #include "rocelab/simwire.h"
 
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -121,4 +122,57 @@ bool cli_arg_cnp_interval(const char *cmd, const char *arg, uint64_t *ns)
 		return false;
 	*ns = us * 1000;
 	return true;
+}
+
+/* The notification point's name among the reaction point's, which --cnp-interval sets. */
+#define CLI_NP_NAME "min_time_between_cnps"
+
+/* The table of --dcqcn list: a row per parameter, the paper's value beside a ConnectX's. */
+static void cli_dcqcn_list(void)
+{
+	size_t n;
+	const struct rl_dcqcn_param *t = rl_dcqcn_param_table(&n);
+	struct rl_dcqcn_params paper;
+	char range[48];
+
+	rl_dcqcn_params_default(&paper);
+	printf("DCQCN's reaction point (Zhu et al., SIGCOMM 2015, section 3.1): --dcqcn NAME=VALUE[,NAME=VALUE...],\n"
+	       "NAME as mlx5's /sys/class/net/<if>/ecn/roce_rp/NAME. 'here' is what is used unless set: the\n"
+	       "paper's (rpg_min_rate 10 Mb/s, where the paper names none); ConnectX: the NIC's firmware default.\n\n");
+	printf("%-27s %-6s %-12s %-15s %9s %9s  %s\n", "NAME", "symbol", "unit", "range", "here", "ConnectX", "meaning");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64, t[i].min, t[i].max);
+		printf("%-27s %-6s %-12s %-15s %9" PRIu64 " %9" PRIu64 "  %s\n", t[i].name, t[i].symbol,
+		       rl_dcqcn_unit_name(t[i].unit), range, rl_dcqcn_param_get(&t[i], &paper), t[i].nic_default,
+		       t[i].meaning);
+	}
+	printf("\nNot modelled: rpg_gd, rpg_min_dec_fac (the cut is the paper's alpha/2), clamp_tgt_rate_after_time_inc\n"
+	       "(clamp_tgt_rate 0 is the NIC's pair 0, 1); min_time_between_cnps is the receiver's: --cnp-interval.\n"
+	       "rocelab explain's notes on CNPs assume the paper's values: a capture does not carry the sender's.\n");
+}
+
+enum cli_dcqcn_arg cli_arg_dcqcn(const char *cmd, const char *arg, struct rl_dcqcn_params *p)
+{
+	char buf[1024], why[256], *save = NULL, *tok;
+	struct rl_dcqcn_params next = *p;
+
+	if (!strcmp(arg, "list") || !strcmp(arg, "help")) {
+		cli_dcqcn_list();
+		return CLI_DCQCN_LISTED;
+	}
+	if (!*arg || strlen(arg) >= sizeof(buf) || arg[strlen(arg) - 1] == ',' || *arg == ',' || strstr(arg, ",,")) {
+		cli_error(cmd, "--dcqcn needs NAME=VALUE[,NAME=VALUE...] ('--dcqcn list' shows the names), not '%s'", arg);
+		return CLI_DCQCN_BAD;
+	}
+	strcpy(buf, arg);
+	/* All or nothing: a refused assignment leaves what the earlier --dcqcn set. */
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (rl_dcqcn_param_assign(&next, tok, why, sizeof(why))) {
+			cli_error(cmd, "--dcqcn: %s%s", why,
+				  !strncmp(tok, CLI_NP_NAME "=", strlen(CLI_NP_NAME) + 1) ? ": --cnp-interval USEC sets it"
+											   : "; '--dcqcn list' shows them");
+			return CLI_DCQCN_BAD;
+		}
+	*p = next;
+	return CLI_DCQCN_SET;
 }

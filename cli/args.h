@@ -46,6 +46,17 @@ bool cli_arg_gbps(const char *cmd, const char *opt, const char *arg, double min_
 #define CLI_CNP_INTERVAL_MAX_US 1000000u
 bool cli_arg_cnp_interval(const char *cmd, const char *arg, uint64_t *ns);
 
+/*
+ * --dcqcn NAME=VALUE[,NAME=VALUE...]: DCQCN's reaction-point parameters by
+ * mlx5's roce_rp names, in the units of core's table (rocelab/dcqcn.h),
+ * set into @p over what earlier ones set: the same words for 'gen' and
+ * 'peer'. 'list' or 'help' prints the table instead (CLI_DCQCN_LISTED).
+ * CLI_DCQCN_BAD after the message, naming the assignment and why.
+ */
+struct rl_dcqcn_params;
+enum cli_dcqcn_arg { CLI_DCQCN_SET, CLI_DCQCN_LISTED, CLI_DCQCN_BAD };
+enum cli_dcqcn_arg cli_arg_dcqcn(const char *cmd, const char *arg, struct rl_dcqcn_params *p);
+
 /* @arg of option @opt as an index into @names; else -1 after "OPT wants A, B or C, not 'ARG'". */
 int cli_arg_choice(const char *cmd, const char *opt, const char *arg, const char *const *names, size_t n);
 

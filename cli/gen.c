@@ -69,6 +69,11 @@ static void gen_usage(FILE *f)
 		"      --senders N      incast: flows into the receiver, 2..4 (default 3)\n"
 		"      --cnp-interval USEC  ecn and the congestion scenarios: at most one CNP per QP in USEC us\n"
 		"                       (mlx5's roce_np min_time_between_cnps; default 50)\n"
+		"      --dcqcn NAME=VALUE[,NAME=VALUE...]  dcqcn, incast, fairness: the senders' DCQCN by mlx5's\n"
+		"                       roce_rp names and units, e.g. rpg_time_reset=300 (T, us), dce_tcp_g=960\n"
+		"                       (g = 1/16); repeatable; default the paper's. '--dcqcn list' shows every\n"
+		"                       name, unit, range, the paper's and a ConnectX's value. explain's CNP\n"
+		"                       notes still assume the paper's: the capture does not carry them\n"
 		"      --pcapng         write pcapng, each frame the wire lost commented\n"
 		"                       \"" GEN_LOST_COMMENT "\" (Wireshark: frame.comment)\n"
 		"  -h, --help           this text\n\n"
@@ -152,7 +157,7 @@ enum {
 	O_MTU = 256, O_SIZE, O_COUNT, O_WINDOW, O_SEED, O_LOSS, O_DROP, O_IPV6, O_VLAN, O_IPA, O_IPB,
 	O_MACA, O_MACB, O_QPNA, O_QPNB, O_PSNA, O_PSNB, O_RATE, O_LATENCY, O_QPS, O_PCAPNG,
 	O_DROP_REQUEST, O_MIN_RNR_TIMER, O_RNR_RETRY, O_BAD_WRITE,
-	O_CC, O_BOTTLENECK, O_KMIN, O_KMAX, O_PMAX, O_QUEUE, O_SENDERS, O_CNP_INTERVAL,
+	O_CC, O_BOTTLENECK, O_KMIN, O_KMAX, O_PMAX, O_QUEUE, O_SENDERS, O_CNP_INTERVAL, O_DCQCN,
 };
 
 /* --kmin, --kmax, --queue: KB into bytes. */
@@ -190,6 +195,12 @@ static int gen_opt_cc(int c, const char *arg, struct gen_opts *o)
 		return 0;
 	case O_CNP_INTERVAL:
 		return cli_arg_cnp_interval("gen", arg, &o->cnp_interval_ns) ? 0 : CLI_ERR;
+	case O_DCQCN:
+		switch (cli_arg_dcqcn("gen", arg, &o->dcqcn)) {
+		case CLI_DCQCN_SET: o->dcqcn_set = true; return 0;
+		case CLI_DCQCN_LISTED: return -1;
+		default: return CLI_ERR;
+		}
 	}
 	return CLI_ERR;
 }
@@ -308,7 +319,8 @@ static enum gen_opt_kind gen_only(int c)
 	case O_SIZE: return GEN_OPT_SIZE;
 	case O_QPS: return GEN_OPT_QPS;
 	case O_BAD_WRITE: return GEN_OPT_BAD;
-	case O_CC: case O_BOTTLENECK: case O_KMIN: case O_KMAX: case O_PMAX: case O_QUEUE: return GEN_OPT_CC;
+	case O_CC: case O_BOTTLENECK: case O_KMIN: case O_KMAX: case O_PMAX: case O_QUEUE: case O_DCQCN:
+		return GEN_OPT_CC;
 	case O_SENDERS: return GEN_OPT_SENDERS;
 	case O_CNP_INTERVAL: return GEN_OPT_NP;
 	default: return GEN_OPT_KINDS;
@@ -370,6 +382,7 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		{ "pmax", required_argument, NULL, O_PMAX }, { "queue", required_argument, NULL, O_QUEUE },
 		{ "senders", required_argument, NULL, O_SENDERS },
 		{ "cnp-interval", required_argument, NULL, O_CNP_INTERVAL },
+		{ "dcqcn", required_argument, NULL, O_DCQCN },
 		{ NULL, 0, NULL, 0 },
 	};
 	int family[2] = { 0, 0 };

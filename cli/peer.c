@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,11 @@ void peer_usage(FILE *f)
 		"      --cnp-interval USEC  the notification point: at most one CNP per QP in USEC us when\n"
 		"                       CE-marked packets arrive (mlx5's roce_np min_time_between_cnps);\n"
 		"                       default 50, 1..1000000\n"
+		"      --dcqcn NAME=VALUE[,NAME=VALUE...]  with --cc dcqcn: its parameters by mlx5's roce_rp\n"
+		"                       names and units, e.g. rpg_time_reset=300 (T, us), dce_tcp_g=960 (g = 1/16);\n"
+		"                       repeatable; default the paper's. '--dcqcn list' shows every name, unit,\n"
+		"                       range, the paper's and a ConnectX's value. explain's CNP notes on a\n"
+		"                       capture still assume the paper's: it does not carry them\n"
 		"                       A run that lasts over a second prints a line each second while data\n"
 		"                       flows (the rate, Rc and DCQCN's stage with --cc dcqcn, CNPs this QP\n"
 		"                       received and sent, CE-marked packets that arrived for it) and a line for\n"
@@ -562,14 +568,28 @@ static bool peer_fault_flags(const struct peer_opts *o)
 /* --cc, --rate and --cnp-interval together; false with a message. */
 static bool peer_cc_flags(const struct peer_opts *o)
 {
+	char why[256];
+
 	if (o->cc != RL_CC_NONE && o->ud) {
 		cli_error("peer", "--cc %s needs a connected QP (RC or UC): a CNP answers the one QP that sent the "
 			  "marked packet, and a UD QP has none (IBA A17.9)", rl_cc_algo_name(o->cc));
 		return false;
 	}
-	if (o->cc == RL_CC_DCQCN && o->rate_bps && o->rate_bps < PEER_RATE_DCQCN_MIN_GBPS * 1e9) {
-		cli_error("peer", "--rate below %g Gb/s is under DCQCN's floor (rpg_min_rate, 10 Mb/s) with --cc dcqcn",
-			  PEER_RATE_DCQCN_MIN_GBPS);
+	if (o->dcqcn_set && o->cc != RL_CC_DCQCN) {
+		cli_error("peer", "--dcqcn tunes DCQCN's reaction point: give --cc dcqcn with it");
+		return false;
+	}
+	if (o->cc == RL_CC_DCQCN && o->rate_bps && o->rate_bps < o->dcqcn.min_rate_bps) {
+		cli_error("peer", "--rate below %g Gb/s is under DCQCN's floor (rpg_min_rate, %" PRIu64 " Mb/s) with --cc dcqcn",
+			  (double)o->dcqcn.min_rate_bps / 1e9, o->dcqcn.min_rate_bps / PEER_BPS_PER_MBPS);
+		return false;
+	}
+	/* The line rate DCQCN starts from: the core's default, or --rate below it (cc.c). */
+	if (o->cc == RL_CC_DCQCN &&
+	    rl_dcqcn_params_check(&o->dcqcn, o->rate_bps && o->rate_bps < RL_CC_DEFAULT_LINE_RATE ? o->rate_bps
+											       : RL_CC_DEFAULT_LINE_RATE,
+				  why, sizeof(why))) {
+		cli_error("peer", "--dcqcn: %s", why);
 		return false;
 	}
 	return true;
@@ -579,7 +599,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 {
 	enum { O_LOSS = 256, O_SEED, O_QPN, O_TIMEOUT, O_BUSY, O_JSON, O_COMPAT, O_CM, O_TX_LOSS, O_SRQ, O_NO_GRH,
 	       O_BAD_RKEY, O_BAD_VA, O_RETRY_CNT, O_ALLOW_GID, O_VA_OFFSET, O_NO_RECV, O_RECV_DELAY, O_MIN_RNR_TIMER,
-	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST, O_BAD_AT, O_CC, O_RATE, O_CNP_INTERVAL };
+	       O_RNR_RETRY, O_SHOW_WC, O_DROP_REQUEST, O_BAD_AT, O_CC, O_RATE, O_CNP_INTERVAL, O_DCQCN };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' },       { "client", required_argument, NULL, 'C' },
 		{ "op", required_argument, NULL, 'o' },     { "transport", required_argument, NULL, 't' },
@@ -607,6 +627,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		{ "cq-mod", required_argument, NULL, 'Q' }, { "show-wc", no_argument, NULL, O_SHOW_WC },
 		{ "cc", required_argument, NULL, O_CC },    { "rate", required_argument, NULL, O_RATE },
 		{ "cnp-interval", required_argument, NULL, O_CNP_INTERVAL },
+		{ "dcqcn", required_argument, NULL, O_DCQCN },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	static const char *const transports[] = { "rc", "ud", "uc" };
@@ -617,6 +638,7 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 	uint64_t v;
 
 	peer_opts_init(o);
+	rl_dcqcn_params_default(&o->dcqcn);
 	o->op = PEER_WRITE;
 	o->iters = 1000;
 	o->window = 16;
@@ -819,6 +841,14 @@ static bool peer_parse(int argc, char **argv, struct peer_opts *o, int *rc)
 		case O_CNP_INTERVAL:
 			if (!cli_arg_cnp_interval("peer", optarg, &o->cnp_interval_ns))
 				goto out;
+			break;
+		case O_DCQCN:
+			t = (int)cli_arg_dcqcn("peer", optarg, &o->dcqcn);
+			if (t == CLI_DCQCN_LISTED)
+				*rc = CLI_OK;
+			if (t != CLI_DCQCN_SET)
+				goto out;
+			o->dcqcn_set = true;
 			break;
 		case O_COMPAT:
 			if (!strcmp(optarg, "rping") || !strcmp(optarg, "ucmatose") || !strcmp(optarg, "udaddy")) {

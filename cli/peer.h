@@ -61,9 +61,9 @@
 #define PEER_IDLE_WAIT_NS 100000000u
 /* The UD (UC) pingpong's own wait for a reply. */
 #define PEER_UNRELIABLE_WAIT_NS 10000000u
-/* --rate in Gb/s: from 1 Mb/s (DCQCN: its 10 Mb/s floor, rpg_min_rate) to 400 Gb/s. */
+/* --rate in Gb/s: from 1 Mb/s (with DCQCN: its floor, rpg_min_rate, 10 Mb/s unless --dcqcn says) to 400 Gb/s. */
 #define PEER_RATE_MIN_GBPS 0.001
-#define PEER_RATE_DCQCN_MIN_GBPS 0.01
+#define PEER_BPS_PER_MBPS 1000000u
 #define PEER_RATE_MAX_GBPS 400.0
 
 enum peer_op { PEER_SEND, PEER_WRITE, PEER_READ, PEER_PINGPONG, PEER_FETCH_ADD, PEER_CMP_SWAP, PEER_WRITE_IMM, PEER_NOPS };
@@ -133,6 +133,8 @@ struct peer_opts {
 	enum rl_cc_algo cc; /* --cc: the QP's reaction point (rl_qp_init_attr.cc); none, as rxe */
 	uint64_t rate_bps;  /* --rate: the pacer's cap (ibv_qp_rate_limit_attr.rate_limit); 0: none */
 	uint64_t cnp_interval_ns; /* --cnp-interval: the NP's min_time_between_cnps; 0: the core's 50 us */
+	struct rl_dcqcn_params dcqcn; /* --dcqcn: the RP's parameters, with --cc dcqcn; valid if dcqcn_set */
+	bool dcqcn_set;
 	bool perftest;      /* --compat ib_send_bw ... ib_read_lat: perftest's flags and exchange (peer_perftest.c) */
 	struct {
 		unsigned tool;        /* which of the seven */

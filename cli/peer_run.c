@@ -123,7 +123,7 @@ int peer_setup(struct peer *p)
 	ia.max_recv_wr = depth;
 	ia.sq_sig_all = p->o.cq_mod <= 1; /* -Q N: each work request says (IBV_SEND_SIGNALED) */
 	ia.cc = (struct rl_qp_cc){ .algo = p->o.cc, .rate_limit_bps = p->o.rate_bps, .max_burst_bytes = peer_burst(&p->o),
-				   .cnp_interval_ns = p->o.cnp_interval_ns };
+				   .cnp_interval_ns = p->o.cnp_interval_ns, .dcqcn = p->o.dcqcn_set ? &p->o.dcqcn : NULL };
 	p->verbs.qp = rl_create_qp(p->verbs.pd, &ia);
 	if (!p->verbs.qp)
 		return -1;

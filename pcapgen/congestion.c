@@ -212,6 +212,11 @@ static int cg_check(const struct gen_opts *o, struct gen_out *out, const struct 
 
 	if (gen_bottleneck_check(o->bn_kmin, o->bn_kmax, o->bn_queue_bytes, cg_frame_bytes(o), why, sizeof(why)))
 		return gen_fail(out, "%s", why);
+	if (o->dcqcn_set && o->cc_none)
+		return gen_fail(out, "--dcqcn tunes DCQCN's reaction point, which --cc none leaves out");
+	/* Each sender's own link is --rate: what its DCQCN's ceiling is. */
+	if (!o->cc_none && rl_dcqcn_params_check(&o->dcqcn, o->rate_bps, why, sizeof(why)))
+		return gen_fail(out, "--dcqcn: %s", why);
 	if (o->bn_rate_bps >= link)
 		return gen_fail(out, "--bottleneck %" PRIu64 " Gb/s is not below what A's link sends (%" PRIu64
 				     " Gb/s): nothing would queue; give a slower --bottleneck or a faster --rate",
@@ -239,7 +244,7 @@ static int cg_setup(struct cg_sess *q, const struct gen_opts *o, struct gen_out 
 {
 	/* Each sender's own link (--rate), not A's, which incast makes N of them wide. */
 	struct rl_qp_cc cc = { .algo = o->cc_none ? RL_CC_NONE : RL_CC_DCQCN,
-			       .line_rate_bps = o->rate_bps / p->link_mult };
+			       .line_rate_bps = o->rate_bps / p->link_mult, .dcqcn = &o->dcqcn };
 	struct gen_qp_cfg c;
 	int r;
 

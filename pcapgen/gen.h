@@ -70,6 +70,8 @@ struct gen_opts {
 	double bn_pmax;              /* --pmax: marking probability at kmax */
 	uint32_t senders;            /* incast: flows into the one receiver */
 	uint64_t cnp_interval_ns;    /* --cnp-interval: the receiver's min_time_between_cnps; 0: the core's */
+	struct rl_dcqcn_params dcqcn; /* --dcqcn: the senders' reaction point; the paper's unless set */
+	bool dcqcn_set;              /* --dcqcn given (refused with --cc none) */
 };
 
 /* KB as tc's (tc(8): kb = 1024 bytes); the congestion point's defaults are core's rl_bottleneck_defaults(). */

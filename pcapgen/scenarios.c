@@ -941,6 +941,7 @@ void gen_opts_default(struct gen_opts *o)
 	o->bn_kmax = bn.kmax;
 	o->bn_pmax = bn.pmax;
 	o->senders = GEN_SENDERS_DEFAULT;
+	rl_dcqcn_params_default(&o->dcqcn);
 }
 
 const struct gen_scenario *gen_find(const char *name)

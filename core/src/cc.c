@@ -45,6 +45,7 @@ int rl_qp_cc_init(struct rl_qp *qp, const struct rl_qp_cc *cc)
 {
 	uint64_t line = cc->line_rate_bps ? cc->line_rate_bps : RL_CC_DEFAULT_LINE_RATE;
 	uint64_t ceiling;
+	char why[160];
 
 	qp->cc = cc->algo;
 	qp->cnp_interval_ns = cc->cnp_interval_ns ? cc->cnp_interval_ns : RL_CNP_INTERVAL_NS;
@@ -62,8 +63,8 @@ int rl_qp_cc_init(struct rl_qp *qp, const struct rl_qp_cc *cc)
 	}
 	/* The cap is DCQCN's line rate: Rt never climbs past it (the NIC's rpg_max_rate is another such). */
 	if (rl_dcqcn_init(&qp->dcqcn, cc->dcqcn, rl_min_set(line, cc->rate_limit_bps), qp->host->now)) {
-		rl_host_set_error(qp->host, "DCQCN parameters cannot work: a zero period or byte count, g or alpha "
-					    "above 1, or a minimum rate above the maximum");
+		(void)rl_dcqcn_params_check(&qp->dcqcn.p, qp->dcqcn.line_rate_bps, why, sizeof(why));
+		rl_host_set_error(qp->host, "DCQCN parameters cannot work: %s", why);
 		return -1;
 	}
 	/* At its ceiling DCQCN lets go of the pacer; a ceiling below the line rate must still hold. */

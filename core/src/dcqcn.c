@@ -68,6 +68,7 @@ static uint64_t rl_dcqcn_ceiling(const struct rl_dcqcn *st)
 int rl_dcqcn_init(struct rl_dcqcn *st, const struct rl_dcqcn_params *p, uint64_t line_rate_bps, uint64_t now)
 {
 	struct rl_dcqcn_params def;
+	char why[160];
 
 	(void)now;   /* the timers start at the first CNP, not here */
 	if (!p) {
@@ -75,15 +76,7 @@ int rl_dcqcn_init(struct rl_dcqcn *st, const struct rl_dcqcn_params *p, uint64_t
 		p = &def;
 	}
 	*st = (struct rl_dcqcn){ .p = *p, .line_rate_bps = line_rate_bps, .stage = RL_DCQCN_LINE_RATE };
-	/*
-	 * Refused: a zero period or step (an additive step of 0 never reaches the
-	 * ceiling, so the timers would fire for ever), a first-CNP rate above the
-	 * ceiling, and a line rate whose product with alpha overflows 64 bits.
-	 */
-	if (!line_rate_bps || line_rate_bps > UINT64_MAX / RL_DCQCN_ALPHA_ONE || !p->k_ns || !p->t_ns ||
-	    !p->b_bytes || !p->r_ai_bps || p->g > RL_DCQCN_ALPHA_ONE || p->alpha_init > RL_DCQCN_ALPHA_ONE ||
-	    !p->min_rate_bps || p->min_rate_bps > rl_dcqcn_ceiling(st) || p->first_cnp_rate_bps > rl_dcqcn_ceiling(st) ||
-	    (unsigned)p->clamp > RL_DCQCN_CLAMP_AFTER_TIMER)
+	if (rl_dcqcn_params_check(p, line_rate_bps, why, sizeof(why)))
 		return -1;
 	st->rc_bps = st->rt_bps = rl_dcqcn_ceiling(st);
 	st->alpha = p->alpha_init;

@@ -759,6 +759,8 @@ expect "gen dcqcn with a queue that cannot mark before it drops" 2 "holds less t
 . "$(dirname "$0")/genopts.sh"
 # ---- explain on CNPs: per QP, what DCQCN should do, against tshark ---------------------------------
 . "$(dirname "$0")/cnp.sh"
+# ---- --dcqcn: DCQCN's parameters by mlx5's names, their effect by tshark ---------------------------
+. "$(dirname "$0")/dcqcn_params.sh"
 # ---- report: a capture as one HTML page -------------------------------------------------------------
 . "$(dirname "$0")/report.sh"
 

@@ -17,7 +17,7 @@ int main(void)
 	    tl_suite_rc_faults() || tl_suite_flush_atomic_write() || tl_suite_qp() || tl_suite_connect() ||
 	    tl_suite_rewrite() || tl_suite_analyze() || tl_suite_profile() || tl_suite_path() ||
 	    tl_suite_decode_path() || tl_suite_encode_path() || tl_suite_cm() || tl_suite_rdma_cm() || tl_suite_cm_property() || tl_suite_cm_hostile() ||
-	    tl_suite_srq() || tl_suite_trust() || tl_suite_bottleneck() || tl_suite_dcqcn() ||
+	    tl_suite_srq() || tl_suite_trust() || tl_suite_bottleneck() || tl_suite_dcqcn() || tl_suite_dcqcn_params() ||
 	    tl_suite_cc_fairness() || tl_suite_cc_pacer()) {
 		fprintf(stderr, "unit: cannot register suites: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

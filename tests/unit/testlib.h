@@ -97,6 +97,7 @@ int tl_suite_srq(void);
 int tl_suite_trust(void);
 int tl_suite_bottleneck(void);
 int tl_suite_dcqcn(void);
+int tl_suite_dcqcn_params(void);
 int tl_suite_cc_fairness(void);
 int tl_suite_cc_pacer(void);
 

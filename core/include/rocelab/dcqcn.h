@@ -21,6 +21,7 @@
 #define ROCELAB_DCQCN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -57,7 +58,8 @@ const char *rl_dcqcn_clamp_name(enum rl_dcqcn_clamp c);
  * INITIAL_ALPHA_VALUE 1023, MIN_TIME_BETWEEN_CNPS 4 on the NP side).
  */
 struct rl_dcqcn_params {
-	uint32_t g;                  /* g, alpha's gain, of RL_DCQCN_ALPHA_ONE: paper 1/256 (dce_tcp_g, 1019 of 1024) */
+	uint32_t g;                  /* g, alpha's gain, of RL_DCQCN_ALPHA_ONE: paper 1/256 (dce_tcp_g 1019:
+					alpha keeps 1019/1024 of itself, g = 5/1024) */
 	uint64_t k_ns;               /* K, alpha's update period without CNP: paper 55 us (dce_tcp_rtt, 1 us) */
 	uint64_t t_ns;               /* T, rate-increase timer: paper 55 us (rpg_time_reset, 300 us) */
 	uint64_t b_bytes;            /* B, byte counter: paper 10 MB (rpg_byte_reset, 32767 B) */
@@ -75,6 +77,54 @@ struct rl_dcqcn_params {
 
 /* The paper's parameters (above). */
 void rl_dcqcn_params_default(struct rl_dcqcn_params *p);
+
+/*
+ * The parameters by name, as an RDMA engineer tunes a NIC: one row each,
+ * declared once (dcqcn_params.c), for every printer and for setting one.
+ * Values are in the unit a user types, the NIC's where it has one.
+ */
+enum rl_dcqcn_unit {
+	RL_DCQCN_UNIT_US,        /* microseconds (the struct keeps ns) */
+	RL_DCQCN_UNIT_BYTES,
+	RL_DCQCN_UNIT_NUMBER,    /* a count of events */
+	RL_DCQCN_UNIT_MBPS,      /* Mb/s (the struct keeps b/s) */
+	RL_DCQCN_UNIT_G1024,     /* the NIC's dce_tcp_g: alpha keeps v/1024 of itself, g = (1024 - v)/1024 */
+	RL_DCQCN_UNIT_ALPHA1023, /* the NIC's 10-bit alpha: v/1023, 1023 is alpha = 1 */
+	RL_DCQCN_UNIT_FLAG,      /* 0 or 1 */
+	RL_DCQCN_UNITS
+};
+const char *rl_dcqcn_unit_name(enum rl_dcqcn_unit u);
+
+struct rl_dcqcn_param {
+	const char *name;            /* mlx5's: /sys/class/net/<if>/ecn/roce_rp/<name> */
+	const char *symbol;          /* the paper's, or a word where it has none */
+	enum rl_dcqcn_unit unit;
+	uint64_t min, max;           /* what may be set, in the unit */
+	uint64_t nic_default;        /* a ConnectX's firmware default (mlxconfig), in the unit */
+	const char *meaning;
+	uint16_t member;             /* where struct rl_dcqcn_params keeps it */
+	uint8_t member_size;
+};
+const struct rl_dcqcn_param *rl_dcqcn_param_table(size_t *count);
+/* The row named @name; NULL if none. */
+const struct rl_dcqcn_param *rl_dcqcn_param_find(const char *name);
+/* @d's value in @p, in its unit (rl_dcqcn_params_default() gives the paper's). */
+uint64_t rl_dcqcn_param_get(const struct rl_dcqcn_param *d, const struct rl_dcqcn_params *p);
+/*
+ * Set the parameter @name to @value (in its unit) in @p. Returns 0, or -1
+ * with why in @why (@n bytes) and @p unchanged: a name the model does not
+ * implement (a NIC's rpg_gd, or the notification point's
+ * min_time_between_cnps) says so, an unknown one and a value out of range
+ * too.
+ */
+int rl_dcqcn_param_set(struct rl_dcqcn_params *p, const char *name, uint64_t value, char *why, size_t n);
+/* The same from text "NAME=VALUE", VALUE decimal; -1 also for text of another shape. */
+int rl_dcqcn_param_assign(struct rl_dcqcn_params *p, const char *text, char *why, size_t n);
+/*
+ * Whether @p can work on a link of @line_rate_bps: the checks of
+ * rl_dcqcn_init(), each with its reason. 0, or -1 with why in @why.
+ */
+int rl_dcqcn_params_check(const struct rl_dcqcn_params *p, uint64_t line_rate_bps, char *why, size_t n);
 
 /* Where the RP is in its recovery (section 3.1; the stage names are QCN's). */
 enum rl_dcqcn_stage {
@@ -109,8 +159,8 @@ struct rl_dcqcn {
 
 /*
  * Start at the line rate (@line_rate_bps, > 0), alpha = alpha_init. NULL
- * @p: the defaults. Returns 0, or -1 if the parameters cannot work (a zero
- * period, g above 1, a floor above the ceiling).
+ * @p: the defaults. Returns 0, or -1 if the parameters cannot work
+ * (rl_dcqcn_params_check() says why).
  */
 int rl_dcqcn_init(struct rl_dcqcn *st, const struct rl_dcqcn_params *p, uint64_t line_rate_bps, uint64_t now);
 /*
