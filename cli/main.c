@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rocelab/rocelab.h"
@@ -111,7 +112,21 @@ static int cli_check_stdout(int argc, char **argv, int rc)
 	return rc;
 }
 
+/*
+ * Off a terminal, standard output gets a buffer that holds any command's
+ * --help whole: a write that fails inside printf leaves only the stream's
+ * error flag, not its errno, so a full disk could be named only as "write
+ * error". Held to the end, the text fails in cli_check_stdout()'s fflush,
+ * which says why. A terminal keeps its line buffering. glibc ignores the
+ * size unless given the buffer (output.c says the same).
+ */
+#define CLI_STDOUT_BUFFER (64 * 1024)
+
 int main(int argc, char **argv)
 {
+	static char out[CLI_STDOUT_BUFFER];
+
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, out, _IOFBF, sizeof(out));
 	return cli_check_stdout(argc, argv, cli_dispatch(argc, argv));
 }
