@@ -236,11 +236,16 @@ unsigned rl_dcqcn_advance(struct rl_dcqcn *st, uint64_t now)
 /*
  * At the ceiling nothing needs waking: alpha's decay is caught up when the
  * next CNP (or a caller's advance) comes, so an idle QP costs no wake-ups.
+ * Nor does an alpha with nothing left to decay (0, or a gain of 0): its
+ * periods are skipped at the next step, which a K of 1 us would otherwise
+ * ask for a million times a second.
  */
 uint64_t rl_dcqcn_next_timer(const struct rl_dcqcn *st)
 {
 	if (!rl_dcqcn_pacing(st))
 		return RL_DCQCN_NEVER;
+	if (!st->alpha || !st->p.g)
+		return st->timer_due;
 	return st->alpha_due < st->timer_due ? st->alpha_due : st->timer_due;
 }
 

@@ -291,6 +291,31 @@ static void test_dcqcn_pacer_spacing(void)
  * (mutate's damaged captures found the second). After the jump Rc is back
  * at the line rate and the timers are off.
  */
+/*
+ * An alpha that cannot decay (a gain of 0) asks for no wake-up of its own:
+ * with K = 1 us and T = 1 ms the next timer is T's, and stepping there
+ * gives the one increase, not a thousand empty alpha periods first.
+ */
+static void test_dcqcn_no_wakeups_for_a_still_alpha(void)
+{
+	struct rl_dcqcn_params p = params();
+	struct rl_dcqcn st;
+	const uint64_t cnp = 1000, k = 1000, t = 1000000;
+
+	p.k_ns = k;
+	p.t_ns = t;
+	CU_ASSERT_EQUAL_FATAL(rl_dcqcn_init(&st, &p, LINE, 0), 0);
+	CU_ASSERT_TRUE(rl_dcqcn_on_cnp(&st, cnp));
+	CU_ASSERT_EQUAL(rl_dcqcn_next_timer(&st), cnp + k);   /* alpha decays: its period first */
+	p.g = 0;
+	CU_ASSERT_EQUAL_FATAL(rl_dcqcn_init(&st, &p, LINE, 0), 0);
+	CU_ASSERT_TRUE(rl_dcqcn_on_cnp(&st, cnp));
+	CU_ASSERT_EQUAL(rl_dcqcn_next_timer(&st), cnp + t);
+	CU_ASSERT_EQUAL(rl_dcqcn_step(&st, cnp + t), RL_DCQCN_EV_INCREASE);
+	CU_ASSERT_EQUAL(rl_dcqcn_step(&st, cnp + t), RL_DCQCN_EV_NONE);
+	CU_ASSERT_EQUAL(rl_dcqcn_next_timer(&st), cnp + 2 * t);
+}
+
 static void test_dcqcn_hostile_times(void)
 {
 	struct rl_dcqcn st;
@@ -458,6 +483,7 @@ int tl_suite_dcqcn(void)
 	       !CU_add_test(s, "at most one cut per rate_reduce_monitor_period", test_dcqcn_reduce_monitor_period) ||
 	       !CU_add_test(s, "clamp_tgt_rate_after_time_inc: only a timer increase lets a cut move Rt", test_dcqcn_clamp_after_timer_increase) ||
 	       !CU_add_test(s, "a transmission time is size / rate, rounded up, without overflow", test_dcqcn_pacer_spacing) ||
+	       !CU_add_test(s, "an alpha that cannot decay asks for no wake-ups", test_dcqcn_no_wakeups_for_a_still_alpha) ||
 	       !CU_add_test(s, "timestamps at the end of time, or years apart, end", test_dcqcn_hostile_times) ||
 	       !CU_add_test(s, "name tables", test_dcqcn_names) ||
 	       !CU_add_test(s, "CNPs slow a DCQCN QP's packets; with none nothing changes", test_dcqcn_cnps_spread_the_senders_packets) ||
