@@ -111,6 +111,16 @@ if run "--rate 0.2" "" --op write -D 3 --rate 0.2; then
     else fail "--rate 0.2: tshark measures $capped Mb/s, over 200 + 10% (uncapped: $free Mb/s)"; fi
 fi
 
+# --dcqcn reaches the QP: rpg_max_rate, DCQCN's ceiling, caps it from the first frame, no CNP needed.
+if run "--dcqcn rpg_max_rate=200" "--cc dcqcn" --op write -D 3 --cc dcqcn --dcqcn rpg_max_rate=200; then
+    capped=$(measured_mbps)
+    if awk -v f="$free" 'BEGIN { exit !(f <= 250) }'; then
+        echo "note --dcqcn rpg_max_rate=200: the uncapped run moved only $free Mb/s here, so the cap cannot be told apart"
+    elif awk -v c="$capped" 'BEGIN { exit !(c <= 220) }'; then
+        pass "--dcqcn rpg_max_rate=200: tshark measures $capped Mb/s of data frames, at most 200 + 10% (uncapped: $free Mb/s)"
+    else fail "--dcqcn rpg_max_rate=200: tshark measures $capped Mb/s, over 200 + 10% (uncapped: $free Mb/s)"; fi
+fi
+
 # (b), (c) --cc dcqcn: every data frame ECT(0) (ip.dsfield.ecn 2, RFC 3168); the per-second lines.
 if run "--cc dcqcn" "--cc dcqcn" --op write -D 3 --cc dcqcn --rate 0.5; then
     n=$(data_frames | wc -l)
