@@ -134,6 +134,7 @@ static void cli_dcqcn_list(void)
 	const struct rl_dcqcn_param *t = rl_dcqcn_param_table(&n);
 	struct rl_dcqcn_params paper;
 	char range[48];
+	const char *name, *why;
 
 	rl_dcqcn_params_default(&paper);
 	printf("DCQCN's reaction point (Zhu et al., SIGCOMM 2015, section 3.1): --dcqcn NAME=VALUE[,NAME=VALUE...],\n"
@@ -146,9 +147,10 @@ static void cli_dcqcn_list(void)
 		       rl_dcqcn_unit_name(t[i].unit), range, rl_dcqcn_param_get(&t[i], &paper), t[i].nic_default,
 		       t[i].meaning);
 	}
-	printf("\nNot modelled: rpg_gd, rpg_min_dec_fac (the cut is the paper's alpha/2), clamp_tgt_rate_after_time_inc\n"
-	       "(clamp_tgt_rate 0 is the NIC's pair 0, 1); min_time_between_cnps is the receiver's: --cnp-interval.\n"
-	       "rocelab explain's notes on CNPs assume the paper's values: a capture does not carry the sender's.\n");
+	printf("\nRefused:\n");
+	for (size_t i = 0; (name = rl_dcqcn_param_unmodelled(i, &why)); i++)
+		printf("  %-30s %s%s\n", name, why, !strcmp(name, CLI_NP_NAME) ? ": --cnp-interval USEC sets it" : "");
+	printf("rocelab explain's notes on CNPs assume the paper's values: a capture does not carry the sender's.\n");
 }
 
 enum cli_dcqcn_arg cli_arg_dcqcn(const char *cmd, const char *arg, struct rl_dcqcn_params *p)
@@ -170,7 +172,7 @@ enum cli_dcqcn_arg cli_arg_dcqcn(const char *cmd, const char *arg, struct rl_dcq
 		if (rl_dcqcn_param_assign(&next, tok, why, sizeof(why))) {
 			cli_error(cmd, "--dcqcn: %s%s", why,
 				  !strncmp(tok, CLI_NP_NAME "=", strlen(CLI_NP_NAME) + 1) ? ": --cnp-interval USEC sets it"
-											   : "; '--dcqcn list' shows them");
+											   : "; '--dcqcn list' shows the names and ranges");
 			return CLI_DCQCN_BAD;
 		}
 	*p = next;

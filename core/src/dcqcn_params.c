@@ -15,9 +15,8 @@
 #include <string.h>
 
 #include "rocelab/dcqcn.h"
+#include "units.h"
 
-#define RL_NS_PER_US UINT64_C(1000)
-#define RL_BPS_PER_MBPS UINT64_C(1000000)
 #define RL_G_DENOM 1024u             /* dce_tcp_g's fixed point: 10 fractional bits */
 #define RL_ALPHA_NIC_ONE 1023u       /* initial_alpha_value's alpha = 1 */
 #define RL_US_MAX_NIC 131071u        /* dce_tcp_rtt's range on a ConnectX (17 bits) */
@@ -59,7 +58,7 @@ static const struct rl_dcqcn_param rl_dcqcn_params_rows[] = {
 		       "no cut takes Rc below it"),
 	RL_DCQCN_PARAM(max_rate_bps, "rpg_max_rate", "Rmax", RL_DCQCN_UNIT_MBPS, 0, RL_RATE_MAX_MBPS, 0,
 		       "Rt's ceiling, a cap on the QP too; 0: the line rate"),
-	RL_DCQCN_PARAM(alpha_init, "initial_alpha_value", "alpha0", RL_DCQCN_UNIT_ALPHA1023, 0, RL_ALPHA_NIC_ONE,
+	RL_DCQCN_PARAM(alpha_init, "initial_alpha_value", "alpha0", RL_DCQCN_UNIT_ALPHA1023, 1, RL_ALPHA_NIC_ONE,
 		       RL_ALPHA_NIC_ONE, "alpha at the first CNP"),
 	RL_DCQCN_PARAM(first_cnp_rate_bps, "rate_to_set_on_first_cnp", "R1", RL_DCQCN_UNIT_MBPS, 0, RL_RATE_MAX_MBPS,
 		       0, "Rc set by the first CNP; 0: cut by alpha/2 as any CNP"),
@@ -78,9 +77,17 @@ static const struct {
 	{ "clamp_tgt_rate_after_time_inc",
 	  "not a setting of its own here: clamp_tgt_rate=0 is the NIC's default pair (0, and this 1), "
 	  "clamp_tgt_rate=1 the paper's; both 0 is not modelled" },
-	{ "min_time_between_cnps",
-	  "the notification point's (the receiver's CNP spacing, rl_qp_cc.cnp_interval_ns), not the reaction point's" },
+	{ "min_time_between_cnps", "the notification point's (the receiver's CNP spacing), not the reaction point's" },
 };
+
+const char *rl_dcqcn_param_unmodelled(size_t i, const char **why)
+{
+	if (i >= sizeof(rl_dcqcn_unmodelled) / sizeof(rl_dcqcn_unmodelled[0]))
+		return NULL;
+	if (why)
+		*why = rl_dcqcn_unmodelled[i].why;
+	return rl_dcqcn_unmodelled[i].name;
+}
 
 const struct rl_dcqcn_param *rl_dcqcn_param_table(size_t *count)
 {
@@ -166,9 +173,11 @@ int rl_dcqcn_param_set(struct rl_dcqcn_params *p, const char *name, uint64_t val
 	const struct rl_dcqcn_param *d = rl_dcqcn_param_find(name);
 
 	if (!d) {
-		for (size_t i = 0; i < sizeof(rl_dcqcn_unmodelled) / sizeof(rl_dcqcn_unmodelled[0]); i++)
-			if (!strcmp(name, rl_dcqcn_unmodelled[i].name)) {
-				snprintf(why, n, "%s: %s", name, rl_dcqcn_unmodelled[i].why);
+		const char *other, *because;
+
+		for (size_t i = 0; (other = rl_dcqcn_param_unmodelled(i, &because)); i++)
+			if (!strcmp(name, other)) {
+				snprintf(why, n, "%s: %s", name, because);
 				return -1;
 			}
 		snprintf(why, n, "no DCQCN reaction-point parameter '%s' by mlx5's roce_rp names", name);
@@ -190,9 +199,14 @@ int rl_dcqcn_param_assign(struct rl_dcqcn_params *p, const char *text, char *why
 	const char *v = eq ? eq + 1 : NULL;
 	size_t len = eq ? (size_t)(eq - text) : 0;
 	uint64_t value = 0;
+	bool number = true;
 
-	if (!eq || !len || len >= sizeof(name)) {
+	if (!eq || !len) {
 		snprintf(why, n, "'%s' is not NAME=VALUE", text);
+		return -1;
+	}
+	if (len >= sizeof(name)) {
+		snprintf(why, n, "no DCQCN reaction-point parameter '%.*s' by mlx5's roce_rp names", (int)len, text);
 		return -1;
 	}
 	memcpy(name, text, len);
@@ -202,12 +216,12 @@ int rl_dcqcn_param_assign(struct rl_dcqcn_params *p, const char *text, char *why
 		uint64_t digit = (uint64_t)(*c - '0');
 
 		if (*c < '0' || *c > '9' || value > (UINT64_MAX - digit) / 10) {
-			value = UINT64_MAX;
+			number = false;
 			break;
 		}
 		value = value * 10 + digit;
 	}
-	if (!*v || value == UINT64_MAX) {
+	if (!*v || !number) {
 		snprintf(why, n, "%s wants a whole number, not '%s'", name, v);
 		return -1;
 	}
@@ -239,13 +253,12 @@ int rl_dcqcn_params_check(const struct rl_dcqcn_params *p, uint64_t line_rate_bp
 	else if (!p->min_rate_bps)
 		snprintf(why, n, "rpg_min_rate of 0: a cut could stop the QP");
 	else if (p->min_rate_bps > ceiling)
-		snprintf(why, n, "rpg_min_rate %" PRIu64 " Mb/s is above the ceiling, %" PRIu64
-			 " Mb/s (the line rate, or rpg_max_rate below it)", p->min_rate_bps / RL_BPS_PER_MBPS,
-			 ceiling / RL_BPS_PER_MBPS);
+		snprintf(why, n, "rpg_min_rate %g Mb/s is above the ceiling, %g Mb/s (the line rate, or rpg_max_rate "
+			 "below it)", (double)p->min_rate_bps / RL_BPS_PER_MBPS, (double)ceiling / RL_BPS_PER_MBPS);
 	else if (p->first_cnp_rate_bps > ceiling)
-		snprintf(why, n, "rate_to_set_on_first_cnp %" PRIu64 " Mb/s is above the ceiling, %" PRIu64
-			 " Mb/s (the line rate, or rpg_max_rate below it)", p->first_cnp_rate_bps / RL_BPS_PER_MBPS,
-			 ceiling / RL_BPS_PER_MBPS);
+		snprintf(why, n, "rate_to_set_on_first_cnp %g Mb/s is above the ceiling, %g Mb/s (the line rate, or "
+			 "rpg_max_rate below it)", (double)p->first_cnp_rate_bps / RL_BPS_PER_MBPS,
+			 (double)ceiling / RL_BPS_PER_MBPS);
 	else if ((unsigned)p->clamp > RL_DCQCN_CLAMP_AFTER_TIMER)
 		snprintf(why, n, "an unknown clamp rule %u", (unsigned)p->clamp);
 	else

@@ -9,5 +9,7 @@
 
 #define RL_NS_PER_S 1000000000ull
 #define RL_BITS_PER_BYTE 8u
+#define RL_NS_PER_US 1000ull
+#define RL_BPS_PER_MBPS 1000000ull
 
 #endif

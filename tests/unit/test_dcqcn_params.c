@@ -37,7 +37,7 @@ static const struct dp_case dp_cases[] = {
 	DP("rpg_hai_rate=50", r_hai_bps, 50 * MBPS),
 	DP("rpg_min_rate=1", min_rate_bps, 1 * MBPS),
 	DP("rpg_max_rate=20000", max_rate_bps, 20000 * MBPS),
-	DP("initial_alpha_value=0", alpha_init, 0),
+	DP("initial_alpha_value=1", alpha_init, (ONE + 511) / 1023),   /* 1/1023 of 2^20, rounded */
 	DP("rate_to_set_on_first_cnp=1000", first_cnp_rate_bps, 1000 * MBPS),
 	DP("rate_reduce_monitor_period=4", reduce_period_ns, 4000),
 	DP("clamp_tgt_rate=0", clamp, RL_DCQCN_CLAMP_AFTER_TIMER),
@@ -192,7 +192,8 @@ static void test_dcqcn_params_refusals(void)
 	dp_refused("rpg_threshold=32", "wants 1..31");
 	dp_refused("rpg_ai_rate=0", "rpg_ai_rate (R_AI) wants 1..400000 Mb/s");
 	dp_refused("rpg_min_rate=400001", "not 400001");
-	dp_refused("initial_alpha_value=1024", "wants 0..1023");
+	dp_refused("initial_alpha_value=1024", "wants 1..1023");
+	dp_refused("initial_alpha_value=0", "wants 1..1023");
 	dp_refused("clamp_tgt_rate=2", "clamp_tgt_rate (clamp) wants 0..1");
 	/* Malformed text. */
 	dp_refused("rpg_time_reset", "is not NAME=VALUE");
@@ -208,6 +209,8 @@ static void test_dcqcn_params_refusals(void)
 	dp_refused("rpg_time_reset=300=4", "wants a whole number");
 	dp_refused("rpg_time_reset=99999999999999999999", "wants a whole number");
 	dp_refused("rpg_time_reset=18446744073709551614", "wants 1..131071 us");
+	dp_refused("rpg_time_reset=18446744073709551615", "wants 1..131071 us, not 18446744073709551615");
+	dp_refused("a_name_longer_than_sixty_four_characters_is_no_parameter_of_dcqcn_at_all=1", "no DCQCN reaction-point parameter");
 }
 
 /* Values each in range that cannot work together: a floor or first-CNP rate above the ceiling. */

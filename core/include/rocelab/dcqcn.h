@@ -106,6 +106,8 @@ struct rl_dcqcn_param {
 	uint8_t member_size;
 };
 const struct rl_dcqcn_param *rl_dcqcn_param_table(size_t *count);
+/* The @i-th name a NIC has that the model leaves out, with why in *@why; NULL past the last. */
+const char *rl_dcqcn_param_unmodelled(size_t i, const char **why);
 /* The row named @name; NULL if none. */
 const struct rl_dcqcn_param *rl_dcqcn_param_find(const char *name);
 /* @d's value in @p, in its unit (rl_dcqcn_params_default() gives the paper's). */
