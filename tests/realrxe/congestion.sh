@@ -63,7 +63,9 @@ cg_run() {
 	until grep -q listening "$f.td" 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
 	ip netns exec "$NS" timeout 90 "$R" peer --server --cc "$cc" --timeout 30 >"$f.srv" 2>&1 &
 	sp=$!
-	sleep 0.5
+	# the client does not retry a refused connection: wait until the server listens (at most 10 s)
+	i=0
+	until grep -q "waiting for a client" "$f.srv" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
 	# -u 16: an ACK timeout of 268 ms, past the 64 KiB window's wait in the queue at 16 Mb/s (33 ms)
 	guest "timeout 60 /bin/ip netns exec $CG_NS rocelab peer --client 10.77.0.1 --op write --size 4096 \
 		-D $CG_SECS --rate 0.03 -u 16 --cc $cc --timeout 30; rc=\$?; echo @@TC; /sbin/tc -s qdisc show dev eth0; exit \$rc" \
