@@ -2088,7 +2088,6 @@ static int ex_run(struct ex_state *s, const char *file)
 	} else {
 		json_begin(&s->json, stdout);
 	}
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	s->each_frame = s->each_frame || cli_capture_live(c);
 	ex_stop = 0;
 	ex_catch_signals(c);

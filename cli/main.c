@@ -13,17 +13,18 @@ static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
+	bool own_stdout;        /* it sets standard output's buffering itself (C11 7.21.5.6: once, before output) */
 } cli_commands[] = {
-	{ "explain", cli_explain, "print a RoCE capture packet by packet, in RDMA terms" },
-	{ "gen", cli_gen, "write a capture of RoCEv2 packets (see rocelab gen --list)" },
-	{ "gids", cli_gids, "an interface's RoCE GID table as Soft-RoCE builds it, like OFED's show_gids" },
-	{ "lab", cli_lab, "guided labs: two namespaces, real RoCEv2, a capture to study (lab list)" },
-	{ "peer", cli_peer, "run RDMA SEND/WRITE/READ between two machines or namespaces, like perftest" },
-	{ "realrxe", cli_realrxe, "a real kernel Soft-RoCE (rdma_rxe) endpoint in a small VM, for interop" },
-	{ "report", cli_report, "draw a capture as one HTML page: ladders, PSN-time and throughput graphs" },
-	{ "replay", cli_replay, "send a capture's frames out of an interface, at its pace or faster" },
-	{ "rewrite", cli_rewrite, "change addresses, QPNs and PSNs in a capture, keeping ICRCs valid" },
-	{ "switch", cli_switch, "a user-space switch between interfaces: line rate, queue, RED/ECN marking" },
+	{ "explain", cli_explain, "print a RoCE capture packet by packet, in RDMA terms", false },
+	{ "gen", cli_gen, "write a capture of RoCEv2 packets (see rocelab gen --list)", false },
+	{ "gids", cli_gids, "an interface's RoCE GID table as Soft-RoCE builds it, like OFED's show_gids", false },
+	{ "lab", cli_lab, "guided labs: two namespaces, real RoCEv2, a capture to study (lab list)", true },
+	{ "peer", cli_peer, "run RDMA SEND/WRITE/READ between two machines or namespaces, like perftest", false },
+	{ "realrxe", cli_realrxe, "a real kernel Soft-RoCE (rdma_rxe) endpoint in a small VM, for interop", false },
+	{ "report", cli_report, "draw a capture as one HTML page: ladders, PSN-time and throughput graphs", false },
+	{ "replay", cli_replay, "send a capture's frames out of an interface, at its pace or faster", false },
+	{ "rewrite", cli_rewrite, "change addresses, QPNs and PSNs in a capture, keeping ICRCs valid", false },
+	{ "switch", cli_switch, "a user-space switch between interfaces: line rate, queue, RED/ECN marking", false },
 };
 
 #define CLI_NCOMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))
@@ -122,11 +123,19 @@ static int cli_check_stdout(int argc, char **argv, int rc)
  */
 #define CLI_STDOUT_BUFFER (64 * 1024)
 
+static bool cli_owns_stdout(int argc, char **argv)
+{
+	for (size_t i = 0; argc > 1 && i < CLI_NCOMMANDS; i++)
+		if (!strcmp(argv[1], cli_commands[i].name))
+			return cli_commands[i].own_stdout;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	static char out[CLI_STDOUT_BUFFER];
 
-	if (!isatty(STDOUT_FILENO))
+	if (!isatty(STDOUT_FILENO) && !cli_owns_stdout(argc, argv))
 		setvbuf(stdout, out, _IOFBF, sizeof(out));
 	return cli_check_stdout(argc, argv, cli_dispatch(argc, argv));
 }
