@@ -301,7 +301,12 @@ static int gen_one(const struct gen_opts *o, struct gen_out *out, enum rl_qp_typ
 	return gen_seq_run(o, out, type, &q, fault, cfg);
 }
 
-/* At most this many messages in a sequence: each gets its own 64 KiB region at B. */
+/*
+ * At most this many messages in a sequence. Message i targets B at 64 KiB x
+ * (i + 1): regions of their own up to --size 64 KiB; larger messages
+ * overlap the next one's, which the transport does not mind (the memory
+ * registered covers the last one whole).
+ */
 #define GEN_SEQ_MAX 64
 
 /* A single operation, --count times over (1 by default), as a perftest user asks for N of them. */
