@@ -40,17 +40,17 @@ static void gen_usage(FILE *f)
 		"                       and ecn: 1 to 64 of them one after another (default 1; send's default\n"
 		"                       is its two SENDs). A scenario that would not read --count or --size\n"
 		"                       (one event, set sizes, crafted packets) refuses it, saying why\n"
-		"      --window N       outstanding work requests in the -bw scenarios (default 128)\n"
+		"      --window N       outstanding work requests: the -bw and congestion scenarios (default 128)\n"
 		"      --qps N          connections in the fabric scenario (default 1000)\n"
 		"      --seed N         seed for PSNs and random faults (default 1)\n"
 		"      --loss RATE      lose this share of frames at random (0 .. 0.5)\n"
 		"      --drop N,M,...   lose exactly these frames (1-based, as Wireshark numbers them)\n"
 		"      --drop-request N lose A's Nth packet (1-based, in the order A sends; ACKs from B\n"
 		"                       not counted), as 'rocelab peer --server --drop-request N' does\n"
-		"      --min-rnr-timer N  B's min_rnr_timer, 0..31: the code its RNR NAKs carry (IBA Table 46;\n"
-		"                       default 12 = 0.64 ms)\n"
-		"      --rnr-retry N    A's rnr_retry, 0..7: tries after an RNR NAK before it gives up with\n"
-		"                       IBV_WC_RNR_RETRY_EXC_ERR; 7 (the default) tries for ever\n"
+		"      --min-rnr-timer N  rnr, srq: B's min_rnr_timer, 0..31, the code its RNR NAKs carry\n"
+		"                       (IBA Table 46; default 12 = 0.64 ms)\n"
+		"      --rnr-retry N    rnr, srq: A's rnr_retry, 0..7, tries after an RNR NAK before it gives\n"
+		"                       up with IBV_WC_RNR_RETRY_EXC_ERR; 7 (the default) tries for ever\n"
 		"      --bad-write K    access-error, range-error: of --count WRITEs (1, at most 256), the\n"
 		"                       Kth aims wrong (default the first); those before it complete\n"
 		"      --ipv6           RoCEv2 over IPv6\n"
@@ -311,10 +311,16 @@ static int gen_opt_value(int c, const char *arg, struct gen_opts *o, int family[
 static enum gen_opt_kind gen_only(int c)
 {
 	switch (c) {
-	case O_LOSS: case O_DROP: case O_RATE: case O_LATENCY: case O_WINDOW: case O_PSNA: case O_PSNB:
-	case O_DROP_REQUEST: case O_MIN_RNR_TIMER: case O_RNR_RETRY:
-		return GEN_OPT_WIRE;
-	case O_QPNA: case O_QPNB: return GEN_OPT_QPN;
+	case O_LOSS: case O_DROP: case O_RATE: case O_LATENCY: case O_DROP_REQUEST: return GEN_OPT_WIRE;
+	case O_WINDOW: return GEN_OPT_WINDOW;
+	case O_MIN_RNR_TIMER: case O_RNR_RETRY: return GEN_OPT_RNR;
+	case O_PSNA: return GEN_OPT_PSN_A;
+	case O_PSNB: return GEN_OPT_PSN_B;
+	case O_QPNA: return GEN_OPT_QPN_A;
+	case O_QPNB: return GEN_OPT_QPN_B;
+	case O_MTU: return GEN_OPT_MTU;
+	case O_SEED: return GEN_OPT_SEED;
+	case O_IPV6: return GEN_OPT_IPV6;
 	case O_COUNT: return GEN_OPT_COUNT;
 	case O_SIZE: return GEN_OPT_SIZE;
 	case O_QPS: return GEN_OPT_QPS;
@@ -329,14 +335,25 @@ static enum gen_opt_kind gen_only(int c)
 
 /*
  * Refuse an option scenario @sc does not take, which it would ignore in silence
- * (@given: the first long option of each kind, or NULL). --count and --size
- * say the scenario's own reason.
+ * (@given: the first long option of each kind, or NULL), with the scenario's
+ * own reason where its row has one.
  */
 static int gen_check_only(const struct gen_scenario *sc, const char *const given[GEN_OPT_KINDS])
 {
 	static const char *const why[GEN_OPT_KINDS] = {
 		[GEN_OPT_WIRE] = "its packets are crafted one by one, with no wire or transport to shape",
-		[GEN_OPT_QPN] = "its QPs are numbered from --qps",
+		[GEN_OPT_WINDOW] = "it posts its messages one after another: send-bw, write-bw, read-bw, atomic-bw, "
+				   "dcqcn, incast and fairness keep --window of them outstanding",
+		[GEN_OPT_RNR] = "only rnr and srq send before a receive is posted, so only they meet RNR NAKs "
+				"(IBA 9.7.5.2.8)",
+		[GEN_OPT_PSN_A] = "its PSNs are its own: the scenarios of two QPs on the simulated wire start A at --psn-a",
+		[GEN_OPT_PSN_B] = "B sends no request in it, only ACKs and responses, which carry A's PSNs: "
+				  "pingpong's B sends",
+		[GEN_OPT_QPN_A] = "its QPs are numbered from --qps",
+		[GEN_OPT_QPN_B] = "its QPs are numbered from --qps",
+		[GEN_OPT_MTU] = "nothing in it is cut to the path MTU or checked against it",
+		[GEN_OPT_SEED] = "nothing in it is random",
+		[GEN_OPT_IPV6] = "it picks each frame's IP version itself",
 		[GEN_OPT_COUNT] = "it sends a set number of messages",
 		[GEN_OPT_SIZE] = "its messages have sizes of their own",
 		[GEN_OPT_QPS] = "only fabric has many QPs",
@@ -347,11 +364,11 @@ static int gen_check_only(const struct gen_scenario *sc, const char *const given
 	};
 
 	for (int k = 0; k < GEN_OPT_KINDS; k++) {
-		bool own = (k == GEN_OPT_COUNT || k == GEN_OPT_SIZE) && sc->fixed;
+		const char *own = sc->why ? sc->why[k] : NULL;
 
 		if (!given[k] || sc->takes & 1u << k)
 			continue;
-		cli_error("gen", "--%s means nothing to '%s': %s", given[k], sc->name, own ? sc->fixed : why[k]);
+		cli_error("gen", "--%s means nothing to '%s': %s", given[k], sc->name, own ? own : why[k]);
 		return CLI_ERR;
 	}
 	return CLI_OK;
@@ -393,6 +410,8 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:lh", opts, &li)) != -1) {
+		if (gen_only(c) != GEN_OPT_KINDS && !given[gen_only(c)])
+			given[gen_only(c)] = opts[li].name;   /* all of them are long options */
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'l': gen_list(); return -1;
@@ -405,8 +424,6 @@ static int gen_parse(int argc, char **argv, struct gen_opts *o, const char **sce
 		default:
 			if (c == O_IPA || c == O_IPB)
 				ip[c == O_IPB] = optarg;
-			if (gen_only(c) != GEN_OPT_KINDS && !given[gen_only(c)])
-				given[gen_only(c)] = opts[li].name;   /* all of them are long options */
 			if ((r = gen_opt_value(c, optarg, o, family)))
 				return r;
 		}

@@ -249,9 +249,6 @@ static int gen_cm_run(const struct gen_opts *o, struct gen_out *out, const char 
 	struct rl_rdma_cm_id *listen = NULL;
 	int r;
 
-	if (o->psn_set[0] || o->psn_set[1])
-		return gen_fail(out, "%s: the CM picks the starting PSNs (from --seed) and announces them in the "
-				"REQ and REP: --psn-a and --psn-b are for the scenarios without it", name);
 	gen_qp_cfg_default(&qc, type, mem);
 	qc.cm = true;
 	r = gen_sess_init(&s, o, out, &qc);
@@ -609,13 +606,22 @@ static int sc_ud_sidr(const struct gen_opts *o, struct gen_out *out)
 			  ud_setup);
 }
 
+/* What the CM's scenarios take: the pair's options, but the starting PSNs (WHY_CM_PSN). */
+#define TAKES_CM (GEN_TAKES_PAIR & ~GEN_TAKES_PSN_A)
+#define WHY_CM_PSN "the CM picks the starting PSNs (from --seed) and announces them in the REQ and REP: " \
+		   "--psn-a and --psn-b are for the scenarios without it"
+#define WHY_CM GEN_WHY([GEN_OPT_PSN_A] = WHY_CM_PSN, [GEN_OPT_PSN_B] = WHY_CM_PSN)
+
 const struct gen_scenario gen_rdma_cm[] = {
-	{ "cm-connect", sc_cm_connect, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ucmatose: REQ/REP/RTU, SENDs each way, DREQ/DREP (rdma_cm on QP1)" },
-	{ "cm-req-lost", sc_cm_req_lost, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "the REQ is lost: resent after the CM response timeout, then connected" },
-	{ "cm-mra", sc_cm_mra, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "a slow server: the REQ is resent, answered with MRA, then REP/RTU" },
-	{ "cm-reject", sc_cm_reject, GEN_TAKES_PAIR,
-	  "nobody listens, so no data moves after the REJ: cm-connect takes --count and --size", "nobody listens on the port: REJ with reason 8, invalid service ID" },
-	{ "ud-sidr", sc_ud_sidr, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like udaddy: SIDR_REQ/SIDR_REP announce a QPN and Q_Key, UD SENDs to them" },
-	{ "rping", sc_rping, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like rping: connect, advertise a buffer, the peer READs it, WRITEs back, disconnect" },
+	{ "cm-connect", sc_cm_connect, TAKES_CM | GEN_TAKES_MSGS, WHY_CM, "like ucmatose: REQ/REP/RTU, SENDs each way, DREQ/DREP (rdma_cm on QP1)" },
+	{ "cm-req-lost", sc_cm_req_lost, TAKES_CM | GEN_TAKES_MSGS, WHY_CM, "the REQ is lost: resent after the CM response timeout, then connected" },
+	{ "cm-mra", sc_cm_mra, TAKES_CM | GEN_TAKES_MSGS, WHY_CM, "a slow server: the REQ is resent, answered with MRA, then REP/RTU" },
+	{ "cm-reject", sc_cm_reject, TAKES_CM & ~GEN_TAKES_QPN_B,
+	  GEN_WHY(GEN_WHY_MSGS("nobody listens, so no data moves after the REJ: cm-connect takes --count and --size"),
+		  [GEN_OPT_PSN_A] = WHY_CM_PSN, [GEN_OPT_PSN_B] = WHY_CM_PSN,
+		  [GEN_OPT_QPN_B] = "nobody listens on the port, so B makes no QP: its CM answers on QP1 with a REJ"),
+	  "nobody listens on the port: REJ with reason 8, invalid service ID" },
+	{ "ud-sidr", sc_ud_sidr, TAKES_CM | GEN_TAKES_MSGS, WHY_CM, "like udaddy: SIDR_REQ/SIDR_REP announce a QPN and Q_Key, UD SENDs to them" },
+	{ "rping", sc_rping, TAKES_CM | GEN_TAKES_MSGS, WHY_CM, "like rping: connect, advertise a buffer, the peer READs it, WRITEs back, disconnect" },
 };
 const size_t gen_nrdma_cm = sizeof(gen_rdma_cm) / sizeof(gen_rdma_cm[0]);

@@ -316,8 +316,8 @@ static int sc_fairness(const struct gen_opts *o, struct gen_out *out)
 	return cg_run(o, out, &p);
 }
 
-/* What the congestion scenarios take: the pair, its messages, the switch port, CNPs. */
-#define GEN_TAKES_CG (GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_CC | GEN_TAKES_NP)
+/* What the congestion scenarios take: the pair, its messages, their window, the switch port, CNPs. */
+#define GEN_TAKES_CG (GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_WINDOW | GEN_TAKES_CC | GEN_TAKES_NP)
 
 const struct gen_scenario gen_congestion[] = {
 	{ "dcqcn", sc_dcqcn, GEN_TAKES_CG, NULL, "RDMA WRITEs into a slower switch port: RED marks CE, CNPs, DCQCN cuts the rate to the bottleneck's" },

@@ -425,14 +425,30 @@ static int gen_cm_messages(const struct gen_opts *o, struct gen_out *out)
 	return out->err;
 }
 
-/* Why a crafted scenario's --count and --size are fixed (gen_scenario.fixed). */
+/* Why a crafted scenario does not take an option the pair's scenarios take (gen_scenario.why). */
 #define CRAFTED_FIXED "it crafts its packets one by one, each of a kind and size of its own: fabric takes --count and --size"
+#define CRAFTED_NO_WIRE "its packets are crafted one by one, with no wire or transport to shape"
+#define CRAFTED_WHY_WIRE GEN_WHY_MSGS(CRAFTED_FIXED), [GEN_OPT_WINDOW] = CRAFTED_NO_WIRE, \
+	[GEN_OPT_RNR] = CRAFTED_NO_WIRE, [GEN_OPT_PSN_A] = CRAFTED_NO_WIRE, [GEN_OPT_PSN_B] = CRAFTED_NO_WIRE
+#define ALL_OPCODES_QPN "its QPNs are random field values, from --seed"
+/* What cm-messages takes: the CM's fields come from the addresses, QPNs, PSNs, --mtu and --seed. */
+#define TAKES_CM_MESSAGES (GEN_TAKES_QPN | GEN_TAKES_PSN_A | GEN_TAKES_PSN_B | GEN_TAKES_MTU | GEN_TAKES_SEED | \
+			   GEN_TAKES_IPV6)
 
 const struct gen_scenario gen_crafted[] = {
-	{ "all-opcodes", gen_all_opcodes, GEN_TAKES_QPN, CRAFTED_FIXED, "every opcode of the IB spec over IPv4, IPv6, VLAN and RoCEv1, random field values" },
-	{ "malformed", gen_malformed, GEN_TAKES_QPN, CRAFTED_FIXED, "a gallery of broken packets: each one a different decode error, and one ICRC failure" },
-	{ "cm-messages", gen_cm_messages, GEN_TAKES_QPN, CRAFTED_FIXED, "one of each CM message (REQ with rdma_cm's header .. SIDR_REP) as UD SEND Only to QP1" },
-	{ "fabric", gen_fabric, GEN_TAKES_QPS | GEN_TAKES_MSGS, NULL, "a port mirror's view: --qps RC connections (1000) between 32 x 32 hosts, --count WRITEs "
-				"each (800) with their ACKs, interleaved at random" },
+	{ "all-opcodes", gen_all_opcodes, GEN_TAKES_SEED,
+	  GEN_WHY(CRAFTED_WHY_WIRE, [GEN_OPT_QPN_A] = ALL_OPCODES_QPN, [GEN_OPT_QPN_B] = ALL_OPCODES_QPN,
+		  [GEN_OPT_MTU] = "its payloads are random lengths of at most 256 bytes, which any path MTU carries",
+		  [GEN_OPT_IPV6] = "it writes each opcode over IPv4, IPv6, VLAN and RoCEv1 already"),
+	  "every opcode of the IB spec over IPv4, IPv6, VLAN and RoCEv1, random field values" },
+	{ "malformed", gen_malformed, GEN_TAKES_QPN,
+	  GEN_WHY(CRAFTED_WHY_WIRE, [GEN_OPT_MTU] = "its broken packets have set sizes, none cut to a path MTU",
+		  [GEN_OPT_SEED] = "its broken packets are set ones, with nothing random in them",
+		  [GEN_OPT_IPV6] = "its damage sits at IPv4 offsets, so its packets are IPv4 only"),
+	  "a gallery of broken packets: each one a different decode error, and one ICRC failure" },
+	{ "cm-messages", gen_cm_messages, TAKES_CM_MESSAGES, GEN_WHY(CRAFTED_WHY_WIRE), "one of each CM message (REQ with rdma_cm's header .. SIDR_REP) as UD SEND Only to QP1" },
+	{ "fabric", gen_fabric, GEN_TAKES_QPS | GEN_TAKES_MSGS | GEN_TAKES_MTU | GEN_TAKES_SEED | GEN_TAKES_IPV6, NULL,
+	  "a port mirror's view: --qps RC connections (1000) between 32 x 32 hosts, --count WRITEs each (800) with "
+	  "their ACKs, interleaved at random" },
 };
 const size_t gen_ncrafted = sizeof(gen_crafted) / sizeof(gen_crafted[0]);

@@ -163,12 +163,20 @@ int gen_bottleneck_check(uint32_t kmin, uint32_t kmax, uint32_t queue_bytes, uin
 /*
  * The options only some scenarios read, a kind each. A scenario's row says
  * which kinds it takes; cli/gen.c refuses the others, which it would
- * otherwise ignore in silence, with a reason per kind (and, for --count and
- * --size, the scenario's own gen_scenario.fixed).
+ * otherwise ignore in silence, with a reason: the row's own (gen_scenario.why)
+ * or, if it has none for that kind, the kind's.
  */
 enum gen_opt_kind {
-	GEN_OPT_WIRE,     /* the simulated wire and transport (--loss, --drop, --rate, --latency, --window, ...) */
-	GEN_OPT_QPN,      /* --qpn-a, --qpn-b: the two QPs */
+	GEN_OPT_WIRE,     /* the simulated wire: --loss, --drop, --drop-request, --rate, --latency */
+	GEN_OPT_WINDOW,   /* --window: work requests outstanding */
+	GEN_OPT_RNR,      /* --min-rnr-timer, --rnr-retry: what RNR NAKs carry and how often A retries */
+	GEN_OPT_PSN_A,    /* --psn-a */
+	GEN_OPT_PSN_B,    /* --psn-b: on the wire only where B sends requests */
+	GEN_OPT_QPN_A,    /* --qpn-a */
+	GEN_OPT_QPN_B,    /* --qpn-b */
+	GEN_OPT_MTU,      /* --mtu */
+	GEN_OPT_SEED,     /* --seed */
+	GEN_OPT_IPV6,     /* --ipv6 */
 	GEN_OPT_COUNT,    /* --count: messages or rounds */
 	GEN_OPT_SIZE,     /* --size: bytes per message */
 	GEN_OPT_QPS,      /* --qps: fabric's connections */
@@ -182,7 +190,15 @@ enum gen_opt_kind {
 /* gen_scenario.takes: a bit per kind. */
 enum gen_takes {
 	GEN_TAKES_WIRE = 1u << GEN_OPT_WIRE,
-	GEN_TAKES_QPN = 1u << GEN_OPT_QPN,
+	GEN_TAKES_WINDOW = 1u << GEN_OPT_WINDOW,
+	GEN_TAKES_RNR = 1u << GEN_OPT_RNR,
+	GEN_TAKES_PSN_A = 1u << GEN_OPT_PSN_A,
+	GEN_TAKES_PSN_B = 1u << GEN_OPT_PSN_B,
+	GEN_TAKES_QPN_A = 1u << GEN_OPT_QPN_A,
+	GEN_TAKES_QPN_B = 1u << GEN_OPT_QPN_B,
+	GEN_TAKES_MTU = 1u << GEN_OPT_MTU,
+	GEN_TAKES_SEED = 1u << GEN_OPT_SEED,
+	GEN_TAKES_IPV6 = 1u << GEN_OPT_IPV6,
 	GEN_TAKES_COUNT = 1u << GEN_OPT_COUNT,
 	GEN_TAKES_SIZE = 1u << GEN_OPT_SIZE,
 	GEN_TAKES_QPS = 1u << GEN_OPT_QPS,
@@ -190,17 +206,30 @@ enum gen_takes {
 	GEN_TAKES_CC = 1u << GEN_OPT_CC,
 	GEN_TAKES_SENDERS = 1u << GEN_OPT_SENDERS,
 	GEN_TAKES_NP = 1u << GEN_OPT_NP,
-	/* Two QPs on the simulated wire, what every scenario but the crafted ones runs on. */
-	GEN_TAKES_PAIR = GEN_TAKES_WIRE | GEN_TAKES_QPN,
+	GEN_TAKES_QPN = GEN_TAKES_QPN_A | GEN_TAKES_QPN_B,
+	/*
+	 * Two QPs on the simulated wire, what every scenario but the crafted ones
+	 * runs on; B's PSN, RNR and --window only where a row adds them.
+	 */
+	GEN_TAKES_PAIR = GEN_TAKES_WIRE | GEN_TAKES_QPN | GEN_TAKES_PSN_A | GEN_TAKES_MTU | GEN_TAKES_SEED |
+			 GEN_TAKES_IPV6,
 	GEN_TAKES_MSGS = GEN_TAKES_COUNT | GEN_TAKES_SIZE,
 };
+
+/*
+ * A row's own reasons (gen_scenario.why), by kind, each naming what does
+ * take the option where one does: GEN_WHY([GEN_OPT_MTU] = "...", ...).
+ * GEN_WHY_MSGS(r): @r for --count and --size, of which the row takes at most one.
+ */
+#define GEN_WHY(...) ((const char *const[GEN_OPT_KINDS]){ __VA_ARGS__ })
+#define GEN_WHY_MSGS(r) [GEN_OPT_COUNT] = (r), [GEN_OPT_SIZE] = (r)
 
 struct gen_scenario {
 	const char *name;
 	int (*run)(const struct gen_opts *o, struct gen_out *out);
 	unsigned takes;              /* enum gen_takes */
-	/* Why its --count or --size is fixed, for the one of them it does not take; NULL if it takes both. */
-	const char *fixed;
+	/* Why it does not take a kind, where its own reason says more than the kind's; NULL: none. */
+	const char *const *why;
 	const char *teaches;
 };
 

@@ -873,7 +873,7 @@ static int sc_invalid_request(const struct gen_opts *o, struct gen_out *out)
 	return gen_one(o, out, RL_QPT_RC, RL_WR_RDMA_READ, gen_size(o, 64), NULL, &c);
 }
 
-/* Why a scenario's --count or --size is fixed (gen_scenario.fixed): cli/gen.c's refusal says it. */
+/* Why a scenario's --count or --size is fixed (gen_scenario.why): cli/gen.c's refusal says it. */
 #define FIXED_DEMO "it runs six operations once each, at sizes of its own: send, write, read and the other single " \
 		   "operations take --count and --size"
 #define FIXED_ATOMIC "atomics work on 8 bytes (IBA 9.4.5)"
@@ -884,36 +884,47 @@ static int sc_invalid_request(const struct gen_opts *o, struct gen_out *out)
 #define FIXED_INVALID "the NAK puts A's QP in the error state (IBA 10.8.3.3): nothing after its one READ would run; " \
 		      "read takes --count"
 #define FIXED_PSN_WRAP "its one message crosses the PSN wrap: write-bw takes --count, and its PSNs wrap too from --psn-a 0xfffff0"
+/* Why a scenario ignores an option that the other transport scenarios read (gen_scenario.why). */
+#define WHY_ATOMIC_MTU "an atomic moves 8 bytes in one packet at any path MTU (IBA 9.4.5)"
+#define WHY_INVALID_MTU "B refuses its READ before any response: nothing is cut to the path MTU"
+#define WHY_PSN_WRAP "its story is the wrap, so it starts A at PSN 0xfffffd itself: write-bw takes --psn-a 0xfffff0 " \
+		     "and wraps too"
+#define WHY_FIXED(r) GEN_WHY(GEN_WHY_MSGS(r))
+#define WHY_ATOMIC GEN_WHY(GEN_WHY_MSGS(FIXED_ATOMIC), [GEN_OPT_MTU] = WHY_ATOMIC_MTU)
+/* The pair's options but --mtu, for the scenarios that never cut a message to it. */
+#define TAKES_NO_MTU (GEN_TAKES_PAIR & ~GEN_TAKES_MTU)
 
 const struct gen_scenario gen_transport[] = {
-	{ "demo", sc_demo, GEN_TAKES_PAIR, FIXED_DEMO, "SEND (one and three packets), RDMA WRITE, RDMA READ, Fetch&Add, SEND with immediate" },
+	{ "demo", sc_demo, GEN_TAKES_PAIR, WHY_FIXED(FIXED_DEMO), "SEND (one and three packets), RDMA WRITE, RDMA READ, Fetch&Add, SEND with immediate" },
 	{ "send", sc_send, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "SEND in one packet, then one the path MTU cuts into First/Middle/Last; ACKs (--count: N of --size)" },
 	{ "send-imm", sc_send_imm, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "SEND with immediate data: 4 bytes that land in the receiver's completion" },
 	{ "send-inv", sc_send_inv, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "SEND with invalidate: the IETH names an R_Key the receiver retires" },
 	{ "write", sc_write, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "RDMA WRITE: a RETH on the first packet only, no receive buffer used" },
 	{ "write-imm", sc_write_imm, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "RDMA WRITE with immediate: the write, then a completion at the receiver" },
 	{ "read", sc_read, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "RDMA READ: one request, a multi-packet response, PSNs counted per response packet" },
-	{ "cmp-swap", sc_cmp_swap, GEN_TAKES_PAIR | GEN_TAKES_COUNT, FIXED_ATOMIC, "Compare&Swap on 8 bytes and its ATOMIC Acknowledge" },
-	{ "fetch-add", sc_fetch_add, GEN_TAKES_PAIR | GEN_TAKES_COUNT, FIXED_ATOMIC, "Fetch&Add on 8 bytes: the old value comes back in the AtomicAckETH" },
+	{ "cmp-swap", sc_cmp_swap, TAKES_NO_MTU | GEN_TAKES_COUNT, WHY_ATOMIC, "Compare&Swap on 8 bytes and its ATOMIC Acknowledge" },
+	{ "fetch-add", sc_fetch_add, TAKES_NO_MTU | GEN_TAKES_COUNT, WHY_ATOMIC, "Fetch&Add on 8 bytes: the old value comes back in the AtomicAckETH" },
 	{ "ud-send", sc_ud_send, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "UD SEND: a DETH with Q_Key and source QP, no ACK, 40 bytes of GRH at the receiver (--count: 1 to 64 of them)" },
 	{ "uc-send", sc_uc_send, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "UC SEND: segmented like RC, but never acknowledged" },
-	{ "pingpong", sc_pingpong, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ibv_rc_pingpong: SENDs back and forth, --count rounds of --size bytes" },
-	{ "send-bw", sc_send_bw, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ib_send_bw: a burst of SENDs with --window outstanding" },
-	{ "write-bw", sc_write_bw, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ib_write_bw: a burst of RDMA WRITEs" },
-	{ "read-bw", sc_read_bw, GEN_TAKES_PAIR | GEN_TAKES_MSGS, NULL, "like ib_read_bw: RDMA READs, at most max_rd_atomic (16) outstanding" },
-	{ "atomic-bw", sc_atomic_bw, GEN_TAKES_PAIR | GEN_TAKES_COUNT, FIXED_ATOMIC, "like ib_atomic_bw: Fetch&Adds, at most 16 outstanding" },
-	{ "request-loss", sc_request_loss, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a lost request: one PSN sequence error NAK, then go-back-N" },
-	{ "lost-ack", sc_lost_ack, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a lost ACK: timeout, the same PSN again, the responder spots the duplicate" },
-	{ "lost-read-response", sc_lost_read_response, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a lost READ response: the requester asks again for the rest only" },
-	{ "rnr", sc_rnr, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_RNR, "SEND before a receive is posted: RNR NAKs, waits, then success" },
-	{ "srq", sc_srq, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_SRQ, "three QPs share one SRQ: its limit event, then it runs dry: RNR NAK until refilled" },
+	{ "pingpong", sc_pingpong, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_PSN_B, NULL, "like ibv_rc_pingpong: SENDs back and forth, --count rounds of --size bytes" },
+	{ "send-bw", sc_send_bw, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_WINDOW, NULL, "like ib_send_bw: a burst of SENDs with --window outstanding" },
+	{ "write-bw", sc_write_bw, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_WINDOW, NULL, "like ib_write_bw: a burst of RDMA WRITEs" },
+	{ "read-bw", sc_read_bw, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_WINDOW, NULL, "like ib_read_bw: RDMA READs, at most max_rd_atomic (16) outstanding" },
+	{ "atomic-bw", sc_atomic_bw, TAKES_NO_MTU | GEN_TAKES_COUNT | GEN_TAKES_WINDOW, WHY_ATOMIC, "like ib_atomic_bw: Fetch&Adds, at most 16 outstanding" },
+	{ "request-loss", sc_request_loss, GEN_TAKES_PAIR | GEN_TAKES_SIZE, WHY_FIXED(FIXED_ONE_FAULT), "a lost request: one PSN sequence error NAK, then go-back-N" },
+	{ "lost-ack", sc_lost_ack, GEN_TAKES_PAIR | GEN_TAKES_SIZE, WHY_FIXED(FIXED_ONE_FAULT), "a lost ACK: timeout, the same PSN again, the responder spots the duplicate" },
+	{ "lost-read-response", sc_lost_read_response, GEN_TAKES_PAIR | GEN_TAKES_SIZE, WHY_FIXED(FIXED_ONE_FAULT), "a lost READ response: the requester asks again for the rest only" },
+	{ "rnr", sc_rnr, GEN_TAKES_PAIR | GEN_TAKES_SIZE | GEN_TAKES_RNR, WHY_FIXED(FIXED_RNR), "SEND before a receive is posted: RNR NAKs, waits, then success" },
+	{ "srq", sc_srq, GEN_TAKES_PAIR | GEN_TAKES_SIZE | GEN_TAKES_RNR, WHY_FIXED(FIXED_SRQ), "three QPs share one SRQ: its limit event, then it runs dry: RNR NAK until refilled" },
 	{ "access-error", sc_access_error, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_BAD, NULL, "RDMA WRITE with a wrong rkey: NAK remote access error, QPs in error, flush" },
 	{ "range-error", sc_range_error, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_BAD, NULL, "RDMA WRITE past the end of the region: NAK remote access error" },
-	{ "invalid-request", sc_invalid_request, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_INVALID, "RDMA READ to a QP that does not allow it: NAK invalid request" },
-	{ "icrc-corruption", sc_icrc_corruption, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a bit flip on the wire: the receiver drops it on its ICRC, go-back-N" },
-	{ "duplicate", sc_duplicate, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a packet delivered twice: executed once, ACKed again" },
-	{ "reorder", sc_reorder, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_ONE_FAULT, "a packet overtaken by the next: NAK, resend, and a late duplicate" },
-	{ "psn-wrap", sc_psn_wrap, GEN_TAKES_PAIR | GEN_TAKES_SIZE, FIXED_PSN_WRAP, "PSNs cross 0xFFFFFF -> 0 in the middle of a message" },
+	{ "invalid-request", sc_invalid_request, TAKES_NO_MTU | GEN_TAKES_SIZE,
+	  GEN_WHY(GEN_WHY_MSGS(FIXED_INVALID), [GEN_OPT_MTU] = WHY_INVALID_MTU), "RDMA READ to a QP that does not allow it: NAK invalid request" },
+	{ "icrc-corruption", sc_icrc_corruption, GEN_TAKES_PAIR | GEN_TAKES_SIZE, WHY_FIXED(FIXED_ONE_FAULT), "a bit flip on the wire: the receiver drops it on its ICRC, go-back-N" },
+	{ "duplicate", sc_duplicate, GEN_TAKES_PAIR | GEN_TAKES_SIZE, WHY_FIXED(FIXED_ONE_FAULT), "a packet delivered twice: executed once, ACKed again" },
+	{ "reorder", sc_reorder, GEN_TAKES_PAIR | GEN_TAKES_SIZE, WHY_FIXED(FIXED_ONE_FAULT), "a packet overtaken by the next: NAK, resend, and a late duplicate" },
+	{ "psn-wrap", sc_psn_wrap, (GEN_TAKES_PAIR & ~GEN_TAKES_PSN_A) | GEN_TAKES_SIZE,
+	  GEN_WHY(GEN_WHY_MSGS(FIXED_PSN_WRAP), [GEN_OPT_PSN_A] = WHY_PSN_WRAP), "PSNs cross 0xFFFFFF -> 0 in the middle of a message" },
 	{ "ecn", sc_ecn, GEN_TAKES_PAIR | GEN_TAKES_MSGS | GEN_TAKES_NP, NULL, "ECN Congestion Experienced marks on the way: the receiver answers with CNPs" },
 };
 const size_t gen_ntransport = sizeof(gen_transport) / sizeof(gen_transport[0]);

@@ -1,7 +1,7 @@
-# Sourced by run.sh (its R, RA, T, expect, ok, bad and run_tshark): gen ignores no --count or --size
-# in silence. Every scenario either refuses the option with its reason (exit 2) or writes another
-# capture than with no option; the single operations honour --count N with N request messages in
-# stock tshark's InfiniBand dissector.
+# Sourced by run.sh (its R, RA, T, expect, ok, bad and run_tshark): gen ignores no option in silence
+# (--count, --size, the wire's, --mtu, --seed, --ipv6, the QPNs and PSNs, ...). Every scenario either
+# refuses the option with its reason (exit 2) or writes another capture than without it; the single
+# operations honour --count N with N request messages in stock tshark's InfiniBand dissector.
 
 mkdir -p "$T/genopts"
 # gen_sum SCENARIO [OPTION...]: the capture's checksum, or nothing if gen refused (its message in $T/genopts/err).
@@ -65,6 +65,95 @@ if command -v tshark >/dev/null; then
 	c5=$(run_tshark -r - -Y 'ip.dsfield.ecn == 3' <"$T/genopts/e5.pcap" 2>/dev/null | grep -c .)
 	[ "$c1" -gt 0 ] && [ "$c5" -gt "$c1" ] && ok "gen ecn --count 5: more CE marks than one WRITE gets ($c5, $c1)" ||
 		bad "gen ecn --count 5: $c5 CE marks, $c1 with one WRITE"
+fi
+# gen_reads SCENARIO OPTION VALUES [BASES]: "refused" (exit 2 naming the option and the scenario, with a
+# reason), "read" (another capture than without the option, for one of the VALUES (',' between them),
+# alone or beside one of the BASES, option lists between '|', for an option that matters only with
+# another: --seed only with --loss, a UD --mtu only with a --size that needs it), "ignored", or "never
+# ran" when no combination ran. VALUES - : the option takes none.
+gen_reads() {
+	sc=$1 opt=$2 bases=$4 ran=
+	for val in $(echo "$3" | tr ',' ' '); do
+		[ "$val" = - ] && val=
+		old_ifs=$IFS IFS='|'
+		# shellcheck disable=SC2086  # the BASES, one a field
+		set -- "" $bases
+		IFS=$old_ifs
+		for base in "$@"; do
+			# shellcheck disable=SC2086  # option lists
+			new=$(gen_sum "$sc" $base $opt $val)
+			if grep -q -E -- "^rocelab gen: $opt means nothing to '$sc': .{12,}" "$T/genopts/err"; then
+				echo refused
+				return
+			fi
+			[ -n "$new" ] || continue          # a combination this scenario cannot run: the next
+			ran=1
+			# shellcheck disable=SC2086
+			[ "$new" != "$(gen_sum "$sc" $base)" ] && { echo read; return; }
+		done
+	done
+	[ -n "$ran" ] && echo ignored || echo "never ran"
+}
+
+# Every other option only some scenarios read (the congestion port's own aside), each with a value no
+# scenario has by default, and where it matters only beside another, those others ('|' between lists).
+SCS=$("$R" gen --list | awk '/^  [a-z]/ { print $1 }')
+while read -r opt val bases; do
+	nr=0 nd=0
+	for sc in $SCS; do
+		rm -f "$T/err"
+		case $(gen_reads "$sc" "$opt" "$val" "$bases") in
+		refused) nr=$((nr + 1)) ;;
+		read) nd=$((nd + 1)) ;;
+		ignored) bad "gen $sc $opt $val: the same capture as without it, alone and beside ${bases:-nothing}" ;;
+		*) bad "gen $sc $opt $val: no run, alone or beside ${bases:-nothing}: $(head -c 200 "$T/genopts/err")" ;;
+		esac
+	done
+	ok "gen $opt: refused with a reason by $nr scenarios, another capture from $nd"
+done <<'EOF_OPTS'
+--mtu 256,2048 --size 3000|--size 2000
+--window 1
+--seed 7 --loss 0.2
+--loss 0.2,0.5 --seed 5|--pcapng --seed 2|--pcapng --count 20
+--drop 1,2,3 --pcapng
+--drop-request 1,2 --pcapng
+--min-rnr-timer 3
+--rnr-retry 0
+--psn-a 100
+--psn-b 200
+--qpn-a 0x99
+--qpn-b 0x98
+--rate 10,100
+--latency 5000 --count 5
+--ipv6 -
+--qps 10
+--bad-write 2 --count 3
+--senders 2
+--cnp-interval 100,1
+EOF_OPTS
+
+# The reasons say what does take the option.
+expect "gen send --window: refused, send-bw named" 2 \
+	"^rocelab gen: --window means nothing to 'send': it posts its messages one after another: send-bw" \
+	"$RA" gen send --window 4 -o "$T/genopts/x.pcap"
+expect "gen send --min-rnr-timer: refused, rnr named" 2 \
+	"^rocelab gen: --min-rnr-timer means nothing to 'send': only rnr and srq send before a receive is posted" \
+	"$RA" gen send --min-rnr-timer 3 -o "$T/genopts/x.pcap"
+expect "gen all-opcodes --mtu: refused, its payloads are short" 2 \
+	"^rocelab gen: --mtu means nothing to 'all-opcodes': its payloads are random lengths of at most 256 bytes" \
+	"$RA" gen all-opcodes --mtu 256 -o "$T/genopts/x.pcap"
+expect "gen write --psn-b: refused, B sends no request" 2 \
+	"^rocelab gen: --psn-b means nothing to 'write': B sends no request in it" \
+	"$RA" gen write --psn-b 5 -o "$T/genopts/x.pcap"
+# cm-messages writes its REQ's and REP's Starting PSN from --psn-a and --psn-b (IBA 12.6).
+if command -v tshark >/dev/null; then
+	"$R" gen cm-messages --psn-a 0x123456 --psn-b 0xabcdef -o "$T/genopts/cmm.pcap" 2>/dev/null
+	# Each REQ's, then each REP's, the same starting PSN.
+	psns=$(for f in req rep; do
+		run_tshark -r - -T fields -e "infiniband.cm.$f.startpsn" <"$T/genopts/cmm.pcap" 2>/dev/null | sort -u | grep .
+	done | tr '\n' ' ')
+	[ "$psns" = "0x123456 0xabcdef " ] && ok "gen cm-messages --psn-a --psn-b: tshark reads them in the REQ and REP" ||
+		bad "gen cm-messages --psn-a 0x123456 --psn-b 0xabcdef: tshark reads '$psns'"
 fi
 expect "gen write --count 65: refused, write-bw named" 2 \
 	"^rocelab gen: --count is 1 \.\. 64 RDMA WRITEs here, not 65: write-bw sends more" \
