@@ -443,13 +443,15 @@ static bool pingpong_app(struct rl_sim *sim, uint64_t now, void *ctx)
 	(void)sim; (void)now;
 	for (int e = 0; e < 2; e++)
 		while (rl_poll_cq(s->e[e].cq, 1, &wc) == 1) {
-			if (wc.opcode != RL_WC_RECV)
+			/* A flushed receive (the QP in error) is not reposted: it would flush again, for ever. */
+			if (wc.opcode != RL_WC_RECV || wc.status != RL_WC_SUCCESS)
 				continue;
 			gen_post_recv(s, e, (uint64_t)size, size, wc.wr_id);
 			if (e == 1 || ++s->done < s->target)
 				gen_post_send(s, e, RL_WR_SEND, 0, size, 0, s->done);
 		}
-	return s->done < s->target;
+	/* A QP in error (retries spent on a lossy wire) completes no more: the capture ends there. */
+	return s->done < s->target && rl_qp_state(s->e[0].qp) != RL_QPS_ERR && rl_qp_state(s->e[1].qp) != RL_QPS_ERR;
 }
 
 static int sc_pingpong(const struct gen_opts *o, struct gen_out *out)
@@ -496,7 +498,8 @@ static bool bw_app(struct rl_sim *sim, uint64_t now, void *ctx)
 		s->done += (uint64_t)n;
 	while ((n = rl_poll_cq(s->e[1].cq, 64, wc)) > 0)
 		for (int i = 0; i < n; i++)
-			gen_post_recv(s, 1, 0, b->size, 0);
+			if (wc[i].status == RL_WC_SUCCESS)   /* a flushed one would flush again at once */
+				gen_post_recv(s, 1, 0, b->size, 0);
 	while (s->posted < s->target && s->posted - s->done < window) {
 		if (gen_post_send(s, 0, b->op, 0, b->size, 0, s->posted))
 			return false;

@@ -276,6 +276,7 @@ static long rl_sim_run_simwire(struct rl_sim *sim, uint64_t until_ns, long max_s
 {
 	struct rl_simwire_delivery d;
 	long steps;
+	unsigned idle = 0;
 
 	for (steps = 0; steps < max_steps; steps++) {
 		uint64_t t, timer;
@@ -298,8 +299,11 @@ static long rl_sim_run_simwire(struct rl_sim *sim, uint64_t until_ns, long max_s
 		if (t == UINT64_MAX) {
 			if (!busy)
 				return steps;
+			if (++idle >= RL_SIM_IDLE_TURNS)
+				return -1;
 			continue;       /* the application has more to post; it runs again */
 		}
+		idle = 0;
 		if (t > until_ns)
 			return steps;
 		if (t > sim->now)
@@ -323,6 +327,7 @@ static long rl_sim_run_fifo(struct rl_sim *sim, uint64_t until_ns, long max_step
 {
 	struct rl_sim_fifo *f = &sim->fifo;
 	long steps;
+	unsigned idle = 0;
 
 	rl_host_run(sim->host[0], sim->now);
 	rl_host_run(sim->host[1], sim->now);
@@ -353,6 +358,7 @@ static long rl_sim_run_fifo(struct rl_sim *sim, uint64_t until_ns, long max_step
 							  f->len[s], 0 };
 			rl_sim_recv(sim, &d);
 			f->free[f->nfree++] = s;   /* after: the host read the frame in place */
+			idle = 0;
 			continue;
 		}
 		t = rl_sim_next_timer(sim);
@@ -361,8 +367,11 @@ static long rl_sim_run_fifo(struct rl_sim *sim, uint64_t until_ns, long max_step
 		if (t == UINT64_MAX) {
 			if (!busy)
 				return steps;
+			if (++idle >= RL_SIM_IDLE_TURNS)
+				return -1;
 			continue;
 		}
+		idle = 0;
 		if (t > until_ns)
 			return steps;
 		if (t > sim->now)

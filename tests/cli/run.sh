@@ -734,6 +734,10 @@ expect "gen icrc-corruption --size 100: refused" 2 "give --size 1025 or more" "$
 expect "gen reorder --size 2048: refused (two packets)" 2 "3 packets or more: --size 2048" "$RA" gen reorder --size 2048 -o "$T/f.pcap"
 expect "gen request-loss --size 1000 --mtu 256: the loss is there" 0 "RETRANSMISSION|GAP" \
 	sh -c "\"$RA\" gen request-loss --size 1000 --mtu 256 -o - | \"$R\" explain -"
+# Half the frames lost: the QPs spend their retries and go to error, and the capture ends there
+# (gen pingpong once reposted each flushed receive, which flushed again, for ever).
+expect "gen pingpong --loss 0.5: ends when the retries run out" 0 "wrote [0-9]+ frames of 'pingpong'" \
+	timeout 60 "$RA" gen pingpong --loss 0.5 --count 3 -o "$T/pp.pcap"
 expect "gen reorder --size 2049: a packet overtaken" 0 "GAP: 1 missing" \
 	sh -c "\"$RA\" gen reorder --size 2049 -o - | \"$R\" explain -"
 expect "gen icrc-corruption --size 1025: the ICRC is bad" 0 "ICRC BAD|ICRC bad|1 ICRC failure" \

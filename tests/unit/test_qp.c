@@ -492,6 +492,57 @@ static void test_ipv6_and_events(void)
 	tp_teardown(&T);
 }
 
+/* An application that says it is busy but posts nothing and asks for no wake-up. */
+static bool qp_idle_app(struct rl_sim *sim, uint64_t now, void *ctx)
+{
+	(void)sim;
+	(void)now;
+	++*(unsigned long *)ctx;
+	return true;
+}
+
+/* Steps enough to tell a guard from none: 2^24 turns would be taken without one. */
+#define QP_IDLE_STEPS (1L << 24)
+
+/*
+ * Such an application waits for what nothing will bring: rl_sim_run()
+ * gives up with -1 after RL_SIM_IDLE_TURNS turns, on either wire, instead
+ * of calling it 2^40 times (gen pingpong once spun so on a QP in error).
+ */
+static void test_idle_busy_app_is_a_livelock(void)
+{
+	struct rl_pair_config pc;
+	struct rl_pair p;
+	struct tp_pair t;
+	struct tp_opts o;
+	unsigned long turns = 0;
+
+	tp_default_opts(&o, RL_QPT_RC);
+	tp_setup(&t, &o);
+	CU_ASSERT_EQUAL(rl_pair_run(&t.pair, rl_sim_now(t.pair.sim) + 1000000000ull, QP_IDLE_STEPS, qp_idle_app, &turns),
+			-1);
+	CU_ASSERT(turns <= RL_SIM_IDLE_TURNS + 1);
+	tp_teardown(&t);
+
+	memset(&pc, 0, sizeof(pc));
+	pc.sim.kind = RL_SIM_SIMWIRE;
+	pc.sim.wire.rate_bps = 25000000000ull;
+	for (int i = 0; i < 2; i++) {
+		const uint8_t ip[4] = { 10, 0, 0, (uint8_t)(i + 1) };
+
+		pc.sim.host[i].mac[5] = (uint8_t)(i + 1);
+		rl_gid_from_ipv4(pc.sim.host[i].gid, ip);
+		pc.mem[i] = 4096;
+		rl_conn_defaults(&pc.conn[i]);
+	}
+	pc.type = RL_QPT_RC;
+	CU_ASSERT_EQUAL_FATAL(rl_pair_init(&p, &pc), 0);
+	turns = 0;
+	CU_ASSERT_EQUAL(rl_pair_run(&p, rl_sim_now(p.sim) + 1000000000ull, QP_IDLE_STEPS, qp_idle_app, &turns), -1);
+	CU_ASSERT(turns <= RL_SIM_IDLE_TURNS + 1);
+	rl_pair_free(&p);
+}
+
 int tl_suite_qp(void)
 {
 	CU_pSuite s = CU_add_suite("qp-ud-uc", NULL, NULL);
@@ -509,5 +560,6 @@ int tl_suite_qp(void)
 	       !CU_add_test(s, "UC: a lost First drops the rest; a lost Only leaves no trace", test_uc_lost_first_and_lost_only) ||
 	       !CU_add_test(s, "UC: a WRITE with a lost Middle is not placed further", test_uc_write_loss) ||
 	       !CU_add_test(s, "UC: no READ, no atomics", test_uc_no_read_or_atomic) ||
-	       !CU_add_test(s, "RoCEv2 over IPv6, events", test_ipv6_and_events);
+	       !CU_add_test(s, "RoCEv2 over IPv6, events", test_ipv6_and_events) ||
+	       !CU_add_test(s, "a busy application with nothing scheduled is a livelock", test_idle_busy_app_is_a_livelock);
 }

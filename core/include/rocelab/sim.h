@@ -97,7 +97,9 @@ uint64_t rl_sim_now(const struct rl_sim *sim);
 /*
  * Run until nothing is left to do (wire empty, no timers, @app says done),
  * until simulated time @until_ns, or for at most @max_steps steps. Returns
- * the number of steps taken, or -1 if max_steps ran out (a livelock).
+ * the number of steps taken, or -1 if max_steps ran out, or if @app said it
+ * was busy RL_SIM_IDLE_TURNS turns in a row while nothing was in flight and
+ * nothing scheduled (a livelock: it waits for what nothing will bring).
  *
  * Each step calls @app first. RL_SIM_SIMWIRE: then both hosts run, time
  * jumps to the next arrival, timer or rl_sim_wake() time, and every frame
@@ -111,6 +113,7 @@ uint64_t rl_sim_now(const struct rl_sim *sim);
  * rl_sim_kick() sends it before the frames already queued are delivered.
  */
 long rl_sim_run(struct rl_sim *sim, uint64_t until_ns, long max_steps, rl_sim_app_fn app, void *ctx);
+#define RL_SIM_IDLE_TURNS 65536
 
 /* Host @i has new work (a post): the FIFO loop runs it before the next delivery, not once the FIFO is empty. */
 void rl_sim_kick(struct rl_sim *sim, int i);
