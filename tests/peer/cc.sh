@@ -102,24 +102,19 @@ if run "uncapped" "" --op write -D 2; then
     if [ "$(data_frames | awk '$3 != 0' | wc -l)" -eq 0 ]; then pass "no --cc: the data frames are Not-ECT"
     else fail "no --cc: $(data_frames | awk '$3 != 0' | wc -l) frames with an ECN codepoint"; fi
 fi
-if run "--rate 0.2" "" --op write -D 3 --rate 0.2; then
+# capped_200 NAME: the run just made sent at most 200 Mb/s + 10% by tshark, if the uncapped one was faster.
+capped_200() {
     capped=$(measured_mbps)
     if awk -v f="$free" 'BEGIN { exit !(f <= 250) }'; then
-        echo "note --rate 0.2: the uncapped run moved only $free Mb/s here, so a cap of 200 cannot be told apart"
+        echo "note $1: the uncapped run moved only $free Mb/s here, so a cap of 200 cannot be told apart"
     elif awk -v c="$capped" 'BEGIN { exit !(c <= 220) }'; then
-        pass "--rate 0.2: tshark measures $capped Mb/s of data frames, at most 200 + 10% (uncapped: $free Mb/s)"
-    else fail "--rate 0.2: tshark measures $capped Mb/s, over 200 + 10% (uncapped: $free Mb/s)"; fi
-fi
-
+        pass "$1: tshark measures $capped Mb/s of data frames, at most 200 + 10% (uncapped: $free Mb/s)"
+    else fail "$1: tshark measures $capped Mb/s, over 200 + 10% (uncapped: $free Mb/s)"; fi
+}
+run "--rate 0.2" "" --op write -D 3 --rate 0.2 && capped_200 "--rate 0.2"
 # --dcqcn reaches the QP: rpg_max_rate, DCQCN's ceiling, caps it from the first frame, no CNP needed.
-if run "--dcqcn rpg_max_rate=200" "--cc dcqcn" --op write -D 3 --cc dcqcn --dcqcn rpg_max_rate=200; then
-    capped=$(measured_mbps)
-    if awk -v f="$free" 'BEGIN { exit !(f <= 250) }'; then
-        echo "note --dcqcn rpg_max_rate=200: the uncapped run moved only $free Mb/s here, so the cap cannot be told apart"
-    elif awk -v c="$capped" 'BEGIN { exit !(c <= 220) }'; then
-        pass "--dcqcn rpg_max_rate=200: tshark measures $capped Mb/s of data frames, at most 200 + 10% (uncapped: $free Mb/s)"
-    else fail "--dcqcn rpg_max_rate=200: tshark measures $capped Mb/s, over 200 + 10% (uncapped: $free Mb/s)"; fi
-fi
+run "--dcqcn rpg_max_rate=200" "--cc dcqcn" --op write -D 3 --cc dcqcn --dcqcn rpg_max_rate=200 &&
+    capped_200 "--dcqcn rpg_max_rate=200"
 
 # (b), (c) --cc dcqcn: every data frame ECT(0) (ip.dsfield.ecn 2, RFC 3168); the per-second lines.
 if run "--cc dcqcn" "--cc dcqcn" --op write -D 3 --cc dcqcn --rate 0.5; then
